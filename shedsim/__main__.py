@@ -1,0 +1,3 @@
+from shedsim.cli import app
+
+app()

@@ -1,0 +1,366 @@
+"""The ``shedsim`` command line (typer).
+
+Heavy imports (numba, pandas, matplotlib) happen inside the commands that need them, so
+``shedsim --help`` answers at once. Bad input exits with code 2 and a message naming the
+field; a failed scenario expectation exits 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(
+    help="shedsim: Monte Carlo strategy analysis for Shithead / Idiot / Palace / Karma.\n\n"
+         "Rule sets: duel, nines, family, palace, shithead (see `shedsim rules list`), plus "
+         "house toggles with --house. Strategies are plugins (see `shedsim strategies`).",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+rules_app = typer.Typer(help="List and inspect rule sets and house toggles.", no_args_is_help=True)
+scenario_app = typer.Typer(help="Run and show scenario files (positions + moves + expectations).",
+                           no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+app.add_typer(scenario_app, name="scenario")
+
+RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.")]
+HouseOpt = Annotated[Optional[list[str]], typer.Option("--house", "-H", help="House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim rules list`).")]
+RulesFileOpt = Annotated[Optional[Path], typer.Option("--rules-file", help="A rules TOML file (preset = \"...\" plus overrides); overrides --rules.")]
+StrategyPathOpt = Annotated[Optional[list[Path]], typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable.")]
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print ``error: message`` to stderr and exit with ``code``."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def load_rules(rules: str, house: list[str] | None, rules_file: Path | None):
+    """Build a RuleSet from CLI options, exiting 2 with the field named on error."""
+    from .rules import RulesError, build
+    try:
+        return build(rules, house or [], rules_file)
+    except RulesError as e:
+        fail(str(e))
+
+
+def load_players(names: list[str], strategy_path: list[Path] | None):
+    """Resolve strategy specs (``NAME`` or ``NAME:param=value``) to reference-engine players."""
+    from .plugins import PluginError, discover, parse_spec
+    try:
+        known = discover([str(p) for p in strategy_path or []])
+        players = []
+        for spec in names:
+            name, overrides = parse_spec(spec)
+            if name not in known:
+                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+            players.append(known[name].player(spec, overrides))
+        return players
+    except PluginError as e:
+        fail(str(e))
+
+
+# ------------------------------------------------------------------ rules
+@rules_app.command("list")
+def rules_list() -> None:
+    """List the presets and every house toggle."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .rules import PRESETS, TOGGLES, preset
+    console = Console()
+    t = Table(title="Rule sets (--rules)")
+    for col in ("name", "players", "reset / burn / other roles", "voluntary pick-up", "gamble", "who starts", "scoring"):
+        t.add_column(col)
+    for name in PRESETS:
+        rs = preset(name)
+        roles = rs.describe_roles()
+        other = "; ".join(f"{k}: {v}" for k, v in roles.items() if k not in ("reset", "burn") and v != "-")
+        t.add_row(name, f"{rs.min_players}-{rs.max_players}", f"{roles['reset']} / {roles['burn']} / {other}",
+                  rs.pickup, "yes" if rs.deck_gamble else "no", rs.start, rs.scoring)
+    console.print(t)
+    h = Table(title="House toggles (--house, repeatable; all compose)")
+    h.add_column("toggle")
+    h.add_column("effect")
+    for k, v in TOGGLES.items():
+        h.add_row(k, v)
+    console.print(h)
+
+
+@rules_app.command("show")
+def rules_show(
+    name: Annotated[str, typer.Argument(help="Preset name or rules .toml file.")] = "shithead",
+    house: HouseOpt = None,
+    rules_file: RulesFileOpt = None,
+) -> None:
+    """Show a rule set's settings and its can-play table (rows: effective top; columns: rank)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .cards import RANKS, rank_name
+    rs = load_rules(name, house, rules_file)
+    console = Console()
+    s = Table(title=f"Rule set {rs.name}" + (f" + {', '.join(rs.house)}" if rs.house else ""), show_header=False)
+    s.add_column("setting")
+    s.add_column("value")
+    s.add_row("players", f"{rs.min_players}-{rs.max_players}")
+    for k, v in rs.describe_roles().items():
+        s.add_row(k, v)
+    for k in ("pickup", "deck_gamble", "start", "burn_passes", "mix_last_hand", "decks", "hand_size",
+              "table_size", "burn_run", "max_moves", "scoring"):
+        s.add_row(k.replace("_", " "), str(getattr(rs, k)))
+    console.print(s)
+    t = Table(title="can play: row = effective top of the pile, column = rank played (x = legal)")
+    t.add_column("top \\ rank")
+    for r in RANKS:
+        t.add_column(rank_name(r), justify="center")
+    for top in (0, *RANKS):
+        if top in rs.invisible:
+            continue
+        t.add_row(rank_name(top), *("x" if rs.can_play(top, r) else "." for r in RANKS))
+    console.print(t)
+    if rs.invisible:
+        console.print(f"(invisible ranks {', '.join(rank_name(r) for r in sorted(rs.invisible))} are never the effective top)")
+
+
+# ------------------------------------------------------------------ scenarios
+@scenario_app.command("run")
+def scenario_run(
+    files: Annotated[list[Path], typer.Argument(help="Scenario TOML files.")],
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print failures only.")] = False,
+) -> None:
+    """Play each scenario's moves and check its expectations.
+
+    Exit 0 when every expectation holds, 1 when one fails (printing expected and actual),
+    2 when a file cannot be read or played (the field is named).
+    """
+    from .scenario import ScenarioError, run_scenario
+    failed = 0
+    invalid = 0
+    for f in files:
+        try:
+            failures = run_scenario(f)
+        except ScenarioError as e:
+            typer.echo(f"error: {e}", err=True)
+            invalid += 1
+            continue
+        if failures:
+            failed += 1
+            typer.echo(f"FAIL {f}")
+            for x in failures:
+                typer.echo(f"  {x.key}: expected {x.expected}, actual {x.actual}")
+        elif not quiet:
+            typer.echo(f"ok   {f}")
+    total = len(files)
+    typer.echo(f"{total - failed - invalid} passed, {failed} failed" + (f", {invalid} invalid" if invalid else ""))
+    if invalid:
+        raise typer.Exit(2)
+    if failed:
+        raise typer.Exit(1)
+
+
+@scenario_app.command("show")
+def scenario_show(file: Annotated[Path, typer.Argument(help="A scenario TOML file.")]) -> None:
+    """Print a scenario's position, its legal moves, and the position after its moves."""
+    from .scenario import ScenarioError, show_scenario
+    try:
+        typer.echo(show_scenario(file))
+    except ScenarioError as e:
+        fail(str(e))
+
+
+# ------------------------------------------------------------------ trace
+@app.command("trace")
+def trace(
+    rules: RulesOpt = "shithead",
+    house: HouseOpt = None,
+    rules_file: RulesFileOpt = None,
+    players: Annotated[int, typer.Option("--players", "-p", help="Number of seats.")] = 2,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Run seed; the game is game 0 of this seed.", min=0)] = 0,
+    game: Annotated[int, typer.Option("--game", help="Game index within the seed (the dealer is game % players).", min=0)] = 0,
+    strategies: Annotated[str, typer.Option("--strategies", help="Comma-separated strategies, seated in turn.")] = "greedy,random",
+    strategy_path: StrategyPathOpt = None,
+) -> None:
+    """Play one game on the reference engine and print it move by move."""
+    import numpy as np
+
+    from .engine import StrategyError, play_game
+    from .rules import RulesError
+    from .seeding import game_keys
+    rs = load_rules(rules, house, rules_file)
+    try:
+        rs.check_players(players)
+    except RulesError as e:
+        fail(str(e))
+    names = [s.strip() for s in strategies.split(",") if s.strip()]
+    if not names:
+        fail("--strategies: name at least one strategy")
+    seated = load_players([names[i % len(names)] for i in range(players)], strategy_path)
+    dk, sk = game_keys(seed, np.array([game]))
+    try:
+        result = play_game(rs, seated, int(dk[0]), int(sk[0]), dealer=game % players, trace=True)
+    except StrategyError as e:
+        fail(str(e))
+    typer.echo(f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; seed {seed} game {game}")
+    for line in result.trace:
+        typer.echo(line)
+
+
+@app.command("strategies")
+def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
+    """List the strategy plugins found (built-in, $SHEDSIM_STRATEGY_PATH, --strategy-path)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .plugins import PluginError, discover
+    try:
+        found = discover([str(p) for p in strategy_path or []])
+    except PluginError as e:
+        fail(str(e))
+    t = Table(title="Strategies")
+    for c in ("name", "kind", "deterministic", "parameters", "description", "file"):
+        t.add_column(c)
+    for s in found.values():
+        params = ", ".join(f"{k}={v}" for k, v in s.params.items()) or "-"
+        t.add_row(s.name, s.kind, "yes" if s.deterministic else "no", params, s.description, str(s.path))
+    Console().print(t)
+
+
+@app.command("compile")
+def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
+    """Compile the kernel and every compiled strategy now (numba caches them on disk, so
+    later runs start in well under a second)."""
+    import time
+
+    import numpy as np
+
+    from .engine import play_game
+    from .plugins import PluginError, discover
+    from .rules import build
+    from .simulate import RunSpec, play_chunk
+    t = time.perf_counter()
+    try:
+        known = discover([str(p) for p in strategy_path or []])
+    except PluginError as e:
+        fail(str(e))
+    compiled = [s for s in known.values() if s.compiled]
+    rules = build("shithead", ["max_moves:50"])
+    spec = RunSpec(rules, 2, (compiled[0].name,), (compiled[0].name,), games=1, schedule="same",
+                   strategy_paths=tuple(str(p) for p in strategy_path or []))
+    play_chunk(spec, 0, 1)
+    for s in compiled:  # the reference engine calls the strategies' own dispatchers
+        play_game(rules, [s.player(), s.player()], 1, 2)
+    typer.echo(f"kernel and {len(compiled)} compiled strategies ready in {time.perf_counter() - t:.1f} s "
+               f"({', '.join(s.name for s in compiled)})")
+    del np
+
+
+@app.command("bench")
+def bench(
+    rules: RulesOpt = "shithead",
+    house: HouseOpt = None,
+    rules_file: RulesFileOpt = None,
+    players: Annotated[int, typer.Option("--players", "-p", help="Seats at the table.")] = 2,
+    strategy: Annotated[str, typer.Option("--strategy", help="Strategy played by every seat (NAME or NAME:param=v).")] = "greedy",
+    games: Annotated[int, typer.Option("--games", "-g", help="Games to play.", min=1)] = 1_000_000,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Worker processes (joblib loky).", min=1)] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="Run seed.", min=0)] = 0,
+    chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per chunk of work.", min=1)] = 50_000,
+    reference: Annotated[bool, typer.Option("--reference", help="Also time the reference engine on the first --reference-games games and print the ratio.")] = False,
+    reference_games: Annotated[int, typer.Option("--reference-games", help="Games timed on the reference engine with --reference.", min=1)] = 500,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
+    strategy_path: StrategyPathOpt = None,
+) -> None:
+    """Measure the compiled kernel: games/s, ns per move, moves per game, kernel load time.
+
+    Timing starts after the kernel is loaded in every worker, so games/s measures play
+    alone; the load (or first compile) time is printed separately.
+    """
+    import json
+    import time
+
+    import numpy as np
+
+    from .plugins import PluginError, discover, parse_spec
+    from .rules import RulesError
+    from .simulate import RunSpec, SimulationError, run_chunks, warm_workers
+    rs = load_rules(rules, house, rules_file)
+    try:
+        rs.check_players(players)
+        name, overrides = parse_spec(strategy)
+        known = discover([str(p) for p in strategy_path or []])
+        if name not in known:
+            raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+        if not known[name].compiled:
+            raise PluginError(f"strategy {name!r} is plain Python: the kernel runs numba strategies only")
+        known[name].params_array(overrides)
+    except (RulesError, PluginError) as e:
+        fail(str(e))
+    paths = tuple(str(p) for p in strategy_path or [])
+    spec = RunSpec(rs, players, (strategy,), (strategy,), seed=seed, games=games, schedule="same",
+                   strategy_paths=paths, chunk_size=min(chunk_size, max(1, -(-games // workers))))
+    from .kernel.build import cache_dir
+    had_cache = any(cache_dir().glob("**/*.nbi"))
+    t = time.perf_counter()
+    try:
+        warm_workers(spec, 1)
+        load_s = time.perf_counter() - t
+        if workers > 1:
+            warm_workers(spec, workers)
+        t0 = time.perf_counter()
+        results = run_chunks(spec, list(range(spec.n_chunks())), workers=workers, keep=("moves", "unfinished"))
+        wall = time.perf_counter() - t0
+    except SimulationError as e:
+        fail(str(e), 1)
+    moves = int(sum(int(r.records["moves"].sum()) for r in results))
+    unfinished = int(sum(int(r.records["unfinished"].sum()) for r in results))
+    out = {
+        "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy,
+        "games": games, "workers": workers, "seed": seed, "wall_s": round(wall, 4),
+        "games_per_s": round(games / wall, 1), "ns_per_move": round(wall * 1e9 / max(moves, 1), 2),
+        "ns_per_move_per_worker": round(wall * workers * 1e9 / max(moves, 1), 2),
+        "moves_per_game": round(moves / games, 2), "unfinished": unfinished,
+        "kernel_load_s": round(load_s, 3), "kernel_cache": "hit" if had_cache and load_s < 5 else "compiled",
+    }
+    if reference:
+        from .engine import play_game
+        from .seeding import game_keys
+        n_ref = min(games, reference_games)
+        player = known[name].player(strategy, overrides)
+        dk, sk = game_keys(seed, np.arange(n_ref))
+        t1 = time.perf_counter()
+        for g in range(n_ref):
+            play_game(rs, [player] * players, int(dk[g]), int(sk[g]), g % players)
+        ref_s = time.perf_counter() - t1
+        out["reference_games"] = n_ref
+        out["reference_games_per_s"] = round(n_ref / ref_s, 2)
+        out["speedup_vs_reference"] = round(out["games_per_s"] / (n_ref / ref_s), 1)
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    from rich.console import Console
+    from rich.table import Table
+    table = Table(title=f"bench: {rs.name}, {players} players, {strategy}, {games:,} games, {workers} worker(s)",
+                  show_header=False)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_row("games/s", f"{out['games_per_s']:,.0f}")
+    table.add_row("ns per move (wall)", f"{out['ns_per_move']:.1f}")
+    table.add_row("ns per move per worker", f"{out['ns_per_move_per_worker']:.1f}")
+    table.add_row("moves per game", f"{out['moves_per_game']:.1f}")
+    table.add_row("unfinished games (move cap)", f"{unfinished:,}")
+    table.add_row("wall time of play (s)", f"{wall:.2f}")
+    table.add_row("kernel load / compile (s)", f"{load_s:.2f} ({out['kernel_cache']})")
+    if reference:
+        table.add_row("reference engine games/s", f"{out['reference_games_per_s']:,.1f} (first {out['reference_games']} games)")
+        table.add_row("kernel / reference", f"{out['speedup_vs_reference']:,.0f}x")
+    Console().print(table)
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

@@ -1,0 +1,606 @@
+"""The reference engine: plain Python that follows RULES.md line by line.
+
+This is the executable specification. Scenario files, ``shedsim trace`` and plain-Python
+strategies run on it; the compiled kernel (:mod:`shedsim.kernel`) must agree with it move
+for move (tests/test_differential.py). Speed does not matter here; clarity does.
+
+Conventions (all from RULES.md section 1 unless noted):
+
+* A card is its rank, an int 2..14. The pile is a list, bottom first; the stock a list,
+  top first; ``face_down`` a list in slot order (a flip removes the slot, the rest close up).
+* Deal (ruling 9): the deck (ranks in order, 4 of each per deck) is shuffled with the
+  game's deal stream (:func:`shedsim.seeding.shuffle`); cards go one at a time round the
+  table from the dealer's left: ``table_size`` rounds face down, ``table_size`` rounds
+  face up, ``hand_size`` rounds to the hands; the rest is the stock, its top the next card.
+* Swap phase: each seat's strategy picks which of its visible cards lie face up.
+* Start (section 2 and ruling 8), then moves until one player is left or ``max_moves``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from . import layout as L
+from .cards import RANKS, format_cards, pack, parse_rank, rank_name, unpack, CardError
+from .rules import RuleSet
+from .seeding import SplitMix64, shuffle
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not in the legal set of the position."""
+
+
+class MoveSyntaxError(ValueError):
+    """A move string that cannot be read."""
+
+
+class StrategyError(RuntimeError):
+    """A strategy returned an illegal decision or raised; names strategy, seed and position."""
+
+
+# --------------------------------------------------------------------------- moves
+@dataclass(frozen=True, order=True)
+class Move:
+    """One move. ``kind`` is ``"play"``, ``"flip"``, ``"pickup"`` or ``"gamble"``.
+
+    ``play``: ``count`` cards of ``rank`` from the current stage, plus ``extra`` face-up cards
+    of that rank with the last hand card (``mix_last_hand``). ``flip``: ``slot`` is 0-based
+    (written 1-based). :attr:`code` is the kernel's integer encoding (:mod:`shedsim.layout`).
+    """
+
+    kind: str
+    rank: int = 0
+    count: int = 0
+    extra: int = 0
+    slot: int = 0
+
+    @property
+    def code(self) -> int:
+        """The ``int64`` move code the kernel and compiled strategies use."""
+        if self.kind == "pickup":
+            return L.PICKUP
+        if self.kind == "gamble":
+            return L.GAMBLE
+        if self.kind == "flip":
+            return L.FLIP + self.slot
+        return (self.rank << 8) | (self.count << 4) | self.extra
+
+    @staticmethod
+    def from_code(code: int) -> Move:
+        """Decode a move code. Raises :class:`MoveSyntaxError` for codes that mean nothing."""
+        code = int(code)
+        if code == L.PICKUP:
+            return Move("pickup")
+        if code == L.GAMBLE:
+            return Move("gamble")
+        if L.FLIP <= code < L.FLIP + L.MAX_TABLE:
+            return Move("flip", slot=code - L.FLIP)
+        rank, count, extra = code >> 8, (code >> 4) & 0xF, code & 0xF
+        if code >= L.PLAY_MIN and 2 <= rank <= 14 and count >= 1:
+            return Move("play", rank, count, extra)
+        raise MoveSyntaxError(f"move code {code} means no move")
+
+    @staticmethod
+    def parse(text: str) -> Move:
+        """Read ``play Rxk``, ``play Rxk+j``, ``flip s`` (1-based), ``pickup`` or ``gamble``."""
+        if not isinstance(text, str):
+            raise MoveSyntaxError(f"unknown move {text!r}: moves are strings")
+        words = text.strip().lower().split()
+        if words == ["pickup"] or words == ["pick", "up"]:
+            return Move("pickup")
+        if words == ["gamble"]:
+            return Move("gamble")
+        if len(words) == 2 and words[0] == "flip" and words[1].isdigit() and int(words[1]) >= 1:
+            return Move("flip", slot=int(words[1]) - 1)
+        if len(words) == 2 and words[0] == "play" and "x" in words[1]:
+            rank_text, _, rest = words[1].partition("x")
+            count_text, _, extra_text = rest.partition("+")
+            try:
+                rank = parse_rank(rank_text)
+            except CardError:
+                raise MoveSyntaxError(f"unknown move {text!r}: unknown rank {rank_text!r}") from None
+            if count_text.isdigit() and int(count_text) >= 1 and (
+                    extra_text == "" or (extra_text.isdigit() and int(extra_text) >= 1)):
+                return Move("play", rank, int(count_text), int(extra_text or 0))
+        raise MoveSyntaxError(
+            f"unknown move {text!r}: write 'play Rxk', 'play Rxk+j', 'flip s', 'pickup' or 'gamble'")
+
+    def __str__(self) -> str:
+        if self.kind == "play":
+            extra = f"+{self.extra}" if self.extra else ""
+            return f"play {rank_name(self.rank)}x{self.count}{extra}"
+        if self.kind == "flip":
+            return f"flip {self.slot + 1}"
+        return self.kind
+
+
+# --------------------------------------------------------------------------- state
+@dataclass
+class Seat:
+    """One seat's cards. ``hand`` and ``face_up`` are multisets kept sorted."""
+
+    hand: list[int] = field(default_factory=list)
+    face_up: list[int] = field(default_factory=list)
+    face_down: list[int] = field(default_factory=list)
+    out: bool = False
+    known: Counter = field(default_factory=Counter)  # hand cards everyone saw picked up
+    pickups: int = 0
+    burns: int = 0
+
+    def holds_cards(self) -> bool:
+        return bool(self.hand or self.face_up or self.face_down)
+
+
+@dataclass
+class GameState:
+    """A whole position: the seats, pile, stock, burned cards and whose move it is."""
+
+    rules: RuleSet
+    seats: list[Seat]
+    pile: list[int] = field(default_factory=list)
+    stock: list[int] = field(default_factory=list)
+    burned: int = 0
+    burned_cards: Counter = field(default_factory=Counter)
+    dealer: int = 0
+    to_move: int = 0
+    direction: int = 1
+    places: list[int] = field(default_factory=list)
+    moves: int = 0
+    finished: bool = False
+    unfinished: bool = False
+    start_seat: int = 0
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    def copy(self) -> GameState:
+        return copy.deepcopy(self)
+
+    # ----------------------------------------------------------- derived views
+    def effective_top(self) -> int:
+        """The topmost pile card that is not invisible; 0 if none (RULES.md section 1)."""
+        for card in reversed(self.pile):
+            if card not in self.rules.invisible:
+                return card
+        return 0
+
+    def stage(self, seat: int | None = None) -> int:
+        """``layout.STAGE_*`` of ``seat`` (default: the seat to move)."""
+        s = self.seats[self.to_move if seat is None else seat]
+        if s.out:
+            return L.STAGE_OUT
+        if s.hand or self.stock:
+            return L.STAGE_HAND
+        if s.face_up:
+            return L.STAGE_FACE_UP
+        return L.STAGE_FACE_DOWN
+
+    def in_seats(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if not s.out]
+
+    def place_of(self, seat: int) -> int:
+        return self.places.index(seat) + 1 if seat in self.places else 0
+
+    def top_run(self) -> tuple[int, int]:
+        """(rank of the physical top card, how many of it lie on top in a row); (0, 0) if empty."""
+        if not self.pile:
+            return 0, 0
+        top = self.pile[-1]
+        run = 0
+        for card in reversed(self.pile):
+            if card != top:
+                break
+            run += 1
+        return top, run
+
+    def card_total(self) -> int:
+        """Cards in play, burned included (the conservation checks use it)."""
+        return (len(self.pile) + len(self.stock) + self.burned
+                + sum(len(s.hand) + len(s.face_up) + len(s.face_down) for s in self.seats))
+
+    def describe(self) -> str:
+        """A readable multi-line picture of the position."""
+        lines = [f"rules {self.rules.name}{' + ' + ', '.join(self.rules.house) if self.rules.house else ''}"
+                 f"; {self.players} seats; dealer {self.dealer}; seat {self.to_move} to move"
+                 f"; direction {'clockwise' if self.direction == 1 else 'reversed'}; move {self.moves}",
+                 f"pile (bottom->top): {format_cards(self.pile)}  [effective top: "
+                 f"{rank_name(self.effective_top())}]",
+                 f"stock: {len(self.stock)} cards ({format_cards(self.stock)}); burned: {self.burned}"]
+        for i, s in enumerate(self.seats):
+            status = f" OUT (place {self.place_of(i)})" if s.out else ""
+            lines.append(f"seat {i}: hand [{format_cards(s.hand)}] face-up [{format_cards(s.face_up)}]"
+                         f" face-down [{format_cards(s.face_down)}]{status}")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- legal moves
+def _plays(state: GameState, cards: list[int], from_hand: bool) -> list[Move]:
+    rules, top = state.rules, state.effective_top()
+    seat = state.seats[state.to_move]
+    moves = []
+    counts = Counter(cards)
+    for rank in sorted(counts):
+        if not rules.can_play(top, rank):
+            continue
+        for k in range(1, counts[rank] + 1):
+            moves.append(Move("play", rank, k))
+        # mix_last_hand: with the whole hand (one rank), add face-up cards of that rank.
+        if (from_hand and rules.mix_last_hand and not state.stock and len(cards) == counts[rank]):
+            extra = seat.face_up.count(rank)
+            for j in range(1, extra + 1):
+                moves.append(Move("play", rank, counts[rank], j))
+    return moves
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every legal move of the seat to move, in a fixed order (plays by rank and count,
+    flips by slot, then pick-up, then gamble). Empty once the game is over."""
+    if state.finished or state.unfinished:
+        return []
+    seat = state.seats[state.to_move]
+    rules = state.rules
+    stage = state.stage()
+    if stage == L.STAGE_HAND:
+        moves = _plays(state, seat.hand, True)
+        voluntary = rules.pickup in ("hand", "hand+faceup", "always")
+    elif stage == L.STAGE_FACE_UP:
+        moves = _plays(state, seat.face_up, False)
+        voluntary = rules.pickup in ("hand+faceup", "always")
+    elif stage == L.STAGE_FACE_DOWN:
+        moves = [Move("flip", slot=i) for i in range(len(seat.face_down))]
+        voluntary = rules.pickup == "always"
+    else:
+        return []
+    has_play = bool(moves)
+    if state.pile and (voluntary or not has_play):
+        moves.append(Move("pickup"))
+    if rules.deck_gamble and state.stock:
+        moves.append(Move("gamble"))
+    return moves
+
+
+# --------------------------------------------------------------------------- applying
+def _advance(state: GameState, seat: int, steps: int) -> int:
+    """The seat ``steps`` turns after ``seat`` in the current direction, counting only
+    seats still in (``seat`` itself counts if it is still in: ruling 12)."""
+    pos = seat
+    n = state.players
+    for _ in range(steps):
+        pos = (pos + state.direction) % n
+        while state.seats[pos].out:
+            pos = (pos + state.direction) % n
+    return pos
+
+
+def _pick_up(state: GameState, seat_index: int, extra_card: int | None) -> None:
+    """The pile (and a failed flip's or gamble's card) goes to the hand; the turn passes."""
+    seat = state.seats[seat_index]
+    taken = list(state.pile) + ([] if extra_card is None else [extra_card])
+    seat.hand = sorted(seat.hand + taken)
+    seat.known.update(taken)
+    seat.pickups += 1
+    state.pile = []
+    state.to_move = _advance(state, seat_index, 1)
+
+
+def _finish_if_over(state: GameState) -> None:
+    in_seats = state.in_seats()
+    if len(in_seats) == 1:
+        last = in_seats[0]
+        state.seats[last].out = True
+        state.places.append(last)
+        state.finished = True
+
+
+def _land(state: GameState, seat_index: int, rank: int, n: int, from_hand: int) -> list[str]:
+    """Cards have landed on the pile: burn, refill, out, next player (section 1)."""
+    rules = state.rules
+    seat = state.seats[seat_index]
+    notes = []
+    if from_hand:
+        seat.known[rank] = max(0, seat.known[rank] - from_hand)
+        if seat.known[rank] == 0:
+            del seat.known[rank]
+    state.pile.extend([rank] * n)
+    # 1. burn check: a burn rank, or the top burn_run physical cards share one rank.
+    top, run = state.top_run()
+    burned_now = rank in rules.burn or run >= rules.burn_run
+    if burned_now:
+        state.burned += len(state.pile)
+        state.burned_cards.update(state.pile)
+        notes.append(f"burns {len(state.pile)} cards")
+        state.pile = []
+        seat.burns += 1
+    # 2. refill while the stock lasts.
+    drawn = []
+    while state.stock and len(seat.hand) + len(drawn) < rules.hand_size:
+        drawn.append(state.stock.pop(0))
+    if drawn:
+        seat.hand = sorted(seat.hand + drawn)
+        notes.append(f"draws {len(drawn)}")
+    # 3. out check (ruling 7: never out while the stock has cards).
+    if not seat.holds_cards():
+        seat.out = True
+        state.places.append(seat_index)
+        notes.append(f"is out (place {len(state.places)})")
+    # direction (ruling 11): each reverse card turns it, even on a burn or a last card.
+    if rank in rules.reverse and n % 2 == 1:
+        state.direction = -state.direction
+        notes.append("reverses")
+    _finish_if_over(state)
+    if state.finished:
+        return notes
+    # 4. next player (rulings 5, 6, 12).
+    if burned_now:
+        if rules.burn_passes or seat.out:
+            state.to_move = _advance(state, seat_index, 1)
+        else:
+            state.to_move = seat_index
+    else:
+        skips = n if rank in rules.skip else 0
+        if skips:
+            notes.append(f"skips {skips}")
+        state.to_move = _advance(state, seat_index, 1 + skips)
+    return notes
+
+
+def apply_move(state: GameState, move: Move) -> str:
+    """Apply a legal move in place and return a readable description of what happened.
+
+    Raises :class:`IllegalMoveError` if ``move`` is not in :func:`legal_moves`.
+    """
+    legal = legal_moves(state)
+    if move not in legal:
+        raise IllegalMoveError(
+            f"{move} is not legal for seat {state.to_move}; legal: {', '.join(map(str, legal)) or 'none'}")
+    s = state.to_move
+    seat = state.seats[s]
+    rules = state.rules
+    state.moves += 1
+    text = f"seat {s}: {move}"
+    if move.kind == "pickup":
+        text += f" (takes {len(state.pile)}: {format_cards(state.pile)})"
+        _pick_up(state, s, None)
+        notes: list[str] = []
+    elif move.kind in ("gamble", "flip"):
+        if move.kind == "gamble":
+            card = state.stock.pop(0)
+        else:
+            card = seat.face_down.pop(move.slot)
+        text += f" turns {rank_name(card)}"
+        if rules.can_play(state.effective_top(), card):
+            notes = _land(state, s, card, 1, 0)
+        else:
+            text += f", not playable: takes it with the pile ({len(state.pile)} cards)"
+            _pick_up(state, s, card)
+            notes = []
+    else:
+        stage = state.stage()
+        source = seat.hand if stage == L.STAGE_HAND else seat.face_up
+        for _ in range(move.count):
+            source.remove(move.rank)
+        for _ in range(move.extra):
+            seat.face_up.remove(move.rank)
+        notes = _land(state, s, move.rank, move.count + move.extra,
+                      move.count if stage == L.STAGE_HAND else 0)
+    if notes:
+        text += ": " + ", ".join(notes)
+    if not state.finished and state.moves >= rules.max_moves:
+        state.unfinished = True
+        text += f"; move cap {rules.max_moves} reached: game unfinished"
+    return text
+
+
+# --------------------------------------------------------------------------- observation
+def public_array(state: GameState) -> np.ndarray:
+    """The ``int64[layout.O_SIZE]`` observation of the seat to move (RULES.md section 4).
+
+    Holds only public information and the mover's own hand: never another hand, a
+    face-down card or the stock order.
+    """
+    o = np.zeros(L.O_SIZE, dtype=np.int64)
+    s = state.to_move
+    o[L.O_SEAT] = s
+    o[L.O_PLAYERS] = state.players
+    o[L.O_STAGE] = state.stage()
+    o[L.O_HAND] = pack(state.seats[s].hand)
+    o[L.O_TOP] = state.effective_top()
+    o[L.O_TOP_RANK], o[L.O_RUN] = state.top_run()
+    o[L.O_PILE] = pack(state.pile)
+    o[L.O_PILE_N] = len(state.pile)
+    o[L.O_BURNED] = pack(unpack_counter(state.burned_cards))
+    o[L.O_BURNED_N] = state.burned
+    o[L.O_STOCK_N] = len(state.stock)
+    o[L.O_DIRECTION] = state.direction
+    o[L.O_IN] = len(state.in_seats())
+    o[L.O_MOVES] = state.moves
+    o[L.O_DEALER] = state.dealer
+    for i, seat in enumerate(state.seats):
+        o[L.O_FACE_UP + i] = pack(seat.face_up)
+        o[L.O_HAND_N + i] = len(seat.hand)
+        o[L.O_FACE_DOWN_N + i] = len(seat.face_down)
+        o[L.O_PLACE + i] = state.place_of(i)
+        o[L.O_KNOWN + i] = pack(unpack_counter(seat.known))
+        o[L.O_PICKUPS + i] = seat.pickups
+        o[L.O_BURNS + i] = seat.burns
+    return o
+
+
+def unpack_counter(c: Counter) -> list[int]:
+    return [r for r in RANKS for _ in range(c.get(r, 0))]
+
+
+# --------------------------------------------------------------------------- players
+class Player(Protocol):
+    """What the engine needs of a strategy (see :mod:`shedsim.strategy` for plugins)."""
+
+    name: str
+
+    def swap(self, visible: int, seat: int, players: int, rules_array: np.ndarray,
+             rng: np.ndarray) -> int:
+        """Packed face-up multiset chosen from the packed ``visible`` cards."""
+
+    def move(self, state: GameState, obs: np.ndarray, rules_array: np.ndarray,
+             rng: np.ndarray, legal: list[Move]) -> Move:
+        """A move from ``legal`` given the observation ``obs``."""
+
+
+# --------------------------------------------------------------------------- deal & start
+def deal(rules: RuleSet, players: int, deal_key: int, dealer: int = 0) -> tuple[GameState, SplitMix64]:
+    """Shuffle and deal (before the swap). Returns the state and the deal stream, which
+    the start rule goes on drawing from. Raises ``RulesError`` for a bad player count."""
+    rules.check_players(players)
+    rng = SplitMix64(deal_key)
+    deck = [r for r in RANKS for _ in range(4 * rules.decks)]
+    shuffle(deck, rng)
+    seats = [Seat() for _ in range(players)]
+    order = [(dealer + 1 + i) % players for i in range(players)]
+    pos = 0
+    for layer in ("face_down", "face_up", "hand"):
+        rounds = rules.hand_size if layer == "hand" else rules.table_size
+        for _ in range(rounds):
+            for s in order:
+                getattr(seats[s], layer).append(deck[pos])
+                pos += 1
+    for s in seats:
+        s.hand.sort()
+        s.face_up.sort()
+    state = GameState(rules=rules, seats=seats, stock=deck[pos:], dealer=dealer)
+    return state, rng
+
+
+def start_seat(state: GameState, rng: SplitMix64) -> int:
+    """The first seat to move, after the swap (RULES.md section 2 and ruling 8)."""
+    rules, n = state.rules, state.players
+    order = [(state.dealer + 1 + i) % n for i in range(n)]
+    if rules.start == "dealer_left":
+        return order[0]
+    if rules.start == "random":
+        return rng.below(n)
+
+    def lowest(cards: list[int]) -> int:
+        ordinary = [c for c in cards if rules.ordinary(c)]
+        return min(ordinary) if ordinary else 99
+
+    if rules.start == "lowest_hand":
+        best = min(lowest(state.seats[s].hand) for s in order)
+        if best == 99:
+            return order[0]
+        return next(s for s in order if lowest(state.seats[s].hand) == best)
+    # lowest_faceup (nines): ties, and nobody, settled at random.
+    best = min(lowest(state.seats[s].face_up) for s in range(n))
+    if best == 99:
+        return rng.below(n)
+    tied = [s for s in range(n) if lowest(state.seats[s].face_up) == best]
+    return tied[0] if len(tied) == 1 else tied[rng.below(len(tied))]
+
+
+def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
+             dealer: int = 0, rules_array: np.ndarray | None = None) -> tuple[GameState, np.ndarray]:
+    """Deal, let each player swap, choose the starting seat. Returns (state, strategy rng).
+
+    The strategy stream is a ``uint64[1]`` array shared by the players of the game.
+    Raises :class:`StrategyError` for an invalid swap.
+    """
+    n = len(players)
+    state, rng = deal(rules, n, deal_key, dealer)
+    ra = rules.compile(n) if rules_array is None else rules_array
+    srng = np.array([strategy_key], dtype=np.uint64)
+    for i in range(n):
+        s = state.seats[i]
+        visible = s.hand + s.face_up
+        packed = pack(visible)
+        try:
+            up = int(players[i].swap(packed, i, n, ra, srng))
+        except Exception as e:  # noqa: BLE001 - a plugin may raise anything
+            raise StrategyError(f"strategy {players[i].name!r} raised in the swap phase at seat {i} "
+                                f"(deal key {deal_key}): {type(e).__name__}: {e}") from e
+        chosen = unpack(up) if 0 <= up < (1 << 52) else None
+        if chosen is None or len(chosen) != rules.table_size or (Counter(chosen) - Counter(visible)):
+            raise StrategyError(
+                f"strategy {players[i].name!r} chose an impossible face-up row "
+                f"{format_cards(chosen) if chosen else up} from [{format_cards(sorted(visible))}] "
+                f"at seat {i} (deal key {deal_key})")
+        rest = Counter(visible) - Counter(chosen)
+        s.face_up = sorted(chosen)
+        s.hand = sorted(rest.elements())
+    state.start_seat = state.to_move = start_seat(state, rng)
+    return state, srng
+
+
+def visible_dealt(state: GameState) -> list[int]:
+    """Packed visible cards per seat (for records), valid right after :func:`deal`."""
+    return [pack(s.hand + s.face_up) for s in state.seats]
+
+
+@dataclass
+class GameResult:
+    """What one game produced. ``places[s]`` is seat s's place (0 = still in at the cap)."""
+
+    places: list[int]
+    start_seat: int
+    moves: int
+    pickups: list[int]
+    burns: list[int]
+    unfinished: bool
+    dealt_visible: list[int]
+    face_up: list[int]
+    trace: list[str]
+    move_codes: list[int]
+
+
+def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
+              dealer: int = 0, trace: bool = False) -> GameResult:
+    """Play one whole game on the reference engine.
+
+    Raises :class:`StrategyError` naming the strategy, the deal key and the position when
+    a strategy raises or returns a move outside the legal set.
+    """
+    n = len(players)
+    ra = rules.compile(n)
+    dealt_state, _ = deal(rules, n, deal_key, dealer)
+    dealt = visible_dealt(dealt_state)
+    state, srng = new_game(rules, players, deal_key, strategy_key, dealer, ra)
+    chosen = [pack(s.face_up) for s in state.seats]
+    lines: list[str] = []
+    codes: list[int] = []
+    if trace:
+        lines.append(f"deal key {deal_key}, dealer seat {dealer}, seat {state.to_move} starts")
+        for i, s in enumerate(state.seats):
+            lines.append(f"  seat {i} ({players[i].name}): hand [{format_cards(s.hand)}] face-up "
+                         f"[{format_cards(s.face_up)}] face-down [{format_cards(s.face_down)}]")
+    while not (state.finished or state.unfinished):
+        legal = legal_moves(state)
+        obs = public_array(state)
+        player = players[state.to_move]
+        try:
+            move = player.move(state, obs, ra, srng, legal)
+        except StrategyError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
+                                f"(deal key {deal_key}): {type(e).__name__}: {e}\n"
+                                f"{state.describe()}") from e
+        if move not in legal:
+            raise StrategyError(f"strategy {player.name!r} chose the illegal move {move} at move "
+                                f"{state.moves + 1} (deal key {deal_key}); legal: "
+                                f"{', '.join(map(str, legal))}\n{state.describe()}")
+        codes.append(move.code)
+        line = apply_move(state, move)
+        if trace:
+            lines.append(f"{state.moves:4d}. {line}")
+    places = [state.place_of(i) for i in range(n)]
+    if trace:
+        lines.append("unfinished (move cap)" if state.unfinished else
+                     "places: " + ", ".join(f"seat {s}" for s in state.places))
+    return GameResult(places=places, start_seat=state.start_seat, moves=state.moves,
+                      pickups=[s.pickups for s in state.seats], burns=[s.burns for s in state.seats],
+                      unfinished=state.unfinished, dealt_visible=dealt,
+                      face_up=chosen, trace=lines, move_codes=codes)

@@ -1,0 +1,192 @@
+"""Small compiled helpers for strategies and the kernel: packed rank counts and moves.
+
+Packed multisets hold 4 bits per rank (:mod:`shedsim.cards`); all values are ``int64``.
+Strategy plugins use these to read their observation (:mod:`shedsim.layout`).
+"""
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+from .. import layout as L
+
+
+@njit(cache=True, inline="always")
+def count(packed, rank):
+    """Cards of ``rank`` in the packed multiset."""
+    return (packed >> (4 * (rank - 2))) & 15
+
+
+@njit(cache=True, inline="always")
+def one(rank):
+    """The packed multiset holding one card of ``rank``."""
+    return np.int64(1) << (4 * (rank - 2))
+
+
+@njit(cache=True)
+def total(packed):
+    """Cards in the packed multiset."""
+    n = 0
+    while packed != 0:
+        n += packed & 15
+        packed >>= 4
+    return n
+
+
+@njit(cache=True, inline="always")
+def lowest(packed):
+    """The lowest rank present in the packed multiset (2..14); 0 if it is empty."""
+    if packed == 0:
+        return np.int64(0)
+    return np.int64((trailing_zeros(packed) >> 2) + 2)
+
+
+@njit(cache=True, inline="always")
+def highest(packed):
+    """The highest rank present in the packed multiset (2..14); 0 if it is empty."""
+    if packed == 0:
+        return np.int64(0)
+    return np.int64(((63 - leading_zeros(packed)) >> 2) + 2)
+
+
+@njit(cache=True, inline="always")
+def play(rank, k):
+    """The move code for playing ``k`` cards of ``rank`` from the current stage."""
+    return (rank << 8) | (k << 4)
+
+
+@njit(cache=True, inline="always")
+def flip(slot):
+    """The move code for turning face-down slot ``slot`` (0-based)."""
+    return L.FLIP + slot
+
+
+@njit(cache=True, inline="always")
+def stage_cards(obs):
+    """The packed cards the mover plays from now: its hand, or its face-up row."""
+    if obs[L.O_STAGE] == L.STAGE_HAND:
+        return obs[L.O_HAND]
+    if obs[L.O_STAGE] == L.STAGE_FACE_UP:
+        return obs[L.O_FACE_UP + obs[L.O_SEAT]]
+    return np.int64(0)
+
+
+@njit(cache=True, inline="always")
+def playable(obs, rules):
+    """The packed cards of the current stage that may be played on the effective top."""
+    return stage_cards(obs) & rules[L.R_PLAYABLE + obs[L.O_TOP]]
+
+
+@njit(cache=True, inline="always")
+def can_pick_up(obs, rules, has_play):
+    """Whether ``PICKUP`` is legal now (``has_play``: some play or flip is legal)."""
+    if obs[L.O_PILE_N] == 0:
+        return False
+    if not has_play:
+        return True
+    mode = rules[L.R_PICKUP]
+    st = obs[L.O_STAGE]
+    return mode == L.PICKUP_ALWAYS or (st == L.STAGE_HAND and mode >= L.PICKUP_HAND) or (
+        st == L.STAGE_FACE_UP and mode >= L.PICKUP_HAND_FACEUP)
+
+
+@njit(cache=True, inline="always")
+def is_special(rules, rank):
+    """Whether ``rank`` has any role (reset, burn, invisible, magic, low, skip, reverse)."""
+    return (rules[L.R_FLAGS + rank] & L.F_ORDINARY) == 0
+
+
+@njit(cache=True)
+def best_face_up(visible, n_up, value):
+    """The packed ``n_up`` cards of ``visible`` with the highest ``value[rank]`` (ties: the
+    higher rank). ``value`` is ``float64[15]`` indexed by rank."""
+    up = np.int64(0)
+    left = visible
+    for _ in range(n_up):
+        best = 0
+        for r in range(2, 15):
+            if count(left, r) > 0 and (best == 0 or value[r] >= value[best]):
+                best = r
+        up += one(best)
+        left -= one(best)
+    return up
+
+
+@njit(cache=True)
+def _walk(obs, rules, out, target):
+    """Enumerate legal moves in :func:`shedsim.engine.legal_moves` order, writing them to
+    ``out`` unless it is None. Returns (count, the ``target``-th move code or -1)."""
+    n = 0
+    found = np.int64(-1)
+    st = obs[L.O_STAGE]
+    seat = obs[L.O_SEAT]
+    has_play = False
+    voluntary = False
+    mode = rules[L.R_PICKUP]
+    if st == L.STAGE_HAND or st == L.STAGE_FACE_UP:
+        cards = stage_cards(obs)
+        ok = cards & rules[L.R_PLAYABLE + obs[L.O_TOP]]
+        whole = st == L.STAGE_HAND and rules[L.R_MIX_LAST] != 0 and obs[L.O_STOCK_N] == 0
+        for r in range(2, 15):
+            c = count(ok, r)
+            if c > 0:
+                has_play = True
+                for k in range(1, c + 1):
+                    code = play(r, k)
+                    if out is not None:
+                        out[n] = code
+                    if n == target:
+                        found = code
+                    n += 1
+                if whole and c == obs[L.O_HAND_N + seat]:
+                    for j in range(1, count(obs[L.O_FACE_UP + seat], r) + 1):
+                        code = play(r, c) | j
+                        if out is not None:
+                            out[n] = code
+                        if n == target:
+                            found = code
+                        n += 1
+        voluntary = mode == L.PICKUP_ALWAYS or (st == L.STAGE_HAND and mode >= L.PICKUP_HAND) or (
+            st == L.STAGE_FACE_UP and mode >= L.PICKUP_HAND_FACEUP)
+    elif st == L.STAGE_FACE_DOWN:
+        for i in range(obs[L.O_FACE_DOWN_N + seat]):
+            code = np.int64(L.FLIP + i)
+            if out is not None:
+                out[n] = code
+            if n == target:
+                found = code
+            n += 1
+        has_play = n > 0
+        voluntary = mode == L.PICKUP_ALWAYS
+    if obs[L.O_PILE_N] > 0 and (voluntary or not has_play):
+        if out is not None:
+            out[n] = L.PICKUP
+        if n == target:
+            found = np.int64(L.PICKUP)
+        n += 1
+    if rules[L.R_GAMBLE] != 0 and obs[L.O_STOCK_N] > 0:
+        if out is not None:
+            out[n] = L.GAMBLE
+        if n == target:
+            found = np.int64(L.GAMBLE)
+        n += 1
+    return n, found
+
+
+@njit(cache=True)
+def legal_moves(obs, rules, out):
+    """Write every legal move code into ``out`` (``int64[>= 128]``); returns how many.
+    Same order as :func:`shedsim.engine.legal_moves`."""
+    return _walk(obs, rules, out, -1)[0]
+
+
+@njit(cache=True)
+def n_legal(obs, rules):
+    """How many legal moves the mover has."""
+    return _walk(obs, rules, None, -1)[0]
+
+
+@njit(cache=True)
+def nth_legal(obs, rules, target):
+    """The ``target``-th legal move code (0-based, in :func:`legal_moves` order)."""
+    return _walk(obs, rules, None, target)[1]

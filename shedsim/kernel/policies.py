@@ -1,0 +1,156 @@
+"""Compiled building blocks shared by strategies: the greedy policy and MC rollouts.
+
+``greedy_move`` is the built-in ``greedy`` strategy's move rule; the ``mc`` strategy uses
+it for every seat in its rollouts. :func:`determinise` samples the hidden cards
+consistently with an observation (RULES.md section 4: what a seat may know).
+"""
+
+import numpy as np
+from numba import njit
+
+from .. import layout as L
+from .core import apply, prepare
+from .nb import count, highest, lowest, one, play, playable, stage_cards
+from .rng import rng_below
+
+
+@njit(cache=True, inline="always")
+def greedy_move(obs, rules):
+    """Lowest playable non-special rank, all copies; else the lowest special card (one);
+    else flip slot 1 in the face-down stage; else pick up."""
+    if obs[L.O_STAGE] == L.STAGE_FACE_DOWN:
+        return np.int64(L.FLIP)
+    ok = playable(obs, rules)
+    plain = ok & ~rules[L.R_SPECIAL_MASK]
+    if plain != 0:
+        r = lowest(plain)
+        return play(r, count(plain, r))
+    if ok != 0:
+        return play(lowest(ok), 1)
+    return np.int64(L.PICKUP)
+
+
+@njit(cache=True, inline="always")
+def aggressive_move(obs, rules):
+    """Highest playable non-special rank, all copies; else the lowest special card (one);
+    flip slot 1 in the face-down stage; else pick up."""
+    if obs[L.O_STAGE] == L.STAGE_FACE_DOWN:
+        return np.int64(L.FLIP)
+    ok = playable(obs, rules)
+    plain = ok & ~rules[L.R_SPECIAL_MASK]
+    if plain != 0:
+        r = highest(plain)
+        return play(r, count(plain, r))
+    if ok != 0:
+        return play(lowest(ok), 1)
+    return np.int64(L.PICKUP)
+
+
+@njit(cache=True)
+def strongest_face_up(visible, n_up, rules):
+    """The ``n_up`` strongest of the packed ``visible`` cards: special ranks first (burn,
+    then reset, then other roles, higher rank first among them), then high ranks."""
+    up = np.int64(0)
+    left = visible
+    for _ in range(n_up):
+        best = 0
+        best_v = -1
+        for r in range(2, 15):
+            if count(left, r) > 0:
+                f = rules[L.R_FLAGS + r]
+                v = r
+                if (f & L.F_ORDINARY) == 0:
+                    v += 100
+                if (f & L.F_BURN) != 0:
+                    v += 200
+                elif (f & L.F_RESET) != 0:
+                    v += 150
+                if v > best_v:
+                    best_v = v
+                    best = r
+        up += one(best)
+        left -= one(best)
+    return up
+
+
+@njit(cache=True)
+def determinise(obs, rules, rng, pub, priv):
+    """Fill ``pub``/``priv`` with a full game state consistent with ``obs``: the mover's
+    hand, every face-up card, the pile and the burned cards as seen; each other hand holds
+    its publicly known cards plus unseen cards; face-down cards and the stock are unseen
+    cards in random order. Unseen = deck minus everything seen. Returns False if the
+    observation does not account for a whole deck (a scenario position)."""
+    n = obs[L.O_PLAYERS]
+    me = obs[L.O_SEAT]
+    pub[:] = obs[:]
+    priv[:] = 0
+    per = 4 * rules[L.R_DECKS]
+    seen = obs[L.O_HAND] + obs[L.O_PILE] + obs[L.O_BURNED]
+    for s in range(n):
+        seen += obs[L.O_FACE_UP + s]
+        if s != me:
+            seen += obs[L.O_KNOWN + s]
+    pool = np.empty(rules[L.R_DECK_SIZE], np.int64)
+    m = 0
+    for r in range(2, 15):
+        c = per - count(seen, r)
+        if c < 0:
+            return False
+        for _ in range(c):
+            pool[m] = r
+            m += 1
+    need = obs[L.O_STOCK_N]
+    for s in range(n):
+        need += obs[L.O_FACE_DOWN_N + s]
+        if s != me:
+            known_n = 0
+            k = obs[L.O_KNOWN + s]
+            while k != 0:
+                known_n += k & 15
+                k >>= 4
+            need += obs[L.O_HAND_N + s] - known_n
+    if need != m:
+        return False
+    for i in range(m - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        a = pool[i]
+        pool[i] = pool[j]
+        pool[j] = a
+    pos = 0
+    for s in range(n):
+        if s == me:
+            priv[L.P_HANDS + s] = obs[L.O_HAND]
+        else:
+            h = obs[L.O_KNOWN + s]
+            known_n = 0
+            k = h
+            while k != 0:
+                known_n += k & 15
+                k >>= 4
+            for _ in range(obs[L.O_HAND_N + s] - known_n):
+                h += one(pool[pos])
+                pos += 1
+            priv[L.P_HANDS + s] = h
+        for i in range(obs[L.O_FACE_DOWN_N + s]):
+            priv[L.P_FACE_DOWN + s * L.MAX_TABLE + i] = pool[pos]
+            pos += 1
+    size = rules[L.R_DECK_SIZE]
+    for i in range(obs[L.O_STOCK_N]):
+        priv[L.P_DECK + size - obs[L.O_STOCK_N] + i] = pool[pos]
+        pos += 1
+    return True
+
+
+@njit(cache=True)
+def greedy_rollout(rules, pub, priv, seat, cap):
+    """Play greedy for every seat from the state until the game ends or ``cap`` more moves;
+    returns ``seat``'s place (for an unfinished game, the mean of the places left)."""
+    stop = pub[L.O_MOVES] + cap
+    while pub[L.O_IN] > 0 and pub[L.O_MOVES] < stop:
+        prepare(pub, priv)
+        apply(rules, pub, priv, greedy_move(pub, rules))
+    if pub[L.O_PLACE + seat] != 0:
+        return float(pub[L.O_PLACE + seat])
+    players = pub[L.O_PLAYERS]
+    inside = pub[L.O_IN]
+    return (players - inside + 1 + players) / 2.0

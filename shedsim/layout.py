@@ -1,0 +1,112 @@
+"""Array layouts shared by the compiled kernel, the strategies and the reference engine.
+
+Every constant here is a plain ``int``, so numba folds it into compiled code. Three
+``int64`` arrays carry a game:
+
+* the **rules** array (``R_*``), built by :meth:`shedsim.rules.RuleSet.compile`;
+* the **public** array (``O_*``), which is also the observation a strategy receives:
+  everything every player can see, plus the mover's own hand written in ``O_HAND`` just
+  before the decision. Hidden cards (other hands, face-down cards, the stock order) are
+  never in it (RULES.md section 4);
+* the kernel's private state (hands, face-down slots, stock), which no strategy gets.
+
+Packed multisets use 4 bits per rank (:mod:`shedsim.cards`).
+
+Moves are ``int64`` codes:
+
+* ``PICKUP`` (1), ``GAMBLE`` (2);
+* ``FLIP + s``: turn face-down slot ``s`` (0-based);
+* play: ``(rank << 8) | (k << 4) | j``: ``k`` cards of ``rank`` from the current stage,
+  plus ``j`` face-up cards of the same rank with the last hand card (``mix_last_hand``).
+"""
+
+MAX_PLAYERS = 10
+MAX_TABLE = 6
+MAX_DECK = 104
+
+# ---- rules array ---------------------------------------------------------------
+R_PLAYABLE = 0          # 15 entries: packed mask of ranks playable on effective top t (0 = empty)
+R_FLAGS = 15            # 15 entries: role flags of rank r (F_*)
+R_BURN_MASK = 30
+R_INVISIBLE_MASK = 31
+R_SKIP_MASK = 32
+R_REVERSE_MASK = 33
+R_SPECIAL_MASK = 34     # ranks with any role
+R_ORDINARY_MASK = 35    # ranks with no role (start rules, ruling 8)
+R_PLAYERS = 36
+R_DECKS = 37
+R_DECK_SIZE = 38
+R_HAND_SIZE = 39
+R_TABLE_SIZE = 40
+R_BURN_RUN = 41
+R_PICKUP = 42           # index in rules.PICKUP_MODES: 0 never, 1 hand, 2 hand+faceup, 3 always
+R_GAMBLE = 43
+R_START = 44            # index in rules.START_RULES
+R_BURN_PASSES = 45
+R_MIX_LAST = 46
+R_MAX_MOVES = 47
+R_SIZE = 48
+
+F_BURN = 1
+F_RESET = 2
+F_INVISIBLE = 4
+F_SKIP = 8
+F_REVERSE = 16
+F_MAGIC = 32
+F_LOW = 64
+F_ORDINARY = 128
+
+PICKUP_NEVER = 0
+PICKUP_HAND = 1
+PICKUP_HAND_FACEUP = 2
+PICKUP_ALWAYS = 3
+
+START_DEALER_LEFT = 0
+START_LOWEST_HAND = 1
+START_LOWEST_FACEUP = 2
+START_RANDOM = 3
+
+# ---- stages --------------------------------------------------------------------
+STAGE_HAND = 0
+STAGE_FACE_UP = 1
+STAGE_FACE_DOWN = 2
+STAGE_OUT = 3
+
+# ---- moves ---------------------------------------------------------------------
+PICKUP = 1
+GAMBLE = 2
+FLIP = 16               # FLIP + slot, slot 0..MAX_TABLE-1
+PLAY_MIN = 256          # any code >= PLAY_MIN is a play
+
+# ---- public array (the observation) --------------------------------------------
+O_SEAT = 0              # seat to move (whose decision this is)
+O_PLAYERS = 1
+O_STAGE = 2             # mover's stage (STAGE_*)
+O_HAND = 3              # mover's own hand, packed (written just before a decision)
+O_TOP = 4               # effective top rank, 0 = empty (invisible cards skipped)
+O_TOP_RANK = 5          # physical top card's rank, 0 = empty pile
+O_RUN = 6               # how many physical cards of O_TOP_RANK lie on top in a row
+O_PILE = 7              # pile contents, packed
+O_PILE_N = 8
+O_BURNED = 9            # burned cards, packed
+O_BURNED_N = 10
+O_STOCK_N = 11
+O_DIRECTION = 12        # +1 clockwise (seat order), -1 reversed
+O_IN = 13               # players still in
+O_MOVES = 14            # moves made so far in this game
+O_DEALER = 15
+O_SEATS = 24            # per-seat blocks follow, MAX_PLAYERS entries each:
+O_FACE_UP = O_SEATS + 0 * MAX_PLAYERS     # packed face-up row
+O_HAND_N = O_SEATS + 1 * MAX_PLAYERS      # hand card count
+O_FACE_DOWN_N = O_SEATS + 2 * MAX_PLAYERS # face-down card count
+O_PLACE = O_SEATS + 3 * MAX_PLAYERS       # 0 while in, else finishing place (1 = first out)
+O_KNOWN = O_SEATS + 4 * MAX_PLAYERS       # cards known to be in the hand (public pick-ups), packed
+O_PICKUPS = O_SEATS + 5 * MAX_PLAYERS     # pick-ups so far
+O_BURNS = O_SEATS + 6 * MAX_PLAYERS       # burns so far
+O_SIZE = O_SEATS + 7 * MAX_PLAYERS
+
+# ---- the kernel's private state (never given to a strategy) ---------------------
+P_HANDS = 0                               # packed hand per seat
+P_FACE_DOWN = P_HANDS + MAX_PLAYERS       # MAX_TABLE slots per seat, ranks in slot order
+P_DECK = P_FACE_DOWN + MAX_PLAYERS * MAX_TABLE   # the shuffled deck; the stock is its tail
+P_SIZE = P_DECK + MAX_DECK

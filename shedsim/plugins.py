@@ -1,0 +1,367 @@
+"""Strategy plugins: discovery, validation and the adapters the engines call.
+
+A strategy is one Python module (a file in ``strategies/``, in a directory given with
+``--strategy-path DIR``, or in ``$SHEDSIM_STRATEGY_PATH``, ``:``-separated). It declares:
+
+* ``NAME`` (str), ``DESCRIPTION`` (one line), ``DETERMINISTIC`` (bool);
+* either compiled decisions (numba ``@njit``), which the kernel dispatches to by an
+  integer id (:mod:`shedsim.kernel.build`)::
+
+      swap(visible, seat, players, rules, params, rng) -> int64   # packed face-up cards
+      move(obs, rules, params, rng) -> int64                      # a move code
+
+  ``visible`` is the packed multiset of the seat's hand + face-up cards after the deal;
+  ``obs`` the ``int64`` observation and ``rules`` the compiled rules (layouts in
+  :mod:`shedsim.layout`); ``params`` the strategy's integer parameters (``int64[8]``, in
+  the order of the module's ``PARAMS`` dict of defaults, e.g. ``{"rollouts": 16}``, set
+  on the command line as ``mc:rollouts=64``); ``rng`` the game's strategy stream (``uint64[1]``, draw with
+  :func:`shedsim.kernel.rng.rng_below`);
+* or plain-Python decisions, which run on the reference engine only::
+
+      choose_swap(visible: list[int], seat: int, players: int, rules: RulesView, rng) -> list[int]
+      choose_move(obs: Observation, legal: list[Move], rng) -> int   # index into legal
+
+  ``rng`` is a :class:`StreamRandom` on the game's strategy stream.
+
+A compiled strategy's ``move`` is inlined into the kernel's game loop unless the module
+sets ``INLINE = False`` (worth it for expensive decisions such as search).
+
+Neither kind ever receives hidden cards (RULES.md section 4): the observation is built
+from public information and the mover's own hand only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from . import layout as L
+from .cards import pack, unpack
+from .seeding import SplitMix64
+
+ENV_PATH = "SHEDSIM_STRATEGY_PATH"
+
+
+class PluginError(ValueError):
+    """A strategy plugin that cannot be loaded or used; the message names the plugin."""
+
+
+class StreamRandom:
+    """The game's strategy stream (a ``uint64[1]`` array) for plain-Python strategies."""
+
+    def __init__(self, state: np.ndarray) -> None:
+        self._state = state
+
+    def below(self, n: int) -> int:
+        """A uniform draw in ``0..n-1``; advances the shared stream like the kernel does."""
+        sm = SplitMix64(int(self._state[0]))
+        v = sm.below(n)
+        self._state[0] = np.uint64(sm.state)
+        return v
+
+    def choice(self, seq):
+        """A uniform element of a non-empty sequence."""
+        return seq[self.below(len(seq))]
+
+
+class Observation:
+    """A read-only view of the observation array for plain-Python strategies.
+
+    Everything here is public, except :attr:`hand`, which is the mover's own hand.
+    Multisets are returned as sorted lists of ranks.
+    """
+
+    def __init__(self, obs: np.ndarray, rules_array: np.ndarray) -> None:
+        self.array = obs
+        self.rules_array = rules_array
+
+    def _get(self, i: int) -> int:
+        return int(self.array[i])
+
+    @property
+    def seat(self) -> int: return self._get(L.O_SEAT)
+    @property
+    def players(self) -> int: return self._get(L.O_PLAYERS)
+    @property
+    def stage(self) -> int: return self._get(L.O_STAGE)
+    @property
+    def hand(self) -> list[int]: return unpack(self._get(L.O_HAND))
+    @property
+    def top(self) -> int: return self._get(L.O_TOP)
+    @property
+    def pile(self) -> list[int]: return unpack(self._get(L.O_PILE))
+    @property
+    def pile_size(self) -> int: return self._get(L.O_PILE_N)
+    @property
+    def burned(self) -> list[int]: return unpack(self._get(L.O_BURNED))
+    @property
+    def stock_size(self) -> int: return self._get(L.O_STOCK_N)
+    @property
+    def direction(self) -> int: return self._get(L.O_DIRECTION)
+
+    def face_up(self, seat: int) -> list[int]:
+        return unpack(self._get(L.O_FACE_UP + seat))
+
+    def hand_size(self, seat: int) -> int:
+        return self._get(L.O_HAND_N + seat)
+
+    def face_down_size(self, seat: int) -> int:
+        return self._get(L.O_FACE_DOWN_N + seat)
+
+    def place(self, seat: int) -> int:
+        return self._get(L.O_PLACE + seat)
+
+    def known_hand(self, seat: int) -> list[int]:
+        """Cards everyone saw ``seat`` pick up and not play since."""
+        return unpack(self._get(L.O_KNOWN + seat))
+
+
+class RulesView:
+    """The compiled rules as plain-Python strategies see them."""
+
+    def __init__(self, rules_array: np.ndarray) -> None:
+        self.array = rules_array
+
+    def can_play(self, top: int, rank: int) -> bool:
+        """Whether ``rank`` may go on effective top ``top`` (0 = empty pile)."""
+        return bool((int(self.array[L.R_PLAYABLE + top]) >> (4 * (rank - 2))) & 15)
+
+    def is_special(self, rank: int) -> bool:
+        """Whether ``rank`` has any role (reset, burn, invisible, magic, low, skip, reverse)."""
+        return not int(self.array[L.R_FLAGS + rank]) & L.F_ORDINARY
+
+    @property
+    def hand_size(self) -> int: return int(self.array[L.R_HAND_SIZE])
+    @property
+    def table_size(self) -> int: return int(self.array[L.R_TABLE_SIZE])
+    @property
+    def players(self) -> int: return int(self.array[L.R_PLAYERS])
+
+
+MAX_PARAMS = 8
+
+
+@dataclass
+class Strategy:
+    """A loaded plugin. ``kind`` is ``"numba"`` or ``"python"``; ``path`` its source file;
+    ``params`` the defaults of its integer parameters (at most 8), in order."""
+
+    name: str
+    description: str
+    deterministic: bool
+    kind: str
+    module: ModuleType
+    path: Path
+    source_hash: str
+    params: dict[str, int]
+
+    @property
+    def compiled(self) -> bool:
+        return self.kind == "numba"
+
+    def params_array(self, overrides: dict[str, int] | None = None) -> np.ndarray:
+        """``int64[8]``: the parameters with ``overrides`` applied. Raises :class:`PluginError`
+        for an unknown parameter name."""
+        values = dict(self.params)
+        for k, v in (overrides or {}).items():
+            if k not in values:
+                known = ", ".join(values) or "none"
+                raise PluginError(f"strategy {self.name!r} has no parameter {k!r}; parameters: {known}")
+            values[k] = int(v)
+        a = np.zeros(MAX_PARAMS, np.int64)
+        a[: len(values)] = list(values.values())
+        return a
+
+    def player(self, label: str | None = None, overrides: dict[str, int] | None = None) -> "EnginePlayer":
+        """An adapter that plays this strategy on the reference engine."""
+        return EnginePlayer(self, label or self.name, self.params_array(overrides))
+
+
+def parse_spec(text: str) -> tuple[str, dict[str, int]]:
+    """Read a strategy spec ``NAME`` or ``NAME:param=value,param=value`` (integer values).
+
+    Raises :class:`PluginError` naming the spec when it cannot be read.
+    """
+    name, _, rest = text.strip().partition(":")
+    overrides: dict[str, int] = {}
+    if rest:
+        for part in rest.split(","):
+            key, eq, value = part.partition("=")
+            try:
+                if not eq:
+                    raise ValueError
+                overrides[key.strip()] = int(value)
+            except ValueError:
+                raise PluginError(f"strategy spec {text!r}: write NAME:param=INTEGER[,param=INTEGER]") from None
+    if not name:
+        raise PluginError(f"strategy spec {text!r}: missing strategy name")
+    return name, overrides
+
+
+class EnginePlayer:
+    """Adapter between a plugin and :mod:`shedsim.engine` (the ``Player`` protocol)."""
+
+    def __init__(self, strategy: Strategy, label: str, params: np.ndarray) -> None:
+        self.strategy = strategy
+        self.name = label
+        self.params = params
+
+    def swap(self, visible: int, seat: int, players: int, rules_array: np.ndarray, rng: np.ndarray) -> int:
+        mod = self.strategy.module
+        if self.strategy.compiled:
+            return int(mod.swap(np.int64(visible), np.int64(seat), np.int64(players), rules_array,
+                                self.params, rng))
+        chosen = mod.choose_swap(unpack(visible), seat, players, RulesView(rules_array), StreamRandom(rng))
+        return pack(list(chosen))
+
+    def move(self, state, obs: np.ndarray, rules_array: np.ndarray, rng: np.ndarray, legal):
+        from .engine import Move, MoveSyntaxError
+        mod = self.strategy.module
+        if self.strategy.compiled:
+            code = int(mod.move(obs, rules_array, self.params, rng))
+            try:
+                return Move.from_code(code)
+            except MoveSyntaxError:
+                return Move("invalid", rank=code)
+        index = mod.choose_move(Observation(obs, rules_array), list(legal), StreamRandom(rng))
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(legal):
+            return Move("invalid", rank=-1 if not isinstance(index, (int, np.integer)) else int(index))
+        return legal[int(index)]
+
+
+def _hash_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _module_name(path: Path) -> str:
+    digest = hashlib.sha256(str(path.parent.resolve()).encode()).hexdigest()[:10]
+    return f"shedsim_plugin_{digest}_{path.stem}"
+
+
+def load_module(path: str | Path, module_name: str | None = None) -> ModuleType:
+    """Import a plugin file under a stable module name (kept in ``sys.modules``).
+
+    Built-in strategies import as ``strategies.NAME``. Raises :class:`PluginError` naming
+    the file for syntax errors and exceptions at import.
+    """
+    path = Path(path).resolve()
+    name = module_name or _module_name(path)
+    if name in sys.modules:
+        return sys.modules[name]
+    try:
+        if name.startswith("strategies."):
+            return importlib.import_module(name)
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise PluginError(f"strategy plugin {str(path)!r}: not a Python module")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        return mod
+    except PluginError:
+        raise
+    except SyntaxError as e:
+        sys.modules.pop(name, None)
+        raise PluginError(f"strategy plugin {str(path)!r} has a syntax error at line {e.lineno}: {e.msg}") from None
+    except Exception as e:  # noqa: BLE001 - plugin code may raise anything on import
+        sys.modules.pop(name, None)
+        raise PluginError(f"strategy plugin {str(path)!r} failed to import: {type(e).__name__}: {e}") from None
+
+
+def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
+    where = f"strategy plugin {str(path)!r}"
+    name = getattr(mod, "NAME", None)
+    if not isinstance(name, str) or not name.isidentifier() and not name.replace("-", "_").isidentifier():
+        raise PluginError(f"{where}: NAME must be a string of letters, digits, '_' or '-', got {name!r}")
+    desc = getattr(mod, "DESCRIPTION", None)
+    if not isinstance(desc, str) or not desc.strip():
+        raise PluginError(f"{where} ({name}): DESCRIPTION must be a one-line string")
+    det = getattr(mod, "DETERMINISTIC", None)
+    if not isinstance(det, bool):
+        raise PluginError(f"{where} ({name}): DETERMINISTIC must be True or False")
+    has_nb = all(callable(getattr(mod, f, None)) for f in ("swap", "move"))
+    has_py = all(callable(getattr(mod, f, None)) for f in ("choose_swap", "choose_move"))
+    if has_nb and all(hasattr(getattr(mod, f), "py_func") for f in ("swap", "move")):
+        kind = "numba"
+    elif has_py:
+        kind = "python"
+    elif has_nb:
+        raise PluginError(f"{where} ({name}): swap and move must be numba @njit functions "
+                          f"(or define choose_swap and choose_move for a plain-Python strategy)")
+    else:
+        raise PluginError(f"{where} ({name}): define swap() and move() (numba) or "
+                          f"choose_swap() and choose_move() (plain Python)")
+    params = getattr(mod, "PARAMS", {})
+    if (not isinstance(params, dict) or len(params) > MAX_PARAMS
+            or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+                       for k, v in params.items())):
+        raise PluginError(f"{where} ({name}): PARAMS must be a dict of at most {MAX_PARAMS} "
+                          f"integer defaults, e.g. {{'rollouts': 16}}")
+    return Strategy(name=name, description=desc.strip().splitlines()[0], deterministic=det,
+                    kind=kind, module=mod, path=path, source_hash=_hash_file(path), params=dict(params))
+
+
+def builtin_dir() -> Path:
+    """The ``strategies/`` directory that ships with shedsim."""
+    import strategies
+    return Path(strategies.__file__).resolve().parent
+
+
+def search_dirs(extra: list[str | Path] | None = None) -> list[Path]:
+    """Directories searched for plugins: built-ins, then ``$SHEDSIM_STRATEGY_PATH``, then ``extra``."""
+    dirs = [builtin_dir()]
+    env = os.environ.get(ENV_PATH, "")
+    for d in [*(p for p in env.split(os.pathsep) if p), *(extra or [])]:
+        p = Path(d).resolve()
+        if not p.is_dir():
+            raise PluginError(f"strategy path {str(d)!r} is not a directory")
+        if p not in dirs:
+            dirs.append(p)
+    return dirs
+
+
+def discover(extra: list[str | Path] | None = None) -> dict[str, Strategy]:
+    """Load every plugin in :func:`search_dirs`; returns them by name, sorted.
+
+    Raises :class:`PluginError` for a broken plugin or two plugins with the same name.
+    """
+    found: dict[str, Strategy] = {}
+    builtin = builtin_dir()
+    for d in search_dirs(extra):
+        for path in sorted(d.glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            modname = f"strategies.{path.stem}" if d == builtin else None
+            strat = _strategy_from_module(load_module(path, modname), path.resolve())
+            if strat.name in found:
+                raise PluginError(f"two strategies are named {strat.name!r}: "
+                                  f"{found[strat.name].path} and {path}")
+            found[strat.name] = strat
+    return dict(sorted(found.items()))
+
+
+def resolve(names: list[str], extra: list[str | Path] | None = None) -> list[Strategy]:
+    """The strategies named (in order, repeats allowed). Raises :class:`PluginError` for an
+    unknown name, listing the known ones."""
+    known = discover(extra)
+    out = []
+    for n in names:
+        if n not in known:
+            raise PluginError(f"unknown strategy {n!r}; known: {', '.join(known)}")
+        out.append(known[n])
+    return out
+
+
+def describe_plugins(strategies: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(name, kind, deterministic, description) rows for ``shedsim strategies``."""
+    return [(s.name, s.kind, "yes" if s.deterministic else "no", s.description)
+            for s in strategies.values()]

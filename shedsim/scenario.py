@@ -1,0 +1,308 @@
+"""Scenario files: a position of any rule set, moves to apply, expectations to check.
+
+The format is described in the README ("Scenario files"): top-level keys ``rules``,
+``house``, ``to_move``, ``pile`` (bottom first), ``stock`` (top first), ``burned``,
+``dealer``, ``direction``, ``moves``; one ``[[seats]]`` table per seat (``hand``,
+``face_up``, ``face_down`` in slot order, ``out``); an ``[expect]`` table. The moves run
+on the reference engine (:mod:`shedsim.engine`), exactly as ``shedsim scenario run``
+does.
+
+Exit codes (the CLI's): a scenario that cannot be read or played (unknown preset,
+toggle, card, move or key; a seat count outside the rule set's range; more copies of a
+rank than the decks hold; an illegal move) raises :class:`ScenarioError`, naming the
+field, and the CLI exits 2. A scenario whose expectations fail returns failures
+(expected and actual) and the CLI exits 1.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .cards import CardError, format_cards, parse_cards, rank_name
+from .engine import GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, apply_move, legal_moves
+from .rules import RuleSet, RulesError, build
+
+TOP_KEYS = {"rules", "house", "to_move", "pile", "stock", "burned", "dealer", "direction",
+            "moves", "seats", "expect", "description"}
+SEAT_KEYS = {"hand", "face_up", "face_down", "out"}
+EXPECT_KEYS = {"pile", "burned", "to_move", "legal", "places", "finished", "unfinished",
+               "stock", "direction"}
+SEAT_EXPECT_FIELDS = {"hand", "face_up", "face_down", "out"}
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be read or played; ``field`` names what is wrong."""
+
+    def __init__(self, path: str, field: str, message: str) -> None:
+        super().__init__(f"{path}: {field}: {message}")
+        self.path, self.field = path, field
+
+
+@dataclass
+class Failure:
+    """One expectation that did not hold."""
+
+    key: str
+    expected: Any
+    actual: Any
+
+    def __str__(self) -> str:
+        return f"{self.key}: expected {self.expected!r}, actual {self.actual!r}"
+
+
+@dataclass
+class Scenario:
+    """A parsed, validated scenario: the starting position, the moves and expectations."""
+
+    path: str
+    rules: RuleSet
+    state: GameState
+    moves: list[Move]
+    expect: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+
+def _cards(path: str, where: str, value: Any) -> list[int]:
+    if not isinstance(value, list):
+        raise ScenarioError(path, where, f"must be a list of cards, got {value!r}")
+    try:
+        return parse_cards([str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value])
+    except CardError as e:
+        raise ScenarioError(path, where, str(e)) from None
+
+
+def _int(path: str, where: str, value: Any, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ScenarioError(path, where, f"must be an integer from {lo} to {hi}, got {value!r}")
+    return value
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a scenario file. Raises :class:`ScenarioError` naming the field."""
+    p = Path(path)
+    sp = str(p)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ScenarioError(sp, "file", f"cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(sp, "file", "not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(sp, "file", f"not valid TOML: {e}") from None
+    for k in data:
+        if k not in TOP_KEYS:
+            raise ScenarioError(sp, k, f"unknown key; known keys: {', '.join(sorted(TOP_KEYS))}")
+    rules_name = data.get("rules", None)
+    if not isinstance(rules_name, str):
+        raise ScenarioError(sp, "rules", f"must name a preset or a rules TOML file, got {rules_name!r}")
+    house = data.get("house", [])
+    if not isinstance(house, list) or not all(isinstance(h, str) for h in house):
+        raise ScenarioError(sp, "house", f"must be a list of toggle strings, got {house!r}")
+    try:
+        if rules_name.endswith(".toml"):
+            rules = build(rules_file=(p.parent / rules_name), house=house)
+        else:
+            rules = build(rules_name, house=house)
+    except RulesError as e:
+        field_name = "rules" if e.field in ("rules", "rules-file", "preset") else (
+            f"house ({e.field})" if e.field in house else f"rules.{e.field}")
+        raise ScenarioError(sp, field_name, str(e)) from None
+
+    seats_data = data.get("seats")
+    if not isinstance(seats_data, list) or not all(isinstance(s, dict) for s in seats_data):
+        raise ScenarioError(sp, "seats", "needs one [[seats]] table per seat")
+    try:
+        rules.check_players(len(seats_data))
+    except RulesError as e:
+        raise ScenarioError(sp, "seats", f"{len(seats_data)} seats: {e}") from None
+    seats = []
+    out_seats = []
+    for i, sd in enumerate(seats_data):
+        for k in sd:
+            if k not in SEAT_KEYS:
+                raise ScenarioError(sp, f"seats.{i}.{k}", f"unknown key; known: {', '.join(sorted(SEAT_KEYS))}")
+        seat = Seat(hand=sorted(_cards(sp, f"seats.{i}.hand", sd.get("hand", []))),
+                    face_up=sorted(_cards(sp, f"seats.{i}.face_up", sd.get("face_up", []))),
+                    face_down=_cards(sp, f"seats.{i}.face_down", sd.get("face_down", [])))
+        out = sd.get("out", False)
+        if not isinstance(out, bool):
+            raise ScenarioError(sp, f"seats.{i}.out", f"must be true or false, got {out!r}")
+        if len(seat.face_down) > 6:
+            raise ScenarioError(sp, f"seats.{i}.face_down", "at most 6 face-down slots")
+        if out:
+            if seat.holds_cards():
+                raise ScenarioError(sp, f"seats.{i}", "a seat that is out holds no cards")
+            seat.out = True
+            out_seats.append(i)
+        seats.append(seat)
+    pile = _cards(sp, "pile", data.get("pile", []))
+    stock = _cards(sp, "stock", data.get("stock", []))
+    burned = _int(sp, "burned", data.get("burned", 0), 0, rules.deck_size)
+    n = len(seats)
+    to_move = _int(sp, "to_move", data.get("to_move", 0), 0, n - 1)
+    dealer = _int(sp, "dealer", data.get("dealer", (to_move - 1) % n), 0, n - 1)
+    direction = data.get("direction", 1)
+    if direction not in (1, -1) or isinstance(direction, bool):
+        raise ScenarioError(sp, "direction", f"must be 1 or -1, got {direction!r}")
+    # conservation: no rank more often than the decks hold
+    every = Counter(pile + stock)
+    for s in seats:
+        every.update(s.hand + s.face_up + s.face_down)
+    limit = 4 * rules.decks
+    for r, c in sorted(every.items()):
+        if c > limit:
+            raise ScenarioError(sp, "cards", f"{c} cards of rank {rank_name(r)} but "
+                                f"{rules.decks} deck(s) hold {limit}")
+    if sum(every.values()) + burned > rules.deck_size:
+        raise ScenarioError(sp, "burned", f"{sum(every.values())} cards in play + {burned} burned "
+                            f"> {rules.deck_size} in the deck")
+    for i, seat in enumerate(seats):
+        if stock and not seat.out and not seat.hand:
+            raise ScenarioError(sp, f"seats.{i}.hand", "empty while the stock has cards: "
+                                "impossible, hands are refilled before anything else happens")
+    if seats[to_move].out:
+        raise ScenarioError(sp, "to_move", f"seat {to_move} is out")
+    if len(out_seats) >= n - 1:
+        raise ScenarioError(sp, "seats", "at least two seats must still be in")
+    state = GameState(rules=rules, seats=seats, pile=pile, stock=stock, burned=burned,
+                      dealer=dealer, to_move=to_move, direction=direction, places=list(out_seats))
+    moves_data = data.get("moves", [])
+    if not isinstance(moves_data, list):
+        raise ScenarioError(sp, "moves", f"must be a list of move strings, got {moves_data!r}")
+    moves = []
+    for i, m in enumerate(moves_data):
+        try:
+            moves.append(Move.parse(m))
+        except MoveSyntaxError as e:
+            raise ScenarioError(sp, f"moves[{i}]", str(e)) from None
+    expect = data.get("expect", {})
+    if not isinstance(expect, dict):
+        raise ScenarioError(sp, "expect", "must be a table")
+    for k in expect:
+        if k in EXPECT_KEYS:
+            continue
+        parts = k.split(".")
+        if (len(parts) == 3 and parts[0] == "seats" and parts[1].isdigit()
+                and int(parts[1]) < n and parts[2] in SEAT_EXPECT_FIELDS):
+            continue
+        raise ScenarioError(sp, f"expect.{k}", f"unknown expectation; known: "
+                            f"{', '.join(sorted(EXPECT_KEYS))}, seats.N.hand/face_up/face_down/out")
+    desc = data.get("description", "")
+    return Scenario(sp, rules, state, moves, expect, desc if isinstance(desc, str) else "")
+
+
+def play_moves(sc: Scenario) -> tuple[GameState, list[str]]:
+    """Apply the scenario's moves to a copy of its position; returns (state, trace lines).
+
+    Raises :class:`ScenarioError` (field ``moves[i]``) for a move that is not legal there.
+    """
+    state = sc.state.copy()
+    lines = []
+    for i, m in enumerate(sc.moves):
+        if state.finished:
+            raise ScenarioError(sc.path, f"moves[{i}]", f"{m}: the game is already over")
+        try:
+            lines.append(apply_move(state, m))
+        except IllegalMoveError as e:
+            raise ScenarioError(sc.path, f"moves[{i}]", f"illegal: {e}") from None
+    return state, lines
+
+
+def _names(cards: list[int]) -> list[str]:
+    return [rank_name(c) for c in cards]
+
+
+def _expected_cards(sc: Scenario, key: str, value: Any) -> list[int]:
+    return _cards(sc.path, f"expect.{key}", value)
+
+
+def check(sc: Scenario, state: GameState) -> list[Failure]:
+    """Compare the state after the moves with the scenario's expectations."""
+    failures: list[Failure] = []
+    e = sc.expect
+
+    def fail(key, expected, actual):
+        failures.append(Failure(key, expected, actual))
+
+    if "pile" in e:
+        exp = _expected_cards(sc, "pile", e["pile"])
+        if exp != state.pile:
+            fail("pile", _names(exp), _names(state.pile))
+    if "stock" in e:
+        exp = _expected_cards(sc, "stock", e["stock"])
+        if exp != state.stock:
+            fail("stock", _names(exp), _names(state.stock))
+    if "burned" in e and e["burned"] != state.burned:
+        fail("burned", e["burned"], state.burned)
+    if "to_move" in e and not (state.finished or state.unfinished) and e["to_move"] != state.to_move:
+        fail("to_move", e["to_move"], state.to_move)
+    elif "to_move" in e and (state.finished or state.unfinished):
+        fail("to_move", e["to_move"], "nobody (game over)")
+    if "direction" in e and e["direction"] != state.direction:
+        fail("direction", e["direction"], state.direction)
+    if "legal" in e:
+        if not isinstance(e["legal"], list):
+            raise ScenarioError(sc.path, "expect.legal", "must be a list of move strings")
+        try:
+            exp_moves = sorted(str(Move.parse(m)) for m in e["legal"])
+        except MoveSyntaxError as err:
+            raise ScenarioError(sc.path, "expect.legal", str(err)) from None
+        act = sorted(str(m) for m in legal_moves(state))
+        if exp_moves != act:
+            fail("legal", exp_moves, act)
+    if "places" in e and list(e["places"]) != state.places:
+        fail("places", list(e["places"]), state.places)
+    if "finished" in e and bool(e["finished"]) != state.finished:
+        fail("finished", e["finished"], state.finished)
+    if "unfinished" in e and bool(e["unfinished"]) != state.unfinished:
+        fail("unfinished", e["unfinished"], state.unfinished)
+    for key, value in e.items():
+        parts = key.split(".")
+        if parts[0] != "seats":
+            continue
+        seat = state.seats[int(parts[1])]
+        what = parts[2]
+        if what == "out":
+            if bool(value) != seat.out:
+                fail(key, value, seat.out)
+            continue
+        exp = _expected_cards(sc, key, value)
+        act = getattr(seat, what)
+        same = exp == act if what == "face_down" else Counter(exp) == Counter(act)
+        if not same:
+            fail(key, _names(exp if what == "face_down" else sorted(exp)), _names(act))
+    return failures
+
+
+def run_scenario(path: str | Path) -> list[Failure]:
+    """Load, play and check one scenario file; returns the failed expectations (empty =
+    pass). Raises :class:`ScenarioError` for a file that cannot be read or played."""
+    sc = load_scenario(path)
+    state, _ = play_moves(sc)
+    return check(sc, state)
+
+
+def show_scenario(path: str | Path) -> str:
+    """A readable picture of the scenario's position, its legal moves, and the moves applied."""
+    sc = load_scenario(path)
+    lines = [f"scenario {sc.path}"]
+    if sc.description:
+        lines.append(sc.description)
+    lines.append(sc.state.describe())
+    lines.append("legal moves: " + ", ".join(str(m) for m in legal_moves(sc.state)))
+    if sc.moves:
+        state, trace = play_moves(sc)
+        lines.append("moves:")
+        lines.extend(f"  {t}" for t in trace)
+        lines.append("after the moves:")
+        lines.append(state.describe())
+        lines.append("legal moves: " + (", ".join(str(m) for m in legal_moves(state)) or "none"))
+    return "\n".join(lines)
+
+
+__all__ = ["Scenario", "ScenarioError", "Failure", "load_scenario", "run_scenario", "show_scenario",
+           "play_moves", "check", "format_cards"]
