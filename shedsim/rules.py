@@ -406,7 +406,7 @@ def apply_house(base: RuleSet, toggles: Sequence[str]) -> RuleSet:
                 under.add(r)
     changes.update(invisible=frozenset(invisible), skip=frozenset(skip),
                    reverse=frozenset(reverse), magic=frozenset(magic), low=frozenset(low),
-                   under=frozenset(under), house=tuple(base.house) + tuple(toggles))
+                   under=frozenset(under), house=tuple(sorted(set(base.house) | set(toggles))))
     rs = dataclasses.replace(base, **changes)
     return rs.validate()
 

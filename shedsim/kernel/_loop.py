@@ -41,6 +41,10 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
     priv = np.zeros(L.P_SIZE, dtype=np.int64)
     drng = np.zeros(1, dtype=np.uint64)
     srng = np.zeros(1, dtype=np.uint64)
+    # The mover's parameters, copied element by element: slicing entry_params[e] would
+    # create an array view, whose reference counting costs more than a whole move.
+    n_params = entry_params.shape[1]
+    params = np.zeros(n_params, dtype=np.int64)
     status[1] = 0
     for g in range(n_games):
         status[0] = g
@@ -53,7 +57,9 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             pub[L.O_SEAT] = s
             status[4] = 0
             e = seating[g, s]
-            up = choose_swap(entry_ids[e], visible, s, players, rules, entry_params[e], srng)
+            for i in range(n_params):
+                params[i] = entry_params[e, i]
+            up = choose_swap(entry_ids[e], visible, s, players, rules, params, srng)
             if not valid_swap(visible, up, table):
                 status[1] = 1
                 status[2] = s
@@ -69,7 +75,9 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             prepare(pub, priv)
             s = pub[L.O_SEAT]
             e = seating[g, s]
-            m = choose_move(entry_ids[e], pub, rules, entry_params[e], srng)
+            for i in range(n_params):
+                params[i] = entry_params[e, i]
+            m = choose_move(entry_ids[e], pub, rules, params, srng)
             if not is_legal(rules, pub, priv, m):
                 status[1] = 2
                 status[2] = s

@@ -1,0 +1,277 @@
+"""The command line (shedsim.cli) through typer's CliRunner.
+
+Bad input exits 2 with ``error: ...`` on stderr naming the field; a scenario whose
+expectations fail exits 1 printing expected and actual; valid commands exit 0.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from shedsim.cli import app
+
+HERE = Path(__file__).resolve().parent
+INVALID = sorted((HERE / "scenarios" / "invalid").glob("*.toml"))
+FAILING = sorted((HERE / "scenarios" / "failing").glob("*.toml"))
+ENV = {"COLUMNS": "220", "NO_COLOR": "1", "TERM": "dumb"}
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, [str(a) for a in args], env=ENV)
+
+
+def stderr_of(result) -> str:
+    try:
+        return result.stderr
+    except (ValueError, AttributeError):  # older click: stderr mixed into output
+        return result.output
+
+
+def assert_usage_error(result, *needles: str) -> str:
+    err = stderr_of(result)
+    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    assert "error" in err.lower(), err
+    for n in needles:
+        assert n in err, (n, err)
+    assert "Traceback" not in result.output
+    return err
+
+
+# --------------------------------------------------------------------------- invalid input
+def test_unknown_preset():
+    assert_usage_error(invoke("rules", "show", "nosuch"), "rules", "nosuch")
+
+
+def test_unknown_toggle():
+    assert_usage_error(invoke("rules", "show", "shithead", "--house", "nosuch"), "nosuch")
+
+
+def test_contradictory_toggles():
+    err = assert_usage_error(invoke("rules", "show", "palace", "--house", "hand_size:2",
+                                    "--house", "hand_size:4"), "hand_size")
+    assert "hand_size:2" in err or "hand_size:4" in err
+
+
+@pytest.mark.parametrize("rules, players", [("duel", 3), ("duel", 1), ("shithead", 6),
+                                            ("nines", 5), ("family", 5)])
+def test_players_outside_the_range(rules, players):
+    assert_usage_error(invoke("trace", "--rules", rules, "--players", players), "players")
+
+
+def test_trace_unknown_preset_and_toggle():
+    assert_usage_error(invoke("trace", "--rules", "nosuch", "--players", 2), "nosuch")
+    assert_usage_error(invoke("trace", "--rules", "family", "--house", "jokers", "--players", 2),
+                       "jokers")
+
+
+def test_trace_unknown_strategy():
+    assert_usage_error(invoke("trace", "--rules", "family", "--players", 2,
+                              "--strategies", "nosuchstrategy"), "nosuchstrategy")
+
+
+def test_bad_rules_file(tmp_path):
+    p = tmp_path / "bad.toml"
+    p.write_text('preset = "palace"\nhand_size = "three"\n', encoding="utf-8")
+    assert_usage_error(invoke("rules", "show", "--rules-file", p), "hand_size")
+    p.write_text("preset = \n", encoding="utf-8")
+    assert_usage_error(invoke("rules", "show", "--rules-file", p), "rules-file")
+    assert_usage_error(invoke("trace", "--rules", str(tmp_path / "missing.toml")), "rules-file")
+
+
+def _comment_field(path: Path) -> str:
+    comment = " ".join(line.lstrip("#").strip() for line in path.read_text().splitlines()
+                       if line.startswith("#"))
+    m = re.search(r'field\s+"([^"]+)"', comment)
+    assert m, f"{path.name}: the comment should name the field the error must mention"
+    return m.group(1)
+
+
+def test_invalid_scenarios_exist():
+    assert len(INVALID) >= 4
+    assert len(FAILING) >= 1
+
+
+@pytest.mark.parametrize("path", INVALID, ids=[p.stem for p in INVALID])
+def test_invalid_scenario_exits_2_naming_the_field(path):
+    field = _comment_field(path)
+    for cmd in ("run", "show"):
+        assert_usage_error(invoke("scenario", cmd, path), field, path.name)
+
+
+SCENARIO = textwrap.dedent("""\
+    rules = "shithead"
+    to_move = 0
+    pile = []
+    stock = []
+    moves = {moves}
+
+    [[seats]]
+    hand = ["Q", "5"]
+    face_down = ["3"]
+
+    [[seats]]
+    hand = ["4", "K"]
+    face_down = ["3"]
+
+    [expect]
+    {expect}
+    """)
+
+
+def _scenario(tmp_path, moves, expect="", name="s.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(SCENARIO.format(moves=moves, expect=expect), encoding="utf-8")
+    return p
+
+
+def test_scenario_with_an_illegal_move_exits_2(tmp_path):
+    p = _scenario(tmp_path, '["play Qx1", "play 4x1"]')
+    err = assert_usage_error(invoke("scenario", "run", p), "moves[1]")
+    assert "play 4x1" in err
+
+
+def test_scenario_with_an_unknown_move_exits_2(tmp_path):
+    p = _scenario(tmp_path, '["play Qx1", "jump 3"]')
+    assert_usage_error(invoke("scenario", "run", p), "moves[1]")
+
+
+def test_scenario_missing_file_exits_2(tmp_path):
+    assert_usage_error(invoke("scenario", "run", tmp_path / "nothere.toml"), "nothere.toml")
+
+
+@pytest.mark.parametrize("path", FAILING, ids=[p.stem for p in FAILING])
+def test_failing_scenario_exits_1_with_expected_and_actual(path):
+    r = invoke("scenario", "run", path)
+    assert r.exit_code == 1, (r.exit_code, r.output)
+    assert "expected" in r.output and "actual" in r.output
+    assert "FAIL" in r.output
+
+
+def test_own_failing_scenario_prints_the_key(tmp_path):
+    p = _scenario(tmp_path, '["play Qx1"]', "to_move = 0\nburned = 3\n")
+    r = invoke("scenario", "run", p)
+    assert r.exit_code == 1, r.output
+    out = r.output
+    assert "to_move" in out and "burned" in out
+    assert re.search(r"to_move: expected 0, actual 1", out), out
+    assert re.search(r"burned: expected 3, actual 0", out), out
+
+
+def test_mixed_run_invalid_wins(tmp_path):
+    good = _scenario(tmp_path, '["play Qx1"]', 'to_move = 1\npile = ["Q"]', "good.toml")
+    bad = _scenario(tmp_path, '["play Qx1"]', "to_move = 0", "bad.toml")
+    ugly = _scenario(tmp_path, '["play Qx1", "play 4x1"]', "", "ugly.toml")
+    assert invoke("scenario", "run", good).exit_code == 0
+    assert invoke("scenario", "run", good, bad).exit_code == 1
+    assert invoke("scenario", "run", good, bad, ugly).exit_code == 2
+
+
+# --------------------------------------------------------------------------- valid commands
+def test_rules_list():
+    r = invoke("rules", "list")
+    assert r.exit_code == 0, r.output
+    for name in ("duel", "nines", "family", "palace", "shithead"):
+        assert name in r.output
+    for toggle in ("low7", "skip8", "burn_passes", "two_decks", "mix_last_hand", "deck_gamble"):
+        assert toggle in r.output
+
+
+def test_rules_show_palace_low7():
+    r = invoke("rules", "show", "palace", "--house", "low7")
+    assert r.exit_code == 0, r.output
+    assert "palace" in r.output and "low7" in r.output
+    assert "can play" in r.output
+    lines = [ln for ln in r.output.splitlines()]
+    # the row of effective top 7: legal ranks 2..7 and 10 only
+    row = next(ln for ln in lines if re.match(r"^\W*7\W", ln) and ln.count("x") + ln.count(".") >= 13)
+    marks = re.findall(r"[x.]", row.split("7", 1)[1])[:13]
+    assert "".join(marks) == "xxxxxx..x....", row
+
+
+def test_rules_show_default_and_file(tmp_path):
+    r = invoke("rules", "show")
+    assert r.exit_code == 0 and "shithead" in r.output
+    p = tmp_path / "mine.toml"
+    p.write_text('preset = "family"\nname = "kitchen"\nhouse = ["skip8"]\n', encoding="utf-8")
+    r = invoke("rules", "show", "--rules-file", p)
+    assert r.exit_code == 0, r.output
+    assert "kitchen" in r.output and "skip8" in r.output
+
+
+def test_scenario_show(tmp_path):
+    p = _scenario(tmp_path, '["play Qx1"]', 'to_move = 1')
+    r = invoke("scenario", "show", p)
+    assert r.exit_code == 0, r.output
+    assert "legal moves" in r.output
+    assert "play Qx1" in r.output and "play 5x1" in r.output
+    assert "after the moves" in r.output
+    assert "play Kx1" in r.output
+
+
+def test_scenario_show_of_a_shipped_scenario():
+    shipped = sorted(HERE.joinpath("scenarios").glob("*.toml"))
+    assert shipped
+    r = invoke("scenario", "show", shipped[0])
+    assert r.exit_code == 0, r.output
+    assert "legal moves" in r.output and "seat 0" in r.output
+
+
+def test_scenario_run_passing(tmp_path):
+    p = _scenario(tmp_path, '["play Qx1"]', 'to_move = 1\npile = ["Q"]\nlegal = ["play Kx1"]')
+    r = invoke("scenario", "run", p)
+    assert r.exit_code == 0, r.output
+    assert "ok" in r.output and "1 passed, 0 failed" in r.output
+
+
+def test_trace():
+    r = invoke("trace", "--rules", "shithead", "--players", 3, "--seed", 5)
+    assert r.exit_code == 0, (r.output, r.exception)
+    lines = r.output.strip().splitlines()
+    assert "shithead" in lines[0] and "seed 5" in lines[0]
+    assert "dealer seat 0" in lines[1]
+    moves = [ln for ln in lines if re.match(r"^\s*\d+\. seat \d: ", ln)]
+    assert moves, r.output
+    numbers = [int(ln.split(".")[0]) for ln in moves]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert lines[-1].startswith("places: ") or lines[-1].startswith("unfinished")
+    if lines[-1].startswith("places: "):
+        seats = re.findall(r"seat (\d)", lines[-1])
+        assert sorted(seats) == ["0", "1", "2"]
+    # the same seed plays the same game
+    again = invoke("trace", "--rules", "shithead", "--players", 3, "--seed", 5)
+    assert again.output == r.output
+
+
+def test_trace_game_index_rotates_the_dealer():
+    r = invoke("trace", "--rules", "family", "--players", 3, "--seed", 1, "--game", 4)
+    assert r.exit_code == 0, r.output
+    assert "dealer seat 1" in r.output
+    assert "seat 2 starts" in r.output
+
+
+def test_trace_move_cap_reports_unfinished():
+    r = invoke("trace", "--rules", "palace", "--players", 4, "--seed", 2, "--house", "max_moves:10")
+    assert r.exit_code == 0, r.output
+    assert r.output.strip().splitlines()[-1].startswith("unfinished")
+
+
+def test_strategies():
+    r = invoke("strategies")
+    assert r.exit_code == 0, r.output
+    assert "greedy" in r.output and "random" in r.output
+
+
+def test_import_cli_does_not_import_numba():
+    code = "import sys, shedsim.cli; assert 'numba' not in sys.modules, 'numba imported'; print('ok')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

@@ -1,0 +1,220 @@
+"""The compiled kernel: RNG, observations, plugins, errors, caching, reproducibility."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from shedsim import engine, layout as L, plugins, seeding
+from shedsim.kernel import core
+from shedsim.kernel.rng import rng_below, rng_next
+from shedsim.rules import build, preset
+from shedsim.simulate import RunSpec, SimulationError, play_chunk, run_chunks
+
+
+def test_rng_matches_python_stream():
+    for key in (0, 1, 2**63 + 12345, 987654321):
+        py = seeding.SplitMix64(key)
+        nb = np.array([key], np.uint64)
+        for n in (2, 3, 52, 104, 1000):
+            assert int(rng_below(nb, n)) == py.below(n)
+        assert int(rng_next(nb)) == py.next()
+
+
+def test_game_keys_do_not_depend_on_chunking():
+    a = seeding.game_keys(5, np.arange(0, 100))
+    b = seeding.game_keys(5, np.arange(40, 60))
+    assert np.array_equal(a[0][40:60], b[0]) and np.array_equal(a[1][40:60], b[1])
+    assert not np.array_equal(a[0], a[1])  # deal and strategy streams differ
+
+
+def _step_both(rules, names, players, seed, games):
+    """Step the kernel's core and the reference engine together; yield both observations."""
+    known = plugins.discover()
+    ra = rules.compile(players)
+    dk, sk = seeding.game_keys(seed, np.arange(games))
+    for g in range(games):
+        seated = [known[names[(g + s) % len(names)]].player() for s in range(players)]
+        state, srng_ref = engine.new_game(rules, seated, int(dk[g]), int(sk[g]), g % players, ra)
+        pub = np.zeros(L.O_SIZE, np.int64)
+        priv = np.zeros(L.P_SIZE, np.int64)
+        drng = np.array([dk[g]], np.uint64)
+        srng = np.array([sk[g]], np.uint64)
+        core.deal(ra, pub, priv, drng, g % players)
+        for s in range(players):
+            vis = priv[L.P_HANDS + s] + pub[L.O_FACE_UP + s]
+            up = seated[s].swap(int(vis), s, players, ra, srng)
+            pub[L.O_FACE_UP + s] = up
+            priv[L.P_HANDS + s] = vis - up
+        pub[L.O_SEAT] = core.start_seat(ra, pub, priv, drng)
+        while not (state.finished or state.unfinished):
+            core.prepare(pub, priv)
+            obs = engine.public_array(state)
+            yield state, obs, pub.copy()
+            legal = engine.legal_moves(state)
+            move = seated[state.to_move].move(state, obs, ra, srng_ref, legal)
+            assert core.is_legal(ra, pub, priv, move.code)
+            engine.apply_move(state, move)
+            core.apply(ra, pub, priv, move.code)
+
+
+@pytest.mark.parametrize("name,players,toggles", [("shithead", 4, []), ("nines", 3, ["skip8"]),
+                                                  ("duel", 2, ["low7"]), ("palace", 5, ["reverse:K"])])
+def test_kernel_observation_equals_reference_observation(name, players, toggles):
+    rules = build(name, [*toggles, "max_moves:300"])
+    steps = 0
+    for _, ref_obs, kernel_obs in _step_both(rules, ["greedy", "random", "expert"], players, 11, 6):
+        assert np.array_equal(ref_obs, kernel_obs), np.nonzero(ref_obs != kernel_obs)
+        steps += 1
+    assert steps > 50
+
+
+def test_observation_hides_hidden_cards():
+    """Permuting everything a seat may not see leaves its observation unchanged."""
+    rules = preset("shithead")
+    known = plugins.discover()
+    seated = [known["greedy"].player()] * 3
+    state, _ = engine.new_game(rules, seated, 123, 456, 0)
+    for _ in range(5):
+        engine.apply_move(state, engine.legal_moves(state)[0])
+    me = state.to_move
+    before = engine.public_array(state)
+    other = state.copy()
+    others = [s for s in range(3) if s != me]
+    a, b = others
+    # swap hidden cards between the other hands, the stock and every face-down row
+    pool = other.seats[a].hand + other.seats[b].hand + other.stock + sum((s.face_down for s in other.seats), [])
+    pool = pool[::-1]
+    sizes = [len(other.seats[a].hand), len(other.seats[b].hand), len(other.stock)] + [len(s.face_down) for s in other.seats]
+    parts = []
+    i = 0
+    for n in sizes:
+        parts.append(pool[i:i + n])
+        i += n
+    other.seats[a].hand, other.seats[b].hand, other.stock = sorted(parts[0]), sorted(parts[1]), parts[2]
+    for s, fd in zip(other.seats, parts[3:]):
+        s.face_down = fd
+    assert other.seats[a].hand != state.seats[a].hand or other.stock != state.stock
+    assert np.array_equal(engine.public_array(other), before)
+    obs = plugins.Observation(before, rules.compile(3))
+    assert not any(hasattr(obs, k) for k in ("state", "seats", "stock", "face_down"))
+
+
+def _write_plugin(tmp_path, name, body):
+    d = tmp_path / "plugins"
+    d.mkdir(exist_ok=True)
+    (d / f"{name}.py").write_text(textwrap.dedent(body))
+    return d
+
+
+ILLEGAL = """
+    from numba import njit
+    from shedsim import layout as L
+    from shedsim.kernel.policies import greedy_move, strongest_face_up
+    NAME = "cheater"
+    DESCRIPTION = "plays four aces whenever it can move"
+    DETERMINISTIC = True
+    @njit(cache=True)
+    def swap(visible, seat, players, rules, params, rng):
+        return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+    @njit(cache=True)
+    def move(obs, rules, params, rng):
+        if obs[L.O_MOVES] >= 3:
+            return (14 << 8) | (4 << 4)
+        return greedy_move(obs, rules)
+"""
+
+RAISER = """
+    from numba import njit
+    from shedsim import layout as L
+    from shedsim.kernel.policies import greedy_move, strongest_face_up
+    NAME = "raiser"
+    DESCRIPTION = "raises on its fourth move"
+    DETERMINISTIC = True
+    @njit(cache=True)
+    def swap(visible, seat, players, rules, params, rng):
+        return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+    @njit(cache=True)
+    def move(obs, rules, params, rng):
+        if obs[L.O_MOVES] >= 3:
+            raise ValueError("raiser gives up")
+        return greedy_move(obs, rules)
+"""
+
+
+@pytest.mark.parametrize("source,name", [(ILLEGAL, "cheater"), (RAISER, "raiser")])
+def test_failing_plugin_stops_the_run_naming_plugin_seed_and_position(tmp_path, source, name):
+    d = _write_plugin(tmp_path, name, source)
+    spec = RunSpec(preset("shithead"), 2, (name, "greedy"), (name, "greedy"), seed=42, games=10,
+                   strategy_paths=(str(d),))
+    with pytest.raises(SimulationError) as err:
+        play_chunk(spec, 0, 10)
+    msg = str(err.value)
+    assert name in msg and "seed 42" in msg and "pile" in msg and "seat" in msg
+
+
+def test_python_plugin_runs_on_reference_engine_and_illegal_index_is_reported(tmp_path):
+    d = _write_plugin(tmp_path, "pyfirst", """
+        NAME = "pyfirst"
+        DESCRIPTION = "first legal move; bad index after move 5"
+        DETERMINISTIC = True
+        def choose_swap(visible, seat, players, rules, rng):
+            return sorted(visible)[-rules.table_size:]
+        def choose_move(obs, legal, rng):
+            return 99 if obs.array[14] > 5 else 0
+    """)
+    known = plugins.discover([d])
+    assert known["pyfirst"].kind == "python"
+    with pytest.raises(engine.StrategyError) as err:
+        engine.play_game(preset("family"), [known["pyfirst"].player(), known["greedy"].player()], 1, 2)
+    assert "pyfirst" in str(err.value) and "deal key 1" in str(err.value)
+
+
+@pytest.mark.parametrize("body,needle", [
+    ("def broken(:\n", "syntax error"),
+    ("NAME = 'x'\n", "DESCRIPTION"),
+    ("NAME = 'x'\nDESCRIPTION = 'y'\nDETERMINISTIC = True\n", "define swap() and move()"),
+    ("raise RuntimeError('no')\n", "failed to import"),
+])
+def test_broken_plugins_are_refused_by_name(tmp_path, body, needle):
+    d = tmp_path / "bad"
+    d.mkdir()
+    (d / "broken.py").write_text(body)
+    with pytest.raises(plugins.PluginError) as err:
+        plugins.discover([d])
+    assert needle in str(err.value) and "broken.py" in str(err.value)
+
+
+def test_results_do_not_depend_on_chunks_or_workers():
+    spec = RunSpec(preset("shithead"), 3, ("greedy", "random", "expert"), ("greedy", "random", "expert"),
+                   seed=9, games=600, chunk_size=600)
+    whole = play_chunk(spec, 0, 600).records
+    small = RunSpec(**{**spec.__dict__, "chunk_size": 70})
+    parts = run_chunks(small, list(range(small.n_chunks())), workers=2)
+    for key in ("places", "moves", "pickups", "burns", "dealt", "face_up", "start"):
+        assert np.array_equal(whole[key], np.concatenate([p.records[key] for p in parts])), key
+
+
+def test_unfinished_games_are_counted_not_dropped():
+    spec = RunSpec(build("shithead", ["max_moves:90"]), 4, ("greedy",), ("greedy",), games=300, schedule="same")
+    rec = play_chunk(spec, 0, 300).records
+    assert len(rec["moves"]) == 300
+    unfinished = rec["unfinished"]
+    assert 0 < unfinished.sum() < 300
+    assert (rec["moves"][unfinished] == 90).all()
+    assert ((rec["places"][unfinished] == 0).sum(axis=1) >= 2).all()
+    done = ~unfinished
+    assert (np.sort(rec["places"][done], axis=1) == np.arange(1, 5)).all()
+
+
+def test_bench_json_and_second_process_loads_cached_kernel():
+    cmd = [sys.executable, "-m", "shedsim", "bench", "--games", "2000", "--json"]
+    first = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    second = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    assert second["kernel_cache"] == "hit"
+    for out in (first, second):
+        assert out["games"] == 2000 and out["moves_per_game"] > 10 and out["games_per_s"] > 0
+    assert first["moves_per_game"] == second["moves_per_game"]  # same seed, same games
