@@ -12,6 +12,14 @@ int32[n], ``pickups``/``burns`` int16[n, P], ``unfinished`` bool[n], ``dealt`` /
 ``trace`` int32[n, T]: the first T move codes of each game (T = 0 records nothing; the
 differential test uses it).
 
+Scratch arrays come from the caller: ``pub`` int64[O_SIZE], ``priv`` int64[P_SIZE],
+``drng``/``srng`` uint64[1] (deal and strategy streams), ``params`` int64[8].
+
+The loop is compiled with numba's reference counting off (``_nrt=False``): every helper
+inlined into it takes arrays, and with reference counting on, each such call costs an
+atomic increment and decrement per array argument, which was most of the time of a move
+(about 6x slower). Nothing here allocates, so nothing needs counting.
+
 ``status`` int64[8]: on return ``status[0]`` = games completed; when a strategy fails,
 ``status[1]`` = error kind (1 impossible swap, 2 illegal move), ``status[2]`` = seat,
 ``status[3]`` = what the strategy returned, ``status[4]`` = move number. While running,
@@ -23,13 +31,14 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import apply, deal, is_legal, prepare, start_seat, valid_swap
+from shedsim.kernel.core import deal, legal_now, stage_of, start_seat, step, valid_swap, write_public
 from shedsim.kernel._stub import choose_move, choose_swap  # GENERATED-DISPATCH
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
-               pickups, burns, unfinished, dealt, face_up, trace, status):
+               pickups, burns, unfinished, dealt, face_up, trace, status,
+               pub, priv, drng, srng, params):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
     is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[8]``)."""
     n_games = deal_keys.shape[0]
@@ -37,14 +46,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
     players = rules[L.R_PLAYERS]
     max_moves = rules[L.R_MAX_MOVES]
     table = rules[L.R_TABLE_SIZE]
-    pub = np.zeros(L.O_SIZE, dtype=np.int64)
-    priv = np.zeros(L.P_SIZE, dtype=np.int64)
-    drng = np.zeros(1, dtype=np.uint64)
-    srng = np.zeros(1, dtype=np.uint64)
-    # The mover's parameters, copied element by element: slicing entry_params[e] would
-    # create an array view, whose reference counting costs more than a whole move.
     n_params = entry_params.shape[1]
-    params = np.zeros(n_params, dtype=np.int64)
     status[1] = 0
     for g in range(n_games):
         status[0] = g
@@ -68,25 +70,40 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             pub[L.O_FACE_UP + s] = up
             priv[L.P_HANDS + s] = visible - up
             face_up[g, s] = up
-        first = start_seat(rules, pub, priv, drng)
-        start[g] = first
-        pub[L.O_SEAT] = first
-        while pub[L.O_IN] > 0 and pub[L.O_MOVES] < max_moves:
-            prepare(pub, priv)
-            s = pub[L.O_SEAT]
-            e = seating[g, s]
+        seat = start_seat(rules, pub, priv, drng)
+        start[g] = seat
+        # The turn's scalars live in local variables (registers); the observation array is
+        # refreshed from them before each decision.
+        top = np.int64(0)
+        trank = np.int64(0)
+        run = np.int64(0)
+        pile = np.int64(0)
+        pile_n = np.int64(0)
+        stock_n = pub[L.O_STOCK_N]
+        n_in = pub[L.O_IN]
+        direction = np.int64(1)
+        n_moves = np.int64(0)
+        while n_in > 0 and n_moves < max_moves:
+            st = stage_of(pub, seat, stock_n)
+            write_public(pub, seat, st, priv[L.P_HANDS + seat], top, trank, run, pile, pile_n,
+                         stock_n, n_in, direction, n_moves)
+            e = seating[g, seat]
             for i in range(n_params):
                 params[i] = entry_params[e, i]
             m = choose_move(entry_ids[e], pub, rules, params, srng)
-            if not is_legal(rules, pub, priv, m):
+            if not legal_now(rules, pub, priv, m, seat, st, top, pile_n, stock_n):
                 status[1] = 2
-                status[2] = s
+                status[2] = seat
                 status[3] = m
-                status[4] = pub[L.O_MOVES] + 1
+                status[4] = n_moves + 1
                 return g
-            if pub[L.O_MOVES] < trace_len:
-                trace[g, pub[L.O_MOVES]] = m
-            apply(rules, pub, priv, m)
+            if n_moves < trace_len:
+                trace[g, n_moves] = m
+            n_moves += 1
+            seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
+                rules, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+        pub[L.O_MOVES] = n_moves
+        pub[L.O_IN] = n_in
         moves[g] = pub[L.O_MOVES]
         unfinished[g] = pub[L.O_IN] > 0
         for s in range(players):

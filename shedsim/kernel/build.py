@@ -138,6 +138,9 @@ class Kernel:
             "trace": np.zeros((n, trace_moves), np.int32),
         }
         status = np.zeros(8, np.int64)
+        scratch = (np.zeros(L.O_SIZE, np.int64), np.zeros(L.P_SIZE, np.int64),
+                   np.zeros(1, np.uint64), np.zeros(1, np.uint64),
+                   np.zeros(entry_params.shape[1], np.int64))
         seating = np.ascontiguousarray(seating, dtype=np.int64)
         try:
             done = self.module.play_chunk(
@@ -145,7 +148,7 @@ class Kernel:
                 np.ascontiguousarray(entry_params, np.int64), seating, np.ascontiguousarray(deal_keys, np.uint64),
                 np.ascontiguousarray(strategy_keys, np.uint64), np.ascontiguousarray(dealers, np.int64),
                 rec["places"], rec["start"], rec["moves"], rec["pickups"], rec["burns"],
-                rec["unfinished"], rec["dealt"], rec["face_up"], rec["trace"], status)
+                rec["unfinished"], rec["dealt"], rec["face_up"], rec["trace"], status, *scratch)
         except Exception as e:  # a strategy raised inside compiled code
             g = int(status[0])
             raise KernelError(f"{type(e).__name__}: {e}", g, -1, "raised", 0, 0) from e

@@ -130,15 +130,21 @@ def start_seat(rules, pub, priv, drng):
 
 
 @njit(cache=True, inline="always")
-def stage(pub, priv, s):
-    """``STAGE_*`` of seat ``s``."""
+def stage_of(pub, s, stock_n):
+    """``STAGE_*`` of seat ``s`` when the stock holds ``stock_n`` cards."""
     if pub[L.O_PLACE + s] != 0:
         return L.STAGE_OUT
-    if pub[L.O_HAND_N + s] > 0 or pub[L.O_STOCK_N] > 0:
+    if pub[L.O_HAND_N + s] > 0 or stock_n > 0:
         return L.STAGE_HAND
     if pub[L.O_FACE_UP + s] != 0:
         return L.STAGE_FACE_UP
     return L.STAGE_FACE_DOWN
+
+
+@njit(cache=True, inline="always")
+def stage(pub, priv, s):
+    """``STAGE_*`` of seat ``s``."""
+    return stage_of(pub, s, pub[L.O_STOCK_N])
 
 
 @njit(cache=True, inline="always")
@@ -150,12 +156,11 @@ def prepare(pub, priv):
 
 
 @njit(cache=True, inline="always")
-def is_legal(rules, pub, priv, move):
-    """Whether ``move`` is legal for the seat to move (as :func:`shedsim.engine.legal_moves`).
-    Call :func:`prepare` first."""
-    s = pub[L.O_SEAT]
-    st = pub[L.O_STAGE]
-    mask = rules[L.R_PLAYABLE + pub[L.O_TOP]]
+def legal_now(rules, pub, priv, move, s, st, top, pile_n, stock_n):
+    """Whether ``move`` is legal for seat ``s`` in stage ``st`` (as
+    :func:`shedsim.engine.legal_moves`), given the pile's effective top, its size and the
+    stock's size."""
+    mask = rules[L.R_PLAYABLE + top]
     if move >= L.PLAY_MIN:
         r = move >> 8
         k = (move >> 4) & 15
@@ -167,13 +172,13 @@ def is_legal(rules, pub, priv, move):
                 return False
             if j == 0:
                 return True
-            return (rules[L.R_MIX_LAST] != 0 and pub[L.O_STOCK_N] == 0
+            return (rules[L.R_MIX_LAST] != 0 and stock_n == 0
                     and pub[L.O_HAND_N + s] == k and count(pub[L.O_FACE_UP + s], r) >= j)
         if st == L.STAGE_FACE_UP:
             return j == 0 and count(pub[L.O_FACE_UP + s], r) >= k
         return False
     if move == L.PICKUP:
-        if pub[L.O_PILE_N] == 0:
+        if pile_n == 0:
             return False
         mode = rules[L.R_PICKUP]
         if st == L.STAGE_HAND:
@@ -182,10 +187,18 @@ def is_legal(rules, pub, priv, move):
             return mode >= L.PICKUP_HAND_FACEUP or (pub[L.O_FACE_UP + s] & mask) == 0
         return mode == L.PICKUP_ALWAYS
     if move == L.GAMBLE:
-        return rules[L.R_GAMBLE] != 0 and pub[L.O_STOCK_N] > 0
+        return rules[L.R_GAMBLE] != 0 and stock_n > 0
     if move >= L.FLIP and move < L.FLIP + L.MAX_TABLE:
         return st == L.STAGE_FACE_DOWN and move - L.FLIP < pub[L.O_FACE_DOWN_N + s]
     return False
+
+
+@njit(cache=True, inline="always")
+def is_legal(rules, pub, priv, move):
+    """Whether ``move`` is legal for the seat to move (as :func:`shedsim.engine.legal_moves`).
+    Call :func:`prepare` first."""
+    return legal_now(rules, pub, priv, move, pub[L.O_SEAT], pub[L.O_STAGE], pub[L.O_TOP],
+                     pub[L.O_PILE_N], pub[L.O_STOCK_N])
 
 
 @njit(cache=True, inline="always")
@@ -199,10 +212,8 @@ def _step(pos, d, n):
 
 
 @njit(cache=True, inline="always")
-def advance(pub, seat, steps):
-    """The seat ``steps`` turns after ``seat``, counting only seats still in."""
-    n = pub[L.O_PLAYERS]
-    d = pub[L.O_DIRECTION]
+def advance_dir(pub, seat, steps, d, n):
+    """The seat ``steps`` turns after ``seat`` in direction ``d``, counting only seats still in."""
     pos = seat
     for _ in range(steps):
         pos = _step(pos, d, n)
@@ -212,119 +223,158 @@ def advance(pub, seat, steps):
 
 
 @njit(cache=True, inline="always")
-def _pick_up(pub, priv, s, card):
-    """The pile, plus ``card`` if non-zero, goes to seat ``s``'s hand; the turn passes."""
-    taken = pub[L.O_PILE]
-    n = pub[L.O_PILE_N]
-    if card != 0:
-        taken += one(card)
-        n += 1
-    priv[L.P_HANDS + s] += taken
-    pub[L.O_HAND_N + s] += n
-    pub[L.O_KNOWN + s] += taken
-    pub[L.O_PICKUPS + s] += 1
-    pub[L.O_PILE] = 0
-    pub[L.O_PILE_N] = 0
-    pub[L.O_TOP] = 0
-    pub[L.O_TOP_RANK] = 0
-    pub[L.O_RUN] = 0
-    pub[L.O_SEAT] = advance(pub, s, 1)
+def advance(pub, seat, steps):
+    """The seat ``steps`` turns after ``seat``, counting only seats still in."""
+    return advance_dir(pub, seat, steps, pub[L.O_DIRECTION], pub[L.O_PLAYERS])
 
 
 @njit(cache=True, inline="always")
-def _land(rules, pub, priv, s, r, n, from_hand):
-    """``n`` cards of rank ``r`` landed on the pile: burn, refill, out, next player."""
-    flags = rules[L.R_FLAGS + r]
-    if from_hand > 0 and pub[L.O_KNOWN + s] != 0:
-        kn = count(pub[L.O_KNOWN + s], r)
-        pub[L.O_KNOWN + s] -= min(kn, from_hand) * one(r)
-    pub[L.O_PILE] += n * one(r)
-    pub[L.O_PILE_N] += n
-    if (flags & L.F_INVISIBLE) == 0:
-        pub[L.O_TOP] = r
-    if pub[L.O_TOP_RANK] == r:
-        pub[L.O_RUN] += n
-    else:
-        pub[L.O_TOP_RANK] = r
-        pub[L.O_RUN] = n
-    burned = (flags & L.F_BURN) != 0 or pub[L.O_RUN] >= rules[L.R_BURN_RUN]
-    if burned:
-        pub[L.O_BURNED] += pub[L.O_PILE]
-        pub[L.O_BURNED_N] += pub[L.O_PILE_N]
-        pub[L.O_PILE] = 0
-        pub[L.O_PILE_N] = 0
-        pub[L.O_TOP] = 0
-        pub[L.O_TOP_RANK] = 0
-        pub[L.O_RUN] = 0
-        pub[L.O_BURNS + s] += 1
-    # refill
-    hand_size = rules[L.R_HAND_SIZE]
-    size = rules[L.R_DECK_SIZE]
-    while pub[L.O_STOCK_N] > 0 and pub[L.O_HAND_N + s] < hand_size:
-        priv[L.P_HANDS + s] += one(priv[L.P_DECK + size - pub[L.O_STOCK_N]])
-        pub[L.O_STOCK_N] -= 1
-        pub[L.O_HAND_N + s] += 1
-    players = pub[L.O_PLAYERS]
-    # out check
-    if pub[L.O_HAND_N + s] == 0 and pub[L.O_FACE_UP + s] == 0 and pub[L.O_FACE_DOWN_N + s] == 0:
-        pub[L.O_PLACE + s] = players - pub[L.O_IN] + 1
-        pub[L.O_IN] -= 1
-    if (flags & L.F_REVERSE) != 0 and (n & 1) == 1:
-        pub[L.O_DIRECTION] = -pub[L.O_DIRECTION]
-    if pub[L.O_IN] == 1:
-        for i in range(players):
-            if pub[L.O_PLACE + i] == 0:
-                pub[L.O_PLACE + i] = players
-        pub[L.O_IN] = 0
-        return
-    if burned:
-        if rules[L.R_BURN_PASSES] != 0 or pub[L.O_PLACE + s] != 0:
-            pub[L.O_SEAT] = advance(pub, s, 1)
-        else:
-            pub[L.O_SEAT] = s
-    elif (flags & L.F_SKIP) != 0:
-        pub[L.O_SEAT] = advance(pub, s, 1 + n)
-    else:
-        pub[L.O_SEAT] = advance(pub, s, 1)
+def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction):
+    """Apply a legal move (as :func:`shedsim.engine.apply_move`) with the pile, stock,
+    turn and direction held in arguments rather than in ``pub`` (so the kernel's game loop
+    keeps them in registers). Per-seat state is updated in ``pub``/``priv`` in place.
 
-
-@njit(cache=True, inline="always")
-def apply(rules, pub, priv, move):
-    """Apply a move already checked by :func:`is_legal` (as :func:`shedsim.engine.apply_move`).
-    Call :func:`prepare` first: the stage is read from the observation."""
-    s = pub[L.O_SEAT]
-    pub[L.O_MOVES] += 1
+    Returns the new ``(seat, top, trank, run, pile, pile_n, stock_n, n_in, direction)``;
+    ``n_in`` is 0 once the game is over. Does not count the move.
+    """
+    players = rules[L.R_PLAYERS]
+    land = True
+    card = 0
+    n = 0
+    from_hand = 0
+    r = 0
     if move >= L.PLAY_MIN:
         r = move >> 8
         k = (move >> 4) & 15
         j = move & 15
-        if pub[L.O_STAGE] == L.STAGE_HAND:
-            priv[L.P_HANDS + s] -= k * one(r)
-            pub[L.O_HAND_N + s] -= k
-            pub[L.O_FACE_UP + s] -= j * one(r)
-            _land(rules, pub, priv, s, r, k + j, k)
+        if st == L.STAGE_HAND:
+            priv[L.P_HANDS + seat] -= k * one(r)
+            pub[L.O_HAND_N + seat] -= k
+            if j != 0:
+                pub[L.O_FACE_UP + seat] -= j * one(r)
+            from_hand = k
+            n = k + j
         else:
-            pub[L.O_FACE_UP + s] -= k * one(r)
-            _land(rules, pub, priv, s, r, k, 0)
+            pub[L.O_FACE_UP + seat] -= k * one(r)
+            n = k
     elif move == L.PICKUP:
-        _pick_up(pub, priv, s, 0)
+        land = False
     else:
         if move == L.GAMBLE:
-            card = priv[L.P_DECK + rules[L.R_DECK_SIZE] - pub[L.O_STOCK_N]]
-            pub[L.O_STOCK_N] -= 1
+            card = priv[L.P_DECK + rules[L.R_DECK_SIZE] - stock_n]
+            stock_n -= 1
         else:
             slot = move - L.FLIP
-            base = L.P_FACE_DOWN + s * L.MAX_TABLE
+            base = L.P_FACE_DOWN + seat * L.MAX_TABLE
             card = priv[base + slot]
-            last = pub[L.O_FACE_DOWN_N + s] - 1
+            last = pub[L.O_FACE_DOWN_N + seat] - 1
             for i in range(slot, last):
                 priv[base + i] = priv[base + i + 1]
             priv[base + last] = 0
-            pub[L.O_FACE_DOWN_N + s] = last
-        if count(rules[L.R_PLAYABLE + pub[L.O_TOP]], card) != 0:
-            _land(rules, pub, priv, s, card, 1, 0)
+            pub[L.O_FACE_DOWN_N + seat] = last
+        if count(rules[L.R_PLAYABLE + top], card) != 0:
+            r = card
+            n = 1
         else:
-            _pick_up(pub, priv, s, card)
+            land = False
+    if not land:
+        # pick up the pile (and a failed flip's or gamble's card); the turn passes
+        taken = pile
+        tn = pile_n
+        if card != 0:
+            taken += one(card)
+            tn += 1
+        priv[L.P_HANDS + seat] += taken
+        pub[L.O_HAND_N + seat] += tn
+        pub[L.O_KNOWN + seat] += taken
+        pub[L.O_PICKUPS + seat] += 1
+        seat = advance_dir(pub, seat, 1, direction, players)
+        return seat, 0, 0, 0, np.int64(0), 0, stock_n, n_in, direction
+    flags = rules[L.R_FLAGS + r]
+    if from_hand > 0:
+        kn = pub[L.O_KNOWN + seat]
+        if kn != 0:
+            pub[L.O_KNOWN + seat] = kn - min(count(kn, r), from_hand) * one(r)
+    pile += n * one(r)
+    pile_n += n
+    if (flags & L.F_INVISIBLE) == 0:
+        top = r
+    if trank == r:
+        run += n
+    else:
+        trank = r
+        run = n
+    burned = (flags & L.F_BURN) != 0 or run >= rules[L.R_BURN_RUN]
+    if burned:
+        pub[L.O_BURNED] += pile
+        pub[L.O_BURNED_N] += pile_n
+        pile = 0
+        pile_n = 0
+        top = 0
+        trank = 0
+        run = 0
+        pub[L.O_BURNS + seat] += 1
+    # refill while the stock lasts
+    hn = pub[L.O_HAND_N + seat]
+    if stock_n > 0 and hn < rules[L.R_HAND_SIZE]:
+        size = rules[L.R_DECK_SIZE]
+        h = priv[L.P_HANDS + seat]
+        while stock_n > 0 and hn < rules[L.R_HAND_SIZE]:
+            h += one(priv[L.P_DECK + size - stock_n])
+            stock_n -= 1
+            hn += 1
+        priv[L.P_HANDS + seat] = h
+        pub[L.O_HAND_N + seat] = hn
+    # out check (ruling 7: refill came first)
+    out = hn == 0 and pub[L.O_FACE_UP + seat] == 0 and pub[L.O_FACE_DOWN_N + seat] == 0
+    if out:
+        pub[L.O_PLACE + seat] = players - n_in + 1
+        n_in -= 1
+    if (flags & L.F_REVERSE) != 0 and (n & 1) == 1:
+        direction = -direction
+    if n_in == 1:
+        for i in range(players):
+            if pub[L.O_PLACE + i] == 0:
+                pub[L.O_PLACE + i] = players
+        return seat, top, trank, run, pile, pile_n, stock_n, 0, direction
+    if burned:
+        if rules[L.R_BURN_PASSES] != 0 or out:
+            seat = advance_dir(pub, seat, 1, direction, players)
+    elif (flags & L.F_SKIP) != 0:
+        seat = advance_dir(pub, seat, 1 + n, direction, players)
+    else:
+        seat = advance_dir(pub, seat, 1, direction, players)
+    return seat, top, trank, run, pile, pile_n, stock_n, n_in, direction
+
+
+@njit(cache=True, inline="always")
+def write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, moves):
+    """Write the turn's scalars into the observation array (before a decision)."""
+    pub[L.O_SEAT] = seat
+    pub[L.O_STAGE] = st
+    pub[L.O_HAND] = hand
+    pub[L.O_TOP] = top
+    pub[L.O_TOP_RANK] = trank
+    pub[L.O_RUN] = run
+    pub[L.O_PILE] = pile
+    pub[L.O_PILE_N] = pile_n
+    pub[L.O_STOCK_N] = stock_n
+    pub[L.O_IN] = n_in
+    pub[L.O_DIRECTION] = direction
+    pub[L.O_MOVES] = moves
+
+
+@njit(cache=True)
+def apply(rules, pub, priv, move):
+    """Apply a move already checked by :func:`is_legal` (as :func:`shedsim.engine.apply_move`).
+    Call :func:`prepare` first: the stage is read from the observation."""
+    seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
+        rules, pub, priv, move, pub[L.O_SEAT], pub[L.O_STAGE], pub[L.O_TOP], pub[L.O_TOP_RANK],
+        pub[L.O_RUN], pub[L.O_PILE], pub[L.O_PILE_N], pub[L.O_STOCK_N], pub[L.O_IN],
+        pub[L.O_DIRECTION])
+    moves = pub[L.O_MOVES] + 1
+    write_public(pub, seat, pub[L.O_STAGE], pub[L.O_HAND], top, trank, run, pile, pile_n, stock_n,
+                 n_in, direction, moves)
 
 
 @njit(cache=True)

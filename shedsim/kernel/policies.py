@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from .. import layout as L
-from .core import apply, prepare
+from .core import stage_of, step, write_public
 from .nb import count, highest, lowest, one, play, playable, stage_cards
 from .rng import rng_below
 
@@ -141,16 +141,34 @@ def determinise(obs, rules, rng, pub, priv):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_rollout(rules, pub, priv, seat, cap):
     """Play greedy for every seat from the state until the game ends or ``cap`` more moves;
-    returns ``seat``'s place (for an unfinished game, the mean of the places left)."""
-    stop = pub[L.O_MOVES] + cap
-    while pub[L.O_IN] > 0 and pub[L.O_MOVES] < stop:
-        prepare(pub, priv)
-        apply(rules, pub, priv, greedy_move(pub, rules))
+    returns ``seat``'s place (for an unfinished game, the mean of the places left).
+
+    Compiled without reference counting, like the kernel's game loop (see
+    :mod:`shedsim.kernel._loop`): it allocates nothing.
+    """
+    moves = pub[L.O_MOVES]
+    stop = moves + cap
+    s = pub[L.O_SEAT]
+    top = pub[L.O_TOP]
+    trank = pub[L.O_TOP_RANK]
+    run = pub[L.O_RUN]
+    pile = pub[L.O_PILE]
+    pile_n = pub[L.O_PILE_N]
+    stock_n = pub[L.O_STOCK_N]
+    n_in = pub[L.O_IN]
+    direction = pub[L.O_DIRECTION]
+    while n_in > 0 and moves < stop:
+        st = stage_of(pub, s, stock_n)
+        write_public(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, stock_n,
+                     n_in, direction, moves)
+        m = greedy_move(pub, rules)
+        moves += 1
+        s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
+            rules, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
     if pub[L.O_PLACE + seat] != 0:
         return float(pub[L.O_PLACE + seat])
     players = pub[L.O_PLAYERS]
-    inside = pub[L.O_IN]
-    return (players - inside + 1 + players) / 2.0
+    return (players - n_in + 1 + players) / 2.0
