@@ -22,14 +22,19 @@ compile: install
 test: compile
 	$(PY) -m pytest -q -n $(WORKERS) -p no:cacheprovider
 
-# The full differential run: 100,000 games per preset and player count.
+# The full differential run: 100,000 games per preset (shared by its player counts).
 differential: compile
-	SHEDSIM_DIFF_GAMES=100000 $(PY) -m pytest -q -n $(WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
+	SHEDSIM_DIFF_PER_PRESET=100000 $(PY) -m pytest -q -n $(WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
 
 bench: compile
 	$(SHEDSIM) bench --rules shithead --players 2 --strategy greedy --games 1000000
 	$(SHEDSIM) bench --rules shithead --players 4 --strategy greedy --games 1000000
 	$(SHEDSIM) bench --rules shithead --players 2 --strategy greedy --games 1000000 --workers 2
+
+# The default tournament (every built-in strategy except mc, shithead, 4 players,
+# 200,000 games) into reports/latest/.
+demo: compile
+	$(SHEDSIM) tournament
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

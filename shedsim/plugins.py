@@ -32,11 +32,14 @@ from public information and the mover's own hand only.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
 import os
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -207,8 +210,55 @@ def parse_spec(text: str) -> tuple[str, dict[str, int]]:
     return name, overrides
 
 
+DECISION_TIMEOUT_ENV = "SHEDSIM_DECISION_TIMEOUT"
+DEFAULT_DECISION_TIMEOUT = 10.0
+
+
+class DecisionTimeout(Exception):
+    """A plain-Python strategy took longer than the per-decision limit."""
+
+
+def decision_timeout() -> float:
+    """Seconds a plain-Python decision may take (``$SHEDSIM_DECISION_TIMEOUT``, default 10;
+    0 turns the guard off)."""
+    try:
+        return float(os.environ.get(DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT))
+    except ValueError:
+        return DEFAULT_DECISION_TIMEOUT
+
+
+@contextlib.contextmanager
+def decision_guard(seconds: float):
+    """Raise :class:`DecisionTimeout` in the block after ``seconds`` of wall time.
+
+    Uses ``SIGALRM`` (POSIX, main thread only); elsewhere it does nothing. Compiled
+    strategies cannot be interrupted this way and need no guard for the kernel: a
+    compiled loop that never returns is stopped with Ctrl-C.
+    """
+    usable = (seconds > 0 and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def _expired(signum, frame):
+        raise DecisionTimeout(f"no decision after {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, _expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 class EnginePlayer:
-    """Adapter between a plugin and :mod:`shedsim.engine` (the ``Player`` protocol)."""
+    """Adapter between a plugin and :mod:`shedsim.engine` (the ``Player`` protocol).
+
+    Plain-Python decisions run under :func:`decision_guard`, so a plugin that loops
+    forever stops the game with an error instead of hanging the run.
+    """
 
     def __init__(self, strategy: Strategy, label: str, params: np.ndarray) -> None:
         self.strategy = strategy
@@ -220,7 +270,8 @@ class EnginePlayer:
         if self.strategy.compiled:
             return int(mod.swap(np.int64(visible), np.int64(seat), np.int64(players), rules_array,
                                 self.params, rng))
-        chosen = mod.choose_swap(unpack(visible), seat, players, RulesView(rules_array), StreamRandom(rng))
+        with decision_guard(decision_timeout()):
+            chosen = mod.choose_swap(unpack(visible), seat, players, RulesView(rules_array), StreamRandom(rng))
         return pack(list(chosen))
 
     def move(self, state, obs: np.ndarray, rules_array: np.ndarray, rng: np.ndarray, legal):
@@ -232,7 +283,8 @@ class EnginePlayer:
                 return Move.from_code(code)
             except MoveSyntaxError:
                 return Move("invalid", rank=code)
-        index = mod.choose_move(Observation(obs, rules_array), list(legal), StreamRandom(rng))
+        with decision_guard(decision_timeout()):
+            index = mod.choose_move(Observation(obs, rules_array), list(legal), StreamRandom(rng))
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(legal):
             return Move("invalid", rank=-1 if not isinstance(index, (int, np.integer)) else int(index))
         return legal[int(index)]
