@@ -110,12 +110,12 @@ def _write_plugin(tmp_path, name, body):
     return d
 
 
-ILLEGAL = """
+PLUGIN = """
     from numba import njit
     from shedsim import layout as L
     from shedsim.kernel.policies import greedy_move, strongest_face_up
-    NAME = "cheater"
-    DESCRIPTION = "plays four aces whenever it can move"
+    NAME = "{name}"
+    DESCRIPTION = "misbehaves from its fourth move on"
     DETERMINISTIC = True
     @njit(cache=True)
     def swap(visible, seat, players, rules, params, rng):
@@ -123,26 +123,11 @@ ILLEGAL = """
     @njit(cache=True)
     def move(obs, rules, params, rng):
         if obs[L.O_MOVES] >= 3:
-            return (14 << 8) | (4 << 4)
+            {misbehave}
         return greedy_move(obs, rules)
 """
-
-RAISER = """
-    from numba import njit
-    from shedsim import layout as L
-    from shedsim.kernel.policies import greedy_move, strongest_face_up
-    NAME = "raiser"
-    DESCRIPTION = "raises on its fourth move"
-    DETERMINISTIC = True
-    @njit(cache=True)
-    def swap(visible, seat, players, rules, params, rng):
-        return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
-    @njit(cache=True)
-    def move(obs, rules, params, rng):
-        if obs[L.O_MOVES] >= 3:
-            raise ValueError("raiser gives up")
-        return greedy_move(obs, rules)
-"""
+ILLEGAL = PLUGIN.format(name="cheater", misbehave="return (14 << 8) | (4 << 4)  # four aces")
+RAISER = PLUGIN.format(name="raiser", misbehave='raise ValueError("raiser gives up")')
 
 
 @pytest.mark.parametrize("source,name", [(ILLEGAL, "cheater"), (RAISER, "raiser")])
