@@ -248,7 +248,13 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
     rules = build("shithead", ["max_moves:50"])
     spec = RunSpec(rules, 2, (compiled[0].name,), (compiled[0].name,), games=1, schedule="same",
                    strategy_paths=tuple(str(p) for p in strategy_path or []))
-    play_chunk(spec, 0, 1)
+    play_chunk(spec, 0, 1)  # the fast game loop
+    from .kernel.build import inlinable
+    for s in compiled:
+        if not inlinable(s):  # the standard loop, for strategies that allocate (mc)
+            play_chunk(RunSpec(rules, 2, (s.name,), (s.name,), games=1, schedule="same",
+                               strategy_paths=spec.strategy_paths), 0, 1)
+            break
     for s in compiled:  # the reference engine calls the strategies' own dispatchers
         play_game(rules, [s.player(), s.player()], 1, 2)
     typer.echo(f"kernel and {len(compiled)} compiled strategies ready in {time.perf_counter() - t:.1f} s "
@@ -356,6 +362,10 @@ def bench(
         table.add_row("reference engine games/s", f"{out['reference_games_per_s']:,.1f} (first {out['reference_games']} games)")
         table.add_row("kernel / reference", f"{out['speedup_vs_reference']:,.0f}x")
     Console().print(table)
+
+
+from .cli_tournament import tournament  # noqa: E402
+app.command("tournament")(tournament)
 
 
 def main() -> None:  # pragma: no cover

@@ -10,6 +10,7 @@ for any chunk size, number of workers or backend.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -165,14 +166,69 @@ def describe_failure(spec: RunSpec, known, sched, dk, sk, err) -> str:
     return f"strategy {who!r} failed in the kernel ({err}) [{head}]"
 
 
+BACKENDS = ("loky", "dask", "ray")
+
+
+@contextlib.contextmanager
+def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | None = None):
+    """joblib's ``parallel_config`` for ``backend``, starting what it needs.
+
+    ``loky``: local processes. ``dask``: connects to ``scheduler`` (a dask scheduler
+    address) or starts a ``LocalCluster`` of ``workers`` single-threaded processes.
+    ``ray``: ``ray.init(address=scheduler)`` (needs ``pip install ray``). Raises
+    ``ValueError`` for an unknown backend and ``ImportError`` naming the missing package.
+    """
+    from joblib import parallel_config
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; one of {', '.join(BACKENDS)}")
+    if backend == "loky":
+        with parallel_config(backend="loky", n_jobs=workers):
+            yield
+        return
+    if backend == "dask":
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError as e:
+            raise ImportError("--backend dask needs dask.distributed: pip install 'dask[distributed]'") from e
+        cluster = None
+        if scheduler:
+            client = Client(scheduler)
+        else:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+        try:
+            with parallel_config(backend="dask", n_jobs=-1):
+                yield
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        return
+    try:
+        import ray
+        from ray.util.joblib import register_ray
+    except ImportError as e:
+        raise ImportError("--backend ray needs ray: pip install ray") from e
+    ray.init(address=scheduler, ignore_reinit_error=True, include_dashboard=False)
+    register_ray()
+    try:
+        with parallel_config(backend="ray", n_jobs=workers):
+            yield
+    finally:
+        ray.shutdown()
+
+
 def run_chunks(spec: RunSpec, chunks: list[int], workers: int = 1, backend: str = "loky",
-               on_result: Any = None, keep: tuple[str, ...] | None = None) -> list[ChunkResult]:
+               on_result: Any = None, keep: tuple[str, ...] | None = None,
+               scheduler: str | None = None) -> list[ChunkResult]:
     """Play the given chunk numbers with joblib; results come back in chunk order.
 
     ``on_result(chunk_number, result)`` is called as each chunk finishes (progress,
-    streaming aggregation, the run store).
+    streaming aggregation, the run store). ``backend``/``scheduler``: see
+    :func:`backend_config`; the results do not depend on them.
     """
-    from joblib import Parallel, delayed, parallel_config
+    from joblib import Parallel, delayed
     out: list[ChunkResult] = []
     if workers <= 1 and backend == "loky":
         for c in chunks:
@@ -181,7 +237,7 @@ def run_chunks(spec: RunSpec, chunks: list[int], workers: int = 1, backend: str 
                 on_result(c, r)
             out.append(r)
         return out
-    with parallel_config(backend=backend, n_jobs=workers):
+    with backend_config(backend, workers, scheduler):
         gen = Parallel(return_as="generator")(
             delayed(play_chunk)(spec, *spec.chunk_bounds(c), keep=keep) for c in chunks)
         for c, r in zip(chunks, gen):
@@ -191,11 +247,11 @@ def run_chunks(spec: RunSpec, chunks: list[int], workers: int = 1, backend: str 
     return out
 
 
-def warm_workers(spec: RunSpec, workers: int, backend: str = "loky") -> None:
+def warm_workers(spec: RunSpec, workers: int, backend: str = "loky", scheduler: str | None = None) -> None:
     """Start the worker processes and load the kernel in each (one tiny chunk apiece)."""
-    from joblib import Parallel, delayed, parallel_config
-    if workers <= 1:
+    from joblib import Parallel, delayed
+    if workers <= 1 and backend == "loky":
         play_chunk(spec, 0, 1, keep=("moves",))
         return
-    with parallel_config(backend=backend, n_jobs=workers):
+    with backend_config(backend, workers, scheduler):
         Parallel()(delayed(play_chunk)(spec, 0, 1, ("moves",)) for _ in range(workers))

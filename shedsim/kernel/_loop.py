@@ -15,10 +15,12 @@ differential test uses it).
 Scratch arrays come from the caller: ``pub`` int64[O_SIZE], ``priv`` int64[P_SIZE],
 ``drng``/``srng`` uint64[1] (deal and strategy streams), ``params`` int64[8].
 
-The loop is compiled with numba's reference counting off (``_nrt=False``): every helper
-inlined into it takes arrays, and with reference counting on, each such call costs an
-atomic increment and decrement per array argument, which was most of the time of a move
-(about 6x slower). Nothing here allocates, so nothing needs counting.
+The generator also emits a copy, ``play_chunk_fast``, compiled with numba's reference
+counting off (``_nrt=False``): every helper inlined into the loop takes arrays, and with
+reference counting on, each such call costs an atomic increment and decrement per array
+argument, which was most of the time of a move (about 6x slower). Nothing in the loop
+allocates, so nothing needs counting; strategies that allocate (``INLINE = False``, such
+as ``mc``) are left out of the fast copy and run in this one.
 
 ``status`` int64[8]: on return ``status[0]`` = games completed; when a strategy fails,
 ``status[1]`` = error kind (1 impossible swap, 2 illegal move), ``status[2]`` = seat,
@@ -35,7 +37,7 @@ from shedsim.kernel.core import deal, legal_now, stage_of, start_seat, step, val
 from shedsim.kernel._stub import choose_move, choose_swap  # GENERATED-DISPATCH
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
                pickups, burns, unfinished, dealt, face_up, trace, status,
                pub, priv, drng, srng, params):

@@ -1,0 +1,323 @@
+"""``shedsim tournament``: the typer command (registered in :mod:`shedsim.cli`).
+
+Only typer and the standard library are imported here at module level, so ``shedsim
+--help`` stays fast; numpy, numba, pandas, matplotlib and the statistics libraries are
+imported inside the command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+_P_RUN = "What to play"
+_P_OUT = "Output and execution"
+
+
+def tournament(
+    rules: Annotated[Optional[str], typer.Option("--rules", "-r", rich_help_panel=_P_RUN, help="Preset: duel, nines, family, palace, shithead (default: shithead).")] = None,
+    house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle, repeatable (`shedsim rules list`).")] = None,
+    rules_file: Annotated[Optional[Path], typer.Option("--rules-file", rich_help_panel=_P_RUN, help="A rules TOML file; overrides --rules.")] = None,
+    players: Annotated[Optional[int], typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table (default: 4).")] = None,
+    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries: NAME, NAME:param=v, or LABEL=SPEC; a strategy named twice gets NAME#2 (A/A test) (default: every built-in strategy except mc).")] = None,
+    games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games to play, rounded up to whole blocks (every table x every rotation x rounds) (default: 200000).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed (default: 0).")] = None,
+    rounds: Annotated[Optional[int], typer.Option("--rounds", min=1, max=10, rich_help_panel=_P_RUN, help="Rounds per match (1-10), scored by summed places as palace does; >1 adds matches.csv (default: 1).")] = None,
+    seat_orders: Annotated[Optional[str], typer.Option("--seat-orders", rich_help_panel=_P_RUN, help="all: every table in every cyclic seating order (who plays after whom); sorted: one order per table (default: all).")] = None,
+    strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/latest).")] = None,
+    resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted run in this directory (plays only its missing chunks).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs).")] = None,
+    backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="joblib backend: loky (local processes), or dask / ray where installed. Results do not depend on it.")] = "loky",
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Cluster scheduler address for a cluster backend.")] = None,
+    save_games: Annotated[bool, typer.Option("--save-games", rich_help_panel=_P_OUT, help="Also write every game's record as Parquet (DIR/games/NNNNN.parquet, one file per chunk).")] = False,
+    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar and no table (errors and interruptions are still reported).")] = False,
+    chunk_size: Annotated[Optional[int], typer.Option("--chunk-size", min=1, rich_help_panel=_P_OUT, help="Games per chunk of work, rounded to whole blocks (default: about games/16, at most 20000).")] = None,
+    stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
+) -> None:
+    """Play a fair tournament between strategies and write its statistics and charts.
+
+    Every table of --players seats drawn from the entries, in every seating order, under every rotation, with paired deals (one shuffled deal replayed under each rotation).
+
+    Writes summary.csv, head_to_head.csv, seats.csv, lengths.csv (and matches.csv with --rounds > 1), PNG charts and run.json into --out, and prints the ranking. Ctrl-C keeps every finished chunk and writes partial results; --resume DIR continues.
+
+    With no options: every built-in strategy except mc, shithead, 4 players, 200,000 games, into reports/latest/.
+    """  # noqa: E501 (typer shows each paragraph as one line)
+    import json
+    import os
+    import sys
+    import time
+
+    from .cli import fail, load_rules
+    from .rules import RulesError
+    from .simulate import SimulationError
+    from . import tournament as T
+
+    t_start = time.perf_counter()
+    paths = tuple(str(p) for p in strategy_path or [])
+    from . import simulate
+    backends = getattr(simulate, "BACKENDS", ("loky",))
+    if backend not in backends:
+        fail(f"--backend: one of {', '.join(backends)}; got {backend!r}")
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        if resume is not None:
+            root = resume
+            if out is not None and out.resolve() != resume.resolve():
+                fail(f"--out {str(out)!r} and --resume {str(resume)!r} differ: a resumed run writes into its own directory")
+            store = T.Store(root)
+            T.Store.check_writable(root)
+            spec = T.spec_from_store(store, paths if strategy_path else None)
+            _check_resume_options(spec, rules, house, rules_file, players, strategies, games, seed, rounds,
+                                  chunk_size, save_games, seat_orders, load_rules)
+        else:
+            root = out if out is not None else Path(T.DEFAULT_OUT)
+            rs = load_rules(rules or T.DEFAULT_RULES, house, rules_file)
+            n_players = T.DEFAULT_PLAYERS if players is None else players
+            rs.check_players(n_players)
+            entries = (T.parse_entries(strategies) if strategies is not None
+                       else [(n, n) for n in T.default_strategies(paths)])
+            rules_input = {"rules": rules or T.DEFAULT_RULES, "house": list(house or []),
+                           "rules_file": str(rules_file.resolve()) if rules_file else None}
+            spec = T.plan(rs, n_players, entries, T.DEFAULT_GAMES if games is None else games,
+                          seed=0 if seed is None else seed, rounds=1 if rounds is None else rounds,
+                          chunk_size=chunk_size, strategy_paths=paths, rules_input=rules_input,
+                          save_games=save_games, seat_orders=seat_orders or "all")
+            T.Store.check_writable(root)
+            store = T.Store(root)
+    except (T.TournamentError, RulesError) as e:
+        fail(str(e))
+
+    from rich.console import Console
+    err = Console(stderr=True)
+    say = (lambda *a, **k: None) if quiet else err.print
+    nt = len(spec.tables)
+    n_comb = len(T.tournament_tables(len(spec.entries), spec.players))
+    tables_txt = (f"{nt} table(s): {n_comb} combination(s) in every seating order" if spec.seat_orders == "all"
+                  else f"{nt} table(s), one seating order each")
+    if seat_orders in (None, "all") and spec.seat_orders != "all":
+        say(f"[yellow]note:[/] every seating order would need over {T.MAX_ARRANGED_TABLES:,} tables; "
+            f"playing one order per table (--seat-orders sorted)")
+    blk = (f"{spec.match_block:,} games ({tables_txt}, x {spec.players} rotations"
+           + (f" x {spec.rounds} rounds)" if spec.rounds > 1 else ")"))
+    if spec.games != spec.games_requested:
+        say(f"[yellow]note:[/] --games {spec.games_requested:,} rounded up to {spec.games:,}: whole blocks of "
+            f"{blk}, so every table and rotation is played equally often")
+    else:
+        say(f"{spec.games:,} games = {spec.games // spec.match_block:,} whole blocks of {blk}, paired deals")
+
+    if resume is None and store.chunks.is_dir() and any(store.chunks.glob("*.npz")):
+        say(f"[yellow]note:[/] replacing the earlier run in {str(root)!r} (use --resume to continue a run instead)")
+    done_before = len(store.done_chunks(spec)) if resume is not None else 0
+    if resume is not None:
+        say(f"resuming {str(root)!r}: {done_before} of {spec.n_chunks} chunks already done")
+
+    progress = None
+    if not quiet:
+        progress = _progress(err)
+    try:
+        if progress is not None:
+            games_done = sum(b - a for a, b in (spec.chunk_bounds(i) for i in store.done_chunks(spec))) \
+                if resume is not None else 0
+            with progress:
+                task = progress.add_task("games", total=spec.games, completed=games_done, initial=games_done)
+                outcome = T.run(spec, store, workers=workers, backend=backend, resume=resume is not None,
+                                stop_after=stop_after, on_progress=lambda k: progress.advance(task, k),
+                                scheduler=scheduler)
+        else:
+            outcome = T.run(spec, store, workers=workers, backend=backend, resume=resume is not None,
+                            stop_after=stop_after, scheduler=scheduler)
+    except SimulationError as e:
+        fail(f"{e}\n({len(store.done_chunks(spec))} of {spec.n_chunks} finished chunks are kept in {str(root)})", 1)
+    except Exception as e:  # noqa: BLE001 - a worker died or could not load the kernel
+        fail(f"the run failed: {type(e).__name__}: {e}\n({len(store.done_chunks(spec))} of {spec.n_chunks} "
+             f"finished chunks are kept in {str(root)}; continue with: shedsim tournament --resume {str(root)})", 1)
+    except KeyboardInterrupt:  # raised outside the play loop (e.g. while starting workers)
+        outcome = T.RunOutcome(store.done_chunks(spec), 0, time.perf_counter() - t_start, True, False)
+
+    import signal
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # finish writing what we have
+    try:
+        total = store.load_total(spec, outcome.done)
+        res = T.analyse(spec, total)
+        games_done = int(total["games"])
+        prev = {}
+        try:
+            prev = json.loads((Path(root) / "run.json").read_text()) if resume is not None else {}
+        except (OSError, ValueError):
+            prev = {}
+        session = {"games_played": outcome.played_now, "play_s": round(outcome.play_s, 3),
+                   "games_per_s": round(outcome.played_now / outcome.play_s, 1) if outcome.play_s > 0 else None,
+                   "workers": workers, "backend": backend, "interrupted": outcome.interrupted,
+                   "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(time.time() - (time.perf_counter() - t_start)))}
+        sessions = [s for s in prev.get("sessions", []) if isinstance(s, dict)] + [session]
+        play_total = sum(s.get("play_s") or 0 for s in sessions)
+        played_total = sum(s.get("games_played") or 0 for s in sessions)
+        info = {
+            "command": "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None,
+            "spec": spec.to_json(), "seed": spec.seed, "versions": T.versions(),
+            "complete": outcome.complete, "chunks_done": len(outcome.done), "n_chunks": spec.n_chunks,
+            "games_requested": spec.games_requested, "games": spec.games, "games_in_results": games_done,
+            "rounded_games": spec.games != spec.games_requested,
+            "unfinished_games": res.info["unfinished"], "unfinished_share": res.info["unfinished_share"],
+            "lengths": res.info["lengths"], "rating_fit": res.info["rating_fit"],
+            "workers": workers, "backend": backend, "sessions": sessions,
+            "play_s": round(play_total, 3),
+            "games_per_s": round(played_total / play_total, 1) if play_total > 0 else None,
+            "definitions": DEFINITIONS,
+        }
+        files = T.write_outputs(spec, res, Path(root), plots=not no_plots)
+        wall = time.perf_counter() - t_start
+        session["wall_s"] = round(wall, 3)
+        session["peak_rss_mb_main"] = _peak_rss_mb()
+        info["wall_s"] = round(sum(s.get("wall_s") or 0 for s in sessions), 3)
+        T.write_run_json(Path(root), info, files)
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+    if not quiet:
+        _print_table(spec, res, complete=outcome.complete)
+        rate = f"{outcome.played_now / outcome.play_s:,.0f} games/s" if outcome.play_s > 0 and outcome.played_now else "-"
+        typer.echo(f"{games_done:,} games ({res.info['unfinished']:,} unfinished at the move cap of "
+                   f"{spec.rules.max_moves} moves); played {outcome.played_now:,} now in {outcome.play_s:.1f} s "
+                   f"({rate}); wall {wall:.1f} s")
+        typer.echo(f"wrote {', '.join(files + ['run.json'])} to {str(root)}")
+    if outcome.interrupted:
+        typer.echo(f"interrupted: {len(outcome.done)} of {spec.n_chunks} chunks ({games_done:,} of {spec.games:,} games) "
+                   f"finished and kept; partial results written to {str(root)}; "
+                   f"continue with: shedsim tournament --resume {str(root)}", err=True)
+        raise typer.Exit(130)
+
+
+def _peak_rss_mb() -> float | None:
+    """Peak resident memory of this (main) process in MiB (``resource.getrusage``)."""
+    try:
+        import resource
+        import sys
+        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return round(kb / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+    except (ImportError, OSError):
+        return None
+
+
+DEFINITIONS = {
+    "games": "seat-games: a strategy seated twice at one table plays two seat-games in that game",
+    "win": "place 1 (first out); possible in an unfinished game if it happened before the move cap",
+    "loss": "last place (the Idiot); nobody loses an unfinished game",
+    "unfinished": "the game reached the move cap; seats still in share the remaining places (each gets their mean) "
+                  "for mean place, head to head (two such seats tie) and match totals",
+    "mean_place": "1 = first out; t interval over seat-games",
+    "rating": "Plackett-Luce log-strength of the finishing orders on the Elo scale (mean 0); interval = +-1.96 se "
+              "from the Fisher information",
+    "head_to_head": "share of comparisons (both at the same table) in which a finished ahead of b, ties counted half; "
+                    "interval and p-value (H0: share = 0.5) cluster-robust over deals (the rotations of one deal "
+                    "are one cluster); p_holm = Holm-corrected over all pairs",
+    "matches": "with rounds K > 1: the K games of one table and rotation on K consecutive deals of that table; "
+               "summed places, lowest total wins, tied totals share the mean rank",
+}
+
+
+def _check_resume_options(spec, rules, house, rules_file, players, strategies, games, seed, rounds, chunk_size,
+                          save_games, seat_orders, load_rules) -> None:
+    """Options given with --resume must agree with the stored run (exit 2 naming them)."""
+    from .cli import fail
+    from . import tournament as T
+    bad = []
+    if rules is not None or house or rules_file is not None:
+        rs = load_rules(rules or spec.rules_input.get("rules", "shithead"), house, rules_file)
+        if rs.to_dict() != spec.rules.to_dict():
+            bad.append("--rules/--house/--rules-file")
+    if players is not None and players != spec.players:
+        bad.append(f"--players ({players} vs stored {spec.players})")
+    if strategies is not None:
+        try:
+            ent = T.parse_entries(strategies)
+        except T.TournamentError as e:
+            fail(str(e))
+        if [s for _, s in ent] != list(spec.entries) or [lab for lab, _ in ent] != list(spec.labels):
+            bad.append("--strategies")
+    if games is not None and games not in (spec.games_requested, spec.games):
+        bad.append(f"--games ({games} vs stored {spec.games_requested})")
+    if seed is not None and seed != spec.seed:
+        bad.append(f"--seed ({seed} vs stored {spec.seed})")
+    if rounds is not None and rounds != spec.rounds:
+        bad.append(f"--rounds ({rounds} vs stored {spec.rounds})")
+    if chunk_size is not None and chunk_size != spec.chunk_size:
+        bad.append(f"--chunk-size ({chunk_size} vs stored {spec.chunk_size})")
+    if seat_orders is not None and seat_orders != spec.seat_orders:
+        bad.append(f"--seat-orders ({seat_orders} vs stored {spec.seat_orders})")
+    if save_games and not spec.save_games:
+        bad.append("--save-games (the run started without it)")
+    if bad:
+        fail("--resume: these options differ from the stored run: " + "; ".join(bad)
+             + " (give --resume DIR alone to continue it)")
+
+
+def _progress(console):
+    """A rich progress bar: games done, games/s and ETA from the mean rate of this session
+    (chunks arrive in bursts, so rich's windowed speed estimate would jump about)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
+
+    def rate(task) -> float | None:
+        played = task.completed - task.fields.get("initial", 0)
+        return played / task.elapsed if task.elapsed and played > 0 else None
+
+    class GamesPerSecond(ProgressColumn):
+        def render(self, task) -> Text:
+            r = rate(task)
+            return Text("- games/s" if r is None else f"{r:,.0f} games/s", style="cyan")
+
+    class Eta(ProgressColumn):
+        def render(self, task) -> Text:
+            r = rate(task)
+            if task.finished:
+                return Text("ETA 0:00:00", style="green")
+            if r is None:
+                return Text("ETA -:--:--", style="green")
+            left = int((task.total - task.completed) / r)
+            return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="green")
+
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
+
+
+def _print_table(spec, res, complete: bool) -> None:
+    import math
+    import sys
+
+    from rich.console import Console
+    from rich.table import Table
+    s = res.summary
+    title = (f"Ranking: {spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
+             + ("" if complete else " [PARTIAL: run interrupted]"))
+    t = Table(title=title, caption="\\[lo, hi] = 95% intervals (Wilson for rates, t for mean place); "
+                                    "rating: Plackett-Luce, Elo scale, +- 1.96 se")
+    for col, just in (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
+                      ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right")):
+        t.add_column(col, justify=just)
+
+    def pct(v, lo, hi):
+        return "-" if math.isnan(v) else f"{100 * v:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
+
+    for r in s.itertuples(index=False):
+        rating = "-" if math.isnan(r.rating) else f"{r.rating:+.1f} +- {1.96 * r.rating_se:.1f}"
+        place = "-" if math.isnan(r.mean_place) else f"{r.mean_place:.3f} [{r.place_lo:.3f}, {r.place_hi:.3f}]"
+        t.add_row(str(r.rank), r.strategy, f"{r.games:,}", pct(r.win_rate, r.win_lo, r.win_hi),
+                  pct(r.loss_rate, r.loss_lo, r.loss_hi), place, rating, f"{r.unfinished:,}")
+    console = Console() if sys.stdout.isatty() else Console(width=150)
+    console.print(t)
+    if res.matches is not None:
+        m = Table(title=f"Match standings ({spec.rounds} rounds, summed places, lowest total wins)")
+        for col in ("#", "strategy", "matches", "match wins", "mean match place", "mean total places"):
+            m.add_column(col, justify="left" if col == "strategy" else "right")
+        for r in res.matches.itertuples(index=False):
+            m.add_row(str(r.rank), r.strategy, f"{r.matches:,}",
+                      pct(r.match_win_rate, r.match_win_lo, r.match_win_hi),
+                      f"{r.mean_match_place:.3f} [{r.match_place_lo:.3f}, {r.match_place_hi:.3f}]",
+                      f"{r.mean_total_places:.3f}")
+        console.print(m)

@@ -1,0 +1,134 @@
+"""Tournament charts (matplotlib, Agg backend): one function per chart, each titled and
+labelled with units, each written as a PNG next to the CSV it comes from.
+
+Every function takes the DataFrame the tournament wrote (see :mod:`shedsim.tournament`),
+an output path and a subtitle (rules, players, games), and returns the path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+_META = {"Software": None}  # no version string in the file: same input, same bytes
+
+
+def _save(fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata=_META)
+    plt.close(fig)
+    return path
+
+
+def rates(summary, path: Path, subtitle: str = "") -> Path:
+    """Win rate and loss rate per strategy (ranking order) with 95% Wilson intervals."""
+    labels = list(summary["strategy"])
+    x = np.arange(len(labels))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 2), 4.5))
+    for off, col, name, colour in ((-0.15, "win", "win rate (first out)", "tab:green"),
+                                   (0.15, "loss", "loss rate (last place)", "tab:red")):
+        rate = summary[f"{col}_rate"].to_numpy(float) * 100
+        lo = summary[f"{col}_lo"].to_numpy(float) * 100
+        hi = summary[f"{col}_hi"].to_numpy(float) * 100
+        ax.errorbar(x + off, rate, yerr=[rate - lo, hi - rate], fmt="o", capsize=4, color=colour, label=name)
+    ax.set_xticks(x, labels, rotation=20 if len(labels) > 5 else 0)
+    ax.set_xlabel("strategy (ranked by rating)")
+    ax.set_ylabel("share of games (%)")
+    ax.set_title("Win and loss rates with 95% Wilson intervals" + (f"\n{subtitle}" if subtitle else ""))
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend()
+    return _save(fig, path)
+
+
+def place_distribution(place_shares, path: Path, subtitle: str = "") -> Path:
+    """Stacked bars: the share of each strategy's games finished in each place (and still
+    in at the move cap)."""
+    labels = list(place_shares.index)
+    cols = list(place_shares.columns)
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 3), 4.5))
+    cmap = plt.get_cmap("RdYlGn_r", max(2, len(cols) - 1))
+    bottom = np.zeros(len(labels))
+    for k, c in enumerate(cols):
+        v = place_shares[c].to_numpy(float) * 100
+        colour = "0.6" if c.startswith("still") else cmap(k)
+        name = c if c.startswith("still") else f"place {c}"
+        ax.bar(labels, v, bottom=bottom, color=colour, label=name, edgecolor="white", linewidth=0.5)
+        bottom += np.nan_to_num(v)
+    ax.set_xlabel("strategy (ranked by rating)")
+    ax.set_ylabel("share of the strategy's games (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title("Finishing place distribution" + (f"\n{subtitle}" if subtitle else ""))
+    ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize="small")
+    return _save(fig, path)
+
+
+def head_to_head(matrix, path: Path, subtitle: str = "") -> Path:
+    """Heatmap: row strategy's share of comparisons finished ahead of the column strategy
+    (when both sat at the same table), in percent; blank where they never met."""
+    labels = list(matrix.index)
+    m = matrix.to_numpy(float) * 100
+    size = max(4.5, 0.9 * len(labels) + 2.5)
+    fig, ax = plt.subplots(figsize=(size + 1, size))
+    im = ax.imshow(np.ma.masked_invalid(m), cmap="RdBu", vmin=0, vmax=100)
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("opponent (column)")
+    ax.set_ylabel("strategy (row)")
+    if len(labels) <= 12:
+        for i in range(len(labels)):
+            for j in range(len(labels)):
+                if not np.isnan(m[i, j]):
+                    ax.text(j, i, f"{m[i, j]:.1f}", ha="center", va="center", fontsize=8,
+                            color="white" if abs(m[i, j] - 50) > 30 else "black")
+    fig.colorbar(im, ax=ax, label="row finished ahead of column (% of comparisons)")
+    ax.set_title("Head to head" + (f"\n{subtitle}" if subtitle else ""))
+    return _save(fig, path)
+
+
+def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
+    """Histogram of game length in moves (finished games), with the count of games that
+    reached the move cap in the legend."""
+    fin = lengths[lengths["kind"] == "finished"]
+    capped = lengths[lengths["kind"] != "finished"]
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    if len(fin):
+        width = (fin["moves_to"] - fin["moves_from"] + 1).to_numpy(float)
+        ax.bar(fin["moves_from"].to_numpy(float), fin["share"].to_numpy(float) * 100, width=width,
+               align="edge", color="tab:blue", edgecolor="white", linewidth=0.3, label="finished games")
+    if len(capped) and int(capped["games"].iloc[0]) > 0:
+        # drawn as a legend entry, not a bar: the cap is far to the right of every finished game
+        r = capped.iloc[0]
+        ax.bar([np.nan], [np.nan], color="tab:red",
+               label=f"not shown: unfinished at the move cap of {int(r['moves_from']):,} moves "
+                     f"({int(r['games']):,} games, {float(r['share']) * 100:.2f}%)")
+    ax.set_xlabel("game length (moves)")
+    ax.set_ylabel("share of games (%)")
+    ax.set_title("Game length" + (f"\n{subtitle}" if subtitle else ""))
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(loc="upper right", fontsize="small")
+    return _save(fig, path)
+
+
+def seats(seat_table, path: Path, subtitle: str = "") -> Path:
+    """Loss rate by seat counted from the starting player (seat 0 starts), with 95% Wilson
+    intervals; the dashed line is 1 / players."""
+    d = seat_table[seat_table["kind"] == "from_starter"]
+    x = d["seat"].to_numpy(int)
+    rate = d["loss_rate"].to_numpy(float) * 100
+    lo = d["loss_lo"].to_numpy(float) * 100
+    hi = d["loss_hi"].to_numpy(float) * 100
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    ax.errorbar(x, rate, yerr=[rate - lo, hi - rate], fmt="o", capsize=4, color="tab:red")
+    ax.axhline(100 / max(1, len(x)), ls="--", color="0.5", label="1 / players")
+    ax.set_xticks(x, [("starter" if s == 0 else f"+{s}") for s in x])
+    ax.set_xlabel("seat, counted in turn order from the starting player")
+    ax.set_ylabel("loss rate (% of games)")
+    ax.set_title("Loss rate by seat with 95% Wilson intervals" + (f"\n{subtitle}" if subtitle else ""))
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend()
+    return _save(fig, path)

@@ -1,0 +1,212 @@
+"""Statistics for tournaments: intervals, tests, multiple-comparison correction, ratings.
+
+Every function here works on *aggregated counts* (integers summed over chunks), never on
+per-game records, so a tournament's memory does not grow with its number of games and
+its results do not depend on how the games were split into chunks. All functions are
+deterministic: the same counts give the same floats, bit for bit.
+
+Libraries used (no hand-rolled replacements):
+
+* Wilson score interval: :func:`statsmodels.stats.proportion.proportion_confint`
+  with ``method="wilson"`` (Wilson, JASA 22, 1927).
+* Student t quantiles and tail areas: :mod:`scipy.stats`.
+* Holm's step-down correction: :func:`statsmodels.stats.multitest.multipletests`
+  with ``method="holm"`` (Holm, Scand. J. Statist. 6, 1979).
+* Plackett-Luce fit: the stationary distribution of the Luce Spectral Ranking Markov
+  chain from :mod:`choix` (``choix.utils.statdist``; Maystre and Grossglauser, "Fast and
+  accurate inference of Plackett-Luce models", NIPS 2015), iterated to the maximum
+  likelihood estimate (I-LSR), with the chain built from counted events rather than a
+  list of single observations.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+Z95 = 1.959963984540054
+"""The 97.5% quantile of the standard normal distribution."""
+
+ELO_PER_THETA = 400.0 / math.log(10.0)
+"""Elo points per unit of Plackett-Luce log-strength: with ratings ``R = ELO_PER_THETA *
+theta``, the model's chance that A finishes ahead of B when only they remain is
+``1 / (1 + 10 ** ((R_B - R_A) / 400))``, the Elo formula."""
+
+
+def wilson(successes, trials, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval for binomial proportions ``successes / trials`` (arrays).
+
+    Wilson (1927): the set of p whose score test does not reject at level ``alpha``,
+    ``(k + z^2/2 +- z sqrt(k(n-k)/n + z^2/4)) / (n + z^2)``. Computed by
+    ``statsmodels.stats.proportion.proportion_confint(..., method="wilson")``. Trials of 0
+    give NaN bounds.
+    """
+    from statsmodels.stats.proportion import proportion_confint
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    lo = np.full(k.shape, np.nan)
+    hi = np.full(k.shape, np.nan)
+    ok = n > 0
+    if np.any(ok):
+        lo_ok, hi_ok = proportion_confint(k[ok], n[ok], alpha=alpha, method="wilson")
+        lo[ok] = np.clip(lo_ok, 0.0, 1.0)
+        hi[ok] = np.clip(hi_ok, 0.0, 1.0)
+    return lo, hi
+
+
+def t_interval(n, total, total_sq, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and Student t interval from sufficient statistics (arrays).
+
+    ``n`` observations with sum ``total`` and sum of squares ``total_sq``: mean
+    ``m = total / n``, sample variance ``s^2 = (total_sq - n m^2) / (n - 1)``, interval
+    ``m +- t_{1-alpha/2, n-1} s / sqrt(n)`` (quantile from ``scipy.stats.t.ppf``).
+    Returns ``(mean, lo, hi)``; NaN where ``n < 2`` (mean NaN where ``n == 0``).
+    """
+    from scipy.stats import t as student_t
+    n = np.asarray(n, dtype=np.float64)
+    total = np.asarray(total, dtype=np.float64)
+    total_sq = np.asarray(total_sq, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, total / n, np.nan)
+        var = np.where(n > 1, np.maximum(total_sq - n * mean * mean, 0.0) / (n - 1), np.nan)
+        half = student_t.ppf(1 - alpha / 2, np.maximum(n - 1, 1)) * np.sqrt(var / n)
+    return mean, mean - half, mean + half
+
+
+@dataclass(frozen=True)
+class RatioTest:
+    """Result of :func:`cluster_ratio`: estimate, standard error, interval, p-value, clusters."""
+
+    share: np.ndarray
+    se: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    p: np.ndarray
+    clusters: np.ndarray
+
+
+def cluster_ratio(clusters, s, m, ss, mm, sm, null: float = 0.5, alpha: float = 0.05) -> RatioTest:
+    """A share ``R = sum S_b / sum M_b`` over independent clusters b, with a cluster-robust
+    interval and a two-sided test of ``R = null`` (arrays, one entry per comparison).
+
+    Each cluster b contributes a score ``S_b`` out of ``M_b`` (here: a deal played under
+    every rotation of its table; the rotations share cards, so they are not independent,
+    but different deals are). Sufficient statistics: ``clusters`` = number of clusters,
+    ``s = sum S_b``, ``m = sum M_b``, ``ss = sum S_b^2``, ``mm = sum M_b^2``,
+    ``sm = sum S_b M_b``.
+
+    Linearised (ratio-estimator) variance, Cochran, *Sampling Techniques* (1977) eq. 6.9
+    and section 9.2 (clusters of unequal size)::
+
+        var(R) = n / (n - 1) * sum_b (S_b - R M_b)^2 / (sum_b M_b)^2
+               = n / (n - 1) * (ss - 2 R sm + R^2 mm) / m^2
+
+    Interval ``R +- t_{1-alpha/2, n-1} se``; p-value ``2 P(T_{n-1} > |R - null| / se)``
+    (``scipy.stats.t.sf``). When ``se`` is 0 (every cluster gave the same share) the
+    p-value is 1 if ``R == null`` and 0 otherwise.
+    """
+    from scipy.stats import t as student_t
+    n = np.asarray(clusters, dtype=np.float64)
+    s, m, ss, mm, sm = (np.asarray(x, dtype=np.float64) for x in (s, m, ss, mm, sm))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(m > 0, s / m, np.nan)
+        resid = np.maximum(ss - 2 * r * sm + r * r * mm, 0.0)
+        var = np.where(n > 1, n / (n - 1) * resid / (m * m), np.nan)
+        se = np.sqrt(var)
+        df = np.maximum(n - 1, 1)
+        q = student_t.ppf(1 - alpha / 2, df)
+        lo = np.clip(r - q * se, 0.0, 1.0)
+        hi = np.clip(r + q * se, 0.0, 1.0)
+        z = np.abs(r - null) / se
+        p = np.where(se > 0, 2 * student_t.sf(z, df), np.where(r == null, 1.0, 0.0))
+    p = np.where(np.isnan(r) | (n < 2), np.nan, np.minimum(p, 1.0))
+    return RatioTest(r, se, lo, hi, p, n)
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm-corrected p-values (``statsmodels.stats.multitest.multipletests(method="holm")``);
+    NaN entries are left out of the family and stay NaN."""
+    from statsmodels.stats.multitest import multipletests
+    p = np.asarray(pvalues, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    if np.any(ok):
+        out[ok] = multipletests(p[ok], alpha=0.05, method="holm")[1]
+    return out
+
+
+@dataclass(frozen=True)
+class PLFit:
+    """A Plackett-Luce fit: log-strengths ``theta`` (mean 0), their standard errors, and
+    the same on the Elo scale (``ELO_PER_THETA * theta``)."""
+
+    theta: np.ndarray
+    se: np.ndarray
+    iterations: int
+    converged: bool
+
+    @property
+    def elo(self) -> np.ndarray:
+        return ELO_PER_THETA * self.theta
+
+    @property
+    def elo_se(self) -> np.ndarray:
+        return ELO_PER_THETA * self.se
+
+
+def plackett_luce(choice_sets, winners, counts, alpha: float = 0.01, tol: float = 1e-10,
+                  max_iter: int = 10_000) -> PLFit:
+    """Maximum-likelihood Plackett-Luce strengths from counted top-1 choices.
+
+    A finishing order ``a > b > c > d`` is, under Plackett (1975) and Luce (1959), the
+    sequence of choices "a out first from {a,b,c,d}", "b from {b,c,d}", "c from {c,d}";
+    an unfinished game contributes only the choices that happened before the move cap.
+    ``choice_sets[k]`` (int[K, E]) is the multiset of items present at choice k (an item
+    may sit at a table twice), ``winners[k]`` the item chosen, ``counts[k]`` how often
+    that (set, winner) event occurred. The probability of the event is
+    ``w_winner / sum_i choice_sets[k, i] * w_i`` with ``w = exp(theta)``.
+
+    Estimation: iterative Luce Spectral Ranking (Maystre and Grossglauser 2015): the
+    Markov chain with rate ``sum_k counts[k] * choice_sets[k, i] / W_k`` from i to
+    ``winners[k]`` (``W_k`` the set's total strength at the current estimate) has the
+    strengths as its stationary distribution (``choix.utils.statdist``); iterating to a
+    fixed point gives the ML estimate (the same fixed point as ``choix.ilsr_top1`` on the
+    expanded list of observations, which the tests check). ``alpha`` is choix's
+    regularisation (a small rate added between every pair, so that an item that never
+    wins still gets a finite strength).
+
+    Standard errors: from the Fisher information of the choice model,
+    ``I = sum_k counts[k] (diag(q_k) - q_k q_k^T)`` with ``q_k = choice_sets[k] * w / W_k``,
+    inverted with ``numpy.linalg.pinv`` (the strengths are identified up to a constant;
+    the pseudo-inverse gives the covariance of the mean-zero parametrisation).
+    """
+    from choix.utils import exp_transform, log_transform, statdist
+    sets = np.asarray(choice_sets, dtype=np.float64)
+    win = np.asarray(winners, dtype=np.int64)
+    c = np.asarray(counts, dtype=np.float64)
+    n_items = sets.shape[1]
+    onehot = np.zeros((len(win), n_items))
+    onehot[np.arange(len(win)), win] = 1.0
+    theta = np.zeros(n_items)
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        w = exp_transform(theta)  # choix's scale: weights sum to the number of items
+        val = c / (sets @ w)
+        chain = alpha * np.ones((n_items, n_items)) + (sets * val[:, None]).T @ onehot
+        chain -= np.diag(chain.sum(axis=1))
+        new = log_transform(statdist(chain))
+        new -= new.mean()
+        delta = float(np.abs(new - theta).sum())
+        theta = new
+        if delta < tol:
+            converged = True
+            break
+    w = np.exp(theta)
+    q = sets * w / (sets @ w)[:, None]
+    info = np.diag((c[:, None] * q).sum(axis=0)) - (q * c[:, None]).T @ q
+    cov = np.linalg.pinv(info)
+    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    return PLFit(theta, se, it, converged)

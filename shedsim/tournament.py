@@ -1,0 +1,1038 @@
+"""Tournaments: planning, streaming aggregation, the run store, resume, analysis.
+
+Flow (DESIGN.md): a :class:`TournamentSpec` says what to play; the schedule is
+:func:`shedsim.simulate.schedule_games` with ``schedule="tournament"`` (every table of
+``players`` seats drawn from the entries, every rotation of each table, paired deals);
+chunks of consecutive games are played by :func:`shedsim.simulate.run_chunks` (joblib);
+each finished chunk is reduced at once by :func:`aggregate_chunk` to a few small integer
+arrays (counters), written to ``DIR/chunks/NNNNN.npz`` (atomically) and its records are
+dropped, so memory does not grow with ``--games``. The final results are the sum of the
+chunk files (integer addition: the same whatever the order, the number of workers, or how
+many sessions a resumed run took), analysed by :func:`analyse` with :mod:`shedsim.stats`.
+
+Definitions used in every output (see README-tournament.md):
+
+* A strategy's **games** count seat-games: a strategy seated twice at a table (possible
+  when there are fewer entries than seats) plays two seat-games in that game.
+* **Win** = place 1 (first out). **Loss** = last place (the Idiot / Shithead).
+* **Unfinished** games (the move cap was reached) are counted, never dropped: a seat that
+  went out before the cap keeps its place (so a win can happen in an unfinished game);
+  the seats still in share the remaining places, each getting their mean, for mean place
+  and for head-to-head (two seats still in are a tie); **nobody lost** an unfinished game.
+* **Matches** (``rounds`` > 1): the K games of one table and one rotation with K
+  consecutive deals of that table (game g and g + j * block for j < K); a seat's match
+  score is its summed places (as palace scores), lowest total wins; tied totals share the
+  mean of their ranks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .rules import RuleSet
+from .simulate import RunSpec, schedule_games, tournament_tables  # noqa: F401 (re-exported)
+
+FORMAT = 1
+DEFAULT_GAMES = 200_000
+DEFAULT_PLAYERS = 4
+DEFAULT_RULES = "shithead"
+DEFAULT_OUT = "reports/latest"
+EXCLUDED_FROM_DEFAULT = ("mc",)
+"""Built-in strategies left out of the default field (``mc`` is a search player, far slower)."""
+TARGET_CHUNK = 20_000
+MAX_LENGTH_BINS = 10_000
+
+RECORD_KEEP = ("places", "start", "moves", "unfinished", "pickups", "burns")
+SAVE_KEEP = RECORD_KEEP + ("dealt", "face_up")
+
+
+class TournamentError(ValueError):
+    """A tournament option that cannot be used; the message names the option."""
+
+
+# ---------------------------------------------------------------------- entries
+_LABEL_RE = re.compile(r"^[A-Za-z0-9_.#+-]+$")
+_PARAM_RE = re.compile(r"^\s*[A-Za-z_]\w*\s*=\s*-?\d+\s*$")
+
+
+def parse_entries(text: str) -> list[tuple[str, str]]:
+    """Read ``--strategies``: comma-separated ``SPEC`` or ``LABEL=SPEC`` items, where SPEC
+    is ``NAME`` or ``NAME:param=v[,param=v]``. Returns ``(label, spec)`` pairs.
+
+    A piece ``param=INTEGER`` right after a spec with parameters continues that spec
+    (``mc:rollouts=64,cap=200``). Without a label, the spec is the label; a spec entered
+    again gets ``#2``, ``#3``, ... (``greedy,greedy`` gives ``greedy`` and ``greedy#2``:
+    an A/A test). Raises :class:`TournamentError`.
+    """
+    pieces = [p.strip() for p in text.split(",")]
+    items: list[list[str | None]] = []  # [label, spec]
+    for p in pieces:
+        if not p:
+            continue
+        if items and _PARAM_RE.match(p) and ":" in (items[-1][1] or ""):
+            items[-1][1] = f"{items[-1][1]},{p.replace(' ', '')}"
+            continue
+        eq, colon = p.find("="), p.find(":")
+        if eq > 0 and (colon < 0 or eq < colon):
+            label, spec = p[:eq].strip(), p[eq + 1:].strip()
+            if not _LABEL_RE.match(label):
+                raise TournamentError(f"--strategies: label {label!r} may hold only letters, digits and _ . # + -")
+            items.append([label, spec])
+        else:
+            items.append([None, p])
+    if not items:
+        raise TournamentError("--strategies: name at least two strategies")
+    out: list[tuple[str, str]] = []
+    used: set[str] = {str(lab) for lab, _ in items if lab is not None}
+    seen: dict[str, int] = {}
+    for lab, spec in items:
+        assert spec is not None
+        if not spec:
+            raise TournamentError(f"--strategies: label {lab!r} has no strategy")
+        if lab is None:
+            base = spec
+            seen[base] = seen.get(base, 0) + 1
+            lab = base if seen[base] == 1 else f"{base}#{seen[base]}"
+            while lab in used:
+                seen[base] += 1
+                lab = f"{base}#{seen[base]}"
+        elif any(lab == o for o, _ in out):
+            raise TournamentError(f"--strategies: label {lab!r} is used twice")
+        used.add(lab)
+        out.append((lab, spec))
+    return out
+
+
+def default_strategies(extra_paths: tuple[str, ...] = ()) -> list[str]:
+    """Every built-in compiled strategy except :data:`EXCLUDED_FROM_DEFAULT`, by name."""
+    from .plugins import builtin_dir, discover
+    here = builtin_dir()
+    return [s.name for s in discover(list(extra_paths)).values()
+            if s.compiled and s.path.parent == here and s.name not in EXCLUDED_FROM_DEFAULT]
+
+
+# ---------------------------------------------------------------------- seating orders
+SEAT_ORDERS = ("all", "sorted")
+MAX_ARRANGED_TABLES = 20_000
+"""Above this many tables ``--seat-orders all`` falls back to ``sorted`` (and says so)."""
+
+
+def _necklaces(table: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every distinct cyclic order of ``table`` (a multiset), up to rotation, each written
+    from its smallest rotation, sorted."""
+    import itertools
+    out = set()
+    for p in set(itertools.permutations(table)):
+        out.add(min(p[i:] + p[:i] for i in range(len(p))))
+    return sorted(out)
+
+
+def arranged_count(n_entries: int, players: int) -> int:
+    """How many tables ``--seat-orders all`` gives (computed without listing them when large)."""
+    base = tournament_tables(n_entries, players)
+    if n_entries >= players:
+        return len(base) * math.factorial(players - 1)
+    if len(base) * math.factorial(players - 1) <= 4 * MAX_ARRANGED_TABLES:
+        return len(arranged_tables(n_entries, players))
+    return len(base) * math.factorial(players - 1)
+
+
+_ARRANGED: dict[tuple[int, int], list[tuple[int, ...]]] = {}
+
+
+def arranged_tables(n_entries: int, players: int) -> list[tuple[int, ...]]:
+    """The tables of :func:`shedsim.simulate.tournament_tables`, each in every distinct
+    cyclic seating order (who sits after whom). The plain tables are sorted, so each
+    entry always has the same neighbours (at 4 players and 4 entries: random always
+    plays just before greedy); turn order matters in this game, so a fair schedule must
+    vary it. Rotations (already in the schedule) then move every order round the seats."""
+    key = (n_entries, players)
+    if key not in _ARRANGED:
+        _ARRANGED[key] = [n for t in tournament_tables(n_entries, players) for n in _necklaces(t)]
+    return _ARRANGED[key]
+
+
+@dataclass(frozen=True)
+class ArrangedRunSpec(RunSpec):
+    """A :class:`shedsim.simulate.RunSpec` whose tables are :func:`arranged_tables`
+    (``schedule_games`` and ``play_chunk`` read ``spec.tables()``)."""
+
+    def tables(self) -> list[tuple[int, ...]]:
+        return arranged_tables(len(self.entries), self.players)
+
+
+# ---------------------------------------------------------------------- the plan
+@dataclass
+class TournamentSpec:
+    """Everything that decides a tournament's results (stored as ``DIR/spec.json``).
+
+    ``games`` is ``games_requested`` rounded up to whole match blocks (``rounds`` x
+    ``players`` x number of tables); ``chunk_size`` is a whole number of match blocks, so
+    no match and no deal's rotations are split between chunks.
+    """
+
+    rules: RuleSet
+    rules_input: dict[str, Any]
+    players: int
+    entries: tuple[str, ...]
+    labels: tuple[str, ...]
+    seed: int
+    games_requested: int
+    games: int
+    rounds: int
+    chunk_size: int
+    strategy_paths: tuple[str, ...] = ()
+    strategy_hashes: dict[str, str] = field(default_factory=dict)
+    save_games: bool = False
+    seat_orders: str = "all"
+
+    @property
+    def tables(self) -> list[tuple[int, ...]]:
+        return self.run_spec().tables()
+
+    @property
+    def block(self) -> int:
+        """Games per block: every table under every rotation."""
+        return self.players * len(self.tables)
+
+    @property
+    def match_block(self) -> int:
+        return self.rounds * self.block
+
+    @property
+    def n_chunks(self) -> int:
+        return max(1, math.ceil(self.games / self.chunk_size))
+
+    def chunk_bounds(self, i: int) -> tuple[int, int]:
+        return i * self.chunk_size, min(self.games, (i + 1) * self.chunk_size)
+
+    @property
+    def length_bin(self) -> int:
+        """Width (moves) of the stored game-length histogram bins (1 up to 10,000 moves)."""
+        return max(1, math.ceil((self.rules.max_moves + 1) / MAX_LENGTH_BINS))
+
+    def run_spec(self) -> RunSpec:
+        cls = ArrangedRunSpec if self.seat_orders == "all" else RunSpec
+        return cls(self.rules, self.players, self.entries, self.labels, seed=self.seed,
+                       games=self.games, schedule="tournament", strategy_paths=self.strategy_paths,
+                       chunk_size=self.chunk_size)
+
+    def identity(self) -> dict[str, Any]:
+        """The fields that decide results (compared on resume; hashed into each chunk)."""
+        return {"format": FORMAT, "rules": self.rules.to_dict(), "players": self.players,
+                "entries": list(self.entries), "labels": list(self.labels), "seed": self.seed,
+                "games": self.games, "rounds": self.rounds, "chunk_size": self.chunk_size,
+                "seat_orders": self.seat_orders, "strategy_hashes": dict(sorted(self.strategy_hashes.items()))}
+
+    def key(self) -> str:
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        d = self.identity()
+        d.update({"rules_input": self.rules_input, "games_requested": self.games_requested,
+                  "strategy_paths": list(self.strategy_paths), "save_games": self.save_games,
+                  "tables": [list(t) for t in self.tables], "block": self.block,
+                  "n_chunks": self.n_chunks, "key": self.key()})
+        return d
+
+
+def auto_chunk_size(games: int, match_block: int) -> int:
+    """About ``games / 16`` games (at most :data:`TARGET_CHUNK`), rounded to whole match
+    blocks: enough chunks to share between workers and show progress, few enough that
+    per-chunk overhead stays small. Depends on the games only, never on the workers."""
+    target = min(TARGET_CHUNK, max(1, math.ceil(games / 16)))
+    return max(1, round(target / match_block)) * match_block
+
+
+def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games: int, seed: int = 0,
+         rounds: int = 1, chunk_size: int | None = None, strategy_paths: tuple[str, ...] = (),
+         rules_input: dict[str, Any] | None = None, save_games: bool = False,
+         seat_orders: str = "all") -> TournamentSpec:
+    """Check every option and build the spec, before any game is played.
+
+    Raises :class:`TournamentError` (or :class:`shedsim.rules.RulesError`) naming the
+    option: unknown strategy or parameter, plain-Python strategy, fewer than two entries,
+    players outside the rule set's range, games < 1, rounds outside 1-10.
+
+    ``seat_orders="all"`` plays every table in every cyclic seating order
+    (:func:`arranged_tables`); when that would exceed :data:`MAX_ARRANGED_TABLES` tables
+    it falls back to ``"sorted"`` (the plain tables); ``spec.seat_orders`` says which.
+    """
+    from .plugins import PluginError, discover, parse_spec
+    rules.check_players(players)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise TournamentError(f"--games: must be at least 1, got {games!r}")
+    if not 1 <= rounds <= 10:
+        raise TournamentError(f"--rounds: must be 1-10, got {rounds}")
+    if seed < 0:
+        raise TournamentError(f"--seed: must be non-negative, got {seed}")
+    if len(strategies) < 2:
+        raise TournamentError("--strategies: a tournament needs at least two entries "
+                              "(enter one strategy twice, e.g. greedy,greedy, for an A/A test)")
+    try:
+        known = discover(list(strategy_paths))
+        hashes = {}
+        for label, spec in strategies:
+            name, overrides = parse_spec(spec)
+            if name not in known:
+                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+            if not known[name].compiled:
+                raise PluginError(f"strategy {name!r} is plain Python: tournaments run on the "
+                                  f"compiled kernel, which needs numba strategies")
+            known[name].params_array(overrides)
+            hashes[name] = known[name].source_hash
+    except PluginError as e:
+        raise TournamentError(f"--strategies: {e}") from None
+    if seat_orders not in SEAT_ORDERS:
+        raise TournamentError(f"--seat-orders: one of {', '.join(SEAT_ORDERS)}; got {seat_orders!r}")
+    if seat_orders == "all" and arranged_count(len(strategies), players) > MAX_ARRANGED_TABLES:
+        seat_orders = "sorted"
+    n_tables = (len(arranged_tables(len(strategies), players)) if seat_orders == "all"
+                else len(tournament_tables(len(strategies), players)))
+    mblock = rounds * players * n_tables
+    total = math.ceil(games / mblock) * mblock
+    if chunk_size is None:
+        chunk_size = auto_chunk_size(total, mblock)
+    else:
+        if chunk_size < 1:
+            raise TournamentError(f"--chunk-size: must be at least 1, got {chunk_size}")
+        chunk_size = math.ceil(chunk_size / mblock) * mblock
+    return TournamentSpec(rules=rules, rules_input=rules_input or {"rules": rules.name, "house": list(rules.house)},
+                          players=players, entries=tuple(s for _, s in strategies),
+                          labels=tuple(lab for lab, _ in strategies), seed=seed, games_requested=games,
+                          games=total, rounds=rounds, chunk_size=chunk_size,
+                          strategy_paths=tuple(strategy_paths), strategy_hashes=hashes, save_games=save_games,
+                          seat_orders=seat_orders)
+
+
+# ---------------------------------------------------------------------- aggregation
+def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
+    """Zeroed counters of one tally (the shapes :func:`aggregate_chunk` returns)."""
+    e, n = len(spec.entries), spec.players
+    nb = spec.rules.max_moves // spec.length_bin + 1
+    z = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
+    t = {
+        "games": z(), "unfinished": z(), "moves_sum": z(), "moves_sq": z(),
+        "seat_games": z(e), "wins": z(e), "losses": z(e), "place_hist": z(e, n + 1),
+        "place2_sum": z(e), "place2_sq": z(e), "unfinished_games": z(e), "pickups": z(e), "burns": z(e),
+        "seat_wins": z(n), "seat_losses": z(n), "seat_place2": z(n),
+        "off_wins": z(n), "off_losses": z(n), "off_place2": z(n),
+        "lengths": z(nb),
+        "ahead": z(e, e), "ties": z(e, e),
+        "blk_n": z(e, e), "blk_s": z(e, e), "blk_m": z(e, e), "blk_ss": z(e, e), "blk_mm": z(e, e), "blk_sm": z(e, e),
+        "pl_keys": z(0), "pl_counts": z(0),
+        "m_count": z(e), "m_wins": z(e), "m_shared": z(e), "m_losses": z(e),
+        "m_rank2_sum": z(e), "m_rank2_sq": z(e), "m_total2_sum": z(e),
+    }
+    return t
+
+
+def _bincount(idx: np.ndarray, size: int, weights: np.ndarray | None = None) -> np.ndarray:
+    if weights is None:
+        return np.bincount(idx, minlength=size).astype(np.int64)
+    # integer weights summed in float64 are exact below 2**53
+    return np.rint(np.bincount(idx, weights=weights, minlength=size)).astype(np.int64)
+
+
+def effective_places2(places: np.ndarray) -> np.ndarray:
+    """Twice each seat's place (int64[n, P]); seats still in at the move cap (place 0)
+    share the remaining places: with k seats still in, each gets ``2P - k + 1`` (twice the
+    mean of places P-k+1..P)."""
+    p = places.shape[1]
+    pl = places.astype(np.int64)
+    k = (pl == 0).sum(axis=1, keepdims=True)
+    return np.where(pl > 0, 2 * pl, 2 * p - k + 1)
+
+
+def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Reduce the per-game records of games ``start..stop-1`` to the counters of
+    :func:`empty_tally` (vectorised numpy: bincount over flattened seat arrays)."""
+    e, n = len(spec.entries), spec.players
+    tables = np.array(spec.tables, dtype=np.int64)
+    nt = len(tables)
+    sched = schedule_games(spec.run_spec(), start, stop)
+    seating = sched["seating"]
+    g = stop - start
+    places = rec["places"].astype(np.int64)
+    unf = rec["unfinished"].astype(bool)
+    moves = rec["moves"].astype(np.int64)
+    eff2 = effective_places2(places)
+    t = empty_tally(spec)
+    t["games"] = np.int64(g)
+    t["unfinished"] = np.int64(unf.sum())
+    t["moves_sum"] = np.int64(moves.sum())
+    t["moves_sq"] = np.int64((moves * moves).sum())
+
+    sf = seating.ravel()
+    pf = places.ravel()
+    ef = eff2.ravel()
+    won = pf == 1
+    lost = (pf == n) & np.repeat(~unf, n)
+    t["seat_games"] = _bincount(sf, e)
+    t["wins"] = _bincount(sf[won], e)
+    t["losses"] = _bincount(sf[lost], e)
+    t["place_hist"] = _bincount(sf * (n + 1) + pf, e * (n + 1)).reshape(e, n + 1)
+    t["place2_sum"] = _bincount(sf, e, ef.astype(np.float64))
+    t["place2_sq"] = _bincount(sf, e, (ef * ef).astype(np.float64))
+    t["unfinished_games"] = _bincount(sf[np.repeat(unf, n)], e)
+    t["pickups"] = _bincount(sf, e, rec["pickups"].ravel().astype(np.float64))
+    t["burns"] = _bincount(sf, e, rec["burns"].ravel().astype(np.float64))
+
+    t["seat_wins"] = (places == 1).sum(axis=0).astype(np.int64)
+    t["seat_losses"] = ((places == n) & ~unf[:, None]).sum(axis=0).astype(np.int64)
+    t["seat_place2"] = eff2.sum(axis=0).astype(np.int64)
+    off = (np.arange(n)[None, :] - rec["start"].astype(np.int64)[:, None]) % n
+    of = off.ravel()
+    t["off_wins"] = _bincount(of[won], n)
+    t["off_losses"] = _bincount(of[lost], n)
+    t["off_place2"] = _bincount(of, n, ef.astype(np.float64))
+    t["lengths"] = _bincount(moves // spec.length_bin, len(t["lengths"]))
+
+    # head to head, game by game: ordered entry pairs of the seats
+    ahead = np.zeros(e * e, np.int64)
+    ties = np.zeros(e * e, np.int64)
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = seating[:, i], seating[:, j]
+            ai, bj = eff2[:, i], eff2[:, j]
+            ahead += _bincount((a * e + b)[ai < bj], e * e) + _bincount((b * e + a)[bj < ai], e * e)
+            eq = ai == bj
+            ties += _bincount((a * e + b)[eq], e * e) + _bincount((b * e + a)[eq], e * e)
+    t["ahead"], t["ties"] = ahead.reshape(e, e), ties.reshape(e, e)
+
+    # head to head by deal (block of rotations), for the cluster-robust test
+    idx = sched["index"]
+    rot = idx % n
+    cols = (np.arange(n)[None, :] - rot[:, None]) % n  # table position j sits at seat (j - r) % n
+    tp2 = np.take_along_axis(eff2, cols, axis=1)       # eff2 by table position
+    tpp = np.take_along_axis(places, cols, axis=1)     # raw places by table position
+    nb = g // n
+    blk_table = (idx[::n] // n) % nt
+    keys, svals, mvals = [], [], []
+    for p in range(n):
+        for q in range(p + 1, n):
+            sc = 2 * (tp2[:, p] < tp2[:, q]) + (tp2[:, p] == tp2[:, q])
+            s_blk = sc.reshape(nb, n).sum(axis=1).astype(np.int64)
+            ea, eb = tables[blk_table, p], tables[blk_table, q]
+            keep = ea != eb
+            flip = ea > eb
+            lo_, hi_ = np.where(flip, eb, ea), np.where(flip, ea, eb)
+            s_blk = np.where(flip, 2 * n - s_blk, s_blk)
+            keys.append((np.arange(nb) * (e * e) + lo_ * e + hi_)[keep])
+            svals.append(s_blk[keep])
+            mvals.append(np.full(int(keep.sum()), 2 * n, np.int64))
+    if keys:
+        k_all = np.concatenate(keys)
+        uk, inv = np.unique(k_all, return_inverse=True)
+        s_b = _bincount(inv, len(uk), np.concatenate(svals).astype(np.float64))
+        m_b = _bincount(inv, len(uk), np.concatenate(mvals).astype(np.float64))
+        pair = uk % (e * e)
+        t["blk_n"] = _bincount(pair, e * e).reshape(e, e)
+        t["blk_s"] = _bincount(pair, e * e, s_b.astype(np.float64)).reshape(e, e)
+        t["blk_m"] = _bincount(pair, e * e, m_b.astype(np.float64)).reshape(e, e)
+        t["blk_ss"] = _bincount(pair, e * e, (s_b * s_b).astype(np.float64)).reshape(e, e)
+        t["blk_mm"] = _bincount(pair, e * e, (m_b * m_b).astype(np.float64)).reshape(e, e)
+        t["blk_sm"] = _bincount(pair, e * e, (s_b * m_b).astype(np.float64)).reshape(e, e)
+
+    # Plackett-Luce choice events: (table, set of table positions still in, who went out)
+    tbl = (idx // n) % nt
+    bits = (1 << np.arange(n)).astype(np.int64)
+    ev = []
+    for k in range(1, n):
+        is_k = tpp == k
+        has = is_k.any(axis=1)
+        w = is_k.argmax(axis=1)
+        rem = ((tpp == 0) | (tpp >= k)).astype(np.int64) @ bits
+        ev.append(((tbl * (1 << n) + rem) * n + w)[has])
+    uk, cnt = np.unique(np.concatenate(ev), return_counts=True)
+    t["pl_keys"], t["pl_counts"] = uk.astype(np.int64), cnt.astype(np.int64)
+
+    if spec.rounds > 1:
+        kb = spec.match_block
+        sm = g // kb
+        tot2 = eff2.reshape(sm, spec.rounds, spec.block, n).sum(axis=1).reshape(-1, n)
+        mseat = seating.reshape(sm, spec.rounds, spec.block, n)[:, 0].reshape(-1)
+        less = (tot2[:, None, :] < tot2[:, :, None]).sum(axis=2)   # others with a lower total
+        eq = (tot2[:, None, :] == tot2[:, :, None]).sum(axis=2)    # including itself
+        rank2 = (2 * less + eq + 1).ravel()
+        lessf, eqf = less.ravel(), eq.ravel()
+        greater = n - lessf - eqf
+        t["m_count"] = _bincount(mseat, e)
+        t["m_wins"] = _bincount(mseat[(lessf == 0) & (eqf == 1)], e)
+        t["m_shared"] = _bincount(mseat[(lessf == 0) & (eqf > 1)], e)
+        t["m_losses"] = _bincount(mseat[(greater == 0) & (eqf == 1)], e)
+        t["m_rank2_sum"] = _bincount(mseat, e, rank2.astype(np.float64))
+        t["m_rank2_sq"] = _bincount(mseat, e, (rank2 * rank2).astype(np.float64))
+        t["m_total2_sum"] = _bincount(mseat, e, tot2.ravel().astype(np.float64))
+    return t
+
+
+def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The sum of two tallies (commutative and associative: integer sums, and the sparse
+    Plackett-Luce events are re-keyed with :func:`numpy.unique`, which sorts)."""
+    out = {}
+    for k in a:
+        if k in ("pl_keys", "pl_counts"):
+            continue
+        out[k] = a[k] + b[k]
+    keys = np.concatenate([a["pl_keys"], b["pl_keys"]])
+    counts = np.concatenate([a["pl_counts"], b["pl_counts"]])
+    uk, inv = np.unique(keys, return_inverse=True)
+    out["pl_keys"] = uk.astype(np.int64)
+    out["pl_counts"] = np.bincount(inv, weights=counts, minlength=len(uk)).round().astype(np.int64) \
+        if len(uk) else np.zeros(0, np.int64)
+    return out
+
+
+# ---------------------------------------------------------------------- the run store
+def _atomic_write_bytes(path: Path, writer: Callable[[Any], None], suffix: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix + ".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            writer(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and :func:`os.replace`."""
+    _atomic_write_bytes(path, lambda f: f.write(text.encode()), "")
+
+
+class Store:
+    """A tournament's directory: ``spec.json``, ``chunks/NNNNN.npz`` (one tally per
+    finished chunk, written atomically), ``games/NNNNN.parquet`` (``--save-games``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.chunks = self.root / "chunks"
+        self.games = self.root / "games"
+
+    @staticmethod
+    def check_writable(root: Path) -> None:
+        """Create ``root`` if needed and prove a file can be written there; raises
+        :class:`TournamentError` naming the directory and the reason."""
+        root = Path(root)
+        try:
+            if root.exists() and not root.is_dir():
+                raise TournamentError(f"--out: {str(root)!r} exists and is not a directory")
+            root.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=root, prefix=".write-test-")
+            os.close(fd)
+            os.unlink(tmp)
+        except TournamentError:
+            raise
+        except OSError as e:
+            raise TournamentError(f"--out: cannot write to {str(root)!r}: {e.strerror or e}") from None
+
+    def spec_path(self) -> Path:
+        return self.root / "spec.json"
+
+    def read_spec(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.spec_path().read_text())
+        except FileNotFoundError:
+            raise TournamentError(f"--resume: {str(self.root)!r} holds no spec.json "
+                                  f"(not a tournament directory)") from None
+        except (OSError, ValueError) as e:
+            raise TournamentError(f"--resume: cannot read {str(self.spec_path())!r}: {e}") from None
+
+    def start_fresh(self, spec: TournamentSpec) -> None:
+        """Write spec.json and remove the chunk and game files of an earlier run here."""
+        for d, pat in ((self.chunks, "*.npz"), (self.games, "*.parquet")):
+            if d.is_dir():
+                for f in d.glob(pat):
+                    f.unlink()
+        self.prepare(spec)
+        atomic_write_text(self.spec_path(), json.dumps(spec.to_json(), indent=2, sort_keys=True) + "\n")
+
+    def prepare(self, spec: TournamentSpec) -> None:
+        self.chunks.mkdir(parents=True, exist_ok=True)
+        for d in (self.chunks, self.games):
+            if d.is_dir():
+                for f in d.glob(".*.tmp"):
+                    f.unlink()
+        if spec.save_games:
+            self.games.mkdir(parents=True, exist_ok=True)
+
+    def chunk_path(self, i: int) -> Path:
+        return self.chunks / f"{i:05d}.npz"
+
+    def save_chunk(self, spec: TournamentSpec, i: int, tally: dict[str, np.ndarray]) -> None:
+        arrays = dict(tally)
+        arrays["_key"] = np.array(spec.key())
+        arrays["_chunk"] = np.int64(i)
+        _atomic_write_bytes(self.chunk_path(i), lambda f: np.savez(f, **arrays), ".npz")
+
+    def done_chunks(self, spec: TournamentSpec) -> list[int]:
+        """Chunk numbers whose tally is stored for this spec (and, with --save-games, whose
+        games file is there too)."""
+        done = []
+        key = spec.key()
+        for i in range(spec.n_chunks):
+            p = self.chunk_path(i)
+            if not p.exists():
+                continue
+            if spec.save_games and not self.game_path(i).exists():
+                continue
+            try:
+                with np.load(p) as z:
+                    if str(z["_key"]) != key or int(z["_chunk"]) != i:
+                        continue
+            except (OSError, ValueError, KeyError):
+                continue
+            done.append(i)
+        return done
+
+    def load_total(self, spec: TournamentSpec, chunks: list[int]) -> dict[str, np.ndarray]:
+        """The sum of the stored tallies of ``chunks`` (one file in memory at a time)."""
+        total = empty_tally(spec)
+        for i in sorted(chunks):
+            with np.load(self.chunk_path(i)) as z:
+                total = merge(total, {k: z[k] for k in total})
+        return total
+
+    def game_path(self, i: int) -> Path:
+        return self.games / f"{i:05d}.parquet"
+
+    def save_games(self, spec: TournamentSpec, i: int, start: int, stop: int, rec: dict[str, np.ndarray]) -> None:
+        """Per-game records of chunk ``i`` as Parquet (one file per chunk, atomic)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        sched = schedule_games(spec.run_spec(), start, stop)
+        n = spec.players
+        cols: dict[str, Any] = {
+            "game": sched["index"], "deal": sched["deal"],
+            "table": ((sched["index"] // n) % len(spec.tables)).astype(np.int32),
+            "rotation": (sched["index"] % n).astype(np.int8), "dealer": sched["dealer"].astype(np.int8),
+            "start": rec["start"], "moves": rec["moves"], "unfinished": rec["unfinished"],
+        }
+        for s in range(n):
+            cols[f"entry_{s}"] = sched["seating"][:, s].astype(np.int16)
+        for name in ("places", "pickups", "burns", "dealt", "face_up"):
+            if name in rec:
+                for s in range(n):
+                    cols[f"{name.rstrip('s') if name == 'places' else name}_{s}"] = np.ascontiguousarray(rec[name][:, s])
+        table = pa.table(cols)
+        meta = {b"shedsim.labels": json.dumps(list(spec.labels)).encode(),
+                b"shedsim.entries": json.dumps(list(spec.entries)).encode()}
+        table = table.replace_schema_metadata(meta)
+        _atomic_write_bytes(self.game_path(i), lambda f: pq.write_table(table, f), ".parquet")
+
+
+def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None) -> TournamentSpec:
+    """Rebuild the spec saved in ``store`` (for ``--resume``), checking that the rules and
+    every strategy's source are unchanged. Raises :class:`TournamentError`."""
+    from .rules import RulesError, build
+    d = store.read_spec()
+    if d.get("format") != FORMAT:
+        raise TournamentError(f"--resume: {str(store.spec_path())!r} has format {d.get('format')!r}, "
+                              f"this shedsim writes format {FORMAT}")
+    ri = d.get("rules_input", {})
+    try:
+        rules = build(ri.get("rules", "shithead"), ri.get("house", []), ri.get("rules_file"))
+    except RulesError as e:
+        raise TournamentError(f"--resume: the stored rules no longer build: {e}") from None
+    if rules.to_dict() != d["rules"]:
+        raise TournamentError("--resume: the rule set differs from the one the run started with "
+                              "(the rules file or a preset changed); start a new run")
+    paths = tuple(d.get("strategy_paths", [])) if strategy_paths is None else strategy_paths
+    spec = plan(rules, d["players"], list(zip(d["labels"], d["entries"])), d["games_requested"],
+                seed=d["seed"], rounds=d["rounds"], chunk_size=d["chunk_size"], strategy_paths=paths,
+                rules_input=ri, save_games=bool(d.get("save_games", False)),
+                seat_orders=d.get("seat_orders", "all"))
+    if spec.strategy_hashes != d["strategy_hashes"]:
+        changed = [n for n in spec.strategy_hashes if spec.strategy_hashes[n] != d["strategy_hashes"].get(n)]
+        raise TournamentError(f"--resume: strategy source changed since the run started ({', '.join(changed)}); "
+                              f"results would mix two versions; start a new run")
+    if spec.key() != d.get("key"):
+        raise TournamentError("--resume: the stored specification does not match what it rebuilds to; start a new run")
+    return spec
+
+
+# ---------------------------------------------------------------------- running
+@dataclass
+class RunOutcome:
+    """What :func:`run` did: chunks done in all, games played now, play time, interrupted."""
+
+    done: list[int]
+    played_now: int
+    play_s: float
+    interrupted: bool
+    complete: bool
+
+
+def run(spec: TournamentSpec, store: Store, workers: int = 1, backend: str = "loky",
+        resume: bool = False, stop_after: int | None = None,
+        on_progress: Callable[[int], None] | None = None, scheduler: str | None = None) -> RunOutcome:
+    """Play the chunks that ``store`` lacks, storing each chunk's tally as it arrives.
+
+    ``stop_after`` plays at most that many chunks and stops as if interrupted (tests of
+    resume). Ctrl-C (KeyboardInterrupt) also stops: every finished chunk is kept, and the
+    outcome says ``interrupted``. Raises :class:`shedsim.simulate.SimulationError` when a
+    strategy fails.
+    """
+    from .simulate import run_chunks
+    if resume:
+        store.prepare(spec)
+        done = set(store.done_chunks(spec))
+    else:
+        store.start_fresh(spec)
+        done = set()
+    todo = [i for i in range(spec.n_chunks) if i not in done]
+    limited = stop_after is not None and stop_after < len(todo)
+    if limited:
+        todo = todo[:max(0, stop_after)]
+    keep = SAVE_KEEP if spec.save_games else RECORD_KEEP
+    rs = spec.run_spec()
+    played = 0
+
+    def on_result(c: int, r) -> None:
+        nonlocal played
+        start, stop = spec.chunk_bounds(c)
+        tally = aggregate_chunk(spec, start, stop, r.records)
+        if spec.save_games:
+            store.save_games(spec, c, start, stop, r.records)
+        store.save_chunk(spec, c, tally)
+        r.records.clear()  # run_chunks keeps its results in a list: keep only the empty shell
+        r.seating = None
+        done.add(c)
+        played += stop - start
+        if on_progress:
+            on_progress(stop - start)
+
+    t0 = time.perf_counter()
+    interrupted = limited
+    try:
+        if todo:
+            extra = {"scheduler": scheduler} if scheduler else {}  # only for cluster backends
+            run_chunks(rs, todo, workers=workers, backend=backend, on_result=on_result, keep=keep, **extra)
+    except KeyboardInterrupt:
+        interrupted = True
+    play_s = time.perf_counter() - t0
+    complete = len(done) == spec.n_chunks
+    return RunOutcome(sorted(done), played, play_s, interrupted and not complete, complete)
+
+
+# ---------------------------------------------------------------------- analysis
+@dataclass
+class Results:
+    """The tables of a tournament (pandas DataFrames, numeric) and headline numbers."""
+
+    summary: Any
+    head_to_head: Any
+    seats: Any
+    lengths: Any
+    matches: Any | None
+    h2h_matrix: Any
+    place_shares: Any
+    info: dict[str, Any]
+
+
+def _pl_events(spec: TournamentSpec, keys: np.ndarray, counts: np.ndarray):
+    n, e = spec.players, len(spec.entries)
+    tables = np.array(spec.tables, dtype=np.int64)
+    w = keys % n
+    rem = (keys // n) % (1 << n)
+    tbl = keys // (n * (1 << n))
+    present = ((rem[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+    ent = tables[tbl]
+    sets = np.zeros((len(keys), e), np.int64)
+    for p in range(n):
+        np.add.at(sets, (np.arange(len(keys))[present[:, p]], ent[present[:, p], p]), 1)
+    winners = ent[np.arange(len(keys)), w]
+    # merge events that differ only in table/positions but have the same multiset and winner
+    code = np.concatenate([sets, winners[:, None]], axis=1)
+    uc, inv = np.unique(code, axis=0, return_inverse=True)
+    c = np.bincount(inv.ravel(), weights=counts, minlength=len(uc))
+    return uc[:, :e], uc[:, e], c
+
+
+def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
+    """Statistics from a tally (see :mod:`shedsim.stats` for every formula)."""
+    import pandas as pd
+
+    from . import stats
+    e, n = len(spec.entries), spec.players
+    labels = list(spec.labels)
+    games = t["seat_games"]
+    win_lo, win_hi = stats.wilson(t["wins"], games)
+    loss_lo, loss_hi = stats.wilson(t["losses"], games)
+    mp, mp_lo, mp_hi = stats.t_interval(games, t["place2_sum"] / 2.0, t["place2_sq"] / 4.0)
+    if len(t["pl_keys"]):
+        sets, winners, counts = _pl_events(spec, t["pl_keys"], t["pl_counts"])
+        fit = stats.plackett_luce(sets, winners, counts)
+        rating, rating_se = fit.elo, fit.elo_se
+    else:
+        fit = None
+        rating = rating_se = np.full(e, np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        summary = pd.DataFrame({
+            "strategy": labels, "spec": list(spec.entries), "games": games,
+            "wins": t["wins"], "win_rate": t["wins"] / games, "win_lo": win_lo, "win_hi": win_hi,
+            "losses": t["losses"], "loss_rate": t["losses"] / games, "loss_lo": loss_lo, "loss_hi": loss_hi,
+            "mean_place": mp, "place_lo": mp_lo, "place_hi": mp_hi,
+            "rating": rating, "rating_se": rating_se,
+            "rating_lo": rating - stats.Z95 * rating_se, "rating_hi": rating + stats.Z95 * rating_se,
+            "unfinished": t["unfinished_games"], "still_in_at_cap": t["place_hist"][:, 0],
+            "pickups_per_game": t["pickups"] / games, "burns_per_game": t["burns"] / games,
+        })
+    summary["_i"] = np.arange(e)
+    summary = summary.sort_values(["rating", "mean_place", "strategy"], ascending=[False, True, True],
+                                  kind="mergesort").reset_index(drop=True)
+    summary.insert(0, "rank", np.arange(1, e + 1))
+    order = summary["_i"].to_numpy()
+    rank_of = np.empty(e, np.int64)
+    rank_of[order] = np.arange(e)
+
+    # head to head: one row per pair that shared a table, better-ranked first
+    rows = []
+    for ra in range(e):
+        for rb in range(ra + 1, e):
+            a, b = int(order[ra]), int(order[rb])
+            lo_, hi_ = min(a, b), max(a, b)
+            if t["blk_n"][lo_, hi_] == 0:
+                continue
+            rows.append((a, b, lo_, hi_))
+    share_ab = np.full((e, e), np.nan)
+    h2h = pd.DataFrame()
+    if rows:
+        ia = np.array([r[0] for r in rows])
+        ib = np.array([r[1] for r in rows])
+        lo_i = np.array([r[2] for r in rows])
+        hi_i = np.array([r[3] for r in rows])
+        rt = stats.cluster_ratio(t["blk_n"][lo_i, hi_i], t["blk_s"][lo_i, hi_i], t["blk_m"][lo_i, hi_i],
+                                 t["blk_ss"][lo_i, hi_i], t["blk_mm"][lo_i, hi_i], t["blk_sm"][lo_i, hi_i])
+        flip = ia != lo_i  # the share is stored for the lower entry index; turn it round for a
+        share = np.where(flip, 1 - rt.share, rt.share)
+        lo = np.where(flip, 1 - rt.hi, rt.lo)
+        hi = np.where(flip, 1 - rt.lo, rt.hi)
+        comparisons = t["ahead"][ia, ib] + t["ahead"][ib, ia] + t["ties"][ia, ib]
+        h2h = pd.DataFrame({
+            "a": [labels[i] for i in ia], "b": [labels[i] for i in ib],
+            "comparisons": comparisons, "deals": rt.clusters.astype(np.int64),
+            "a_ahead": t["ahead"][ia, ib], "b_ahead": t["ahead"][ib, ia], "ties": t["ties"][ia, ib],
+            "share_a_ahead": share, "share_lo": lo, "share_hi": hi, "se": rt.se,
+            "p_value": rt.p, "p_holm": stats.holm(rt.p),
+        })
+        share_ab[ia, ib] = share
+        share_ab[ib, ia] = 1 - share
+    h2h_matrix = pd.DataFrame(share_ab[np.ix_(order, order)], index=[labels[i] for i in order],
+                              columns=[labels[i] for i in order])
+
+    # seats: absolute seat number, and seat counted from the starting player
+    g_total = int(t["games"])
+    seat_rows = []
+    for kind, wins, losses, p2 in (("seat", t["seat_wins"], t["seat_losses"], t["seat_place2"]),
+                                   ("from_starter", t["off_wins"], t["off_losses"], t["off_place2"])):
+        for s in range(n):
+            seat_rows.append((kind, s, g_total, int(wins[s]), int(losses[s]), int(p2[s])))
+    seats = pd.DataFrame(seat_rows, columns=["kind", "seat", "games", "wins", "losses", "place2"])
+    sl, sh = stats.wilson(seats["wins"], seats["games"])
+    ll, lh = stats.wilson(seats["losses"], seats["games"])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        seats = pd.DataFrame({
+            "kind": seats["kind"], "seat": seats["seat"], "games": seats["games"],
+            "wins": seats["wins"], "win_rate": seats["wins"] / seats["games"], "win_lo": sl, "win_hi": sh,
+            "losses": seats["losses"], "loss_rate": seats["losses"] / seats["games"], "loss_lo": ll, "loss_hi": lh,
+            "mean_place": seats["place2"] / 2.0 / seats["games"],
+        })
+
+    lengths, length_info = _lengths(spec, t)
+    hist = t["place_hist"].astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = hist / hist.sum(axis=1, keepdims=True)
+    place_shares = pd.DataFrame(shares[order][:, list(range(1, n + 1)) + [0]],
+                                index=[labels[i] for i in order],
+                                columns=[str(p) for p in range(1, n + 1)] + ["still in at cap"])
+
+    matches = None
+    if spec.rounds > 1:
+        mc = t["m_count"]
+        wl, wh = stats.wilson(t["m_wins"], mc)
+        xl, xh = stats.wilson(t["m_losses"], mc)
+        mr, mr_lo, mr_hi = stats.t_interval(mc, t["m_rank2_sum"] / 2.0, t["m_rank2_sq"] / 4.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            matches = pd.DataFrame({
+                "strategy": labels, "matches": mc, "rounds": spec.rounds,
+                "match_wins": t["m_wins"], "match_win_rate": t["m_wins"] / mc, "match_win_lo": wl, "match_win_hi": wh,
+                "shared_first": t["m_shared"],
+                "match_losses": t["m_losses"], "match_loss_rate": t["m_losses"] / mc,
+                "match_loss_lo": xl, "match_loss_hi": xh,
+                "mean_match_place": mr, "match_place_lo": mr_lo, "match_place_hi": mr_hi,
+                "mean_total_places": t["m_total2_sum"] / 2.0 / mc,
+            })
+        matches = matches.iloc[order].reset_index(drop=True)
+        matches = matches.sort_values(["mean_match_place", "strategy"], kind="mergesort").reset_index(drop=True)
+        matches.insert(0, "rank", np.arange(1, e + 1))
+
+    info = {
+        "games": g_total, "unfinished": int(t["unfinished"]),
+        "unfinished_share": (int(t["unfinished"]) / g_total) if g_total else None,
+        "lengths": length_info,
+        "rating_fit": None if fit is None else {
+            "model": "Plackett-Luce (I-LSR via choix.utils.statdist)", "iterations": fit.iterations,
+            "converged": fit.converged, "scale": "Elo points (400/ln 10 per unit log-strength), mean 0"},
+    }
+    summary = summary.drop(columns="_i")
+    return Results(summary, h2h, seats, lengths, matches, h2h_matrix, place_shares, info)
+
+
+def _nice_width(span: int, target_bins: int = 60) -> int:
+    raw = max(1, span / target_bins)
+    mag = 10 ** int(math.floor(math.log10(raw)))
+    for m in (1, 2, 5, 10):
+        if m * mag >= raw:
+            return int(m * mag)
+    return int(10 * mag)
+
+
+def _lengths(spec: TournamentSpec, t: dict[str, np.ndarray]):
+    """Game-length table (finished games rebinned to about 60 bins, then capped games)."""
+    import pandas as pd
+    hist = t["lengths"]
+    bw = spec.length_bin
+    cap = spec.rules.max_moves
+    g = int(t["games"])
+    unf = int(t["unfinished"])
+    fin = hist.copy()
+    cap_bin = cap // bw
+    # capped games all sit at `cap` moves: take them out of the histogram
+    fin[cap_bin] -= unf
+    nz = np.nonzero(fin)[0]
+    rows = []
+    if len(nz):
+        lo_m, hi_m = int(nz[0]) * bw, (int(nz[-1]) + 1) * bw - 1
+        width = math.ceil(max(bw, _nice_width(hi_m - lo_m + 1)) / bw) * bw
+        first = (lo_m // width) * width
+        n_out = (hi_m - first) // width + 1
+        starts = np.arange(len(fin)) * bw
+        idx = (starts - first) // width
+        ok = (idx >= 0) & (idx < n_out)
+        counts = np.rint(np.bincount(idx[ok], weights=fin[ok], minlength=n_out)).astype(np.int64)
+        for k in range(n_out):
+            rows.append(("finished", first + k * width, first + (k + 1) * width - 1, int(counts[k])))
+    rows.append(("unfinished (move cap)", cap, cap, unf))
+    df = pd.DataFrame(rows, columns=["kind", "moves_from", "moves_to", "games"])
+    df["share"] = df["games"] / g if g else np.nan
+    df["cumulative_share"] = df["share"].cumsum()
+    mean = float(t["moves_sum"]) / g if g else float("nan")
+    var = (float(t["moves_sq"]) - g * mean * mean) / (g - 1) if g > 1 else float("nan")
+    cum = np.cumsum(hist)
+
+    def quant(q: float) -> int | None:
+        if g == 0:
+            return None
+        return int(np.searchsorted(cum, q * g, side="left")) * bw
+
+    info = {"mean_moves": round(mean, 4), "sd_moves": round(math.sqrt(max(var, 0.0)), 4) if g > 1 else None,
+            "median_moves": quant(0.5), "p90_moves": quant(0.9), "p99_moves": quant(0.99),
+            "max_moves_cap": cap, "histogram_bin_moves": bw}
+    return df, info
+
+
+# ---------------------------------------------------------------------- writing
+FLOAT_FORMATS = {
+    "win_rate": 6, "win_lo": 6, "win_hi": 6, "loss_rate": 6, "loss_lo": 6, "loss_hi": 6,
+    "mean_place": 6, "place_lo": 6, "place_hi": 6, "rating": 3, "rating_se": 3, "rating_lo": 3,
+    "rating_hi": 3, "pickups_per_game": 4, "burns_per_game": 4, "share_a_ahead": 6, "share_lo": 6,
+    "share_hi": 6, "se": 6, "share": 8, "cumulative_share": 8,
+    "match_win_rate": 6, "match_win_lo": 6, "match_win_hi": 6, "match_loss_rate": 6,
+    "match_loss_lo": 6, "match_loss_hi": 6, "mean_match_place": 6, "match_place_lo": 6,
+    "match_place_hi": 6, "mean_total_places": 6,
+}
+PVALUE_COLUMNS = ("p_value", "p_holm")
+
+
+def format_frame(df):
+    """A copy with every float column as fixed-format text (deterministic CSV bytes):
+    rates and places 6 decimals, ratings 3, p-values 4 significant digits in e-notation."""
+    out = df.copy()
+    for col in out.columns:
+        if col in PVALUE_COLUMNS:
+            out[col] = [("" if np.isnan(v) else f"{v:.4e}") for v in out[col].astype(float)]
+        elif out[col].dtype.kind == "f":
+            d = FLOAT_FORMATS.get(col, 6)
+            out[col] = [("" if np.isnan(v) else f"{v:.{d}f}") for v in out[col]]
+            # "-0.000" and "0.000" must not differ by the sign of a rounding
+            out[col] = [s[1:] if s.startswith("-") and float(s) == 0 else s for s in out[col]]
+    return out
+
+
+def write_csv(df, path: Path) -> None:
+    atomic_write_text(path, format_frame(df).to_csv(index=False, lineterminator="\n"))
+
+
+def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = True) -> list[str]:
+    """Write the CSVs and plots into ``out``; returns the file names (``run.json`` is
+    written by :func:`write_run_json`)."""
+    out = Path(out)
+    files = []
+    for name, df in (("summary.csv", res.summary), ("head_to_head.csv", res.head_to_head),
+                     ("seats.csv", res.seats), ("lengths.csv", res.lengths)):
+        write_csv(df, out / name)
+        files.append(name)
+    if res.matches is not None:
+        write_csv(res.matches, out / "matches.csv")
+        files.append("matches.csv")
+    else:
+        (out / "matches.csv").unlink(missing_ok=True)
+    if plots:
+        from . import plots as P
+        sub = f"{spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
+        P.rates(res.summary, out / "rates.png", subtitle=sub)
+        P.place_distribution(res.place_shares, out / "places.png", subtitle=sub)
+        P.head_to_head(res.h2h_matrix, out / "head_to_head.png", subtitle=sub)
+        P.game_lengths(res.lengths, out / "lengths.png", subtitle=sub)
+        P.seats(res.seats, out / "seats.png", subtitle=sub)
+        files += ["rates.png", "places.png", "head_to_head.png", "lengths.png", "seats.png"]
+    return sorted(files)
+
+
+def write_run_json(out: Path, info: dict[str, Any], files: list[str]) -> None:
+    """``run.json``: the run's specification, versions, timings and headline results."""
+    info = dict(info)
+    info["outputs"] = sorted(set(files) | {"run.json"})
+    atomic_write_text(Path(out) / "run.json", json.dumps(info, indent=2, sort_keys=True, default=_json_default) + "\n")
+
+
+def _json_default(o):
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(type(o).__name__)
+
+
+def versions() -> dict[str, str]:
+    """Versions of shedsim, Python and the libraries a result depends on."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for pkg in ("shedsim", "numpy", "numba", "pandas", "scipy", "statsmodels", "choix", "joblib",
+                "matplotlib", "pyarrow", "rich", "typer"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out

@@ -1,0 +1,440 @@
+"""Tests of ``shedsim tournament``: planning, streaming aggregation (against a brute-force
+count), statistics (against the libraries and brute force), determinism across workers,
+interruption and resume, refused options, and sanity checks on real runs (A/A tests,
+greedy beats random in every preset).
+
+Game counts are small and seeds fixed; nothing here asserts on a time.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from shedsim import stats
+from shedsim import tournament as T
+from shedsim.cli import app
+from shedsim.rules import PRESETS, build, preset
+from shedsim.simulate import play_chunk
+
+ROOT = Path(__file__).resolve().parent.parent
+SHEDSIM = [sys.executable, "-m", "shedsim"]
+CSVS = ("summary.csv", "head_to_head.csv", "seats.csv", "lengths.csv")
+PNGS = ("rates.png", "places.png", "head_to_head.png", "lengths.png", "seats.png")
+
+runner = CliRunner()
+
+
+def cli(*args: str):
+    return runner.invoke(app, ["tournament", *args])
+
+
+# ------------------------------------------------------------------ entries and plan
+def test_parse_entries_labels_and_duplicates():
+    assert T.parse_entries("greedy,greedy,random") == [("greedy", "greedy"), ("greedy#2", "greedy"),
+                                                       ("random", "random")]
+    assert T.parse_entries("deep=mc:rollouts=64,cap=200, g=greedy") == [
+        ("deep", "mc:rollouts=64,cap=200"), ("g", "greedy")]
+    assert T.parse_entries("mc:rollouts=8,mc:rollouts=8") == [("mc:rollouts=8", "mc:rollouts=8"),
+                                                              ("mc:rollouts=8#2", "mc:rollouts=8")]
+    with pytest.raises(T.TournamentError, match="used twice"):
+        T.parse_entries("a=greedy,a=random")
+    with pytest.raises(T.TournamentError, match="label"):
+        T.parse_entries("a b=greedy,random")
+
+
+def test_plan_rounds_games_to_whole_blocks_and_chunks():
+    rs = preset("shithead")
+    spec = T.plan(rs, 4, T.parse_entries("greedy,random,expert,aggressive"), 1000)
+    assert len(spec.tables) == 6 and spec.block == 24          # 1 combination x 3! seating orders
+    assert spec.games == 1008 and spec.games_requested == 1000
+    assert spec.chunk_size % spec.match_block == 0
+    spec = T.plan(rs, 4, T.parse_entries("greedy,random,expert"), 1000, rounds=3)
+    assert spec.match_block == 3 * spec.block and spec.games % spec.match_block == 0
+    assert spec.chunk_size % spec.match_block == 0
+    sorted_spec = T.plan(rs, 4, T.parse_entries("greedy,random,expert,aggressive"), 1000, seat_orders="sorted")
+    assert sorted_spec.tables == [(0, 1, 2, 3)] and sorted_spec.games == 1000
+
+
+def test_arranged_tables_balance_neighbours():
+    """Every seating order: each entry sits before each other entry equally often."""
+    for n_entries, players in ((4, 4), (5, 3), (6, 4), (2, 4), (3, 5)):
+        tables = T.arranged_tables(n_entries, players)
+        assert len(set(tables)) == len(tables)
+        after = collections.Counter()
+        seen = collections.Counter()
+        for t in tables:
+            for s in range(players):
+                seen[t[s]] += 1
+                after[(t[s], t[(s + 1) % players])] += 1
+        assert len(set(seen.values())) == 1, (n_entries, players, seen)
+        off_diag = {k: v for k, v in after.items() if k[0] != k[1]}
+        assert len(set(off_diag.values())) == 1, (n_entries, players, after)
+    assert T.arranged_count(4, 4) == 6 and T.arranged_count(2, 4) == 4
+
+
+# ------------------------------------------------------------------ statistics
+def test_wilson_and_holm_match_the_libraries():
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import proportion_confint
+    lo, hi = stats.wilson([0, 7, 50], [20, 20, 50])
+    for i, (k, n) in enumerate(((0, 20), (7, 20), (50, 50))):
+        elo, ehi = proportion_confint(k, n, method="wilson")
+        assert lo[i] == pytest.approx(elo) and hi[i] == pytest.approx(ehi)
+    # the closed form (Wilson 1927) for 7 of 20
+    z, p, n = stats.Z95, 7 / 20, 20
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    assert lo[1] == pytest.approx(centre - half) and hi[1] == pytest.approx(centre + half)
+    p = [0.01, 0.04, 0.03, np.nan]
+    out = stats.holm(p)
+    assert np.allclose(out[:3], multipletests(p[:3], method="holm")[1]) and np.isnan(out[3])
+
+
+def test_t_interval_matches_scipy():
+    from scipy import stats as ss
+    x = np.array([1.0, 2.0, 2.0, 3.5, 4.0, 1.5])
+    mean, lo, hi = stats.t_interval([len(x)], [x.sum()], [(x * x).sum()])
+    elo, ehi = ss.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=ss.sem(x))
+    assert mean[0] == pytest.approx(x.mean()) and lo[0] == pytest.approx(elo) and hi[0] == pytest.approx(ehi)
+
+
+def test_cluster_ratio_against_direct_formula():
+    rng = np.random.default_rng(3)
+    m = rng.integers(4, 12, size=300).astype(float)
+    s = rng.binomial(m.astype(int), 0.56).astype(float)
+    r = stats.cluster_ratio([len(m)], [s.sum()], [m.sum()], [(s * s).sum()], [(m * m).sum()], [(s * m).sum()])
+    share = s.sum() / m.sum()
+    n = len(m)
+    var = n / (n - 1) * ((s - share * m) ** 2).sum() / m.sum() ** 2
+    assert r.share[0] == pytest.approx(share) and r.se[0] == pytest.approx(np.sqrt(var))
+    from scipy import stats as ss
+    assert r.p[0] == pytest.approx(2 * ss.t.sf(abs(share - 0.5) / np.sqrt(var), n - 1))
+    # identical clusters: zero variance
+    z = stats.cluster_ratio([10, 10], [40, 50], [80, 80], [160, 250], [640, 640], [320, 400])
+    assert z.p[0] == 1.0 and z.p[1] == 0.0
+
+
+def test_plackett_luce_matches_choix_on_expanded_data():
+    import choix
+    rng = np.random.default_rng(7)
+    params = np.array([0.8, 0.1, -0.3, -0.6])
+    counts = collections.Counter()
+    top1 = []
+    for _ in range(600):
+        # sample a Plackett-Luce order
+        left = [0, 1, 2, 3]
+        order = []
+        while len(left) > 1:
+            w = np.exp(params[left])
+            pick = left[rng.choice(len(left), p=w / w.sum())]
+            top1.append((pick, [i for i in left if i != pick]))
+            counts[(tuple(int(i in left) for i in range(4)), pick)] += 1
+            left.remove(pick)
+            order.append(pick)
+    keys = sorted(counts)
+    fit = stats.plackett_luce([k[0] for k in keys], [k[1] for k in keys], [counts[k] for k in keys], tol=1e-13)
+    ref = choix.ilsr_top1(4, top1, alpha=0.01, tol=1e-13)
+    assert np.allclose(fit.theta, ref - ref.mean(), atol=1e-9)
+    assert fit.converged and np.all(fit.se > 0) and np.argmax(fit.theta) == 0
+
+
+# ------------------------------------------------------------------ aggregation
+def _brute_force(spec, start, stop, rec):
+    """Per-game Python loop over the records (the definitions in shedsim.tournament)."""
+    n, e = spec.players, len(spec.entries)
+    from shedsim.simulate import schedule_games
+    seating = schedule_games(spec.run_spec(), start, stop)["seating"]
+    out = collections.defaultdict(lambda: collections.Counter())
+    for g in range(stop - start):
+        pl = [int(x) for x in rec["places"][g]]
+        k = pl.count(0)
+        eff = [p if p else (2 * n - k + 1) / 2 for p in pl]
+        unf = bool(rec["unfinished"][g])
+        assert unf == (k > 0)
+        for s in range(n):
+            a = int(seating[g, s])
+            out["games"][a] += 1
+            out["wins"][a] += pl[s] == 1
+            out["losses"][a] += (pl[s] == n) and not unf
+            out["place2"][a] += 2 * eff[s]
+            out["still_in"][a] += pl[s] == 0
+            for s2 in range(n):
+                b = int(seating[g, s2])
+                if s2 != s:
+                    out["ahead"][(a, b)] += eff[s] < eff[s2]
+                    if s < s2:
+                        out["ties"][(a, b)] += eff[s] == eff[s2]
+                        out["ties"][(b, a)] += eff[s] == eff[s2]
+    if spec.rounds > 1:
+        kb, B = spec.match_block, spec.block
+        for m0 in range(0, stop - start, kb):
+            for p in range(B):
+                games = [m0 + r * B + p for r in range(spec.rounds)]
+                tot = [0.0] * n
+                for g in games:
+                    pl = [int(x) for x in rec["places"][g]]
+                    k = pl.count(0)
+                    for s in range(n):
+                        tot[s] += pl[s] if pl[s] else (2 * n - k + 1) / 2
+                for s in range(n):
+                    a = int(seating[games[0], s])
+                    assert all(int(seating[g, s]) == a for g in games)
+                    less = sum(t < tot[s] for t in tot)
+                    eq = sum(t == tot[s] for t in tot)
+                    out["m_wins"][a] += less == 0 and eq == 1
+                    out["m_rank2"][a] += 2 * less + eq + 1
+    return out, e
+
+
+@pytest.mark.parametrize("players,strategies,rounds", [(3, "random,greedy", 2), (4, "random,greedy,aggressive,expert", 1)])
+def test_aggregate_chunk_matches_brute_force(players, strategies, rounds):
+    rs = build("shithead", ["max_moves:120"])  # a low cap: many unfinished games
+    spec = T.plan(rs, players, T.parse_entries(strategies), 600, seed=11, rounds=rounds)
+    start, stop = spec.chunk_bounds(1)
+    rec = play_chunk(spec.run_spec(), start, stop, keep=T.RECORD_KEEP).records
+    assert rec["unfinished"].sum() > 10
+    t = T.aggregate_chunk(spec, start, stop, rec)
+    ref, e = _brute_force(spec, start, stop, rec)
+    for i in range(e):
+        assert t["seat_games"][i] == ref["games"][i]
+        assert t["wins"][i] == ref["wins"][i]
+        assert t["losses"][i] == ref["losses"][i]
+        assert t["place2_sum"][i] == ref["place2"][i]
+        assert t["place_hist"][i, 0] == ref["still_in"][i]
+        for j in range(e):
+            if i != j:
+                assert t["ahead"][i, j] == ref["ahead"][(i, j)]
+                assert t["ties"][i, j] == ref["ties"][(i, j)]
+        if rounds > 1:
+            assert t["m_wins"][i] == ref["m_wins"][i]
+            assert t["m_rank2_sum"][i] == ref["m_rank2"][i]
+    assert t["games"] == stop - start and t["unfinished"] == int(rec["unfinished"].sum())
+    assert t["lengths"].sum() == stop - start
+    # each game gives one Plackett-Luce event per place taken before the cap (last place excluded)
+    expected_events = int(sum(min(int((r > 0).sum()), players - 1) for r in rec["places"]))
+    assert t["pl_counts"].sum() == expected_events
+
+
+def test_merge_is_order_independent():
+    rs = preset("shithead")
+    spec = T.plan(rs, 3, T.parse_entries("random,greedy,expert"), 900, seed=2, chunk_size=180)
+    tallies = []
+    for i in range(spec.n_chunks):
+        a, b = spec.chunk_bounds(i)
+        tallies.append(T.aggregate_chunk(spec, a, b, play_chunk(spec.run_spec(), a, b, keep=T.RECORD_KEEP).records))
+    fwd = T.empty_tally(spec)
+    for t in tallies:
+        fwd = T.merge(fwd, t)
+    rev = T.empty_tally(spec)
+    for t in reversed(tallies):
+        rev = T.merge(rev, t)
+    assert fwd.keys() == rev.keys()
+    for k in fwd:
+        assert np.array_equal(fwd[k], rev[k]), k
+
+
+# ------------------------------------------------------------------ the command
+def _read(d: Path) -> dict[str, bytes]:
+    names = [*CSVS] + (["matches.csv"] if (d / "matches.csv").exists() else [])
+    return {n: (d / n).read_bytes() for n in names}
+
+
+ARGS = ["--strategies", "greedy,random,expert", "--players", "3", "--games", "3000", "--seed", "5",
+        "--rounds", "2", "--quiet", "--no-plots"]
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ref")
+    r = cli(*ARGS, "--workers", "1", "--out", str(d))
+    assert r.exit_code == 0, r.output
+    return d
+
+
+def test_outputs_are_complete_and_deterministic_across_workers(reference_run, tmp_path):
+    r = cli(*[a for a in ARGS if a != "--no-plots"], "--workers", "2", "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    for name in (*CSVS, *PNGS, "matches.csv", "run.json", "spec.json"):
+        assert (tmp_path / name).is_file() and (tmp_path / name).stat().st_size > 0, name
+    assert _read(tmp_path) == _read(reference_run)
+    info = json.loads((tmp_path / "run.json").read_text())
+    assert info["complete"] and info["games"] == 3000 + (-3000) % 12 and info["seed"] == 5
+    assert info["games_per_s"] > 0 and info["wall_s"] > 0 and info["versions"]["numpy"]
+    assert "unfinished_games" in info and info["spec"]["entries"] == ["greedy", "random", "expert"]
+    import pandas as pd
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    assert list(summary["rank"]) == [1, 2, 3] and summary["rating"].is_monotonic_decreasing
+    assert {"win_lo", "win_hi", "loss_lo", "loss_hi", "place_lo", "place_hi", "rating", "rating_se",
+            "unfinished"} <= set(summary.columns)
+    assert (summary["games"] == info["games"]).all()  # 3 entries at 3 seats: everyone plays every game
+    h2h = pd.read_csv(tmp_path / "head_to_head.csv")
+    assert len(h2h) == 3 and {"share_a_ahead", "share_lo", "share_hi", "p_value", "p_holm"} <= set(h2h.columns)
+    seats = pd.read_csv(tmp_path / "seats.csv")
+    assert set(seats["kind"]) == {"seat", "from_starter"} and (seats["wins"].groupby(seats["kind"]).sum() <= info["games"]).all()
+    matches = pd.read_csv(tmp_path / "matches.csv")
+    assert (matches["matches"] == info["games"] // 2).all()
+
+
+def test_interrupted_and_resumed_run_gives_the_same_files(reference_run, tmp_path):
+    r = cli(*ARGS, "--workers", "2", "--out", str(tmp_path), "--stop-after", "3")
+    assert r.exit_code == 130
+    assert "interrupted" in r.output and "--resume" in r.output
+    info = json.loads((tmp_path / "run.json").read_text())
+    assert not info["complete"] and info["chunks_done"] == 3 and info["n_chunks"] > 3
+    assert len(list((tmp_path / "chunks").glob("*.npz"))) == 3
+    assert (tmp_path / "summary.csv").is_file()  # partial results written
+    # options that disagree with the stored run are refused
+    bad = cli("--resume", str(tmp_path), "--seed", "6", "--quiet")
+    assert bad.exit_code == 2 and "--seed" in bad.output
+    # a second partial session, then the rest
+    assert cli("--resume", str(tmp_path), "--quiet", "--no-plots", "--stop-after", "2").exit_code == 130
+    r = cli("--resume", str(tmp_path), "--workers", "1", "--quiet", "--no-plots")
+    assert r.exit_code == 0, r.output
+    assert _read(tmp_path) == _read(reference_run)
+    info = json.loads((tmp_path / "run.json").read_text())
+    assert info["complete"] and len(info["sessions"]) == 3
+    assert sum(s["games_played"] for s in info["sessions"]) == info["games"]
+
+
+def test_resume_refuses_a_directory_without_a_run(tmp_path):
+    r = cli("--resume", str(tmp_path))
+    assert r.exit_code == 2 and "spec.json" in r.output
+
+
+def test_ctrl_c_keeps_finished_chunks_and_writes_partial_results(tmp_path):
+    """SIGINT to a real process: exit 130, the message, partial CSVs, chunks kept."""
+    out = tmp_path / "run"
+    cmd = [*SHEDSIM, "tournament", "--strategies", "greedy,random", "--players", "2", "--games", "2000000",
+           "--chunk-size", "4000", "--workers", "2", "--seed", "1", "--out", str(out), "--no-plots"]
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(list((out / "chunks").glob("*.npz"))) < 2:
+            time.sleep(0.1)
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, stderr[-2000:]
+    assert "interrupted" in stderr and "partial results written" in stderr and "--resume" in stderr
+    assert "PARTIAL" in stdout
+    info = json.loads((out / "run.json").read_text())
+    kept = len(list((out / "chunks").glob("*.npz")))
+    assert not info["complete"] and info["chunks_done"] == kept >= 2
+    assert info["games_in_results"] == kept * 4000
+    for name in CSVS:
+        assert (out / name).is_file()
+
+
+def test_save_games_writes_parquet_per_chunk(tmp_path):
+    import pyarrow.parquet as pq
+    r = cli("--strategies", "greedy,random", "--players", "2", "--games", "1000", "--chunk-size", "400",
+            "--workers", "1", "--out", str(tmp_path), "--save-games", "--quiet", "--no-plots")
+    assert r.exit_code == 0, r.output
+    files = sorted((tmp_path / "games").glob("*.parquet"))
+    assert len(files) == 3
+    rows = [pq.read_table(f) for f in files]
+    assert sum(t.num_rows for t in rows) == 1000
+    t0 = rows[0]
+    assert {"game", "deal", "table", "rotation", "start", "moves", "unfinished", "entry_0", "place_0",
+            "pickups_1", "face_up_1"} <= set(t0.column_names)
+    assert json.loads(t0.schema.metadata[b"shedsim.labels"]) == ["greedy", "random"]
+    import pandas as pd
+    df = pd.concat([t.to_pandas() for t in rows])
+    wins_greedy = int(((df["entry_0"] == 0) & (df["place_0"] == 1)).sum() + ((df["entry_1"] == 0) & (df["place_1"] == 1)).sum())
+    summary = pd.read_csv(tmp_path / "summary.csv").set_index("strategy")
+    assert summary.loc["greedy", "wins"] == wins_greedy
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--strategies", "greedy,nosuch"], "unknown strategy"),
+    (["--strategies", "greedy"], "at least two"),
+    (["--strategies", "greedy,random:foo=1"], "no parameter"),
+    (["--rules", "duel", "--players", "3"], "players"),
+    (["--players", "9"], "players"),
+    (["--games", "0"], "games"),
+    (["--rounds", "11"], "rounds"),
+    (["--rules", "nosuch"], "rules"),
+    (["--seat-orders", "some"], "seat-orders"),
+])
+def test_bad_options_are_refused_before_any_work(tmp_path, args, needle):
+    out = tmp_path / "out"
+    r = cli(*args, "--out", str(out), "--quiet")
+    assert r.exit_code == 2, r.output
+    assert needle in r.output
+    assert not (out / "chunks").exists()
+
+
+def test_unwritable_output_directory_is_refused(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = cli("--strategies", "greedy,random", "--out", str(blocker / "sub"), "--quiet")
+    assert r.exit_code == 2 and "--out" in r.output and "cannot write" in r.output
+    r = cli("--strategies", "greedy,random", "--out", str(blocker), "--quiet")
+    assert r.exit_code == 2 and "not a directory" in r.output
+
+
+def test_plain_python_strategy_is_refused(tmp_path):
+    d = tmp_path / "plugins"
+    d.mkdir()
+    (d / "pyplayer.py").write_text(
+        'NAME = "pyplayer"\nDESCRIPTION = "first legal move"\nDETERMINISTIC = True\n'
+        "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
+        "def choose_move(obs, legal, rng):\n    return 0\n")
+    r = cli("--strategies", "greedy,pyplayer", "--strategy-path", str(d), "--out", str(tmp_path / "o"), "--quiet")
+    assert r.exit_code == 2 and "plain Python" in r.output
+
+
+def test_help_stays_light():
+    code = ("import sys, shedsim.cli; heavy = [m for m in ('numba', 'pandas', 'matplotlib', 'scipy', "
+            "'statsmodels', 'pyarrow', 'choix') if m in sys.modules]; print(heavy); assert not heavy")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ------------------------------------------------------------------ sanity on real runs
+def _api_run(tmp_path, rules, players, strategies, games, seed=0, **kw):
+    spec = T.plan(rules, players, T.parse_entries(strategies), games, seed=seed, **kw)
+    outcome = T.run(spec, T.Store(tmp_path), workers=1)
+    assert outcome.complete
+    return T.analyse(spec, T.Store(tmp_path).load_total(spec, outcome.done))
+
+
+@pytest.mark.parametrize("strategies", ["greedy,greedy", "random,random"])
+def test_aa_tournament_shows_no_difference(tmp_path, strategies):
+    res = _api_run(tmp_path, preset("shithead"), 4, strategies, 4000, seed=21)
+    s = res.summary
+    for r in s.itertuples():
+        assert r.win_lo <= 0.25 <= r.win_hi, (r.strategy, r.win_lo, r.win_hi)
+    assert len(res.head_to_head) == 1
+    assert res.head_to_head["p_value"].iloc[0] > 0.05
+
+
+@pytest.mark.parametrize("rules,players", [(p, n) for p in PRESETS for n in (2, 4) if not (p == "duel" and n == 4)])
+def test_greedy_beats_random(tmp_path, rules, players):
+    res = _api_run(tmp_path, preset(rules), players, "greedy,random", 1200, seed=3)
+    h = res.head_to_head.iloc[0]
+    assert h["a"] == "greedy" and h["share_a_ahead"] > 0.5
+    assert h["p_value"] < 0.001 and h["p_holm"] < 0.001
+    assert res.summary["strategy"].iloc[0] == "greedy"
+
+
+def test_seat_orders_make_identical_strategies_equal(tmp_path):
+    """Two copies each of two strategies at 4 seats: with every seating order the copies
+    sit in exchangeable places, so the test finds no difference between them."""
+    res = _api_run(tmp_path, preset("shithead"), 4, "greedy,expert,greedy,expert", 960, seed=4)
+    h = res.head_to_head.set_index(["a", "b"])
+    pair = h.loc[[k for k in h.index if set(k) == {"greedy", "greedy#2"}][0]]
+    assert pair["p_value"] > 0.05
