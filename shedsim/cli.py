@@ -270,7 +270,9 @@ def bench(
     players: Annotated[int, typer.Option("--players", "-p", help="Seats at the table.")] = 2,
     strategy: Annotated[str, typer.Option("--strategy", help="Strategy played by every seat (NAME or NAME:param=v).")] = "greedy",
     games: Annotated[int, typer.Option("--games", "-g", help="Games to play.", min=1)] = 1_000_000,
-    workers: Annotated[int, typer.Option("--workers", "-w", help="Worker processes (joblib loky).", min=1)] = 1,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Worker processes (loky, or the local dask cluster).", min=1)] = 1,
+    backend: Annotated[str, typer.Option("--backend", help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray).")] = "loky",
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Run seed.", min=0)] = 0,
     chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per chunk of work.", min=1)] = 50_000,
     reference: Annotated[bool, typer.Option("--reference", help="Also time the reference engine on the first --reference-games games and print the ratio.")] = False,
@@ -281,8 +283,12 @@ def bench(
     """Measure the compiled kernel: games/s, ns per move, moves per game, kernel load time.
 
     Timing starts after the kernel is loaded in every worker, so games/s measures play
-    alone; the load (or first compile) time is printed separately.
+    alone; the load (or first compile) time is printed separately. With --backend dask
+    or ray the cluster is started (or connected to) before timing; "workers" reports its
+    worker slots.
     """
+    import contextlib
+    import dataclasses
     import json
     import time
 
@@ -290,7 +296,12 @@ def bench(
 
     from .plugins import PluginError, discover, parse_spec
     from .rules import RulesError
-    from .simulate import RunSpec, SimulationError, run_chunks, warm_workers
+    from .simulate import (BackendError, RunSpec, SimulationError, backend_config, check_backend, run_chunks,
+                           warm_workers)
+    try:
+        check_backend(backend, scheduler)
+    except (ValueError, BackendError) as e:
+        fail(str(e))
     rs = load_rules(rules, house, rules_file)
     try:
         rs.check_players(players)
@@ -310,20 +321,27 @@ def bench(
     had_cache = any(cache_dir().glob("**/*.nbi"))
     t = time.perf_counter()
     try:
-        warm_workers(spec, 1)
-        load_s = time.perf_counter() - t
-        if workers > 1:
-            warm_workers(spec, workers)
-        t0 = time.perf_counter()
-        results = run_chunks(spec, list(range(spec.n_chunks())), workers=workers, keep=("moves", "unfinished"))
-        wall = time.perf_counter() - t0
+        with contextlib.ExitStack() as cluster:
+            warm_workers(spec, 1)  # in this process: the kernel's load (or compile) time
+            load_s = time.perf_counter() - t
+            if backend != "loky":  # one cluster for warming and timing (run_chunks reuses it)
+                workers = cluster.enter_context(backend_config(backend, workers, scheduler))
+                spec = dataclasses.replace(spec, chunk_size=min(chunk_size, max(1, -(-games // workers))))
+            if workers > 1 or backend != "loky":
+                warm_workers(spec, workers, backend, scheduler)
+            t0 = time.perf_counter()
+            results = run_chunks(spec, list(range(spec.n_chunks())), workers=workers, backend=backend,
+                                 scheduler=scheduler, keep=("moves", "unfinished"))
+            wall = time.perf_counter() - t0
+    except BackendError as e:
+        fail(str(e))
     except SimulationError as e:
         fail(str(e), 1)
     moves = int(sum(int(r.records["moves"].sum()) for r in results))
     unfinished = int(sum(int(r.records["unfinished"].sum()) for r in results))
     out = {
         "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy,
-        "games": games, "workers": workers, "seed": seed, "wall_s": round(wall, 4),
+        "games": games, "workers": workers, "backend": backend, "seed": seed, "wall_s": round(wall, 4),
         "games_per_s": round(games / wall, 1), "ns_per_move": round(wall * 1e9 / max(moves, 1), 2),
         "ns_per_move_per_worker": round(wall * workers * 1e9 / max(moves, 1), 2),
         "moves_per_game": round(moves / games, 2), "unfinished": unfinished,
@@ -347,7 +365,8 @@ def bench(
         return
     from rich.console import Console
     from rich.table import Table
-    table = Table(title=f"bench: {rs.name}, {players} players, {strategy}, {games:,} games, {workers} worker(s)",
+    table = Table(title=f"bench: {rs.name}, {players} players, {strategy}, {games:,} games, {workers} worker(s)"
+                        + (f" ({backend})" if backend != "loky" else ""),
                   show_header=False)
     table.add_column("measure")
     table.add_column("value", justify="right")

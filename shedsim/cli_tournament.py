@@ -30,8 +30,8 @@ def tournament(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/latest).")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted run in this directory (plays only its missing chunks).")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs).")] = None,
-    backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="joblib backend: loky (local processes), or dask / ray where installed. Results do not depend on it.")] = "loky",
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Cluster scheduler address for a cluster backend.")] = None,
+    backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray). Results do not depend on it.")] = "loky",
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379, or auto).")] = None,
     save_games: Annotated[bool, typer.Option("--save-games", rich_help_panel=_P_OUT, help="Also write every game's record as Parquet (DIR/games/NNNNN.parquet, one file per chunk).")] = False,
     no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar and no table (errors and interruptions are still reported).")] = False,
@@ -42,26 +42,30 @@ def tournament(
 
     Every table of --players seats drawn from the entries, in every seating order, under every rotation, with paired deals (one shuffled deal replayed under each rotation).
 
-    Writes summary.csv, head_to_head.csv, seats.csv, lengths.csv (and matches.csv with --rounds > 1), PNG charts and run.json into --out, and prints the ranking. Ctrl-C keeps every finished chunk and writes partial results; --resume DIR continues.
+    Writes summary.csv, head_to_head.csv, seats.csv, lengths.csv (and matches.csv with --rounds > 1), PNG charts and run.json into --out, and prints the ranking. Ctrl-C keeps every finished chunk and writes partial results; --resume DIR continues (also after a killed run).
+
+    Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input (nothing is written); 3 a file could not be written (disk full: finished chunks are kept, --resume DIR continues); 130 interrupted.
 
     With no options: every built-in strategy except mc, shithead, 4 players, 200,000 games, into reports/latest/.
     """  # noqa: E501 (typer shows each paragraph as one line)
+    import contextlib
     import json
     import os
     import sys
     import time
 
+    from . import atomic, simulate
     from .cli import fail, load_rules
     from .rules import RulesError
-    from .simulate import SimulationError
+    from .simulate import BackendError, SimulationError
     from . import tournament as T
 
     t_start = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
-    from . import simulate
-    backends = getattr(simulate, "BACKENDS", ("loky",))
-    if backend not in backends:
-        fail(f"--backend: one of {', '.join(backends)}; got {backend!r}")
+    try:
+        simulate.check_backend(backend, scheduler)
+    except (ValueError, BackendError) as e:
+        fail(str(e))
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     try:
@@ -70,10 +74,11 @@ def tournament(
             if out is not None and out.resolve() != resume.resolve():
                 fail(f"--out {str(out)!r} and --resume {str(resume)!r} differ: a resumed run writes into its own directory")
             store = T.Store(root)
-            T.Store.check_writable(root)
             spec = T.spec_from_store(store, paths if strategy_path else None)
             _check_resume_options(spec, rules, house, rules_file, players, strategies, games, seed, rounds,
                                   chunk_size, save_games, seat_orders, load_rules)
+            T.Store.check_writable(root, create=False, option="--resume")
+            store.done_chunks(spec, strict=True)  # a damaged or foreign chunk file: refuse, change nothing
         else:
             root = out if out is not None else Path(T.DEFAULT_OUT)
             rs = load_rules(rules or T.DEFAULT_RULES, house, rules_file)
@@ -119,7 +124,14 @@ def tournament(
     progress = None
     if not quiet:
         progress = _progress(err)
+    cluster = contextlib.ExitStack()
     try:
+        if backend != "loky":
+            # one cluster for the whole run (run_chunks reuses it); a bad --scheduler fails here
+            workers = cluster.enter_context(simulate.backend_config(backend, workers, scheduler))
+            say(f"{backend}: " + (f"connected to {scheduler}" if scheduler else "started a local cluster")
+                + f", {workers} worker slot(s)")
+            simulate.warm_workers(spec.run_spec(), workers, backend, scheduler)  # load the kernel in each worker
         if progress is not None:
             games_done = sum(b - a for a, b in (spec.chunk_bounds(i) for i in store.done_chunks(spec))) \
                 if resume is not None else 0
@@ -131,18 +143,34 @@ def tournament(
         else:
             outcome = T.run(spec, store, workers=workers, backend=backend, resume=resume is not None,
                             stop_after=stop_after, scheduler=scheduler)
+    except BackendError as e:
+        fail(str(e))
     except SimulationError as e:
         fail(f"{e}\n({len(store.done_chunks(spec))} of {spec.n_chunks} finished chunks are kept in {str(root)})", 1)
+    except atomic.WriteError as e:  # disk full while storing a chunk
+        fail(f"{e}\n({len(store.done_chunks(spec))} of {spec.n_chunks} finished chunks are kept in {str(root)}; "
+             f"free some space, then continue with: shedsim tournament --resume {str(root)})", 3)
+    except T.TournamentError as e:
+        fail(str(e))
     except Exception as e:  # noqa: BLE001 - a worker died or could not load the kernel
         fail(f"the run failed: {type(e).__name__}: {e}\n({len(store.done_chunks(spec))} of {spec.n_chunks} "
              f"finished chunks are kept in {str(root)}; continue with: shedsim tournament --resume {str(root)})", 1)
     except KeyboardInterrupt:  # raised outside the play loop (e.g. while starting workers)
         outcome = T.RunOutcome(store.done_chunks(spec), 0, time.perf_counter() - t_start, True, False)
+    finally:
+        try:
+            cluster.close()  # closes the client, and the local cluster if one was started
+        except Exception:  # noqa: BLE001 - the run's results are already stored
+            pass
 
     import signal
     old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # finish writing what we have
     try:
         total = store.load_total(spec, outcome.done)
+    except OSError as e:
+        signal.signal(signal.SIGINT, old)
+        fail(f"cannot read the run store {str(root)!r}: {e}", 3)
+    try:
         res = T.analyse(spec, total)
         games_done = int(total["games"])
         prev = {}
@@ -170,12 +198,18 @@ def tournament(
             "games_per_s": round(played_total / play_total, 1) if play_total > 0 else None,
             "definitions": DEFINITIONS,
         }
-        files = T.write_outputs(spec, res, Path(root), plots=not no_plots)
-        wall = time.perf_counter() - t_start
-        session["wall_s"] = round(wall, 3)
-        session["peak_rss_mb_main"] = _peak_rss_mb()
-        info["wall_s"] = round(sum(s.get("wall_s") or 0 for s in sessions), 3)
-        T.write_run_json(Path(root), info, files)
+        try:
+            with atomic.batch():  # all reports or none: a full disk changes no report file
+                files = T.write_outputs(spec, res, Path(root), plots=not no_plots)
+                wall = time.perf_counter() - t_start
+                session["wall_s"] = round(wall, 3)
+                session["peak_rss_mb_main"] = _peak_rss_mb()
+                info["wall_s"] = round(sum(s.get("wall_s") or 0 for s in sessions), 3)
+                T.write_run_json(Path(root), info, files)
+        except OSError as e:  # atomic.WriteError names the file
+            fail(f"{e}\n(no report was written or changed; the {len(outcome.done)} of {spec.n_chunks} finished "
+                 f"chunks are kept in {str(root)}; free some space, then write the results with: "
+                 f"shedsim tournament --resume {str(root)})", 3)
     finally:
         signal.signal(signal.SIGINT, old)
 

@@ -15,13 +15,19 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from . import atomic  # noqa: E402
+
 _META = {"Software": None}  # no version string in the file: same input, same bytes
 
 
 def _save(fig, path: Path) -> Path:
-    fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata=_META)
-    plt.close(fig)
+    """Write the figure as a PNG atomically (:func:`shedsim.atomic.write_with`: a full disk
+    leaves no half-written chart) and close it."""
+    try:
+        fig.tight_layout()
+        atomic.write_with(path, lambda f: fig.savefig(f, format="png", dpi=110, metadata=_META))
+    finally:
+        plt.close(fig)
     return path
 
 

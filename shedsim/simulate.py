@@ -167,55 +167,116 @@ def describe_failure(spec: RunSpec, known, sched, dk, sk, err) -> str:
 
 
 BACKENDS = ("loky", "dask", "ray")
+CLUSTER_BACKENDS = ("dask", "ray")
+
+
+class BackendError(RuntimeError):
+    """A backend that cannot be used: its package is missing, ``--scheduler`` was given to
+    a backend without one, or the scheduler cannot be reached. The message names the
+    option and the fix."""
+
+
+def check_backend(backend: str, scheduler: str | None = None) -> None:
+    """Check, before any work, that ``backend`` is known, that its package imports, and
+    that ``scheduler`` is only given to a cluster backend. Raises :class:`BackendError`
+    (``ValueError`` for an unknown name)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"--backend: one of {', '.join(BACKENDS)}; got {backend!r}")
+    if scheduler is not None and backend not in CLUSTER_BACKENDS:
+        raise BackendError(f"--scheduler needs a cluster backend (--backend dask or --backend ray); "
+                           f"the {backend} backend runs local processes")
+    if scheduler is not None and not scheduler.strip():
+        raise BackendError("--scheduler: empty address (e.g. tcp://HOST:8786 for dask)")
+    if backend == "dask":
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError as e:
+            raise BackendError(f"--backend dask needs dask.distributed ({e}): "
+                               f"pip install 'dask[distributed]'") from None
+    elif backend == "ray":
+        try:
+            import ray  # noqa: F401
+            from ray.util.joblib import register_ray  # noqa: F401
+        except ImportError as e:
+            raise BackendError(f"--backend ray needs ray ({e}): pip install ray") from None
+
+
+_ACTIVE: list[tuple[str, int, str | None, int]] = []
+"""The open :func:`backend_config` contexts (backend, workers, scheduler, slots): a nested
+call with the same backend and scheduler reuses the open one (one cluster per command)."""
+
+
+def _dask_slots(client) -> int:
+    try:
+        info = client.scheduler_info()
+        return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
+    except Exception:  # noqa: BLE001
+        return 1
 
 
 @contextlib.contextmanager
 def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | None = None):
-    """joblib's ``parallel_config`` for ``backend``, starting what it needs.
+    """joblib's ``parallel_config`` for ``backend``, starting what it needs; yields the
+    number of parallel slots (loky and ray: ``workers``; dask: the cluster's threads).
 
     ``loky``: local processes. ``dask``: connects to ``scheduler`` (a dask scheduler
-    address) or starts a ``LocalCluster`` of ``workers`` single-threaded processes.
-    ``ray``: ``ray.init(address=scheduler)`` (needs ``pip install ray``). Raises
-    ``ValueError`` for an unknown backend and ``ImportError`` naming the missing package.
+    address such as ``tcp://HOST:8786``; the connection timeout is dask's
+    ``distributed.comm.timeouts.connect``, 30 s by default) or starts a ``LocalCluster``
+    of ``workers`` single-threaded processes, closed on exit. ``ray``:
+    ``ray.init(address=scheduler)`` (needs ``pip install ray``). Entered again inside
+    itself with the same backend and scheduler, it reuses the open cluster. Raises
+    :class:`BackendError` (see :func:`check_backend`, and an unreachable scheduler).
     """
     from joblib import parallel_config
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; one of {', '.join(BACKENDS)}")
+    check_backend(backend, scheduler)
+    for b, w, sch, slots in _ACTIVE:
+        if b == backend and sch == scheduler and (backend != "loky" or w == workers):
+            yield slots
+            return
     if backend == "loky":
-        with parallel_config(backend="loky", n_jobs=workers):
-            yield
+        _ACTIVE.append((backend, workers, scheduler, workers))
+        try:
+            with parallel_config(backend="loky", n_jobs=workers):
+                yield workers
+        finally:
+            _ACTIVE.pop()
         return
     if backend == "dask":
-        try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError as e:
-            raise ImportError("--backend dask needs dask.distributed: pip install 'dask[distributed]'") from e
+        from dask.distributed import Client, LocalCluster
         cluster = None
         if scheduler:
-            client = Client(scheduler)
+            try:
+                client = Client(scheduler)
+            except (OSError, ValueError, TypeError) as e:
+                raise BackendError(f"--scheduler: cannot connect to the dask scheduler at {scheduler!r}: {e}") from None
         else:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None)
             client = Client(cluster)
+        slots = _dask_slots(client)
+        _ACTIVE.append((backend, workers, scheduler, slots))
         try:
             with parallel_config(backend="dask", n_jobs=-1):
-                yield
+                yield slots
         finally:
+            _ACTIVE.pop()
             client.close()
             if cluster is not None:
                 cluster.close()
         return
+    import ray
+    from ray.util.joblib import register_ray
     try:
-        import ray
-        from ray.util.joblib import register_ray
-    except ImportError as e:
-        raise ImportError("--backend ray needs ray: pip install ray") from e
-    ray.init(address=scheduler, ignore_reinit_error=True, include_dashboard=False)
+        ray.init(address=scheduler, ignore_reinit_error=True, include_dashboard=False)
+    except (ConnectionError, OSError, ValueError, RuntimeError) as e:
+        raise BackendError(f"--scheduler: cannot connect to the ray cluster at {scheduler!r}: {e}") from None
     register_ray()
+    _ACTIVE.append((backend, workers, scheduler, workers))
     try:
         with parallel_config(backend="ray", n_jobs=workers):
-            yield
+            yield workers
     finally:
+        _ACTIVE.pop()
         ray.shutdown()
 
 
@@ -247,11 +308,50 @@ def run_chunks(spec: RunSpec, chunks: list[int], workers: int = 1, backend: str 
     return out
 
 
+def code_fingerprint(spec: RunSpec) -> str:
+    """What decides a chunk's games in this process: the shedsim version, the compiled
+    kernel's fingerprint (kernel and strategy sources, numba and numpy versions) and the
+    sources of the rules, seeding and schedule. Equal on every worker of a cluster, or
+    results could depend on where a chunk ran."""
+    import hashlib
+    from pathlib import Path
+
+    from . import __version__
+    _, k, _, _ = _loaded(spec)
+    h = hashlib.sha256(Path(k.path).stem.encode())
+    here = Path(__file__).parent
+    for name in ("rules.py", "seeding.py", "simulate.py", "cards.py", "layout.py"):
+        p = here / name
+        if p.exists():
+            h.update(p.read_bytes())
+    return f"shedsim {__version__}, code {h.hexdigest()[:16]}"
+
+
+def _warm(spec: RunSpec) -> str:
+    play_chunk(spec, 0, 1, ("moves",))
+    return code_fingerprint(spec)
+
+
 def warm_workers(spec: RunSpec, workers: int, backend: str = "loky", scheduler: str | None = None) -> None:
-    """Start the worker processes and load the kernel in each (one tiny chunk apiece)."""
+    """Start the worker processes and load the kernel in each (one tiny chunk apiece; on
+    dask, in every worker of the cluster). On a cluster backend, also check that every
+    worker runs the same code as this process (:func:`code_fingerprint`); raises
+    :class:`BackendError` naming the workers that differ."""
     from joblib import Parallel, delayed
     if workers <= 1 and backend == "loky":
-        play_chunk(spec, 0, 1, keep=("moves",))
+        _warm(spec)
         return
-    with backend_config(backend, workers, scheduler):
-        Parallel()(delayed(play_chunk)(spec, 0, 1, ("moves",)) for _ in range(workers))
+    with backend_config(backend, workers, scheduler) as slots:
+        if backend == "dask":
+            from dask.distributed import get_client
+            got = get_client().run(_warm, spec)
+        else:
+            got = dict(enumerate(Parallel()(delayed(_warm)(spec) for _ in range(slots))))
+        if backend in CLUSTER_BACKENDS:
+            here = code_fingerprint(spec)
+            bad = {str(w): fp for w, fp in got.items() if fp != here}
+            if bad:
+                w, fp = next(iter(bad.items()))
+                raise BackendError(f"{len(bad)} of {len(got)} workers run other code than this machine "
+                                   f"(worker {w}: {fp}; here: {here}): install the same shedsim version and "
+                                   f"strategies on every machine, and run shedsim compile there")

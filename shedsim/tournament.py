@@ -40,6 +40,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import atomic
 from .rules import RuleSet
 from .simulate import RunSpec, schedule_games, tournament_tables  # noqa: F401 (re-exported)
 
@@ -496,25 +497,15 @@ def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.nd
 
 
 # ---------------------------------------------------------------------- the run store
-def _atomic_write_bytes(path: Path, writer: Callable[[Any], None], suffix: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix + ".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            writer(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+def _atomic_write_bytes(path: Path, writer: Callable[[Any], None], suffix: str = "") -> None:
+    """Write what ``writer(fileobj)`` writes to ``path`` atomically (:mod:`shedsim.atomic`)."""
+    atomic.write_with(path, writer)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and :func:`os.replace`."""
-    _atomic_write_bytes(path, lambda f: f.write(text.encode()), "")
+    """Write ``text`` to ``path`` via a temporary file, fsync and :func:`os.replace`
+    (:func:`shedsim.atomic.write_text`; raises :class:`shedsim.atomic.WriteError`)."""
+    atomic.write_text(path, text)
 
 
 class Store:
@@ -527,36 +518,56 @@ class Store:
         self.games = self.root / "games"
 
     @staticmethod
-    def check_writable(root: Path) -> None:
-        """Create ``root`` if needed and prove a file can be written there; raises
-        :class:`TournamentError` naming the directory and the reason."""
+    def check_writable(root: Path, create: bool = True, option: str = "--out") -> None:
+        """Prove a file can be written in ``root`` (creating it first when ``create``);
+        raises :class:`TournamentError` naming ``option``, the directory and the reason
+        (a read-only directory is caught by :func:`os.access` before anything is written)."""
         root = Path(root)
         try:
             if root.exists() and not root.is_dir():
-                raise TournamentError(f"--out: {str(root)!r} exists and is not a directory")
-            root.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=root, prefix=".write-test-")
+                raise TournamentError(f"{option}: {str(root)!r} exists and is not a directory")
+            if create:
+                root.mkdir(parents=True, exist_ok=True)
+            elif not root.is_dir():
+                raise TournamentError(f"{option}: {str(root)!r} is not a directory")
+            if not os.access(root, os.W_OK | os.X_OK):
+                raise TournamentError(f"{option}: cannot write to {str(root)!r}: the directory is read-only "
+                                      f"(permission denied)")
+            fd, tmp = tempfile.mkstemp(dir=root, prefix=".write-test-", suffix=".tmp")
             os.close(fd)
             os.unlink(tmp)
         except TournamentError:
             raise
         except OSError as e:
-            raise TournamentError(f"--out: cannot write to {str(root)!r}: {e.strerror or e}") from None
+            raise TournamentError(f"{option}: cannot write to {str(root)!r}: {e.strerror or e}") from None
 
     def spec_path(self) -> Path:
         return self.root / "spec.json"
 
     def read_spec(self) -> dict[str, Any]:
+        """The stored spec.json as a dict; raises :class:`TournamentError` when the
+        directory holds none, or one that is not valid JSON or not a shedsim spec."""
+        p = self.spec_path()
+        if not self.root.is_dir():
+            raise TournamentError(f"--resume: {str(self.root)!r} is not a directory")
         try:
-            return json.loads(self.spec_path().read_text())
+            d = json.loads(p.read_bytes().decode("utf-8"))
         except FileNotFoundError:
             raise TournamentError(f"--resume: {str(self.root)!r} holds no spec.json "
                                   f"(not a tournament directory)") from None
-        except (OSError, ValueError) as e:
-            raise TournamentError(f"--resume: cannot read {str(self.spec_path())!r}: {e}") from None
+        except OSError as e:
+            raise TournamentError(f"--resume: cannot read {str(p)!r}: {e.strerror or e}") from None
+        except ValueError as e:  # UnicodeDecodeError and json.JSONDecodeError
+            raise TournamentError(f"--resume: {str(p)!r} is not valid JSON ({e}); "
+                                  f"not a shedsim tournament directory") from None
+        if not isinstance(d, dict) or "format" not in d or "key" not in d:
+            raise TournamentError(f"--resume: {str(p)!r} is not a shedsim tournament spec "
+                                  f"(no \"format\" and \"key\" fields); not a shedsim tournament directory")
+        return d
 
     def start_fresh(self, spec: TournamentSpec) -> None:
-        """Write spec.json and remove the chunk and game files of an earlier run here."""
+        """Remove the chunk and game files of an earlier run here, then write spec.json
+        (atomically, before any chunk of this run is written)."""
         for d, pat in ((self.chunks, "*.npz"), (self.games, "*.parquet")):
             if d.is_dir():
                 for f in d.glob(pat):
@@ -565,11 +576,10 @@ class Store:
         atomic_write_text(self.spec_path(), json.dumps(spec.to_json(), indent=2, sort_keys=True) + "\n")
 
     def prepare(self, spec: TournamentSpec) -> None:
+        """Create the store's folders and remove temporary files a killed run left."""
         self.chunks.mkdir(parents=True, exist_ok=True)
-        for d in (self.chunks, self.games):
-            if d.is_dir():
-                for f in d.glob(".*.tmp"):
-                    f.unlink()
+        for d in (self.root, self.chunks, self.games):
+            atomic.remove_stale(d)
         if spec.save_games:
             self.games.mkdir(parents=True, exist_ok=True)
 
@@ -577,28 +587,76 @@ class Store:
         return self.chunks / f"{i:05d}.npz"
 
     def save_chunk(self, spec: TournamentSpec, i: int, tally: dict[str, np.ndarray]) -> None:
+        """Store chunk ``i``'s tally as ``chunks/NNNNN.npz`` (temp file, fsync, os.replace)
+        with the spec's key and the chunk number."""
         arrays = dict(tally)
         arrays["_key"] = np.array(spec.key())
         arrays["_chunk"] = np.int64(i)
-        _atomic_write_bytes(self.chunk_path(i), lambda f: np.savez(f, **arrays), ".npz")
+        atomic.write_with(self.chunk_path(i), lambda f: np.savez(f, **arrays))
 
-    def done_chunks(self, spec: TournamentSpec) -> list[int]:
+    def check_chunk(self, spec: TournamentSpec, i: int) -> None:
+        """Read chunk file ``i`` whole and check it: a readable npz holding every counter
+        of :func:`empty_tally` with the right shape, this spec's key and its own chunk
+        number. Raises :class:`TournamentError` naming the file."""
+        p = self.chunk_path(i)
+        ref = empty_tally(spec)
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except Exception as e:  # noqa: BLE001 - zipfile.BadZipFile, EOFError, OSError, ValueError, ...
+            raise TournamentError(f"--resume: chunk file {str(p)!r} is damaged ({type(e).__name__}: {e}); "
+                                  f"delete it to play that chunk again") from None
+        missing = [k for k in (*ref, "_key", "_chunk") if k not in arrays]
+        if missing:
+            raise TournamentError(f"--resume: chunk file {str(p)!r} is damaged or not a shedsim chunk "
+                                  f"(missing {', '.join(missing[:5])}); delete it to play that chunk again")
+        if str(arrays["_key"]) != spec.key():
+            raise TournamentError(f"--resume: chunk file {str(p)!r} belongs to another run (key "
+                                  f"{str(arrays['_key'])[:16]!r}, this run's spec.json has {spec.key()!r}): "
+                                  f"the directory mixes two runs; start a new run")
+        if arrays["_chunk"].shape != () or int(arrays["_chunk"]) != i:
+            raise TournamentError(f"--resume: chunk file {str(p)!r} holds chunk {arrays['_chunk'].tolist()!r}, not {i}; "
+                                  f"delete it to play that chunk again")
+        for k, v in ref.items():
+            a = arrays[k]
+            if a.dtype != np.int64 or (a.shape != v.shape if k not in ("pl_keys", "pl_counts") else a.ndim != 1):
+                raise TournamentError(f"--resume: chunk file {str(p)!r} is damaged ({k}: {a.dtype}{list(a.shape)}, "
+                                      f"expected int64{list(v.shape)}); delete it to play that chunk again")
+        if arrays["pl_keys"].shape != arrays["pl_counts"].shape:
+            raise TournamentError(f"--resume: chunk file {str(p)!r} is damaged (pl_keys and pl_counts differ in "
+                                  f"length); delete it to play that chunk again")
+
+    def done_chunks(self, spec: TournamentSpec, strict: bool = False) -> list[int]:
         """Chunk numbers whose tally is stored for this spec (and, with --save-games, whose
-        games file is there too)."""
+        games file is there too). ``strict`` (``--resume``): a chunk file that is damaged
+        or belongs to another run raises :class:`TournamentError` (see :meth:`check_chunk`);
+        otherwise such a file counts as not done."""
         done = []
         key = spec.key()
         for i in range(spec.n_chunks):
             p = self.chunk_path(i)
             if not p.exists():
                 continue
-            if spec.save_games and not self.game_path(i).exists():
-                continue
-            try:
-                with np.load(p) as z:
-                    if str(z["_key"]) != key or int(z["_chunk"]) != i:
-                        continue
-            except (OSError, ValueError, KeyError):
-                continue
+            if strict:
+                self.check_chunk(spec, i)
+            else:
+                try:
+                    with np.load(p) as z:
+                        if str(z["_key"]) != key or int(z["_chunk"]) != i:
+                            continue
+                except Exception:  # noqa: BLE001 - a damaged file is not a finished chunk
+                    continue
+            if spec.save_games:
+                g = self.game_path(i)
+                if not g.exists():
+                    continue
+                if strict:
+                    try:
+                        import pyarrow.parquet as pq
+                        pq.read_metadata(g)
+                    except Exception as e:  # noqa: BLE001
+                        raise TournamentError(f"--resume: games file {str(g)!r} is damaged ({e}); delete it "
+                                              f"and its chunk file {str(p)!r} to play that chunk again") from None
             done.append(i)
         return done
 
@@ -635,36 +693,55 @@ class Store:
         meta = {b"shedsim.labels": json.dumps(list(spec.labels)).encode(),
                 b"shedsim.entries": json.dumps(list(spec.entries)).encode()}
         table = table.replace_schema_metadata(meta)
-        _atomic_write_bytes(self.game_path(i), lambda f: pq.write_table(table, f), ".parquet")
+        atomic.write_with(self.game_path(i), lambda f: pq.write_table(table, f))
+
+
+_SPEC_FIELDS = {"rules": dict, "rules_input": dict, "players": int, "entries": list, "labels": list, "seed": int,
+                "games_requested": int, "rounds": int, "chunk_size": int, "strategy_hashes": dict, "key": str}
 
 
 def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None) -> TournamentSpec:
-    """Rebuild the spec saved in ``store`` (for ``--resume``), checking that the rules and
-    every strategy's source are unchanged. Raises :class:`TournamentError`."""
+    """Rebuild the spec saved in ``store`` (for ``--resume``), checking that it is a
+    shedsim spec of this format, that the rules and every strategy's source are unchanged
+    and that it rebuilds to the stored key. Raises :class:`TournamentError`."""
     from .rules import RulesError, build
     d = store.read_spec()
+    where = repr(str(store.spec_path()))
     if d.get("format") != FORMAT:
-        raise TournamentError(f"--resume: {str(store.spec_path())!r} has format {d.get('format')!r}, "
+        raise TournamentError(f"--resume: {where} has format {d.get('format')!r}, "
                               f"this shedsim writes format {FORMAT}")
-    ri = d.get("rules_input", {})
+    bad = [k for k, typ in _SPEC_FIELDS.items()
+           if not isinstance(d.get(k), typ) or (typ is int and isinstance(d.get(k), bool))]
+    bad += [k for k in ("entries", "labels") if k not in bad and not all(isinstance(x, str) for x in d[k])]
+    if bad:
+        raise TournamentError(f"--resume: {where} is damaged or not a shedsim tournament spec "
+                              f"(missing or invalid: {', '.join(bad)})")
+    ri = d["rules_input"]
     try:
         rules = build(ri.get("rules", "shithead"), ri.get("house", []), ri.get("rules_file"))
-    except RulesError as e:
+    except (RulesError, TypeError, ValueError) as e:
         raise TournamentError(f"--resume: the stored rules no longer build: {e}") from None
     if rules.to_dict() != d["rules"]:
         raise TournamentError("--resume: the rule set differs from the one the run started with "
                               "(the rules file or a preset changed); start a new run")
     paths = tuple(d.get("strategy_paths", [])) if strategy_paths is None else strategy_paths
-    spec = plan(rules, d["players"], list(zip(d["labels"], d["entries"])), d["games_requested"],
-                seed=d["seed"], rounds=d["rounds"], chunk_size=d["chunk_size"], strategy_paths=paths,
-                rules_input=ri, save_games=bool(d.get("save_games", False)),
-                seat_orders=d.get("seat_orders", "all"))
+    try:
+        spec = plan(rules, d["players"], list(zip(d["labels"], d["entries"])), d["games_requested"],
+                    seed=d["seed"], rounds=d["rounds"], chunk_size=d["chunk_size"], strategy_paths=paths,
+                    rules_input=ri, save_games=bool(d.get("save_games", False)),
+                    seat_orders=d.get("seat_orders", "all"))
+    except (TournamentError, RulesError) as e:
+        msg = str(e)
+        raise TournamentError(msg if msg.startswith("--resume") else f"--resume: {where}: {msg}") from None
+    except (TypeError, ValueError, KeyError) as e:
+        raise TournamentError(f"--resume: {where} is damaged ({type(e).__name__}: {e})") from None
     if spec.strategy_hashes != d["strategy_hashes"]:
         changed = [n for n in spec.strategy_hashes if spec.strategy_hashes[n] != d["strategy_hashes"].get(n)]
         raise TournamentError(f"--resume: strategy source changed since the run started ({', '.join(changed)}); "
                               f"results would mix two versions; start a new run")
-    if spec.key() != d.get("key"):
-        raise TournamentError("--resume: the stored specification does not match what it rebuilds to; start a new run")
+    if spec.key() != d["key"]:
+        raise TournamentError(f"--resume: the stored specification {where} does not match what it rebuilds to "
+                              f"(edited, or written by another version); start a new run")
     return spec
 
 
@@ -688,12 +765,14 @@ def run(spec: TournamentSpec, store: Store, workers: int = 1, backend: str = "lo
     ``stop_after`` plays at most that many chunks and stops as if interrupted (tests of
     resume). Ctrl-C (KeyboardInterrupt) also stops: every finished chunk is kept, and the
     outcome says ``interrupted``. Raises :class:`shedsim.simulate.SimulationError` when a
-    strategy fails.
+    strategy fails, :class:`shedsim.atomic.WriteError` (naming the file) when a chunk
+    cannot be stored (disk full: the chunks stored before it are kept), and, with
+    ``resume``, :class:`TournamentError` for a damaged or foreign chunk file.
     """
     from .simulate import run_chunks
     if resume:
+        done = set(store.done_chunks(spec, strict=True))
         store.prepare(spec)
-        done = set(store.done_chunks(spec))
     else:
         store.start_fresh(spec)
         done = set()
@@ -723,8 +802,8 @@ def run(spec: TournamentSpec, store: Store, workers: int = 1, backend: str = "lo
     interrupted = limited
     try:
         if todo:
-            extra = {"scheduler": scheduler} if scheduler else {}  # only for cluster backends
-            run_chunks(rs, todo, workers=workers, backend=backend, on_result=on_result, keep=keep, **extra)
+            run_chunks(rs, todo, workers=workers, backend=backend, on_result=on_result, keep=keep,
+                       scheduler=scheduler)
     except KeyboardInterrupt:
         interrupted = True
     play_s = time.perf_counter() - t0
@@ -983,7 +1062,9 @@ def write_csv(df, path: Path) -> None:
 
 def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = True) -> list[str]:
     """Write the CSVs and plots into ``out``; returns the file names (``run.json`` is
-    written by :func:`write_run_json`)."""
+    written by :func:`write_run_json`). Every file is written atomically (temp file in
+    ``out``, fsync, :func:`os.replace`): a failure (disk full) raises
+    :class:`shedsim.atomic.WriteError` naming the file and leaves no half-written file."""
     out = Path(out)
     files = []
     for name, df in (("summary.csv", res.summary), ("head_to_head.csv", res.head_to_head),
