@@ -588,6 +588,10 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
             raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
                                 f"(deal key {deal_key}): {type(e).__name__}: {e}\n"
                                 f"{state.describe()}") from e
+        if move.kind == "invalid":
+            raise StrategyError(f"strategy {player.name!r} returned {move.rank}, which is not a move, at move "
+                                f"{state.moves + 1} (deal key {deal_key}); legal: "
+                                f"{', '.join(map(str, legal))}\n{state.describe()}")
         if move not in legal:
             raise StrategyError(f"strategy {player.name!r} chose the illegal move {move} at move "
                                 f"{state.moves + 1} (deal key {deal_key}); legal: "

@@ -128,9 +128,10 @@ PLUGIN = """
 """
 ILLEGAL = PLUGIN.format(name="cheater", misbehave="return (14 << 8) | (4 << 4)  # four aces")
 RAISER = PLUGIN.format(name="raiser", misbehave='raise ValueError("raiser gives up")')
+GARBAGE = PLUGIN.format(name="garbage", misbehave="return -7  # not a move code at all")
 
 
-@pytest.mark.parametrize("source,name", [(ILLEGAL, "cheater"), (RAISER, "raiser")])
+@pytest.mark.parametrize("source,name", [(ILLEGAL, "cheater"), (RAISER, "raiser"), (GARBAGE, "garbage")])
 def test_failing_plugin_stops_the_run_naming_plugin_seed_and_position(tmp_path, source, name):
     d = _write_plugin(tmp_path, name, source)
     spec = RunSpec(preset("shithead"), 2, (name, "greedy"), (name, "greedy"), seed=42, games=10,
