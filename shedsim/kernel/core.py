@@ -223,12 +223,6 @@ def advance_dir(pub, seat, steps, d, n):
 
 
 @njit(cache=True, inline="always")
-def advance(pub, seat, steps):
-    """The seat ``steps`` turns after ``seat``, counting only seats still in."""
-    return advance_dir(pub, seat, steps, pub[L.O_DIRECTION], pub[L.O_PLAYERS])
-
-
-@njit(cache=True, inline="always")
 def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction):
     """Apply a legal move (as :func:`shedsim.engine.apply_move`) with the pile, stock,
     turn and direction held in arguments rather than in ``pub`` (so the kernel's game loop

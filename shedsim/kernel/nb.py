@@ -90,28 +90,6 @@ def can_pick_up(obs, rules, has_play):
         st == L.STAGE_FACE_UP and mode >= L.PICKUP_HAND_FACEUP)
 
 
-@njit(cache=True, inline="always")
-def is_special(rules, rank):
-    """Whether ``rank`` has any role (reset, burn, invisible, magic, low, skip, reverse)."""
-    return (rules[L.R_FLAGS + rank] & L.F_ORDINARY) == 0
-
-
-@njit(cache=True)
-def best_face_up(visible, n_up, value):
-    """The packed ``n_up`` cards of ``visible`` with the highest ``value[rank]`` (ties: the
-    higher rank). ``value`` is ``float64[15]`` indexed by rank."""
-    up = np.int64(0)
-    left = visible
-    for _ in range(n_up):
-        best = 0
-        for r in range(2, 15):
-            if count(left, r) > 0 and (best == 0 or value[r] >= value[best]):
-                best = r
-        up += one(best)
-        left -= one(best)
-    return up
-
-
 @njit(cache=True)
 def _walk(obs, rules, out, target):
     """Enumerate legal moves in :func:`shedsim.engine.legal_moves` order, writing them to
