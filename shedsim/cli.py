@@ -385,6 +385,14 @@ def bench(
 
 from .cli_tournament import tournament  # noqa: E402
 app.command("tournament")(tournament)
+from .cli_compare import compare_rules  # noqa: E402
+app.command("compare-rules")(compare_rules)
+from .cli_swaps import swaps  # noqa: E402
+app.command("swaps")(swaps)
+from .cli_sprt import sprt  # noqa: E402
+app.command("sprt")(sprt)
+from .cli_report import report  # noqa: E402
+app.command("report")(report)
 
 
 def main() -> None:  # pragma: no cover

@@ -71,13 +71,21 @@ def index_keys(root: int, index: np.ndarray) -> np.ndarray:
     return z
 
 
-def game_keys(seed: int, index: np.ndarray, deal_index: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def game_keys(seed: int, index: np.ndarray, deal_index: np.ndarray | None = None,
+              stream: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(deal keys, strategy keys), ``uint64[n]`` each, for games ``index`` of run ``seed``.
 
     ``deal_index`` (default: ``index``) selects the deal: games sharing a deal index get
-    the same cards (paired deals) but their own strategy streams.
+    the same cards (paired deals) but their own strategy streams. ``stream`` > 0 gives
+    independent strategy streams over the same deals (the strategy root key then comes
+    from ``SeedSequence([seed, stream])``): compare-rules plays each variant on its own
+    stream, so two variants share their deals and nothing else.
     """
     deal_root, strat_root = root_keys(seed)
+    if stream:
+        if isinstance(stream, bool) or not isinstance(stream, (int, np.integer)) or stream < 0:
+            raise ValueError(f"stream must be a non-negative integer, got {stream!r}")
+        strat_root = int(np.random.SeedSequence([int(seed), int(stream)]).generate_state(2, dtype=np.uint64)[1])
     index = np.asarray(index, dtype=np.int64)
     deals = index if deal_index is None else np.asarray(deal_index, dtype=np.int64)
     return index_keys(deal_root, deals), index_keys(strat_root, index)

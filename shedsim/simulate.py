@@ -44,6 +44,12 @@ class RunSpec:
     schedule: str = "tournament"
     strategy_paths: tuple[str, ...] = ()
     chunk_size: int = 20_000
+    swap_from: tuple[int, ...] | None = None
+    """Per entry, the entry whose swap decides its face-up cards (-1: keep them as dealt);
+    None: each entry swaps by its own strategy (see :meth:`shedsim.kernel.build.Kernel.play`)."""
+    stream: int = 0
+    """Strategy-stream number (:func:`shedsim.seeding.game_keys`): runs with the same seed
+    and different streams play the same deals with independent strategy randomness."""
 
     def tables(self) -> list[tuple[int, ...]]:
         return tournament_tables(len(self.entries), self.players) if self.schedule == "tournament" else [
@@ -131,10 +137,11 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
     t0 = time.perf_counter()
     known, k, ids, params = _loaded(spec)
     sched = schedule_games(spec, start, stop)
-    dk, sk = game_keys(spec.seed, sched["index"], sched["deal"])
+    dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
     ra = spec.rules.compile(spec.players)
     try:
-        rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"])
+        swap_from = None if spec.swap_from is None else np.array(spec.swap_from, np.int64)
+        rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from)
     except KernelError as e:
         raise SimulationError(describe_failure(spec, known, sched, dk, sk, e)) from None
     if keep is not None:

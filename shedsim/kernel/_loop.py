@@ -22,6 +22,12 @@ argument, which was most of the time of a move (about 6x slower). Nothing in the
 allocates, so nothing needs counting; strategies that allocate (``INLINE = False``, such
 as ``mc``) are left out of the fast copy and run in this one.
 
+Swap-phase controls (the swap study, :mod:`shedsim.swaps`): ``swap_from`` int64[E] names,
+per entry, the entry whose swap function (strategy and parameters) decides its face-up
+cards (``swap_from[e] == e`` normally; ``-1`` keeps the face-up cards as dealt: no swap);
+``forced_up`` int64[n, P] overrides that choice for one game and seat when non-zero (a
+packed face-up multiset, checked like any swap).
+
 ``status`` int64[8]: on return ``status[0]`` = games completed; when a strategy fails,
 ``status[1]`` = error kind (1 impossible swap, 2 illegal move), ``status[2]`` = seat,
 ``status[3]`` = what the strategy returned, ``status[4]`` = move number. While running,
@@ -40,7 +46,7 @@ from shedsim.kernel._stub import choose_move, choose_swap  # GENERATED-DISPATCH
 @njit(cache=True)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
                pickups, burns, unfinished, dealt, face_up, trace, status,
-               pub, priv, drng, srng, params):
+               pub, priv, drng, srng, params, swap_from, forced_up):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
     is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[8]``)."""
     n_games = deal_keys.shape[0]
@@ -60,10 +66,15 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             dealt[g, s] = visible
             pub[L.O_SEAT] = s
             status[4] = 0
-            e = seating[g, s]
-            for i in range(n_params):
-                params[i] = entry_params[e, i]
-            up = choose_swap(entry_ids[e], visible, s, players, rules, params, srng)
+            e = swap_from[seating[g, s]]
+            if forced_up[g, s] != 0:
+                up = forced_up[g, s]
+            elif e < 0:
+                up = pub[L.O_FACE_UP + s]
+            else:
+                for i in range(n_params):
+                    params[i] = entry_params[e, i]
+                up = choose_swap(entry_ids[e], visible, s, players, rules, params, srng)
             if not valid_swap(visible, up, table):
                 status[1] = 1
                 status[2] = s

@@ -141,13 +141,17 @@ class Kernel:
 
     def play(self, rules_array: np.ndarray, entry_ids: np.ndarray, entry_params: np.ndarray,
              seating: np.ndarray, deal_keys: np.ndarray, strategy_keys: np.ndarray,
-             dealers: np.ndarray, trace_moves: int = 0) -> dict[str, np.ndarray]:
+             dealers: np.ndarray, trace_moves: int = 0, swap_from: np.ndarray | None = None,
+             forced_up: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Play games; returns per-game record arrays (see :mod:`shedsim.kernel._loop`).
 
         Entry ``e`` is strategy id ``entry_ids[e]`` (int64[E]) with ``entry_params[e]``
         (int64[E, 8]); ``seating`` int64[n, players] holds entry indices; ``trace_moves``
         > 0 also returns ``trace`` int32[n, trace_moves], the first move codes of each game; ``deal_keys``/``strategy_keys``
-        uint64[n]; ``dealers`` int64[n]. Raises :class:`KernelError` when a strategy returns
+        uint64[n]; ``dealers`` int64[n]. ``swap_from`` int64[E] (default: each entry its
+        own) names the entry whose swap decides entry e's face-up cards, -1 = keep them as
+        dealt; ``forced_up`` int64[n, players] (default: none) forces a packed face-up
+        multiset for a game and seat where non-zero (see :mod:`shedsim.kernel._loop`). Raises :class:`KernelError` when a strategy returns
         an impossible swap or an illegal move, and re-raises (with the game index in
         ``KernelError.game``) when a strategy raises.
         """
@@ -167,13 +171,21 @@ class Kernel:
                    np.zeros(1, np.uint64), np.zeros(1, np.uint64),
                    np.zeros(entry_params.shape[1], np.int64))
         seating = np.ascontiguousarray(seating, dtype=np.int64)
+        n_entries = len(entry_ids)
+        swap_from = (np.arange(n_entries, dtype=np.int64) if swap_from is None
+                     else np.ascontiguousarray(swap_from, np.int64))
+        forced_up = (np.zeros((n, p), np.int64) if forced_up is None
+                     else np.ascontiguousarray(forced_up, np.int64))
+        if swap_from.shape != (n_entries,) or forced_up.shape != (n, p):
+            raise ValueError(f"swap_from must be int64[{n_entries}] and forced_up int64[{n}, {p}]")
         try:
             done = loop(
                 rules_array, np.ascontiguousarray(entry_ids, np.int64),
                 np.ascontiguousarray(entry_params, np.int64), seating, np.ascontiguousarray(deal_keys, np.uint64),
                 np.ascontiguousarray(strategy_keys, np.uint64), np.ascontiguousarray(dealers, np.int64),
                 rec["places"], rec["start"], rec["moves"], rec["pickups"], rec["burns"],
-                rec["unfinished"], rec["dealt"], rec["face_up"], rec["trace"], status, *scratch)
+                rec["unfinished"], rec["dealt"], rec["face_up"], rec["trace"], status, *scratch,
+                swap_from, forced_up)
         except Exception as e:  # a strategy raised inside compiled code
             g = int(status[0])
             raise KernelError(f"{type(e).__name__}: {e}", g, -1, "raised", 0, 0) from e
