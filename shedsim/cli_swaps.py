@@ -1,10 +1,118 @@
-"""``shedsim swaps``: the typer command (registered in :mod:`shedsim.cli`). Work in progress."""
+"""``shedsim swaps``: the typer command (registered in :mod:`shedsim.cli`); the study
+itself is :mod:`shedsim.swaps`."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Optional
+
 import typer
 
+_P_RUN = "What to play"
+_P_OUT = "Output and execution"
 
-def swaps() -> None:
-    """Not built yet."""
-    raise typer.Exit(2)
+
+def swaps(
+    rules: Annotated[str, typer.Option("--rules", "-r", rich_help_panel=_P_RUN, help="Preset (duel, nines, family, palace, shithead) or a rules TOML file.")] = "shithead",
+    house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle, repeatable (`shedsim rules list`).")] = None,
+    players: Annotated[int, typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table.")] = 3,
+    strategy: Annotated[str, typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The play policy S (NAME or NAME:param=v): every seat plays it; its swap is the one studied in (a) and (d).")] = "greedy",
+    games: Annotated[int, typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games for (a)+(b) and again for (c) (rounded up to whole tournament blocks in (c)).")] = 100_000,
+    swap_policy: Annotated[Optional[list[str]], typer.Option("--swap-policy", rich_help_panel=_P_RUN, help="Another strategy whose swap joins the policy comparison (c), repeatable (LABEL=NAME to name it).")] = None,
+    deals: Annotated[int, typer.Option("--deals", min=0, rich_help_panel=_P_RUN, help="Sample deals for the regret study (d); 0 skips it.")] = 200,
+    rollouts: Annotated[int, typer.Option("--rollouts", min=2, rich_help_panel=_P_RUN, help="Games per face-up choice per deal in (d).")] = 200,
+    seat: Annotated[int, typer.Option("--seat", min=0, rich_help_panel=_P_RUN, help="The seat whose choices (d) evaluates.")] = 0,
+    min_games: Annotated[int, typer.Option("--min-games", min=1, rich_help_panel=_P_RUN, help="Seat-games a face-up multiset needs to enter the value table (b).")] = 200,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed.")] = 0,
+    strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory.")] = Path("reports/swaps"),
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
+    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar and no tables.")] = False,
+) -> None:
+    """Study the swap phase: which cards belong face up.
+
+    (a) what --strategy puts face up against what it was dealt, by rank; (b) a face-up value table: loss rate and mean place by face-up rank multiset, every seat playing --strategy but keeping its face-up cards as dealt; (c) swap policies head to head with the play policy held fixed (no swap, greedy-high, expert-table, random, and each --swap-policy), paired deals; (d) for --deals sample deals, every distinct face-up choice of one seat scored by --rollouts re-deals of what it cannot see, how often the strategy's choice is the best, and its mean regret in places.
+
+    Writes by_rank.csv, face_up_values.csv, policies.csv, policies_head_to_head.csv, regret.csv, their PNG charts and run.json into --out.
+
+    Example: shedsim swaps --rules shithead --players 3 --strategy greedy --games 200000
+
+    Exit codes: 0 done; 1 a strategy failed; 2 bad options (nothing is written); 3 a file could not be written; 130 interrupted.
+    """  # noqa: E501
+    import json
+    import os
+    import time
+
+    from . import atomic
+    from . import swaps as SW
+    from . import tournament as T
+    from .cli import fail, load_rules
+    from .rules import RulesError
+    from .simulate import SimulationError
+
+    t0 = time.perf_counter()
+    paths = tuple(str(p) for p in strategy_path or [])
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    rs = load_rules(rules, house, None)
+    policies = list(SW.SWAP_POLICIES)
+    try:
+        for item in swap_policy or []:
+            label, _, name = item.rpartition("=")
+            policies.append((label or name, name))
+        spec = SW.StudySpec(rs, players, strategy, games=games, seed=seed, policies=tuple(policies), deals=deals,
+                            rollouts=rollouts, seat=seat, min_games=min_games, strategy_paths=paths)
+        SW.check(spec)
+        T.Store.check_writable(out)
+    except (SW.SwapStudyError, RulesError, T.TournamentError) as e:
+        fail(str(e))
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    err = Console(stderr=True)
+    n_c = T.plan(rs, players, [(lab, strategy) for lab, _ in policies], games, seed=seed,
+                 strategy_paths=paths).games
+    totals = {"a": 2 * games, "b": games, "c": n_c, "d": deals}
+    names = {"a": "(a) face up by rank", "b": "(b) face-up values", "c": "(c) swap policies", "d": "(d) regret (deals)"}
+    progress = None if quiet else Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                           TimeRemainingColumn(), console=err)
+    try:
+        if progress is not None:
+            with progress:
+                tasks = {k: progress.add_task(names[k], total=v) for k, v in totals.items() if v}
+                res = SW.study(spec, workers, lambda part, k: progress.advance(tasks[part], k))
+        else:
+            res = SW.study(spec, workers)
+    except SimulationError as e:
+        fail(str(e), 1)
+    except KeyboardInterrupt:
+        fail("interrupted: nothing written (the study keeps no partial results)", 130)
+
+    try:
+        files = SW.write_outputs(spec, res, out, plots=not no_plots)
+        headline = SW.headline(spec, res)
+        info = {
+            "command": "shedsim swaps", "title": f"Swap-phase study: {rs.name}, {players} players, {strategy}",
+            "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy, "games": games,
+            "policy_games": int(res.policies.info["games"]), "seed": seed, "deals": deals, "rollouts": rollouts,
+            "seat": seat, "min_games": min_games, "swap_policies": {lab: (src or "keep as dealt") for lab, src in policies},
+            "face_up_multisets": {"seen": len(res.values_all), "in_table": len(res.values)},
+            "regret": res.regret_summary, "headline": headline, "definitions": SW.DEFINITIONS,
+            "wall_s": round(time.perf_counter() - t0, 2), "workers": workers, "versions": T.versions(),
+        }
+        T.write_run_json(out, info, files)
+    except atomic.WriteError as e:
+        fail(str(e), 3)
+    if not quiet:
+        from rich.table import Table
+        tab = Table(title="Swap policies (play policy fixed)")
+        for c in ("policy", "loss rate [95%]", "mean place", "rating (Elo)"):
+            tab.add_column(c)
+        for _, r in res.policies.summary.iterrows():
+            tab.add_row(str(r["strategy"]), f"{r['loss_rate']:.1%} [{r['loss_lo']:.1%}, {r['loss_hi']:.1%}]",
+                        f"{r['mean_place']:.3f}", f"{r['rating']:+.0f}")
+        Console().print(tab)
+        for h in headline:
+            Console().print(f"- {h}")
+        err.print(f"wrote {len(files) + 1} files to {json.dumps(str(out))} in {time.perf_counter() - t0:.1f} s")

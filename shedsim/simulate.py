@@ -47,12 +47,15 @@ class RunSpec:
     swap_from: tuple[int, ...] | None = None
     """Per entry, the entry whose swap decides its face-up cards (-1: keep them as dealt);
     None: each entry swaps by its own strategy (see :meth:`shedsim.kernel.build.Kernel.play`)."""
+    seated: int = 0
+    """How many entries (the first ones) take seats; 0: all. The others only lend their swap
+    functions through ``swap_from`` (the swap study's policies)."""
     stream: int = 0
     """Strategy-stream number (:func:`shedsim.seeding.game_keys`): runs with the same seed
     and different streams play the same deals with independent strategy randomness."""
 
     def tables(self) -> list[tuple[int, ...]]:
-        return tournament_tables(len(self.entries), self.players) if self.schedule == "tournament" else [
+        return tournament_tables(self.seated or len(self.entries), self.players) if self.schedule == "tournament" else [
             (0,) * self.players]
 
     def n_chunks(self) -> int:

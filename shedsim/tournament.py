@@ -170,7 +170,7 @@ class ArrangedRunSpec(RunSpec):
     (``schedule_games`` and ``play_chunk`` read ``spec.tables()``)."""
 
     def tables(self) -> list[tuple[int, ...]]:
-        return arranged_tables(len(self.entries), self.players)
+        return arranged_tables(self.seated or len(self.entries), self.players)
 
 
 # ---------------------------------------------------------------------- the plan
@@ -197,6 +197,12 @@ class TournamentSpec:
     strategy_hashes: dict[str, str] = field(default_factory=dict)
     save_games: bool = False
     seat_orders: str = "all"
+    swap_sources: tuple[str, ...] = ()
+    """Strategy specs that never sit at a table but lend their swap functions (the swap
+    study's head-to-head of swap policies, :mod:`shedsim.swaps`)."""
+    swap_from: tuple[int, ...] | None = None
+    """Per seated entry, the index (into ``entries + swap_sources``) of the entry whose swap
+    decides its face-up cards, -1 = keep them as dealt; None = its own swap."""
 
     @property
     def tables(self) -> list[tuple[int, ...]]:
@@ -225,16 +231,21 @@ class TournamentSpec:
 
     def run_spec(self) -> RunSpec:
         cls = ArrangedRunSpec if self.seat_orders == "all" else RunSpec
-        return cls(self.rules, self.players, self.entries, self.labels, seed=self.seed,
-                       games=self.games, schedule="tournament", strategy_paths=self.strategy_paths,
-                       chunk_size=self.chunk_size)
+        extra = tuple(self.swap_sources)
+        return cls(self.rules, self.players, self.entries + extra, self.labels + extra, seed=self.seed,
+                   games=self.games, schedule="tournament", strategy_paths=self.strategy_paths,
+                   chunk_size=self.chunk_size,
+                   swap_from=None if self.swap_from is None else tuple(self.swap_from) + (-1,) * len(extra),
+                   seated=len(self.entries) if extra else 0)
 
     def identity(self) -> dict[str, Any]:
         """The fields that decide results (compared on resume; hashed into each chunk)."""
         return {"format": FORMAT, "rules": self.rules.to_dict(), "players": self.players,
                 "entries": list(self.entries), "labels": list(self.labels), "seed": self.seed,
                 "games": self.games, "rounds": self.rounds, "chunk_size": self.chunk_size,
-                "seat_orders": self.seat_orders, "strategy_hashes": dict(sorted(self.strategy_hashes.items()))}
+                "seat_orders": self.seat_orders, "strategy_hashes": dict(sorted(self.strategy_hashes.items())),
+                **({"swap_sources": list(self.swap_sources), "swap_from": list(self.swap_from)}
+                   if self.swap_from is not None else {})}
 
     def key(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]

@@ -26,7 +26,10 @@ Swap-phase controls (the swap study, :mod:`shedsim.swaps`): ``swap_from`` int64[
 per entry, the entry whose swap function (strategy and parameters) decides its face-up
 cards (``swap_from[e] == e`` normally; ``-1`` keeps the face-up cards as dealt: no swap);
 ``forced_up`` int64[n, P] overrides that choice for one game and seat when non-zero (a
-packed face-up multiset, checked like any swap).
+packed face-up multiset, checked like any swap). ``given_seat`` int64[n] (-1: an ordinary
+deal) and ``given_visible`` int64[n]: game g is dealt conditioned on that seat's visible
+cards being ``given_visible[g]`` (:func:`shedsim.kernel.core.deal_given`; an impossible
+multiset is reported as an impossible swap of that seat).
 
 ``status`` int64[8]: on return ``status[0]`` = games completed; when a strategy fails,
 ``status[1]`` = error kind (1 impossible swap, 2 illegal move), ``status[2]`` = seat,
@@ -39,14 +42,14 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import deal, legal_now, stage_of, start_seat, step, valid_swap, write_public
+from shedsim.kernel.core import deal, deal_given, legal_now, stage_of, start_seat, step, valid_swap, write_public
 from shedsim.kernel._stub import choose_move, choose_swap  # GENERATED-DISPATCH
 
 
 @njit(cache=True)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
                pickups, burns, unfinished, dealt, face_up, trace, status,
-               pub, priv, drng, srng, params, swap_from, forced_up):
+               pub, priv, drng, srng, params, swap_from, forced_up, given_seat, given_visible):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
     is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[8]``)."""
     n_games = deal_keys.shape[0]
@@ -60,7 +63,13 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
         status[0] = g
         drng[0] = deal_keys[g]
         srng[0] = strategy_keys[g]
-        deal(rules, pub, priv, drng, dealers[g])
+        if given_seat[g] < 0:
+            deal(rules, pub, priv, drng, dealers[g])
+        elif not deal_given(rules, pub, priv, drng, dealers[g], given_seat[g], given_visible[g]):
+            status[1] = 1
+            status[2] = given_seat[g]
+            status[3] = given_visible[g]
+            return g
         for s in range(players):
             visible = priv[L.P_HANDS + s] + pub[L.O_FACE_UP + s]
             dealt[g, s] = visible

@@ -142,7 +142,8 @@ class Kernel:
     def play(self, rules_array: np.ndarray, entry_ids: np.ndarray, entry_params: np.ndarray,
              seating: np.ndarray, deal_keys: np.ndarray, strategy_keys: np.ndarray,
              dealers: np.ndarray, trace_moves: int = 0, swap_from: np.ndarray | None = None,
-             forced_up: np.ndarray | None = None) -> dict[str, np.ndarray]:
+             forced_up: np.ndarray | None = None, given_seat: np.ndarray | None = None,
+             given_visible: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Play games; returns per-game record arrays (see :mod:`shedsim.kernel._loop`).
 
         Entry ``e`` is strategy id ``entry_ids[e]`` (int64[E]) with ``entry_params[e]``
@@ -151,7 +152,10 @@ class Kernel:
         uint64[n]; ``dealers`` int64[n]. ``swap_from`` int64[E] (default: each entry its
         own) names the entry whose swap decides entry e's face-up cards, -1 = keep them as
         dealt; ``forced_up`` int64[n, players] (default: none) forces a packed face-up
-        multiset for a game and seat where non-zero (see :mod:`shedsim.kernel._loop`). Raises :class:`KernelError` when a strategy returns
+        multiset for a game and seat where non-zero; ``given_seat``/``given_visible``
+        int64[n] (default: none) deal game g conditioned on seat ``given_seat[g]`` (-1:
+        an ordinary deal) holding the packed visible cards ``given_visible[g]`` (see
+        :mod:`shedsim.kernel._loop`). Raises :class:`KernelError` when a strategy returns
         an impossible swap or an illegal move, and re-raises (with the game index in
         ``KernelError.game``) when a strategy raises.
         """
@@ -176,8 +180,14 @@ class Kernel:
                      else np.ascontiguousarray(swap_from, np.int64))
         forced_up = (np.zeros((n, p), np.int64) if forced_up is None
                      else np.ascontiguousarray(forced_up, np.int64))
-        if swap_from.shape != (n_entries,) or forced_up.shape != (n, p):
-            raise ValueError(f"swap_from must be int64[{n_entries}] and forced_up int64[{n}, {p}]")
+        given_seat = (np.full(n, -1, np.int64) if given_seat is None
+                      else np.ascontiguousarray(given_seat, np.int64))
+        given_visible = (np.zeros(n, np.int64) if given_visible is None
+                         else np.ascontiguousarray(given_visible, np.int64))
+        if (swap_from.shape != (n_entries,) or forced_up.shape != (n, p) or given_seat.shape != (n,)
+                or given_visible.shape != (n,)):
+            raise ValueError(f"swap_from must be int64[{n_entries}], forced_up int64[{n}, {p}], "
+                             f"given_seat and given_visible int64[{n}]")
         try:
             done = loop(
                 rules_array, np.ascontiguousarray(entry_ids, np.int64),
@@ -185,7 +195,7 @@ class Kernel:
                 np.ascontiguousarray(strategy_keys, np.uint64), np.ascontiguousarray(dealers, np.int64),
                 rec["places"], rec["start"], rec["moves"], rec["pickups"], rec["burns"],
                 rec["unfinished"], rec["dealt"], rec["face_up"], rec["trace"], status, *scratch,
-                swap_from, forced_up)
+                swap_from, forced_up, given_seat, given_visible)
         except Exception as e:  # a strategy raised inside compiled code
             g = int(status[0])
             raise KernelError(f"{type(e).__name__}: {e}", g, -1, "raised", 0, 0) from e

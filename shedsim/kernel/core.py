@@ -29,12 +29,8 @@ def deal(rules, pub, priv, drng, dealer):
     Same order as :func:`shedsim.engine.deal`: Fisher-Yates shuffle, then one card at a
     time from the dealer's left, face-down rounds, face-up rounds, hand rounds.
     """
-    n = rules[L.R_PLAYERS]
     size = rules[L.R_DECK_SIZE]
     per = 4 * rules[L.R_DECKS]
-    table = rules[L.R_TABLE_SIZE]
-    hand_size = rules[L.R_HAND_SIZE]
-    pub[:] = 0
     priv[:] = 0
     pos = 0
     for r in range(2, 15):
@@ -46,6 +42,20 @@ def deal(rules, pub, priv, drng, dealer):
         a = priv[L.P_DECK + i]
         priv[L.P_DECK + i] = priv[L.P_DECK + j]
         priv[L.P_DECK + j] = a
+    deal_out(rules, pub, priv, dealer)
+
+
+@njit(cache=True)
+def deal_out(rules, pub, priv, dealer):
+    """Reset ``pub`` and the table part of ``priv``, then deal the deck already in
+    ``priv[P_DECK:]`` (face-down rounds, face-up rounds, hand rounds from the dealer's left;
+    the rest is the stock)."""
+    n = rules[L.R_PLAYERS]
+    size = rules[L.R_DECK_SIZE]
+    table = rules[L.R_TABLE_SIZE]
+    hand_size = rules[L.R_HAND_SIZE]
+    pub[:] = 0
+    priv[:L.P_DECK] = 0
     pos = 0
     for _ in range(table):
         for k in range(n):
@@ -69,6 +79,76 @@ def deal(rules, pub, priv, drng, dealer):
     pub[L.O_DIRECTION] = 1
     pub[L.O_IN] = n
     pub[L.O_DEALER] = dealer
+
+
+@njit(cache=True)
+def _visible_slot(rules, dealer, seat, p):
+    """Whether deck position ``p`` is dealt to ``seat``'s face-up row or hand."""
+    n = rules[L.R_PLAYERS]
+    table = rules[L.R_TABLE_SIZE]
+    lo = table * n
+    hi = (2 * table + rules[L.R_HAND_SIZE]) * n
+    return lo <= p < hi and (dealer + 1 + p % n) % n == seat
+
+
+@njit(cache=True)
+def deal_given(rules, pub, priv, drng, dealer, seat, visible):
+    """A deal conditioned on ``seat``'s visible cards (hand plus face-up) being the packed
+    multiset ``visible``; everything else (other seats, face-down cards, stock order) is
+    uniformly random given that (used by the swap study, :mod:`shedsim.swaps`).
+
+    Method: shuffle as :func:`deal` does; remove one uniformly chosen copy of each card of
+    ``visible`` from the shuffled deck (for exchangeable copies, removing a uniformly chosen
+    one leaves a uniformly random arrangement of the rest); lay the rest, in order, into
+    every position not dealt to ``seat``'s hand or face-up row; give ``visible`` to those
+    positions. Returns False (dealing nothing new) when the deck lacks a card of
+    ``visible`` or the count is not hand size plus table size.
+    """
+    size = rules[L.R_DECK_SIZE]
+    want = rules[L.R_TABLE_SIZE] + rules[L.R_HAND_SIZE]
+    got = 0
+    for r in range(2, 15):
+        c = count(visible, r)
+        if c > 4 * rules[L.R_DECKS]:
+            return False
+        got += c
+    if got != want:
+        return False
+    deal(rules, pub, priv, drng, dealer)
+    for r in range(2, 15):
+        for _ in range(count(visible, r)):
+            c = 0
+            for p in range(size):
+                if priv[L.P_DECK + p] == r:
+                    c += 1
+            u = rng_below(drng, c)
+            for p in range(size):
+                if priv[L.P_DECK + p] == r:
+                    if u == 0:
+                        priv[L.P_DECK + p] = 0
+                        break
+                    u -= 1
+    w = 0
+    for p in range(size):  # compact the remaining cards to the front, in order
+        if priv[L.P_DECK + p] != 0:
+            priv[L.P_DECK + w] = priv[L.P_DECK + p]
+            w += 1
+    left = visible
+    for p in range(size - 1, -1, -1):  # spread them back from the end, skipping seat's slots
+        if _visible_slot(rules, dealer, seat, p):
+            u = rng_below(drng, want)  # a uniformly chosen card of those left
+            want -= 1
+            r = 2
+            while u >= count(left, r):
+                u -= count(left, r)
+                r += 1
+            left -= one(r)
+            priv[L.P_DECK + p] = r
+        else:
+            w -= 1
+            priv[L.P_DECK + p] = priv[L.P_DECK + w]
+    deal_out(rules, pub, priv, dealer)
+    return True
 
 
 @njit(cache=True)

@@ -1,0 +1,446 @@
+"""The swap-phase study: which cards belong face up (``shedsim swaps``).
+
+Before play each player chooses which ``table_size`` of their visible cards (hand plus
+face-up, RULES.md section 1, "Swap phase") lie face up. Four analyses, all on the compiled
+kernel and all reproducible from ``(seed, game index)`` for any number of workers:
+
+(a) :func:`by_rank`: what a strategy S puts face up compared with what it was dealt, by
+    rank. The same deals are played twice: once keeping the face-up cards as dealt, once
+    with S's swap.
+(b) :func:`face_up_values`: loss rate and mean place by face-up rank multiset. Every seat
+    plays S but keeps its face-up cards *as dealt* (no swap), so the face-up multiset is a
+    random draw independent of the seat's skill and of which cards it holds in hand beyond
+    the deck's composition: the table measures what a face-up row is worth to S's play.
+(c) :func:`compare_policies`: swap policies head to head with the play policy held fixed
+    (every entry plays S and differs only in its swap): a tournament with paired deals,
+    every table in every seating order and rotation (:mod:`shedsim.tournament`).
+(d) :func:`regret`: for a sample of deals, every distinct face-up choice of one seat
+    (``C(6, 3) = 20`` when its six visible cards are distinct ranks) evaluated by
+    ``rollouts`` games in which everything the seat cannot see (other seats, face-down
+    cards, stock order) is re-dealt at random given its visible cards
+    (:func:`shedsim.kernel.core.deal_given`). The choices of one deal share their rollouts'
+    deals and strategy streams (common random numbers). Regret = S's choice's mean place
+    minus the best choice's, in places.
+
+Definitions: a *loss* is last place (the Idiot); nobody loses an unfinished game. Places
+of seats still in at the move cap share the remaining places (each gets their mean),
+as in the tournament (:func:`shedsim.tournament.effective_places2`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import numpy as np
+
+from .cards import RANKS, pack, rank_name, unpack
+from .rules import RuleSet
+from .simulate import RunSpec, run_chunks
+
+SHIFTS = 4 * (np.arange(2, 15, dtype=np.int64) - 2)
+"""Bit offset of each rank's 4-bit count in a packed multiset (ranks 2..14)."""
+
+SWAP_POLICIES = (("no swap", None), ("greedy-high", "greedy"), ("expert-table", "expert"), ("random", "random"))
+"""The built-in swap policies of (c): label and the strategy whose swap function is used
+(None: keep the face-up cards as dealt). ``greedy``'s swap puts the strongest cards face
+up (specials, then high ranks); ``expert``'s uses its value table; ``random`` a uniform draw."""
+
+
+class SwapStudyError(ValueError):
+    """An option of the swap study that cannot be used; the message names the option."""
+
+
+def rank_counts(packed: np.ndarray) -> np.ndarray:
+    """Rank counts of packed multisets: ``int64[n]`` -> ``int64[n, 13]`` (column 0 = rank 2)."""
+    p = np.asarray(packed, dtype=np.int64)
+    return (p[..., None] >> SHIFTS) & 15
+
+
+def multiset_name(packed: int) -> str:
+    """A face-up multiset as text, highest rank first (``"A 10 10"``)."""
+    return " ".join(rank_name(r) for r in sorted(unpack(int(packed)), reverse=True))
+
+
+def seat_places2(places: np.ndarray, players: int) -> np.ndarray:
+    """Twice the effective place of every seat (int64[n, P]); see the module doc."""
+    from .tournament import effective_places2
+    return effective_places2(np.asarray(places)).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """What the study plays. ``strategy`` is a spec (``NAME`` or ``NAME:param=v``);
+    ``games`` the games of each of (a)/(b) and of (c); ``deals``/``rollouts`` size (d)."""
+
+    rules: RuleSet
+    players: int
+    strategy: str
+    games: int = 100_000
+    seed: int = 0
+    policies: tuple[tuple[str, str | None], ...] = SWAP_POLICIES
+    deals: int = 200
+    rollouts: int = 200
+    seat: int = 0
+    min_games: int = 200
+    strategy_paths: tuple[str, ...] = ()
+    chunk_size: int = 20_000
+
+    def run_spec(self, keep_dealt: bool) -> RunSpec:
+        """Every seat plays ``strategy``; ``keep_dealt``: nobody swaps."""
+        return RunSpec(self.rules, self.players, (self.strategy,), (self.strategy,), seed=self.seed,
+                       games=self.games, schedule="same", strategy_paths=self.strategy_paths,
+                       chunk_size=self.chunk_size, swap_from=(-1,) if keep_dealt else None)
+
+
+def check(spec: StudySpec) -> None:
+    """Check every option before anything is played. Raises :class:`SwapStudyError` naming
+    the option, or :class:`shedsim.rules.RulesError` for players outside the rule set's range."""
+    from .plugins import PluginError, discover, parse_spec
+    spec.rules.check_players(spec.players)
+    if spec.games < 1:
+        raise SwapStudyError(f"--games: must be at least 1, got {spec.games}")
+    if spec.deals < 0 or spec.rollouts < 1:
+        raise SwapStudyError("--deals must be at least 0 and --rollouts at least 1")
+    if not 0 <= spec.seat < spec.players:
+        raise SwapStudyError(f"--seat: must be 0..{spec.players - 1}, got {spec.seat}")
+    if spec.rules.table_size + spec.rules.hand_size > 12:
+        raise SwapStudyError("the swap study needs hand size + table size <= 12")
+    try:
+        known = discover(list(spec.strategy_paths))
+        for s in [spec.strategy] + [p for _, p in spec.policies if p is not None]:
+            name, overrides = parse_spec(s)
+            if name not in known:
+                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+            if not known[name].compiled:
+                raise PluginError(f"strategy {name!r} is plain Python; the study runs on the compiled kernel")
+            known[name].params_array(overrides)
+    except PluginError as e:
+        raise SwapStudyError(f"--strategy/--swap-policy: {e}") from None
+    labels = [lab for lab, _ in spec.policies]
+    if len(set(labels)) != len(labels):
+        raise SwapStudyError(f"--swap-policy: a policy is named twice ({', '.join(labels)})")
+
+
+# ---------------------------------------------------------------------- (a) and (b)
+def _play(rs: RunSpec, workers: int, keep: tuple[str, ...], reduce: Callable[[int, int, dict], Any],
+          progress: Callable[[int], None] | None = None) -> list[Any]:
+    """Play every chunk of ``rs`` and reduce each one as it arrives (chunk order)."""
+    out: dict[int, Any] = {}
+
+    def on_result(c: int, r) -> None:
+        a, b = rs.chunk_bounds(c)
+        out[c] = reduce(a, b, r.records)
+        r.records.clear()
+        if progress:
+            progress(b - a)
+    run_chunks(rs, list(range(rs.n_chunks())), workers=workers, on_result=on_result, keep=keep)
+    return [out[c] for c in sorted(out)]
+
+
+def by_rank(spec: StudySpec, workers: int = 1, progress=None):
+    """(a) What ``spec.strategy`` puts face up against what it was dealt, by rank.
+
+    Returns a DataFrame, one row per rank (2..A): ``visible`` (cards of that rank among
+    the seats' visible cards, over all seat-games), ``dealt_up`` / ``chosen_up`` (face up
+    as dealt / after the strategy's swap), their shares of all face-up cards
+    (``dealt_share``, ``chosen_share``, in [0, 1]) and ``keep_up_rate`` = chosen_up /
+    visible (how often a visible card of that rank ends face up) with a 95% Wilson
+    interval (cards of one seat are not independent: read it as descriptive).
+    """
+    import pandas as pd
+
+    from .stats import wilson
+
+    def red(a, b, rec):
+        return rank_counts(rec["face_up"]).sum(axis=(0, 1)), rank_counts(rec["dealt"]).sum(axis=(0, 1))
+
+    chosen = _play(spec.run_spec(False), workers, ("face_up", "dealt"), red, progress)
+    dealt = _play(spec.run_spec(True), workers, ("face_up",), lambda a, b, rec: rank_counts(rec["face_up"]).sum(axis=(0, 1)),
+                  progress)
+    chosen_up = np.sum([c[0] for c in chosen], axis=0)
+    visible = np.sum([c[1] for c in chosen], axis=0)
+    dealt_up = np.sum(dealt, axis=0)
+    lo, hi = wilson(chosen_up, visible)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return pd.DataFrame({
+            "rank": [rank_name(r) for r in RANKS], "visible": visible, "dealt_up": dealt_up, "chosen_up": chosen_up,
+            "dealt_share": dealt_up / dealt_up.sum(), "chosen_share": chosen_up / chosen_up.sum(),
+            "keep_up_rate": chosen_up / visible, "keep_up_lo": lo, "keep_up_hi": hi})
+
+
+def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
+    """(b) Loss rate and mean place by face-up rank multiset, nobody swapping.
+
+    Returns ``(table, all_rows)``: DataFrames with one row per multiset, ``face_up``
+    (text, highest first), ``packed`` (int64), ``low``/``high`` (lowest and highest rank),
+    ``seat_games``, ``losses``, ``loss_rate`` with a 95% Wilson interval, ``mean_place``
+    with a 95% t interval (1 = first out), sorted by loss rate (best first). ``table``
+    keeps multisets seen in at least ``spec.min_games`` seat-games.
+    """
+    import pandas as pd
+
+    from .stats import t_interval, wilson
+    n = spec.players
+
+    def red(a, b, rec):
+        up = rec["face_up"].ravel()
+        p2 = seat_places2(rec["places"], n).ravel()
+        loss = (np.asarray(rec["places"]).ravel() == n).astype(np.int64)
+        df = pd.DataFrame({"packed": up, "n": 1, "losses": loss, "p2": p2, "p2sq": p2 * p2})
+        return df.groupby("packed").sum()
+
+    parts = _play(spec.run_spec(True), workers, ("face_up", "places"), red, progress)
+    g = pd.concat(parts).groupby(level=0).sum().sort_index()
+    k = g["n"].to_numpy(np.int64)
+    lo, hi = wilson(g["losses"].to_numpy(), k)
+    mean, mlo, mhi = t_interval(k, g["p2"].to_numpy() / 2.0, g["p2sq"].to_numpy() / 4.0)
+    packed = g.index.to_numpy(np.int64)
+    rows = pd.DataFrame({
+        "face_up": [multiset_name(p) for p in packed], "packed": packed,
+        "low": [min(unpack(int(p))) for p in packed], "high": [max(unpack(int(p))) for p in packed],
+        "seat_games": k, "losses": g["losses"].to_numpy(np.int64), "loss_rate": g["losses"].to_numpy() / k,
+        "loss_lo": lo, "loss_hi": hi, "mean_place": mean, "place_lo": mlo, "place_hi": mhi})
+    rows = rows.sort_values(["loss_rate", "mean_place", "packed"], kind="stable").reset_index(drop=True)
+    return rows[rows["seat_games"] >= spec.min_games].reset_index(drop=True), rows
+
+
+# ---------------------------------------------------------------------- (c)
+def compare_policies(spec: StudySpec, workers: int = 1, progress=None):
+    """(c) Swap policies head to head, every entry playing ``spec.strategy``.
+
+    A tournament (:func:`shedsim.tournament.plan`, paired deals, every table in every
+    seating order and rotation) whose entries are labelled by swap policy; entry k's
+    face-up cards come from the swap function of ``spec.policies[k][1]`` (None: as dealt).
+    Returns :class:`shedsim.tournament.Results` (summary with win/loss rates, mean place,
+    Plackett-Luce rating; cluster-robust head to head with Holm-corrected p-values) and
+    the :class:`~shedsim.tournament.TournamentSpec`.
+    """
+    from . import tournament as T
+    entries = [(lab, spec.strategy) for lab, _ in spec.policies]
+    tspec = T.plan(spec.rules, spec.players, entries, spec.games, seed=spec.seed,
+                   strategy_paths=spec.strategy_paths, seat_orders="all")
+    sources: list[str] = []
+    swap_from: list[int] = []
+    for _, src in spec.policies:
+        if src is None:
+            swap_from.append(-1)
+            continue
+        if src not in sources:
+            sources.append(src)
+        swap_from.append(len(entries) + sources.index(src))
+    tspec = replace(tspec, swap_sources=tuple(sources), swap_from=tuple(swap_from))
+    total = T.empty_tally(tspec)
+    rs = tspec.run_spec()
+
+    def on_result(c: int, r) -> None:
+        nonlocal total
+        a, b = tspec.chunk_bounds(c)
+        total = T.merge(total, T.aggregate_chunk(tspec, a, b, r.records))
+        r.records.clear()
+        if progress:
+            progress(b - a)
+    run_chunks(rs, list(range(tspec.n_chunks)), workers=workers, on_result=on_result, keep=T.RECORD_KEEP)
+    return T.analyse(tspec, total), tspec
+
+
+# ---------------------------------------------------------------------- (d)
+def face_up_choices(visible: int, table_size: int) -> list[int]:
+    """Every distinct face-up multiset of ``table_size`` cards from packed ``visible``
+    (sorted packed ints; 20 when six visible cards are all different ranks)."""
+    cards = unpack(int(visible))
+    return sorted({pack(c) for c in itertools.combinations(cards, table_size)})
+
+
+def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]]:
+    """Evaluate every face-up choice of ``spec.seat`` in sample deals ``first..stop-1``."""
+    from .seeding import game_keys
+    from .simulate import _loaded
+    rs = spec.run_spec(False)
+    _, k, ids, params = _loaded(rs)
+    ra = spec.rules.compile(spec.players)
+    n, seat, R = spec.players, spec.seat, spec.rollouts
+    idx = np.arange(first, stop, dtype=np.int64)
+    # the sample deals: ordinary deals of a run of its own (seed, stream 1), S swapping everywhere
+    dk, sk = game_keys(spec.seed, idx, stream=1)
+    dealers = idx % n
+    base = k.play(ra, ids, params, np.zeros((len(idx), n), np.int64), dk, sk, dealers)
+    out = []
+    for j, d in enumerate(idx):
+        visible = int(base["dealt"][j, seat])
+        choice = int(base["face_up"][j, seat])
+        options = face_up_choices(visible, spec.rules.table_size)
+        m = len(options)
+        # rollouts: stream 2, game index d * R + i, shared by every option (common random numbers)
+        ridx = d * R + np.arange(R, dtype=np.int64)
+        rdk, rsk = game_keys(spec.seed, ridx, stream=2)
+        forced = np.zeros((m * R, n), np.int64)
+        forced[:, seat] = np.repeat(options, R)
+        rec = k.play(ra, ids, params, np.zeros((m * R, n), np.int64), np.tile(rdk, m), np.tile(rsk, m),
+                     np.full(m * R, dealers[j]), forced_up=forced, given_seat=np.full(m * R, seat),
+                     given_visible=np.full(m * R, visible))
+        p2 = seat_places2(rec["places"], n)[:, seat].reshape(m, R) / 2.0
+        loss = (rec["places"][:, seat] == n).reshape(m, R)
+        mean = p2.mean(axis=1)
+        best = int(np.argmin(mean))
+        mine = options.index(choice)
+        diff = p2[mine] - p2[best]  # paired over rollouts
+        se = float(diff.std(ddof=1) / math.sqrt(R)) if R > 1 else float("nan")
+        out.append({"deal": int(d), "visible": multiset_name(visible), "choices": m,
+                    "policy_choice": multiset_name(choice), "best_choice": multiset_name(options[best]),
+                    "worst_choice": multiset_name(options[int(np.argmax(mean))]),
+                    "policy_place": float(mean[mine]), "best_place": float(mean[best]),
+                    "worst_place": float(mean.max()), "policy_loss": float(loss[mine].mean()),
+                    "best_loss": float(loss[best].mean()), "regret": float(mean[mine] - mean[best]),
+                    "regret_se": se, "policy_is_best": bool(mean[mine] <= mean[best])})
+    return out
+
+
+def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = 10):
+    """(d) Per sample deal: the distinct face-up choices of ``spec.seat``, each evaluated by
+    ``spec.rollouts`` re-deals given its visible cards; the strategy's own choice against
+    the best and worst.
+
+    Returns a DataFrame, one row per deal: ``visible``, ``choices`` (distinct options),
+    ``policy_choice``/``best_choice``/``worst_choice`` (text), mean places
+    (``policy_place``, ``best_place``, ``worst_place``; 1 = first out), loss rates,
+    ``regret`` = policy_place - best_place (places, >= 0) with ``regret_se`` (standard
+    error of the paired difference over rollouts) and ``policy_is_best``. The best choice
+    is picked on the same rollouts it is scored on, so with few rollouts the regret is
+    biased upward by selection noise (the winner's curse); ``regret_se`` shows its size.
+    """
+    import pandas as pd
+    from joblib import Parallel, delayed
+
+    from .simulate import backend_config
+    bounds = [(a, min(spec.deals, a + batch)) for a in range(0, spec.deals, batch)]
+    rows: list[dict[str, Any]] = []
+    if workers <= 1:
+        for a, b in bounds:
+            rows += _regret_deals(spec, a, b)
+            if progress:
+                progress(b - a)
+    else:
+        with backend_config("loky", workers):
+            gen = Parallel(return_as="generator")(delayed(_regret_deals)(spec, a, b) for a, b in bounds)
+            for (a, b), part in zip(bounds, gen):
+                rows += part
+                if progress:
+                    progress(b - a)
+    return pd.DataFrame(rows)
+
+
+def regret_summary(df) -> dict[str, float]:
+    """Share of deals where the policy's choice is the best (95% Wilson interval) and the
+    mean regret in places (95% t interval over deals)."""
+    from .stats import t_interval, wilson
+    n = len(df)
+    if n == 0:
+        return {"deals": 0}
+    k = int(df["policy_is_best"].sum())
+    lo, hi = wilson(np.array([k]), np.array([n]))
+    r = df["regret"].to_numpy(float)
+    m, mlo, mhi = t_interval(np.array([n]), np.array([r.sum()]), np.array([(r * r).sum()]))
+    return {"deals": n, "best_share": k / n, "best_lo": float(lo[0]), "best_hi": float(hi[0]),
+            "mean_regret": float(m[0]), "regret_lo": float(mlo[0]), "regret_hi": float(mhi[0]),
+            "mean_choices": float(df["choices"].mean())}
+
+
+@dataclass
+class StudyResult:
+    """Everything :func:`study` computed (DataFrames) and its headline numbers."""
+
+    by_rank: Any
+    values: Any
+    values_all: Any
+    policies: Any
+    policy_spec: Any
+    regret: Any
+    regret_summary: dict[str, float] = field(default_factory=dict)
+
+
+def study(spec: StudySpec, workers: int = 1, progress: Callable[[str, int], None] | None = None) -> StudyResult:
+    """Run (a) to (d). ``progress(part, games)`` is called as work finishes."""
+    check(spec)
+    pr = (lambda part: (lambda k: progress(part, k))) if progress else (lambda part: None)
+    a = by_rank(spec, workers, pr("a"))
+    values, values_all = face_up_values(spec, workers, pr("b"))
+    pol, tspec = compare_policies(spec, workers, pr("c"))
+    reg = regret(spec, workers, pr("d")) if spec.deals > 0 else None
+    return StudyResult(a, values, values_all, pol, tspec, reg,
+                       regret_summary(reg) if reg is not None else {})
+
+
+# ---------------------------------------------------------------------- outputs
+DEFINITIONS = {
+    "loss": "last place (the Idiot); nobody loses an unfinished game",
+    "mean_place": "1 = first out; seats still in at the move cap share the remaining places",
+    "keep_up_rate": "(a) share of visible cards of the rank that the strategy puts face up",
+    "dealt_share / chosen_share": "(a) share of all face-up cards that are of the rank, as dealt / after the swap",
+    "face_up_values": "(b) every seat plays the strategy but keeps its face-up cards as dealt (a random draw); "
+                      "loss rate (Wilson) and mean place (t) per face-up rank multiset seen often enough",
+    "policies": "(c) swap policies head to head, every entry playing the same strategy: tournament with paired "
+                "deals, every seating order and rotation; head to head cluster-robust over deals, Holm-corrected",
+    "regret": "(d) mean place of the strategy's face-up choice minus that of the best of all distinct choices, "
+              "each scored by re-dealing everything the seat cannot see (common random numbers across choices); "
+              "the best is picked on the same rollouts, so small samples overstate regret",
+}
+
+
+def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True) -> list[str]:
+    """Write the CSVs (and PNG charts) into ``out``; returns the file names. Atomic writes."""
+    from pathlib import Path
+
+    from . import tournament as T
+    out = Path(out)
+    files = []
+    policies = res.policies
+    tables = [("by_rank.csv", res.by_rank), ("face_up_values.csv", res.values),
+              ("policies.csv", policies.summary), ("policies_head_to_head.csv", policies.head_to_head)]
+    if res.regret is not None:
+        tables.append(("regret.csv", res.regret))
+    for name, df in tables:
+        T.write_csv(df, out / name)
+        files.append(name)
+    if plots:
+        from . import plots_swaps as P
+        from .plots import head_to_head, rates
+        sub = f"{spec.rules.name}, {spec.players} players, play policy {spec.strategy}"
+        files.append(P.by_rank(res.by_rank, out / "by_rank.png", sub).name)
+        files.append(P.value_heatmap(res.values_all, spec.min_games, out / "face_up_heatmap.png",
+                                     f"{sub}, {spec.games:,} games, no swap").name)
+        files.append(P.value_extremes(res.values, out / "face_up_extremes.png",
+                                      f"{sub}, {spec.games:,} games, no swap").name)
+        psub = f"{sub}, {int(policies.info['games']):,} games"
+        files.append(rates(policies.summary, out / "policies.png", subtitle=f"swap policies: {psub}").name)
+        files.append(head_to_head(policies.h2h_matrix, out / "policies_head_to_head.png",
+                                  subtitle=f"swap policies: {psub}").name)
+        if res.regret is not None and len(res.regret):
+            files.append(P.regret(res.regret, out / "regret.png",
+                                  f"{sub}, {spec.deals} deals x {spec.rollouts} rollouts per choice").name)
+    return sorted(files)
+
+
+def headline(spec: StudySpec, res: StudyResult) -> list[str]:
+    """Short findings with intervals (for run.json and the report)."""
+    out = []
+    v = res.values
+    if len(v):
+        b, w = v.iloc[0], v.iloc[-1]
+        out.append(f"best face-up triple (no swap, {spec.strategy} play): {b['face_up']}: loss rate "
+                   f"{b['loss_rate']:.1%} [{b['loss_lo']:.1%}, {b['loss_hi']:.1%}], mean place {b['mean_place']:.2f}")
+        out.append(f"worst face-up triple: {w['face_up']}: loss rate {w['loss_rate']:.1%} "
+                   f"[{w['loss_lo']:.1%}, {w['loss_hi']:.1%}], mean place {w['mean_place']:.2f}")
+    s = res.policies.summary
+    top = s.iloc[0]
+    out.append(f"best swap policy: {top['strategy']} (loss rate {top['loss_rate']:.1%} "
+               f"[{top['loss_lo']:.1%}, {top['loss_hi']:.1%}]); worst: {s.iloc[-1]['strategy']} "
+               f"(loss rate {s.iloc[-1]['loss_rate']:.1%} [{s.iloc[-1]['loss_lo']:.1%}, {s.iloc[-1]['loss_hi']:.1%}])")
+    r = res.regret_summary
+    if r.get("deals"):
+        out.append(f"{spec.strategy}'s face-up choice was the best of {r['mean_choices']:.1f} options in "
+                   f"{r['best_share']:.0%} [{r['best_lo']:.0%}, {r['best_hi']:.0%}] of {r['deals']} deals; "
+                   f"mean regret {r['mean_regret']:.3f} [{r['regret_lo']:.3f}, {r['regret_hi']:.3f}] places")
+    return out

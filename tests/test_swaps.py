@@ -1,0 +1,167 @@
+"""The swap-phase study (shedsim.swaps) and the kernel features it needs: keeping the
+face-up cards as dealt, forcing a face-up choice, and deals conditioned on one seat's
+visible cards."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+from typer.testing import CliRunner
+
+from shedsim import engine, swaps as SW
+from shedsim.cards import pack, unpack
+from shedsim.cli import app
+from shedsim.kernel.build import KernelError
+from shedsim.rules import preset
+from shedsim.seeding import game_keys
+from shedsim.simulate import RunSpec, _loaded, play_chunk
+
+SHITHEAD = preset("shithead")
+
+
+def _kernel(players=3):
+    spec = RunSpec(SHITHEAD, players, ("greedy",), ("greedy",), games=1, schedule="same")
+    _, k, ids, params = _loaded(spec)
+    return k, ids, params, SHITHEAD.compile(players)
+
+
+def test_keep_dealt_face_up_matches_the_reference_deal():
+    spec = RunSpec(SHITHEAD, 3, ("greedy",), ("greedy",), seed=11, games=40, schedule="same", swap_from=(-1,))
+    rec = play_chunk(spec, 0, 40).records
+    dk, _ = game_keys(11, np.arange(40))
+    for g in range(40):
+        state, _ = engine.deal(SHITHEAD, 3, int(dk[g]), g % 3)
+        for s in range(3):
+            assert rec["face_up"][g, s] == pack(state.seats[s].face_up)
+            assert rec["dealt"][g, s] == pack(state.seats[s].face_up + state.seats[s].hand)
+
+
+def test_forced_face_up_and_conditioned_deal():
+    k, ids, params, ra = _kernel()
+    n = 6000
+    visible = pack([2, 2, 14, 10, 7, 5])
+    up = pack([14, 10, 2])
+    dk, sk = game_keys(3, np.arange(n))
+    forced = np.zeros((n, 3), np.int64)
+    forced[:, 1] = up
+    rec = k.play(ra, ids, params, np.zeros((n, 3), np.int64), dk, sk, np.arange(n) % 3,
+                 forced_up=forced, given_seat=np.full(n, 1), given_visible=np.full(n, visible))
+    assert (rec["dealt"][:, 1] == visible).all()
+    assert (rec["face_up"][:, 1] == up).all()
+    # everything else is a uniform deal of the other 46 cards: seat 0's visible cards by rank
+    counts = SW.rank_counts(rec["dealt"][:, 0]).sum(axis=0)
+    left = np.full(13, 4)
+    for r in unpack(visible):
+        left[r - 2] -= 1
+    expected = left / left.sum() * counts.sum()
+    assert chisquare(counts, expected).pvalue > 0.001
+    # the seat's cards are not always dealt in the same layer: as dealt, face-up varies
+    rec2 = k.play(ra, ids, params, np.zeros((n, 3), np.int64), dk, sk, np.arange(n) % 3,
+                  swap_from=np.array([-1]), given_seat=np.full(n, 1), given_visible=np.full(n, visible))
+    assert len(set(rec2["face_up"][:, 1].tolist())) > 10
+
+
+def test_impossible_conditioned_deal_or_forced_swap_is_refused():
+    k, ids, params, ra = _kernel()
+    dk, sk = game_keys(0, np.arange(2))
+    five_aces = pack([14] * 5 + [2])
+    with pytest.raises(KernelError):
+        k.play(ra, ids, params, np.zeros((2, 3), np.int64), dk, sk, np.zeros(2, np.int64),
+               given_seat=np.full(2, 0), given_visible=np.full(2, five_aces))
+    forced = np.zeros((2, 3), np.int64)
+    forced[:, 0] = pack([14, 14, 14, 14])  # four cards: not a face-up row of three
+    with pytest.raises(KernelError):
+        k.play(ra, ids, params, np.zeros((2, 3), np.int64), dk, sk, np.zeros(2, np.int64), forced_up=forced)
+
+
+def test_face_up_choices():
+    assert len(SW.face_up_choices(pack([2, 3, 4, 5, 6, 7]), 3)) == 20
+    assert SW.face_up_choices(pack([5, 5, 5, 5, 6, 6]), 3) == sorted({pack([5, 5, 5]), pack([5, 5, 6]), pack([5, 6, 6])})
+
+
+@pytest.fixture(scope="module")
+def small_study():
+    spec = SW.StudySpec(SHITHEAD, 3, "greedy", games=12_000, seed=4, deals=12, rollouts=60, min_games=100)
+    return spec, SW.study(spec, workers=1)
+
+
+def test_by_rank(small_study):
+    spec, res = small_study
+    a = res.by_rank
+    assert a["chosen_up"].sum() == a["dealt_up"].sum() == spec.games * spec.players * 3
+    assert a["visible"].sum() == spec.games * spec.players * 6
+    rate = dict(zip(a["rank"], a["keep_up_rate"]))
+    # greedy's swap puts shithead's specials (2 resets, 10 burns) face up, low cards in the hand
+    assert rate["10"] > 0.95 and rate["2"] > 0.95 and rate["3"] < 0.05
+    # as dealt, about half the visible cards of each rank are face up
+    assert np.allclose(a["dealt_up"] / a["visible"], 0.5, atol=0.03)
+
+
+def test_face_up_values(small_study):
+    spec, res = small_study
+    v, all_rows = res.values, res.values_all
+    assert all_rows["seat_games"].sum() == spec.games * spec.players
+    assert (v["seat_games"] >= spec.min_games).all()
+    assert list(v["loss_rate"]) == sorted(v["loss_rate"])
+    best, worst = v.iloc[0], v.iloc[-1]
+    assert best["loss_hi"] < worst["loss_lo"]  # a real difference between face-up rows
+    assert all(len(x.split()) == 3 for x in v["face_up"])
+
+
+def test_swap_policies_and_regret(small_study):
+    spec, res = small_study
+    s = res.policies.summary.set_index("strategy")
+    assert set(s.index) == {"no swap", "greedy-high", "expert-table", "random"}
+    # putting the strong cards face up beats keeping them as dealt
+    assert s.loc["greedy-high", "loss_hi"] < s.loc["no swap", "loss_lo"]
+    h = res.policies.head_to_head
+    row = h[(h["a"] == "greedy-high") & (h["b"] == "no swap")].iloc[0]
+    assert row["share_a_ahead"] > 0.5 and row["p_holm"] < 0.05
+    r = res.regret
+    assert len(r) == spec.deals
+    assert (r["regret"] >= 0).all()
+    assert (r["policy_is_best"] == (r["regret"] <= 0)).all()
+    assert (r["best_place"] <= r["policy_place"]).all() and (r["policy_place"] <= r["worst_place"]).all()
+    assert r["choices"].between(1, 20).all()
+
+
+def test_same_results_for_any_worker_count():
+    spec = SW.StudySpec(SHITHEAD, 3, "greedy", games=3000, seed=9, deals=4, rollouts=20, min_games=10,
+                        chunk_size=700)
+    one = SW.study(spec, workers=1)
+    two = SW.study(spec, workers=2)
+    assert one.by_rank.equals(two.by_rank)
+    assert one.values_all.equals(two.values_all)
+    assert one.policies.summary.equals(two.policies.summary)
+    assert one.regret.equals(two.regret)
+
+
+def test_cli_writes_every_output(tmp_path):
+    from matplotlib.image import imread
+    out = tmp_path / "sw"
+    res = CliRunner().invoke(app, ["swaps", "--games", "3000", "--deals", "3", "--rollouts", "10", "--workers", "1",
+                                   "--swap-policy", "mine=aggressive", "--quiet", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    info = json.loads((out / "run.json").read_text())
+    assert info["command"] == "shedsim swaps" and info["headline"]
+    for f in info["outputs"]:
+        assert (out / f).exists()
+        if f.endswith(".png"):
+            assert imread(out / f).shape[0] > 100
+    assert "mine" in (out / "policies.csv").read_text()
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--strategy", "nosuch"], "--strategy"),
+    (["--swap-policy", "nosuch"], "nosuch"),
+    (["--players", "9"], "players"),
+    (["--seat", "5"], "--seat"),
+    (["--house", "nosuch"], "nosuch"),
+])
+def test_cli_bad_options_exit_2_and_write_nothing(tmp_path, args, needle):
+    out = tmp_path / "sw"
+    res = CliRunner().invoke(app, ["swaps", "--games", "100", "--quiet", "--out", str(out)] + args)
+    assert res.exit_code == 2, res.output
+    assert needle in res.output
+    assert not out.exists() or not any(out.iterdir())
