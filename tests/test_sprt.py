@@ -1,0 +1,291 @@
+"""Tests of ``shedsim sprt`` and :mod:`shedsim.sprt`: the GSPRT statistic (against the
+exact generalised likelihood ratio and fishtest's formula written out independently), the
+Elo model and Wald's bounds, the head-to-head schedule (against the tournament schedule),
+scoring, the stopping rule (first crossing, independent of the batch size), the
+acceptance checks (greedy beats random in under 5,000 games; A/A runs accept H0), what
+pairing buys, and the command line (outputs, run.json, refused options).
+
+Game counts are small and seeds fixed; nothing here asserts on a time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from shedsim import sprt as S
+from shedsim.cli import app
+from shedsim.rules import preset
+from shedsim.simulate import RunSpec, play_chunk, schedule_games
+
+runner = CliRunner()
+
+
+def cli(*args: str):
+    return runner.invoke(app, ["sprt", *args])
+
+
+# ------------------------------------------------------------------ statistics
+def _fishtest_alt2(counts, elo0, elo1):
+    """fishtest LLRcalc: regularize (zeros -> 1e-3), results_to_pdf, stats, LLR_alt2 * N."""
+    c = [x if x else 1e-3 for x in counts]
+    n = sum(c)
+    k = len(c)
+    pdf = [(i / (k - 1), c[i] / n) for i in range(k)]
+    mu = sum(a * p for a, p in pdf)
+    var = sum(p * (a - mu) ** 2 for a, p in pdf)
+    s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (elo0, elo1))
+    return n * (s1 - s0) * (2 * mu - s0 - s1) / var / 2
+
+
+def _exact_glr(counts, s0, s1):
+    """The exact generalised log-likelihood ratio (fishtest LLR with MLE_expected): the
+    maximum-likelihood distribution on the same support with mean s is
+    p_i / (1 + x (a_i - s)), x the root of sum p_i (a_i - s) / (1 + x (a_i - s)) = 0."""
+    from scipy.optimize import brentq
+    c = np.asarray(counts, float)
+    a = np.arange(len(c)) / (len(c) - 1)
+    p = c / c.sum()
+
+    def tilt(s):
+        d = a - s
+        lo, hi = -1 / d.max() + 1e-12, -1 / d.min() - 1e-12
+        x = brentq(lambda x: float(np.sum(p * d / (1 + x * d))), lo, hi)
+        return p / (1 + x * d)
+
+    q0, q1 = tilt(s0), tilt(s1)
+    ok = p > 0
+    return c.sum() * float(np.sum(p[ok] * np.log(q1[ok] / q0[ok])))
+
+
+def test_llr_is_fishtests_normal_approximation():
+    for counts in ([10, 40, 300, 50, 12], [0, 0, 5, 0, 45], [100, 7, 20], [3, 0, 0, 0, 1]):
+        got = float(S.gsprt_llr(counts, S.elo_to_score(0), S.elo_to_score(5)))
+        assert got == pytest.approx(_fishtest_alt2(counts, 0, 5), rel=1e-12)
+    # vectorised over leading axes
+    many = np.array([[10, 40, 300, 50, 12], [1, 2, 3, 4, 5]])
+    assert S.gsprt_llr(many, 0.5, 0.51).shape == (2,)
+
+
+def test_llr_is_close_to_the_exact_likelihood_ratio():
+    # near H0/H1 and with many units the normal approximation matches the exact GLR
+    s0, s1 = S.elo_to_score(0), S.elo_to_score(5)
+    for counts in ([1764, 40, 4333, 33, 1733], [1500, 60, 4200, 50, 2100], [4000, 1000, 4100]):
+        exact = _exact_glr(counts, s0, s1)
+        approx = float(S.gsprt_llr(counts, s0, s1))
+        assert approx == pytest.approx(exact, rel=0.02, abs=0.05)
+
+
+def test_zero_variance_is_regularised_towards_the_nearer_hypothesis():
+    # every pair scored 1/2 (identical deterministic strategies): LLR finite and negative
+    llr = S.gsprt_llr([0, 0, 50, 0, 0], S.elo_to_score(0), S.elo_to_score(5))
+    assert np.isfinite(llr) and llr < S.wald_bounds(0.05, 0.05)[0]
+    llr = S.gsprt_llr([0, 0, 0, 0, 50], S.elo_to_score(0), S.elo_to_score(5))
+    assert np.isfinite(llr) and llr > S.wald_bounds(0.05, 0.05)[1]
+
+
+def test_elo_model_and_bounds():
+    assert S.elo_to_score(0) == 0.5
+    assert S.elo_to_score(400) == pytest.approx(10 / 11)
+    assert S.score_to_elo(10 / 11) == pytest.approx(400)
+    e = np.array([-300.0, -5.0, 0.0, 7.5, 250.0])
+    assert np.allclose(S.score_to_elo(S.elo_to_score(e)), e)
+    assert S.score_to_elo(1.0) == math.inf and S.score_to_elo(0.0) == -math.inf
+    lo, hi = S.wald_bounds(0.05, 0.05)
+    assert lo == pytest.approx(math.log(0.05 / 0.95)) and hi == pytest.approx(math.log(0.95 / 0.05))
+    assert S.wald_bounds(0.05, 0.1) == pytest.approx((math.log(0.1 / 0.95), math.log(0.9 / 0.05)))
+    for a, b in ((0, 0.05), (0.05, 1.0), (0.6, 0.5), (float("nan"), 0.05)):
+        with pytest.raises(S.SPRTError):
+            S.wald_bounds(a, b)
+
+
+# ------------------------------------------------------------------ schedule and scoring
+def test_paired_schedule_is_the_tournament_schedule_at_two_players():
+    rs = preset("shithead")
+    spec = RunSpec(rs, 2, ("greedy", "random"), ("greedy", "random"), seed=3, games=40)
+    ref = schedule_games(spec, 6, 40)
+    got = S.schedule(2, 6, 40, paired=True)
+    for k in ("index", "deal", "dealer", "seating"):
+        assert np.array_equal(got[k], ref[k]), k
+    assert np.array_equal(got["seating"][np.arange(34), got["x_seat"]], np.zeros(34))
+
+
+def test_unpaired_schedule_gives_every_game_its_own_deal():
+    for p in (2, 3, 4):
+        paired, single = S.schedule(p, 0, 60, True), S.schedule(p, 0, 60, False)
+        assert len(np.unique(single["deal"])) == 60
+        for k in ("index", "dealer", "seating", "x_seat"):
+            assert np.array_equal(paired[k], single[k])
+        # X sits once in every seat per deal; Y fills the other seats
+        assert np.array_equal(np.sort(paired["x_seat"].reshape(-1, p), axis=1), np.tile(np.arange(p), (60 // p, 1)))
+        assert (paired["seating"].sum(axis=1) == p - 1).all()
+
+
+def test_half_points():
+    two = np.array([[1, 2], [2, 1], [0, 0]], np.int8)
+    assert S.half_points(two, np.array([0, 0, 1])).tolist() == [2, 0, 1]
+    three = np.array([[1, 3, 2], [2, 0, 0], [0, 0, 1], [3, 1, 2]], np.int8)
+    # X out first (4), X second with two still in (4: ahead of both), X still in with one other (1: level + behind),
+    # X last (0)
+    assert S.half_points(three, np.array([0, 0, 1, 0])).tolist() == [4, 4, 1, 0]
+
+
+def test_scores_match_the_tournament_kernel_run():
+    # the head-to-head play gives the same games as play_chunk on the tournament schedule
+    rs = preset("shithead")
+    spec = RunSpec(rs, 2, ("greedy", "random"), ("greedy", "random"), seed=5, games=200)
+    rec = play_chunk(spec, 0, 200).records
+    m = S.open_match("greedy", "random", rs, 2, seed=5)
+    h, unf = m.play(0, 200, paired=True)
+    x_seat = S.schedule(2, 0, 200)["x_seat"]
+    assert np.array_equal(h, S.half_points(rec["places"], x_seat))
+    assert np.array_equal(unf, rec["unfinished"])
+
+
+# ------------------------------------------------------------------ the sequential test
+def test_stops_at_the_first_crossing_and_does_not_depend_on_the_batch():
+    runs = [S.run_sprt("greedy", "expert", "shithead", seed=2, batch=b) for b in (2, 37, 2000)]
+    r = runs[0]
+    for o in runs[1:]:
+        assert (o.decision, o.games, o.llr) == (r.decision, r.games, r.llr)
+        assert np.array_equal(o.path_llr, r.path_llr) and np.array_equal(o.counts, r.counts)
+    assert r.decision in ("H0", "H1") and r.games == 2 * r.units == 2 * len(r.path_llr)
+    assert r.counts.sum() == r.units and len(r.counts) == 5
+    # recompute the path from the unit scores: only the last unit crosses (from --min-games on)
+    m = S.open_match("greedy", "expert", "shithead", 2, seed=2)
+    h, _ = m.play(0, r.games, paired=True)
+    codes = h.reshape(-1, 2).sum(axis=1)
+    cum = np.cumsum(np.eye(5, dtype=np.int64)[codes], axis=0)
+    path = S.gsprt_llr(cum, r.s0, r.s1)
+    assert np.allclose(path, r.path_llr)
+    live = np.arange(1, r.units + 1) * 2 >= r.min_games
+    crossed = live & ((path >= r.upper) | (path <= r.lower))
+    assert crossed[-1] and not crossed[:-1].any()
+    assert np.array_equal(cum[-1], r.counts)
+
+
+def test_greedy_beats_random_in_under_5000_games():
+    for seed in range(5):
+        r = S.run_sprt("greedy", "random", "shithead", seed=seed)
+        assert r.decision == "H1" and r.games < 5000, (seed, r.decision, r.games)
+        assert r.lo > 0.5 and r.elo_lo > 0
+    r = S.run_sprt("random", "greedy", "shithead", seed=0)
+    assert r.decision == "H0" and r.hi < 0.5
+
+
+def test_aa_runs_accept_h0():
+    # random vs random, elo0 = 0, elo1 = 5 (the default bounds), 20 seeds
+    got = [S.run_sprt("random", "random", "shithead", seed=s, batch=5000).decision for s in range(20)]
+    assert got.count("H0") >= 15 and got.count("H1") <= 2, got
+    # identical deterministic strategies: every pair scores 1/2, H0 as soon as --min-games allows
+    r = S.run_sprt("greedy", "greedy", "shithead", seed=0)
+    assert r.decision == "H0" and r.games == 100 and r.counts.tolist() == [0, 0, 50, 0, 0]
+    assert r.score == 0.5 and r.lo == r.hi == 0.5
+
+
+def test_unpaired_uses_the_trinomial_model():
+    r = S.run_sprt("greedy", "expert", "shithead", seed=1, paired=False)
+    assert len(r.counts) == 3 and r.unit_games == 1 and r.games == r.units
+    assert r.decision in ("H0", "H1")
+
+
+def test_no_decision_at_max_games():
+    r = S.run_sprt("random", "random", "shithead", seed=0, max_games=301)
+    assert r.decision == "none" and r.games == 300 and r.lower < r.llr < r.upper
+    assert "no decision" in r.decision_text()
+
+
+def test_more_players():
+    r = S.run_sprt("greedy", "random", "shithead", players=3, seed=0)
+    assert r.decision == "H1" and r.games % 3 == 0 and len(r.counts) == 2 * 2 * 3 + 1
+
+
+def test_bad_options_are_named():
+    for kw, opt in ((dict(elo0=5, elo1=5), "--elo0"), (dict(alpha=0), "--alpha"), (dict(max_games=1), "--max-games"),
+                    (dict(min_games=-1), "--min-games"), (dict(batch=0), "--batch"), (dict(players=9), "--players"),
+                    (dict(a="nope"), "--a"), (dict(b="greedy:x=1"), "--b"), (dict(seed=-1), "--seed")):
+        args = dict(a="greedy", b="random") | kw
+        with pytest.raises(S.SPRTError, match=opt):
+            S.run_sprt(args.pop("a"), args.pop("b"), "shithead", **args)
+
+
+# ------------------------------------------------------------------ what pairing buys
+def test_pairing_narrows_the_interval_for_greedy_vs_expert():
+    g = S.pairing_gain("greedy", "expert", "shithead", 2, games=6000, seed=0)
+    assert g.paired.games == g.unpaired.games == 6000
+    assert g.paired.units == 3000 and g.unpaired.units == 6000
+    assert g.paired.width < g.unpaired.width and g.ratio > 1.2, (g.paired, g.unpaired)
+    # both designs estimate the same score
+    assert abs(g.paired.score - g.unpaired.score) < 0.03
+    assert list(g.table()["design"]) == ["paired", "unpaired"]
+
+
+# ------------------------------------------------------------------ command line
+def test_cli_writes_the_outputs(tmp_path):
+    out = tmp_path / "o"
+    r = cli("--a", "greedy", "--b", "random", "--out", str(out), "--quiet")
+    assert r.exit_code == 0, r.output
+    assert "H1 accepted" in r.output and "Elo" in r.output and "score" in r.output
+    assert sorted(p.name for p in out.iterdir()) == ["llr.png", "run.json", "sprt.csv"]
+    info = json.loads((out / "run.json").read_text())
+    for k in ("command", "title", "spec", "definitions", "headline", "versions", "outputs", "result"):
+        assert k in info, k
+    assert info["command"] == "shedsim sprt" and info["result"]["decision"] == "H1"
+    assert info["outputs"] == ["llr.png", "run.json", "sprt.csv"]
+    head = (out / "sprt.csv").read_text().splitlines()
+    assert head[0] == "games,units,score,llr,lower,upper"
+    assert int(head[-1].split(",")[0]) == info["result"]["games"]
+
+
+def test_cli_no_decision_exits_0_and_says_so():
+    r = cli("--a", "random", "--b", "random", "--max-games", "200", "--quiet")
+    assert r.exit_code == 0 and "no decision" in r.output
+
+
+def test_cli_compare_pairing(tmp_path):
+    out = tmp_path / "p"
+    r = cli("--a", "greedy", "--b", "expert", "--compare-pairing", "--games", "2000", "--out", str(out), "--quiet")
+    assert r.exit_code == 0, r.output
+    assert "paired" in r.output and "unpaired" in r.output and "width ratio" in r.output
+    assert sorted(p.name for p in out.iterdir()) == ["pairing.csv", "pairing.png", "run.json"]
+    info = json.loads((out / "run.json").read_text())
+    assert info["result"]["ratio"] == pytest.approx(info["result"]["unpaired"]["width"] / info["result"]["paired"]["width"])
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--a", "nope", "--b", "random"), "--a"),
+    (("--a", "greedy", "--b", "random", "--elo0", "5", "--elo1", "2"), "--elo0"),
+    (("--a", "greedy", "--b", "random", "--beta", "1.5"), "--beta"),
+    (("--a", "greedy", "--b", "random", "--players", "7"), "--players"),
+    (("--a", "greedy", "--b", "random", "--games", "100"), "--games"),
+    (("--a", "greedy", "--b", "random", "--compare-pairing", "--games", "3"), "--games"),
+    (("--a", "greedy", "--b", "random", "--compare-pairing", "--unpaired"), "--unpaired"),
+    (("--a", "greedy", "--b", "random", "--rules", "nope"), "rules"),
+])
+def test_cli_bad_options_exit_2_and_write_nothing(tmp_path, args, says):
+    out = tmp_path / "never"
+    r = cli(*args, "--out", str(out), "--quiet")
+    assert r.exit_code == 2 and says in r.output, r.output
+    assert not out.exists()
+
+
+def test_cli_plain_python_strategy_is_refused(tmp_path):
+    d = tmp_path / "plugins"
+    d.mkdir()
+    (d / "pyplayer.py").write_text(
+        'NAME = "pyplayer"\nDESCRIPTION = "first legal move"\nDETERMINISTIC = True\n'
+        "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
+        "def choose_move(obs, legal, rng):\n    return 0\n")
+    r = cli("--a", "pyplayer", "--b", "greedy", "--strategy-path", str(d), "--quiet")
+    assert r.exit_code == 2 and "plain Python" in r.output
+
+
+def test_cli_help_teaches():
+    r = cli("--help")
+    assert r.exit_code == 0
+    for s in ("--elo1", "--unpaired", "--compare-pairing", "Example", "Exit codes"):
+        assert s in r.output, s
