@@ -1,0 +1,792 @@
+"""One self-contained HTML page (and a Markdown summary) from shedsim output directories.
+
+Every analysis command (``shedsim tournament``, ``compare-rules``, ``swaps``, ``sprt``)
+writes into its ``--out`` directory CSV tables, PNG charts and a ``run.json`` with at least
+``command``, ``title``, the run specification, ``definitions`` (metric -> meaning),
+``headline`` (key findings), ``versions`` and ``outputs`` (the files written). This module
+reads such directories generically (known commands only get a nicer order) and renders:
+
+* HTML (:func:`render_html`): a table of contents, then per run its title, command,
+  headline, specification (a key/value table; every other ``run.json`` field in a collapsed
+  ``<details>``), every chart listed in ``outputs`` embedded as a ``data:image/png;base64``
+  URI (the PNG bytes as written, never re-encoded), every CSV as a table (cells kept as
+  written; long tables cut to ``max_rows`` with a note naming the full file), the
+  definitions as a glossary and the versions in a collapsed ``<details>``. No external
+  CSS, JavaScript, fonts or images; every text is escaped with :func:`html.escape`.
+* Markdown (:func:`render_markdown`): the headlines, specifications and main tables, with
+  relative links to the charts.
+
+The same inputs give the same bytes (no timestamps). Every input is checked before
+anything is written: a missing directory, a missing or corrupt ``run.json``, a listed
+output that is missing, a CSV that is not UTF-8 or has ragged rows, a PNG that does not
+decode: :class:`ReportError` naming the file. :func:`write_report` writes both files
+atomically and all-or-nothing (:mod:`shedsim.atomic`).
+
+Only the standard library is imported at module level; matplotlib (used to decode the
+PNGs, through Pillow) is imported when a chart is read.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+__all__ = ["ReportError", "Table", "Chart", "Run", "load_run", "load_runs", "render_html",
+           "render_markdown", "check_output", "write_report", "MAX_ROWS"]
+
+MAX_ROWS = 30
+"""Rows of a CSV shown before the table is cut (the note names the full file)."""
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+RESERVED = ("command", "title", "definitions", "headline", "versions", "outputs")
+"""run.json keys with their own place on the page (not repeated in the field tables)."""
+
+ORDER = {
+    "tournament": ["summary.csv", "matches.csv", "rates.png", "places.png", "head_to_head.png",
+                   "head_to_head.csv", "seats.png", "seats.csv", "lengths.png", "lengths.csv"],
+}
+"""Preferred order of the outputs of known commands; other files follow (see :func:`_order`)."""
+
+MAIN_TABLES = {"tournament": ["summary.csv", "matches.csv", "head_to_head.csv"]}
+"""Tables of known commands that go into the Markdown summary (other commands: every CSV)."""
+
+KIND_NAMES = {"tournament": "Tournament", "compare-rules": "Rule comparison", "swaps": "Swap analysis",
+              "sprt": "Sequential test (SPRT)"}
+
+
+class ReportError(ValueError):
+    """An input directory or file cannot be used, or an output path is refused; the message
+    names the file (or the option). ``code`` is the exit code the CLI uses: 2 (bad input,
+    nothing written)."""
+
+    code = 2
+
+
+@dataclass(frozen=True)
+class Table:
+    """A CSV file as text: ``header`` (column names), ``rows`` (the first ``max_rows`` rows,
+    each a list of ``len(header)`` cell strings exactly as written in the file) and
+    ``n_rows`` (data rows in the whole file). ``path`` is the file as given (for notes)."""
+
+    name: str
+    path: Path
+    header: list[str]
+    rows: list[list[str]]
+    n_rows: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.n_rows > len(self.rows)
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A PNG file: its bytes as written (``data``), its pixel ``width`` and ``height`` (from
+    decoding it) and ``path`` (the file as given)."""
+
+    name: str
+    path: Path
+    data: bytes
+    width: int
+    height: int
+
+    @property
+    def caption(self) -> str:
+        """A caption from the file name: ``head_to_head.png`` -> ``Head to head``."""
+        return _label(self.name)
+
+
+Item = Union[Table, Chart]
+
+
+@dataclass
+class Run:
+    """One output directory, read and checked.
+
+    ``directory`` (as given), ``info`` (run.json as a dict), ``kind`` (the command:
+    ``tournament``, ``compare-rules``, ... or ``run`` when unknown), ``command`` (the command
+    line recorded, or None), ``title``, ``headline`` (list of str) and ``headline_source``
+    (``"run.json"``, or the CSV a headline was derived from, or None when there is none),
+    ``definitions`` and ``versions`` (str -> str), ``spec`` (the main specification as
+    (key, value text) pairs), ``fields`` (every other run.json field, flattened), ``items``
+    (tables and charts in display order) and ``other_files`` (listed outputs that are
+    neither CSV nor PNG)."""
+
+    directory: Path
+    info: dict[str, Any]
+    kind: str
+    command: str | None
+    title: str
+    headline: list[str]
+    headline_source: str | None
+    definitions: dict[str, str]
+    versions: dict[str, str]
+    spec: list[tuple[str, str]]
+    fields: list[tuple[str, str]]
+    items: list[Item] = field(default_factory=list)
+    other_files: list[str] = field(default_factory=list)
+
+    @property
+    def tables(self) -> list[Table]:
+        return [i for i in self.items if isinstance(i, Table)]
+
+    @property
+    def charts(self) -> list[Chart]:
+        return [i for i in self.items if isinstance(i, Chart)]
+
+    def input_files(self) -> list[Path]:
+        """Every file this run was read from (run.json, CSVs, PNGs)."""
+        return [self.directory / "run.json", *(i.path for i in self.items)]
+
+
+# ------------------------------------------------------------------ reading
+def _q(p: Path | str) -> str:
+    return repr(str(p))
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """``run.json`` as a dict; raises :class:`ReportError` naming the file when it is
+    missing, unreadable, not UTF-8, not valid JSON or not a JSON object."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ReportError(f"{_q(path.parent)} holds no run.json (not a shedsim output directory)") from None
+    except OSError as e:
+        raise ReportError(f"cannot read {_q(path)}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise ReportError(f"{_q(path)} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        info = json.loads(text)
+    except ValueError as e:
+        raise ReportError(f"{_q(path)} is not valid JSON ({e})") from None
+    if not isinstance(info, dict):
+        raise ReportError(f"{_q(path)} is not a shedsim run.json (a JSON object was expected, "
+                          f"found {type(info).__name__})")
+    return info
+
+
+def read_csv(path: Path, max_rows: int = MAX_ROWS) -> Table:
+    """Read a CSV (UTF-8, optional BOM) with :mod:`csv`, keeping every cell's text as
+    written. Returns a :class:`Table` with the first ``max_rows`` data rows; every row of
+    the file is checked. Raises :class:`ReportError` naming the file when it is missing,
+    unreadable, not UTF-8, empty (no header), malformed (:class:`csv.Error`) or when a row
+    has a different number of cells than the header (blank lines are skipped)."""
+    name = path.name
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.reader(f)
+            header = next(reader, None)
+            if header is None:
+                raise ReportError(f"{_q(path)} is empty (no header line)")
+            rows: list[list[str]] = []
+            n = 0
+            for row in reader:
+                if not row:
+                    continue
+                if len(row) != len(header):
+                    raise ReportError(f"{_q(path)} is corrupt: line {reader.line_num} has {len(row)} cells, "
+                                      f"the header has {len(header)}")
+                n += 1
+                if len(rows) < max_rows:
+                    rows.append(row)
+    except ReportError:
+        raise
+    except FileNotFoundError:
+        raise ReportError(f"{_q(path)} is listed in run.json outputs but missing") from None
+    except UnicodeDecodeError as e:
+        raise ReportError(f"{_q(path)} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except csv.Error as e:
+        raise ReportError(f"{_q(path)} is not a valid CSV ({e})") from None
+    except OSError as e:
+        raise ReportError(f"cannot read {_q(path)}: {e.strerror or e}") from None
+    return Table(name, path, header, rows, n)
+
+
+def read_png(path: Path) -> Chart:
+    """Read a PNG and prove it decodes (the PNG signature, then a full decode with
+    :func:`matplotlib.image.imread`, which uses Pillow); the bytes are kept as written.
+    Raises :class:`ReportError` naming the file when it is missing, unreadable, not a PNG,
+    truncated or otherwise undecodable, or has no pixels."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ReportError(f"{_q(path)} is listed in run.json outputs but missing") from None
+    except OSError as e:
+        raise ReportError(f"cannot read {_q(path)}: {e.strerror or e}") from None
+    if not data.startswith(PNG_SIGNATURE):
+        raise ReportError(f"{_q(path)} is not a PNG image (wrong signature)")
+    import matplotlib.image as mpimg
+    try:
+        pixels = mpimg.imread(io.BytesIO(data), format="png")
+    except Exception as e:  # noqa: BLE001 - Pillow raises OSError, SyntaxError, zlib.error, ...
+        raise ReportError(f"{_q(path)} is a corrupt PNG image ({type(e).__name__}: {e})") from None
+    if pixels.ndim < 2 or pixels.shape[0] == 0 or pixels.shape[1] == 0:
+        raise ReportError(f"{_q(path)} is an empty PNG image")
+    return Chart(path.name, path, data, int(pixels.shape[1]), int(pixels.shape[0]))
+
+
+def _kind(info: dict[str, Any]) -> str:
+    cmd = info.get("command")
+    if isinstance(cmd, str):
+        words = cmd.split()
+        if len(words) >= 2 and Path(words[0]).name in ("shedsim", "shedsim.exe"):
+            return words[1]
+    spec = info.get("spec")
+    if isinstance(spec, dict) and "labels" in spec and "tables" in spec:
+        return "tournament"  # tournament run.json written outside the `shedsim` script (command: null)
+    return "run"
+
+
+def _check_type(info: dict[str, Any], key: str, kind: type, path: Path, what: str) -> None:
+    if key in info and info[key] is not None and not isinstance(info[key], kind):
+        raise ReportError(f"{_q(path)}: {key!r} must be {what}, found {type(info[key]).__name__}")
+
+
+def _outputs(directory: Path, info: dict[str, Any], path: Path) -> list[str]:
+    """The output files listed in run.json (checked to lie inside ``directory``), or, when
+    run.json lists none, the CSV and PNG files in ``directory``."""
+    outs = info.get("outputs")
+    if outs is None:
+        return sorted(p.name for p in directory.iterdir()
+                      if p.is_file() and p.suffix.lower() in (".csv", ".png"))
+    if not isinstance(outs, list) or not all(isinstance(o, str) for o in outs):
+        raise ReportError(f"{_q(path)}: 'outputs' must be a list of file names")
+    seen = []
+    for o in outs:
+        p = Path(o)
+        if not o or p.is_absolute() or ".." in p.parts or "\\" in o:
+            raise ReportError(f"{_q(path)}: output {o!r} is not a file name inside the directory")
+        if o not in seen and o != "run.json":
+            seen.append(o)
+    return seen
+
+
+def _order(kind: str, names: list[str]) -> list[str]:
+    """Display order: the known command's preferred order, then ``summary.csv``, then the
+    rest grouped by file stem (alphabetical), a chart before the table of the same stem."""
+    pref = ORDER.get(kind, []) + ["summary.csv"]
+    first = [n for n in pref if n in names]
+    first = list(dict.fromkeys(first))
+    rest = sorted((n for n in names if n not in first),
+                  key=lambda n: (Path(n).with_suffix("").as_posix(), 0 if n.lower().endswith(".png") else 1, n))
+    return first + rest
+
+
+def _text(v: Any, limit: int = 300) -> str:
+    """A run.json value as short text: strings as they are, lists of scalars joined by
+    ", ", anything else as compact JSON; cut to ``limit`` characters."""
+    if v is None:
+        s = "-"
+    elif isinstance(v, bool):
+        s = "yes" if v else "no"
+    elif isinstance(v, str):
+        s = v
+    elif isinstance(v, (int, float)):
+        s = f"{v:,}" if isinstance(v, int) and abs(v) >= 10000 else str(v)
+    elif isinstance(v, list) and all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
+        s = ", ".join(str(x) for x in v) if v else "-"
+    else:
+        s = json.dumps(v, sort_keys=True, separators=(", ", ": "), default=str)
+    return s if len(s) <= limit else s[: limit - 1] + "\u2026"
+
+
+def _flatten(d: dict[str, Any], prefix: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    out = []
+    for k in sorted(d, key=str):
+        v = d[k]
+        key = f"{prefix}{k}"
+        if isinstance(v, dict) and v and depth < 2:
+            out += _flatten(v, key + ".", depth + 1)
+        else:
+            out.append((key, _text(v)))
+    return out
+
+
+def _rules_text(r: Any, house: Any = None) -> str:
+    if isinstance(r, dict):
+        name = str(r.get("name", "?"))
+        house = r.get("house", house)
+    else:
+        name = str(r)
+    if isinstance(house, list) and house:
+        return f"{name} + {', '.join(str(h) for h in house)}"
+    if isinstance(house, str) and house:
+        return f"{name} + {house}"
+    return name
+
+
+def _tournament_spec(info: dict[str, Any]) -> list[tuple[str, str]]:
+    s = info.get("spec") if isinstance(info.get("spec"), dict) else {}
+    items: list[tuple[str, str]] = []
+    if "rules" in s:
+        items.append(("rules", _rules_text(s["rules"])))
+    if "players" in s:
+        items.append(("players", _text(s["players"])))
+    labels, entries = s.get("labels"), s.get("entries")
+    if isinstance(labels, list):
+        if isinstance(entries, list) and len(entries) == len(labels):
+            items.append(("strategies", ", ".join(str(a) if a == b else f"{a}={b}" for a, b in zip(labels, entries))))
+        else:
+            items.append(("strategies", _text(labels)))
+    games = info.get("games_in_results", s.get("games"))
+    if games is not None:
+        g = _text(games)
+        req = info.get("games_requested", s.get("games_requested"))
+        if req is not None and req != games:
+            g += f" (requested {_text(req)})"
+        items.append(("games", g))
+    for key, label in (("seed", "seed"), ("rounds", "rounds"), ("seat_orders", "seat orders")):
+        if key in s:
+            items.append((label, _text(s[key])))
+    if "complete" in info:
+        items.append(("complete", _text(info["complete"]) + (
+            f" ({info.get('chunks_done')} of {info.get('n_chunks')} chunks)" if "n_chunks" in info else "")))
+    if isinstance(info.get("unfinished_share"), (int, float)):
+        items.append(("unfinished games", f"{100 * info['unfinished_share']:.2f}% (reached the move cap)"))
+    for key, label in (("workers", "workers"), ("backend", "backend"), ("wall_s", "wall time (s)"),
+                       ("games_per_s", "games/s")):
+        if key in info:
+            items.append((label, _text(info[key])))
+    return items
+
+
+def _short(key: str, v: Any, src: dict[str, Any]) -> str | None:
+    """A field's value as one short line for the specification table, or None when it is
+    bulky (nested lists, large objects: those stay in the full field table)."""
+    scalar = (str, int, float, bool)
+    if key == "rules" and isinstance(v, dict):
+        return _rules_text(v, src.get("house"))
+    if v is None or isinstance(v, scalar):
+        return _text(v)
+    if isinstance(v, list) and all(isinstance(x, scalar) for x in v):
+        return _text(v)
+    if isinstance(v, dict) and 0 < len(v) <= 8 and all(x is None or isinstance(x, scalar) for x in v.values()):
+        return "; ".join(f"{k}: {_text(x)}" for k, x in v.items())
+    return None
+
+
+def _generic_spec(info: dict[str, Any]) -> list[tuple[str, str]]:
+    """The run's short fields: top-level scalars, lists of scalars and small flat objects,
+    then those of a nested ``spec`` object not already shown (``rules`` objects as their
+    name plus house toggles)."""
+    items: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    sources = [info] + ([info["spec"]] if isinstance(info.get("spec"), dict) else [])
+    for src in sources:
+        for k, v in src.items():
+            k = str(k)
+            if (src is info and k in RESERVED) or k in seen:
+                continue
+            text = _short(k, v, src)
+            if text is not None:
+                items.append((k, text))
+                seen.add(k)
+    return items
+
+
+def _num(s: str) -> float | None:
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def _tournament_headline(summary: Table | None, info: dict[str, Any]) -> list[str]:
+    """A short headline from a tournament's summary.csv (for run.json files written before
+    the tournament recorded one): the ranking, the leader's win rate, mean place and rating
+    with their 95% intervals, and the share of unfinished games."""
+    if summary is None or "strategy" not in summary.header:
+        return []
+    col = {c: i for i, c in enumerate(summary.header)}
+    rows = summary.rows
+    si = col["strategy"]
+    ranking = ", ".join(f"{k + 1}. {r[si]}" for k, r in enumerate(rows))
+    out = [f"Ranking: {ranking}"
+           + (f" (first {len(rows)} of {summary.n_rows})" if summary.truncated else "")]
+    if rows:
+        r = rows[0]
+        parts = []
+
+        def get(c):
+            return _num(r[col[c]]) if c in col else None
+        w, lo, hi = get("win_rate"), get("win_lo"), get("win_hi")
+        if None not in (w, lo, hi):
+            parts.append(f"win rate {100 * w:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]")
+        m, lo, hi = get("mean_place"), get("place_lo"), get("place_hi")
+        if None not in (m, lo, hi):
+            parts.append(f"mean place {m:.3f} [{lo:.3f}, {hi:.3f}]")
+        rt, lo, hi = get("rating"), get("rating_lo"), get("rating_hi")
+        if None not in (rt, lo, hi):
+            parts.append(f"rating {rt:+.1f} [{lo:+.1f}, {hi:+.1f}] Elo")
+        if parts:
+            out.append(f"{r[si]} leads: " + "; ".join(parts) + " (95% intervals)")
+    share = info.get("unfinished_share")
+    if isinstance(share, (int, float)) and not isinstance(share, bool):
+        out.append(f"{100 * share:.2f}% of games reached the move cap unfinished")
+    return out
+
+
+def _title(kind: str, info: dict[str, Any], directory: Path) -> str:
+    t = info.get("title")
+    if isinstance(t, str) and t.strip():
+        return t.strip()
+    if kind == "tournament" and isinstance(info.get("spec"), dict):
+        s = info["spec"]
+        labels = s.get("labels") if isinstance(s.get("labels"), list) else []
+        bits = [_rules_text(s["rules"])] if "rules" in s else []
+        if "players" in s:
+            bits.append(f"{s['players']} players")
+        g = info.get("games_in_results", s.get("games"))
+        if isinstance(g, int):
+            bits.append(f"{g:,} games")
+        return f"Tournament: {', '.join(str(x) for x in labels)}" + (f" ({', '.join(bits)})" if bits else "")
+    name = KIND_NAMES.get(kind, kind)
+    return f"{name}: {directory.resolve().name or directory}"
+
+
+def load_run(directory: Path | str, max_rows: int = MAX_ROWS) -> Run:
+    """Read and check one output directory: ``run.json`` and every CSV and PNG it lists
+    (or, when it lists none, every CSV and PNG in the directory). Tables keep their first
+    ``max_rows`` rows. Raises :class:`ReportError` naming the directory or file when the
+    directory is missing, ``run.json`` is missing or corrupt (not JSON, not an object,
+    ``definitions``/``versions`` not objects, ``headline``/``outputs`` not lists of
+    strings, an output naming a file outside the directory), or a listed CSV or PNG is
+    missing, unreadable or corrupt (:func:`read_csv`, :func:`read_png`)."""
+    directory = Path(directory)
+    if not directory.exists():
+        raise ReportError(f"{_q(directory)} does not exist")
+    if not directory.is_dir():
+        raise ReportError(f"{_q(directory)} is not a directory")
+    path = directory / "run.json"
+    info = read_json(path)
+    _check_type(info, "definitions", dict, path, "an object (name -> meaning)")
+    _check_type(info, "versions", dict, path, "an object (package -> version)")
+    _check_type(info, "headline", list, path, "a list of strings")
+    _check_type(info, "command", str, path, "a string")
+    _check_type(info, "title", str, path, "a string")
+    headline = info.get("headline") or []
+    if not all(isinstance(h, str) for h in headline):
+        raise ReportError(f"{_q(path)}: 'headline' must be a list of strings")
+    kind = _kind(info)
+    try:
+        names = _outputs(directory, info, path)
+    except OSError as e:
+        raise ReportError(f"cannot list {_q(directory)}: {e.strerror or e}") from None
+    items: list[Item] = []
+    other = []
+    for name in _order(kind, names):
+        suffix = Path(name).suffix.lower()
+        if suffix == ".csv":
+            items.append(read_csv(directory / name, max_rows))
+        elif suffix == ".png":
+            items.append(read_png(directory / name))
+        else:
+            other.append(name)
+    source = "run.json" if headline else None
+    if not headline and kind == "tournament":
+        summary = next((t for t in items if isinstance(t, Table) and t.name == "summary.csv"), None)
+        headline = _tournament_headline(summary, info)
+        source = "summary.csv" if headline else None
+    spec = _tournament_spec(info) if kind == "tournament" else _generic_spec(info)
+    rest = {k: v for k, v in info.items() if k not in RESERVED}
+    return Run(directory=directory, info=info, kind=kind,
+               command=info.get("command") if isinstance(info.get("command"), str) else None,
+               title=_title(kind, info, directory), headline=list(headline), headline_source=source,
+               definitions={str(k): _text(v, 2000) for k, v in (info.get("definitions") or {}).items()},
+               versions={str(k): _text(v) for k, v in (info.get("versions") or {}).items()},
+               spec=spec, fields=_flatten(rest), items=items, other_files=other)
+
+
+def load_runs(directories: list[Path | str], max_rows: int = MAX_ROWS) -> list[Run]:
+    """:func:`load_run` for each directory (a directory given twice is read once). Raises
+    :class:`ReportError` (the first problem found; also when none is given)."""
+    if not directories:
+        raise ReportError("give at least one output directory")
+    runs, seen = [], set()
+    for d in directories:
+        key = os.path.realpath(d)
+        if key in seen:
+            continue
+        seen.add(key)
+        runs.append(load_run(d, max_rows))
+    return runs
+
+
+# ------------------------------------------------------------------ HTML
+def _e(s: Any) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def _label(name: str) -> str:
+    stem = Path(name).with_suffix("").as_posix().replace("/", " / ").replace("_", " ").replace("-", " ")
+    return stem[:1].upper() + stem[1:]
+
+
+_NUMERIC = re.compile(r"^[+-]?(\d[\d,]*(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?$|^[+-]?(nan|inf|NaN|Inf)$")
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", s).strip("-").lower() or "x"
+
+
+CSS = """
+:root { --fg: #1d232b; --muted: #5b6470; --line: #d9dde3; --bg: #ffffff; --soft: #f4f6f8; --accent: #1f5fa8; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 15px/1.5 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 64px; }
+h1 { font-size: 1.8em; margin: 0.2em 0 0.1em; }
+h2 { font-size: 1.4em; margin: 0 0 0.3em; }
+h3 { font-size: 1.1em; margin: 1.6em 0 0.5em; border-bottom: 1px solid var(--line); padding-bottom: 0.2em; }
+a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: underline; }
+code { font: 0.9em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: var(--soft);
+  padding: 0.05em 0.3em; border-radius: 3px; word-break: break-all; }
+.sub, .meta, .note { color: var(--muted); }
+.note { font-size: 0.9em; margin: 0.3em 0 1em; }
+nav.toc { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 10px 20px; margin: 18px 0 28px; }
+nav.toc h2 { font-size: 1.1em; margin: 0.3em 0; }
+nav.toc li { margin: 0.2em 0; }
+.kind { display: inline-block; font-size: 0.8em; color: var(--muted); border: 1px solid var(--line);
+  border-radius: 10px; padding: 0 0.5em; margin-left: 0.4em; }
+section.run { border-top: 3px solid var(--accent); padding-top: 14px; margin-top: 40px; }
+ul.headline { background: #eef4fb; border-left: 4px solid var(--accent); padding: 10px 14px 10px 32px; margin: 0.5em 0; }
+ul.headline li { margin: 0.2em 0; }
+.tablewrap { overflow-x: auto; margin: 0.4em 0; }
+table { border-collapse: collapse; font-size: 0.88em; }
+th, td { border: 1px solid var(--line); padding: 3px 8px; vertical-align: top; }
+th { background: var(--soft); text-align: left; white-space: nowrap; }
+table.data th.num { text-align: right; }
+table.data td { white-space: nowrap; }
+table.data td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.data tbody tr:nth-child(even) { background: #fafbfc; }
+table.kv th { width: 14em; font-weight: 600; }
+table.kv td { word-break: break-word; }
+caption { caption-side: top; text-align: left; color: var(--muted); padding-bottom: 0.3em; }
+figure { margin: 0.6em 0 1.2em; }
+figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+figcaption { color: var(--muted); font-size: 0.9em; margin-top: 0.2em; }
+dl.glossary dt { font-weight: 600; margin-top: 0.5em; }
+dl.glossary dd { margin-left: 1.5em; }
+details { margin: 0.6em 0; }
+details summary { cursor: pointer; color: var(--accent); }
+.top { font-size: 0.85em; float: right; }
+"""
+
+
+def _numeric_columns(header: list[str], rows: list[list[str]]) -> list[bool]:
+    """Per column: True when every non-empty shown cell reads as a number (right-aligned)."""
+    out = []
+    for i in range(len(header)):
+        cells = [r[i].strip() for r in rows if r[i].strip()]
+        out.append(bool(cells) and all(_NUMERIC.match(c) for c in cells))
+    return out
+
+
+def _kv_table(items: list[tuple[str, str]], caption: str | None = None) -> str:
+    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in items)
+    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
+    return f'<div class="tablewrap"><table class="kv">{cap}<tbody>{rows}</tbody></table></div>'
+
+
+def _data_table(t: Table, anchor: str) -> str:
+    num = _numeric_columns(t.header, t.rows)
+    head = "".join(f'<th class="num">{_e(c)}</th>' if n else f"<th>{_e(c)}</th>" for c, n in zip(t.header, num))
+    body = "".join("<tr>" + "".join(
+        f'<td class="num">{_e(c)}</td>' if n else f"<td>{_e(c)}</td>" for c, n in zip(row, num))
+        + "</tr>" for row in t.rows)
+    note = ""
+    if t.truncated:
+        note = f'<p class="note">first {len(t.rows)} of {t.n_rows:,} rows; full table in <code>{_e(t.path)}</code></p>'
+    elif t.n_rows == 0:
+        note = '<p class="note">(no rows)</p>'
+    return (f'<h3 id="{anchor}">Table: {_e(_label(t.name))} <span class="kind">{_e(t.name)}</span></h3>'
+            f'<div class="tablewrap"><table class="data"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>{note}")
+
+
+def _figure(c: Chart, anchor: str, fig_no: str, run_title: str) -> str:
+    uri = "data:image/png;base64," + base64.b64encode(c.data).decode("ascii")
+    alt = f"{c.caption} ({c.name}): {run_title}"
+    return (f'<h3 id="{anchor}">Chart: {_e(c.caption)} <span class="kind">{_e(c.name)}</span></h3>'
+            f'<figure><img src="{uri}" alt="{_e(alt)}" width="{c.width}" height="{c.height}">'
+            f"<figcaption>Figure {fig_no}: {_e(c.caption)} ({_e(c.name)}), {_e(run_title)}</figcaption></figure>")
+
+
+def _shedsim_version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("shedsim")
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return "?"
+
+
+def render_html(runs: list[Run], title: str | None = None) -> str:
+    """The self-contained HTML page for ``runs`` (str). ``title`` defaults to the run's
+    title when there is one run, else ``shedsim report``. Every text is escaped; charts
+    are ``data:image/png;base64`` URIs of the bytes as read; nothing external is referenced."""
+    if title is None:
+        title = runs[0].title if len(runs) == 1 else "shedsim report"
+    n_charts = sum(len(r.charts) for r in runs)
+    n_tables = sum(len(r.tables) for r in runs)
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>{_e(title)}</title><style>{CSS}</style></head><body><main>",
+             f'<header id="top"><h1>{_e(title)}</h1><p class="sub">{len(runs)} run(s), {n_charts} chart(s), '
+             f"{n_tables} table(s); generated by shedsim {_e(_shedsim_version())} (<code>shedsim report</code>)"
+             "</p></header>",
+             '<nav class="toc"><h2>Contents</h2><ol>']
+    for k, r in enumerate(runs, 1):
+        parts.append(f'<li><a href="#run-{k}">{_e(r.title)}</a><span class="kind">{_e(r.kind)}</span> '
+                     f"<code>{_e(r.directory)}</code></li>")
+    parts.append("</ol></nav>")
+    for k, r in enumerate(runs, 1):
+        parts.append(_render_run(r, k))
+    parts.append("</main></body></html>\n")
+    return "\n".join(parts)
+
+
+def _render_run(r: Run, k: int) -> str:
+    a = f"run-{k}"
+    p = [f'<section class="run" id="{a}"><a class="top" href="#top">back to top</a>',
+         f"<h2>{k}. {_e(r.title)}</h2>",
+         f'<p class="meta">{_e(KIND_NAMES.get(r.kind, r.kind))} &middot; directory <code>{_e(r.directory)}</code>'
+         + (f" &middot; command <code>{_e(r.command)}</code>" if r.command else "") + "</p>"]
+    p.append(f'<h3 id="{a}-headline">Headline</h3>')
+    if r.headline:
+        p.append('<ul class="headline">' + "".join(f"<li>{_e(h)}</li>" for h in r.headline) + "</ul>")
+        if r.headline_source and r.headline_source != "run.json":
+            p.append(f'<p class="note">derived from {_e(r.headline_source)} (run.json records no headline)</p>')
+    else:
+        p.append('<p class="note">run.json records no headline.</p>')
+    p.append(f'<h3 id="{a}-spec">Specification</h3>')
+    p.append(_kv_table(r.spec) if r.spec else '<p class="note">run.json records no specification fields.</p>')
+    if r.fields:
+        p.append(f"<details><summary>All run.json fields ({len(r.fields)})</summary>{_kv_table(r.fields)}</details>")
+    used: set[str] = set()
+    n_fig = 0
+    for item in r.items:
+        anchor = f"{a}-{_slug(item.name)}"
+        while anchor in used:
+            anchor += "-2"
+        used.add(anchor)
+        if isinstance(item, Chart):
+            n_fig += 1
+            p.append(_figure(item, anchor, f"{k}.{n_fig}", r.title))
+        else:
+            p.append(_data_table(item, anchor))
+    if not r.items:
+        p.append('<p class="note">no charts or tables listed in run.json outputs.</p>')
+    if r.definitions:
+        p.append(f'<h3 id="{a}-glossary">Glossary</h3><dl class="glossary">'
+                 + "".join(f"<dt>{_e(t)}</dt><dd>{_e(d)}</dd>" for t, d in r.definitions.items()) + "</dl>")
+    if r.other_files:
+        p.append('<p class="note">other files in this run: '
+                 + ", ".join(f"<code>{_e(o)}</code>" for o in r.other_files) + "</p>")
+    if r.versions:
+        p.append(f"<details><summary>Versions</summary>{_kv_table(list(r.versions.items()))}</details>")
+    p.append("</section>")
+    return "\n".join(p)
+
+
+# ------------------------------------------------------------------ Markdown
+def _md_cell(s: Any) -> str:
+    return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(_md_cell(c) for c in header) + " |",
+             "|" + "|".join("---:" if n else "---" for n in _numeric_columns(header, rows)) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _rel(target: Path, base_dir: Path) -> str:
+    try:
+        return Path(os.path.relpath(target.resolve(), base_dir.resolve())).as_posix()
+    except ValueError:  # another drive (Windows)
+        return target.resolve().as_posix()
+
+
+def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | str | None = None) -> str:
+    """A Markdown summary of ``runs`` (str): per run the title, directory and command, the
+    headline, the specification and the main tables (:data:`MAIN_TABLES` for known
+    commands, else every CSV; cut to the loaded rows with a note), and links to the charts
+    relative to ``md_path``'s directory (absolute when ``md_path`` is None)."""
+    if title is None:
+        title = runs[0].title if len(runs) == 1 else "shedsim report"
+    base = Path(md_path).parent if md_path is not None else None
+    out = [f"# {title}", "", f"{len(runs)} run(s); generated by `shedsim report` (shedsim {_shedsim_version()}).", ""]
+    for k, r in enumerate(runs, 1):
+        out.append(f"- [{k}. {_md_cell(r.title)}](#{_slug(f'{k}-{r.title}')})")
+    out.append("")
+    for k, r in enumerate(runs, 1):
+        out += [f'<a id="{_slug(f"{k}-{r.title}")}"></a>', "", f"## {k}. {r.title}", "",
+                f"{KIND_NAMES.get(r.kind, r.kind)}; directory `{r.directory}`"
+                + (f"; command `{r.command}`" if r.command else ""), "", "### Headline", ""]
+        if r.headline:
+            out += [f"- {h}" for h in r.headline]
+            if r.headline_source and r.headline_source != "run.json":
+                out += ["", f"(derived from {r.headline_source}; run.json records no headline)"]
+        else:
+            out.append("(run.json records no headline)")
+        out += ["", "### Specification", ""]
+        out.append(_md_table(["setting", "value"], [[a, b] for a, b in r.spec]) if r.spec else "(none recorded)")
+        want = MAIN_TABLES.get(r.kind)
+        tables = [t for t in r.tables if want is None or t.name in want]
+        if want is not None:
+            tables.sort(key=lambda t: want.index(t.name))
+        for t in tables:
+            out += ["", f"### {_label(t.name)} (`{t.name}`)", "", _md_table(t.header, t.rows)]
+            if t.truncated:
+                out += ["", f"first {len(t.rows)} of {t.n_rows:,} rows; full table in `{t.path}`"]
+            elif t.n_rows == 0:
+                out += ["", "(no rows)"]
+        rest = [t for t in r.tables if t not in tables]
+        if rest:
+            out += ["", "Other tables: " + ", ".join(f"[{t.name}]({_rel(t.path, base) if base else t.path.resolve().as_posix()})"
+                                                    for t in rest)]
+        if r.charts:
+            out += ["", "Charts: " + ", ".join(
+                f"[{c.caption}]({_rel(c.path, base) if base else c.path.resolve().as_posix()})" for c in r.charts)]
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------------ writing
+def check_output(path: Path | str, option: str = "--out") -> Path:
+    """Refuse an output file that cannot be written, before any work: ``path`` is an
+    existing directory, its directory does not exist or is not a directory, or that
+    directory is not writable (:func:`os.access`). Raises :class:`ReportError` naming
+    ``option`` and the path; returns ``Path(path)``."""
+    path = Path(path)
+    parent = path.parent
+    if path.is_dir():
+        raise ReportError(f"{option}: {_q(path)} is a directory; give a file name such as {_q(path / 'report.html')}")
+    if not parent.exists():
+        raise ReportError(f"{option}: the directory {_q(parent)} does not exist")
+    if not parent.is_dir():
+        raise ReportError(f"{option}: {_q(parent)} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ReportError(f"{option}: cannot write to the directory {_q(parent)} (permission denied)")
+    return path
+
+
+def write_report(html_text: str, html_path: Path | str, md_text: str | None = None,
+                 md_path: Path | str | None = None) -> None:
+    """Write the HTML page (and the Markdown summary when given) atomically and all or
+    nothing (:func:`shedsim.atomic.batch`): a failure raises
+    :class:`shedsim.atomic.WriteError` naming the file and leaves both targets as they were."""
+    from . import atomic
+    with atomic.batch():
+        atomic.write_text(html_path, html_text)
+        if md_text is not None and md_path is not None:
+            atomic.write_text(md_path, md_text)

@@ -1,0 +1,398 @@
+"""Tests of ``shedsim report``: the self-contained HTML page (every chart embedded, decoding,
+unchanged; nothing external; every text escaped; tables kept as written and cut with a
+note), the Markdown summary, determinism, and the refused inputs and outputs.
+
+The inputs are a tiny real ``shedsim tournament`` (2,004 games, seed 0) plus hand-made
+directories standing in for ``compare-rules``, ``swaps`` and ``sprt`` (run.json + CSV +
+matplotlib PNG). Nothing here asserts on a time.
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import io
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.image as mpimg  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+from shedsim import atomic  # noqa: E402
+from shedsim import report as R  # noqa: E402
+from shedsim.cli import app  # noqa: E402
+
+runner = CliRunner()
+PNG_PREFIX = "data:image/png;base64,"
+EVIL = "<script>alert('x')</script> & <b>bold</b>"
+
+
+def cli(*args: str):
+    return runner.invoke(app, ["report", *args])
+
+
+def _png(path: Path, title: str) -> None:
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1, 2], [1, 0, 2])
+    ax.set_title(title)
+    fig.savefig(path, format="png", dpi=40)
+    plt.close(fig)
+
+
+def _synthetic(root: Path, command: str, title: str | None, headline, tables: dict[str, str],
+               charts: list[str], extra: dict | None = None, list_outputs: bool = True) -> Path:
+    root.mkdir(parents=True)
+    for name, text in tables.items():
+        (root / name).write_text(text)
+    for name in charts:
+        _png(root / name, name)
+    info = {"command": command, "rules": "shithead", "house": ["low7"], "players": 4,
+            "strategies": ["greedy", "expert"], "games": 1000, "seed": 3,
+            "definitions": {"win_rate": "share of games finished first", "odd<key>": "a & b"},
+            "versions": {"shedsim": "0.1.0", "numpy": "2"}, **(extra or {})}
+    if title is not None:
+        info["title"] = title
+    if headline is not None:
+        info["headline"] = headline
+    if list_outputs:
+        info["outputs"] = sorted([*tables, *charts, "run.json"])
+    (root / "run.json").write_text(json.dumps(info, indent=2))
+    return root
+
+
+LONG_ROWS = 45
+
+
+def _long_csv() -> str:
+    lines = ["rules,arm,win_rate,win_lo,win_hi,p_value"]
+    lines += [f"rule{k:02d},A,0.4300,0.4100,0.4500,1.50e-03" for k in range(LONG_ROWS)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> list[Path]:
+    root = tmp_path_factory.mktemp("inputs")
+    t = root / "tournament"
+    r = runner.invoke(app, ["tournament", "--games", "2000", "--players", "3", "--strategies", "random,greedy",
+                            "--workers", "1", "--quiet", "--out", str(t)])
+    assert r.exit_code == 0, r.output
+    compare = _synthetic(root / "compare", "shedsim compare-rules --rules shithead,palace", "Rule comparison: shithead vs palace",
+                         ["palace games are 12% [10%, 14%] longer"], {"rules.csv": _long_csv(), "summary.csv": "rules,games\nshithead,1000\npalace,1000\n"},
+                         ["win_rates.png", "lengths.png"])
+    swaps = _synthetic(root / "swaps", "shedsim swaps", "Swaps: keep the 10s", ["keeping 10s wins +3.1 pp [1.2, 5.0]"],
+                       {"swaps.csv": "swap,delta\nkeep 10,0.031\n"}, ["swaps.png"])
+    sprt = _synthetic(root / "sprt", "shedsim sprt", "SPRT " + EVIL, ["H1 accepted after 4,000 games", EVIL],
+                      {"steps.csv": "games,llr,note\n1000,0.5,<i>x</i> | y\n2000,1.2,ok\n"}, ["llr.png"],
+                      extra={"alpha": 0.05, "nested": {"deep": {"x": [1, 2]}}})
+    return [t, compare, swaps, sprt]
+
+
+def _pngs(dirs: list[Path]) -> list[Path]:
+    out = []
+    for d in dirs:
+        info = json.loads((d / "run.json").read_text())
+        out += [d / o for o in info["outputs"] if o.endswith(".png")]
+    return out
+
+
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.imgs: list[dict] = []
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+        self.tags: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.add(tag)
+        if tag == "img":
+            self.imgs.append(a)
+        if "href" in a:
+            self.hrefs.append(a["href"])
+        if "id" in a:
+            self.ids.add(a["id"])
+
+
+def _parse(text: str) -> _Page:
+    p = _Page()
+    p.feed(text)
+    p.close()
+    return p
+
+
+@pytest.fixture(scope="module")
+def built(inputs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out") / "report.html"
+    r = cli(*map(str, inputs), "--out", str(out), "--title", "All <runs> & more")
+    assert r.exit_code == 0, r.output
+    return out
+
+
+# ------------------------------------------------------------------ the page
+def test_every_chart_is_embedded_decodes_and_is_unchanged(inputs, built):
+    """Acceptance 6: every <img> is a data:image/png;base64 URI that decodes to an image
+    with pixels; one per PNG of the inputs, with the files' bytes unchanged."""
+    page = _parse(built.read_text())
+    files = _pngs(inputs)
+    assert len(files) == 5 + 2 + 1 + 1
+    assert len(page.imgs) == len(files)
+    decoded = []
+    for img in page.imgs:
+        src = img["src"]
+        assert src.startswith(PNG_PREFIX)
+        data = base64.b64decode(src[len(PNG_PREFIX):], validate=True)
+        pixels = mpimg.imread(io.BytesIO(data), format="png")
+        assert pixels.shape[0] > 0 and pixels.shape[1] > 0
+        assert (int(img["width"]), int(img["height"])) == (pixels.shape[1], pixels.shape[0])
+        assert img.get("alt")
+        decoded.append(data)
+    assert sorted(decoded) == sorted(f.read_bytes() for f in files)
+
+
+def test_page_references_nothing_external(built):
+    text = built.read_text()
+    low = text.lower()
+    assert 'src="http' not in low and "<link" not in low and "<script" not in low and "url(" not in low
+    page = _parse(text)
+    assert "script" not in page.tags and "link" not in page.tags and "iframe" not in page.tags
+    for href in page.hrefs:  # only links inside the page, each to an existing anchor
+        assert href.startswith("#") and href[1:] in page.ids, href
+
+
+def test_page_shows_each_run_with_its_parts(inputs, built):
+    text = built.read_text()
+    page = _parse(text)
+    assert "<title>All &lt;runs&gt; &amp; more</title>" in text
+    for k in range(1, len(inputs) + 1):  # table of contents: one link per run, in order
+        assert f"#run-{k}" in page.hrefs and f"run-{k}" in page.ids
+    order = [text.index(f'id="run-{k}"') for k in range(1, 5)]
+    assert order == sorted(order)
+    assert "Rule comparison: shithead vs palace" in text and "palace games are 12% [10%, 14%] longer" in text
+    assert "<dt>win_rate</dt><dd>share of games finished first</dd>" in text  # glossary
+    assert "<dt>odd&lt;key&gt;</dt><dd>a &amp; b</dd>" in text
+    assert "<details><summary>Versions</summary>" in text
+    assert "<th>rules</th><td>shithead</td></tr><tr><th>house</th><td>low7</td>" in text  # specification
+    assert "<th>seed</th><td>3</td>" in text and "<th>alpha</th><td>0.05</td>" in text
+    assert "nested.deep" in text  # every other run.json field, in the collapsed table
+    # the tournament: summary table first, then its charts
+    t = text[text.index('id="run-1"'):text.index('id="run-2"')]
+    assert t.index("summary.csv") < t.index("rates.png") < t.index("lengths.csv")
+
+
+def test_text_is_escaped(built):
+    text = built.read_text()
+    assert EVIL not in text
+    assert html_escaped(EVIL) in text  # headline and title, escaped
+    assert "<td>&lt;i&gt;x&lt;/i&gt; | y</td>" in text  # a CSV cell
+
+
+def html_escaped(s: str) -> str:
+    import html
+    return html.escape(s, quote=True)
+
+
+def test_tables_keep_the_text_and_long_ones_are_cut(inputs, built):
+    text = built.read_text()
+    assert '<td class="num">1.50e-03</td>' in text and '<td class="num">0.4300</td>' in text
+    assert f"first 30 of {LONG_ROWS} rows; full table in <code>{inputs[1] / 'rules.csv'}</code>" in text
+    assert "<td>rule29</td>" in text and "<td>rule30</td>" not in text
+    summary = (inputs[0] / "summary.csv").read_text().splitlines()[1].split(",")
+    num = ' class="num"'
+    assert "".join(f"<td{num if c[0].isdigit() else ''}>{c}</td>" for c in summary[:4]) in text
+
+
+def test_tournament_without_headline_gets_one_from_its_summary(inputs):
+    run = R.load_run(inputs[0])
+    assert run.kind == "tournament"  # run.json's command is null when not run by the `shedsim` script
+    assert run.headline_source == "summary.csv"
+    assert run.headline[0] == "Ranking: 1. greedy, 2. random"
+    assert run.headline[1].startswith("greedy leads: win rate ")
+    assert run.title.startswith("Tournament: random, greedy (shithead, 3 players, 2,004 games")
+    assert [c.name for c in run.charts] == ["rates.png", "places.png", "head_to_head.png", "seats.png", "lengths.png"]
+    assert run.tables[0].name == "summary.csv" and run.tables[0].n_rows == 2
+
+
+def test_markdown_summary(inputs, built):
+    md_path = built.with_suffix(".md")
+    md = md_path.read_text()
+    assert md.startswith("# All <runs> & more\n")
+    assert "- H1 accepted after 4,000 games" in md and "- palace games are 12% [10%, 14%] longer" in md
+    assert "- Ranking: 1. greedy, 2. random" in md
+    assert "| setting | value |" in md and "| rules | shithead |" in md and "| house | low7 |" in md
+    assert "| rank | strategy | spec | games |" in md  # the tournament's main table
+    assert f"first 30 of {LONG_ROWS} rows; full table in `{inputs[1] / 'rules.csv'}`" in md
+    assert "\\| y" in md  # a pipe inside a cell is escaped
+    links = [seg.split("](", 1)[1].split(")", 1)[0] for seg in md.split("[")[1:] if "](" in seg]
+    charts = [link for link in links if link.endswith(".png")]
+    assert len(charts) == len(_pngs(inputs))
+    for link in charts:  # relative to the Markdown file, and they resolve
+        assert not link.startswith("/") and (md_path.parent / link).resolve().is_file(), link
+
+
+def test_same_inputs_give_the_same_bytes(inputs, built, tmp_path):
+    out = tmp_path / "again.html"
+    r = cli(*map(str, inputs), "--out", str(out), "--title", "All <runs> & more", "--quiet")
+    assert r.exit_code == 0 and r.output == ""
+    assert out.read_bytes() == built.read_bytes()
+
+
+def test_outputs_missing_from_run_json_fall_back_to_the_directory(tmp_path):
+    d = _synthetic(tmp_path / "old", "shedsim swaps", None, None, {"a.csv": "x,y\n1,2\nJ,3\n", "c.csv": "x,y\n"},
+                   ["b.png", "a.png"], list_outputs=False)
+    run = R.load_run(d)
+    assert [i.name for i in run.items] == ["a.png", "a.csv", "b.png", "c.csv"]  # a chart before its table
+    assert run.title == "Swap analysis: old" and run.headline == [] and run.headline_source is None
+    out = tmp_path / "r.html"
+    r = cli(str(d), "--out", str(out), "--no-md")
+    assert r.exit_code == 0, r.output
+    assert len(_parse(out.read_text()).imgs) == 2 and not out.with_suffix(".md").exists()
+    text = out.read_text()
+    assert "run.json records no headline" in text and "(no rows)" in text
+    assert "<tr><td>1</td><td class=\"num\">2</td></tr>" in text  # alignment by column: x holds a J
+
+
+# ------------------------------------------------------------------ refused inputs
+def _damage(kind: str, d: Path) -> tuple[Path, str]:
+    """Damage the synthetic directory ``d``; returns (the DIR to give, text the message must hold)."""
+    if kind == "missing dir":
+        return d.parent / "nope", "does not exist"
+    if kind == "a file as dir":
+        return d / "swaps.csv", "is not a directory"
+    if kind == "no run.json":
+        (d / "run.json").unlink()
+        return d, "holds no run.json"
+    if kind == "run.json not json":
+        (d / "run.json").write_text('{"command": "shedsim swaps", ')
+        return d, "run.json' is not valid JSON"
+    if kind == "run.json a list":
+        (d / "run.json").write_text("[1, 2]")
+        return d, "run.json' is not a shedsim run.json"
+    if kind == "run.json not utf8":
+        (d / "run.json").write_bytes(b'{"command": "\xff"}')
+        return d, "run.json' is not UTF-8"
+    info = json.loads((d / "run.json").read_text())
+    if kind == "headline a string":
+        info["headline"] = "oops"
+        (d / "run.json").write_text(json.dumps(info))
+        return d, "'headline' must be a list"
+    if kind == "output outside":
+        info["outputs"].append("../secret.png")
+        (d / "run.json").write_text(json.dumps(info))
+        return d, "'../secret.png' is not a file name inside"
+    if kind == "listed csv missing":
+        (d / "swaps.csv").unlink()
+        return d, "swaps.csv' is listed in run.json outputs but missing"
+    if kind == "ragged csv":
+        (d / "swaps.csv").write_text("swap,delta\nkeep 10,0.031,extra\n")
+        return d, "swaps.csv' is corrupt: line 2 has 3 cells"
+    if kind == "csv not utf8":
+        (d / "swaps.csv").write_bytes(b"swap,delta\n\xff\xfe,1\n")
+        return d, "swaps.csv' is not UTF-8"
+    if kind == "empty csv":
+        (d / "swaps.csv").write_text("")
+        return d, "swaps.csv' is empty"
+    if kind == "csv is a directory":
+        (d / "swaps.csv").unlink()
+        (d / "swaps.csv").mkdir()
+        return d, "cannot read"
+    if kind == "truncated png":
+        data = (d / "swaps.png").read_bytes()
+        (d / "swaps.png").write_bytes(data[: len(data) // 2])
+        return d, "swaps.png' is a corrupt PNG"
+    if kind == "not a png":
+        (d / "swaps.png").write_text("GIF89a not really")
+        return d, "swaps.png' is not a PNG"
+    raise AssertionError(kind)
+
+
+BAD = ["missing dir", "a file as dir", "no run.json", "run.json not json", "run.json a list", "run.json not utf8",
+       "headline a string", "output outside", "listed csv missing", "ragged csv", "csv not utf8", "empty csv",
+       "csv is a directory", "truncated png", "not a png"]
+
+
+@pytest.mark.parametrize("kind", BAD)
+def test_bad_input_exits_2_naming_the_file_and_writes_nothing(kind, tmp_path):
+    good = _synthetic(tmp_path / "good", "shedsim sprt", "ok", ["fine"], {"a.csv": "x\n1\n"}, ["a.png"])
+    bad = _synthetic(tmp_path / "swaps", "shedsim swaps", "Swaps", ["h"], {"swaps.csv": "swap,delta\nkeep 10,0.031\n"},
+                     ["swaps.png"])
+    target, needle = _damage(kind, bad)
+    out = tmp_path / "report.html"
+    r = cli(str(good), str(target), "--out", str(out))
+    assert r.exit_code == 2, r.output
+    assert isinstance(r.exception, SystemExit)  # a message, not a traceback
+    assert "Traceback" not in r.output and needle in r.output, r.output
+    assert not out.exists() and not out.with_suffix(".md").exists()
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_no_directory_is_refused(tmp_path):
+    r = cli("--out", str(tmp_path / "r.html"))
+    assert r.exit_code == 2 and "DIR" in r.output
+
+
+# ------------------------------------------------------------------ refused outputs
+def test_bad_out_and_md_are_refused(inputs, tmp_path):
+    swaps = inputs[2]
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    cases = [
+        (["--out", str(tmp_path / "missing" / "r.html")], "--out: the directory"),
+        (["--out", str(tmp_path)], "is a directory"),
+        (["--out", str(blocker / "r.html")], "is not a directory"),
+        (["--out", str(tmp_path / "r.html"), "--md", str(tmp_path / "nowhere" / "r.md")], "--md: the directory"),
+        (["--out", str(tmp_path / "r.md")], "is the --out file too"),
+        (["--out", str(swaps / "swaps.csv"), "--no-md"], "--out"),
+        (["--out", str(tmp_path / "r.html"), "--md", str(swaps / "swaps.csv")], "--md"),
+    ]
+    before = (swaps / "swaps.csv").read_bytes()
+    for args, needle in cases:
+        r = cli(str(swaps), *args)
+        assert r.exit_code == 2, (args, r.output)
+        assert needle in r.output, (args, r.output)
+    assert (swaps / "swaps.csv").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_a_failed_write_exits_3_and_changes_nothing(inputs, tmp_path, monkeypatch):
+    out = tmp_path / "r.html"
+    out.write_text("old page")
+    real = atomic._write
+
+    def full_disk(f, data, path):
+        if Path(path).suffix == ".md":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(f, data, path)
+
+    monkeypatch.setattr(atomic, "_write", full_disk)
+    r = cli(str(inputs[2]), "--out", str(out))
+    assert r.exit_code == 3, r.output
+    assert "r.md" in r.output and "No space left on device" in r.output
+    assert out.read_text() == "old page" and not out.with_suffix(".md").exists()  # both or neither
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
+
+
+def test_help_teaches():
+    r = cli("--help")
+    assert r.exit_code == 0
+    for needle in ("self-contained", "Example", "--rows", "--md", "default", "Exit codes"):
+        assert needle in r.output, needle
+
+
+def test_library_round_trip(inputs, tmp_path):
+    runs = R.load_runs([inputs[2], inputs[2], inputs[3]], max_rows=1)  # a directory given twice is read once
+    assert [r.kind for r in runs] == ["swaps", "sprt"]
+    assert runs[1].tables[0].rows == [["1000", "0.5", "<i>x</i> | y"]] and runs[1].tables[0].n_rows == 2
+    page = R.render_html(runs)
+    md = R.render_markdown(runs, md_path=tmp_path / "s.md")
+    R.write_report(page, tmp_path / "s.html", md, tmp_path / "s.md")
+    assert (tmp_path / "s.html").read_text() == page and (tmp_path / "s.md").read_text() == md
+    assert "<title>shedsim report</title>" in page
+    with pytest.raises(R.ReportError, match="at least one"):
+        R.load_runs([])
