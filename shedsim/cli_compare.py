@@ -1,10 +1,216 @@
-"""``shedsim compare-rules``: the typer command (registered in :mod:`shedsim.cli`). Work in progress."""
+"""``shedsim compare-rules``: the typer command (registered in :mod:`shedsim.cli`).
+
+Only typer and the standard library are imported at module level, so ``shedsim --help``
+stays fast; the simulation, statistics and plotting libraries are imported inside the
+command. The work is done by :mod:`shedsim.compare`.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Optional
+
 import typer
 
+_P_RUN = "What to compare"
+_P_OUT = "Output and execution"
 
-def compare_rules() -> None:
-    """Not built yet."""
-    raise typer.Exit(2)
+
+def compare_rules(
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", "-r", rich_help_panel=_P_RUN, help="Rule variant, repeatable: a preset (duel, nines, family, palace, shithead) or a rules .toml file, optionally with +toggle parts (shithead+skip8, palace+pickup:never). The first variant that allows --players is the baseline; a variant given twice gets #2 (an A/A comparison).")] = None,
+    house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle applied to every variant, repeatable (`shedsim rules list`).")] = None,
+    each_toggle: Annotated[bool, typer.Option("--each-toggle", rich_help_panel=_P_RUN, help="With one --rules X: compare X with X+T for every house toggle T that changes X at --players (pick-up modes other than X's, invisible:3/8/9, reverse:K, hand_size and table_size one below and above; max_moves left out). Skipped toggles are listed with the reason.")] = False,
+    players: Annotated[Optional[int], typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table; variants that do not allow it are skipped with a note (default: 4).")] = None,
+    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries seated at every variant's tables: NAME, NAME:param=v or LABEL=SPEC (default: random,greedy,expert; aggressive loops in self-play and hits the move cap).")] = None,
+    games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games per variant, rounded up to whole blocks (every table x every rotation) (default: 100000).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed: the same seed gives the same deals in every variant (default: 0).")] = None,
+    strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/compare).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
+    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar, notes or tables (errors are still reported).")] = False,
+) -> None:
+    """Compare rule variants: game length, unfinished games, pick-ups, burns, the starting player's fairness and the skill gap between strategies, each variant against the first (the baseline).
+
+    Every variant plays the same strategies on the same schedule and seed: game g has the same seating and dealer in every variant and, when the variants deal alike (same decks, hand_size, table_size), the same cards, with independent strategy randomness ("paired" variants). Statistics use the deal (its N rotations) as the unit: intervals are 95%, tests are Wilcoxon / paired t on per-deal differences (paired) or Mann-Whitney within tables / Welch t on per-deal values (unpaired), with the schedule's tables as strata, Holm-corrected over all comparisons.
+
+    Writes variants.csv, effects.csv, lengths.csv, forest.png, lengths.png and run.json into --out and prints the variants and the significant effects.
+
+    Examples: shedsim compare-rules -r shithead -r shithead+pickup:always -r shithead+skip8 --games 50000; shedsim compare-rules -r duel -r shithead -r palace -p 2; shedsim compare-rules -r shithead --each-toggle -o reports/toggles.
+
+    Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input (nothing is written); 3 a file could not be written; 130 interrupted (nothing is written).
+    """  # noqa: E501 (typer shows each paragraph as one line)
+    import os
+    import sys
+    import time
+
+    from . import atomic
+    from . import compare as C
+    from . import tournament as T
+    from .cli import fail
+    from .simulate import SimulationError
+
+    t_start = time.perf_counter()
+    paths = tuple(str(p) for p in strategy_path or [])
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    n_players = C.DEFAULT_PLAYERS if players is None else players
+    root = Path(C.DEFAULT_OUT) if out is None else out
+    try:
+        plan = C.plan_variants(list(rules or []), list(house or []), n_players, each_toggle)
+        entries = T.parse_entries(C.DEFAULT_STRATEGIES if strategies is None else strategies)
+        C.check_entries(entries, paths)
+        T.Store.check_writable(root)
+    except (C.CompareError, T.TournamentError) as e:
+        fail(str(e))
+    n_games = C.DEFAULT_GAMES if games is None else games
+    total, block = C.round_games(n_games, n_players, len(entries))
+
+    from rich.console import Console
+    err = Console(stderr=True)
+    say = (lambda *a, **k: None) if quiet else err.print
+    for s in plan.skipped:
+        say(f"[yellow]note:[/] skipped {s['variant']}: {s['reason']}")
+    base = plan.variants[0]
+    say(f"baseline {base.label}; {len(plan.variants)} variants at {n_players} players; "
+        + ", ".join(f"{v.label} ({'paired' if C.deal_alike(base.rules, v.rules) else 'unpaired'})"
+                    for v in plan.variants[1:]))
+    if total != n_games:
+        say(f"[yellow]note:[/] --games {n_games:,} rounded up to {total:,} per variant: whole blocks of {block:,} "
+            f"games (every table x every rotation)")
+
+    progress = None if quiet else _progress(err)
+    try:
+        if progress is not None:
+            with progress:
+                task = progress.add_task("games", total=total * len(plan.variants))
+                res = C.compare(plan, n_players, entries, n_games, seed=0 if seed is None else seed,
+                                workers=workers, strategy_paths=paths,
+                                on_progress=lambda k: progress.advance(task, k))
+        else:
+            res = C.compare(plan, n_players, entries, n_games, seed=0 if seed is None else seed,
+                            workers=workers, strategy_paths=paths)
+        failure = None
+    except KeyboardInterrupt:
+        failure = ("interrupted: nothing was written", 130)
+    except SimulationError as e:
+        failure = (str(e), 1)
+    except C.CompareError as e:
+        failure = (str(e), 2)
+    except Exception as e:  # noqa: BLE001 - a worker died or could not load the kernel
+        failure = (f"the run failed: {type(e).__name__}: {e}", 1)
+    if failure is not None:
+        fail(*failure)
+
+    import signal
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # finish writing what we have
+    try:
+        wall = time.perf_counter() - t_start
+        extra = {"argv": "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim")
+                 else None, "workers": workers, "wall_s": round(wall, 3), "each_toggle": each_toggle,
+                 "peak_rss_mb_main": _peak_rss_mb()}
+        try:
+            with atomic.batch():  # all reports or none
+                files = C.write_outputs(res, root, plots=not no_plots)
+                T.write_run_json(root, C.run_info(res, extra), files)
+        except OSError as e:
+            failure = (f"{e} (no report was written or changed)", 3)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if failure is not None:
+        fail(*failure)
+    if not quiet:
+        _print_tables(res)
+        typer.echo(f"{total:,} games per variant x {len(plan.variants)} variants in {res.info['play_s']:.1f} s "
+                   f"({res.info['games_per_s'] or 0:,.0f} games/s); wrote {', '.join(files + ['run.json'])} "
+                   f"to {str(root)}")
+
+
+def _peak_rss_mb() -> float | None:
+    """Peak resident memory of this (main) process in MiB (``resource.getrusage``)."""
+    try:
+        import resource
+        import sys
+        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return round(kb / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+    except (ImportError, OSError):
+        return None
+
+
+def _progress(console):
+    """The tournament's progress bar (games, games/s, elapsed, ETA)."""
+    from .cli_tournament import _progress as tournament_progress
+    return tournament_progress(console)
+
+
+def _print_tables(res) -> None:
+    """The variants and the significant effects as rich tables on stdout."""
+    import math
+    import sys
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from . import compare as C
+    console = Console() if sys.stdout.isatty() else Console(width=160)
+    v = res.variants
+    labels = res.info["labels"]
+    ref = res.info["reference_strategy"]
+    gaps = [lab for lab in labels if lab != ref]
+    def pct(x, lo, hi):
+        return "-" if math.isnan(x) else f"{100 * x:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
+
+    def name(r):
+        return r["variant"] + (" (baseline)" if r["baseline"] else "" if r["paired"] else " (unpaired)")
+
+    rows = v.to_dict("records")
+    n = res.info["players"]
+    t = Table(title=f"Game length: {C.title(res)}\n{C.subtitle(res)}",
+              caption=f"\\[lo, hi] = 95% intervals over deals; a round is {n} moves; unfinished = reached the move cap")
+    for col in ("variant", "deals", "mean moves", "mean rounds", "median moves", "95th pct moves", "unfinished"):
+        t.add_column(col, justify="left" if col == "variant" else "right")
+    for r in rows:
+        t.add_row(name(r), f"{r['deals']:,}",
+                  f"{r['mean_moves']:.1f} [{r['mean_moves_lo']:.1f}, {r['mean_moves_hi']:.1f}]",
+                  f"{r['mean_rounds']:.1f} [{r['mean_rounds_lo']:.1f}, {r['mean_rounds_hi']:.1f}]",
+                  f"{r['median_moves']:.0f} [{r['median_moves_lo']:.0f}, {r['median_moves_hi']:.0f}]",
+                  f"{r['p95_moves']:.0f} [{r['p95_moves_lo']:.0f}, {r['p95_moves_hi']:.0f}]",
+                  pct(r["unfinished_rate"], r["unfinished_lo"], r["unfinished_hi"]))
+    console.print(t)
+    t = Table(title="Play and fairness",
+              caption=f"starter loss: the starting seat's loss rate, p-value against the fair 1/{n}; "
+                      f"gap: loss rate minus {ref}'s, percentage points (negative = loses less)")
+    for col in ("variant", "pick-ups/game", "burns/game", "starter loss", "p vs 1/N", *[f"gap {g}" for g in gaps]):
+        t.add_column(col, justify="left" if col == "variant" else "right")
+    for r in rows:
+        t.add_row(name(r),
+                  f"{r['pickups_per_game']:.2f} [{r['pickups_per_game_lo']:.2f}, {r['pickups_per_game_hi']:.2f}]",
+                  f"{r['burns_per_game']:.2f} [{r['burns_per_game_lo']:.2f}, {r['burns_per_game_hi']:.2f}]",
+                  pct(r["starter_loss_rate"], r["starter_loss_lo"], r["starter_loss_hi"]),
+                  C.format_p(r["starter_loss_p_value"]),
+                  *[f"{100 * r[f'skill_gap[{g}]']:+.1f} [{100 * r[f'skill_gap_lo[{g}]']:+.1f}, "
+                    f"{100 * r[f'skill_gap_hi[{g}]']:+.1f}]" for g in gaps])
+    console.print(t)
+    e = res.effects
+    sig = e[e["significant"]]
+    if sig.empty:
+        console.print(f"No significant difference from the baseline {res.info['baseline']} "
+                      f"({len(e)} comparisons, Holm-corrected 5%).")
+        return
+    s = Table(title=f"Significant effects vs {res.info['baseline']} ({len(sig)} of {len(e)} comparisons, "
+                    f"Holm-corrected 5%)")
+    for col in ("variant", "metric", "baseline", "variant value", "effect [95% interval]", "test", "p (Holm)"):
+        s.add_column(col, justify="left" if col in ("variant", "metric", "test") else "right")
+
+    def val(metric, x):
+        if metric == "mean_moves":
+            return f"{x:.1f}"
+        if metric.endswith("_rate") or metric.startswith("skill_gap["):
+            return f"{100 * x:.2f}%"
+        return f"{x:.3f}"
+
+    for r in sig.to_dict("records"):
+        s.add_row(r["variant"], C.metric_title(r["metric"]), val(r["metric"], r["baseline_value"]),
+                  val(r["metric"], r["variant_value"]), C.format_effect(r["metric"], r["effect"], r["lo"], r["hi"]),
+                  r["test"].split(" (")[0], C.format_p(r["p_holm"]))
+    console.print(s)

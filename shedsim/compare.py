@@ -1,0 +1,1209 @@
+"""Rule variants against each other: same strategies, same deals, per-deal statistics.
+
+``shedsim compare-rules`` plays every rule variant with the same entries, the same seed and
+the tournament schedule (:class:`shedsim.simulate.RunSpec`), variant i on strategy stream
+i. Game g then has the same seating and dealer in every variant and, when two rule sets
+deal alike (same ``decks``, ``hand_size`` and ``table_size``), the same cards; only the
+strategies' coin flips are independent. Such variants are **paired** with the baseline
+(the first usable variant); the others are **unpaired**.
+
+The unit of independence is the **deal**: the N rotations of one deal (games
+``b*N .. b*N+N-1``, N = players) share their cards and are correlated, different deals are
+independent. Every interval and test below is computed from per-deal aggregates (a
+deal's mean over its N games), never from games as if they were independent.
+
+Memory: per variant and deal the module keeps the N game lengths (int16, int32 when the
+move cap exceeds 32767), N unfinished flags (bool), the pick-up and burn totals (int32),
+the starting player's losses (int8) and each entry's losses (int8[E]): about 3 bytes per
+game plus 9 + E bytes per deal, so a few million games per variant fit in tens of MB.
+Full per-game records are dropped as soon as each chunk is aggregated. The game lengths
+are kept per game (2 bytes) because the cluster-robust quantile intervals need each
+deal's count of games at or below the estimated quantile.
+
+Design: game g = deal b = g // N under rotation g % N; deal b is played at table
+``b % T`` of the schedule (:func:`shedsim.simulate.tournament_tables`, T tables), and the
+number of games is rounded up to whole blocks, so every table is played equally often.
+The table is a fixed, balanced factor of the design, not sampling noise: the standard
+errors are the stratified-sampling ones with the tables as strata (within-table
+variance; :func:`stratified_mean`). Treating the table mix as random makes intervals too
+wide and unpaired tests almost never reject (measured: 0% false positives at 5%).
+
+Statistics (all 95%; library functions named):
+
+* Means (moves, rounds, pick-ups and burns per game) and rates (unfinished, starter's
+  loss): mean of the per-deal values, stratified standard error (Cochran, *Sampling
+  Techniques*, 1977, eqs. 5.6-5.7), t interval with D - T df (``scipy.stats.t``). Rates'
+  intervals are widened to contain the Wilson interval over games
+  (:func:`shedsim.stats.wilson`), so that a rate of 0 still gets a width.
+* Median and 95th percentile of game length: the distribution-free order-statistic
+  interval (Conover, *Practical Nonparametric Statistics*, 1999, sec. 3.2: ranks
+  ``scipy.stats.binom.ppf(0.025, n, q)`` and ``binom.ppf(0.975, n, q) + 1``) for the
+  effective sample size ``n / deff``, the design effect ``deff`` (at least 1) measured at
+  the estimate (Woodruff, JASA 47, 1952; Kish, *Survey Sampling*, 1965).
+* Per-strategy loss rate over seat-games: a ratio estimator, linearised per deal
+  (Cochran 1977 sec. 6.9; :func:`ratio_values`), stratified standard error. Skill gap = a
+  strategy's loss rate minus the reference's (``random``, or the first entry without
+  it), from the difference of the linearised values.
+
+Each variant against the baseline (per-deal values x_b of both; :func:`effect_test`):
+
+* paired, lengths and counts: ``scipy.stats.wilcoxon`` on the per-deal differences;
+  effect = mean difference, interval from the differences' stratified standard error.
+* paired, rates: paired t test on the per-deal rate differences (stratified standard error).
+* unpaired, lengths and counts: Mann-Whitney U (``scipy.stats.mannwhitneyu``) on the
+  per-deal means within each table, combined over tables (van Elteren's stratified
+  test, :func:`stratified_mannwhitney`); effect interval: Welch (two stratified
+  standard errors, Welch-Satterthwaite df).
+* unpaired, rates: Welch t test on the per-deal rates (two stratified standard errors).
+* skill gaps: difference of the gaps, normal (z) interval and test; standard error from
+  the two gaps' standard errors (unpaired) or from the per-deal differences of the
+  linearised values (paired: the shared deals' covariance is kept).
+* Holm's correction over every variant x metric comparison (:func:`shedsim.stats.holm`,
+  ``statsmodels.stats.multitest.multipletests``).
+
+Calibration (tests/test_compare.py): A/A comparisons (one rule set under two names) over
+200 seeds reject mean length at p < 0.05 in 2-8% of repeats. Rank tests and mean
+intervals answer different questions: with game lengths this skewed a rank test can
+flag a shift of the typical deal while the mean's interval still includes 0.
+
+Unpaired variants still share the deal keys (the same shuffle, dealt into other shapes),
+so their deals are not strictly independent; positive dependence makes the unpaired
+tests conservative.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .rules import PICKUP_MODES, TOGGLES, RuleSet, RulesError, apply_house, build
+
+DEFAULT_OUT = "reports/compare"
+DEFAULT_STRATEGIES = "random,greedy,expert"
+DEFAULT_PLAYERS = 4
+DEFAULT_GAMES = 100_000
+TARGET_CHUNK = 20_000
+ALPHA = 0.05
+KEEP = ("places", "start", "moves", "unfinished", "pickups", "burns")
+"""Record fields each chunk returns (the others are never transferred)."""
+
+REVERSE_RANK = "K"
+"""The rank ``--each-toggle`` uses for ``reverse:R`` (RULES.md ruling 11's example)."""
+
+
+class CompareError(ValueError):
+    """Bad input for a comparison; the message starts with the option at fault."""
+
+
+# ----------------------------------------------------------------- variants
+@dataclass(frozen=True)
+class Variant:
+    """One rule variant: ``label`` (unique display name), the ``text`` it came from (a
+    ``--rules`` value or ``X+toggle``), its :class:`RuleSet` and the toggles applied on
+    top of the preset or file (its own ``+`` parts, then ``--house``)."""
+
+    label: str
+    text: str
+    rules: RuleSet
+    toggles: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The usable variants (the first is the baseline) and those skipped, each skipped
+    one as ``{"variant": text, "reason": why}``."""
+
+    variants: tuple[Variant, ...]
+    skipped: tuple[dict[str, str], ...]
+    players: int
+    house: tuple[str, ...] = ()
+
+
+def split_variant(text: str) -> tuple[str, list[str]]:
+    """``"shithead+skip8+pickup:hand+faceup"`` -> ``("shithead", ["skip8", "pickup:hand+faceup"])``.
+
+    The base is a preset name or a path ending in ``.toml`` (which may itself hold ``+``).
+    A ``+`` inside a pick-up mode (``hand+faceup``) stays in its toggle. Raises
+    :class:`CompareError` (``--rules``) for an empty base or an empty toggle.
+    """
+    text = text.strip()
+    base, rest = text, ""
+    low = text.lower()
+    i = low.rfind(".toml")
+    if i >= 0 and (i + 5 == len(text) or text[i + 5] == "+"):
+        base, rest = text[:i + 5], text[i + 5:]
+    elif "+" in text:
+        base, rest = text.split("+", 1)
+        rest = "+" + rest
+    if not base.strip():
+        raise CompareError(f"--rules {text!r}: no preset or rules file before the toggles")
+    toggles: list[str] = []
+    if rest:
+        for part in rest[1:].split("+"):
+            part = part.strip()
+            if toggles and toggles[-1].startswith("pickup:") and f"{toggles[-1][7:]}+{part}" in PICKUP_MODES:
+                toggles[-1] = f"{toggles[-1]}+{part}"
+            elif not part:
+                raise CompareError(f"--rules {text!r}: empty house toggle after '+'")
+            else:
+                toggles.append(part)
+    return base.strip(), toggles
+
+
+def parse_variant(text: str, house: Sequence[str] = ()) -> tuple[RuleSet, tuple[str, ...]]:
+    """The rule set of one ``--rules`` value plus the ``--house`` toggles, and the toggles
+    applied. Raises :class:`CompareError` naming ``--rules`` (bad preset, file or ``+``
+    toggle) or ``--house`` (a house toggle that is bad or contradicts the variant)."""
+    base, own = split_variant(text)
+    try:
+        rs = build(base, own)
+    except RulesError as e:
+        raise CompareError(f"--rules {text!r}: {e}") from None
+    house = [h.strip() for h in house if h.strip()]
+    if house:
+        try:
+            rs = build(base, [*own, *house])
+        except RulesError as e:
+            raise CompareError(f"--house (with --rules {text!r}): {e}") from None
+    return rs, (*own, *house)
+
+
+def _unique_labels(texts: Sequence[str]) -> list[str]:
+    """The texts as labels; a text given again gets ``#2``, ``#3``, ..."""
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    for t in texts:
+        seen[t] = seen.get(t, 0) + 1
+        lab = t if seen[t] == 1 else f"{t}#{seen[t]}"
+        while lab in out:
+            seen[t] += 1
+            lab = f"{t}#{seen[t]}"
+        out.append(lab)
+    return out
+
+
+def toggle_candidates(base: RuleSet) -> list[str]:
+    """The toggles ``--each-toggle`` tries on ``base``, in :data:`shedsim.rules.TOGGLES`
+    order: every plain toggle; ``invisible:3/8/9``; ``reverse:K``; each pick-up mode that
+    differs from ``base.pickup``; ``hand_size`` and ``table_size`` one below and one above
+    ``base``'s. ``max_moves`` is left out (it only moves the cap)."""
+    out: list[str] = []
+    for key in TOGGLES:
+        name = key.partition(":")[0]
+        if name == "max_moves":
+            continue
+        if name == "invisible":
+            out += ["invisible:3", "invisible:8", "invisible:9"]
+        elif name == "reverse":
+            out.append(f"reverse:{REVERSE_RANK}")
+        elif name == "pickup":
+            out += [f"pickup:{m}" for m in PICKUP_MODES if m != base.pickup]
+        elif name in ("hand_size", "table_size"):
+            v = getattr(base, name)
+            out += [f"{name}:{v + d}" for d in (-1, 1) if v + d >= 1]
+        else:
+            out.append(key)
+    return out
+
+
+def each_toggle_variants(text: str, house: Sequence[str], players: int
+                         ) -> tuple[list[Variant], list[dict[str, str]]]:
+    """``text`` (with ``house``) and ``text+T`` for every :func:`toggle_candidates` T.
+
+    Skipped, with the reason: toggles that raise :class:`RulesError` (incompatible or
+    unplayable), toggles whose compiled rules at ``players`` equal the base's (no
+    change), toggles giving the same compiled rules as an earlier one, and
+    ``max_moves``. Raises :class:`CompareError` when ``text`` itself is bad or does not
+    allow ``players``.
+    """
+    rs, applied = parse_variant(text, house)
+    try:
+        rs.check_players(players)
+    except RulesError as e:
+        raise CompareError(f"--players: {text}: {e}") from None
+    base_arr = rs.compile(players)
+    variants = [Variant(text, text, rs, applied)]
+    skipped: list[dict[str, str]] = [{"variant": f"{text}+max_moves:N",
+                                      "reason": "max_moves only moves the cap of unfinished games"}]
+    seen: dict[bytes, str] = {base_arr.tobytes(): text}
+    for t in toggle_candidates(rs):
+        label = f"{text}+{t}"
+        try:
+            v = apply_house(rs, [t])
+            arr = v.compile(players)
+        except RulesError as e:
+            skipped.append({"variant": label, "reason": f"RulesError: {e}"})
+            continue
+        key = arr.tobytes()
+        if key in seen:
+            why = ("no change: the compiled rules equal the base's" if seen[key] == text
+                   else f"same compiled rules as {seen[key]}")
+            skipped.append({"variant": label, "reason": why})
+            continue
+        seen[key] = label
+        variants.append(Variant(label, label, v, (*applied, t)))
+    return variants, skipped
+
+
+def plan_variants(rules: Sequence[str], house: Sequence[str] = (), players: int = DEFAULT_PLAYERS,
+                  each_toggle: bool = False) -> Plan:
+    """Parse the ``--rules`` values (and ``--house``, ``--each-toggle``) into a :class:`Plan`.
+
+    Variants that do not allow ``players`` are skipped with the reason; the first usable
+    variant is the baseline. Raises :class:`CompareError` naming the option: a bad
+    variant or toggle (``--rules``/``--house``), ``players`` < 2 or fewer than two usable
+    variants (``--players`` or ``--rules``), ``--each-toggle`` with other than one
+    ``--rules``.
+    """
+    if isinstance(players, bool) or not isinstance(players, int) or players < 2:
+        raise CompareError(f"--players: must be an integer of at least 2, got {players!r}")
+    rules = [r for r in rules]
+    house = tuple(h.strip() for h in house if h.strip())
+    if each_toggle:
+        if len(rules) != 1:
+            raise CompareError(f"--each-toggle: give exactly one --rules (got {len(rules)})")
+        variants, skipped = each_toggle_variants(rules[0], house, players)
+    else:
+        if not rules:
+            raise CompareError("--rules: give at least two rule variants (e.g. --rules shithead "
+                               "--rules shithead+skip8), or one with --each-toggle")
+        variants, skipped = [], []
+        for label, text in zip(_unique_labels(rules), rules):
+            rs, applied = parse_variant(text, house)
+            try:
+                rs.check_players(players)
+            except RulesError as e:
+                skipped.append({"variant": label, "reason": str(e)})
+                continue
+            variants.append(Variant(label, text, rs, applied))
+    if len(variants) < 2:
+        raise CompareError(f"--rules: fewer than two variants can be played at --players {players} "
+                           f"(usable: {', '.join(v.label for v in variants) or 'none'}; skipped: "
+                           + ("; ".join(f"{s['variant']} ({s['reason']})" for s in skipped) or "none") + ")")
+    return Plan(tuple(variants), tuple(skipped), players, house)
+
+
+def deal_alike(a: RuleSet, b: RuleSet) -> bool:
+    """Whether two rule sets deal the same cards from the same deal key: same ``decks``,
+    ``hand_size`` and ``table_size`` (the shuffle depends only on the deck, the deal only
+    on these sizes)."""
+    return (a.decks, a.hand_size, a.table_size) == (b.decks, b.hand_size, b.table_size)
+
+
+def check_entries(entries: Sequence[tuple[str, str]], strategy_paths: Sequence[str] = ()) -> None:
+    """Check every ``(label, spec)`` entry names a compiled strategy with valid
+    parameters. Raises :class:`CompareError` naming ``--strategies``."""
+    from .plugins import PluginError, discover, parse_spec
+    if not entries:
+        raise CompareError("--strategies: name at least one strategy")
+    try:
+        known = discover(list(strategy_paths))
+        for _, spec in entries:
+            name, overrides = parse_spec(spec)
+            if name not in known:
+                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+            if not known[name].compiled:
+                raise PluginError(f"strategy {name!r} is plain Python: compare-rules runs on the "
+                                  f"compiled kernel, which needs numba strategies")
+            known[name].params_array(overrides)
+    except PluginError as e:
+        raise CompareError(f"--strategies: {e}") from None
+
+
+def _normal_entries(entries: Sequence[str] | Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    out = [(e, e) if isinstance(e, str) else (str(e[0]), str(e[1])) for e in entries]
+    labels = [lab for lab, _ in out]
+    if len(set(labels)) != len(labels):
+        raise CompareError(f"--strategies: labels must be distinct, got {', '.join(labels)}")
+    return out
+
+
+def reference_entry(entries: Sequence[tuple[str, str]]) -> int:
+    """Index of the skill-gap reference: the first entry playing ``random``, else 0."""
+    from .plugins import parse_spec
+    for i, (_, spec) in enumerate(entries):
+        if parse_spec(spec)[0] == "random":
+            return i
+    return 0
+
+
+# ------------------------------------------------------------------ tallies
+@dataclass
+class Tally:
+    """Per-deal aggregates of one variant: D deals of N games (N = players), E entries.
+
+    ``lengths`` int16[D, N] (int32 when the move cap exceeds 32767): moves of rotation r
+    of deal b (unfinished games count the cap); ``unfinished`` bool[D, N]; ``pickups``,
+    ``burns`` int32[D]: totals over the deal's N games and all seats; ``starter_lost``
+    int8[D]: games of the deal in which the starting seat finished last; ``losses``
+    int8[D, E]: the entry's seat-games of the deal that finished last; ``done`` bool[D]:
+    deals aggregated so far.
+    """
+
+    lengths: np.ndarray
+    unfinished: np.ndarray
+    pickups: np.ndarray
+    burns: np.ndarray
+    starter_lost: np.ndarray
+    losses: np.ndarray
+    done: np.ndarray
+
+    @classmethod
+    def empty(cls, deals: int, players: int, entries: int, max_moves: int) -> Tally:
+        """Zeroed arrays for ``deals`` deals."""
+        ldt = np.int16 if max_moves <= np.iinfo(np.int16).max else np.int32
+        return cls(np.zeros((deals, players), ldt), np.zeros((deals, players), np.bool_),
+                   np.zeros(deals, np.int32), np.zeros(deals, np.int32), np.zeros(deals, np.int8),
+                   np.zeros((deals, entries), np.int8), np.zeros(deals, np.bool_))
+
+    def add_chunk(self, start: int, stop: int, records: dict[str, np.ndarray], seating: np.ndarray) -> None:
+        """Aggregate games ``start..stop-1`` (whole deals: both multiples of N) from the
+        kernel's records (``places`` int8[n, N], ``start`` int8[n], ``moves`` int32[n],
+        ``unfinished`` bool[n], ``pickups``/``burns`` int16[n, N]) and ``seating``
+        int64[n, N] (entry per seat, :func:`shedsim.simulate.schedule_games`)."""
+        n_players = self.lengths.shape[1]
+        n_entries = self.losses.shape[1]
+        if start % n_players or stop % n_players:
+            raise ValueError(f"chunk {start}..{stop} is not made of whole deals of {n_players} games")
+        n = stop - start
+        nd = n // n_players
+        b0 = start // n_players
+        sl = slice(b0, b0 + nd)
+        self.lengths[sl] = records["moves"].reshape(nd, n_players)
+        self.unfinished[sl] = records["unfinished"].reshape(nd, n_players)
+        self.pickups[sl] = records["pickups"].sum(axis=1, dtype=np.int64).reshape(nd, n_players).sum(axis=1)
+        self.burns[sl] = records["burns"].sum(axis=1, dtype=np.int64).reshape(nd, n_players).sum(axis=1)
+        lost = records["places"] == n_players  # [n, N]: last place (nobody in an unfinished game)
+        starter = lost[np.arange(n), records["start"].astype(np.int64)]
+        self.starter_lost[sl] = starter.reshape(nd, n_players).sum(axis=1)
+        local = (np.arange(n) // n_players)[:, None] * n_entries + seating
+        self.losses[sl] = np.bincount(local[lost], minlength=nd * n_entries).reshape(nd, n_entries)
+        self.done[sl] = True
+
+
+def seat_games(players: int, n_entries: int, deals: int) -> np.ndarray:
+    """``int64[deals, E]``: seat-games of each entry in each deal under the tournament
+    schedule (deal b plays table ``b % n_tables`` under all N rotations)."""
+    from .simulate import tournament_tables
+    tables = np.array(tournament_tables(n_entries, players), np.int64)
+    per_table = np.stack([(tables == e).sum(axis=1) for e in range(n_entries)], axis=1) * players
+    return per_table[np.arange(deals) % len(tables)]
+
+
+# ---------------------------------------------------------------- statistics
+def table_strata(deals: int, players: int, n_entries: int) -> np.ndarray:
+    """``int64[deals]``: the table of each deal (deal b plays table ``b % n_tables`` of
+    :func:`shedsim.simulate.tournament_tables`). The tables are the strata of the design."""
+    from .simulate import tournament_tables
+    return np.arange(deals, dtype=np.int64) % len(tournament_tables(n_entries, players))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over deals with its standard error ``se``, degrees of freedom ``df`` and
+    the ``1 - ALPHA`` t interval ``lo..hi``."""
+
+    value: float
+    se: float
+    df: float
+    lo: float
+    hi: float
+
+    def test(self, null: float = 0.0) -> tuple[float, float]:
+        """Two-sided t test of ``value == null``: ``(t, p)`` with ``p = 2 P(T_df > |t|)``
+        (``scipy.stats.t.sf``); NaN when ``se`` is 0 or undefined."""
+        from scipy.stats import t as student_t
+        if not self.se > 0:
+            return math.nan, math.nan
+        t = (self.value - null) / self.se
+        return float(t), float(min(1.0, 2 * student_t.sf(abs(t), self.df)))
+
+
+def stratified_mean(z: np.ndarray, strata: np.ndarray, alpha: float = ALPHA) -> Estimate:
+    """Mean of per-deal values ``z`` (float64[D]) with its standard error under the
+    schedule's design, where the table is a fixed factor (every table equally often) and
+    the deals within a table are independent: the stratified-sampling variance with
+    proportional allocation (Cochran, *Sampling Techniques*, 1977, eqs. 5.6 and 5.7),
+
+        se^2 = sum_h n_h / (n_h - 1) * sum_{b in h} (z_b - mean_h z)^2 / D^2,  df = D - T
+
+    (``strata`` int64[D]: the table of each deal; T tables, ``n_h`` deals at table h).
+    Treating the balanced table mix as random would count the differences between tables
+    as noise (conservative intervals, tests that almost never reject). Where some table
+    has fewer than 2 deals it falls back to the unstratified ``s^2 / D`` with D - 1 df.
+    Interval ``mean +- t_{1-alpha/2, df} se`` (``scipy.stats.t.ppf``); NaN for D < 2.
+    """
+    from scipy.stats import t as student_t
+    z = np.asarray(z, dtype=np.float64)
+    d = len(z)
+    if d == 0:
+        return Estimate(math.nan, math.nan, math.nan, math.nan, math.nan)
+    m = float(z.mean())
+    if d < 2:
+        return Estimate(m, math.nan, math.nan, math.nan, math.nan)
+    n_h = np.bincount(strata, minlength=int(strata.max()) + 1)
+    used = n_h > 0
+    if np.all(n_h[used] >= 2) and used.sum() < d:
+        mean_h = np.bincount(strata, weights=z, minlength=len(n_h))[strata] / n_h[strata]
+        ss_h = np.bincount(strata, weights=(z - mean_h) ** 2, minlength=len(n_h))
+        var = float((n_h[used] / (n_h[used] - 1) * ss_h[used]).sum()) / (d * d)
+        df = float(d - used.sum())
+    else:
+        var = float(z.var(ddof=1)) / d
+        df = float(d - 1)
+    se = math.sqrt(max(var, 0.0))
+    q = float(student_t.ppf(1 - alpha / 2, df))
+    return Estimate(m, se, df, m - q * se, m + q * se)
+
+
+def ratio_values(losses: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Linearised per-deal values of the ratio ``R = sum L / sum M`` (float64[D]):
+    ``z_b = R + (L_b - R M_b) / mean(M)``, whose mean is R and whose variance gives the
+    ratio estimator's (Taylor linearisation, Cochran 1977 sec. 6.9). NaN when sum M = 0."""
+    tot = float(seats.sum())
+    if tot <= 0:
+        return np.full(len(losses), np.nan)
+    r = float(losses.sum()) / tot
+    return r + (losses - r * seats) / (tot / len(losses))
+
+
+def quantile_interval(lengths: np.ndarray, q: float, strata: np.ndarray | None = None,
+                      alpha: float = ALPHA) -> tuple[float, float, float, float]:
+    """The ``q`` quantile of game length with a cluster-adjusted order-statistic interval.
+
+    ``lengths``: [D, N] per-deal game lengths. Estimate: the inverse-ECDF quantile
+    (``numpy.quantile(method="inverted_cdf")``: order statistic ``x_(ceil(q n))``, n = D N).
+    Interval: order statistics ``x_(l), x_(u)`` with ``l = binom.ppf(alpha/2, m, q)``,
+    ``u = binom.ppf(1 - alpha/2, m, q) + 1`` (``scipy.stats.binom``; Conover, *Practical
+    Nonparametric Statistics*, 1999, sec. 3.2), computed for the effective size
+    ``m = floor(n / deff)`` and rescaled to ranks of n. ``deff`` = the variance of the share
+    of games at or below the estimate over deals (:func:`stratified_mean` of the per-deal
+    shares) / its binomial variance (Woodruff, JASA 47, 1952; Kish, *Survey Sampling*,
+    1965), at least 1. Returns ``(estimate, lo, hi, deff)``; NaN for no games.
+    """
+    from scipy.stats import binom
+    x = np.sort(lengths.ravel())
+    n = x.size
+    if n == 0:
+        return (math.nan,) * 4
+    d, k = lengths.shape
+    est = x[max(1, math.ceil(q * n)) - 1]
+    share_b = (lengths <= est).sum(axis=1) / k
+    p_hat = float(share_b.mean())
+    var_iid = p_hat * (1 - p_hat) / n
+    e = stratified_mean(share_b, np.zeros(d, np.int64) if strata is None else strata)
+    deff = (e.se ** 2) / var_iid if var_iid > 0 and e.se == e.se else 1.0
+    deff = max(1.0, deff)
+    m = max(1, int(n / deff))
+    lo_r = float(binom.ppf(alpha / 2, m, q))
+    hi_r = float(binom.ppf(1 - alpha / 2, m, q)) + 1
+    lo_i = min(n, max(1, math.floor(lo_r * n / m)))
+    hi_i = min(n, max(1, math.ceil(hi_r * n / m)))
+    return float(est), float(x[lo_i - 1]), float(x[hi_i - 1]), float(deff)
+
+
+def _rate(per_deal: np.ndarray, games_per_deal: int, strata: np.ndarray) -> tuple[Estimate, float, float]:
+    """A rate from per-deal rates: :func:`stratified_mean`, and its interval widened to
+    contain the Wilson interval over games (:func:`shedsim.stats.wilson`) so that a rate of
+    0 or 1 still gets a width; clipped to [0, 1]. Returns (estimate, lo, hi)."""
+    from . import stats
+    e = stratified_mean(per_deal, strata)
+    games = len(per_deal) * games_per_deal
+    wlo, whi = stats.wilson(round(float(per_deal.sum()) * games_per_deal), games)
+    lo = float(np.clip(np.fmin(e.lo, wlo), 0, 1))
+    hi = float(np.clip(np.fmax(e.hi, whi), 0, 1))
+    return e, lo, hi
+
+
+METRICS: tuple[tuple[str, str, str], ...] = (
+    ("mean_moves", "length", "moves"),
+    ("unfinished_rate", "rate", "share"),
+    ("pickups_per_game", "count", "per game"),
+    ("burns_per_game", "count", "per game"),
+    ("starter_loss_rate", "rate", "share"),
+)
+"""Per-deal metrics compared between variants: (name, kind, unit). Rounds are moves / N,
+so their comparison would repeat the moves'; skill gaps are added per strategy."""
+
+
+def deal_values(t: Tally) -> dict[str, np.ndarray]:
+    """Per-deal means (float64[D]) of the compared metrics, keyed as in :data:`METRICS`."""
+    n = t.lengths.shape[1]
+    return {"mean_moves": t.lengths.sum(axis=1, dtype=np.int64) / n,
+            "unfinished_rate": t.unfinished.sum(axis=1) / n,
+            "pickups_per_game": t.pickups / n,
+            "burns_per_game": t.burns / n,
+            "starter_loss_rate": t.starter_lost.astype(np.float64) / n}
+
+
+@dataclass
+class VariantStats:
+    """One variant's metrics: ``row`` (the variants.csv row), ``est`` (the
+    :class:`Estimate` of each compared metric) and ``gap_values`` (linearised per-deal
+    values of each skill gap, float64[D], see :func:`ratio_values`)."""
+
+    row: dict[str, Any]
+    est: dict[str, Estimate]
+    gap_values: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def variant_stats(v: Variant, t: Tally, labels: Sequence[str], ref: int, paired: bool) -> VariantStats:
+    """The variants.csv row of one variant (see :data:`DEFINITIONS`)."""
+    d, n = t.lengths.shape
+    strata = table_strata(d, n, len(labels))
+    row: dict[str, Any] = {"variant": v.label, "rules": v.rules.name, "toggles": " ".join(v.toggles),
+                           "paired": paired, "games": d * n, "deals": d}
+    est: dict[str, Estimate] = {}
+    vals = deal_values(t)
+    mm = est["mean_moves"] = stratified_mean(vals["mean_moves"], strata)
+    row.update(mean_moves=mm.value, mean_moves_lo=mm.lo, mean_moves_hi=mm.hi)
+    qs = {}
+    for name, q in (("median", 0.5), ("p95", 0.95)):
+        e, lo, hi, deff = quantile_interval(t.lengths, q, strata)
+        qs[name] = (e, lo, hi)
+        row.update({f"{name}_moves": e, f"{name}_moves_lo": lo, f"{name}_moves_hi": hi, f"{name}_deff": deff})
+    row.update(mean_rounds=mm.value / n, mean_rounds_lo=mm.lo / n, mean_rounds_hi=mm.hi / n)
+    for name, (e, lo, hi) in qs.items():
+        row.update({f"{name}_rounds": e / n, f"{name}_rounds_lo": lo / n, f"{name}_rounds_hi": hi / n})
+    u, lo, hi = _rate(vals["unfinished_rate"], n, strata)
+    est["unfinished_rate"] = u
+    row.update(unfinished_rate=u.value, unfinished_lo=lo, unfinished_hi=hi)
+    for key in ("pickups_per_game", "burns_per_game"):
+        m = est[key] = stratified_mean(vals[key], strata)
+        row.update({key: m.value, f"{key}_lo": m.lo, f"{key}_hi": m.hi})
+    s, lo, hi = _rate(vals["starter_loss_rate"], n, strata)
+    est["starter_loss_rate"] = s
+    row.update(starter_loss_rate=s.value, starter_loss_lo=lo, starter_loss_hi=hi,
+               starter_loss_p_value=s.test(1.0 / n)[1])
+    seats = seat_games(n, len(labels), d).astype(np.float64)
+    losses = t.losses.astype(np.float64)
+    z = {e: ratio_values(losses[:, e], seats[:, e]) for e in range(len(labels))}
+    for e, lab in enumerate(labels):
+        r = stratified_mean(z[e], strata)
+        row.update({f"loss_rate[{lab}]": r.value, f"loss_lo[{lab}]": max(0.0, r.lo),
+                    f"loss_hi[{lab}]": min(1.0, r.hi)})
+    gap_z: dict[str, np.ndarray] = {}
+    for e, lab in enumerate(labels):
+        if e == ref:
+            continue
+        key = f"skill_gap[{lab}]"
+        gap_z[key] = z[e] - z[ref]
+        g = est[key] = stratified_mean(gap_z[key], strata)
+        row.update({key: g.value, f"skill_gap_lo[{lab}]": g.lo, f"skill_gap_hi[{lab}]": g.hi})
+    return VariantStats(row, est, gap_z)
+
+
+def _welch(e0: Estimate, e1: Estimate) -> tuple[float, float]:
+    """Standard error and Welch-Satterthwaite degrees of freedom of ``e1 - e0`` for
+    independent estimates (Satterthwaite, Biometrics Bulletin 2, 1946)."""
+    v0, v1 = e0.se ** 2, e1.se ** 2
+    se = math.sqrt(v0 + v1)
+    den = (v0 * v0 / e0.df if v0 > 0 else 0.0) + (v1 * v1 / e1.df if v1 > 0 else 0.0)
+    return se, ((v0 + v1) ** 2 / den if den > 0 else math.nan)
+
+
+def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
+                strata: np.ndarray | None = None) -> dict[str, Any]:
+    """Effect ``mean(x1) - mean(x0)`` of per-deal values (float64[D] each; deal b of both
+    at table ``strata[b]``) with a 95% interval and the test for ``kind`` (``"length"``,
+    ``"count"`` or ``"rate"``):
+
+    * paired: interval from :func:`stratified_mean` of the differences d = x1 - x0;
+      lengths and counts: ``scipy.stats.wilcoxon(d)`` (zero differences dropped);
+      rates: paired t test of mean(d) = 0 with that standard error.
+    * unpaired: interval from the two :func:`stratified_mean` standard errors with
+      Welch-Satterthwaite df; lengths and counts: :func:`stratified_mannwhitney` (Mann-
+      Whitney U within each table, combined); rates: Welch t test.
+
+    Returns dict(effect, lo, hi, test, statistic, p_value); p NaN (``not tested``) when
+    the values do not vary.
+    """
+    from scipy import stats as ss
+    x0 = np.asarray(x0, np.float64)
+    x1 = np.asarray(x1, np.float64)
+    strata = np.zeros(len(x0), np.int64) if strata is None else strata
+    effect = float(x1.mean() - x0.mean())
+    stat = p = math.nan
+    if paired:
+        dlt = x1 - x0
+        e = stratified_mean(dlt, strata)
+        lo, hi = e.lo, e.hi
+        if not e.se > 0:
+            lo = hi = effect
+            test = "paired (no variation: not tested)"
+        elif kind == "rate":
+            test = "paired t (per-deal rate differences, within-table variance)"
+            stat, p = e.test()
+        else:
+            test = "Wilcoxon signed-rank (per-deal differences)"
+            w = ss.wilcoxon(dlt)
+            stat, p = float(w.statistic), float(w.pvalue)
+    else:
+        e0, e1 = stratified_mean(x0, strata), stratified_mean(x1, strata)
+        se, df = _welch(e0, e1)
+        if not se > 0:
+            lo = hi = effect
+            test = "unpaired (no variation: not tested)"
+        else:
+            q = float(ss.t.ppf(1 - ALPHA / 2, df))
+            lo, hi = effect - q * se, effect + q * se
+            if kind == "rate":
+                test = "Welch t (per-deal rates, within-table variances)"
+                stat = effect / se
+                p = float(min(1.0, 2 * ss.t.sf(abs(stat), df)))
+            else:
+                test = "stratified Mann-Whitney U (per-deal means, within tables; z)"
+                stat, p = stratified_mannwhitney(x1, x0, strata)
+    return {"effect": effect, "lo": float(lo), "hi": float(hi), "test": test, "statistic": float(stat),
+            "p_value": float(p)}
+
+
+def stratified_mannwhitney(x1: np.ndarray, x0: np.ndarray, strata: np.ndarray) -> tuple[float, float]:
+    """Two-sided stratified Wilcoxon-Mann-Whitney test of x1 against x0 (float64[D] each,
+    deal b of both at table ``strata[b]``): ``scipy.stats.mannwhitneyu`` (asymptotic,
+    tie-corrected, no continuity correction) within each table, its z-score
+    ``sign(U - n m / 2) * norm.isf(p / 2)``, combined as ``Z = sum z_h / sqrt(T)``
+    (Stouffer), which for tables of equal size is van Elteren's stratified test (van
+    Elteren, Bull. Int. Statist. Inst. 37, 1960). Comparing within tables keeps the fixed,
+    balanced table mix out of the noise (a pooled test would be conservative). Tables
+    whose values are all tied are left out. Returns ``(Z, p)``; NaN if none is left."""
+    from scipy.stats import mannwhitneyu, norm
+    zs = []
+    for h in np.unique(strata):
+        a, b = x1[strata == h], x0[strata == h]
+        if len(a) == 0 or len(b) == 0 or np.all(np.concatenate([a, b]) == a[0]):
+            continue
+        r = mannwhitneyu(a, b, alternative="two-sided", method="asymptotic", use_continuity=False)
+        if not np.isfinite(r.pvalue):
+            continue
+        zs.append(float(np.sign(r.statistic - len(a) * len(b) / 2) * norm.isf(r.pvalue / 2)))
+    if not zs:
+        return math.nan, math.nan
+    z = sum(zs) / math.sqrt(len(zs))
+    return z, float(2 * norm.sf(abs(z)))
+
+
+def gap_effect(z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray | None = None) -> dict[str, Any]:
+    """Difference of two skill gaps from their linearised per-deal values ``z0``, ``z1``
+    (float64[D], :func:`ratio_values` differences): normal (z) interval and test
+    (``scipy.stats.norm``). Unpaired: ``se = sqrt(se0^2 + se1^2)`` from the two gaps'
+    :func:`stratified_mean` standard errors; paired: the :func:`stratified_mean` standard
+    error of ``z1 - z0`` (keeps the covariance of the shared deals)."""
+    from scipy.stats import norm
+
+    from .stats import Z95
+    strata = np.zeros(len(z0), np.int64) if strata is None else strata
+    effect = float(z1.mean() - z0.mean())
+    if paired:
+        se = stratified_mean(z1 - z0, strata).se
+    else:
+        se = math.hypot(stratified_mean(z0, strata).se, stratified_mean(z1, strata).se)
+    if not se > 0:
+        return {"effect": effect, "lo": effect, "hi": effect, "test": "z (no variation: not tested)",
+                "statistic": math.nan, "p_value": math.nan}
+    z = effect / se
+    test = "z (difference of gaps, " + ("paired per-deal linearisation)" if paired else "two standard errors)")
+    return {"effect": effect, "lo": effect - Z95 * se, "hi": effect + Z95 * se, "test": test,
+            "statistic": z, "p_value": float(2 * norm.sf(abs(z)))}
+
+
+# ------------------------------------------------------------------- running
+@dataclass
+class ComparisonResult:
+    """A finished comparison.
+
+    ``variants`` (one row per variant), ``effects`` (variant x metric vs the baseline) and
+    ``lengths`` (length histogram per variant) are the CSV tables; ``tallies`` the
+    per-deal aggregates (one :class:`Tally` per variant); ``info`` the run's
+    specification and summary (for run.json).
+    """
+
+    variants: Any
+    effects: Any
+    lengths: Any
+    tallies: list[Tally]
+    info: dict[str, Any]
+    plan: Plan
+    entries: list[tuple[str, str]]
+
+    def headline(self, limit: int = 10) -> list[str]:
+        """The largest Holm-significant effects of each metric with their intervals (see
+        :func:`headline`); or a line saying there are none."""
+        return headline(self, limit)
+
+
+def round_games(games: int, players: int, n_entries: int) -> tuple[int, int]:
+    """``(games rounded up to whole blocks, block)``: a block is every table of the
+    schedule (:func:`shedsim.simulate.tournament_tables`) under every rotation, so every
+    table and rotation is played equally often."""
+    from .simulate import tournament_tables
+    block = players * len(tournament_tables(n_entries, players))
+    return math.ceil(games / block) * block, block
+
+
+def chunk_size_for(games: int, block: int) -> int:
+    """Games per chunk: about ``games / 16``, at most :data:`TARGET_CHUNK`, whole blocks.
+    Depends only on ``games`` (results never depend on chunking anyway)."""
+    target = min(TARGET_CHUNK, max(1, math.ceil(games / 16)))
+    return max(block, math.ceil(target / block) * block)
+
+
+def compare(variants: Plan | Sequence[Variant], players: int | None = None,
+            entries: Sequence[str] | Sequence[tuple[str, str]] = ("random", "greedy", "expert"),
+            games: int = DEFAULT_GAMES, seed: int = 0, workers: int = 1,
+            strategy_paths: Sequence[str] = (), on_progress: Callable[[int], None] | None = None,
+            chunk_size: int | None = None, backend: str = "loky") -> ComparisonResult:
+    """Play every variant on the same schedule and deals and compare them.
+
+    ``variants``: a :class:`Plan` (from :func:`plan_variants`) or variants (the first is
+    the baseline; ``players`` then required). ``entries``: strategy specs or
+    ``(label, spec)`` pairs. ``games`` per variant is rounded up to whole blocks (every
+    table of the schedule x every rotation). Variant i plays ``RunSpec(rules_i, players,
+    entries, labels, seed, games, "tournament", stream=i)``; chunks are aggregated as they
+    arrive (:func:`shedsim.simulate.run_chunks` with ``on_result``), so the results are
+    identical for any ``workers`` and ``chunk_size``. ``on_progress(k)`` is called with
+    the games of each finished chunk.
+
+    Raises :class:`CompareError` (bad input), :class:`shedsim.simulate.SimulationError`
+    (a strategy failed) and ``KeyboardInterrupt``.
+    """
+    from .simulate import RunSpec, backend_config, run_chunks, schedule_games
+    plan = variants if isinstance(variants, Plan) else Plan(tuple(variants), (), int(players or 0))
+    if players is not None and players != plan.players:
+        raise CompareError(f"--players: the plan is for {plan.players} players, got {players}")
+    n = plan.players
+    if len(plan.variants) < 2:
+        raise CompareError("--rules: need at least two variants")
+    if len({v.label for v in plan.variants}) != len(plan.variants):
+        raise CompareError("--rules: variant labels must be distinct")
+    for v in plan.variants:
+        try:
+            v.rules.check_players(n)
+        except RulesError as e:
+            raise CompareError(f"--players: {v.label}: {e}") from None
+    ent = _normal_entries(entries)
+    check_entries(ent, strategy_paths)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise CompareError(f"--games: must be at least 1, got {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise CompareError(f"--seed: must be a non-negative integer, got {seed!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise CompareError(f"--workers: must be at least 1, got {workers!r}")
+    labels = tuple(lab for lab, _ in ent)
+    specs = tuple(s for _, s in ent)
+    total, block = round_games(games, n, len(ent))
+    chunk = chunk_size_for(total, block) if chunk_size is None else max(n, math.ceil(chunk_size / n) * n)
+    deals = total // n
+    max_moves = max(v.rules.max_moves for v in plan.variants)
+    tallies = [Tally.empty(deals, n, len(ent), max_moves) for _ in plan.variants]
+    run_specs = [RunSpec(v.rules, n, specs, labels, seed=seed, games=total, schedule="tournament",
+                         strategy_paths=tuple(strategy_paths), chunk_size=chunk, stream=i)
+                 for i, v in enumerate(plan.variants)]
+    import contextlib
+    import time
+    t0 = time.perf_counter()
+    with backend_config(backend, workers) if workers > 1 or backend != "loky" else contextlib.nullcontext():
+        for tally, spec in zip(tallies, run_specs):
+            def on_result(c: int, r, tally=tally, spec=spec) -> None:
+                a, b = spec.chunk_bounds(c)
+                seating = schedule_games(spec, a, b)["seating"]
+                tally.add_chunk(a, b, r.records, seating)
+                r.records.clear()  # run_chunks keeps the results: keep only the empty shell
+                if on_progress:
+                    on_progress(b - a)
+            run_chunks(spec, list(range(spec.n_chunks())), workers=workers, backend=backend,
+                       on_result=on_result, keep=KEEP)
+    play_s = time.perf_counter() - t0
+    res = analyse(plan, ent, tallies)
+    res.info.update(games_requested=games, games=total, block=block, chunk_size=chunk, seed=seed,
+                    play_s=round(play_s, 3),
+                    games_per_s=round(total * len(tallies) / play_s, 1) if play_s > 0 else None,
+                    strategy_paths=list(strategy_paths))
+    return res
+
+
+def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Tally]) -> ComparisonResult:
+    """Statistics and tables from the per-deal tallies (one per variant of ``plan``)."""
+    import pandas as pd
+
+    from . import stats
+    ent = list(entries)
+    labels = [lab for lab, _ in ent]
+    ref = reference_entry(ent)
+    base = plan.variants[0]
+    paired = [deal_alike(base.rules, v.rules) for v in plan.variants]
+    vs = [variant_stats(v, t, labels, ref, p) for v, t, p in zip(plan.variants, tallies, paired)]
+    vdf = pd.DataFrame([s.row for s in vs])
+    vdf.insert(3, "baseline", [i == 0 for i in range(len(vs))])
+    rows = []
+    base_vals = deal_values(tallies[0])
+    d, n = tallies[0].lengths.shape
+    strata = table_strata(d, n, len(labels))
+    for i in range(1, len(plan.variants)):
+        vals = deal_values(tallies[i])
+        for name, kind, unit in METRICS:
+            r = effect_test(base_vals[name], vals[name], kind, paired[i], strata)
+            rows.append(_effect_row(plan.variants[i].label, base.label, name, unit, paired[i],
+                                    vs[0].row[name], vs[i].row[name], r, vs[0].est[name], vs[i].est[name], d))
+        for e, lab in enumerate(labels):
+            if e == ref:
+                continue
+            key = f"skill_gap[{lab}]"
+            r = gap_effect(vs[0].gap_values[key], vs[i].gap_values[key], paired[i], strata)
+            rows.append(_effect_row(plan.variants[i].label, base.label, key, "share", paired[i],
+                                    vs[0].row[key], vs[i].row[key], r, vs[0].est[key], vs[i].est[key], d))
+    edf = pd.DataFrame(rows)
+    edf["p_holm"] = stats.holm(edf["p_value"].to_numpy(float))
+    edf["significant"] = edf["p_holm"] < ALPHA
+    cols = ["variant", "baseline", "metric", "unit", "paired", "baseline_value", "variant_value", "effect",
+            "lo", "hi", "relative", "std_effect", "test", "statistic", "p_value", "p_holm", "significant"]
+    edf = edf[cols]
+    ldf = length_table(plan, tallies)
+    info = {
+        "players": plan.players, "baseline": base.label, "labels": labels,
+        "entries": [s for _, s in ent], "reference_strategy": labels[ref],
+        "variants": [{"label": v.label, "text": v.text, "toggles": list(v.toggles), "paired": p,
+                      "rules": v.rules.to_dict()} for v, p in zip(plan.variants, paired)],
+        "skipped": [dict(s) for s in plan.skipped], "house": list(plan.house),
+        "deals": d, "significant_effects": int(edf["significant"].sum()), "comparisons": int(len(edf)),
+        "unfinished_games": {v.label: int(t.unfinished.sum()) for v, t in zip(plan.variants, tallies)},
+        "max_moves": {v.label: v.rules.max_moves for v in plan.variants},
+    }
+    return ComparisonResult(vdf, edf, ldf, list(tallies), info, plan, ent)
+
+
+def _effect_row(variant: str, baseline: str, metric: str, unit: str, paired: bool, b: float, v: float,
+                r: dict[str, Any], e0: Estimate, e1: Estimate, deals: int) -> dict[str, Any]:
+    pooled = math.sqrt(deals) * math.sqrt((e0.se ** 2 + e1.se ** 2) / 2) if deals > 0 else math.nan
+    rel = r["effect"] / abs(b) if b else math.nan
+    std = r["effect"] / pooled if pooled > 0 else math.nan
+    return {"variant": variant, "baseline": baseline, "metric": metric, "unit": unit, "paired": paired,
+            "baseline_value": b, "variant_value": v, "relative": rel, "std_effect": std, **r}
+
+
+def _nice_width(span: float, target_bins: int = 60) -> int:
+    raw = max(1.0, span / target_bins)
+    mag = 10 ** int(math.floor(math.log10(raw)))
+    for m in (1, 2, 5, 10):
+        if m * mag >= raw:
+            return int(m * mag)
+    return int(10 * mag)
+
+
+def length_table(plan: Plan, tallies: Sequence[Tally]):
+    """Game-length histogram per variant (long format): finished games in common bins of
+    ``moves_from..moves_to`` (about 60 bins over the finished games of all variants),
+    then one ``unfinished (move cap)`` row per variant; ``share`` of the variant's games
+    and ``cumulative_share``."""
+    import pandas as pd
+    fin = [t.lengths[~t.unfinished] for t in tallies]
+    allfin = [f for f in fin if f.size]
+    rows = []
+    if allfin:
+        lo = int(min(int(f.min()) for f in allfin))
+        hi = int(max(int(f.max()) for f in allfin))
+        width = _nice_width(hi - lo + 1)
+        first = (lo // width) * width
+        nb = (hi - first) // width + 1
+    for v, t, f in zip(plan.variants, tallies, fin):
+        g = t.lengths.size
+        cum = 0
+        if allfin:
+            counts = np.bincount((f.astype(np.int64) - first) // width, minlength=nb)
+            for k in range(nb):
+                cum += int(counts[k])
+                rows.append((v.label, "finished", first + k * width, first + (k + 1) * width - 1,
+                             int(counts[k]), counts[k] / g, cum / g))
+        unf = int(t.unfinished.sum())
+        cum += unf
+        rows.append((v.label, "unfinished (move cap)", v.rules.max_moves, v.rules.max_moves, unf, unf / g, cum / g))
+    return pd.DataFrame(rows, columns=["variant", "kind", "moves_from", "moves_to", "games", "share",
+                                       "cumulative_share"])
+
+
+# -------------------------------------------------------------- presentation
+METRIC_NAMES = {
+    "mean_moves": "mean game length", "unfinished_rate": "unfinished rate",
+    "pickups_per_game": "pick-ups per game", "burns_per_game": "burns per game",
+    "starter_loss_rate": "starting player's loss rate",
+}
+
+
+def metric_title(metric: str) -> str:
+    """Readable name of a metric key (``skill_gap[expert]`` -> ``skill gap of expert``)."""
+    if metric.startswith("skill_gap["):
+        return f"skill gap of {metric[10:-1]}"
+    return METRIC_NAMES.get(metric, metric)
+
+
+def format_effect(metric: str, effect: float, lo: float, hi: float) -> str:
+    """``+12.3 moves [+10.1, +14.5]``; rates and gaps in percentage points."""
+    if metric == "mean_moves":
+        return f"{effect:+.1f} moves [{lo:+.1f}, {hi:+.1f}]"
+    if metric.endswith("_rate") or metric.startswith("skill_gap["):
+        return f"{100 * effect:+.2f} pp [{100 * lo:+.2f}, {100 * hi:+.2f}]"
+    return f"{effect:+.3f} per game [{lo:+.3f}, {hi:+.3f}]"
+
+
+def format_p(p: float) -> str:
+    """A p-value in 2 significant digits; ``< 1e-300`` for one that underflowed to 0."""
+    if p != p:
+        return "-"
+    return "< 1e-300" if p == 0 else f"{p:.2g}"
+
+
+def headline(res: ComparisonResult, limit: int = 10, per_metric: int = 2) -> list[str]:
+    """See :meth:`ComparisonResult.headline`: the Holm-significant effects, metric by
+    metric (game length, skill gaps, starter's loss, unfinished, pick-ups, burns), the
+    ``per_metric`` largest ones (by absolute effect) of each, at most ``limit``; then a
+    count. Each line gives the effect and its 95% interval."""
+    e = res.effects
+    base = res.info["baseline"]
+    n_var = len(res.plan.variants) - 1
+    sig = e[e["significant"]]
+    if sig.empty:
+        return [f"no variant differs significantly from the baseline {base} in any metric "
+                f"({len(e)} comparisons, Holm-corrected 5%)"]
+    order = ["mean_moves", *sorted(m for m in set(e["metric"]) if m.startswith("skill_gap[")),
+             "starter_loss_rate", "unfinished_rate", "pickups_per_game", "burns_per_game"]
+    out = []
+    for metric in order:
+        d = sig[sig["metric"] == metric]
+        d = d.assign(_k=-d["effect"].abs()).sort_values(["_k", "variant"], kind="mergesort")
+        for r in d.head(per_metric).itertuples(index=False):
+            rel = f", {100 * r.relative:+.1f}%" if r.metric == "mean_moves" and r.relative == r.relative else ""
+            out.append(f"{r.variant} vs {base}: {metric_title(r.metric)} "
+                       f"{format_effect(r.metric, r.effect, r.lo, r.hi)}{rel} "
+                       f"(Holm p {'' if r.p_holm == 0 else '= '}{format_p(r.p_holm)})")
+    out = out[:limit]
+    out.append(f"{len(sig)} of {len(e)} comparisons significant (Holm-corrected 5%) across {n_var} variant(s) "
+               f"vs {base}")
+    return out
+
+
+DEFINITIONS: dict[str, str] = {
+    "variant": "the rule variant as given (--rules text, X+toggle with --each-toggle; a repeat gets #2)",
+    "baseline": "the first variant that allows the player count; every effect is variant minus baseline",
+    "rules, toggles": "the preset (or rules file) the variant starts from, and the house toggles applied to it",
+    "games, deals": "games played per variant (rounded up to whole blocks of every table x every rotation) and "
+                    "deals (games / players)",
+    "deal": "the unit of independence: the N games (rotations of the seating) that share one deal; every interval "
+            "and test is computed over per-deal values",
+    "paired": "the variant deals the same cards as the baseline (same decks, hand_size, table_size); seating and "
+              "dealer are always the same, strategy randomness is independent (own stream)",
+    "mean_moves": "mean game length in moves (one move = one turn: a play, pick-up or gamble); unfinished games "
+                  "count the move cap; t interval over per-deal means with the within-table (stratified) standard "
+                  "error",
+    "mean_rounds": "mean game length in rounds, a round being N moves (N = players): mean_moves / N",
+    "median_moves": "median game length in moves (inverse-ECDF quantile); order-statistic interval "
+                    "(scipy.stats.binom ranks) with the effective sample size games / deff",
+    "p95_moves": "95th percentile of game length in moves; interval as for the median",
+    "median_deff": "design effect of the deals' clustering at the median: cluster-robust over binomial variance of "
+                   "the share of games at or below it (at least 1); p95_deff likewise",
+    "unfinished_rate": "share of games that reached the move cap; cluster-robust interval over deals widened to "
+                       "contain the Wilson interval over games",
+    "strata": "the schedule's tables: deal b is played at table b % T, every table equally often; standard errors "
+              "are within-table (stratified sampling, Cochran 1977 eq. 5.6), df = deals - tables",
+    "pickups_per_game": "pick-ups per game, summed over all seats; t interval over per-deal means (stratified)",
+    "burns_per_game": "burns per game, summed over all seats; t interval over per-deal means (stratified)",
+    "starter_loss_rate": "share of games in which the seat that started finished last; a fair game gives 1/N "
+                         "(slightly less when games are unfinished: nobody loses those)",
+    "starter_loss_p_value": "two-sided p-value of starter_loss_rate = 1/N (t test over per-deal rates, "
+                            "stratified standard error)",
+    "loss_rate[S]": "share of strategy S's seat-games finished in last place (a strategy seated twice at a table "
+                    "plays two seat-games); ratio estimator linearised per deal, stratified t interval",
+    "skill_gap[S]": "loss_rate[S] minus the reference strategy's loss rate (random, or the first entry without "
+                    "it); negative = S loses less; t interval from linearised per-deal contributions",
+    "effect": "variant minus baseline, in the metric's unit (rates and gaps as shares: x100 for percentage points)",
+    "relative": "effect / |baseline value|",
+    "std_effect": "effect / (sqrt(deals) x root mean square of the two standard errors): the effect in per-deal "
+                  "standard deviations (Cohen's d on the deal scale)",
+    "test": "paired: Wilcoxon signed-rank on per-deal differences (lengths, counts), paired t on per-deal rate "
+            "differences (rates); unpaired: Mann-Whitney U on per-deal means within each table, combined over "
+            "tables (van Elteren; statistic = combined z), Welch t on per-deal rates; gaps: z test of the "
+            "difference of gaps. A rank test can flag a shift of the typical deal while the mean's interval "
+            "includes 0 (skewed lengths)",
+    "lo, hi": "95% interval; for effects: t interval of the mean per-deal difference (paired), Welch interval "
+              "(unpaired), normal interval (gaps); all with within-table standard errors",
+    "p_holm": "Holm-corrected p-value over every variant x metric comparison of the run",
+    "significant": "p_holm < 0.05",
+    "games, share (lengths.csv)": "games of the variant in the length bin, and their share of all its games",
+}
+
+
+def subtitle(res: ComparisonResult) -> str:
+    """One line: players, strategies, games per variant, seed."""
+    i = res.info
+    return (f"{i['players']} players, strategies {', '.join(i['labels'])}, {i.get('games', 0):,} games per "
+            f"variant, seed {i.get('seed', 0)}")
+
+
+def title(res: ComparisonResult) -> str:
+    """The run's one-line title."""
+    return (f"Rule variants compared with {res.info['baseline']} "
+            f"({len(res.plan.variants)} variants, {res.info['players']} players)")
+
+
+def _write_csv(df, path: Path) -> None:
+    """:func:`shedsim.tournament.write_csv`, with every p-value column in e-notation."""
+    from .tournament import PVALUE_COLUMNS, write_csv
+    out = df.copy()
+    for c in out.columns:
+        if c.endswith("p_value") and c not in PVALUE_COLUMNS:
+            out[c] = [("" if np.isnan(v) else f"{v:.4e}") for v in out[c].astype(float)]
+    write_csv(out, path)
+
+
+def write_outputs(res: ComparisonResult, out: Path, plots: bool = True) -> list[str]:
+    """Write variants.csv, effects.csv, lengths.csv and (with ``plots``) forest.png and
+    lengths.png into ``out``; returns the file names. Each file is written atomically
+    (raises :class:`shedsim.atomic.WriteError` naming the file)."""
+    out = Path(out)
+    files = []
+    for name, df in (("variants.csv", res.variants), ("effects.csv", res.effects), ("lengths.csv", res.lengths)):
+        _write_csv(df, out / name)
+        files.append(name)
+    if plots:
+        plot_forest(res, out / "forest.png")
+        plot_lengths(res, out / "lengths.png")
+        files += ["forest.png", "lengths.png"]
+    return sorted(files)
+
+
+def run_info(res: ComparisonResult, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The run.json contents (without ``outputs``, which :func:`shedsim.tournament.write_run_json` adds)."""
+    from .tournament import versions
+    i = dict(res.info)
+    info = {"command": "shedsim compare-rules", "title": title(res), "subtitle": subtitle(res),
+            "spec": {"variants": i.pop("variants"), "baseline": i.pop("baseline"), "players": i.pop("players"),
+                     "strategies": i.pop("labels"), "entries": i.pop("entries"), "seed": i.get("seed"),
+                     "games_requested": i.get("games_requested"), "games": i.get("games"),
+                     "house": i.pop("house"), "skipped": i.pop("skipped"),
+                     "reference_strategy": i.pop("reference_strategy")},
+            "definitions": DEFINITIONS, "headline": res.headline(), "versions": versions(), **i}
+    if extra:
+        info.update(extra)
+    return info
+
+
+# -------------------------------------------------------------------- charts
+def _save(fig, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
+    """Lay out and write the figure atomically as in :func:`shedsim.plots._save` (same
+    metadata, dpi and atomic write), keeping ``rect`` free for a figure legend."""
+    from . import atomic
+    from .plots import _META, plt
+    try:
+        fig.tight_layout(rect=rect)
+        atomic.write_with(path, lambda f: fig.savefig(f, format="png", dpi=110, metadata=_META))
+    finally:
+        plt.close(fig)
+    return path
+
+
+def _rate_like(metric: str) -> bool:
+    return metric.endswith("_rate") or metric.startswith("skill_gap[")
+
+
+def plot_forest(res: ComparisonResult, path: Path) -> Path:
+    """Forest plot: one panel per metric, one row per variant, the effect against the
+    baseline with its 95% interval (rates and gaps in percentage points). Red: significant
+    after Holm's correction; filled circle: paired deals, open square: unpaired."""
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
+    from .plots import plt
+    e = res.effects
+    metrics = list(dict.fromkeys(e["metric"]))
+    variants = [v.label for v in res.plan.variants[1:]]
+    nv = len(variants)
+    ncols = 1 if len(metrics) == 1 else 3 if nv > 6 and len(metrics) > 4 else 2
+    nrows = math.ceil(len(metrics) / ncols)
+    longest = max(len(v) for v in variants)
+    height = nrows * (0.27 * nv + 1.3) + 1.4
+    fig, axes = plt.subplots(nrows, ncols, sharey=True, squeeze=False,
+                             figsize=(4.2 * ncols + 0.09 * longest + 0.8, height))
+    y = np.arange(nv)[::-1]
+    for k, metric in enumerate(metrics):
+        ax = axes[k // ncols][k % ncols]
+        d = e[e["metric"] == metric].set_index("variant").reindex(variants)
+        scale = 100.0 if _rate_like(metric) else 1.0
+        for yi, (lab, r) in zip(y, d.iterrows()):
+            if np.isnan(r["effect"]):
+                continue
+            col = "tab:red" if bool(r["significant"]) else "0.45"
+            eff, lo, hi = scale * r["effect"], scale * r["lo"], scale * r["hi"]
+            ax.errorbar([eff], [yi], xerr=[[eff - lo], [hi - eff]], fmt="o" if r["paired"] else "s",
+                        color=col, mfc=col if r["paired"] else "white", capsize=3, ms=5)
+        ax.axvline(0, color="0.2", lw=0.8, ls="--")
+        unit = ("percentage points" if _rate_like(metric) else "moves" if metric == "mean_moves" else "per game")
+        ax.set_xlabel(f"difference vs {res.info['baseline']} ({unit})")
+        ax.set_title(metric_title(metric), fontsize="medium")
+        ax.grid(axis="x", alpha=0.3)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
+        ax.set_yticks(y, variants)
+        ax.set_ylim(-0.7, nv - 0.3)
+    for k in range(len(metrics), nrows * ncols):
+        axes[k // ncols][k % ncols].set_visible(False)
+    handles = [Line2D([], [], color="tab:red", marker="o", ls="", label="significant (Holm 5%)"),
+               Line2D([], [], color="0.45", marker="o", ls="", label="not significant"),
+               Line2D([], [], color="0.3", marker="o", ls="", label="paired deals"),
+               Line2D([], [], color="0.3", marker="s", mfc="white", ls="", label="unpaired deals")]
+    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize="small", frameon=False)
+    fig.suptitle(f"Effect of each variant vs the baseline {res.info['baseline']}, 95% intervals\n{subtitle(res)}")
+    return _save(fig, path, rect=(0, 0.4 / height, 1, 1))
+
+
+def plot_lengths(res: ComparisonResult, path: Path) -> Path:
+    """Game-length distributions of all variants overlaid, on a log scale of moves (the
+    lengths are very skewed): step histograms over log-spaced bins (share of the
+    variant's finished and unfinished games per bin) and ECDFs; the move cap is the dotted
+    line, and each variant's share of unfinished games (at the cap) is in the legend."""
+    from .plots import plt
+    labels = [v.label for v in res.plan.variants]
+    cmap = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5.4))
+    caps = sorted({v.rules.max_moves for v in res.plan.variants})
+    fins = [t.lengths[~t.unfinished].astype(np.int64) for t in res.tallies]
+    lo = max(1, min((int(f.min()) for f in fins if f.size), default=1))
+    hi = max(caps)
+    edges = np.unique(np.round(np.geomspace(lo, hi + 1, 60)).astype(np.int64))
+    for i, (lab, t, fin) in enumerate(zip(labels, res.tallies, fins)):
+        col = cmap(i % cmap.N)
+        g = t.lengths.size
+        unf = t.unfinished.sum() / g if g else 0.0
+        name = f"{lab} (unfinished {100 * unf:.2f}%)"
+        if fin.size:
+            counts = np.histogram(fin, bins=edges)[0]
+            ax1.stairs(counts / g * 100, edges, color=col, lw=1.4, label=name)
+            vals, cnt = np.unique(fin, return_counts=True)
+            ax2.step(vals, np.cumsum(cnt) / g * 100, where="post", color=col, lw=1.3, label=name)
+    from matplotlib.ticker import FuncFormatter
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
+        ax.grid(alpha=0.3, which="both")
+        for c in caps:
+            ax.axvline(c, color="0.3", ls=":", lw=1.2)
+        ax.set_xlim(lo * 0.9, hi * 1.15)
+    ax1.text(caps[-1], ax1.get_ylim()[1] * 0.97, " move cap", rotation=90, va="top", ha="right", fontsize="small",
+             color="0.3")
+    ax1.set_xlabel(f"game length (moves, log scale; a round is {res.info['players']} moves)")
+    ax1.set_ylabel("share of the variant's games in the bin (%)")
+    ax1.set_title("Distribution of finished games (log-spaced bins)", fontsize="medium")
+    ax2.set_xlabel("game length (moves, log scale)")
+    ax2.set_ylabel("games finished within that many moves (%)")
+    ax2.set_title("Cumulative distribution (ECDF); the rest reached the move cap", fontsize="medium")
+    ax2.set_ylim(0, 100)
+    many = len(labels) > 6
+    ax2.legend(fontsize="x-small" if many else "small", loc="upper left",
+               bbox_to_anchor=(1.02, 1.0) if many else None,
+               title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves", title_fontsize="x-small")
+    if many:
+        fig.set_size_inches(17, 5.4 if len(labels) <= 24 else 0.22 * len(labels))
+    fig.suptitle(f"Game length by rule variant\n{subtitle(res)}")
+    return _save(fig, path)

@@ -1,0 +1,366 @@
+"""``shedsim compare-rules`` and :mod:`shedsim.compare`: variant parsing, pairing, the
+per-deal aggregation, the statistics (calibration included), workers, the CLI."""
+
+from __future__ import annotations
+
+import gc
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from shedsim import compare as C
+from shedsim.cli import app
+from shedsim.rules import RulesError, build
+from shedsim.simulate import RunSpec, play_chunk, schedule_games
+
+runner = CliRunner()
+ENTRIES = ["random", "greedy", "expert"]
+
+
+def cli(*args: str):
+    return runner.invoke(app, ["compare-rules", *args])
+
+
+@pytest.fixture
+def no_gc(monkeypatch):
+    """statsmodels' multipletests calls gc.collect() on every call (about 0.1 s with
+    numba loaded); the repeated-comparison tests do not need it."""
+    monkeypatch.setattr(gc, "collect", lambda *a: 0)
+
+
+# ------------------------------------------------------------------ variants
+def test_split_variant_keeps_plus_inside_pickup_modes_and_toml_paths(tmp_path):
+    assert C.split_variant("shithead") == ("shithead", [])
+    assert C.split_variant("shithead+skip8+pickup:hand+faceup") == ("shithead", ["skip8", "pickup:hand+faceup"])
+    assert C.split_variant("palace+pickup:hand+faceup+low7") == ("palace", ["pickup:hand+faceup", "low7"])
+    assert C.split_variant("my+rules.toml+skip8") == ("my+rules.toml", ["skip8"])
+    with pytest.raises(C.CompareError, match="--rules"):
+        C.split_variant("shithead++skip8")
+    with pytest.raises(C.CompareError, match="--rules"):
+        C.split_variant("+skip8")
+    f = tmp_path / "x+y.toml"
+    f.write_text('preset = "shithead"\npickup = "always"\n')
+    rs, applied = C.parse_variant(f"{f}+skip8")
+    assert rs.pickup == "always" and 8 in rs.skip and applied == ("skip8",)
+
+
+def test_plan_labels_duplicates_and_skips_variants_that_do_not_allow_the_players():
+    plan = C.plan_variants(["duel", "shithead", "shithead", "nines+low7"], house=["skip8"], players=4)
+    assert [v.label for v in plan.variants] == ["shithead", "shithead#2", "nines+low7"]
+    assert plan.skipped[0]["variant"] == "duel" and "players" in plan.skipped[0]["reason"]
+    assert all(8 in v.rules.skip for v in plan.variants)         # --house applies to every variant
+    assert plan.variants[2].toggles == ("low7", "skip8")
+
+
+@pytest.mark.parametrize("rules, house, players, each, needle", [
+    (["nosuch", "shithead"], [], 4, False, "--rules 'nosuch'"),
+    (["shithead+bogus", "shithead"], [], 4, False, "--rules 'shithead+bogus'"),
+    (["shithead", "palace"], ["pickup:sometimes"], 4, False, "--house"),
+    (["shithead+pickup:never", "palace"], ["pickup:always"], 4, False, "--house"),
+    (["shithead"], [], 4, False, "--rules"),
+    (["duel", "shithead"], [], 4, False, "--players 4"),
+    (["shithead", "palace"], [], 1, False, "--players"),
+    (["shithead", "palace"], [], 6, False, "--players 6"),
+    (["shithead", "palace"], [], 4, True, "--each-toggle"),
+    (["duel"], [], 4, True, "--players"),
+])
+def test_plan_errors_name_the_option(rules, house, players, each, needle):
+    with pytest.raises(C.CompareError) as e:
+        C.plan_variants(rules, house, players, each)
+    assert needle in str(e.value)
+
+
+def test_each_toggle_variants_and_skips():
+    plan = C.plan_variants(["shithead"], players=4, each_toggle=True)
+    labels = [v.label for v in plan.variants]
+    assert labels[0] == "shithead"
+    for t in ("low7", "low5", "invisible:3", "invisible:8", "invisible:9", "skip8", "reverse:K", "burn_passes",
+              "random_starts", "dealer_left_starts", "pickup:hand", "pickup:hand+faceup", "pickup:always",
+              "deck_gamble", "mix_last_hand", "two_decks", "hand_size:2", "hand_size:4", "table_size:2",
+              "table_size:4"):
+        assert f"shithead+{t}" in labels, t
+    skipped = {s["variant"]: s["reason"] for s in plan.skipped}
+    assert "no change" in skipped["shithead+lowest_starts"]           # shithead's own start rule
+    assert "shithead+max_moves:N" in skipped
+    assert "shithead+pickup:never" not in labels                     # the preset's own mode is not tried
+    arrays = [v.rules.compile(4).tobytes() for v in plan.variants]
+    assert len(set(arrays)) == len(arrays)                           # every variant changes the rules
+    # at 5 players a 4-card table does not fit in one deck: skipped with the RulesError
+    plan5 = C.plan_variants(["shithead"], players=5, each_toggle=True)
+    reasons = {s["variant"]: s["reason"] for s in plan5.skipped}
+    assert "RulesError" in reasons["shithead+table_size:4"]
+    # duel's low card is already the 5: low5 changes nothing
+    plan2 = C.plan_variants(["duel"], players=2, each_toggle=True)
+    assert "no change" in {s["variant"]: s["reason"] for s in plan2.skipped}["duel+low5"]
+
+
+# ------------------------------------------------------------------ pairing
+def _dealt(rules, house, players, stream, games=64):
+    rs = build(rules, house)
+    spec = RunSpec(rs, players, tuple(ENTRIES), tuple(ENTRIES), seed=11, games=games, stream=stream)
+    return play_chunk(spec, 0, games, keep=("dealt", "moves")).records
+
+
+def test_paired_status_matches_the_cards_actually_dealt():
+    # duel and shithead at 2 players: same deck and deal sizes -> the same cards, paired
+    assert C.deal_alike(build("duel"), build("shithead"))
+    a, b = _dealt("duel", [], 2, 0), _dealt("shithead", [], 2, 1)
+    assert np.array_equal(a["dealt"], b["dealt"])
+    # other deal sizes or two decks: other cards, unpaired
+    for house in (["hand_size:4"], ["table_size:2"], ["two_decks"]):
+        assert not C.deal_alike(build("shithead"), build("shithead", house))
+        assert not np.array_equal(_dealt("shithead", [], 4, 0)["dealt"], _dealt("shithead", house, 4, 1)["dealt"])
+    # a start rule or a gamble changes play, not the cards
+    assert C.deal_alike(build("shithead"), build("shithead", ["random_starts", "deck_gamble"]))
+    plan = C.plan_variants(["duel", "shithead", "shithead+hand_size:4"], players=2)
+    res = C.compare(plan, entries=ENTRIES, games=48, seed=2)
+    assert [v["paired"] for v in res.info["variants"]] == [True, True, False]
+    assert list(res.effects.drop_duplicates("variant")["paired"]) == [True, False]
+
+
+def test_tally_matches_the_kernel_records():
+    """Per-deal aggregates equal a direct computation from full records (3 entries, 4 seats)."""
+    plan = C.plan_variants(["shithead", "shithead+pickup:always"], players=4)
+    res = C.compare(plan, entries=ENTRIES, games=96, seed=5, chunk_size=40)   # chunks of 40 games
+    n = 4
+    for i, (v, t) in enumerate(zip(plan.variants, res.tallies)):
+        spec = RunSpec(v.rules, n, tuple(ENTRIES), tuple(ENTRIES), seed=5, games=96, stream=i)
+        rec = play_chunk(spec, 0, 96).records
+        seating = schedule_games(spec, 0, 96)["seating"]
+        assert np.array_equal(t.lengths.ravel(), rec["moves"])
+        assert np.array_equal(t.unfinished.ravel(), rec["unfinished"])
+        assert np.array_equal(t.pickups, rec["pickups"].sum(axis=1).reshape(-1, n).sum(axis=1))
+        lost = rec["places"] == n
+        starter = np.array([lost[g, rec["start"][g]] for g in range(96)])
+        assert np.array_equal(t.starter_lost, starter.reshape(-1, n).sum(axis=1))
+        for e in range(3):
+            per_game = (lost & (seating == e)).sum(axis=1)
+            assert np.array_equal(t.losses[:, e], per_game.reshape(-1, n).sum(axis=1))
+        assert t.done.all()
+        seats = C.seat_games(n, 3, 24)
+        assert np.array_equal(seats.sum(axis=1), np.full(24, n * n))
+        assert np.array_equal(seats, np.stack([(seating == e).sum(axis=1).reshape(-1, n).sum(axis=1)
+                                               for e in range(3)], axis=1))
+
+
+# ------------------------------------------------------------------ statistics
+def test_stratified_mean_matches_a_cell_means_regression():
+    """The stratified standard error equals statsmodels OLS on table dummies (equal cells)."""
+    import statsmodels.api as sm
+    rng = np.random.default_rng(0)
+    strata = np.arange(60) % 6
+    z = rng.normal(size=60) * (1 + strata) + 10 * strata
+    e = C.stratified_mean(z, strata)
+    fit = sm.OLS(z, np.eye(6)[strata]).fit()
+    contrast = fit.t_test(np.full((1, 6), 1 / 6))
+    assert e.value == pytest.approx(float(contrast.effect[0]))
+    assert e.se == pytest.approx(float(contrast.sd[0, 0]))
+    assert e.df == fit.df_resid == 54
+    lo, hi = contrast.conf_int()[0]
+    assert (e.lo, e.hi) == (pytest.approx(lo), pytest.approx(hi))
+    # one deal per table: falls back to the unstratified standard error
+    e1 = C.stratified_mean(z[:6], strata[:6])
+    assert e1.se == pytest.approx(z[:6].std(ddof=1) / np.sqrt(6)) and e1.df == 5
+
+
+def test_quantile_interval_is_the_classic_order_statistic_interval_without_clustering():
+    from scipy.stats import binom
+    rng = np.random.default_rng(1)
+    x = rng.integers(50, 500, size=(999, 1))           # one game per deal: no clustering
+    est, lo, hi, deff = C.quantile_interval(x, 0.5)
+    s = np.sort(x.ravel())
+    assert est == np.quantile(s, 0.5, method="inverted_cdf")
+    assert deff == pytest.approx(1.0, abs=0.15) and deff >= 1.0
+    if deff == 1.0:
+        assert lo == s[int(binom.ppf(0.025, 999, 0.5)) - 1] and hi == s[int(binom.ppf(0.975, 999, 0.5))]
+    assert lo <= est <= hi
+    # perfectly correlated rotations (all N games of a deal equal): deff ~ N, a wider interval
+    y = np.repeat(rng.integers(50, 500, size=(250, 1)), 4, axis=1)
+    est2, lo2, hi2, deff2 = C.quantile_interval(y, 0.5)
+    _, lo1, hi1, _ = C.quantile_interval(y.reshape(-1, 1), 0.5)
+    assert deff2 > 3 and hi2 - lo2 > hi1 - lo1
+
+
+def test_aa_calibration_over_200_seeds(no_gc):
+    """shithead against itself (paired deals, independent strategy streams): mean length
+    differs at p < 0.05 in 2-8% of 200 seeded repeats; no metric is grossly miscalibrated."""
+    plan = C.plan_variants(["shithead", "shithead"], players=4)
+    assert [v.label for v in plan.variants] == ["shithead", "shithead#2"]
+    p: dict[str, list[float]] = {}
+    for seed in range(200):
+        res = C.compare(plan, entries=ENTRIES, games=1000, seed=seed)
+        for m, pv in zip(res.effects["metric"], res.effects["p_value"]):
+            p.setdefault(m, []).append(pv)
+    assert res.info["games"] == 1008
+    rate = {m: float(np.mean(np.array(v)[~np.isnan(v)] < 0.05)) for m, v in p.items()}
+    assert 0.02 <= rate["mean_moves"] <= 0.08, rate
+    for m, r in rate.items():                    # rare unfinished games make that test conservative
+        assert r <= 0.10, (m, rate)
+
+
+def test_unpaired_tests_are_not_grossly_conservative(no_gc):
+    """Independent deals (two seeds) of one rule set through the unpaired tests: with the
+    table as a stratum they reject about 5% (pooled over tables they rejected 0%)."""
+    plan = C.plan_variants(["shithead", "shithead"], players=4)
+    p = []
+    for seed in range(60):
+        a = C.compare(plan, entries=ENTRIES, games=1000, seed=seed).tallies[0]
+        b = C.compare(plan, entries=ENTRIES, games=1000, seed=1000 + seed).tallies[1]
+        strata = C.table_strata(a.lengths.shape[0], 4, 3)
+        va, vb = C.deal_values(a), C.deal_values(b)
+        for m, kind in (("mean_moves", "length"), ("burns_per_game", "count"), ("starter_loss_rate", "rate")):
+            p.append(C.effect_test(va[m], vb[m], kind, False, strata)["p_value"])
+    p = np.array(p)
+    assert 0.01 <= np.mean(p < 0.05) <= 0.10
+    assert 0.4 <= np.median(p) <= 0.6
+
+
+def test_real_differences_are_detected():
+    """pick-up always (paired) makes games much longer; a 2-card table (unpaired: other
+    cards) shorter. Both are flagged after Holm, with intervals that exclude 0."""
+    plan = C.plan_variants(["shithead", "shithead+pickup:always", "shithead+table_size:2"], players=4)
+    res = C.compare(plan, entries=ENTRIES, games=2000, seed=3)
+    e = res.effects.set_index(["variant", "metric"])
+    r = e.loc[("shithead+pickup:always", "mean_moves")]
+    assert r["significant"] and r["lo"] > 50 and bool(r["paired"]) and r["test"].startswith("Wilcoxon")
+    p = e.loc[("shithead+pickup:always", "pickups_per_game")]
+    assert p["significant"] and p["lo"] > 0
+    r = e.loc[("shithead+table_size:2", "mean_moves")]
+    assert r["significant"] and r["hi"] < 0 and not bool(r["paired"]) and "Mann-Whitney" in r["test"]
+    assert e.loc[("shithead+pickup:always", "skill_gap[expert]")]["significant"]
+    # the effect is the difference of the variants' means; Holm never lowers a p-value
+    v = res.variants.set_index("variant")
+    assert v.loc["shithead+table_size:2", "median_moves_hi"] < v.loc["shithead", "median_moves_lo"]
+    assert e.loc[("shithead+pickup:always", "mean_moves")]["effect"] == pytest.approx(
+        v.loc["shithead+pickup:always", "mean_moves"] - v.loc["shithead", "mean_moves"])
+    assert (res.effects["p_holm"] >= res.effects["p_value"]).all()
+    h = res.headline()
+    assert any("mean game length" in s and "shithead+pickup:always" in s for s in h)
+    # the intervals hold their estimates
+    v = res.variants
+    for val, lo, hi in (("mean_moves", "mean_moves_lo", "mean_moves_hi"),
+                        ("median_moves", "median_moves_lo", "median_moves_hi"),
+                        ("p95_moves", "p95_moves_lo", "p95_moves_hi"),
+                        ("mean_rounds", "mean_rounds_lo", "mean_rounds_hi"),
+                        ("unfinished_rate", "unfinished_lo", "unfinished_hi"),
+                        ("pickups_per_game", "pickups_per_game_lo", "pickups_per_game_hi"),
+                        ("starter_loss_rate", "starter_loss_lo", "starter_loss_hi"),
+                        ("loss_rate[expert]", "loss_lo[expert]", "loss_hi[expert]"),
+                        ("skill_gap[greedy]", "skill_gap_lo[greedy]", "skill_gap_hi[greedy]")):
+        assert ((v[lo] <= v[val]) & (v[val] <= v[hi]) & (v[lo] < v[hi])).all(), val
+    assert (v["mean_rounds"] * 4 == v["mean_moves"]).all()
+
+
+def test_same_results_for_any_number_of_workers_and_chunk_size():
+    plan = C.plan_variants(["shithead", "shithead+skip8"], players=3)
+    a = C.compare(plan, entries=ENTRIES, games=600, seed=9, workers=1)
+    b = C.compare(plan, entries=ENTRIES, games=600, seed=9, workers=2, chunk_size=90)
+    for x, y in ((a.variants, b.variants), (a.effects, b.effects), (a.lengths, b.lengths)):
+        pd.testing.assert_frame_equal(x, y)
+    for ta, tb in zip(a.tallies, b.tallies):
+        assert np.array_equal(ta.lengths, tb.lengths) and np.array_equal(ta.losses, tb.losses)
+
+
+# ------------------------------------------------------------------ CLI
+def test_cli_writes_outputs_and_charts_that_decode(tmp_path):
+    import matplotlib.image as mpimg
+    out = tmp_path / "cmp"
+    r = cli("-r", "shithead", "-r", "shithead+pickup:always", "-r", "duel", "-r", "shithead+hand_size:4",
+            "-p", "4", "-g", "480", "-s", "1", "-w", "1", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert "skipped duel" in r.output and "Significant effects" in r.output
+    for f in ("variants.csv", "effects.csv", "lengths.csv", "forest.png", "lengths.png", "run.json"):
+        assert (out / f).is_file(), f
+    for f in ("forest.png", "lengths.png"):
+        img = mpimg.imread(out / f)
+        assert img.ndim == 3 and img.shape[0] > 300 and img.shape[1] > 500
+    info = json.loads((out / "run.json").read_text())
+    assert info["command"] == "shedsim compare-rules" and info["title"]
+    for key in ("definitions", "headline", "versions", "outputs", "spec"):
+        assert info[key], key
+    assert info["spec"]["skipped"][0]["variant"] == "duel"
+    assert [v["label"] for v in info["spec"]["variants"]] == ["shithead", "shithead+pickup:always",
+                                                             "shithead+hand_size:4"]
+    assert info["spec"]["games"] == 480 and info["spec"]["players"] == 4 and info["spec"]["seed"] == 1
+    assert sorted(info["outputs"]) == sorted(["variants.csv", "effects.csv", "lengths.csv", "forest.png",
+                                              "lengths.png", "run.json"])
+    v = pd.read_csv(out / "variants.csv")
+    e = pd.read_csv(out / "effects.csv")
+    ln = pd.read_csv(out / "lengths.csv")
+    assert len(v) == 3 and len(e) == 2 * (5 + 2)
+    for col in ("effect", "lo", "hi", "test", "statistic", "p_value", "p_holm", "paired"):
+        assert col in e.columns
+    for lab, g in ln.groupby("variant"):
+        assert g["games"].sum() == 480 and g["cumulative_share"].iloc[-1] == pytest.approx(1.0)
+    # the same run with 2 workers and no plots writes the same CSVs
+    out2 = tmp_path / "cmp2"
+    r = cli("-r", "shithead", "-r", "shithead+pickup:always", "-r", "duel", "-r", "shithead+hand_size:4",
+            "-g", "480", "-s", "1", "-w", "2", "-o", str(out2), "--quiet", "--no-plots")
+    assert r.exit_code == 0, r.output
+    for f in ("variants.csv", "effects.csv", "lengths.csv"):
+        assert (out / f).read_bytes() == (out2 / f).read_bytes()
+    assert not (out2 / "forest.png").exists()
+
+
+def test_cli_each_toggle_and_two_players(tmp_path):
+    out = tmp_path / "toggles"
+    r = cli("-r", "shithead", "--each-toggle", "-g", "96", "-w", "1", "-o", str(out), "--quiet")
+    assert r.exit_code == 0, r.output
+    info = json.loads((out / "run.json").read_text())
+    assert len(info["spec"]["variants"]) >= 20 and info["each_toggle"]
+    assert any(s["variant"] == "shithead+lowest_starts" for s in info["spec"]["skipped"])
+    out2 = tmp_path / "duel"
+    r = cli("-r", "duel", "-r", "shithead", "-p", "2", "-S", "greedy,random", "-g", "200", "-o", str(out2),
+            "--quiet", "--no-plots", "-w", "1")
+    assert r.exit_code == 0, r.output
+    e = pd.read_csv(out2 / "effects.csv")
+    assert e["paired"].all() and set(e["metric"]) >= {"skill_gap[greedy]", "mean_moves"}
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["-r", "nosuch", "-r", "shithead"], "--rules"),
+    (["-r", "shithead+bogus", "-r", "shithead"], "--rules"),
+    (["-r", "shithead", "-r", "palace", "-H", "pickup:sometimes"], "--house"),
+    (["-r", "shithead", "-r", "palace", "-p", "1"], "--players"),
+    (["-r", "shithead", "-r", "palace", "-p", "9"], "--players 9"),
+    (["-r", "shithead", "-r", "palace", "-S", "greedy,nosuch"], "--strategies"),
+    (["-r", "shithead"], "--rules"),
+    ([], "--rules"),
+    (["-r", "shithead", "-r", "palace", "--each-toggle"], "--each-toggle"),
+    (["-r", "shithead", "-r", "palace", "-g", "0"], "--games"),
+])
+def test_cli_bad_input_exits_2_naming_the_option_and_writes_nothing(tmp_path, args, needle):
+    out = tmp_path / "never"
+    r = cli(*args, "-o", str(out), "--quiet")
+    assert r.exit_code == 2, r.output
+    assert needle in r.output
+    assert not out.exists()
+
+
+def test_cli_help_teaches():
+    r = runner.invoke(app, ["compare-rules", "--help"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0
+    for s in ("--each-toggle", "baseline", "Example", "default: 4", "random,greedy,expert", "Exit codes"):
+        assert s in r.output, s
+
+
+def test_a_failing_strategy_exits_1(tmp_path, monkeypatch):
+    from shedsim import simulate
+    from shedsim.simulate import SimulationError
+
+    def boom(*a, **k):
+        raise SimulationError("strategy 'x' failed")
+    monkeypatch.setattr(simulate, "play_chunk", boom)
+    r = cli("-r", "shithead", "-r", "palace", "-g", "48", "-w", "1", "-o", str(tmp_path / "o"), "--quiet")
+    assert r.exit_code == 1 and "strategy 'x' failed" in r.output
+    assert not (tmp_path / "o" / "run.json").exists()
+
+
+def test_rules_error_is_a_value_error_named_by_field():
+    # the variant parser relies on RulesError carrying the field it names
+    with pytest.raises(RulesError) as e:
+        build("shithead", ["pickup:sometimes"])
+    assert e.value.field == "pickup:sometimes"
