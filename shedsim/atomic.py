@@ -57,6 +57,16 @@ def _unlink(tmp: str) -> None:
         pass
 
 
+def _default_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_MODE = _default_mode()
+"""Permissions of written files: what ``open()`` would give (0666 less the umask)."""
+
+
 def write_bytes(path: Path | str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temp file, fsync, :func:`os.replace`).
     Inside :func:`batch`, the replace waits for the end of the batch."""
@@ -66,6 +76,7 @@ def write_bytes(path: Path | str, data: bytes) -> None:
     except OSError as e:
         raise WriteError(e.errno, e.strerror or str(e), str(path)) from None
     try:
+        os.fchmod(fd, _MODE)  # mkstemp makes 0600 files; outputs are meant to be shared
         with os.fdopen(fd, "wb") as f:
             _write(f, data, path)
             f.flush()
