@@ -1093,16 +1093,10 @@ def run_info(res: ComparisonResult, extra: dict[str, Any] | None = None) -> dict
 
 # -------------------------------------------------------------------- charts
 def _save(fig, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
-    """Lay out and write the figure atomically as in :func:`shedsim.plots._save` (same
-    metadata, dpi and atomic write), keeping ``rect`` free for a figure legend."""
-    from . import atomic
-    from .plots import _META, plt
-    try:
-        fig.tight_layout(rect=rect)
-        atomic.write_with(path, lambda f: fig.savefig(f, format="png", dpi=110, metadata=_META))
-    finally:
-        plt.close(fig)
-    return path
+    """Write the chart as every chart is written (:func:`shedsim.plots._save`), keeping
+    ``rect`` free for a figure legend."""
+    from .plots import _save as save
+    return save(fig, path, rect)
 
 
 def _rate_like(metric: str) -> bool:

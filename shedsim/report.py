@@ -716,11 +716,14 @@ def _rel(target: Path, base_dir: Path) -> str:
         return target.resolve().as_posix()
 
 
-def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | str | None = None) -> str:
+def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | str | None = None,
+                    html_path: Path | str | None = None) -> str:
     """A Markdown summary of ``runs`` (str): per run the title, directory and command, the
     headline, the specification and the main tables (:data:`MAIN_TABLES` for known
     commands, else every CSV; cut to the loaded rows with a note), and links to the charts
-    relative to ``md_path``'s directory (absolute when ``md_path`` is None)."""
+    relative to ``md_path``'s directory (absolute when ``md_path`` is None). With
+    ``html_path`` (the page of :func:`render_html`), each run also links to its section of
+    that page, where its charts are embedded."""
     if title is None:
         title = runs[0].title if len(runs) == 1 else "shedsim report"
     base = Path(md_path).parent if md_path is not None else None
@@ -754,6 +757,9 @@ def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | s
         if rest:
             out += ["", "Other tables: " + ", ".join(f"[{t.name}]({_rel(t.path, base) if base else t.path.resolve().as_posix()})"
                                                     for t in rest)]
+        if html_path is not None:
+            page = _rel(Path(html_path), base) if base else Path(html_path).resolve().as_posix()
+            out += ["", f"Charts and every table of this run: [the HTML page]({page}#run-{k})."]
         if r.charts:
             out += ["", "Charts: " + ", ".join(
                 f"[{c.caption}]({_rel(c.path, base) if base else c.path.resolve().as_posix()})" for c in r.charts)]
