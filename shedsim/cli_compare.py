@@ -127,14 +127,8 @@ def compare_rules(
 
 
 def _peak_rss_mb() -> float | None:
-    """Peak resident memory of this (main) process in MiB (``resource.getrusage``)."""
-    try:
-        import resource
-        import sys
-        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return round(kb / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
-    except (ImportError, OSError):
-        return None
+    from .cli_tournament import _peak_rss_mb as peak
+    return peak()
 
 
 def _progress(console):

@@ -298,19 +298,13 @@ def deal_alike(a: RuleSet, b: RuleSet) -> bool:
 def check_entries(entries: Sequence[tuple[str, str]], strategy_paths: Sequence[str] = ()) -> None:
     """Check every ``(label, spec)`` entry names a compiled strategy with valid
     parameters. Raises :class:`CompareError` naming ``--strategies``."""
-    from .plugins import PluginError, discover, parse_spec
+    from .plugins import PluginError, compiled_strategy, discover
     if not entries:
         raise CompareError("--strategies: name at least one strategy")
     try:
         known = discover(list(strategy_paths))
         for _, spec in entries:
-            name, overrides = parse_spec(spec)
-            if name not in known:
-                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
-            if not known[name].compiled:
-                raise PluginError(f"strategy {name!r} is plain Python: compare-rules runs on the "
-                                  f"compiled kernel, which needs numba strategies")
-            known[name].params_array(overrides)
+            compiled_strategy(known, spec, "compare-rules")
     except PluginError as e:
         raise CompareError(f"--strategies: {e}") from None
 
@@ -977,9 +971,12 @@ def headline(res: ComparisonResult, limit: int = 10, per_metric: int = 2) -> lis
         d = d.assign(_k=-d["effect"].abs()).sort_values(["_k", "variant"], kind="mergesort")
         for r in d.head(per_metric).itertuples(index=False):
             rel = f", {100 * r.relative:+.1f}%" if r.metric == "mean_moves" and r.relative == r.relative else ""
+            test = str(r.test).split(" (")[0]
+            note = ("; the rank test finds the distributions differ although the mean's interval includes 0"
+                    if r.lo <= 0 <= r.hi else "")
             out.append(f"{r.variant} vs {base}: {metric_title(r.metric)} "
                        f"{format_effect(r.metric, r.effect, r.lo, r.hi)}{rel} "
-                       f"(Holm p {'' if r.p_holm == 0 else '= '}{format_p(r.p_holm)})")
+                       f"({test}, Holm p {'' if r.p_holm == 0 else '= '}{format_p(r.p_holm)}{note})")
     out = out[:limit]
     out.append(f"{len(sig)} of {len(e)} comparisons significant (Holm-corrected 5%) across {n_var} variant(s) "
                f"vs {base}")

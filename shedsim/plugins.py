@@ -381,6 +381,21 @@ def search_dirs(extra: list[str | Path] | None = None) -> list[Path]:
     return dirs
 
 
+def compiled_strategy(known: dict[str, "Strategy"], spec: str, command: str = "this command") -> "Strategy":
+    """The strategy of ``spec`` (``NAME`` or ``NAME:param=v``) among ``known`` (from
+    :func:`discover`), checked for the compiled kernel: it exists, it is a numba plugin
+    and the parameters are valid. Raises :class:`PluginError` (``command`` names what
+    needs the kernel in the message)."""
+    name, overrides = parse_spec(spec)
+    if name not in known:
+        raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+    if not known[name].compiled:
+        raise PluginError(f"strategy {name!r} is plain Python: {command} runs on the "
+                          f"compiled kernel, which needs numba strategies")
+    known[name].params_array(overrides)
+    return known[name]
+
+
 def discover(extra: list[str | Path] | None = None) -> dict[str, Strategy]:
     """Load every plugin in :func:`search_dirs`; returns them by name, sorted.
 

@@ -216,7 +216,7 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
     """Check the options and load the kernel for X = ``a`` against Y = ``b`` (strategy specs
     ``NAME`` or ``NAME:param=v``). Raises :class:`SPRTError` naming ``--a``/``--b``,
     ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules."""
-    from .plugins import PluginError, discover, parse_spec
+    from .plugins import PluginError, compiled_strategy, discover
     from .rules import RulesError
     from .simulate import RunSpec, _loaded
     rs = _rules(rules)
@@ -233,12 +233,7 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
         raise SPRTError(str(e)) from None
     for opt, s in (("--a", a), ("--b", b)):
         try:
-            name, overrides = parse_spec(s)
-            if name not in known:
-                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
-            if not known[name].compiled:
-                raise PluginError(f"strategy {name!r} is plain Python: the kernel runs numba strategies only")
-            known[name].params_array(overrides)
+            compiled_strategy(known, s, "sprt")
         except PluginError as e:
             raise SPRTError(f"{opt}: {e}") from None
     labels = (a, b if b != a else f"{b}#2")

@@ -98,7 +98,7 @@ class StudySpec:
 def check(spec: StudySpec) -> None:
     """Check every option before anything is played. Raises :class:`SwapStudyError` naming
     the option, or :class:`shedsim.rules.RulesError` for players outside the rule set's range."""
-    from .plugins import PluginError, discover, parse_spec
+    from .plugins import PluginError, compiled_strategy, discover
     spec.rules.check_players(spec.players)
     if spec.games < 1:
         raise SwapStudyError(f"--games: must be at least 1, got {spec.games}")
@@ -111,12 +111,7 @@ def check(spec: StudySpec) -> None:
     try:
         known = discover(list(spec.strategy_paths))
         for s in [spec.strategy] + [p for _, p in spec.policies if p is not None]:
-            name, overrides = parse_spec(s)
-            if name not in known:
-                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
-            if not known[name].compiled:
-                raise PluginError(f"strategy {name!r} is plain Python; the study runs on the compiled kernel")
-            known[name].params_array(overrides)
+            compiled_strategy(known, s, "the swap study")
     except PluginError as e:
         raise SwapStudyError(f"--strategy/--swap-policy: {e}") from None
     labels = [lab for lab, _ in spec.policies]

@@ -281,7 +281,7 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
     (:func:`arranged_tables`); when that would exceed :data:`MAX_ARRANGED_TABLES` tables
     it falls back to ``"sorted"`` (the plain tables); ``spec.seat_orders`` says which.
     """
-    from .plugins import PluginError, discover, parse_spec
+    from .plugins import PluginError, compiled_strategy, discover
     rules.check_players(players)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise TournamentError(f"--games: must be at least 1, got {games!r}")
@@ -296,14 +296,8 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
         known = discover(list(strategy_paths))
         hashes = {}
         for label, spec in strategies:
-            name, overrides = parse_spec(spec)
-            if name not in known:
-                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
-            if not known[name].compiled:
-                raise PluginError(f"strategy {name!r} is plain Python: tournaments run on the "
-                                  f"compiled kernel, which needs numba strategies")
-            known[name].params_array(overrides)
-            hashes[name] = known[name].source_hash
+            s = compiled_strategy(known, spec, "a tournament")
+            hashes[s.name] = s.source_hash
     except PluginError as e:
         raise TournamentError(f"--strategies: {e}") from None
     if seat_orders not in SEAT_ORDERS:
