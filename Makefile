@@ -39,8 +39,7 @@ demo: compile
 # The example report (reports/example/): real runs of every preset, then one HTML page and
 # a Markdown summary (about a minute on 2 cores). Charts at 80 dpi in 256 colours, and only the shithead
 # tournament's (the other presets appear in the compare-rules charts), so that what is
-# committed (the page, the summary, CSVs and run.json files; not the PNGs, which the page
-# embeds) stays under 2 MB.
+# committed (the page, the summary, and each run's CSVs, charts and run.json) stays under 2 MB.
 EX := reports/example
 EXRUNS := $(EX)/runs
 REPORT_GAMES ?= 40000

@@ -59,8 +59,11 @@ def swaps(
     policies = list(SW.SWAP_POLICIES)
     try:
         for item in swap_policy or []:
-            label, _, name = item.rpartition("=")
-            policies.append((label or name, name))
+            eq, colon = item.find("="), item.find(":")
+            if eq > 0 and (colon < 0 or eq < colon):  # LABEL=SPEC (a spec's own "=" follows its ":")
+                policies.append((item[:eq].strip(), item[eq + 1:].strip()))
+            else:
+                policies.append((item.strip(), item.strip()))
         spec = SW.StudySpec(rs, players, strategy, games=games, seed=seed, policies=tuple(policies), deals=deals,
                             rollouts=rollouts, seat=seat, min_games=min_games, strategy_paths=paths)
         SW.check(spec)
@@ -89,21 +92,24 @@ def swaps(
     except KeyboardInterrupt:
         fail("interrupted: nothing written (the study keeps no partial results)", 130)
 
+    headline = SW.headline(spec, res)
+    info = {
+        "command": "shedsim swaps", "title": f"Swap-phase study: {rs.name}, {players} players, {strategy}",
+        "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy, "games": games,
+        "policy_games": int(res.policies.info["games"]), "seed": seed, "deals": deals, "rollouts": rollouts,
+        "seat": seat, "min_games": min_games, "swap_policies": {lab: (src or "keep as dealt") for lab, src in policies},
+        "face_up_multisets": {"seen": len(res.values_all), "in_table": len(res.values)},
+        "regret": res.regret_summary, "headline": headline, "definitions": SW.DEFINITIONS,
+        "wall_s": round(time.perf_counter() - t0, 2), "workers": workers, "versions": T.versions(),
+    }
+    import signal
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the outputs are written as one set
     try:
-        files = SW.write_outputs(spec, res, out, plots=not no_plots)
-        headline = SW.headline(spec, res)
-        info = {
-            "command": "shedsim swaps", "title": f"Swap-phase study: {rs.name}, {players} players, {strategy}",
-            "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy, "games": games,
-            "policy_games": int(res.policies.info["games"]), "seed": seed, "deals": deals, "rollouts": rollouts,
-            "seat": seat, "min_games": min_games, "swap_policies": {lab: (src or "keep as dealt") for lab, src in policies},
-            "face_up_multisets": {"seen": len(res.values_all), "in_table": len(res.values)},
-            "regret": res.regret_summary, "headline": headline, "definitions": SW.DEFINITIONS,
-            "wall_s": round(time.perf_counter() - t0, 2), "workers": workers, "versions": T.versions(),
-        }
-        T.write_run_json(out, info, files)
+        files = SW.write_outputs(spec, res, out, plots=not no_plots, info=info)
     except atomic.WriteError as e:
         fail(str(e), 3)
+    finally:
+        signal.signal(signal.SIGINT, old)
     if not quiet:
         from rich.table import Table
         tab = Table(title="Swap policies (play policy fixed)")
@@ -115,4 +121,4 @@ def swaps(
         Console().print(tab)
         for h in headline:
             Console().print(f"- {h}")
-        err.print(f"wrote {len(files) + 1} files to {json.dumps(str(out))} in {time.perf_counter() - t0:.1f} s")
+        err.print(f"wrote {len(files)} files to {json.dumps(str(out))} in {time.perf_counter() - t0:.1f} s")

@@ -604,25 +604,30 @@ def _welch(e0: Estimate, e1: Estimate) -> tuple[float, float]:
 def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
                 strata: np.ndarray | None = None) -> dict[str, Any]:
     """Effect ``mean(x1) - mean(x0)`` of per-deal values (float64[D] each; deal b of both
-    at table ``strata[b]``) with a 95% interval and the test for ``kind`` (``"length"``,
-    ``"count"`` or ``"rate"``):
+    at table ``strata[b]``) with a 95% interval, the test of that effect, and for lengths
+    and counts also a rank test of the distributions (``kind``: ``"length"``, ``"count"``
+    or ``"rate"``):
 
-    * paired: interval from :func:`stratified_mean` of the differences d = x1 - x0;
-      lengths and counts: ``scipy.stats.wilcoxon(d)`` (zero differences dropped);
-      rates: paired t test of mean(d) = 0 with that standard error.
-    * unpaired: interval from the two :func:`stratified_mean` standard errors with
-      Welch-Satterthwaite df; lengths and counts: :func:`stratified_mannwhitney` (Mann-
-      Whitney U within each table, combined); rates: Welch t test.
+    * paired: interval and t test from :func:`stratified_mean` of the differences
+      d = x1 - x0 (within-table variance); rank test ``scipy.stats.wilcoxon(d)`` (Wilcoxon
+      signed-rank, zero differences dropped).
+    * unpaired: interval and Welch t test from the two :func:`stratified_mean` standard
+      errors (Welch-Satterthwaite df); rank test :func:`stratified_mannwhitney` (Mann-
+      Whitney U within each table, combined: van Elteren).
 
-    Returns dict(effect, lo, hi, test, statistic, p_value); p NaN (``not tested``) when
-    the values do not vary.
+    The t test decides ``p_value`` (so a significant effect's interval excludes 0 before
+    the Holm correction); the rank test's ``p_rank`` says whether the typical deal shifts,
+    which for skewed game lengths can differ from the mean (reported, not corrected).
+    Returns dict(effect, lo, hi, test, statistic, p_value, rank_test, rank_statistic,
+    p_rank); p NaN (``not tested``) when the values do not vary.
     """
     from scipy import stats as ss
     x0 = np.asarray(x0, np.float64)
     x1 = np.asarray(x1, np.float64)
     strata = np.zeros(len(x0), np.int64) if strata is None else strata
     effect = float(x1.mean() - x0.mean())
-    stat = p = math.nan
+    stat = p = rstat = rp = math.nan
+    rtest = ""
     if paired:
         dlt = x1 - x0
         e = stratified_mean(dlt, strata)
@@ -630,13 +635,13 @@ def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
         if not e.se > 0:
             lo = hi = effect
             test = "paired (no variation: not tested)"
-        elif kind == "rate":
-            test = "paired t (per-deal rate differences, within-table variance)"
-            stat, p = e.test()
         else:
-            test = "Wilcoxon signed-rank (per-deal differences)"
-            w = ss.wilcoxon(dlt)
-            stat, p = float(w.statistic), float(w.pvalue)
+            test = "paired t (per-deal differences, within-table variance)"
+            stat, p = e.test()
+            if kind != "rate":
+                rtest = "Wilcoxon signed-rank (per-deal differences)"
+                w = ss.wilcoxon(dlt)
+                rstat, rp = float(w.statistic), float(w.pvalue)
     else:
         e0, e1 = stratified_mean(x0, strata), stratified_mean(x1, strata)
         se, df = _welch(e0, e1)
@@ -646,15 +651,14 @@ def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
         else:
             q = float(ss.t.ppf(1 - ALPHA / 2, df))
             lo, hi = effect - q * se, effect + q * se
-            if kind == "rate":
-                test = "Welch t (per-deal rates, within-table variances)"
-                stat = effect / se
-                p = float(min(1.0, 2 * ss.t.sf(abs(stat), df)))
-            else:
-                test = "stratified Mann-Whitney U (per-deal means, within tables; z)"
-                stat, p = stratified_mannwhitney(x1, x0, strata)
+            test = "Welch t (per-deal values, within-table variances)"
+            stat = effect / se
+            p = float(min(1.0, 2 * ss.t.sf(abs(stat), df)))
+            if kind != "rate":
+                rtest = "stratified Mann-Whitney U (per-deal means, within tables; z)"
+                rstat, rp = stratified_mannwhitney(x1, x0, strata)
     return {"effect": effect, "lo": float(lo), "hi": float(hi), "test": test, "statistic": float(stat),
-            "p_value": float(p)}
+            "p_value": float(p), "rank_test": rtest, "rank_statistic": float(rstat), "p_rank": float(rp)}
 
 
 def stratified_mannwhitney(x1: np.ndarray, x0: np.ndarray, strata: np.ndarray) -> tuple[float, float]:
@@ -855,7 +859,12 @@ def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Ta
     edf["p_holm"] = stats.holm(edf["p_value"].to_numpy(float))
     edf["significant"] = edf["p_holm"] < ALPHA
     cols = ["variant", "baseline", "metric", "unit", "paired", "baseline_value", "variant_value", "effect",
-            "lo", "hi", "relative", "std_effect", "test", "statistic", "p_value", "p_holm", "significant"]
+            "lo", "hi", "relative", "std_effect", "test", "statistic", "p_value", "p_holm", "significant",
+            "rank_test", "rank_statistic", "p_rank"]
+    for c, default in (("rank_test", ""), ("rank_statistic", math.nan), ("p_rank", math.nan)):
+        if c not in edf:
+            edf[c] = default
+        edf[c] = edf[c].fillna(default) if c == "rank_test" else edf[c]
     edf = edf[cols]
     ldf = length_table(plan, tallies)
     info = {
@@ -972,11 +981,9 @@ def headline(res: ComparisonResult, limit: int = 10, per_metric: int = 2) -> lis
         for r in d.head(per_metric).itertuples(index=False):
             rel = f", {100 * r.relative:+.1f}%" if r.metric == "mean_moves" and r.relative == r.relative else ""
             test = str(r.test).split(" (")[0]
-            note = ("; the rank test finds the distributions differ although the mean's interval includes 0"
-                    if r.lo <= 0 <= r.hi else "")
             out.append(f"{r.variant} vs {base}: {metric_title(r.metric)} "
                        f"{format_effect(r.metric, r.effect, r.lo, r.hi)}{rel} "
-                       f"({test}, Holm p {'' if r.p_holm == 0 else '= '}{format_p(r.p_holm)}{note})")
+                       f"({test}, Holm p {'' if r.p_holm == 0 else '= '}{format_p(r.p_holm)})")
     out = out[:limit]
     out.append(f"{len(sig)} of {len(e)} comparisons significant (Holm-corrected 5%) across {n_var} variant(s) "
                f"vs {base}")
@@ -1020,11 +1027,13 @@ DEFINITIONS: dict[str, str] = {
     "relative": "effect / |baseline value|",
     "std_effect": "effect / (sqrt(deals) x root mean square of the two standard errors): the effect in per-deal "
                   "standard deviations (Cohen's d on the deal scale)",
-    "test": "paired: Wilcoxon signed-rank on per-deal differences (lengths, counts), paired t on per-deal rate "
-            "differences (rates); unpaired: Mann-Whitney U on per-deal means within each table, combined over "
-            "tables (van Elteren; statistic = combined z), Welch t on per-deal rates; gaps: z test of the "
-            "difference of gaps. A rank test can flag a shift of the typical deal while the mean's interval "
-            "includes 0 (skewed lengths)",
+    "test": "the test of the effect shown (it decides p_value, p_holm and significant): paired t on per-deal "
+            "differences (paired), Welch t on per-deal values (unpaired), both with within-table variances; gaps: "
+            "z test of the difference of gaps",
+    "rank_test, p_rank": "lengths and counts only, uncorrected: Wilcoxon signed-rank on per-deal differences "
+                         "(paired) or Mann-Whitney U on per-deal means within each table combined over tables "
+                         "(van Elteren; statistic = combined z) (unpaired). It asks whether the typical deal "
+                         "shifts, which for skewed game lengths can differ from the mean",
     "lo, hi": "95% interval; for effects: t interval of the mean per-deal difference (paired), Welch interval "
               "(unpaired), normal interval (gaps); all with within-table standard errors",
     "p_holm": "Holm-corrected p-value over every variant x metric comparison of the run",
@@ -1036,8 +1045,9 @@ DEFINITIONS: dict[str, str] = {
 def subtitle(res: ComparisonResult) -> str:
     """One line: players, strategies, games per variant, seed."""
     i = res.info
+    house = f", house toggles on every variant: {' '.join(i['house'])}" if i.get("house") else ""
     return (f"{i['players']} players, strategies {', '.join(i['labels'])}, {i.get('games', 0):,} games per "
-            f"variant, seed {i.get('seed', 0)}")
+            f"variant, seed {i.get('seed', 0)}{house}")
 
 
 def title(res: ComparisonResult) -> str:
@@ -1051,7 +1061,7 @@ def _write_csv(df, path: Path) -> None:
     from .tournament import PVALUE_COLUMNS, write_csv
     out = df.copy()
     for c in out.columns:
-        if c.endswith("p_value") and c not in PVALUE_COLUMNS:
+        if (c.endswith("p_value") or c == "p_rank") and c not in PVALUE_COLUMNS:
             out[c] = [("" if np.isnan(v) else f"{v:.4e}") for v in out[c].astype(float)]
     write_csv(out, path)
 
@@ -1107,6 +1117,7 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
+    from . import plots as P
     from .plots import plt
     e = res.effects
     metrics = list(dict.fromkeys(e["metric"]))
@@ -1128,7 +1139,7 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
                 continue
             col = "tab:red" if bool(r["significant"]) else "0.45"
             eff, lo, hi = scale * r["effect"], scale * r["lo"], scale * r["hi"]
-            ax.errorbar([eff], [yi], xerr=[[eff - lo], [hi - eff]], fmt="o" if r["paired"] else "s",
+            ax.errorbar([eff], [yi], xerr=P.bars([eff], [lo], [hi]), fmt="o" if r["paired"] else "s",
                         color=col, mfc=col if r["paired"] else "white", capsize=3, ms=5)
         ax.axvline(0, color="0.2", lw=0.8, ls="--")
         unit = ("percentage points" if _rate_like(metric) else "moves" if metric == "mean_moves" else "per game")
@@ -1146,7 +1157,7 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
                Line2D([], [], color="0.3", marker="s", mfc="white", ls="", label="unpaired deals")]
     fig.legend(handles=handles, loc="lower center", ncol=4, fontsize="small", frameon=False)
     fig.suptitle(f"Effect of each variant vs the baseline {res.info['baseline']}, 95% intervals\n{subtitle(res)}")
-    return _save(fig, path, rect=(0, 0.4 / height, 1, 1))
+    return _save(fig, path, rect=(0, 0.4 / height, 1, 1 - 0.75 / height))  # room for the two-line title
 
 
 def plot_lengths(res: ComparisonResult, path: Path) -> Path:

@@ -20,6 +20,15 @@ from . import atomic  # noqa: E402
 _META = {"Software": None}  # no version string in the file: same input, same bytes
 
 
+def bars(value, lo, hi) -> list:
+    """Error-bar lengths ``[value - lo, hi - value]`` for matplotlib (float arrays, never
+    negative: an interval bound equal to the estimate can come out a rounding error past it,
+    e.g. a Wilson upper bound of 0.9999999999999998 for a rate of 1, which matplotlib refuses;
+    NaN bounds give no bar)."""
+    v, a, b = (np.asarray(x, dtype=float) for x in (value, lo, hi))
+    return [np.nan_to_num(np.maximum(v - a, 0.0)), np.nan_to_num(np.maximum(b - v, 0.0))]
+
+
 def dpi() -> int:
     """Resolution of every chart: 110 dots per inch, or ``SHEDSIM_PLOT_DPI`` (50-600) if
     set (``make report`` uses 72 to keep the committed example small). Raises ValueError
@@ -81,7 +90,7 @@ def rates(summary, path: Path, subtitle: str = "") -> Path:
         rate = summary[f"{col}_rate"].to_numpy(float) * 100
         lo = summary[f"{col}_lo"].to_numpy(float) * 100
         hi = summary[f"{col}_hi"].to_numpy(float) * 100
-        ax.errorbar(x + off, rate, yerr=[rate - lo, hi - rate], fmt="o", capsize=4, color=colour, label=name)
+        ax.errorbar(x + off, rate, yerr=bars(rate, lo, hi), fmt="o", capsize=4, color=colour, label=name)
     ax.set_xticks(x, labels, rotation=20 if len(labels) > 5 else 0)
     ax.set_xlabel("strategy (ranked by rating)")
     ax.set_ylabel("share of games (%)")
@@ -169,7 +178,7 @@ def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     lo = d["loss_lo"].to_numpy(float) * 100
     hi = d["loss_hi"].to_numpy(float) * 100
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
-    ax.errorbar(x, rate, yerr=[rate - lo, hi - rate], fmt="o", capsize=4, color="tab:red")
+    ax.errorbar(x, rate, yerr=bars(rate, lo, hi), fmt="o", capsize=4, color="tab:red")
     ax.axhline(100 / max(1, len(x)), ls="--", color="0.5", label="1 / players")
     ax.set_xticks(x, [("starter" if s == 0 else f"+{s}") for s in x])
     ax.set_xlabel("seat, counted in turn order from the starting player")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .cards import RANKS, rank_name
-from .plots import _save, plt
+from .plots import _save, bars, plt
 
 
 def by_rank(df, path: Path, subtitle: str = "") -> Path:
@@ -29,7 +29,7 @@ def by_rank(df, path: Path, subtitle: str = "") -> Path:
     rate = df["keep_up_rate"].to_numpy(float) * 100
     lo = df["keep_up_lo"].to_numpy(float) * 100
     hi = df["keep_up_hi"].to_numpy(float) * 100
-    ax2.errorbar(x, rate, yerr=[rate - lo, hi - rate], fmt="o", capsize=3, color="tab:blue")
+    ax2.errorbar(x, rate, yerr=bars(rate, lo, hi), fmt="o", capsize=3, color="tab:blue")
     base = float(df["dealt_up"].sum()) / max(1.0, float(df["visible"].sum())) * 100
     ax2.axhline(base, ls="--", color="0.5", label=f"as dealt ({base:.0f}%: table / visible cards)")
     ax2.set_xticks(x, df["rank"])
@@ -81,7 +81,7 @@ def value_extremes(table, path: Path, subtitle: str = "", k: int = 12) -> Path:
     hi = t["loss_hi"].to_numpy(float) * 100
     fig, ax = plt.subplots(figsize=(7.5, max(4.0, 0.28 * len(t) + 1.5)))
     colours = ["tab:green" if i < min(k, len(t) // 2 + len(t) % 2) else "tab:red" for i in range(len(t))]
-    ax.errorbar(rate, y, xerr=[rate - lo, hi - rate], fmt="none", ecolor="0.5", capsize=2)
+    ax.errorbar(rate, y, xerr=bars(rate, lo, hi), fmt="none", ecolor="0.5", capsize=2)
     ax.scatter(rate, y, c=colours, zorder=3)
     ax.set_yticks(y, t["face_up"])
     ax.set_xlabel("loss rate (% of seat-games) with 95% Wilson interval")

@@ -582,7 +582,7 @@ def plot_pairing(gain: PairingGain, path: Path) -> Path:
     plt = P.plt
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for i, e in enumerate((gain.paired, gain.unpaired)):
-        ax.errorbar([i], [e.score], yerr=[[e.score - e.lo], [e.hi - e.score]], fmt="o", capsize=6,
+        ax.errorbar([i], [e.score], yerr=P.bars([e.score], [e.lo], [e.hi]), fmt="o", capsize=6,
                     color="tab:blue" if i == 0 else "tab:orange", label=f"{e.design}: width {e.width:.4f}")
     ax.set_xticks([0, 1], ["paired deals", "unpaired deals"])
     ax.set_xlim(-0.6, 1.6)

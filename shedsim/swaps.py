@@ -384,37 +384,58 @@ DEFINITIONS = {
 }
 
 
-def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True) -> list[str]:
-    """Write the CSVs (and PNG charts) into ``out``; returns the file names. Atomic writes."""
+OUTPUTS = ("by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_to_head.csv", "regret.csv",
+           "by_rank.png", "face_up_heatmap.png", "face_up_extremes.png", "policies.png",
+           "policies_head_to_head.png", "regret.png", "run.json")
+"""Every file the study may write (a rerun removes those it does not write again)."""
+
+
+def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
+                  info: dict[str, Any] | None = None) -> list[str]:
+    """Write the CSVs, the PNG charts and (with ``info``) ``run.json`` into ``out`` as one
+    set (:func:`shedsim.atomic.batch`): on any failure (disk full, Ctrl-C) no file of the
+    set changes. Files of an earlier study in ``out`` that this one does not write (charts
+    after ``--no-plots``, ``regret.csv`` after ``--deals 0``) are removed, so the directory
+    never mixes two runs. Returns the file names written (``run.json`` included).
+    Raises :class:`shedsim.atomic.WriteError` naming the file."""
     from pathlib import Path
 
+    from . import atomic
     from . import tournament as T
     out = Path(out)
     files = []
     policies = res.policies
-    tables = [("by_rank.csv", res.by_rank), ("face_up_values.csv", res.values),
-              ("policies.csv", policies.summary), ("policies_head_to_head.csv", policies.head_to_head)]
-    if res.regret is not None:
-        tables.append(("regret.csv", res.regret))
-    for name, df in tables:
-        T.write_csv(df, out / name)
-        files.append(name)
-    if plots:
-        from . import plots_swaps as P
-        from .plots import head_to_head, rates
-        sub = f"{spec.rules.name}, {spec.players} players, play policy {spec.strategy}"
-        files.append(P.by_rank(res.by_rank, out / "by_rank.png", sub).name)
-        files.append(P.value_heatmap(res.values_all, spec.min_games, out / "face_up_heatmap.png",
-                                     f"{sub}, {spec.games:,} games, no swap").name)
-        files.append(P.value_extremes(res.values, out / "face_up_extremes.png",
-                                      f"{sub}, {spec.games:,} games, no swap").name)
-        psub = f"{sub}, {int(policies.info['games']):,} games"
-        files.append(rates(policies.summary, out / "policies.png", subtitle=f"swap policies: {psub}").name)
-        files.append(head_to_head(policies.h2h_matrix, out / "policies_head_to_head.png",
-                                  subtitle=f"swap policies: {psub}").name)
-        if res.regret is not None and len(res.regret):
-            files.append(P.regret(res.regret, out / "regret.png",
-                                  f"{sub}, {spec.deals} deals x {spec.rollouts} rollouts per choice").name)
+    with atomic.batch():
+        tables = [("by_rank.csv", res.by_rank), ("face_up_values.csv", res.values),
+                  ("policies.csv", policies.summary), ("policies_head_to_head.csv", policies.head_to_head)]
+        if res.regret is not None:
+            tables.append(("regret.csv", res.regret))
+        for name, df in tables:
+            T.write_csv(df, out / name)
+            files.append(name)
+        if plots:
+            from . import plots_swaps as P
+            from .plots import head_to_head, rates
+            sub = f"{spec.rules.name}, {spec.players} players, play policy {spec.strategy}"
+            files.append(P.by_rank(res.by_rank, out / "by_rank.png", sub).name)
+            files.append(P.value_heatmap(res.values_all, spec.min_games, out / "face_up_heatmap.png",
+                                         f"{sub}, {spec.games:,} games, no swap").name)
+            if len(res.values):
+                files.append(P.value_extremes(res.values, out / "face_up_extremes.png",
+                                              f"{sub}, {spec.games:,} games, no swap").name)
+            psub = f"{sub}, {int(policies.info['games']):,} games"
+            files.append(rates(policies.summary, out / "policies.png", subtitle=f"swap policies: {psub}").name)
+            files.append(head_to_head(policies.h2h_matrix, out / "policies_head_to_head.png",
+                                      subtitle=f"swap policies: {psub}").name)
+            if res.regret is not None and len(res.regret):
+                files.append(P.regret(res.regret, out / "regret.png",
+                                      f"{sub}, {spec.deals} deals x {spec.rollouts} rollouts per choice").name)
+        if info is not None:
+            T.write_run_json(out, info, files)
+            files.append("run.json")
+    for name in OUTPUTS:
+        if name not in files:
+            (out / name).unlink(missing_ok=True)
     return sorted(files)
 
 
@@ -428,11 +449,13 @@ def headline(spec: StudySpec, res: StudyResult) -> list[str]:
                    f"{b['loss_rate']:.1%} [{b['loss_lo']:.1%}, {b['loss_hi']:.1%}], mean place {b['mean_place']:.2f}")
         out.append(f"worst face-up triple: {w['face_up']}: loss rate {w['loss_rate']:.1%} "
                    f"[{w['loss_lo']:.1%}, {w['loss_hi']:.1%}], mean place {w['mean_place']:.2f}")
-    s = res.policies.summary
-    top = s.iloc[0]
-    out.append(f"best swap policy: {top['strategy']} (loss rate {top['loss_rate']:.1%} "
-               f"[{top['loss_lo']:.1%}, {top['loss_hi']:.1%}]); worst: {s.iloc[-1]['strategy']} "
-               f"(loss rate {s.iloc[-1]['loss_rate']:.1%} [{s.iloc[-1]['loss_lo']:.1%}, {s.iloc[-1]['loss_hi']:.1%}])")
+    else:
+        out.append(f"no face-up multiset was seen in {spec.min_games} seat-games: raise --games or lower --min-games")
+    s = res.policies.summary.sort_values(["loss_rate", "strategy"], kind="stable")
+    top, low = s.iloc[0], s.iloc[-1]
+    out.append(f"lowest loss rate: swap policy {top['strategy']} ({top['loss_rate']:.1%} "
+               f"[{top['loss_lo']:.1%}, {top['loss_hi']:.1%}]); highest: {low['strategy']} "
+               f"({low['loss_rate']:.1%} [{low['loss_lo']:.1%}, {low['loss_hi']:.1%}])")
     r = res.regret_summary
     if r.get("deals"):
         out.append(f"{spec.strategy}'s face-up choice was the best of {r['mean_choices']:.1f} options in "

@@ -225,11 +225,16 @@ def test_real_differences_are_detected():
     res = C.compare(plan, entries=ENTRIES, games=2000, seed=3)
     e = res.effects.set_index(["variant", "metric"])
     r = e.loc[("shithead+pickup:always", "mean_moves")]
-    assert r["significant"] and r["lo"] > 50 and bool(r["paired"]) and r["test"].startswith("Wilcoxon")
+    assert r["significant"] and r["lo"] > 50 and bool(r["paired"]) and r["test"].startswith("paired t")
+    assert r["rank_test"].startswith("Wilcoxon") and r["p_rank"] < 0.05
     p = e.loc[("shithead+pickup:always", "pickups_per_game")]
     assert p["significant"] and p["lo"] > 0
     r = e.loc[("shithead+table_size:2", "mean_moves")]
-    assert r["significant"] and r["hi"] < 0 and not bool(r["paired"]) and "Mann-Whitney" in r["test"]
+    assert r["significant"] and r["hi"] < 0 and not bool(r["paired"]) and r["test"].startswith("Welch t")
+    assert "Mann-Whitney" in r["rank_test"] and r["p_rank"] < 0.05
+    # the effect's interval and its test agree: significant only with an interval that excludes 0
+    sig = res.effects[res.effects["significant"]]
+    assert ((sig["lo"] > 0) | (sig["hi"] < 0)).all()
     assert e.loc[("shithead+pickup:always", "skill_gap[expert]")]["significant"]
     # the effect is the difference of the variants' means; Holm never lowers a p-value
     v = res.variants.set_index("variant")

@@ -165,3 +165,47 @@ def test_cli_bad_options_exit_2_and_write_nothing(tmp_path, args, needle):
     assert res.exit_code == 2, res.output
     assert needle in res.output
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_error_bars_are_never_negative():
+    from shedsim.plots import bars
+    lo, hi = bars([1.0, 0.0, 0.5], [0.9, 1e-17, np.nan], [0.9999999999999998, 0.1, np.nan])
+    assert (lo >= 0).all() and (hi >= 0).all()
+    assert hi[0] == 0 and lo[2] == 0 and hi[2] == 0
+
+
+def test_cli_small_run_then_rerun_keeps_one_consistent_set(tmp_path):
+    out = tmp_path / "sw"
+    # 600 games: ranks always put face up give a Wilson bound a rounding error below the rate
+    res = CliRunner().invoke(app, ["swaps", "--games", "600", "--deals", "2", "--rollouts", "4", "--workers", "1",
+                                   "--swap-policy", "m=mc:rollouts=2", "--quiet", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    first = json.loads((out / "run.json").read_text())
+    assert "regret.png" in first["outputs"] and "m" in first["swap_policies"]
+    assert first["swap_policies"]["m"] == "mc:rollouts=2"
+    res = CliRunner().invoke(app, ["swaps", "--games", "600", "--deals", "0", "--workers", "1", "--no-plots",
+                                   "--quiet", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    second = json.loads((out / "run.json").read_text())
+    assert sorted(p.name for p in out.iterdir()) == sorted(second["outputs"])
+    assert not any(f.endswith(".png") for f in second["outputs"]) and "regret.csv" not in second["outputs"]
+
+
+def test_disk_full_while_writing_leaves_the_earlier_set(tmp_path, monkeypatch):
+    from shedsim import atomic
+    out = tmp_path / "sw"
+    args = ["swaps", "--games", "600", "--deals", "0", "--workers", "1", "--no-plots", "--quiet", "--out", str(out)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    real = atomic._write
+    calls = []
+
+    def full(f, data, path):
+        calls.append(path)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        real(f, data, path)
+    monkeypatch.setattr(atomic, "_write", full)
+    res = CliRunner().invoke(app, args[:-2] + ["--seed", "1", "--out", str(out)])
+    assert res.exit_code == 3, res.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
