@@ -54,11 +54,10 @@ def sprt(
     import sys
     import time
 
-    from . import atomic
     from .cli import fail, load_rules
     from . import sprt as S
     from .simulate import SimulationError
-    from .tournament import Store, TournamentError, versions, write_csv, write_run_json
+    from .tournament import Store, TournamentError, versions
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
@@ -153,26 +152,17 @@ def sprt(
                          f"{'paired' if paired else 'unpaired'} deals): {res.decision}",
                 "spec": spec, "seed": seed, "result": res.to_json(), "definitions": S.DEFINITIONS,
                 "headline": headline, "versions": versions(), "wall_s": round(wall, 3)}
-        try:
-            with atomic.batch():  # all files or none
-                write_csv(res.path_table(), out / "sprt.csv")
-                S.plot_llr(res, out / "llr.png")
-                write_run_json(out, info, ["sprt.csv", "llr.png"])
-        except OSError as e:
-            fail(f"{e} (no file was written)", 3)
-        if not quiet:
-            typer.echo(f"wrote sprt.csv, llr.png, run.json to {str(out)}")
+        _write_set(out, "sprt", res.path_table(), lambda path: S.plot_llr(res, path), "llr.png", info, quiet)
 
 
 def _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, argv, rules_txt, t0) -> None:
     """``--compare-pairing``: run :func:`shedsim.sprt.pairing_gain`, print and write it."""
     import time
 
-    from . import atomic
     from .cli import fail
     from . import sprt as S
     from .simulate import SimulationError
-    from .tournament import versions, write_csv, write_run_json
+    from .tournament import versions
     total = n_games // players * players
     progress = None if quiet else _progress(err)
     try:
@@ -212,15 +202,24 @@ def _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, arg
                              f"unpaired deals: score {u.score:.4f} [{u.lo:.4f}, {u.hi:.4f}], width {u.width:.4f}",
                              f"width ratio {gain.ratio:.3f} (unpaired needs {gain.variance_ratio:.2f}x the games)"],
                 "versions": versions(), "wall_s": round(time.perf_counter() - t0, 3)}
-        try:
-            with atomic.batch():
-                write_csv(gain.table(), out / "pairing.csv")
-                S.plot_pairing(gain, out / "pairing.png")
-                write_run_json(out, info, ["pairing.csv", "pairing.png"])
-        except OSError as e:
-            fail(f"{e} (no file was written)", 3)
-        if not quiet:
-            typer.echo(f"wrote pairing.csv, pairing.png, run.json to {str(out)}")
+        _write_set(out, "pairing", gain.table(), lambda path: S.plot_pairing(gain, path), "pairing.png", info,
+                   quiet)
+
+
+def _write_set(out, name: str, table, plot, chart: str, info: dict, quiet: bool) -> None:
+    """Write ``NAME.csv``, the chart and ``run.json`` into ``out``, all or none (exit 3)."""
+    from . import atomic
+    from .cli import fail
+    from .tournament import write_csv, write_run_json
+    try:
+        with atomic.batch():
+            write_csv(table, out / f"{name}.csv")
+            plot(out / chart)
+            write_run_json(out, info, [f"{name}.csv", chart])
+    except OSError as e:
+        fail(f"{e} (no file was written)", 3)
+    if not quiet:
+        typer.echo(f"wrote {name}.csv, {chart}, run.json to {str(out)}")
 
 
 def _elo(x: float) -> str:

@@ -273,13 +273,8 @@ def test_cli_bad_options_exit_2_and_write_nothing(tmp_path, args, says):
     assert not out.exists()
 
 
-def test_cli_plain_python_strategy_is_refused(tmp_path):
-    d = tmp_path / "plugins"
-    d.mkdir()
-    (d / "pyplayer.py").write_text(
-        'NAME = "pyplayer"\nDESCRIPTION = "first legal move"\nDETERMINISTIC = True\n'
-        "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
-        "def choose_move(obs, legal, rng):\n    return 0\n")
+def test_cli_plain_python_strategy_is_refused(tmp_path, plain_python_plugins):
+    d = plain_python_plugins
     r = cli("--a", "pyplayer", "--b", "greedy", "--strategy-path", str(d), "--quiet")
     assert r.exit_code == 2 and "plain Python" in r.output
 

@@ -386,13 +386,8 @@ def test_unwritable_output_directory_is_refused(tmp_path):
     assert r.exit_code == 2 and "not a directory" in r.output
 
 
-def test_plain_python_strategy_is_refused(tmp_path):
-    d = tmp_path / "plugins"
-    d.mkdir()
-    (d / "pyplayer.py").write_text(
-        'NAME = "pyplayer"\nDESCRIPTION = "first legal move"\nDETERMINISTIC = True\n'
-        "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
-        "def choose_move(obs, legal, rng):\n    return 0\n")
+def test_plain_python_strategy_is_refused(tmp_path, plain_python_plugins):
+    d = plain_python_plugins
     r = cli("--strategies", "greedy,pyplayer", "--strategy-path", str(d), "--out", str(tmp_path / "o"), "--quiet")
     assert r.exit_code == 2 and "plain Python" in r.output
 

@@ -31,7 +31,7 @@ def deal(rules, pub, priv, drng, dealer):
     """
     size = rules[L.R_DECK_SIZE]
     per = 4 * rules[L.R_DECKS]
-    priv[:] = 0
+    priv[L.P_DECK + size:] = 0  # deal_out clears the rest
     pos = 0
     for r in range(2, 15):
         for _ in range(per):
