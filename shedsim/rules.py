@@ -71,7 +71,7 @@ STALEMATE_MODES: tuple[str, ...] = ("share", "most_cards")
 they are placed by cards held, fewest first, so the seat holding most is the loser (ties
 in turn order from the seat to move). RULES.md does not settle this; shedsim's choice."""
 
-DEFAULT_STALL = 0
+DEFAULT_STALL = 4000
 """Default of the no-progress rule (``stall:N``): a game ends as stalled after this many
 moves in a row in which no card leaves play (no burn), nobody goes out and nobody draws
 from the stock (with the stock empty: no card leaves play and nobody goes out). Chosen
