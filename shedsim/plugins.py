@@ -3,7 +3,11 @@
 A strategy is one Python module (a file in ``strategies/``, in a directory given with
 ``--strategy-path DIR``, or in ``$SHEDSIM_STRATEGY_PATH``, ``:``-separated). It declares:
 
-* ``NAME`` (str), ``DESCRIPTION`` (one line), ``DETERMINISTIC`` (bool);
+* ``NAME`` (str), ``DESCRIPTION`` (one line), ``DETERMINISTIC`` (bool: True promises that
+  each decision is a function of the position alone: the observation without its move,
+  pick-up and burn counters, the rules and the parameters; no draws from ``rng``, no
+  memory between calls. The loop check relies on it: a game whose seats still in are all
+  deterministic ends as a proven loop when its whole position repeats);
 * either compiled decisions (numba ``@njit``), which the kernel dispatches to by an
   integer id (:mod:`shedsim.kernel.build`)::
 
@@ -264,6 +268,11 @@ class EnginePlayer:
         self.strategy = strategy
         self.name = label
         self.params = params
+
+    @property
+    def deterministic(self) -> bool:
+        """The plugin's ``DETERMINISTIC`` (the engine's loop check relies on it)."""
+        return self.strategy.deterministic
 
     def swap(self, visible: int, seat: int, players: int, rules_array: np.ndarray, rng: np.ndarray) -> int:
         mod = self.strategy.module
