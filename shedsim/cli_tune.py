@@ -50,13 +50,16 @@ def tune(
     import time
 
     from . import tune as TU
-    from .cli import fail, load_rules
+    from .rules import RulesError, build
     from .simulate import SimulationError
     from .tournament import Store, TournamentError, versions
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
-    rs = load_rules(rules, house, rules_file)
+    try:
+        rs = build(rules, house or [], rules_file)
+    except RulesError as e:
+        fail(str(e))
     try:
         from .plugins import PluginError, parse_spec
         try:
@@ -162,3 +165,9 @@ def tune(
     typer.echo("\n".join(headline))
     if not quiet:
         typer.echo(f"wrote best.toml, trials.csv, history.png, importance.png, run.json to {out}")
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print ``error: message`` to stderr and exit with ``code`` (as :func:`shedsim.cli.fail`)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
