@@ -393,6 +393,8 @@ from .cli_sprt import sprt  # noqa: E402
 app.command("sprt")(sprt)
 from .cli_report import report  # noqa: E402
 app.command("report")(report)
+from .cli_hint import hint  # noqa: E402
+app.command("hint")(hint)
 
 
 def main() -> None:  # pragma: no cover
