@@ -10,6 +10,16 @@ from typing import Annotated, Optional
 import typer
 
 
+def fail(message: str) -> None:
+    """Print ``error: message`` to stderr and exit 2 (bad file or options)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _pct(iv) -> str:
+    return f"{100 * iv.value:.1f}% ({100 * iv.lo:.1f}-{100 * iv.hi:.1f})"
+
+
 def hint(
     file: Annotated[Path, typer.Argument(help="A scenario TOML file (the format of tests/scenarios/); the position is the one after its moves.")],
     seat: Annotated[Optional[int], typer.Option("--seat", help="The seat to advise (default: the seat to move; another seat is advised as if it were its turn).")] = None,
@@ -32,7 +42,6 @@ def hint(
 
     Examples: shedsim hint tests/scenarios/seed_004_options_on_ace.toml;  shedsim hint pos.toml --why;  shedsim hint pos.toml --policy mc:rollouts=8 --budget 200 --json
     """  # noqa: E501
-    from .cli import fail
     from .hint import HintError, rank_moves
     from .scenario import ScenarioError, load_scenario, play_moves
 
@@ -61,14 +70,13 @@ def hint(
     from rich.table import Table
 
     t = Table(title=f"{file}: seat {res.seat} to move, {res.players} players, playouts by {res.policy}")
-    for col, just in (("#", "right"), ("move", "left"), ("expected place [95%]", "right"),
-                      ("P(lose) [95%]", "right"), ("P(first) [95%]", "right"), ("samples", "right"), ("", "left")):
+    for col, just in (("#", "right"), ("move", "left"), ("expected place (95%)", "right"),
+                      ("P(lose) (95%)", "right"), ("P(first) (95%)", "right"), ("samples", "right"), ("", "left")):
         t.add_column(col, justify=just)
     for i, m in enumerate(res.moves, 1):
         note = "same as " + m.same_as if m.same_as else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
-        t.add_row(str(i), m.move, f"{m.place.value:.2f} [{m.place.lo:.2f}, {m.place.hi:.2f}]",
-                  f"{m.p_lose.value:.1%} [{m.p_lose.lo:.1%}, {m.p_lose.hi:.1%}]",
-                  f"{m.p_first.value:.1%} [{m.p_first.lo:.1%}, {m.p_first.hi:.1%}]", f"{m.samples:,}", note)
+        t.add_row(str(i), m.move, f"{m.place.value:.2f} ({m.place.lo:.2f}-{m.place.hi:.2f})",
+                  _pct(m.p_lose), _pct(m.p_first), f"{m.samples:,}", note)
     console = Console()
     console.print(t)
     console.print(f"{res.stop_text()} ({res.seconds:.1f} s)")

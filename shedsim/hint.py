@@ -356,10 +356,11 @@ def move_effect(state: GameState, move: Move, facts: dict[str, float]) -> str:
 _FACT_WORDS = {
     "next_out": "the next player goes out at once",
     "pickup_next": "you pick up on your next turn",
-    "again": "you move again at once",
-    "burn": "the pile burns",
-    "pickup": "you pick up at once",
 }
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def explain(state: GameState, result: HintResult, places: np.ndarray, column: dict[str, int]) -> str:
@@ -379,11 +380,11 @@ def explain(state: GameState, result: HintResult, places: np.ndarray, column: di
              f"last {_pct((pa == result.players).mean())} against {_pct((pb == result.players).mean())}, "
              f"first {_pct((pa == 1).mean())} against {_pct((pb == 1).mean())} on the same {n} samples "
              f"(better in {_pct(better)} of them, worse in {_pct(worse)})."]
-    lines.append(move_effect(state, ma, a.facts) + ".")
+    lines.append(_sentence(move_effect(state, ma, a.facts)))
     diffs = sorted(((abs(a.facts[k] - b.facts[k]), k) for k in _FACT_WORDS), reverse=True)
     said = 0
     for d, k in diffs:
-        if d < 0.1 or said == 2:
+        if d < 0.05:
             break
         worse_move, x, y = (b, b.facts[k], a.facts[k]) if b.facts[k] > a.facts[k] else (a, a.facts[k], b.facts[k])
         other = a if worse_move is b else b
@@ -391,7 +392,7 @@ def explain(state: GameState, result: HintResult, places: np.ndarray, column: di
                      f"(after {other.move}: {_pct(y)}).")
         said += 1
     if said == 0:
-        lines.append(f"After {mb}: {move_effect(state, mb, b.facts)}.")
+        lines.append(_sentence(f"{mb}: {move_effect(state, mb, b.facts)}"))
     return " ".join(lines)
 
 
