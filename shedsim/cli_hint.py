@@ -23,9 +23,9 @@ def _pct(iv) -> str:
 def hint(
     file: Annotated[Path, typer.Argument(help="A scenario TOML file (the format of tests/scenarios/); the position is the one after its moves.")],
     seat: Annotated[Optional[int], typer.Option("--seat", help="The seat to advise (default: the seat to move; another seat is advised as if it were its turn).")] = None,
-    policy: Annotated[str, typer.Option("--policy", help="The compiled strategy that finishes every sampled game for every seat: greedy (default: thousands of playouts a second), aggressive, expert, mc, ismcts, ... NAME:param=v sets parameters.")] = "greedy",
-    budget: Annotated[int, typer.Option("--budget", "-b", min=1, help="The most samples (re-deals of the unseen cards) per move.")] = 4000,
-    batch: Annotated[int, typer.Option("--batch", min=1, help="Samples per round of the race (the early-stop check runs after each).")] = 200,
+    policy: Annotated[str, typer.Option("--policy", help="The compiled strategy that finishes every sampled game for every seat (NAME or NAME:param=v). Default mc:rollouts=8 (Monte Carlo search at each decision: the strongest that answers in seconds); greedy is hundreds of times faster and weaker; also aggressive, expert, mc, ismcts.")] = "mc:rollouts=8",
+    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=1, help="The most samples (re-deals of the unseen cards) per move. Default: 4000 for greedy-fast policies, 500 for search policies (mc, ismcts).")] = None,
+    batch: Annotated[int, typer.Option("--batch", min=1, help="Samples per round of the race (the early-stop check runs after each).")] = 100,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the re-deals and the policy's coin flips (same seed, same figures).")] = 0,
     cap: Annotated[int, typer.Option("--cap", min=1, help="The most moves of a playout after the candidate move (seats still in then share the places left).")] = 400,
     why: Annotated[bool, typer.Option("--why", help="Say, from the playouts, why the top move beats the runner-up.")] = False,
@@ -40,7 +40,7 @@ def hint(
 
     Exit codes: 0 done; 2 bad file or options (the message names the field).
 
-    Examples: shedsim hint tests/scenarios/seed_004_options_on_ace.toml;  shedsim hint pos.toml --why;  shedsim hint pos.toml --policy mc:rollouts=8 --budget 200 --json
+    Examples: shedsim hint docs/examples/hint_fourth_seven.toml --why;  shedsim hint pos.toml --policy greedy --budget 20000;  shedsim hint pos.toml --seat 2 --json
     """  # noqa: E501
     from .hint import HintError, rank_moves
     from .scenario import ScenarioError, load_scenario, play_moves
@@ -57,19 +57,21 @@ def hint(
         else:
             from rich.progress import Progress
             with Progress(transient=True) as bar:
-                task = bar.add_task("samples", total=budget)
+                task = bar.add_task("samples per move", total=None)
                 res = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, why=why,
                                  progress=lambda d, t: bar.update(task, completed=d, total=t))
     except HintError as e:
         fail(str(e))
     if as_json:
-        out = {"position": str(file), **res.to_json()}
+        out = {"position": str(file), "to_move": state.to_move, **res.to_json()}
         typer.echo(json.dumps(out, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"{file}: seat {res.seat} to move, {res.players} players, playouts by {res.policy}")
+    whose = (f"seat {res.seat} to move" if res.seat == state.to_move else
+             f"seat {res.seat}, as if it were its turn (seat {state.to_move} is to move)")
+    t = Table(title=f"{file}: {whose}, {res.players} players, playouts by {res.policy}")
     for col, just in (("#", "right"), ("move", "left"), ("expected place (95%)", "right"),
                       ("P(lose) (95%)", "right"), ("P(first) (95%)", "right"), ("samples", "right"), ("", "left")):
         t.add_column(col, justify=just)

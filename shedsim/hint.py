@@ -44,9 +44,10 @@ from . import layout as L
 from .cards import rank_name
 from .engine import GameState, Move, legal_moves, public_array
 
-DEFAULT_POLICY = "greedy"
-DEFAULT_BUDGET = 4000
-DEFAULT_BATCH = 200
+DEFAULT_POLICY = "mc:rollouts=8"
+DEFAULT_BUDGET_FAST = 4000
+DEFAULT_BUDGET_SEARCH = 500
+DEFAULT_BATCH = 100
 DEFAULT_CAP = 400
 MIN_TIED = 400
 LEVEL = 0.05
@@ -173,13 +174,16 @@ def _facts(kernel_facts: np.ndarray) -> dict[str, float]:
 
 
 def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_POLICY,
-               budget: int = DEFAULT_BUDGET, seed: int = 0, batch: int = DEFAULT_BATCH,
+               budget: int | None = None, seed: int = 0, batch: int = DEFAULT_BATCH,
                cap: int = DEFAULT_CAP, strategy_paths: tuple[str, ...] = (),
                progress: Callable[[int, int], None] | None = None, why: bool = False) -> HintResult:
     """Rank every legal move of ``seat`` (default: the seat to move) in ``state``.
 
     ``policy``: the compiled strategy that plays every seat after the move (``NAME`` or
-    ``NAME:param=v``); ``budget``: the most samples per move; ``batch``: samples per
+    ``NAME:param=v``; the default, ``mc`` with 8 rollouts a decision, is the strongest
+    policy that answers in seconds); ``budget``: the most samples per move (default:
+    :data:`DEFAULT_BUDGET_FAST` for a policy that runs in the fast game loop, such as
+    greedy, else :data:`DEFAULT_BUDGET_SEARCH` for search policies); ``batch``: samples per
     round of the race; ``cap``: the most moves of a playout after the candidate;
     ``seed``: the run seed (same seed, same figures); ``progress(done, budget)`` is
     called after each round; ``why`` adds :func:`explain`'s text. Only the seat's
@@ -191,14 +195,18 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     from .seeding import game_keys
     from .stats import t_interval, wilson
 
+    from .kernel.build import inlinable
+
     t0 = time.perf_counter()
+    strat, params = _policy(policy, strategy_paths)
+    if budget is None:
+        budget = DEFAULT_BUDGET_FAST if inlinable(strat) else DEFAULT_BUDGET_SEARCH
     for name, v in (("--budget", budget), ("--batch", batch), ("--cap", cap)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise HintError(f"{name}: must be a positive integer, got {v!r}")
     st = observed_state(state, seat)
     me = st.to_move
     n_players = st.players
-    strat, params = _policy(policy, strategy_paths)
     legal = legal_moves(st)
     if not legal:
         raise HintError(f"seat {me} has no legal move in this position")
@@ -292,6 +300,15 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     return result
 
 
+def warm_up(policy: str = DEFAULT_POLICY) -> None:
+    """Compile (or load from numba's cache) the playout kernel of ``policy`` by ranking the
+    moves of one dealt position with one sample (``shedsim compile`` calls it)."""
+    from .engine import deal
+    from .rules import build
+    state, _ = deal(build("shithead"), 2, 1)
+    rank_moves(state, policy=policy, budget=1, batch=1)
+
+
 # ------------------------------------------------------------------ the reason in words
 def _count_word(n: int) -> str:
     return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh",
@@ -345,11 +362,8 @@ def move_effect(state: GameState, move: Move, facts: dict[str, float]) -> str:
     elif facts["again"] >= 0.999:
         parts.append("you move again")
     if not parts:
-        higher = [c for c in state.seats[state.to_move].hand if c > r and rules.ordinary(c)]
-        parts.append(f"{move} sheds {'a low card' if higher else 'your card'}"
-                     + (f" and keeps the {', '.join(sorted({rank_name(c) for c in higher}))} for later"
-                        if higher and len(higher) <= 4 else ""))
-        return parts[0]
+        parts.append(f"the next player must beat the {name}" if r not in rules.magic else
+                     f"{cards} {'goes' if n == 1 else 'go'} on anything")
     return "; ".join(parts)
 
 
@@ -393,8 +407,17 @@ def explain(state: GameState, result: HintResult, places: np.ndarray, column: di
         said += 1
     if said == 0:
         lines.append(_sentence(f"{mb}: {move_effect(state, mb, b.facts)}"))
+    others = []
+    for m in ranked[2:]:
+        for k, words in _FACT_WORDS.items():
+            if m.facts[k] >= 0.5 and m.facts[k] - a.facts[k] >= 0.25 and len(others) < 2:
+                others.append(f"after {m.move} {words} in {_pct(m.facts[k])} of samples")
+                break
+    if others:
+        lines.append(_sentence("And " + "; ".join(others)))
     return " ".join(lines)
 
 
 __all__ = ["HintError", "HintResult", "MoveFigures", "Interval", "rank_moves", "explain", "move_effect",
-           "observed_state", "DEFAULT_POLICY", "DEFAULT_BUDGET", "FACTS"]
+           "observed_state", "warm_up", "DEFAULT_POLICY", "DEFAULT_BUDGET_FAST",
+           "DEFAULT_BUDGET_SEARCH", "FACTS"]
