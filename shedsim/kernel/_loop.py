@@ -5,15 +5,35 @@ This file is valid Python so it can be read and linted, but it is not imported t
 (``choose_swap``/``choose_move``), which replaces the stub import line, and numba caches
 the result. Per-game records (``int`` arrays, one row per game, ``P`` = players):
 
-``places`` int8[n, P] (0 = still in at the move cap), ``start`` int8[n], ``moves``
-int32[n], ``pickups``/``burns`` int16[n, P], ``unfinished`` bool[n], ``dealt`` /
-``face_up`` int64[n, P] (packed visible cards dealt, face-up cards chosen).
+``places`` int8[n, P] (0 = still in when the game was stopped, under ``stalemate:share``),
+``start`` int8[n], ``moves`` int32[n], ``pickups``/``burns`` int16[n, P], ``unfinished``
+bool[n] (the game was stopped: ``end != END_FINISHED``), ``ends`` int8[n] (how it ended,
+``layout.END_*``: finished, stalled, proven loop, move cap), ``dealt`` / ``face_up``
+int64[n, P] (packed visible cards dealt, face-up cards chosen).
+
+Games that cannot end (issue 12; the same rules as :func:`shedsim.engine.apply_move`):
+after each move that burns nothing, puts nobody out and draws no card from the stock,
+``quiet`` (moves since the last such event) grows by one. (Once the stock is empty, that
+is "no card leaves play"; while it lasts, a draw is progress too, since players holding
+four cards or more can go round without drawing, and such games loop as well.)
+
+* Proven loop: when every seat still in plays a ``DETERMINISTIC`` strategy (its move
+  is a function of the position and the strategy stream alone), Brent's cycle search
+  compares each position (pile, turn, direction, every hand, face-up row, face-down
+  count and known-hand cards, and the strategy stream) exactly with one saved at
+  ``quiet`` = 0, 1, 3, 7, 15, ...; a match proves the game repeats forever, and it ends
+  at that move (R. P. Brent, "An improved Monte Carlo factorization algorithm", BIT 20,
+  1980).
+* Stalled: ``quiet`` reaching ``rules[R_STALL]`` (``stall:N``; 0 = off) ends it.
+* The move cap ends it otherwise. A stopped game's seats still in keep place 0
+  (``stalemate:share``) or are placed by cards held (``stalemate:most_cards``,
+  :func:`shedsim.kernel.core.place_by_cards`).
 
 ``trace`` int32[n, T]: the first T move codes of each game (T = 0 records nothing; the
 differential test uses it).
 
 Scratch arrays come from the caller: ``pub`` int64[O_SIZE], ``priv`` int64[P_SIZE],
-``drng``/``srng`` uint64[1] (deal and strategy streams), ``params`` int64[8].
+``drng``/``srng`` uint64[1] (deal and strategy streams), ``params`` int64[W] (W = entry_params.shape[1]).
 
 The generator also emits a copy, ``play_chunk_fast``, compiled with numba's reference
 counting off (``_nrt=False``): every helper inlined into the loop takes arrays, and with
@@ -42,21 +62,23 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import deal, deal_given, legal_now, stage_of, start_seat, step, valid_swap, write_public
-from shedsim.kernel._stub import choose_move, choose_swap  # GENERATED-DISPATCH
+from shedsim.kernel.core import (deal, deal_given, legal_now, place_by_cards, same_position, save_position,
+                                 stage_of, start_seat, step, valid_swap, write_public)
+from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
 
 @njit(cache=True)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
-               pickups, burns, unfinished, dealt, face_up, trace, status,
+               pickups, burns, unfinished, ends, dealt, face_up, trace, status,
                pub, priv, drng, srng, params, swap_from, forced_up, given_seat, given_visible):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
-    is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[8]``)."""
+    is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[W]``)."""
     n_games = deal_keys.shape[0]
     trace_len = trace.shape[1]
     players = rules[L.R_PLAYERS]
     max_moves = rules[L.R_MAX_MOVES]
     table = rules[L.R_TABLE_SIZE]
+    stall = rules[L.R_STALL]
     n_params = entry_params.shape[1]
     status[1] = 0
     for g in range(n_games):
@@ -105,6 +127,18 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
         n_in = pub[L.O_IN]
         direction = np.int64(1)
         n_moves = np.int64(0)
+        # Games that cannot end: ``quiet`` counts moves since the last burn, seat out or
+        # card drawn from the stock; Brent's cycle search compares each position with one
+        # saved at powers of two. ``last_stock`` = -1 makes the first move a reset.
+        quiet = np.int64(0)
+        power = np.int64(1)
+        lam = np.int64(0)
+        last_burned = np.int64(0)
+        last_in = n_in
+        last_stock = np.int64(-1)
+        loop_on = False
+        saved_rng = srng[0]
+        end = L.END_FINISHED
         while n_in > 0 and n_moves < max_moves:
             st = stage_of(pub, seat, stock_n)
             write_public(pub, seat, st, priv[L.P_HANDS + seat], top, trank, run, pile, pile_n,
@@ -124,10 +158,46 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             n_moves += 1
             seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
                 rules, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+            if n_in > 0:
+                b = pub[L.O_BURNED_N]
+                if b != last_burned or n_in != last_in or stock_n != last_stock:
+                    last_burned = b
+                    last_in = n_in
+                    last_stock = stock_n
+                    quiet = 0
+                    power = 1
+                    lam = 0
+                    loop_on = True
+                    for s in range(players):
+                        if pub[L.O_PLACE + s] == 0 and not is_deterministic(entry_ids[seating[g, s]]):
+                            loop_on = False
+                    save_position(pub, priv, players, seat, top, trank, run, pile, direction)
+                    saved_rng = srng[0]
+                else:
+                    quiet += 1
+                    if loop_on and srng[0] == saved_rng and same_position(
+                            pub, priv, players, seat, top, trank, run, pile, direction):
+                        end = L.END_LOOP
+                        break
+                    if quiet == stall:
+                        end = L.END_STALLED
+                        break
+                    lam += 1
+                    if lam == power:
+                        save_position(pub, priv, players, seat, top, trank, run, pile, direction)
+                        saved_rng = srng[0]
+                        power += power
+                        lam = 0
+        if n_in > 0:
+            if end == L.END_FINISHED:
+                end = L.END_CAP
+            if rules[L.R_STALEMATE] == L.STALEMATE_MOST_CARDS:
+                place_by_cards(pub, seat, direction, players, n_in)
         pub[L.O_MOVES] = n_moves
         pub[L.O_IN] = n_in
         moves[g] = pub[L.O_MOVES]
-        unfinished[g] = pub[L.O_IN] > 0
+        unfinished[g] = end != L.END_FINISHED
+        ends[g] = end
         for s in range(players):
             places[g, s] = pub[L.O_PLACE + s]
             pickups[g, s] = pub[L.O_PICKUPS + s]

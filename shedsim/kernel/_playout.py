@@ -17,7 +17,7 @@ from numba import njit
 from shedsim import layout as L
 from shedsim.kernel.core import apply, is_legal, legal_now, prepare, stage_of, step, write_public
 from shedsim.kernel.policies import determinise_any
-from shedsim.kernel._stub import choose_move, choose_swap  # GENERATED-DISPATCH
+from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
 _NRT = True  # GENERATED-NRT
 

@@ -28,7 +28,7 @@ from .. import layout as L
 from ..plugins import Strategy
 
 _KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py")
-_MARK = "from shedsim.kernel._stub import choose_move, choose_swap  # GENERATED-DISPATCH"
+_MARK = "from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH"
 
 
 def cache_dir() -> Path:
@@ -71,6 +71,12 @@ def _dispatch_source(strategies: list[Strategy]) -> str:
             lines.append(f"    if sid == {i}:  # {s.name}")
             lines.append(f"        return _move{i}(obs, rules, params, rng)")
         lines += ["    return np.int64(-1)", ""]
+    # The loop check (see _loop.py) needs every seat still in to be DETERMINISTIC.
+    lines += ["", "@njit(inline='always')", "def is_deterministic(sid):"]
+    for i, s in enumerate(strategies):
+        lines.append(f"    if sid == {i}:  # {s.name}")
+        lines.append(f"        return {bool(s.deterministic)}")
+    lines += ["    return False", ""]
     return "\n".join(lines)
 
 
@@ -123,7 +129,7 @@ class KernelError(RuntimeError):
         self.game, self.seat, self.kind, self.returned, self.move_number = game, seat, kind, returned, move_number
 
 
-RECORD_FIELDS = ("places", "start", "moves", "pickups", "burns", "unfinished", "dealt", "face_up")
+RECORD_FIELDS = ("places", "start", "moves", "pickups", "burns", "unfinished", "end", "dealt", "face_up")
 """Per-game record arrays returned by :meth:`Kernel.play` (plus ``trace`` when asked)."""
 
 
@@ -147,7 +153,7 @@ class Kernel:
         """Play games; returns per-game record arrays (see :mod:`shedsim.kernel._loop`).
 
         Entry ``e`` is strategy id ``entry_ids[e]`` (int64[E]) with ``entry_params[e]``
-        (int64[E, 8]); ``seating`` int64[n, players] holds entry indices; ``trace_moves``
+        (int64[E, W], W >= the longest PARAMS of the entries); ``seating`` int64[n, players] holds entry indices; ``trace_moves``
         > 0 also returns ``trace`` int32[n, trace_moves], the first move codes of each game; ``deal_keys``/``strategy_keys``
         uint64[n]; ``dealers`` int64[n]. ``swap_from`` int64[E] (default: each entry its
         own) names the entry whose swap decides entry e's face-up cards, -1 = keep them as
@@ -165,6 +171,7 @@ class Kernel:
             "places": np.zeros((n, p), np.int8), "start": np.zeros(n, np.int8),
             "moves": np.zeros(n, np.int32), "pickups": np.zeros((n, p), np.int16),
             "burns": np.zeros((n, p), np.int16), "unfinished": np.zeros(n, np.bool_),
+            "end": np.zeros(n, np.int8),
             "dealt": np.zeros((n, p), np.int64), "face_up": np.zeros((n, p), np.int64),
             "trace": np.zeros((n, trace_moves), np.int32),
         }
@@ -194,7 +201,7 @@ class Kernel:
                 np.ascontiguousarray(entry_params, np.int64), seating, np.ascontiguousarray(deal_keys, np.uint64),
                 np.ascontiguousarray(strategy_keys, np.uint64), np.ascontiguousarray(dealers, np.int64),
                 rec["places"], rec["start"], rec["moves"], rec["pickups"], rec["burns"],
-                rec["unfinished"], rec["dealt"], rec["face_up"], rec["trace"], status, *scratch,
+                rec["unfinished"], rec["end"], rec["dealt"], rec["face_up"], rec["trace"], status, *scratch,
                 swap_from, forced_up, given_seat, given_visible)
         except Exception as e:  # a strategy raised inside compiled code
             g = int(status[0])

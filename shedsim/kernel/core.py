@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from .. import layout as L
-from .nb import count, lowest, one
+from .nb import count, lowest, one, total
 from .rng import rng_below
 
 
@@ -462,3 +462,69 @@ def card_total(pub, priv):
             n += f & 15
             f >>= 4
     return n
+
+
+# ---- games that cannot end: the loop check and the scoring of a stopped game ----------
+@njit(cache=True, inline="always")
+def save_position(pub, priv, players, seat, top, trank, run, pile, direction):
+    """Save the position for the loop check into ``priv[P_SNAP:]``: pile, turn, direction
+    and each seat's hand, face-up row, face-down count and publicly known hand cards.
+
+    That is the whole state when no card has been burned or drawn and nobody has gone out
+    since the last save (burned cards, places and the stock cannot change then; face-down
+    cards only leave, so an equal count means equal slots). The strategy stream is kept by
+    the caller.
+    """
+    b = L.P_SNAP
+    priv[b] = pile
+    priv[b + 1] = seat
+    priv[b + 2] = top
+    priv[b + 3] = trank
+    priv[b + 4] = run
+    priv[b + 5] = direction
+    for s in range(players):
+        o = b + 6 + 4 * s
+        priv[o] = priv[L.P_HANDS + s]
+        priv[o + 1] = pub[L.O_FACE_UP + s]
+        priv[o + 2] = pub[L.O_FACE_DOWN_N + s]
+        priv[o + 3] = pub[L.O_KNOWN + s]
+
+
+@njit(cache=True, inline="always")
+def same_position(pub, priv, players, seat, top, trank, run, pile, direction):
+    """Whether the position equals the one :func:`save_position` saved (exact comparison,
+    cheapest and most often different fields first)."""
+    b = L.P_SNAP
+    if priv[b] != pile or priv[b + 1] != seat or priv[b + 2] != top or priv[b + 3] != trank:
+        return False
+    if priv[b + 4] != run or priv[b + 5] != direction:
+        return False
+    for s in range(players):
+        o = b + 6 + 4 * s
+        if (priv[o] != priv[L.P_HANDS + s] or priv[o + 1] != pub[L.O_FACE_UP + s]
+                or priv[o + 2] != pub[L.O_FACE_DOWN_N + s] or priv[o + 3] != pub[L.O_KNOWN + s]):
+            return False
+    return True
+
+
+@njit(cache=True)
+def place_by_cards(pub, seat, direction, players, n_in):
+    """``stalemate:most_cards``: give the ``n_in`` seats still in the remaining places by
+    cards held (hand + face-up + face-down), fewest first; the seat holding most is last
+    (the loser). Ties go in turn order from ``seat`` (the seat to move) in ``direction``:
+    the seat that would have played sooner gets the better place. Same as
+    :func:`shedsim.engine.place_stopped`."""
+    place = players - n_in + 1
+    for _ in range(n_in):
+        best = -1
+        best_cards = 1 << 30
+        pos = seat
+        for _ in range(players):
+            if pub[L.O_PLACE + pos] == 0:
+                c = pub[L.O_HAND_N + pos] + pub[L.O_FACE_DOWN_N + pos] + total(pub[L.O_FACE_UP + pos])
+                if c < best_cards:
+                    best = pos
+                    best_cards = c
+            pos = _step(pos, direction, players)
+        pub[L.O_PLACE + best] = place
+        place += 1
