@@ -252,3 +252,25 @@ def test_cli_bad_input_exits_2(tmp_path):
     out = tmp_path / "over.toml"
     out.write_text(OPEN_DUEL.replace('face_up = ["A"]', 'out = true'))
     assert runner.invoke(app, ["hint", str(out)]).exit_code == 2
+
+
+def test_moves_equal_in_every_sample_stop_as_tied(tmp_path):
+    # either card: seat 1 cannot beat it with its 3, picks up, and the other card goes out
+    text = """
+rules = "shithead"
+to_move = 0
+pile = ["5"]
+stock = []
+burned = 40
+
+[[seats]]
+hand = ["J", "Q"]
+
+[[seats]]
+face_up = ["3"]
+"""
+    res = rank_moves(_state(tmp_path, text), policy=G, budget=4000, seed=0)
+    assert res.stopped == "tied" and res.samples < 4000
+    assert {m.move for m in res.moves} == {"play Jx1", "play Qx1"}
+    assert all(m.place.value == 1.0 and m.dropped_after is None for m in res.moves)
+    assert "tied" in res.stop_text()
