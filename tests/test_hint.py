@@ -274,3 +274,15 @@ face_up = ["3"]
     assert {m.move for m in res.moves} == {"play Jx1", "play Qx1"}
     assert all(m.place.value == 1.0 and m.dropped_after is None for m in res.moves)
     assert "tied" in res.stop_text()
+
+
+def test_readme_example_position():
+    """The README's example: with the default policy the fourth 7 comes first and the race
+    stops early; greedy playouts put the Q first (the README says so)."""
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
+    st = play_moves(load_scenario(path))[0]
+    res = rank_moves(st, why=True)
+    assert [m.move for m in res.moves][:2] == ["play 7x1", "play Qx1"] and res.stopped == "separated"
+    assert "The 7 is the fourth of its rank on top: the pile burns; you move again." in res.why
+    assert rank_moves(st, policy=G, budget=1000).moves[0].move == "play Qx1"
