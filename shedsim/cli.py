@@ -395,6 +395,8 @@ from .cli_sprt import sprt  # noqa: E402
 app.command("sprt")(sprt)
 from .cli_report import report  # noqa: E402
 app.command("report")(report)
+from .cli_tune import tune  # noqa: E402
+app.command("tune")(tune)
 from .cli_hint import hint  # noqa: E402
 app.command("hint")(hint)
 

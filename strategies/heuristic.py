@@ -93,6 +93,26 @@ PARAMS = {
     "end_pile": 3,
     "search": 8,
 }
+PARAM_SPACE = {
+    # what ``shedsim tune`` searches: (lowest, highest[, "log"]) integers; "log" samples
+    # on a log scale (pile sizes where 99 means never)
+    "spend_pile": (2, 99, "log"),
+    "burn_pile": (1, 99, "log"),
+    "save_pile": (0, 8),
+    "take_pile": (0, 8),
+    "swap": (-1, 1),
+    "up_burn": (2, 18),
+    "up_reset": (2, 18),
+    "up_magic": (2, 18),
+    "copies": (0, 1),
+    "complete_four": (0, 1),
+    "track": (0, 100),
+    "block": (0, 6),
+    "pass_on": (0, 1),
+    "gamble_pile": (1, 99, "log"),
+    "end_pile": (0, 12),
+    "search": (0, 16),
+}
 P_SPEND_PILE = 0
 P_BURN_PILE = 1
 P_SAVE_PILE = 2
