@@ -26,9 +26,9 @@ Method.
   place difference to the current best move is above zero with confidence (successive
   elimination, Even-Dar, Mannor and Mansour, JMLR 7, 2006, with normal-approximation
   bounds at level ``0.05 / (moves * rounds)``, a union bound over every test the race can
-  make). The race ends when one move is left ("separated"), when the moves left gave
-  the same place in every one of at least ``MIN_TIED`` samples ("tied"), or at the
-  budget of samples per move ("budget").
+  make; none before ``MIN_RACE`` samples). The race ends when one move is left
+  ("separated"), when the moves left gave the same place in every one of at least
+  ``MIN_TIED`` samples ("tied"), or at the budget of samples per move ("budget").
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ DEFAULT_BUDGET_SEARCH = 500
 DEFAULT_BATCH = 100
 DEFAULT_CAP = 400
 MIN_TIED = 400
+MIN_RACE = 30
+"""No move is dropped before this many samples (the normal approximation needs a few dozen)."""
 LEVEL = 0.05
 
 STOP_SEPARATED = "separated"
@@ -249,14 +251,14 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
         done += k
         if progress is not None:
             progress(done, samples_cap)
-        if n_moves == 1:
+        if n_moves == 1 or done < MIN_RACE:
             continue
         idx = np.flatnonzero(active)
         means = places[:done, idx].mean(axis=0)
         best = idx[int(np.argmin(means))]
         diffs = places[:done, idx] - places[:done, best][:, None]
         dmean = diffs.mean(axis=0)
-        dsd = diffs.std(axis=0, ddof=1) if done > 1 else np.zeros(len(idx))
+        dsd = diffs.std(axis=0, ddof=1)
         lower = dmean - z * dsd / math.sqrt(done)
         for pos, j in enumerate(idx):
             if j != best and lower[pos] > 0:

@@ -252,3 +252,37 @@ def test_cli_bad_input_exits_2(tmp_path):
     out = tmp_path / "over.toml"
     out.write_text(OPEN_DUEL.replace('face_up = ["A"]', 'out = true'))
     assert runner.invoke(app, ["hint", str(out)]).exit_code == 2
+
+
+def test_moves_equal_in_every_sample_stop_as_tied(tmp_path):
+    # either card: seat 1 cannot beat it with its 3, picks up, and the other card goes out
+    text = """
+rules = "shithead"
+to_move = 0
+pile = ["5"]
+stock = []
+burned = 40
+
+[[seats]]
+hand = ["J", "Q"]
+
+[[seats]]
+face_up = ["3"]
+"""
+    res = rank_moves(_state(tmp_path, text), policy=G, budget=4000, seed=0)
+    assert res.stopped == "tied" and res.samples < 4000
+    assert {m.move for m in res.moves} == {"play Jx1", "play Qx1"}
+    assert all(m.place.value == 1.0 and m.dropped_after is None for m in res.moves)
+    assert "tied" in res.stop_text()
+
+
+def test_readme_example_position():
+    """The README's example: with the default policy the fourth 7 comes first and the race
+    stops early; greedy playouts put the Q first (the README says so)."""
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
+    st = play_moves(load_scenario(path))[0]
+    res = rank_moves(st, why=True)
+    assert [m.move for m in res.moves][:2] == ["play 7x1", "play Qx1"] and res.stopped == "separated"
+    assert "The 7 is the fourth of its rank on top: the pile burns; you move again." in res.why
+    assert rank_moves(st, policy=G, budget=1000).moves[0].move == "play Qx1"
