@@ -40,7 +40,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import layout as L
 from .cards import rank_name
 from .engine import GameState, Move, legal_moves, public_array
 
