@@ -27,7 +27,7 @@ Conventions (all from RULES.md section 1 unless noted):
     strategy stream), each position is compared exactly (:func:`position_key`) with one
     saved at ``quiet`` = 0, 1, 3, 7, 15, ... (Brent's cycle search, R. P. Brent, BIT 20,
     1980); a repeat proves the game would go round forever, and it ends there.
-  - Stalled: ``quiet`` reaching ``rules.stall`` (0 = off) ends the game.
+  - Stalled: ``quiet`` reaching ``rules.stall_moves(players)`` (0 = off) ends the game.
   - A stopped game's seats still in share the remaining places (``stalemate:share``,
     place 0 in the records) or are placed by cards held, fewest first, ties in turn
     order from the seat to move (``stalemate:most_cards``, :func:`place_stopped`).
@@ -458,7 +458,7 @@ def _check_stop(state: GameState) -> str:
         key = position_key(state) if state.loop_on else None
         if state.loop_on and key == state.loop_saved:
             end = "loop"
-        elif rules.stall and state.quiet == rules.stall:
+        elif state.quiet == rules.stall_moves(state.players):
             end = "stalled"
         else:
             state.loop_lam += 1
@@ -475,7 +475,8 @@ def _check_stop(state: GameState) -> str:
     if rules.stalemate == "most_cards":
         place_stopped(state)
     why = {"loop": "proven loop: the position repeats and every seat still in is deterministic",
-           "stalled": f"stalled: {rules.stall} moves without a burn, anyone going out or a draw",
+           "stalled": f"stalled: {rules.stall_moves(state.players)} moves without a burn, anyone going out "
+                      f"or a draw",
            "cap": f"move cap {rules.max_moves} reached"}[end]
     return f"; {why}: game unfinished"
 
