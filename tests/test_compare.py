@@ -374,7 +374,7 @@ def test_rules_error_is_a_value_error_named_by_field():
 
 def test_stalled_and_looped_games_are_counted_per_variant():
     """variants.csv, lengths.csv and run.json count how the unfinished games ended."""
-    plan = C.plan_variants(["shithead+stall:0", "shithead+stall:60"], players=3)
+    plan = C.plan_variants(["shithead+stall:0", "shithead+stall:250"], players=3)
     res = C.compare(plan, entries=["aggressive", "greedy", "random"],
                     games=600, seed=3)
     v = res.variants
@@ -384,5 +384,5 @@ def test_stalled_and_looped_games_are_counted_per_variant():
         assert res.info["ends"][row["variant"]]["finished"] == (~t.unfinished).sum()
     assert v["stalled"].tolist()[0] == 0 and v["stalled"].tolist()[1] > 0 and v["loops"].min() > 0
     lengths = res.lengths.groupby(["variant", "kind"])["games"].sum()
-    assert lengths[("shithead+stall:60", "stalled")] == v["stalled"].iloc[1]
+    assert lengths[("shithead+stall:250", "stalled")] == v["stalled"].iloc[1]
     assert lengths[("shithead+stall:0", "proven loop")] == v["loops"].iloc[0]

@@ -448,7 +448,7 @@ def test_outputs_count_stalled_loops_and_capped_games(tmp_path):
     which none stalled or looped keeps the CSV columns it always had."""
     out = tmp_path / "t"
     r = cli("--strategies", "aggressive,greedy,random", "--players", "3", "--games", "600",
-            "--house", "stall:60", "--house", "max_moves:400", "--no-plots", "--out", str(out))
+            "--house", "stall:250", "--house", "max_moves:600", "--no-plots", "--out", str(out))
     assert r.exit_code == 0, r.output
     info = json.loads((out / "run.json").read_text())
     ends = info["ends"]
@@ -463,7 +463,7 @@ def test_outputs_count_stalled_loops_and_capped_games(tmp_path):
     by_kind = lengths.groupby("kind")["games"].sum()
     assert by_kind["stalled"] == ends["stalled"] and by_kind["proven loop"] == ends["loop"]
     assert by_kind["unfinished (move cap)"] == ends["cap"] and by_kind["finished"] == ends["finished"]
-    assert lengths[lengths["kind"] == "stalled"]["moves_from"].min() >= 60 - 9
+    assert lengths[lengths["kind"] == "stalled"]["moves_to"].min() >= 250
     assert f"{ends['stalled']:,} stalled" in r.output
 
     plain = tmp_path / "p"
