@@ -16,7 +16,7 @@ A strategy is one Python module (a file in ``strategies/``, in a directory given
 
   ``visible`` is the packed multiset of the seat's hand + face-up cards after the deal;
   ``obs`` the ``int64`` observation and ``rules`` the compiled rules (layouts in
-  :mod:`shedsim.layout`); ``params`` the strategy's integer parameters (``int64[8]``, in
+  :mod:`shedsim.layout`); ``params`` the strategy's integer parameters (``int64[16]``, in
   the order of the module's ``PARAMS`` dict of defaults, e.g. ``{"rollouts": 16}``, set
   on the command line as ``mc:rollouts=64``); ``rng`` the game's strategy stream (``uint64[1]``, draw with
   :func:`shedsim.kernel.rng.rng_below`);
@@ -154,13 +154,13 @@ class RulesView:
     def players(self) -> int: return int(self.array[L.R_PLAYERS])
 
 
-MAX_PARAMS = 8
+MAX_PARAMS = 16
 
 
 @dataclass
 class Strategy:
     """A loaded plugin. ``kind`` is ``"numba"`` or ``"python"``; ``path`` its source file;
-    ``params`` the defaults of its integer parameters (at most 8), in order."""
+    ``params`` the defaults of its integer parameters (at most :data:`MAX_PARAMS`), in order."""
 
     name: str
     description: str
@@ -176,7 +176,7 @@ class Strategy:
         return self.kind == "numba"
 
     def params_array(self, overrides: dict[str, int] | None = None) -> np.ndarray:
-        """``int64[8]``: the parameters with ``overrides`` applied. Raises :class:`PluginError`
+        """``int64[MAX_PARAMS]`` (16): the parameters with ``overrides`` applied. Raises :class:`PluginError`
         for an unknown parameter name."""
         values = dict(self.params)
         for k, v in (overrides or {}).items():

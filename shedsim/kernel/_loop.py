@@ -34,7 +34,7 @@ four cards or more can go round without drawing, and such games loop as well.)
 differential test uses it).
 
 Scratch arrays come from the caller: ``pub`` int64[O_SIZE], ``priv`` int64[P_SIZE],
-``drng``/``srng`` uint64[1] (deal and strategy streams), ``params`` int64[8].
+``drng``/``srng`` uint64[1] (deal and strategy streams), ``params`` int64[W] (W = entry_params.shape[1]).
 
 The generator also emits a copy, ``play_chunk_fast``, compiled with numba's reference
 counting off (``_nrt=False``): every helper inlined into the loop takes arrays, and with
@@ -73,7 +73,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
                pickups, burns, unfinished, ends, dealt, face_up, trace, status,
                pub, priv, drng, srng, params, swap_from, forced_up, given_seat, given_visible):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
-    is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[8]``)."""
+    is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[W]``)."""
     n_games = deal_keys.shape[0]
     trace_len = trace.shape[1]
     players = rules[L.R_PLAYERS]

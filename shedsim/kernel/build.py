@@ -153,7 +153,7 @@ class Kernel:
         """Play games; returns per-game record arrays (see :mod:`shedsim.kernel._loop`).
 
         Entry ``e`` is strategy id ``entry_ids[e]`` (int64[E]) with ``entry_params[e]``
-        (int64[E, 8]); ``seating`` int64[n, players] holds entry indices; ``trace_moves``
+        (int64[E, W], W >= the longest PARAMS of the entries); ``seating`` int64[n, players] holds entry indices; ``trace_moves``
         > 0 also returns ``trace`` int32[n, trace_moves], the first move codes of each game; ``deal_keys``/``strategy_keys``
         uint64[n]; ``dealers`` int64[n]. ``swap_from`` int64[E] (default: each entry its
         own) names the entry whose swap decides entry e's face-up cards, -1 = keep them as
