@@ -408,6 +408,8 @@ from .cli_report import report  # noqa: E402
 app.command("report")(report)
 from .cli_tune import tune  # noqa: E402
 app.command("tune")(tune)
+from .cli_tips import tips  # noqa: E402
+app.command("tips")(tips)
 from .cli_hint import hint  # noqa: E402
 app.command("hint")(hint)
 

@@ -52,6 +52,7 @@ def tune(
     from . import tune as TU
     from .rules import RulesError, build
     from .simulate import SimulationError
+    from .sprt import SPRTError
     from .tournament import Store, TournamentError, versions
 
     t0 = time.perf_counter()
@@ -100,7 +101,7 @@ def tune(
                     task, completed=min(n, budget), info=f"last {v:.4f}  best {best:.4f}"))
         else:
             TU.run_trials(spec, study, budget)
-    except TU.TuneError as e:
+    except (TU.TuneError, SPRTError) as e:
         fail(str(e))
     except SimulationError as e:
         fail(str(e), 1)
@@ -119,6 +120,8 @@ def tune(
             err.print(f"confirming the best trial ({best_t.number}) on fresh deals ...", highlight=False)
         try:
             conf = TU.confirm(spec, best, confirm_games)
+        except SPRTError as e:
+            fail(str(e))
         except SimulationError as e:
             fail(str(e), 1)
         except KeyboardInterrupt:

@@ -85,14 +85,14 @@ def test_study_resumes_and_refuses_another_run(tmp_path):
     done = TU.completed(study)
     assert len(done) == 4
     # the first trial is the starting parameters
-    assert done[0].params == {"track": 0, "block": 1}
+    assert done[0].params == {"track": spec.start["track"], "block": spec.start["block"]}
     with pytest.raises(TU.TuneError, match="games"):
         TU.open_study(_spec(games=80), url)
 
 
 def test_confirmation_of_the_start_against_itself_finds_no_gain():
     spec = _spec()
-    c = TU.confirm(spec, {"track": 0, "block": 1}, 200)
+    c = TU.confirm(spec, {"track": spec.start["track"], "block": spec.start["block"]}, 200)
     assert c.seed == spec.seed + TU.CONFIRM_SEED_OFFSET and c.games == 200
     assert c.gain == 0 and c.h2h_score == 0.5  # deterministic moves: identical players tie
 
