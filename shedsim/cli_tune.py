@@ -42,7 +42,7 @@ def tune(
 
     Writes best.toml (the parameters and the spec, NAME:param=v,..., accepted by every command), trials.csv, history.png, importance.png and run.json.
 
-    Exit codes: 0 done; 1 a strategy failed; 2 bad options or a study of other options; 3 a file could not be written; 130 interrupted (the completed trials are kept).
+    Exit codes: 0 done; 1 a strategy failed; 2 bad options or a study of other options; 3 a file could not be written; 130 interrupted (Ctrl-C finishes the trial in progress, a second Ctrl-C stops at once; the completed trials are kept).
 
     Examples: shedsim tune --budget 12 --games 4000;  shedsim tune --strategy heuristic:search=0 --players 4 --budget 100;  shedsim tune --param track=0:50 --param block=0:4 --budget 30
     """  # noqa: E501 (typer shows each paragraph as one line)
@@ -93,14 +93,28 @@ def tune(
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
         progress = Progress(TextColumn("[bold]trials"), BarColumn(bar_width=20), MofNCompleteColumn(),
                             TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=err)
+    # Ctrl-C lets the trial in progress finish and starts no other (optuna can fail while
+    # recording a trial cut short); a second Ctrl-C stops at once.
+    import signal
+    stop = {"asked": False}
+
+    def on_sigint(signum, frame):
+        if stop["asked"]:
+            raise KeyboardInterrupt
+        stop["asked"] = True
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         if progress is not None:
             with progress:
                 task = progress.add_task("trials", total=budget, completed=min(before, budget), info="")
                 TU.run_trials(spec, study, budget, lambda n, v, best: progress.update(
-                    task, completed=min(n, budget), info=f"last {v:.4f}  best {best:.4f}"))
+                    task, completed=min(n, budget), info=f"last {v:.4f}  best {best:.4f}"),
+                    lambda: stop["asked"])
         else:
-            TU.run_trials(spec, study, budget)
+            TU.run_trials(spec, study, budget, should_stop=lambda: stop["asked"])
+        if stop["asked"]:
+            raise KeyboardInterrupt
     except (TU.TuneError, SPRTError) as e:
         fail(str(e))
     except SimulationError as e:
@@ -108,6 +122,8 @@ def tune(
     except KeyboardInterrupt:
         n = len(TU.completed(study))
         fail(f"interrupted: {n} completed trials are kept in {url}; run the same command again to resume", 130)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
     done = TU.completed(study)
     best_t = max(done, key=lambda t: (t.value, -t.number))

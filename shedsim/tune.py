@@ -253,11 +253,13 @@ def completed(study) -> list:
     return [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
 
 
-def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, float, float], None] | None = None) -> None:
+def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, float, float], None] | None = None,
+               should_stop: Callable[[], bool] | None = None) -> None:
     """Run trials until the study holds ``budget`` completed trials (counting those of
-    earlier runs and of other processes). ``on_trial(completed, value, best)`` after each.
-    A KeyboardInterrupt stops the trial in progress (optuna records it as failed; it is
-    not counted) and propagates. Raises :class:`shedsim.simulate.SimulationError`."""
+    earlier runs and of other processes). ``on_trial(completed, value, best)`` after each;
+    when ``should_stop()`` is true after a trial, no further trial starts (the command's
+    Ctrl-C). A KeyboardInterrupt stops the trial in progress (optuna records it as failed;
+    it is not counted) and propagates. Raises :class:`shedsim.simulate.SimulationError`."""
     import optuna
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
         raise TuneError(f"--budget: at least 1 trial, got {budget!r}")
@@ -273,6 +275,8 @@ def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, floa
         if on_trial is not None and trial.state == optuna.trial.TrialState.COMPLETE:
             done = completed(study)
             on_trial(len(done), float(trial.value), max(t.value for t in done))
+        if should_stop is not None and should_stop():
+            study.stop()
 
     stop = optuna.study.MaxTrialsCallback(budget, states=(optuna.trial.TrialState.COMPLETE,))
     study.optimize(objective, callbacks=[callback, stop], gc_after_trial=False)
