@@ -13,7 +13,8 @@ int32[n], ``pickups``/``burns`` int16[n, P], ``unfinished`` bool[n], ``dealt`` /
 differential test uses it).
 
 Scratch arrays come from the caller: ``pub`` int64[O_SIZE], ``priv`` int64[P_SIZE],
-``drng``/``srng`` uint64[1] (deal and strategy streams), ``params`` int64[8].
+``drng``/``srng`` uint64[1] (deal and strategy streams). A strategy's ``params`` is its
+entry's row of ``entry_params`` (a view: strategies must not write to it).
 
 The generator also emits a copy, ``play_chunk_fast``, compiled with numba's reference
 counting off (``_nrt=False``): every helper inlined into the loop takes arrays, and with
@@ -42,14 +43,16 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import deal, deal_given, legal_now, stage_of, start_seat, step, valid_swap, write_public
+from shedsim.kernel.core import (constants, deal, deal_given, legal_with, stage_of, start_seat, step_with, valid_swap,
+                                 write_public)
+from shedsim.kernel.nb import ix
 from shedsim.kernel._stub import choose_move, choose_swap  # GENERATED-DISPATCH
 
 
 @njit(cache=True)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
                pickups, burns, unfinished, dealt, face_up, trace, status,
-               pub, priv, drng, srng, params, swap_from, forced_up, given_seat, given_visible):
+               pub, priv, drng, srng, swap_from, forced_up, given_seat, given_visible):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
     is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[8]``)."""
     n_games = deal_keys.shape[0]
@@ -57,7 +60,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
     players = rules[L.R_PLAYERS]
     max_moves = rules[L.R_MAX_MOVES]
     table = rules[L.R_TABLE_SIZE]
-    n_params = entry_params.shape[1]
+    rc = constants(rules)
     status[1] = 0
     for g in range(n_games):
         status[0] = g
@@ -81,9 +84,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             elif e < 0:
                 up = pub[L.O_FACE_UP + s]
             else:
-                for i in range(n_params):
-                    params[i] = entry_params[e, i]
-                up = choose_swap(entry_ids[e], visible, s, players, rules, params, srng)
+                up = choose_swap(entry_ids[e], visible, s, players, rules, entry_params[e], srng)
             if not valid_swap(visible, up, table):
                 status[1] = 1
                 status[2] = s
@@ -105,25 +106,25 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
         n_in = pub[L.O_IN]
         direction = np.int64(1)
         n_moves = np.int64(0)
+        row = seating[g]
         while n_in > 0 and n_moves < max_moves:
+            # ix(): unsigned indices, which numba uses without a negative-index check
             st = stage_of(pub, seat, stock_n)
-            write_public(pub, seat, st, priv[L.P_HANDS + seat], top, trank, run, pile, pile_n,
-                         stock_n, n_in, direction, n_moves)
-            e = seating[g, seat]
-            for i in range(n_params):
-                params[i] = entry_params[e, i]
-            m = choose_move(entry_ids[e], pub, rules, params, srng)
-            if not legal_now(rules, pub, priv, m, seat, st, top, pile_n, stock_n):
+            hand = priv[ix(L.P_HANDS + seat)]
+            write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, n_moves)
+            e = row[ix(seat)]
+            m = choose_move(entry_ids[ix(e)], pub, rules, entry_params[ix(e)], srng)
+            if not legal_with(rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n):
                 status[1] = 2
                 status[2] = seat
                 status[3] = m
                 status[4] = n_moves + 1
                 return g
             if n_moves < trace_len:
-                trace[g, n_moves] = m
+                trace[g, ix(n_moves)] = m
             n_moves += 1
-            seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
-                rules, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+            seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
+                rules, rc, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
         pub[L.O_MOVES] = n_moves
         pub[L.O_IN] = n_in
         moves[g] = pub[L.O_MOVES]

@@ -172,8 +172,7 @@ class Kernel:
         slow = {i for i, s in enumerate(self.strategies) if not inlinable(s)}
         loop = self.module.play_chunk if slow & set(np.asarray(entry_ids).tolist()) else self.module.play_chunk_fast
         scratch = (np.zeros(L.O_SIZE, np.int64), np.zeros(L.P_SIZE, np.int64),
-                   np.zeros(1, np.uint64), np.zeros(1, np.uint64),
-                   np.zeros(entry_params.shape[1], np.int64))
+                   np.zeros(1, np.uint64), np.zeros(1, np.uint64))
         seating = np.ascontiguousarray(seating, dtype=np.int64)
         n_entries = len(entry_ids)
         swap_from = (np.arange(n_entries, dtype=np.int64) if swap_from is None

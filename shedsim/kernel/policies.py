@@ -10,6 +10,8 @@ from numba import njit
 
 from .. import layout as L
 from .core import stage_of, step, write_public
+from numba.cpython.unsafe.numbers import leading_zeros
+
 from .nb import count, highest, lowest, one, play, playable, stage_cards
 from .rng import rng_below
 
@@ -46,30 +48,50 @@ def aggressive_move(obs, rules):
     return np.int64(L.PICKUP)
 
 
+@njit(cache=True, inline="always")
+def _take_highest(left, group, need, up):
+    """Move up to ``need`` cards of ``left`` that lie in ``group`` (a packed rank mask)
+    into ``up``, highest rank first; returns ``(left, need, up)``."""
+    g = left & group
+    while need > 0 and g != 0:
+        sh = (63 - leading_zeros(g)) & ~3
+        k = (g >> sh) & 15
+        if k > need:
+            k = need
+        up += k << sh
+        left -= k << sh
+        g &= ~(np.int64(15) << sh)
+        need -= k
+    return left, need, up
+
+
 @njit(cache=True)
 def strongest_face_up(visible, n_up, rules):
     """The ``n_up`` strongest of the packed ``visible`` cards: special ranks first (burn,
-    then reset, then other roles, higher rank first among them), then high ranks."""
-    up = np.int64(0)
+    then reset, then other roles, higher rank first among them), then high ranks.
+
+    Strength is ``rank + 100 * (rank has a role) + (200 if burn else 150 if reset)``; the
+    ranks fall into six bands of that value, so taking each band's cards highest rank
+    first gives the cards one at a time in falling strength."""
+    burn = np.int64(0)
+    reset = np.int64(0)
+    for r in range(2, 15):
+        f = rules[L.R_FLAGS + r]
+        if (f & L.F_BURN) != 0:
+            burn |= np.int64(15) << (4 * (r - 2))
+        elif (f & L.F_RESET) != 0:
+            reset |= np.int64(15) << (4 * (r - 2))
+    role = rules[L.R_SPECIAL_MASK]
+    plain = ~role
     left = visible
-    for _ in range(n_up):
-        best = 0
-        best_v = -1
-        for r in range(2, 15):
-            if count(left, r) > 0:
-                f = rules[L.R_FLAGS + r]
-                v = r
-                if (f & L.F_ORDINARY) == 0:
-                    v += 100
-                if (f & L.F_BURN) != 0:
-                    v += 200
-                elif (f & L.F_RESET) != 0:
-                    v += 150
-                if v > best_v:
-                    best_v = v
-                    best = r
-        up += one(best)
-        left -= one(best)
+    need = np.int64(n_up)
+    up = np.int64(0)
+    left, need, up = _take_highest(left, burn & role, need, up)      # 300 + r
+    left, need, up = _take_highest(left, reset & role, need, up)     # 250 + r
+    left, need, up = _take_highest(left, burn & plain, need, up)     # 200 + r
+    left, need, up = _take_highest(left, reset & plain, need, up)    # 150 + r
+    left, need, up = _take_highest(left, role, need, up)             # 100 + r
+    left, need, up = _take_highest(left, plain, need, up)            # r
     return up
 
 
