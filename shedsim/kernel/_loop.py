@@ -74,24 +74,24 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             status[3] = given_visible[g]
             return g
         for s in range(players):
-            visible = priv[L.P_HANDS + s] + pub[L.O_FACE_UP + s]
+            visible = priv[ix(L.P_HANDS + s)] + pub[ix(L.O_FACE_UP + s)]
             dealt[g, s] = visible
             pub[L.O_SEAT] = s
             status[4] = 0
-            e = swap_from[seating[g, s]]
+            e = swap_from[ix(seating[g, s])]
             if forced_up[g, s] != 0:
                 up = forced_up[g, s]
             elif e < 0:
                 up = pub[L.O_FACE_UP + s]
             else:
-                up = choose_swap(entry_ids[e], visible, s, players, rules, entry_params[e], srng)
+                up = choose_swap(entry_ids[ix(e)], visible, s, players, rules, entry_params[ix(e)], srng)
             if not valid_swap(visible, up, table):
                 status[1] = 1
                 status[2] = s
                 status[3] = up
                 return g
-            pub[L.O_FACE_UP + s] = up
-            priv[L.P_HANDS + s] = visible - up
+            pub[ix(L.O_FACE_UP + s)] = up
+            priv[ix(L.P_HANDS + s)] = visible - up
             face_up[g, s] = up
         seat = start_seat(rules, pub, priv, drng)
         start[g] = seat

@@ -45,7 +45,7 @@ def deal(rules, pub, priv, drng, dealer):
     counter = drng[0]
     for i in range(size - 1, 0, -1):
         counter += _GOLDEN
-        j = L.P_DECK + below(mix(counter), i + 1)
+        j = ix(L.P_DECK + below(mix(counter), i + 1))
         a = priv[L.P_DECK + i]
         priv[L.P_DECK + i] = priv[j]
         priv[j] = a
@@ -66,23 +66,27 @@ def deal_out(rules, pub, priv, dealer):
         pub[i] = 0
     for i in range(L.P_DECK):
         priv[i] = 0
-    # Cards go round from the dealer's left: a running seat instead of (dealer + 1 + k) % n.
+    # Cards go round from the dealer's left: a running seat instead of (dealer + 1 + k) % n;
+    # ix(): unsigned indices, used without numba's negative-index check (nb.ix).
     pos = L.P_DECK
-    s = dealer + 1 if dealer + 1 < n else 0
+    first = dealer + 1 if dealer + 1 < n else 0
+    for t in range(table):  # face-down round t fills slot t of every seat
+        s = first
+        for _ in range(n):
+            priv[ix(L.P_FACE_DOWN + s * L.MAX_TABLE + t)] = priv[ix(pos)]
+            pos += 1
+            s = s + 1 if s + 1 < n else 0
+    s = first
     for _ in range(table * n):
-        priv[L.P_FACE_DOWN + s * L.MAX_TABLE + pub[L.O_FACE_DOWN_N + s]] = priv[pos]
-        pub[L.O_FACE_DOWN_N + s] += 1
-        pos += 1
-        s = s + 1 if s + 1 < n else 0
-    for _ in range(table * n):
-        pub[L.O_FACE_UP + s] += one(priv[pos])
+        pub[ix(L.O_FACE_UP + s)] += one(priv[ix(pos)])
         pos += 1
         s = s + 1 if s + 1 < n else 0
     for _ in range(hand_size * n):
-        priv[L.P_HANDS + s] += one(priv[pos])
+        priv[ix(L.P_HANDS + s)] += one(priv[ix(pos)])
         pos += 1
         s = s + 1 if s + 1 < n else 0
     for s in range(n):
+        pub[L.O_FACE_DOWN_N + s] = table
         pub[L.O_HAND_N + s] = hand_size
     pos -= L.P_DECK
     pub[L.O_PLAYERS] = n
@@ -197,7 +201,7 @@ def start_seat(rules, pub, priv, drng):
         best_seat = first
         s = first
         for _ in range(n):
-            lo = lowest(priv[L.P_HANDS + s] & ordinary)
+            lo = lowest(priv[ix(L.P_HANDS + s)] & ordinary)
             if lo != 0 and lo < best:
                 best = lo
                 best_seat = s
