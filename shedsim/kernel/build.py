@@ -56,15 +56,18 @@ def _dispatch_source(strategies: list[Strategy]) -> str:
             lines.append(f"_s{i} = load_module({str(s.path)!r}, {s.module.__name__!r})")
         lines.append(f"_swap{i} = _s{i}.swap")
         if inlinable(s):
+            lines.append(f"_swapi{i} = njit(inline='always')(_s{i}.swap.py_func)")
             lines.append(f"_move{i} = njit(inline='always')(_s{i}.move.py_func)")
         else:
             lines.append(f"_move{i} = _s{i}.move")
     for suffix, chosen in (("", list(enumerate(strategies))),
                            ("_fast", [(i, s) for i, s in enumerate(strategies) if inlinable(s)])):
-        lines += ["", "", "@njit(cache=True)", f"def choose_swap{suffix}(sid, visible, seat, players, rules, params, rng):"]
+        # the fast loop inlines swaps too (the standard loop calls them: a swap there may allocate)
+        swap_name, deco = ("_swapi", "@njit(inline='always')") if suffix else ("_swap", "@njit(cache=True)")
+        lines += ["", "", deco, f"def choose_swap{suffix}(sid, visible, seat, players, rules, params, rng):"]
         for i, s in chosen:
             lines.append(f"    if sid == {i}:  # {s.name}")
-            lines.append(f"        return _swap{i}(visible, seat, players, rules, params, rng)")
+            lines.append(f"        return {swap_name}{i}(visible, seat, players, rules, params, rng)")
         lines += ["    return np.int64(-1)", "", "", "@njit(inline='always')",
                   f"def choose_move{suffix}(sid, obs, rules, params, rng):"]
         for i, s in chosen:
