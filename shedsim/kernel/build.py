@@ -39,9 +39,10 @@ def cache_dir() -> Path:
 
 
 def inlinable(s: Strategy) -> bool:
-    """Whether a strategy's decisions go into the fast game loop (module ``INLINE``, default
-    True). The fast loop runs without numba's reference counting, so its strategies must
-    not allocate arrays; one that does sets ``INLINE = False`` and runs in the standard loop."""
+    """Whether a strategy's decisions (``move`` and ``swap``) are inlined into the fast game
+    loop (module ``INLINE``, default True). The fast loop runs without numba's reference
+    counting, so its strategies must not allocate arrays; one that does sets
+    ``INLINE = False`` and runs in the standard loop."""
     return bool(getattr(s.module, "INLINE", True))
 
 

@@ -7,12 +7,11 @@ consistently with an observation (RULES.md section 4: what a seat may know).
 
 import numpy as np
 from numba import njit
-
-from .. import layout as L
-from .core import stage_of, step, write_public
 from numba.cpython.unsafe.numbers import leading_zeros
 
-from .nb import count, highest, lowest, one, play, playable, stage_cards
+from .. import layout as L
+from .core import constants, stage_of, step_with, write_public
+from .nb import count, highest, ix, lowest, one, play, playable, stage_cards
 from .rng import rng_below
 
 
@@ -167,10 +166,14 @@ def determinise(obs, rules, rng, pub, priv):
 def greedy_rollout(rules, pub, priv, seat, cap):
     """Play greedy for every seat from the state until the game ends or ``cap`` more moves;
     returns ``seat``'s place (for an unfinished game, the mean of the places left).
+    ``pub[O_MOVES]`` is left at the moves made in all (so the caller can count the
+    rollout's moves).
 
     Compiled without reference counting, like the kernel's game loop (see
-    :mod:`shedsim.kernel._loop`): it allocates nothing.
+    :mod:`shedsim.kernel._loop`): it allocates nothing. The same loop as the kernel's,
+    with greedy inlined: the rules' scalars in registers, unsigned indices (:func:`ix`).
     """
+    rc = constants(rules)
     moves = pub[L.O_MOVES]
     stop = moves + cap
     s = pub[L.O_SEAT]
@@ -184,13 +187,14 @@ def greedy_rollout(rules, pub, priv, seat, cap):
     direction = pub[L.O_DIRECTION]
     while n_in > 0 and moves < stop:
         st = stage_of(pub, s, stock_n)
-        write_public(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, stock_n,
+        write_public(pub, s, st, priv[ix(L.P_HANDS + s)], top, trank, run, pile, pile_n, stock_n,
                      n_in, direction, moves)
         m = greedy_move(pub, rules)
         moves += 1
-        s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
-            rules, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
-    if pub[L.O_PLACE + seat] != 0:
-        return float(pub[L.O_PLACE + seat])
-    players = pub[L.O_PLAYERS]
+        s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
+            rules, rc, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+    pub[L.O_MOVES] = moves
+    if pub[ix(L.O_PLACE + seat)] != 0:
+        return float(pub[ix(L.O_PLACE + seat)])
+    players = rc[0]
     return (players - n_in + 1 + players) / 2.0
