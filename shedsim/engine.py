@@ -13,7 +13,24 @@ Conventions (all from RULES.md section 1 unless noted):
   table from the dealer's left: ``table_size`` rounds face down, ``table_size`` rounds
   face up, ``hand_size`` rounds to the hands; the rest is the stock, its top the next card.
 * Swap phase: each seat's strategy picks which of its visible cards lie face up.
-* Start (section 2 and ruling 8), then moves until one player is left or ``max_moves``.
+* Start (section 2 and ruling 8), then moves until one player is left or the game is
+  stopped (:func:`apply_move`): a proven loop, the no-progress rule (``stall:N``) or the
+  move cap (``max_moves``). RULES.md does not cover games that cannot end; shedsim's rules
+  for them, the same in the kernel (:mod:`shedsim.kernel._loop`):
+
+  - ``quiet`` counts the moves since a card last left play (a burn), a seat went out or
+    a card was drawn from the stock (with the stock empty: since a card left play or a
+    seat went out; while it lasts, players holding four or more cards can go round
+    without drawing, and such games loop too).
+  - Proven loop: when every seat still in plays a deterministic strategy
+    (:attr:`GameState.deterministic`; its move depends only on the position and the
+    strategy stream), each position is compared exactly (:func:`position_key`) with one
+    saved at ``quiet`` = 0, 1, 3, 7, 15, ... (Brent's cycle search, R. P. Brent, BIT 20,
+    1980); a repeat proves the game would go round forever, and it ends there.
+  - Stalled: ``quiet`` reaching ``rules.stall`` (0 = off) ends the game.
+  - A stopped game's seats still in share the remaining places (``stalemate:share``,
+    place 0 in the records) or are placed by cards held, fewest first, ties in turn
+    order from the seat to move (``stalemate:most_cards``, :func:`place_stopped`).
 """
 
 from __future__ import annotations
@@ -155,6 +172,15 @@ class GameState:
     finished: bool = False
     unfinished: bool = False
     start_seat: int = 0
+    end: str = ""                      # "" while playing, then a name in layout.END_NAMES
+    deterministic: list[bool] = field(default_factory=list)  # per seat; the loop check needs all in
+    stream: np.ndarray | None = None   # the strategy stream (uint64[1]), part of the position
+    quiet: int = 0                     # moves since a burn, a seat out or a draw from the stock
+    loop_power: int = 1                # Brent's search: the saved position's age limit
+    loop_lam: int = 0
+    loop_on: bool = False
+    loop_saved: tuple | None = None
+    progress_mark: tuple | None = None  # (cards burned, seats out, stock size) at the last reset
 
     @property
     def players(self) -> int:
@@ -214,7 +240,8 @@ class GameState:
                  f"{rank_name(self.effective_top())}]",
                  f"stock: {len(self.stock)} cards ({format_cards(self.stock)}); burned: {self.burned}"]
         for i, s in enumerate(self.seats):
-            status = f" OUT (place {self.place_of(i)})" if s.out else ""
+            status = (f" OUT (place {self.place_of(i)})" if s.out else
+                      f" placed {self.place_of(i)} (game stopped)" if self.place_of(i) else "")
             lines.append(f"seat {i}: hand [{format_cards(s.hand)}] face-up [{format_cards(s.face_up)}]"
                          f" face-down [{format_cards(s.face_down)}]{status}")
         return "\n".join(lines)
@@ -392,10 +419,80 @@ def apply_move(state: GameState, move: Move) -> str:
                       move.count if stage == L.STAGE_HAND else 0)
     if notes:
         text += ": " + ", ".join(notes)
-    if not state.finished and state.moves >= rules.max_moves:
-        state.unfinished = True
-        text += f"; move cap {rules.max_moves} reached: game unfinished"
+    if state.finished:
+        state.end = "finished"
+    else:
+        text += _check_stop(state)
     return text
+
+
+def position_key(state: GameState) -> tuple:
+    """What the loop check compares (the kernel's game loop and ``save_seat``): the pile (as rank
+    counts, its effective top, physical top rank and run), the seat to move, the direction,
+    every seat's hand, face-up row, face-down count and publicly known hand cards, and the
+    strategy stream. With no burn, nobody out and no draw since the last reset, that is
+    everything the rules and a deterministic strategy's observation depend on
+    (move, pick-up and burn counters apart)."""
+    trank, run = state.top_run()
+    seats = tuple((pack(s.hand), pack(s.face_up), len(s.face_down), pack(unpack_counter(s.known)))
+                  for s in state.seats)
+    stream = 0 if state.stream is None else int(state.stream[0])
+    return (pack(state.pile), state.to_move, state.effective_top(), trank, run, state.direction,
+            seats, stream)
+
+
+def _check_stop(state: GameState) -> str:
+    """After a move that did not finish the game: the loop check, the no-progress rule and
+    the move cap, in that order (module docstring). Returns text for the trace."""
+    rules = state.rules
+    end = ""
+    mark = (state.burned, len(state.places), len(state.stock))
+    if mark != state.progress_mark:
+        state.progress_mark = mark
+        state.quiet = 0
+        state.loop_power, state.loop_lam = 1, 0
+        state.loop_on = bool(state.deterministic) and all(state.deterministic[i] for i in state.in_seats())
+        state.loop_saved = position_key(state) if state.loop_on else None
+    else:
+        state.quiet += 1
+        key = position_key(state) if state.loop_on else None
+        if state.loop_on and key == state.loop_saved:
+            end = "loop"
+        elif rules.stall and state.quiet == rules.stall:
+            end = "stalled"
+        else:
+            state.loop_lam += 1
+            if state.loop_lam == state.loop_power:
+                state.loop_saved = key
+                state.loop_power *= 2
+                state.loop_lam = 0
+    if not end and state.moves >= rules.max_moves:
+        end = "cap"
+    if not end:
+        return ""
+    state.unfinished = True
+    state.end = end
+    if rules.stalemate == "most_cards":
+        place_stopped(state)
+    why = {"loop": "proven loop: the position repeats and every seat still in is deterministic",
+           "stalled": f"stalled: {rules.stall} moves without a burn, anyone going out or a draw",
+           "cap": f"move cap {rules.max_moves} reached"}[end]
+    return f"; {why}: game unfinished"
+
+
+def place_stopped(state: GameState) -> None:
+    """``stalemate:most_cards``: the seats still in take the remaining places by cards held
+    (hand + face-up + face-down), fewest first, so the seat holding most is last (the
+    loser); ties go in turn order from the seat to move (who would have played sooner
+    gets the better place). Appends them to ``state.places``."""
+    order = []
+    pos = state.to_move
+    for _ in range(len(state.in_seats())):
+        order.append(pos)
+        pos = _advance(state, pos, 1)
+    held = {i: len(state.seats[i].hand) + len(state.seats[i].face_up) + len(state.seats[i].face_down)
+            for i in order}
+    state.places.extend(sorted(order, key=lambda i: held[i]))  # stable: ties keep turn order
 
 
 # --------------------------------------------------------------------------- observation
@@ -532,6 +629,8 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
         s.face_up = sorted(chosen)
         s.hand = sorted(rest.elements())
     state.start_seat = state.to_move = start_seat(state, rng)
+    state.deterministic = [bool(getattr(p, "deterministic", False)) for p in players]
+    state.stream = srng
     return state, srng
 
 
@@ -542,7 +641,8 @@ def visible_dealt(state: GameState) -> list[int]:
 
 @dataclass
 class GameResult:
-    """What one game produced. ``places[s]`` is seat s's place (0 = still in at the cap)."""
+    """What one game produced. ``places[s]`` is seat s's place (0 = still in when the game
+    was stopped, under ``stalemate:share``); ``end`` how it ended (``layout.END_NAMES``)."""
 
     places: list[int]
     start_seat: int
@@ -554,6 +654,7 @@ class GameResult:
     face_up: list[int]
     trace: list[str]
     move_codes: list[int]
+    end: str = "finished"
 
 
 def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
@@ -602,9 +703,12 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
             lines.append(f"{state.moves:4d}. {line}")
     places = [state.place_of(i) for i in range(n)]
     if trace:
-        lines.append("unfinished (move cap)" if state.unfinished else
+        stopped = {"cap": "move cap", "stalled": "stalled", "loop": "proven loop"}.get(state.end, "")
+        lines.append(f"unfinished ({stopped})" + (
+            "; placed by cards held: " + ", ".join(f"seat {s}" for s in state.places)
+            if state.rules.stalemate == "most_cards" else "") if state.unfinished else
                      "places: " + ", ".join(f"seat {s}" for s in state.places))
     return GameResult(places=places, start_seat=state.start_seat, moves=state.moves,
                       pickups=[s.pickups for s in state.seats], burns=[s.burns for s in state.seats],
                       unfinished=state.unfinished, dealt_visible=dealt,
-                      face_up=chosen, trace=lines, move_codes=codes)
+                      face_up=chosen, trace=lines, move_codes=codes, end=state.end)

@@ -45,7 +45,9 @@ R_START = 44            # index in rules.START_RULES
 R_BURN_PASSES = 45
 R_MIX_LAST = 46
 R_MAX_MOVES = 47
-R_SIZE = 48
+R_STALL = 48            # no-progress limit in moves once the stock is empty (0 = off)
+R_STALEMATE = 49        # how a stopped game is scored (STALEMATE_*)
+R_SIZE = 50
 
 F_BURN = 1
 F_RESET = 2
@@ -65,6 +67,16 @@ START_DEALER_LEFT = 0
 START_LOWEST_HAND = 1
 START_LOWEST_FACEUP = 2
 START_RANDOM = 3
+
+STALEMATE_SHARE = 0     # seats still in share the remaining places (their place stays 0)
+STALEMATE_MOST_CARDS = 1  # seats still in are placed by cards held, fewest first
+
+# ---- how a game ended (the kernel's ``end`` record, :func:`shedsim.engine.play_game`) ----
+END_FINISHED = 0        # one player left: played out
+END_STALLED = 1         # the no-progress rule (``stall:N``) stopped it
+END_LOOP = 2            # a proven loop: the whole position repeated, every seat in deterministic
+END_CAP = 3             # the move cap (``max_moves``) stopped it
+END_NAMES = ("finished", "stalled", "loop", "cap")
 
 # ---- stages --------------------------------------------------------------------
 STAGE_HAND = 0
@@ -109,4 +121,8 @@ O_SIZE = O_SEATS + 7 * MAX_PLAYERS
 P_HANDS = 0                               # packed hand per seat
 P_FACE_DOWN = P_HANDS + MAX_PLAYERS       # MAX_TABLE slots per seat, ranks in slot order
 P_DECK = P_FACE_DOWN + MAX_PLAYERS * MAX_TABLE   # the shuffled deck; the stock is its tail
-P_SIZE = P_DECK + MAX_DECK
+P_TURN = P_DECK + MAX_DECK                # the loop check's saved turn: pile, seat, top, top rank, run,
+                                          # direction, strategy stream (the game loop)
+P_SNAP = P_TURN + 7                       # the loop check's saved seats (kernel.core.save_seat)
+P_SNAP_SIZE = 4 * MAX_PLAYERS
+P_SIZE = P_SNAP + P_SNAP_SIZE

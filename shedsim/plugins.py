@@ -3,7 +3,11 @@
 A strategy is one Python module (a file in ``strategies/``, in a directory given with
 ``--strategy-path DIR``, or in ``$SHEDSIM_STRATEGY_PATH``, ``:``-separated). It declares:
 
-* ``NAME`` (str), ``DESCRIPTION`` (one line), ``DETERMINISTIC`` (bool);
+* ``NAME`` (str), ``DESCRIPTION`` (one line), ``DETERMINISTIC`` (bool: True promises that
+  each decision is a function of the position alone: the observation without its move,
+  pick-up and burn counters, the rules and the parameters; no draws from ``rng``, no
+  memory between calls. The loop check relies on it: a game whose seats still in are all
+  deterministic ends as a proven loop when its whole position repeats);
 * either compiled decisions (numba ``@njit``), which the kernel dispatches to by an
   integer id (:mod:`shedsim.kernel.build`)::
 
@@ -12,7 +16,7 @@ A strategy is one Python module (a file in ``strategies/``, in a directory given
 
   ``visible`` is the packed multiset of the seat's hand + face-up cards after the deal;
   ``obs`` the ``int64`` observation and ``rules`` the compiled rules (layouts in
-  :mod:`shedsim.layout`); ``params`` the strategy's integer parameters (``int64[8]``, in
+  :mod:`shedsim.layout`); ``params`` the strategy's integer parameters (``int64[16]``, in
   the order of the module's ``PARAMS`` dict of defaults, e.g. ``{"rollouts": 16}``, set
   on the command line as ``mc:rollouts=64``); ``rng`` the game's strategy stream (``uint64[1]``, draw with
   :func:`shedsim.kernel.rng.rng_below`);
@@ -152,13 +156,13 @@ class RulesView:
     def players(self) -> int: return int(self.array[L.R_PLAYERS])
 
 
-MAX_PARAMS = 8
+MAX_PARAMS = 16
 
 
 @dataclass
 class Strategy:
     """A loaded plugin. ``kind`` is ``"numba"`` or ``"python"``; ``path`` its source file;
-    ``params`` the defaults of its integer parameters (at most 8), in order."""
+    ``params`` the defaults of its integer parameters (at most :data:`MAX_PARAMS`), in order."""
 
     name: str
     description: str
@@ -174,7 +178,7 @@ class Strategy:
         return self.kind == "numba"
 
     def params_array(self, overrides: dict[str, int] | None = None) -> np.ndarray:
-        """``int64[8]``: the parameters with ``overrides`` applied. Raises :class:`PluginError`
+        """``int64[MAX_PARAMS]`` (16): the parameters with ``overrides`` applied. Raises :class:`PluginError`
         for an unknown parameter name."""
         values = dict(self.params)
         for k, v in (overrides or {}).items():
@@ -266,6 +270,11 @@ class EnginePlayer:
         self.strategy = strategy
         self.name = label
         self.params = params
+
+    @property
+    def deterministic(self) -> bool:
+        """The plugin's ``DETERMINISTIC`` (the engine's loop check relies on it)."""
+        return self.strategy.deterministic
 
     def swap(self, visible: int, seat: int, players: int, rules_array: np.ndarray, rng: np.ndarray) -> int:
         mod = self.strategy.module

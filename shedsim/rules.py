@@ -65,6 +65,18 @@ at random, nines); a random seat."""
 
 PRESETS: tuple[str, ...] = ("duel", "nines", "family", "palace", "shithead")
 
+STALEMATE_MODES: tuple[str, ...] = ("share", "most_cards")
+"""How a stopped game (stalled, proven loop or move cap) is scored; index = ``layout.STALEMATE_*``.
+``share``: the seats still in share the remaining places (nobody loses); ``most_cards``:
+they are placed by cards held, fewest first, so the seat holding most is the loser (ties
+in turn order from the seat to move). RULES.md does not settle this; shedsim's choice."""
+
+DEFAULT_STALL = 4000
+"""Default of the no-progress rule (``stall:N``): a game ends as stalled after this many
+moves in a row in which no card leaves play (no burn), nobody goes out and nobody draws
+from the stock (with the stock empty: no card leaves play and nobody goes out). Chosen
+from data (README, "Games that cannot end")."""
+
 MAX_PLAYERS_TWO_DECKS = 10
 
 
@@ -106,6 +118,8 @@ class RuleSet:
     table_size: int = 3
     burn_run: int = 4
     max_moves: int = 5000
+    stall: int = DEFAULT_STALL
+    stalemate: str = "share"
     scoring: str = "places"
     house: tuple[str, ...] = field(default=())
 
@@ -169,6 +183,11 @@ class RuleSet:
             raise RulesError("pickup", f"unknown mode {self.pickup!r}; one of {', '.join(PICKUP_MODES)}")
         if self.start not in START_RULES:
             raise RulesError("start", f"unknown rule {self.start!r}; one of {', '.join(START_RULES)}")
+        if self.stalemate not in STALEMATE_MODES:
+            raise RulesError("stalemate", f"unknown mode {self.stalemate!r}; one of {', '.join(STALEMATE_MODES)}")
+        if (not isinstance(self.stall, int) or isinstance(self.stall, bool)
+                or not 0 <= self.stall <= 10_000_000):
+            raise RulesError("stall", f"must be an integer from 0 (off) to 10000000, got {self.stall!r}")
         if self.decks not in (1, 2):
             raise RulesError("decks", f"must be 1 or 2, got {self.decks!r}")
         for fname, lo, hi in (("hand_size", 1, 10), ("table_size", 1, 6), ("burn_run", 2, 8),
@@ -250,6 +269,8 @@ class RuleSet:
         a[L.R_BURN_PASSES] = int(self.burn_passes)
         a[L.R_MIX_LAST] = int(self.mix_last_hand)
         a[L.R_MAX_MOVES] = self.max_moves
+        a[L.R_STALL] = self.stall
+        a[L.R_STALEMATE] = STALEMATE_MODES.index(self.stalemate)
         return a
 
     def to_dict(self) -> dict[str, Any]:
@@ -311,6 +332,10 @@ TOGGLES: dict[str, str] = {
     "hand_size:N": "hand cards dealt and refilled to (default 3)",
     "table_size:N": "face-up and face-down cards each (default 3)",
     "max_moves:N": "move cap after which a game is unfinished (default 5000)",
+    "stall:N": f"N moves in a row without a burn, anyone going out or a draw from the stock: the game "
+               f"is stalled and ends (default {DEFAULT_STALL}; 0 = off)",
+    "stalemate:MODE": "scoring of a stopped game (stalled, proven loop, move cap): share (default: seats "
+                      "still in share the remaining places) | most_cards (placed by cards held, most = loser)",
 }
 """Every house toggle (RULES.md section 3) with a one-line description."""
 
@@ -380,7 +405,12 @@ def apply_house(base: RuleSet, toggles: Sequence[str]) -> RuleSet:
         elif name == "two_decks" and not arg:
             changes["decks"] = 2
             changes["max_players"] = MAX_PLAYERS_TWO_DECKS
-        elif name in ("hand_size", "table_size", "max_moves") and arg:
+        elif name == "stalemate" and arg:
+            if arg not in STALEMATE_MODES:
+                raise RulesError(t, f"unknown stalemate mode {arg!r}; one of {', '.join(STALEMATE_MODES)}")
+            once("stalemate", t)
+            changes["stalemate"] = arg
+        elif name in ("hand_size", "table_size", "max_moves", "stall") and arg:
             once(name, t)
             changes[name] = _int_arg(t, arg)
         else:
@@ -428,8 +458,8 @@ def build(rules: str = "shithead", house: Sequence[str] = (), rules_file: str | 
 
 _TOML_RANK_SETS = ("reset", "burn", "invisible", "magic", "low", "under", "skip", "reverse")
 _TOML_BOOLS = ("deck_gamble", "burn_passes", "mix_last_hand")
-_TOML_INTS = ("decks", "hand_size", "table_size", "burn_run", "max_moves")
-_TOML_STRS = ("pickup", "start", "name", "scoring")
+_TOML_INTS = ("decks", "hand_size", "table_size", "burn_run", "max_moves", "stall")
+_TOML_STRS = ("pickup", "start", "name", "scoring", "stalemate")
 
 
 def rules_from_mapping(data: dict[str, Any], where: str = "rules") -> RuleSet:
@@ -497,7 +527,7 @@ def load_rules_file(path: str | Path) -> RuleSet:
     Keys: ``preset``, ``house`` (list of toggles), ``players`` (int or [min, max]), rank
     lists ``reset burn invisible magic low under skip reverse``, ``pickup``, ``start``,
     ``deck_gamble``, ``burn_passes``, ``mix_last_hand``, ``decks``, ``hand_size``,
-    ``table_size``, ``burn_run``, ``max_moves``, ``name``. Raises :class:`RulesError` naming
+    ``table_size``, ``burn_run``, ``max_moves``, ``stall``, ``stalemate``, ``name``. Raises :class:`RulesError` naming
     the file and field.
     """
     p = Path(path)

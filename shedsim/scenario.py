@@ -2,7 +2,8 @@
 
 The format is described in the README ("Scenario files"): top-level keys ``rules``,
 ``house``, ``to_move``, ``pile`` (bottom first), ``stock`` (top first), ``burned``,
-``dealer``, ``direction``, ``moves``; one ``[[seats]]`` table per seat (``hand``,
+``dealer``, ``direction``, ``moves``, ``deterministic`` (the moves are taken as
+deterministic players': a repeated position ends the game as a proven loop); one ``[[seats]]`` table per seat (``hand``,
 ``face_up``, ``face_down`` in slot order, ``out``); an ``[expect]`` table. The moves run
 on the reference engine (:mod:`shedsim.engine`), exactly as ``shedsim scenario run``
 does.
@@ -27,10 +28,12 @@ from .engine import GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, ap
 from .rules import RuleSet, RulesError, build
 
 TOP_KEYS = {"rules", "house", "to_move", "pile", "stock", "burned", "dealer", "direction",
-            "moves", "seats", "expect", "description"}
+            "moves", "seats", "expect", "description", "deterministic"}
 SEAT_KEYS = {"hand", "face_up", "face_down", "out"}
 EXPECT_KEYS = {"pile", "burned", "to_move", "legal", "places", "finished", "unfinished",
-               "stock", "direction"}
+               "stock", "direction", "end", "quiet"}
+END_VALUES = ("playing", "finished", "stalled", "loop", "cap")
+"""``expect.end``: how the game ended (``playing``: not over yet)."""
 SEAT_EXPECT_FIELDS = {"hand", "face_up", "face_down", "out"}
 
 
@@ -168,8 +171,12 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(sp, "to_move", f"seat {to_move} is out")
     if len(out_seats) >= n - 1:
         raise ScenarioError(sp, "seats", "at least two seats must still be in")
+    deterministic = data.get("deterministic", False)
+    if not isinstance(deterministic, bool):
+        raise ScenarioError(sp, "deterministic", f"must be true or false, got {deterministic!r}")
     state = GameState(rules=rules, seats=seats, pile=pile, stock=stock, burned=burned,
-                      dealer=dealer, to_move=to_move, direction=direction, places=list(out_seats))
+                      dealer=dealer, to_move=to_move, direction=direction, places=list(out_seats),
+                      deterministic=[deterministic] * n)
     moves_data = data.get("moves", [])
     if not isinstance(moves_data, list):
         raise ScenarioError(sp, "moves", f"must be a list of move strings, got {moves_data!r}")
@@ -191,6 +198,10 @@ def load_scenario(path: str | Path) -> Scenario:
             continue
         raise ScenarioError(sp, f"expect.{k}", f"unknown expectation; known: "
                             f"{', '.join(sorted(EXPECT_KEYS))}, seats.N.hand/face_up/face_down/out")
+    if "end" in expect and expect["end"] not in END_VALUES:
+        raise ScenarioError(sp, "expect.end", f"one of {', '.join(END_VALUES)}; got {expect['end']!r}")
+    if "quiet" in expect and (isinstance(expect["quiet"], bool) or not isinstance(expect["quiet"], int)):
+        raise ScenarioError(sp, "expect.quiet", f"must be an integer, got {expect['quiet']!r}")
     desc = data.get("description", "")
     return Scenario(sp, rules, state, moves, expect, desc if isinstance(desc, str) else "")
 
@@ -203,8 +214,9 @@ def play_moves(sc: Scenario) -> tuple[GameState, list[str]]:
     state = sc.state.copy()
     lines = []
     for i, m in enumerate(sc.moves):
-        if state.finished:
-            raise ScenarioError(sc.path, f"moves[{i}]", f"{m}: the game is already over")
+        if state.finished or state.unfinished:
+            raise ScenarioError(sc.path, f"moves[{i}]", f"{m}: the game is already over"
+                                + (f" ({state.end})" if state.unfinished else ""))
         try:
             lines.append(apply_move(state, m))
         except IllegalMoveError as e:
@@ -260,6 +272,10 @@ def check(sc: Scenario, state: GameState) -> list[Failure]:
         fail("finished", e["finished"], state.finished)
     if "unfinished" in e and bool(e["unfinished"]) != state.unfinished:
         fail("unfinished", e["unfinished"], state.unfinished)
+    if "end" in e and e["end"] != (state.end or "playing"):
+        fail("end", e["end"], state.end or "playing")
+    if "quiet" in e and e["quiet"] != state.quiet:
+        fail("quiet", e["quiet"], state.quiet)
     for key, value in e.items():
         parts = key.split(".")
         if parts[0] != "seats":

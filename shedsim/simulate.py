@@ -124,7 +124,10 @@ def _loaded(spec: RunSpec):
         name, overrides = parse_spec(e)
         ids.append(k.ids[name])
         params.append(known[name].params_array(overrides))
-    return known, k, np.array(ids, np.int64), np.stack(params)
+    # The kernel copies an entry's parameters before each decision: pass only the columns
+    # some entry uses, and at least 8 (the width before strategies could have 16).
+    width = max(8, max(len(known[parse_spec(e)[0]].params) for e in spec.entries))
+    return known, k, np.array(ids, np.int64), np.ascontiguousarray(np.stack(params)[:, :width])
 
 
 def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | None = None) -> ChunkResult:

@@ -8,6 +8,7 @@ import numpy as np
 
 from shedsim import engine, plugins, seeding
 from shedsim.kernel.build import kernel_module
+from shedsim.layout import END_NAMES
 from shedsim.rules import RuleSet
 
 STRATEGIES = ("greedy", "expert", "aggressive", "random")
@@ -26,8 +27,9 @@ def seatings(n_games: int, players: int, n_strats: int) -> np.ndarray:
 
 
 def compare(rules: RuleSet, players: int, n_games: int, seed: int, first: int = 0,
-            names=STRATEGIES) -> list[str]:
-    """Play games ``first .. first+n_games-1`` of ``seed`` both ways; returns disagreements."""
+            names=STRATEGIES, ends: list[str] | None = None) -> list[str]:
+    """Play games ``first .. first+n_games-1`` of ``seed`` both ways; returns disagreements.
+    ``ends``, if given, receives how each of the kernel's games ended (``layout.END_NAMES``)."""
     known, k = kernel_for_builtins()
     ra = rules.compile(players)
     ids = k.ids
@@ -38,6 +40,8 @@ def compare(rules: RuleSet, players: int, n_games: int, seed: int, first: int = 
     dealers = index % players
     seating = seatings(n_games, players, len(names))
     rec = k.play(ra, entry_ids, entry_params, seating, dk, sk, dealers, trace_moves=rules.max_moves)
+    if ends is not None:
+        ends.extend(END_NAMES[e] for e in rec["end"])
     ref_players = {n: known[n].player() for n in names}
     problems = []
     for g in range(n_games):
@@ -51,6 +55,7 @@ def compare(rules: RuleSet, players: int, n_games: int, seed: int, first: int = 
             "pickups": (res.pickups, rec["pickups"][g].tolist()),
             "burns": (res.burns, rec["burns"][g].tolist()),
             "unfinished": (res.unfinished, bool(rec["unfinished"][g])),
+            "end": (res.end, END_NAMES[rec["end"][g]]),
             "dealt": (res.dealt_visible, rec["dealt"][g].tolist()),
             "face_up": (res.face_up, rec["face_up"][g].tolist()),
         }

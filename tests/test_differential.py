@@ -6,6 +6,8 @@ sample of house-toggle combinations; ``make differential`` sets
 player counts. The
 move cap is lowered to 600 so that the occasional endless game (e.g. two ``aggressive``
 players) stays cheap on the reference engine while still exercising the cap.
+Games that cannot end (proven loops, ``stall:N``, ``stalemate:most_cards``) have their own
+cases, which also check that each way of ending actually occurs in them.
 """
 
 import os
@@ -56,3 +58,25 @@ def test_mc_agrees_on_a_few_games():
     rules = build("shithead", ["max_moves:300"])
     problems = compare(rules, 3, 4, seed=3, names=("mc", "greedy", "expert"))
     assert problems == [], "\n".join(problems)
+
+
+STOP_CASES = [
+    # (rules, players, toggles, strategies, ways of ending that must occur)
+    ("shithead", 4, ["stall:0"], ("aggressive", "greedy", "expert"), {"finished", "loop"}),
+    ("shithead", 4, ["stall:60"], ("greedy", "expert", "aggressive", "random"), {"finished", "stalled", "loop"}),
+    ("shithead", 3, ["stall:0", "stalemate:most_cards"], ("aggressive", "random", "greedy"), {"finished", "loop", "cap"}),
+    ("palace", 4, ["stall:40", "stalemate:most_cards"], ("aggressive", "random", "greedy", "expert"),
+     {"finished", "stalled"}),
+    ("duel", 2, ["stall:30", "deck_gamble", "stalemate:most_cards"], ("aggressive", "expert", "random"),
+     {"finished", "stalled", "loop"}),
+]
+
+
+@pytest.mark.parametrize("name,players,toggles,names,want", STOP_CASES,
+                         ids=[f"{n}-{p}p-{'+'.join(t)}" for n, p, t, _, _ in STOP_CASES])
+def test_stopped_games_agree(name, players, toggles, names, want):
+    rules = build(name, [*toggles, CAP])
+    ends: list[str] = []
+    problems = compare(rules, players, max(60, GAMES // 10), seed=11, names=names, ends=ends)
+    assert problems == [], "\n".join(problems[:10])
+    assert want <= set(ends), f"expected games ending {sorted(want)}, got {sorted(set(ends))}"

@@ -5,16 +5,36 @@ This file is valid Python so it can be read and linted, but it is not imported t
 (``choose_swap``/``choose_move``), which replaces the stub import line, and numba caches
 the result. Per-game records (``int`` arrays, one row per game, ``P`` = players):
 
-``places`` int8[n, P] (0 = still in at the move cap), ``start`` int8[n], ``moves``
-int32[n], ``pickups``/``burns`` int16[n, P], ``unfinished`` bool[n], ``dealt`` /
-``face_up`` int64[n, P] (packed visible cards dealt, face-up cards chosen).
+``places`` int8[n, P] (0 = still in when the game was stopped, under ``stalemate:share``),
+``start`` int8[n], ``moves`` int32[n], ``pickups``/``burns`` int16[n, P], ``unfinished``
+bool[n] (the game was stopped: ``end != END_FINISHED``), ``ends`` int8[n] (how it ended,
+``layout.END_*``: finished, stalled, proven loop, move cap), ``dealt`` / ``face_up``
+int64[n, P] (packed visible cards dealt, face-up cards chosen).
+
+Games that cannot end (issue 12; the same rules as :func:`shedsim.engine.apply_move`):
+after each move that burns nothing, puts nobody out and draws no card from the stock,
+``quiet`` (moves since the last such event) grows by one. (Once the stock is empty, that
+is "no card leaves play"; while it lasts, a draw is progress too, since players holding
+four cards or more can go round without drawing, and such games loop as well.)
+
+* Proven loop: when every seat still in plays a ``DETERMINISTIC`` strategy (its move
+  is a function of the position and the strategy stream alone), Brent's cycle search
+  compares each position (pile, turn, direction, every hand, face-up row, face-down
+  count and known-hand cards, and the strategy stream) exactly with one saved at
+  ``quiet`` = 0, 1, 3, 7, 15, ...; a match proves the game repeats forever, and it ends
+  at that move (R. P. Brent, "An improved Monte Carlo factorization algorithm", BIT 20,
+  1980).
+* Stalled: ``quiet`` reaching ``rules[R_STALL]`` (``stall:N``; 0 = off) ends it.
+* The move cap ends it otherwise. A stopped game's seats still in keep place 0
+  (``stalemate:share``) or are placed by cards held (``stalemate:most_cards``,
+  :func:`shedsim.kernel.core.place_by_cards`).
 
 ``trace`` int32[n, T]: the first T move codes of each game (T = 0 records nothing; the
 differential test uses it).
 
 Scratch arrays come from the caller: ``pub`` int64[O_SIZE], ``priv`` int64[P_SIZE],
 ``drng``/``srng`` uint64[1] (deal and strategy streams). A strategy's ``params`` is its
-entry's row of ``entry_params`` (a view: strategies must not write to it).
+entry's row of ``entry_params`` (``int64[W]``, a view: strategies must not write to it).
 
 The generator also emits a copy, ``play_chunk_fast``, compiled with numba's reference
 counting off (``_nrt=False``): every helper inlined into the loop takes arrays, and with
@@ -43,23 +63,26 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import (constants, deal, deal_given, legal_with, stage_of, start_seat, step_with, valid_swap,
-                                 write_public)
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from shedsim.kernel.core import (constants, deal, deal_given, legal_with, place_by_cards, same_seats, save_seat,
+                                 stage_of, start_seat, step_with, valid_swap, write_public)
 from shedsim.kernel.nb import ix
-from shedsim.kernel._stub import choose_move, choose_swap  # GENERATED-DISPATCH
+from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
 
 @njit(cache=True)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
-               pickups, burns, unfinished, dealt, face_up, trace, status,
+               pickups, burns, unfinished, ends, dealt, face_up, trace, status,
                pub, priv, drng, srng, swap_from, forced_up, given_seat, given_visible):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
-    is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[8]``)."""
+    is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[W]``)."""
     n_games = deal_keys.shape[0]
     trace_len = trace.shape[1]
     players = rules[L.R_PLAYERS]
     max_moves = rules[L.R_MAX_MOVES]
     table = rules[L.R_TABLE_SIZE]
+    stall_at = rules[L.R_STALL] if rules[L.R_STALL] > 0 else np.int64(-1)  # quiet never reaches -1
     rc = constants(rules)
     status[1] = 0
     for g in range(n_games):
@@ -106,6 +129,22 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
         n_in = pub[L.O_IN]
         direction = np.int64(1)
         n_moves = np.int64(0)
+        # Games that cannot end: ``quiet`` counts moves since the last burn, seat out or
+        # card drawn from the stock; Brent's cycle search compares each position with one
+        # saved at quiet = 0, 1, 3, 7, ... (2^k - 1). Kept cheap, since it runs every move:
+        # * burned cards only grow, seats in and the stock only shrink, so ``progress`` =
+        #   burned - in - stock changes exactly when one of them does (one compare);
+        # * a move changes only the mover's part of the position, so a save copies only the
+        #   seats that moved since the last one (``dirty``), besides pile, turn, direction;
+        # * nothing is saved while some seat still in is not deterministic (``loop_on``
+        #   False: no comparison can happen before the next reset), and ``loop_on`` is
+        #   recomputed only when a seat goes out.
+        quiet = np.int64(0)
+        last_progress = np.int64(1) << 40  # no position has it: the first move is a reset
+        last_in = np.int64(-1)  # the first move computes loop_on
+        loop_on = False
+        end = L.END_FINISHED
+        dirty = (np.int64(1) << players) - 1
         row = seating[g]
         while n_in > 0 and n_moves < max_moves:
             # ix(): unsigned indices, which numba uses without a negative-index check
@@ -123,12 +162,60 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             if n_moves < trace_len:
                 trace[g, ix(n_moves)] = m
             n_moves += 1
+            dirty |= np.int64(1) << seat
             seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
                 rules, rc, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+            if n_in > 0:
+                # A reset and a quiet move alternate unpredictably while the stock lasts:
+                # the reset is a select, not a branch.
+                progress = pub[L.O_BURNED_N] - n_in - stock_n
+                quiet = 0 if progress != last_progress else quiet + 1
+                last_progress = progress
+                if n_in != last_in:
+                    last_in = n_in
+                    loop_on = True
+                    for s in range(players):
+                        if pub[ix(L.O_PLACE + s)] == 0 and not is_deterministic(entry_ids[ix(row[s])]):
+                            loop_on = False
+                if loop_on and quiet > 0:
+                    # A quiet move always changes the position (a play adds to the pile, a
+                    # pick-up empties a non-empty pile, a flip lowers a face-down count), so
+                    # the save at a reset (quiet = 0) would only be compared at quiet = 1 and
+                    # never match: saves start at quiet = 1 (then 3, 7, 15, ...), checks at 2.
+                    # One branch, rarely taken, on the saved turn (pile, seat, tops, run,
+                    # direction, strategy stream; in priv[P_TURN:]); the seats only then.
+                    t = L.P_TURN
+                    if quiet > 1:
+                        differ = ((priv[t] ^ pile) | (priv[t + 1] ^ seat) | (priv[t + 2] ^ top)
+                                  | (priv[t + 3] ^ trank) | (priv[t + 4] ^ run) | (priv[t + 5] ^ direction)
+                                  | (priv[t + 6] ^ np.int64(srng[0])))
+                        if differ == 0 and same_seats(pub, priv, players):
+                            end = L.END_LOOP
+                            break
+                    if (quiet & (quiet + 1)) == 0:
+                        priv[t] = pile
+                        priv[t + 1] = seat
+                        priv[t + 2] = top
+                        priv[t + 3] = trank
+                        priv[t + 4] = run
+                        priv[t + 5] = direction
+                        priv[t + 6] = np.int64(srng[0])
+                        while dirty != 0:
+                            save_seat(pub, priv, trailing_zeros(dirty))
+                            dirty &= dirty - 1
+                if quiet == stall_at:
+                    end = L.END_STALLED
+                    break
+        if n_in > 0:
+            if end == L.END_FINISHED:
+                end = L.END_CAP
+            if rules[L.R_STALEMATE] == L.STALEMATE_MOST_CARDS:
+                place_by_cards(pub, seat, direction, players, n_in)
         pub[L.O_MOVES] = n_moves
         pub[L.O_IN] = n_in
         moves[g] = pub[L.O_MOVES]
-        unfinished[g] = pub[L.O_IN] > 0
+        unfinished[g] = end != L.END_FINISHED
+        ends[g] = end
         for s in range(players):
             places[g, s] = pub[L.O_PLACE + s]
             pickups[g, s] = pub[L.O_PICKUPS + s]

@@ -7,3 +7,7 @@ def choose_swap(sid, visible, seat, players, rules, params, rng):  # pragma: no 
 
 def choose_move(sid, obs, rules, params, rng):  # pragma: no cover
     raise RuntimeError("the kernel template is not meant to run; use shedsim.kernel.build")
+
+
+def is_deterministic(sid):  # pragma: no cover
+    raise RuntimeError("the kernel template is not meant to run; use shedsim.kernel.build")

@@ -16,11 +16,10 @@ length (for the four-of-a-kind burn). Used by the generated kernel
 
 import numpy as np
 from numba import njit
-
-from .. import layout as L
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .nb import count, ix, lowest, one
+from .. import layout as L
+from .nb import count, ix, lowest, one, total
 from .rng import _GOLDEN, below, mix, rng_below
 
 
@@ -506,3 +505,58 @@ def card_total(pub, priv):
             n += f & 15
             f >>= 4
     return n
+
+
+# ---- games that cannot end: the loop check and the scoring of a stopped game ----------
+@njit(cache=True, inline="always")
+def save_seat(pub, priv, s):
+    """Save seat ``s``'s part of the position for the loop check (hand, face-up row,
+    face-down count and publicly known hand cards) into its block of ``priv[P_SNAP:]``.
+
+    With the pile, turn, direction and strategy stream (which the game loop saves in
+    registers) that is the whole state when no card has been burned or drawn and nobody
+    has gone out since the last save (burned cards, places and the stock cannot change
+    then; face-down cards only leave, so an equal count means equal slots). A move changes
+    only the mover's part, so the loop saves only the seats that moved since its last save.
+    """
+    o = ix(L.P_SNAP + 4 * s)
+    priv[o] = priv[ix(L.P_HANDS + s)]
+    priv[o + 1] = pub[ix(L.O_FACE_UP + s)]
+    priv[o + 2] = pub[ix(L.O_FACE_DOWN_N + s)]
+    priv[o + 3] = pub[ix(L.O_KNOWN + s)]
+
+
+@njit(cache=True, inline="always")
+def same_seats(pub, priv, players):
+    """Whether every seat's part of the position equals its block saved by :func:`save_seat`
+    (exact comparison). The game loop keeps the rest of the saved position (pile, turn,
+    direction, strategy stream) in registers and compares it first."""
+    for s in range(players):
+        o = L.P_SNAP + 4 * s
+        if (priv[o] != priv[L.P_HANDS + s] or priv[o + 1] != pub[L.O_FACE_UP + s]
+                or priv[o + 2] != pub[L.O_FACE_DOWN_N + s] or priv[o + 3] != pub[L.O_KNOWN + s]):
+            return False
+    return True
+
+
+@njit(cache=True)
+def place_by_cards(pub, seat, direction, players, n_in):
+    """``stalemate:most_cards``: give the ``n_in`` seats still in the remaining places by
+    cards held (hand + face-up + face-down), fewest first; the seat holding most is last
+    (the loser). Ties go in turn order from ``seat`` (the seat to move) in ``direction``:
+    the seat that would have played sooner gets the better place. Same as
+    :func:`shedsim.engine.place_stopped`."""
+    place = players - n_in + 1
+    for _ in range(n_in):
+        best = -1
+        best_cards = 1 << 30
+        pos = seat
+        for _ in range(players):
+            if pub[L.O_PLACE + pos] == 0:
+                c = pub[L.O_HAND_N + pos] + pub[L.O_FACE_DOWN_N + pos] + total(pub[L.O_FACE_UP + pos])
+                if c < best_cards:
+                    best = pos
+                    best_cards = c
+            pos = _step(pos, direction, players)
+        pub[L.O_PLACE + best] = place
+        place += 1

@@ -1,0 +1,323 @@
+"""heuristic: a tunable player whose integer parameters are the beginner tips.
+
+Each parameter is one decision a player makes; ``shedsim tips`` switches them one at a
+time to measure what each tip is worth, and ``shedsim tune`` searches for the best set.
+The tips come from the rule pages (save the 2s and 10s for a big pile; strong cards face
+up, low ones in hand; play pairs together; watch which aces and 10s have gone; pass the
+problem on with a 9; a small pile of strong cards can be worth taking).
+
+Parameters (``heuristic:name=value``; pile sizes and hand sizes are in cards):
+
+``spend_pile``
+    With an ordinary card that fits, burn the pile anyway (with a burn rank such as the
+    10) once it holds at least this many cards. 99 = never: specials are saved.
+``burn_pile``
+    When only special cards fit, spend a burn card rather than another special (a reset
+    2, an invisible 9, ...) once the pile holds at least this many cards.
+``save_pile``
+    When only special cards fit and the rules allow a voluntary pick-up, pick up a pile
+    of at most this many cards (while the stock has cards) instead of spending a special.
+    0 = never.
+``take_pile``
+    Where the rules allow it, pick up voluntarily (hand stage) a pile of at most this
+    many cards when more than half of them are special. 0 = never.
+``swap``
+    Face-up choice: 1 = the highest face-up values go face up (strong cards up, low ones
+    in hand); 0 = a uniformly random choice (as good as not swapping at all);
+    -1 = the lowest values face up (the tip reversed).
+``up_burn``, ``up_reset``, ``up_magic``
+    Face-up value of a burn rank, a reset rank and any other rank that goes on anything
+    (invisible, duel's 5, nines' ace), on the scale of the ordinary ranks (2..14 = A):
+    15 puts it above an ace, 2 below everything.
+``copies``
+    1 = play every copy of the chosen rank at once (pairs together); 0 = one at a time.
+``complete_four``
+    1 = when the hand holds the cards that complete four of a kind on the pile, play them
+    (the pile burns and the turn comes back).
+``track``
+    Card counting once the stock is empty: play the lowest ordinary rank that the next
+    player beats with probability at most ``track`` percent (from the unseen cards, what
+    is known of their hand, and the aces, 10s and 2s already gone), even if a lower rank
+    fits. 0 = off (always the lowest).
+``block``
+    When the next player holds at most this many cards in all (stock empty), play the
+    ordinary rank they are least likely to beat, whatever its rank. 0 = off.
+``end_pile``
+    The end-game decisions (``search``, ``track``, ``block``; stock empty) are taken only
+    when the pile holds at least this many cards: forcing a pick-up of a small pile is
+    not worth a high card.
+``search``
+    Not a tip: look-ahead at the end-game decisions. Every legal move is judged by
+    ``search`` samples of the hidden cards, each finished by greedy play (as ``mc``
+    does, but only once the stock is empty and the pile holds ``end_pile`` cards).
+    0 = off: the tips alone decide (``track`` and ``block`` act only then).
+``pass_on``
+    1 = when only special cards fit, play an invisible card (nines' 9) first: the next
+    player must still beat the card under it. 0 = the invisible card goes last.
+``gamble_pile``
+    Where the deck gamble is allowed (duel), gamble rather than pick up a pile of at
+    least this many cards. 99 = never.
+
+The face-down stage flips slot 1. The defaults are the best values found by
+``shedsim tune`` (see the README, "Tuning").
+"""
+
+import numpy as np
+from numba import njit
+
+from shedsim import layout as L
+from shedsim.kernel.core import apply
+from shedsim.kernel.nb import can_pick_up, count, legal_moves, lowest, one, play, stage_cards, total
+from shedsim.kernel.policies import determinise, greedy_rollout
+from shedsim.kernel.rng import rng_below
+
+NAME = "heuristic"
+DESCRIPTION = "the beginner tips as tunable parameters: saves specials, tracks cards, blocks, value-table swap"
+DETERMINISTIC = False  # the end-game search samples hidden cards (search=0 and swap=1: deterministic)
+INLINE = False  # the search allocates its scratch arrays: it runs in the standard game loop
+PARAMS = {
+    "spend_pile": 99,
+    "burn_pile": 99,
+    "save_pile": 2,
+    "take_pile": 3,
+    "swap": 1,
+    "up_burn": 17,
+    "up_reset": 16,
+    "up_magic": 15,
+    "copies": 1,
+    "complete_four": 1,
+    "track": 0,
+    "block": 1,
+    "pass_on": 1,
+    "gamble_pile": 3,
+    "end_pile": 3,
+    "search": 8,
+}
+P_SPEND_PILE = 0
+P_BURN_PILE = 1
+P_SAVE_PILE = 2
+P_TAKE_PILE = 3
+P_SWAP = 4
+P_UP_BURN = 5
+P_UP_RESET = 6
+P_UP_MAGIC = 7
+P_COPIES = 8
+P_COMPLETE_FOUR = 9
+P_TRACK = 10
+P_BLOCK = 11
+P_PASS_ON = 12
+P_GAMBLE_PILE = 13
+P_END_PILE = 14
+P_SEARCH = 15
+
+
+@njit(cache=True)
+def face_up_value(rules, params, r):
+    """Face-up value of rank ``r`` (2..14): ordinary ranks their rank, roles from params."""
+    f = rules[L.R_FLAGS + r]
+    if (f & L.F_BURN) != 0:
+        return params[P_UP_BURN]
+    if (f & L.F_RESET) != 0:
+        return params[P_UP_RESET]
+    if (f & L.F_MAGIC) != 0:
+        return params[P_UP_MAGIC]
+    return np.int64(r)
+
+
+@njit(cache=True)
+def swap(visible, seat, players, rules, params, rng):
+    n_up = rules[L.R_TABLE_SIZE]
+    mode = params[P_SWAP]
+    up = np.int64(0)
+    left = visible
+    if mode == 0:
+        n_left = total(left)
+        for _ in range(n_up):
+            k = rng_below(rng, n_left)
+            for r in range(2, 15):
+                c = count(left, r)
+                if k < c:
+                    up += one(r)
+                    left -= one(r)
+                    break
+                k -= c
+            n_left -= 1
+        return up
+    for _ in range(n_up):
+        best = np.int64(0)
+        best_v = np.int64(0)
+        for r in range(2, 15):
+            if count(left, r) > 0:
+                v = face_up_value(rules, params, r) * mode
+                if best == 0 or v > best_v:
+                    best_v = v
+                    best = r
+        up += one(best)
+        left -= one(best)
+    return up
+
+
+@njit(cache=True)
+def _next_seat(obs):
+    n = obs[L.O_PLAYERS]
+    d = obs[L.O_DIRECTION]
+    pos = obs[L.O_SEAT]
+    for _ in range(n):
+        pos = (pos + d + n) % n
+        if obs[L.O_PLACE + pos] == 0:
+            return pos
+    return obs[L.O_SEAT]
+
+
+@njit(cache=True)
+def _unseen(obs, rules):
+    """Packed cards the mover has not seen: the deck minus its hand, every face-up row,
+    the pile, the burned cards and the cards known to be in other hands (0 when the
+    observation does not account for a whole deck)."""
+    me = obs[L.O_SEAT]
+    seen = obs[L.O_HAND] + obs[L.O_PILE] + obs[L.O_BURNED]
+    for s in range(obs[L.O_PLAYERS]):
+        seen += obs[L.O_FACE_UP + s]
+        if s != me:
+            seen += obs[L.O_KNOWN + s]
+    per = 4 * rules[L.R_DECKS]
+    pool = np.int64(0)
+    for r in range(2, 15):
+        c = per - count(seen, r)
+        if c < 0:
+            return np.int64(0)
+        pool += c * one(r)
+    return pool
+
+
+@njit(cache=True)
+def beat_chance(obs, rules, nxt, pool, r):
+    """Chance (0..1) that seat ``nxt`` can play on an effective top of rank ``r``: certain
+    when a known card of theirs fits, else the hypergeometric chance that their unknown
+    hand cards (drawn from the unseen ``pool``) hold one; in the face-up stage their row
+    decides, in the face-down stage one unseen card."""
+    beats = rules[L.R_PLAYABLE + r]
+    hand_n = obs[L.O_HAND_N + nxt]
+    if hand_n > 0:
+        known = obs[L.O_KNOWN + nxt]
+        if (known & beats) != 0:
+            return 1.0
+        draws = hand_n - total(known)
+    elif obs[L.O_FACE_UP + nxt] != 0:
+        return 1.0 if (obs[L.O_FACE_UP + nxt] & beats) != 0 else 0.0
+    else:
+        draws = 1
+    n = total(pool)
+    b = total(pool & beats)
+    if n <= 0 or draws <= 0:
+        return 0.0
+    miss = 1.0
+    for i in range(min(draws, n)):
+        miss *= max(0.0, (n - b - i) / (n - i))
+    return 1.0 - miss
+
+
+@njit(cache=True)
+def search_move(obs, rules, rollouts, rng):
+    """The legal move with the best mean place over ``rollouts`` samples of the hidden
+    cards (:func:`shedsim.kernel.policies.determinise`), each finished by greedy play for
+    every seat (at most 400 more moves); every move is judged on the same samples. -1 when
+    there is one legal move or the observation does not account for a whole deck."""
+    moves = np.empty(160, np.int64)
+    n = legal_moves(obs, rules, moves)
+    if n < 2:
+        return np.int64(-1)
+    me = obs[L.O_SEAT]
+    scores = np.zeros(n)
+    base_pub = np.empty(L.O_SIZE, np.int64)
+    base_priv = np.empty(L.P_SIZE, np.int64)
+    pub = np.empty(L.O_SIZE, np.int64)
+    priv = np.empty(L.P_SIZE, np.int64)
+    for _ in range(rollouts):
+        if not determinise(obs, rules, rng, base_pub, base_priv):
+            return np.int64(-1)
+        for c in range(n):
+            pub[:] = base_pub
+            priv[:] = base_priv
+            apply(rules, pub, priv, moves[c])
+            scores[c] += greedy_rollout(rules, pub, priv, me, 400)
+    best = 0
+    for c in range(1, n):
+        if scores[c] < scores[best]:
+            best = c
+    return moves[best]
+
+
+@njit(cache=True)
+def move(obs, rules, params, rng):
+    st = obs[L.O_STAGE]
+    if st == L.STAGE_FACE_DOWN:
+        return np.int64(L.FLIP)
+    if params[P_SEARCH] > 0 and obs[L.O_STOCK_N] == 0 and obs[L.O_PILE_N] >= params[P_END_PILE]:
+        m = search_move(obs, rules, params[P_SEARCH], rng)
+        if m >= 0:
+            return m
+    special = rules[L.R_SPECIAL_MASK]
+    cards = stage_cards(obs)
+    ok = cards & rules[L.R_PLAYABLE + obs[L.O_TOP]]
+    plain = ok & ~special
+    pile_n = obs[L.O_PILE_N]
+    stock_n = obs[L.O_STOCK_N]
+    voluntary = can_pick_up(obs, rules, True)
+    # A small pile made mostly of specials is ammunition, where the rules let you take it.
+    if (voluntary and st == L.STAGE_HAND and 0 < pile_n <= params[P_TAKE_PILE]
+            and 2 * total(obs[L.O_PILE] & special) > pile_n):
+        return np.int64(L.PICKUP)
+    burn = ok & rules[L.R_BURN_MASK]
+    if plain != 0:
+        tr = obs[L.O_TOP_RANK]
+        if params[P_COMPLETE_FOUR] != 0 and tr != 0 and count(plain, tr) > 0 and (
+                obs[L.O_RUN] + count(plain, tr) >= rules[L.R_BURN_RUN]):
+            return play(tr, count(plain, tr))
+        if burn != 0 and pile_n >= params[P_SPEND_PILE]:
+            return play(lowest(burn), 1)
+        r = lowest(plain)
+        if stock_n == 0 and (params[P_TRACK] > 0 or params[P_BLOCK] > 0) and pile_n >= params[P_END_PILE]:
+            nxt = _next_seat(obs)
+            if nxt != obs[L.O_SEAT]:
+                pool = _unseen(obs, rules)
+                left = obs[L.O_HAND_N + nxt] + total(obs[L.O_FACE_UP + nxt]) + obs[L.O_FACE_DOWN_N + nxt]
+                if left <= params[P_BLOCK]:
+                    best_p = 2.0
+                    rest = plain
+                    while rest != 0:
+                        c = lowest(rest)
+                        p = beat_chance(obs, rules, nxt, pool, c)
+                        if p < best_p:
+                            best_p = p
+                            r = c
+                        rest &= ~(np.int64(15) << (4 * (c - 2)))
+                elif params[P_TRACK] > 0:
+                    rest = plain
+                    while rest != 0:
+                        c = lowest(rest)
+                        if 100.0 * beat_chance(obs, rules, nxt, pool, c) <= params[P_TRACK]:
+                            r = c
+                            break
+                        rest &= ~(np.int64(15) << (4 * (c - 2)))
+        k = count(plain, r) if params[P_COPIES] != 0 else np.int64(1)
+        return play(r, k)
+    if ok != 0:
+        if voluntary and 0 < pile_n <= params[P_SAVE_PILE] and stock_n > 0:
+            return np.int64(L.PICKUP)
+        inv = ok & rules[L.R_INVISIBLE_MASK]
+        other = ok & ~burn & ~inv
+        if params[P_PASS_ON] != 0 and inv != 0 and pile_n > 0:
+            return play(lowest(inv), 1)
+        if burn != 0 and (pile_n >= params[P_BURN_PILE] or (other == 0 and inv == 0)):
+            return play(lowest(burn), 1)
+        if other != 0:
+            return play(lowest(other), 1)
+        if inv != 0:
+            return play(lowest(inv), 1)
+        return play(lowest(burn), 1)
+    if rules[L.R_GAMBLE] != 0 and stock_n > 0 and pile_n >= params[P_GAMBLE_PILE]:
+        return np.int64(L.GAMBLE)
+    if pile_n > 0:
+        return np.int64(L.PICKUP)
+    return play(lowest(cards), 1)
