@@ -66,7 +66,7 @@ from shedsim import layout as L
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from shedsim.kernel.core import (constants, deal, deal_given, legal_with, place_by_cards, same_seats, save_seat,
-                                 stage_of, start_seat, step_with, valid_swap, write_public)
+                                 stage_in, start_seat, step_with, valid_swap, write_public)
 from shedsim.kernel.nb import ix
 from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
@@ -148,7 +148,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
         row = seating[g]
         while n_in > 0 and n_moves < max_moves:
             # ix(): unsigned indices, which numba uses without a negative-index check
-            st = stage_of(pub, seat, stock_n)
+            st = stage_in(pub, seat, stock_n)  # the seat to move is always still in
             hand = priv[ix(L.P_HANDS + seat)]
             write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, n_moves)
             e = row[ix(seat)]

@@ -241,6 +241,16 @@ def stage_of(pub, s, stock_n):
 
 
 @njit(cache=True, inline="always")
+def stage_in(pub, s, stock_n):
+    """:func:`stage_of` for a seat known to be still in (the seat to move always is)."""
+    if pub[ix(L.O_HAND_N + s)] > 0 or stock_n > 0:
+        return L.STAGE_HAND
+    if pub[ix(L.O_FACE_UP + s)] != 0:
+        return L.STAGE_FACE_UP
+    return L.STAGE_FACE_DOWN
+
+
+@njit(cache=True, inline="always")
 def stage(pub, priv, s):
     """``STAGE_*`` of seat ``s``."""
     return stage_of(pub, s, pub[L.O_STOCK_N])
