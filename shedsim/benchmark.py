@@ -10,8 +10,8 @@ its own ``simulate_par`` on 2 numba threads.
 
 :func:`search_rates` times a search strategy's decisions outside the game loop, on
 positions from greedy self-play (:func:`shedsim.kernel.probe.sample_positions`), where its
-work can be counted: a strategy that defines ``search(obs, rules, params, rng, stats)``
-(``mc``) adds its rollout moves to ``stats[0]`` and its rollouts to ``stats[1]``.
+work can be counted: a strategy that defines ``move_stats(obs, rules, params, rng, stats)``
+(its move, counting; ``mc``) adds its rollout moves to ``stats[0]`` and its rollouts to ``stats[1]``.
 
 All times are wall-clock seconds (``time.perf_counter``); on a shared machine compare
 ratios measured side by side, not absolute figures from different runs.
@@ -164,10 +164,10 @@ def render_table(rows: list[dict], title: str):
 def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, positions: int = 200,
                  seed: int = 0) -> dict | None:
     """Decisions per second and rollout (playout) moves per second of a search strategy
-    (``strategy``: a :class:`shedsim.plugins.Strategy` whose module defines ``search``),
+    (``strategy``: a :class:`shedsim.plugins.Strategy` whose module defines ``move_stats``),
     timed on ``positions`` positions from greedy self-play, one decision each; None for a
-    strategy without ``search``. The first decision (compilation) is not timed."""
-    search = getattr(strategy.module, "search", None)
+    strategy without ``move_stats``. The first decision (compilation) is not timed."""
+    search = getattr(strategy.module, "move_stats", None)
     if search is None:
         return None
     from .kernel.probe import sample_positions

@@ -35,7 +35,7 @@ def swap(visible, seat, players, rules, params, rng):
 
 
 @njit(cache=True)
-def search(obs, rules, params, rng, stats):
+def move_stats(obs, rules, params, rng, stats):
     """The decision, counting the work in ``stats`` (``int64[2]``): ``stats[0]`` += rollout
     moves played, ``stats[1]`` += rollouts. ``shedsim bench --strategy mc`` reads them."""
     moves = np.empty(160, np.int64)
@@ -78,4 +78,4 @@ def search(obs, rules, params, rng, stats):
 
 @njit(cache=True)
 def move(obs, rules, params, rng):
-    return search(obs, rules, params, rng, np.zeros(2, np.int64))
+    return move_stats(obs, rules, params, rng, np.zeros(2, np.int64))

@@ -77,7 +77,7 @@ def test_mc_search_counts_its_rollouts():
     assert rates["decisions_per_s"] > 0 and rates["playout_moves_per_s"] > 0
     # every decision sampled has >= 2 moves (or one flip class), 3 rollouts per candidate, <= 50 moves each
     assert 1 <= rates["rollouts_per_decision"] and rates["playout_moves_per_rollout"] <= 50
-    assert B.search_rates(known["greedy"], ra, params) is None  # no search(): nothing to time
+    assert B.search_rates(known["greedy"], ra, params) is None  # no move_stats(): nothing to time
 
 
 def test_cli_table_json(tmp_path, monkeypatch):
