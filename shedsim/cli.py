@@ -257,7 +257,9 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
             break
     for s in compiled:  # the reference engine calls the strategies' own dispatchers
         play_game(rules, [s.player(), s.player()], 1, 2)
-    typer.echo(f"kernel and {len(compiled)} compiled strategies ready in {time.perf_counter() - t:.1f} s "
+    from .hint import warm_up
+    warm_up()  # the playout kernel of `shedsim hint` with its default policy
+    typer.echo(f"kernel, hint playouts and {len(compiled)} compiled strategies ready in {time.perf_counter() - t:.1f} s "
                f"({', '.join(s.name for s in compiled)})")
     del np
 
@@ -427,6 +429,12 @@ from .cli_sprt import sprt  # noqa: E402
 app.command("sprt")(sprt)
 from .cli_report import report  # noqa: E402
 app.command("report")(report)
+from .cli_tune import tune  # noqa: E402
+app.command("tune")(tune)
+from .cli_tips import tips  # noqa: E402
+app.command("tips")(tips)
+from .cli_hint import hint  # noqa: E402
+app.command("hint")(hint)
 
 
 def main() -> None:  # pragma: no cover

@@ -1,6 +1,7 @@
 """One self-contained HTML page (and a Markdown summary) from shedsim output directories.
 
-Every analysis command (``shedsim tournament``, ``compare-rules``, ``swaps``, ``sprt``)
+Every analysis command (``shedsim tournament``, ``compare-rules``, ``swaps``, ``sprt``,
+``tune``, ``tips``)
 writes into its ``--out`` directory CSV tables, PNG charts and a ``run.json`` with at least
 ``command``, ``title``, the run specification, ``definitions`` (metric -> meaning),
 ``headline`` (key findings), ``versions`` and ``outputs`` (the files written). This module
@@ -53,6 +54,8 @@ RESERVED = ("command", "title", "definitions", "headline", "versions", "outputs"
 ORDER = {
     "tournament": ["summary.csv", "matches.csv", "rates.png", "places.png", "head_to_head.png",
                    "head_to_head.csv", "seats.png", "seats.csv", "lengths.png", "lengths.csv"],
+    "tips": ["forest.png", "tips.csv"],
+    "tune": ["history.png", "importance.png", "trials.csv"],
 }
 """Preferred order of the outputs of known commands; other files follow (see :func:`_order`)."""
 
@@ -60,7 +63,8 @@ MAIN_TABLES = {"tournament": ["summary.csv", "matches.csv", "head_to_head.csv"]}
 """Tables of known commands that go into the Markdown summary (other commands: every CSV)."""
 
 KIND_NAMES = {"tournament": "Tournament", "compare-rules": "Rule comparison", "swaps": "Swap analysis",
-              "sprt": "Sequential test (SPRT)"}
+              "sprt": "Sequential test (SPRT)", "tips": "Beginner tips put to the test",
+              "tune": "Parameter tuning"}
 
 
 class ReportError(ValueError):

@@ -49,9 +49,9 @@ DEFAULT_GAMES = 200_000
 DEFAULT_PLAYERS = 4
 DEFAULT_RULES = "shithead"
 DEFAULT_OUT = "reports/latest"
-EXCLUDED_FROM_DEFAULT = ("mc", "expert")
-"""Built-in strategies left out of the default field (``mc`` is a search player, far slower;
-``expert`` is ``heuristic`` under its old name)."""
+EXCLUDED_FROM_DEFAULT = ("mc", "ismcts", "expert")
+"""Built-in strategies left out of the default field (``mc`` and ``ismcts`` are search players,
+far slower; ``expert`` is ``heuristic`` under its old name)."""
 TARGET_CHUNK = 20_000
 MAX_LENGTH_BINS = 10_000
 

@@ -10,8 +10,10 @@ less noisy. Equivalent face-down flips are judged once. The swap is greedy's.
 
 Parameters: ``rollouts`` (samples per decision, default 16), ``cap`` (move cap of a
 rollout, default 400). Cost grows with both; it is left out of default tournaments.
-Where the observation does not account for a whole deck (a scenario position), it falls
-back to greedy.
+Where the observation does not account for a whole deck (a scenario position, or a
+playout of ``shedsim hint`` from one), the unseen cards are re-dealt with
+:func:`~shedsim.kernel.policies.determinise_any` instead (cards the position leaves out are
+unseen too); in a game dealt from a whole deck the samples are exactly as before.
 """
 
 import numpy as np
@@ -20,7 +22,7 @@ from numba import njit
 from shedsim import layout as L
 from shedsim.kernel.core import apply
 from shedsim.kernel.nb import legal_moves
-from shedsim.kernel.policies import determinise, greedy_move, greedy_rollout, strongest_face_up
+from shedsim.kernel.policies import determinise, determinise_any, greedy_move, greedy_rollout, strongest_face_up
 
 NAME = "mc"
 DESCRIPTION = "determinised Monte Carlo: samples hidden cards, greedy rollouts of every move"
@@ -60,7 +62,8 @@ def move_stats(obs, rules, params, rng, stats):
     priv = np.empty(L.P_SIZE, np.int64)
     for _ in range(rollouts):
         if not determinise(obs, rules, rng, base_pub, base_priv):
-            return greedy_move(obs, rules)
+            if not determinise_any(obs, rules, rng, base_pub, base_priv):
+                return greedy_move(obs, rules)
         for c in range(n):
             pub[:] = base_pub
             priv[:] = base_priv

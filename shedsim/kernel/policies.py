@@ -11,7 +11,7 @@ from numba.cpython.unsafe.numbers import leading_zeros
 
 from .. import layout as L
 from .core import constants, stage_of, step_with, write_public
-from .nb import count, highest, ix, lowest, one, play, playable, stage_cards
+from .nb import count, highest, ix, lowest, one, play, playable, stage_cards, total
 from .rng import rng_below
 
 
@@ -198,3 +198,69 @@ def greedy_rollout(rules, pub, priv, seat, cap):
         return float(pub[ix(L.O_PLACE + seat)])
     players = rc[0]
     return (players - n_in + 1 + players) / 2.0
+
+
+@njit(cache=True)
+def determinise_any(obs, rules, rng, pub, priv):
+    """As :func:`determinise`, but the observation need not account for a whole deck.
+
+    The unseen cards are the deck minus everything the mover has seen (its hand, every
+    face-up row, the pile, the burned cards whose ranks are known, the cards seen picked
+    up); the hidden places (other hands beyond their known cards, every face-down slot,
+    the stock) take a uniformly random subset of them, in random order, and the rest are
+    out of play. In a game dealt from a whole deck the subset is all of them, and the
+    result has the same distribution as :func:`determinise`'s. In a scenario position
+    (which lists only the cards that matter, RULES.md section 4 and SCENARIOS.md), the
+    mover cannot tell a hidden card from one left out, so both are unseen alike: the
+    sample never depends on which hidden cards the file names. Returns False only when
+    fewer unseen cards remain than hidden places (an impossible position).
+    """
+    n = obs[L.O_PLAYERS]
+    me = obs[L.O_SEAT]
+    pub[:] = obs[:]
+    priv[:] = 0
+    per = 4 * rules[L.R_DECKS]
+    seen = obs[L.O_HAND] + obs[L.O_PILE] + obs[L.O_BURNED]
+    for s in range(n):
+        seen += obs[L.O_FACE_UP + s]
+        if s != me:
+            seen += obs[L.O_KNOWN + s]
+    pool = np.empty(rules[L.R_DECK_SIZE], np.int64)
+    m = 0
+    for r in range(2, 15):
+        c = per - count(seen, r)
+        if c < 0:
+            return False
+        for _ in range(c):
+            pool[m] = r
+            m += 1
+    need = obs[L.O_STOCK_N]
+    for s in range(n):
+        need += obs[L.O_FACE_DOWN_N + s]
+        if s != me:
+            need += obs[L.O_HAND_N + s] - total(obs[L.O_KNOWN + s])
+    if need > m:
+        return False
+    for i in range(need):  # partial Fisher-Yates: pool[:need] is a uniform random draw
+        j = i + rng_below(rng, m - i)
+        a = pool[i]
+        pool[i] = pool[j]
+        pool[j] = a
+    pos = 0
+    for s in range(n):
+        if s == me:
+            priv[L.P_HANDS + s] = obs[L.O_HAND]
+        else:
+            h = obs[L.O_KNOWN + s]
+            for _ in range(obs[L.O_HAND_N + s] - total(h)):
+                h += one(pool[pos])
+                pos += 1
+            priv[L.P_HANDS + s] = h
+        for i in range(obs[L.O_FACE_DOWN_N + s]):
+            priv[L.P_FACE_DOWN + s * L.MAX_TABLE + i] = pool[pos]
+            pos += 1
+    size = rules[L.R_DECK_SIZE]
+    for i in range(obs[L.O_STOCK_N]):
+        priv[L.P_DECK + size - obs[L.O_STOCK_N] + i] = pool[pos]
+        pos += 1
+    return True

@@ -1,0 +1,424 @@
+"""``shedsim hint``: rank every legal move of a position by playouts, using only what the
+seat can see.
+
+:func:`rank_moves` is the engine (``shedsim play`` and traces can reuse it); the CLI in
+:mod:`shedsim.cli_hint` only reads options, calls it and prints.
+
+Method.
+
+* **Information.** The seat's observation is :func:`shedsim.engine.public_array` of the
+  position with that seat to move: its own hand, every face-up row, the pile, the
+  counts, the cards seen picked up and the burned cards whose ranks are known (RULES.md
+  section 4). Nothing else of the position is read. Each sample re-deals every card the
+  seat has not seen (the deck minus what it saw) into the places it cannot see (other
+  hands beyond their known cards, every face-down slot, the stock), uniformly at random
+  (:func:`shedsim.kernel.policies.determinise_any`, the ``mc`` strategy's determinisation
+  generalised to positions that list only some cards). So the answer cannot depend on a
+  hidden card: two positions that look the same to the seat give the same figures.
+* **Playouts.** In each sample every candidate move is played and the game finished by
+  the playout policy (any compiled strategy, for every seat), at most ``cap`` moves.
+  Every move of a sample shares its determinisation and the policy's random stream
+  (common random numbers), so the differences between moves are paired.
+* **Figures.** Per move: the seat's expected place (1 = first out) with a Student t
+  interval, the probability of losing (last place) and of going out first, each with a
+  Wilson interval (:mod:`shedsim.stats`), all 95%.
+* **Racing.** Samples come in rounds; after each round a move is dropped when its paired
+  place difference to the current best move is above zero with confidence (successive
+  elimination, Even-Dar, Mannor and Mansour, JMLR 7, 2006, with normal-approximation
+  bounds at level ``0.05 / (moves * rounds)``, a union bound over every test the race can
+  make; none before ``MIN_RACE`` samples). The race ends when one move is left
+  ("separated"), when the moves left gave the same place in every one of at least
+  ``MIN_TIED`` samples ("tied"), or at the budget of samples per move ("budget").
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .cards import rank_name
+from .engine import GameState, Move, legal_moves, public_array
+
+DEFAULT_POLICY = "mc:rollouts=8"
+DEFAULT_BUDGET_FAST = 4000
+DEFAULT_BUDGET_SEARCH = 500
+DEFAULT_BATCH = 100
+DEFAULT_CAP = 400
+MIN_TIED = 400
+MIN_RACE = 30
+"""No move is dropped before this many samples (the normal approximation needs a few dozen)."""
+LEVEL = 0.05
+
+STOP_SEPARATED = "separated"
+STOP_TIED = "tied"
+STOP_BUDGET = "budget"
+STOP_SINGLE = "single"
+
+
+class HintError(ValueError):
+    """A position, seat or option ``rank_moves`` cannot work with; the message says which."""
+
+
+@dataclass
+class Interval:
+    """An estimate with its 95% interval."""
+
+    value: float
+    lo: float
+    hi: float
+
+    def to_json(self) -> dict[str, float]:
+        return {"value": round(float(self.value), 4), "lo": round(float(self.lo), 4),
+                "hi": round(float(self.hi), 4)}
+
+
+@dataclass
+class MoveFigures:
+    """One candidate move's figures. ``samples`` is how many samples it was played in
+    (fewer than the race's when it was dropped early); ``facts`` holds the share of its
+    samples in which each fact of :data:`FACTS` held; ``same_as`` names the move whose
+    figures it shares (face-down flips: every slot is unseen, so one flip stands for all).
+    """
+
+    move: str
+    samples: int
+    place: Interval
+    p_lose: Interval
+    p_first: Interval
+    dropped_after: int | None = None
+    same_as: str | None = None
+    facts: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"move": self.move, "samples": self.samples, "expected_place": self.place.to_json(),
+                "p_lose": self.p_lose.to_json(), "p_first": self.p_first.to_json(),
+                "dropped_after": self.dropped_after, "same_as": self.same_as,
+                "facts": {k: round(v, 4) for k, v in self.facts.items()}}
+
+
+@dataclass
+class HintResult:
+    """What :func:`rank_moves` found. ``moves`` is ordered best first; ``stopped`` is one of
+    ``separated``, ``tied``, ``budget`` or ``single`` (one legal move: nothing to rank)."""
+
+    seat: int
+    players: int
+    policy: str
+    seed: int
+    budget: int
+    samples: int
+    stopped: str
+    moves: list[MoveFigures]
+    seconds: float
+    why: str | None = None
+
+    def stop_text(self) -> str:
+        """The way the race ended, in words."""
+        if self.stopped == STOP_SINGLE:
+            return "only one legal move"
+        if self.stopped == STOP_SEPARATED:
+            return (f"stopped early after {self.samples} samples: the best move is separated from "
+                    f"every other with 95% confidence")
+        if self.stopped == STOP_TIED:
+            left = [m.move for m in self.moves if m.dropped_after is None and m.same_as is None]
+            return (f"stopped after {self.samples} samples: {', '.join(left)} gave the same place in "
+                    f"every sample (tied)")
+        return (f"stopped at the budget of {self.budget} samples per move: the best move is not "
+                f"separated from every other with 95% confidence")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "players": self.players, "policy": self.policy, "seed": self.seed,
+                "budget": self.budget, "samples": self.samples, "stopped": self.stopped,
+                "stop_reason": self.stop_text(), "seconds": round(self.seconds, 3),
+                "moves": [m.to_json() for m in self.moves], "why": self.why}
+
+
+FACTS = ("burn", "again", "pickup", "next_out", "pickup_next", "finished", "out_now")
+"""Facts recorded per sample (columns of the playout kernel, :mod:`shedsim.kernel._playout`):
+the move burned the pile; the seat moves again at once; the move picked up; the next seat
+to move went out on that move; the seat's own next move was a pick-up; the game ended
+within the cap; the move took the seat out."""
+
+
+def _policy(spec: str, strategy_paths: tuple[str, ...]):
+    from .plugins import PluginError, compiled_strategy, discover, parse_spec
+    try:
+        known = discover(list(strategy_paths))
+        strat = compiled_strategy(known, spec, "hint")
+        _, overrides = parse_spec(spec)
+        return strat, strat.params_array(overrides)
+    except PluginError as e:
+        raise HintError(f"--policy: {e}") from None
+
+
+def observed_state(state: GameState, seat: int | None = None) -> GameState:
+    """A copy of ``state`` with ``seat`` (default: the seat to move) to move. Raises
+    :class:`HintError` when the game is over or the seat is out or out of range."""
+    if state.finished or state.unfinished:
+        raise HintError("the game in this position is already over")
+    s = state.to_move if seat is None else seat
+    if not 0 <= s < state.players:
+        raise HintError(f"--seat: must be 0 to {state.players - 1}, got {s}")
+    if state.seats[s].out:
+        raise HintError(f"--seat: seat {s} is already out")
+    st = state.copy()
+    st.to_move = s
+    return st
+
+
+def _facts(kernel_facts: np.ndarray) -> dict[str, float]:
+    return {name: float(kernel_facts[:, i].mean()) for i, name in enumerate(FACTS)}
+
+
+def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_POLICY,
+               budget: int | None = None, seed: int = 0, batch: int = DEFAULT_BATCH,
+               cap: int = DEFAULT_CAP, strategy_paths: tuple[str, ...] = (),
+               progress: Callable[[int, int], None] | None = None, why: bool = False) -> HintResult:
+    """Rank every legal move of ``seat`` (default: the seat to move) in ``state``.
+
+    ``policy``: the compiled strategy that plays every seat after the move (``NAME`` or
+    ``NAME:param=v``; the default, ``mc`` with 8 rollouts a decision, is the strongest
+    policy that answers in seconds); ``budget``: the most samples per move (default:
+    :data:`DEFAULT_BUDGET_FAST` for a policy that runs in the fast game loop, such as
+    greedy, else :data:`DEFAULT_BUDGET_SEARCH` for search policies); ``batch``: samples per
+    round of the race; ``cap``: the most moves of a playout after the candidate;
+    ``seed``: the run seed (same seed, same figures); ``progress(done, budget)`` is
+    called after each round; ``why`` adds :func:`explain`'s text. Only the seat's
+    observation is read (see the module docstring). Raises :class:`HintError` for an
+    unknown policy, a seat that cannot move, or a budget, batch or cap below 1.
+    """
+    from .kernel._playout import N_FACTS
+    from .kernel.playouts import playout_module
+    from .seeding import game_keys
+    from .stats import t_interval, wilson
+
+    from .kernel.build import inlinable
+
+    t0 = time.perf_counter()
+    strat, params = _policy(policy, strategy_paths)
+    if budget is None:
+        budget = DEFAULT_BUDGET_FAST if inlinable(strat) else DEFAULT_BUDGET_SEARCH
+    for name, v in (("--budget", budget), ("--batch", batch), ("--cap", cap)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise HintError(f"{name}: must be a positive integer, got {v!r}")
+    st = observed_state(state, seat)
+    me = st.to_move
+    n_players = st.players
+    legal = legal_moves(st)
+    if not legal:
+        raise HintError(f"seat {me} has no legal move in this position")
+    # one flip stands for all: every face-down slot is unseen to the seat too
+    reps: list[Move] = []
+    same: dict[str, str] = {}
+    for m in legal:
+        if m.kind == "flip" and m.slot > 0:
+            same[str(m)] = "flip 1"
+        else:
+            reps.append(m)
+    obs = public_array(st)
+    rules_array = st.rules.compile(n_players)
+    codes = np.array([m.code for m in reps], np.int64)
+    n_moves = len(reps)
+    samples_cap = budget if n_moves > 1 else min(budget, batch)
+    places = np.zeros((samples_cap, n_moves), np.float64)
+    facts = np.zeros((samples_cap, n_moves, N_FACTS), np.int8)
+    active = np.ones(n_moves, np.bool_)
+    dropped = np.full(n_moves, -1, np.int64)
+    rounds = max(1, math.ceil(samples_cap / batch))
+    from scipy.stats import norm
+    z = float(norm.ppf(1 - LEVEL / (2 * max(1, n_moves - 1) * rounds)))
+    mod = playout_module(strat)
+    status = np.zeros(8, np.int64)
+    done = 0
+    stopped = STOP_SINGLE if n_moves == 1 else STOP_BUDGET
+    while done < samples_cap:
+        k = min(batch, samples_cap - done)
+        dk, sk = game_keys(seed, np.arange(done, done + k))
+        keys = np.ascontiguousarray(np.stack([dk, sk], axis=1), np.uint64)
+        got = mod.run_samples(rules_array, obs, codes, active, keys, params, cap,
+                              places[done:done + k], facts[done:done + k], status)
+        if got < k:
+            if status[1] == 1:
+                raise HintError("no deal of the unseen cards fits this position (more hidden places "
+                                "than unseen cards)")
+            raise HintError(f"policy {policy!r} made the illegal move {Move.from_code(int(status[3])) if status[3] > 0 else status[3]} "
+                            f"for seat {int(status[2])} in a playout")
+        done += k
+        if progress is not None:
+            progress(done, samples_cap)
+        if n_moves == 1 or done < MIN_RACE:
+            continue
+        idx = np.flatnonzero(active)
+        means = places[:done, idx].mean(axis=0)
+        best = idx[int(np.argmin(means))]
+        diffs = places[:done, idx] - places[:done, best][:, None]
+        dmean = diffs.mean(axis=0)
+        dsd = diffs.std(axis=0, ddof=1)
+        lower = dmean - z * dsd / math.sqrt(done)
+        for pos, j in enumerate(idx):
+            if j != best and lower[pos] > 0:
+                active[j] = False
+                dropped[j] = done
+        if active.sum() == 1:
+            stopped = STOP_SEPARATED
+            break
+        if done >= MIN_TIED and np.all(diffs[:, active[idx]] == 0):
+            stopped = STOP_TIED
+            break
+    # figures
+    figs: dict[str, MoveFigures] = {}
+    for j, m in enumerate(reps):
+        n = done if dropped[j] < 0 else int(dropped[j])
+        p = places[:n, j]
+        mean, lo, hi = t_interval(n, p.sum(), (p * p).sum())
+        if n > 1 and np.all(p == p[0]):
+            lo = hi = mean
+        lose = int((p == n_players).sum())
+        first = int((p == 1).sum())
+        llo, lhi = wilson(lose, n)
+        flo, fhi = wilson(first, n)
+        figs[str(m)] = MoveFigures(
+            str(m), n, Interval(float(mean), float(lo), float(hi)),
+            Interval(lose / n, float(llo), float(lhi)), Interval(first / n, float(flo), float(fhi)),
+            None if dropped[j] < 0 else int(dropped[j]), None, _facts(facts[:n, j]))
+    order = sorted(figs.values(), key=lambda f: (f.dropped_after is not None, -(f.dropped_after or 0),
+                                                  f.place.value, f.p_lose.value, -f.p_first.value))
+    out: list[MoveFigures] = []
+    for f in order:
+        out.append(f)
+        for m, rep in same.items():
+            if rep == f.move:
+                out.append(MoveFigures(m, f.samples, f.place, f.p_lose, f.p_first, f.dropped_after, rep,
+                                       dict(f.facts)))
+    result = HintResult(me, n_players, policy, seed, budget, done, stopped, out, 0.0)
+    if why:
+        result.why = explain(st, result, places[:done], {str(m): j for j, m in enumerate(reps)})
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def warm_up(policy: str = DEFAULT_POLICY) -> None:
+    """Compile (or load from numba's cache) the playout kernel of ``policy`` by ranking the
+    moves of one dealt position with one sample (``shedsim compile`` calls it)."""
+    from .engine import deal
+    from .rules import build
+    state, _ = deal(build("shithead"), 2, 1)
+    rank_moves(state, policy=policy, budget=1, batch=1)
+
+
+# ------------------------------------------------------------------ the reason in words
+def _count_word(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh",
+            8: "eighth"}.get(n, f"{n}th")
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def move_effect(state: GameState, move: Move, facts: dict[str, float]) -> str:
+    """What ``move`` does at once, in words, from the rules and the public pile (and, for
+    a flip or a gamble, the share of samples in which the card landed)."""
+    rules = state.rules
+    parts: list[str] = []
+    if move.kind == "pickup":
+        return f"{move} takes the {len(state.pile)} cards of the pile into your hand"
+    if move.kind in ("flip", "gamble"):
+        what = "the face-down card" if move.kind == "flip" else "the stock's top card"
+        text = f"{move} turns {what}: it lands in {_pct(1 - facts['pickup'])} of samples (else you pick up)"
+        if facts["burn"] > 0:
+            text += f" and burns the pile in {_pct(facts['burn'])}"
+        return text
+    r, n = move.rank, move.count + move.extra
+    name = rank_name(r)
+    cards = f"the {name}" if n == 1 else f"the {n} {name}s"
+    top, run = state.top_run()
+    if r in rules.burn:
+        parts.append(f"{cards} {'burns' if n == 1 else 'burn'} the pile")
+    elif top == r and run + n >= rules.burn_run:
+        if n == 1:
+            parts.append(f"the {name} is the {_count_word(run + n)} of its rank on top: the pile burns")
+        else:
+            parts.append(f"{cards} make {run + n} of a kind on top: the pile burns")
+    elif n >= rules.burn_run:
+        parts.append(f"{cards} make {n} of a kind: the pile burns")
+    elif r in rules.reset:
+        parts.append(f"{cards} {'resets' if n == 1 else 'reset'} the pile: anything goes on it")
+    elif r in rules.invisible:
+        eff = state.effective_top()
+        parts.append(f"{cards} {'is' if n == 1 else 'are'} invisible: the next player must still beat "
+                     f"the {rank_name(eff)}" if eff else f"{cards} {'is' if n == 1 else 'are'} invisible")
+    elif r in rules.low:
+        parts.append(f"the next player must play a {name} or lower (or a magic card)")
+    if r in rules.skip:
+        parts.append(f"it skips {n} player{'s' if n > 1 else ''}")
+    if r in rules.reverse and n % 2 == 1:
+        parts.append("it reverses the direction")
+    if facts["out_now"] >= 0.999:
+        parts.append("you are out")
+    elif facts["again"] >= 0.999:
+        parts.append("you move again")
+    if not parts:
+        parts.append(f"the next player must beat the {name}" if r not in rules.magic else
+                     f"{cards} {'goes' if n == 1 else 'go'} on anything")
+    return "; ".join(parts)
+
+
+_FACT_WORDS = {
+    "next_out": "the next player goes out at once",
+    "pickup_next": "you pick up on your next turn",
+}
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def explain(state: GameState, result: HintResult, places: np.ndarray, column: dict[str, int]) -> str:
+    """The reason, from the playouts, for the top move against the runner-up: their
+    figures on the same samples, what the top move does at once, and the facts of the
+    playouts that differ most between the two."""
+    ranked = [m for m in result.moves if m.same_as is None]
+    if len(ranked) == 1:
+        return f"{ranked[0].move} is the only move."
+    a, b = ranked[0], ranked[1]
+    n = min(a.samples, b.samples)
+    pa, pb = places[:n, column[a.move]], places[:n, column[b.move]]
+    better = float((pa < pb).mean())
+    worse = float((pa > pb).mean())
+    ma, mb = Move.parse(a.move), Move.parse(b.move)
+    lines = [f"{a.move} rather than {b.move}: expected place {pa.mean():.2f} against {pb.mean():.2f}, "
+             f"last {_pct((pa == result.players).mean())} against {_pct((pb == result.players).mean())}, "
+             f"first {_pct((pa == 1).mean())} against {_pct((pb == 1).mean())} on the same {n} samples "
+             f"(better in {_pct(better)} of them, worse in {_pct(worse)})."]
+    lines.append(_sentence(move_effect(state, ma, a.facts)))
+    diffs = sorted(((abs(a.facts[k] - b.facts[k]), k) for k in _FACT_WORDS), reverse=True)
+    said = 0
+    for d, k in diffs:
+        if d < 0.05:
+            break
+        worse_move, x, y = (b, b.facts[k], a.facts[k]) if b.facts[k] > a.facts[k] else (a, a.facts[k], b.facts[k])
+        other = a if worse_move is b else b
+        lines.append(f"After {worse_move.move} {_FACT_WORDS[k]} in {_pct(x)} of samples "
+                     f"(after {other.move}: {_pct(y)}).")
+        said += 1
+    if said == 0:
+        lines.append(_sentence(f"{mb}: {move_effect(state, mb, b.facts)}"))
+    others = []
+    for m in ranked[2:]:
+        for k, words in _FACT_WORDS.items():
+            if m.facts[k] >= 0.5 and m.facts[k] - a.facts[k] >= 0.25 and len(others) < 2:
+                others.append(f"after {m.move} {words} in {_pct(m.facts[k])} of samples")
+                break
+    if others:
+        lines.append(_sentence("And " + "; ".join(others)))
+    return " ".join(lines)
+
+
+__all__ = ["HintError", "HintResult", "MoveFigures", "Interval", "rank_moves", "explain", "move_effect",
+           "observed_state", "warm_up", "DEFAULT_POLICY", "DEFAULT_BUDGET_FAST",
+           "DEFAULT_BUDGET_SEARCH", "FACTS"]

@@ -1,0 +1,151 @@
+"""Template of the generated playout kernel of ``shedsim hint`` (see :mod:`shedsim.kernel.playouts`).
+
+Valid Python so it can be read and linted, but not imported to run: the generator puts a
+dispatch holding one strategy, the playout policy, in place of the stub import line (as
+:mod:`shedsim.kernel.build` does for the game loop) and sets ``_NRT`` (reference counting
+off when the policy allocates nothing, as in the fast game loop), and numba caches it.
+
+:func:`run_samples` plays, for each sample (a determinisation of what the seat has not
+seen) and each candidate move, the move and then the rest of the game with the policy for
+every seat. The same determinisation and the same policy stream serve every move of a
+sample: common random numbers, so the moves' differences are measured on paired games.
+"""
+
+import numpy as np
+from numba import njit
+
+from shedsim import layout as L
+from shedsim.kernel.core import apply, is_legal, legal_now, prepare, stage_of, step, write_public
+from shedsim.kernel.policies import determinise_any
+from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
+
+_NRT = True  # GENERATED-NRT
+
+# facts recorded per sample and move (int8): column indices
+F_BURN = 0          # the move burned the pile
+F_AGAIN = 1         # the seat moves again at once
+F_PICKUP = 2        # the move picked up (the pile, or with a failed flip or gamble)
+F_NEXT_OUT = 3      # the next seat to move went out on that move
+F_PICKUP_NEXT = 4   # the seat's own next move was a pick-up (or a failed flip/gamble)
+F_FINISHED = 5      # the game ended within the cap
+F_OUT_NOW = 6       # the move took the seat out
+F_PICKUPS_LATER = 7 # pick-ups by the seat after the move (capped at 100)
+N_FACTS = 8
+
+
+@njit(cache=True, _nrt=_NRT)
+def _play_on(rules, pub, priv, params, srng, me, cap, facts, k, j, status):
+    """Play on from ``pub``/``priv`` with the policy for every seat, at most ``cap`` moves,
+    recording facts about the seat ``me``; False if the policy made an illegal move."""
+    moves = pub[L.O_MOVES]
+    stop = moves + cap
+    s = pub[L.O_SEAT]
+    top = pub[L.O_TOP]
+    trank = pub[L.O_TOP_RANK]
+    run = pub[L.O_RUN]
+    pile = pub[L.O_PILE]
+    pile_n = pub[L.O_PILE_N]
+    stock_n = pub[L.O_STOCK_N]
+    n_in = pub[L.O_IN]
+    direction = pub[L.O_DIRECTION]
+    first = True
+    my_turns = 0
+    later = 0
+    while n_in > 0 and moves < stop:
+        st = stage_of(pub, s, stock_n)
+        write_public(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, stock_n,
+                     n_in, direction, moves)
+        m = choose_move(0, pub, rules, params, srng)
+        if not legal_now(rules, pub, priv, m, s, st, top, pile_n, stock_n):
+            status[1] = 2
+            status[2] = s
+            status[3] = m
+            return False
+        mover = s
+        before = pub[L.O_PICKUPS + mover]
+        moves += 1
+        s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
+            rules, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+        if mover == me:
+            if pub[L.O_PICKUPS + me] > before:
+                later += 1
+                if my_turns == 0:
+                    facts[k, j, F_PICKUP_NEXT] = 1
+            my_turns += 1
+        elif first and pub[L.O_PLACE + mover] != 0:
+            facts[k, j, F_NEXT_OUT] = 1
+        first = False
+    facts[k, j, F_PICKUPS_LATER] = min(later, 100)
+    if n_in == 0:
+        facts[k, j, F_FINISHED] = 1
+    write_public(pub, s, pub[L.O_STAGE], pub[L.O_HAND], top, trank, run, pile, pile_n, stock_n,
+                 n_in, direction, moves)
+    return True
+
+
+@njit(cache=True)
+def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, status):
+    """Play ``keys.shape[0]`` samples of every active candidate move.
+
+    ``obs`` int64[O_SIZE]: the seat's observation (the seat to move); ``codes`` int64[M]
+    the candidate move codes, ``active`` bool[M] which of them to play; ``keys``
+    uint64[K, 2]: per sample, the determinisation key and the policy's stream key;
+    ``params`` int64[8] the policy's parameters; ``cap`` the most moves after the
+    candidate. Writes ``places`` float64[K, M] (the seat's place: 1 = first out; seats
+    still in at the cap share the places left) and ``facts`` int8[K, M, N_FACTS].
+    Returns the samples done; on a failure ``status[1]`` says why (1: no determinisation
+    fits the observation, 2: the policy made an illegal move; ``status[2]`` its seat,
+    ``status[3]`` the move).
+    """
+    me = obs[L.O_SEAT]
+    n = obs[L.O_PLAYERS]
+    base_pub = np.empty(L.O_SIZE, np.int64)
+    base_priv = np.empty(L.P_SIZE, np.int64)
+    pub = np.empty(L.O_SIZE, np.int64)
+    priv = np.empty(L.P_SIZE, np.int64)
+    drng = np.zeros(1, np.uint64)
+    srng = np.zeros(1, np.uint64)
+    for k in range(keys.shape[0]):
+        drng[0] = keys[k, 0]
+        if not determinise_any(obs, rules, drng, base_pub, base_priv):
+            status[1] = 1
+            return k
+        for j in range(codes.shape[0]):
+            if not active[j]:
+                continue
+            pub[:] = base_pub
+            priv[:] = base_priv
+            prepare(pub, priv)
+            m = codes[j]
+            if not is_legal(rules, pub, priv, m):
+                status[1] = 2
+                status[2] = me
+                status[3] = m
+                return k
+            burns = pub[L.O_BURNS + me]
+            pickups = pub[L.O_PICKUPS + me]
+            apply(rules, pub, priv, m)
+            if pub[L.O_BURNS + me] > burns:
+                facts[k, j, F_BURN] = 1
+            if pub[L.O_PICKUPS + me] > pickups:
+                facts[k, j, F_PICKUP] = 1
+            if pub[L.O_PLACE + me] != 0:
+                facts[k, j, F_OUT_NOW] = 1
+            if pub[L.O_IN] > 0:
+                if pub[L.O_SEAT] == me:
+                    facts[k, j, F_AGAIN] = 1
+                srng[0] = keys[k, 1]
+                if not _play_on(rules, pub, priv, params, srng, me, cap, facts, k, j, status):
+                    return k
+            else:
+                facts[k, j, F_FINISHED] = 1
+            p = pub[L.O_PLACE + me]
+            if p != 0:
+                places[k, j] = p
+            else:
+                n_in = 0
+                for s in range(n):
+                    if pub[L.O_PLACE + s] == 0:
+                        n_in += 1
+                places[k, j] = (n - n_in + 1 + n) / 2.0
+    return keys.shape[0]

@@ -1,0 +1,407 @@
+"""Tuning a strategy's integer parameters against a field of opponents (optuna).
+
+**What a trial is.** The candidate (the strategy with the trial's parameters) meets each
+field entry head to head on paired deals, exactly as :mod:`shedsim.sprt` plays them (at
+P players the candidate takes one seat, the field entry the other P - 1; each deal is
+played under every rotation). Its *score* against an entry is the mean share of the other
+seats it finished ahead of (ties 1/2, :func:`shedsim.sprt.half_points`); the trial's value
+is the mean over the field. Every trial plays the **same deals** (the run seed and deal
+indices ``0 .. games - 1``: common random numbers), so two trials differ by their
+parameters, not by their cards.
+
+**The search.** optuna's TPE sampler (seeded with the run seed; ``random`` as a
+baseline) proposes integers in each parameter's range (the plugin's ``PARAM_SPACE``, or
+``--param NAME=LO:HI``, which then names every parameter tuned). The first trial is the starting parameters. Parameters fixed in
+the strategy spec (``heuristic:search=0``) are not tuned. The study lives in an optuna
+storage (SQLite in the output directory by default), so an interrupted run resumes where
+it stopped and several processes can work on one study; ``budget`` counts completed
+trials, whoever ran them.
+
+**The confirmation.** The best trial's value is the maximum of many noisy estimates, so
+it overstates the gain (the winner's curse). The best parameters are therefore played
+again on fresh deals (a seed the search never used), against the starting parameters
+head to head and against the field beside the starting parameters on the same deals;
+both gains come with 95% Student t intervals over deals.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .rules import RuleSet
+
+CONFIRM_SEED_OFFSET = 1_000_003
+"""The confirmation plays deals of seed ``seed + CONFIRM_SEED_OFFSET``, never seen in the search."""
+STUDY_NAME = "shedsim-tune"
+SAMPLERS = ("tpe", "random")
+
+DEFINITIONS = {
+    "score": "mean share of the other seats the candidate finished ahead of (ties 1/2), over paired "
+             "deals and the field entries; 0.5 = as strong as the field",
+    "in-sample": "measured on the deals every trial played (seed --seed): the best of many trials is "
+                 "biased upwards (winner's curse)",
+    "fresh deals": f"deals of seed --seed + {CONFIRM_SEED_OFFSET:,}, never played during the search",
+    "head to head": "best parameters (X) against the starting parameters (Y) on fresh paired deals: X's "
+                    "score with a 95% t interval over deals, and its logistic Elo",
+    "gain vs field": "score of the best parameters minus score of the starting parameters against the "
+                     "field, on the same fresh deals: 95% t interval over deals",
+    "importance": "how much each parameter explains of the trial scores: optuna.importance."
+                  "get_param_importances with its default evaluator (sums to 1)",
+}
+
+
+class TuneError(ValueError):
+    """Bad tuning options (the message names the option) or a storage holding another run."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tuned parameter: integers ``lo..hi``, sampled on a log scale when ``log``."""
+
+    name: str
+    lo: int
+    hi: int
+    log: bool = False
+
+
+def parse_param(text: str) -> Param:
+    """Read ``NAME=LO:HI`` or ``NAME=LO:HI:log``. Raises :class:`TuneError` naming ``--param``."""
+    name, eq, rng = text.partition("=")
+    parts = rng.split(":")
+    try:
+        if not eq or len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != "log"):
+            raise ValueError
+        lo, hi = int(parts[0]), int(parts[1])
+    except ValueError:
+        raise TuneError(f"--param {text!r}: write NAME=LO:HI or NAME=LO:HI:log (integers)") from None
+    if lo > hi:
+        raise TuneError(f"--param {text!r}: LO must not exceed HI")
+    if len(parts) == 3 and lo < 1:
+        raise TuneError(f"--param {text!r}: a log range needs LO >= 1")
+    return Param(name.strip(), lo, hi, len(parts) == 3)
+
+
+def search_space(strategy, fixed: dict[str, int], params: list[str] | None = None) -> list[Param]:
+    """The parameters to tune: ``params`` (``NAME=LO:HI[:log]``) when given, else the
+    plugin's ``PARAM_SPACE`` (``{name: (lo, hi[, "log"])}``); less the ones ``fixed`` in
+    the spec. Raises :class:`TuneError` for an unknown name, a starting value outside its
+    range, or nothing to tune."""
+    space: dict[str, Param] = {}
+    if not params:
+        for name, rng in (getattr(strategy.module, "PARAM_SPACE", None) or {}).items():
+            space[name] = Param(name, int(rng[0]), int(rng[1]), len(rng) > 2 and rng[2] == "log")
+    for text in params or []:
+        p = parse_param(text)
+        if p.name not in strategy.params:
+            known = ", ".join(strategy.params) or "none"
+            raise TuneError(f"--param {text!r}: strategy {strategy.name!r} has no parameter {p.name!r}; "
+                            f"parameters: {known}")
+        space[p.name] = p
+    start = {**strategy.params, **fixed}
+    out = []
+    for name in strategy.params:
+        if name in space and name not in fixed:
+            p = space[name]
+            if not p.lo <= start[name] <= p.hi:
+                raise TuneError(f"--param {name}: the starting value {start[name]} lies outside {p.lo}:{p.hi}")
+            out.append(p)
+    if not out:
+        raise TuneError(f"nothing to tune: strategy {strategy.name!r} declares no PARAM_SPACE for its free "
+                        f"parameters; give ranges with --param NAME=LO:HI")
+    return out
+
+
+def format_spec(name: str, values: dict[str, int]) -> str:
+    """``NAME:p=v,...`` (every parameter given, in order): a spec every command accepts."""
+    return name + (":" + ",".join(f"{k}={int(v)}" for k, v in values.items()) if values else "")
+
+
+@dataclass
+class TuneSpec:
+    """What to tune. ``strategy`` is the starting spec (``NAME`` or ``NAME:p=v``: fixed
+    parameters are not tuned); ``field`` the opponents' specs; ``games`` per field entry
+    and trial (rounded down to whole deals of ``players`` games)."""
+
+    strategy: str
+    field: tuple[str, ...]
+    rules: RuleSet
+    players: int = 2
+    games: int = 4000
+    seed: int = 0
+    params: tuple[str, ...] = ()
+    sampler: str = "tpe"
+    strategy_paths: tuple[str, ...] = ()
+    name: str = field(init=False, default="")
+    start: dict[str, int] = field(init=False, default_factory=dict)
+    space: list[Param] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        from .plugins import PluginError, compiled_strategy, discover, parse_spec
+        from .sprt import SPRTError, _rules_name
+        if self.sampler not in SAMPLERS:
+            raise TuneError(f"--sampler: one of {', '.join(SAMPLERS)}; got {self.sampler!r}")
+        if isinstance(self.games, bool) or not isinstance(self.games, (int, np.integer)) or self.games < 2 * self.players:
+            raise TuneError(f"--games: at least {2 * self.players} (two deals under every rotation), got {self.games!r}")
+        if not self.field:
+            raise TuneError("--field: name at least one opponent")
+        try:
+            self.rules.check_players(self.players)
+        except ValueError as e:
+            raise TuneError(f"--players: {e}") from None
+        try:
+            known = discover(list(self.strategy_paths))
+            s = compiled_strategy(known, self.strategy, "tune")
+            for f in self.field:
+                compiled_strategy(known, f, "tune")
+        except PluginError as e:
+            raise TuneError(str(e)) from None
+        except SPRTError as e:  # pragma: no cover - compiled_strategy raises PluginError
+            raise TuneError(str(e)) from None
+        name, fixed = parse_spec(self.strategy)
+        self.name = name
+        self.start = {**s.params, **fixed}
+        self.space = search_space(s, fixed, list(self.params))
+        self.rules_name = _rules_name(self.rules)
+
+    @property
+    def start_spec(self) -> str:
+        return format_spec(self.name, self.start)
+
+    def key(self) -> dict[str, Any]:
+        """Everything that defines the study (the budget excepted), for the resume check."""
+        return {"strategy": self.strategy, "start": self.start, "field": list(self.field),
+                "rules": self.rules_name, "players": self.players, "games": int(self.games),
+                "seed": int(self.seed), "sampler": self.sampler,
+                "space": [[p.name, p.lo, p.hi, p.log] for p in self.space]}
+
+
+class Evaluator:
+    """Plays parameter sets of the strategy against every field entry on the deals of one
+    seed (the same deals for every call: common random numbers). The kernel is loaded once."""
+
+    def __init__(self, spec: TuneSpec, seed: int) -> None:
+        from .sprt import open_match
+        self.spec = spec
+        self.matches = [open_match(spec.start_spec, f, spec.rules, spec.players, seed, spec.strategy_paths)
+                        for f in spec.field]
+        self.names = list(spec.start)
+
+    def per_deal(self, values: dict[str, int], games: int) -> np.ndarray:
+        """float64[deals]: per deal, the candidate's score averaged over the field
+        (``values`` completes the starting parameters). ``games`` is rounded down to
+        whole deals. Raises :class:`shedsim.simulate.SimulationError`."""
+        p = self.spec.players
+        full = {**self.spec.start, **values}
+        vec = np.array([full[n] for n in self.names], np.int64)
+        n = games // p * p
+        total = np.zeros(n // p)
+        for m in self.matches:
+            m.params[0, :] = 0
+            m.params[0, :len(vec)] = vec
+            h, _ = m.play(0, n, True)
+            total += h.reshape(-1, p).sum(axis=1) / (2.0 * (p - 1) * p)
+        return total / len(self.matches)
+
+
+def _t(x: np.ndarray) -> tuple[float, float, float]:
+    from .stats import t_interval
+    m, lo, hi = t_interval(len(x), float(x.sum()), float((x * x).sum()))
+    return float(m), float(lo), float(hi)
+
+
+def _elo(s: float) -> float:
+    if not 0 < s < 1:
+        return math.copysign(math.inf, s - 0.5)
+    return -400.0 * math.log10(1.0 / s - 1.0)
+
+
+def open_study(spec: TuneSpec, storage: str, study_name: str = STUDY_NAME):
+    """Create or load the optuna study at ``storage``. Refuses (:class:`TuneError`) a stored
+    study of another tuning run (another strategy, field, rules, players, games, seed,
+    sampler or search space). The first trial of a new study is the starting parameters."""
+    import optuna
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = (optuna.samplers.TPESampler(seed=spec.seed) if spec.sampler == "tpe"
+               else optuna.samplers.RandomSampler(seed=spec.seed))
+    try:
+        study = optuna.create_study(storage=storage, study_name=study_name, direction="maximize",
+                                    sampler=sampler, load_if_exists=True)
+    except Exception as e:  # noqa: BLE001 - bad URLs raise many kinds (ArgumentError, ImportError, ...)
+        raise TuneError(f"--storage {storage!r}: cannot open the study: {type(e).__name__}: {e}") from None
+    key = json.loads(json.dumps(spec.key()))
+    stored = study.user_attrs.get("shedsim_spec")
+    if stored is None:
+        study.set_user_attr("shedsim_spec", key)
+        study.enqueue_trial({p.name: spec.start[p.name] for p in spec.space})
+    elif stored != key:
+        diff = [k for k in key if stored.get(k) != key[k]]
+        raise TuneError(f"the study {study_name!r} in {storage} belongs to another tuning run "
+                        f"({', '.join(diff)} differ): resume it with the same options, or use another "
+                        f"--out (or --storage/--study-name)")
+    return study
+
+
+def completed(study) -> list:
+    """The study's completed trials, in order."""
+    import optuna
+    return [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+
+
+def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, float, float], None] | None = None) -> None:
+    """Run trials until the study holds ``budget`` completed trials (counting those of
+    earlier runs and of other processes). ``on_trial(completed, value, best)`` after each.
+    A KeyboardInterrupt stops the trial in progress (optuna records it as failed; it is
+    not counted) and propagates. Raises :class:`shedsim.simulate.SimulationError`."""
+    import optuna
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise TuneError(f"--budget: at least 1 trial, got {budget!r}")
+    if len(completed(study)) >= budget:
+        return
+    ev = Evaluator(spec, spec.seed)
+
+    def objective(trial) -> float:
+        values = {p.name: trial.suggest_int(p.name, p.lo, p.hi, log=p.log) for p in spec.space}
+        return float(ev.per_deal(values, spec.games).mean())
+
+    def callback(study, trial) -> None:
+        if on_trial is not None and trial.state == optuna.trial.TrialState.COMPLETE:
+            done = completed(study)
+            on_trial(len(done), float(trial.value), max(t.value for t in done))
+
+    stop = optuna.study.MaxTrialsCallback(budget, states=(optuna.trial.TrialState.COMPLETE,))
+    study.optimize(objective, callbacks=[callback, stop], gc_after_trial=False)
+
+
+@dataclass
+class Confirmation:
+    """The best parameters played again on fresh deals (see the module docstring)."""
+
+    seed: int
+    games: int
+    h2h_score: float
+    h2h_lo: float
+    h2h_hi: float
+    field_best: float
+    field_start: float
+    gain: float
+    gain_lo: float
+    gain_hi: float
+
+    @property
+    def h2h_elo(self) -> tuple[float, float, float]:
+        return _elo(self.h2h_score), _elo(self.h2h_lo), _elo(self.h2h_hi)
+
+
+def confirm(spec: TuneSpec, best: dict[str, int], games: int) -> Confirmation:
+    """Play ``best`` (tuned values) against the starting parameters head to head and, with
+    them, against the field on ``games`` games of fresh deals per match (seed
+    ``spec.seed + CONFIRM_SEED_OFFSET``). Raises :class:`shedsim.simulate.SimulationError`."""
+    from .sprt import open_match
+    seed = spec.seed + CONFIRM_SEED_OFFSET
+    p = spec.players
+    full = {**spec.start, **best}
+    m = open_match(format_spec(spec.name, full), spec.start_spec, spec.rules, p, seed, spec.strategy_paths)
+    n = max(2, games // p) * p
+    h, _ = m.play(0, n, True)
+    s, lo, hi = _t(h.reshape(-1, p).sum(axis=1) / (2.0 * (p - 1) * p))
+    ev = Evaluator(spec, seed)
+    a = ev.per_deal(best, n)
+    b = ev.per_deal({}, n)
+    g, glo, ghi = _t(a - b)
+    return Confirmation(seed, n, s, lo, hi, float(a.mean()), float(b.mean()), g, glo, ghi)
+
+
+def trials_table(study, spec: TuneSpec):
+    """One row per trial: number, state, score (NaN unless complete), seconds, spec, each parameter."""
+    import pandas as pd
+    rows = []
+    for t in study.trials:
+        values = {p.name: t.params.get(p.name) for p in spec.space}
+        full = {**spec.start, **{k: v for k, v in values.items() if v is not None}}
+        secs = (t.datetime_complete - t.datetime_start).total_seconds() if t.datetime_complete and t.datetime_start else float("nan")
+        rows.append({"trial": t.number, "state": t.state.name.lower(),
+                     "score": float(t.value) if t.value is not None else float("nan"),
+                     "seconds": secs, **values, "spec": format_spec(spec.name, full)})
+    return pd.DataFrame(rows)
+
+
+def importances(study) -> dict[str, float]:
+    """Parameter importances of the completed trials (:func:`optuna.importance.get_param_importances`,
+    its default evaluator), by name, largest first; empty when fewer than two completed
+    trials or no parameter varied."""
+    import warnings
+
+    import optuna
+    if len(completed(study)) < 2:
+        return {}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "importances will be equal" on tiny studies
+            return {k: float(v) for k, v in optuna.importance.get_param_importances(study).items()}
+    except (RuntimeError, ValueError):
+        return {}
+
+
+def plot_history(table, start_score: float, path: Path, subtitle: str = "") -> Path:
+    """``history.png``: every completed trial's score, the best so far, the start's score."""
+    import matplotlib.pyplot as plt
+
+    from .plots import _save
+    done = table[table["state"] == "complete"]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.scatter(done["trial"], done["score"], s=14, color="#4c72b0", label="trial")
+    ax.step(done["trial"], done["score"].cummax(), where="post", color="#dd8452", label="best so far")
+    ax.axhline(start_score, color="0.4", ls="--", lw=1, label="starting parameters")
+    ax.set_xlabel("trial")
+    ax.set_ylabel("score against the field (in-sample)")
+    ax.set_title("Optimisation history" + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
+    ax.legend(loc="lower right", fontsize=9)
+    ax.grid(alpha=0.3)
+    from matplotlib.ticker import MaxNLocator
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    return _save(fig, path)
+
+
+def plot_importance(imp: dict[str, float], path: Path, subtitle: str = "") -> Path:
+    """``importance.png``: the importance of each parameter (:func:`importances`; horizontal bars)."""
+    import matplotlib.pyplot as plt
+
+    from .plots import _save
+    fig, ax = plt.subplots(figsize=(7, 0.35 * max(4, len(imp)) + 1.2))
+    if imp:
+        names = list(imp)[::-1]
+        ax.barh(names, [imp[n] for n in names], color="#4c72b0")
+        ax.set_xlabel("importance for the trial scores (sums to 1)")
+    else:
+        ax.text(0.5, 0.5, "too few completed trials to rate the parameters", ha="center", va="center")
+        ax.set_axis_off()
+    ax.set_title("Parameter importance" + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
+    return _save(fig, path)
+
+
+def best_toml(spec: TuneSpec, best: dict[str, int], best_trial: int, best_score: float, start_score: float,
+              n_trials: int, conf: Confirmation | None) -> str:
+    """``best.toml``: the strategy, its spec with the best parameters, every parameter,
+    the in-sample scores and the confirmation on fresh deals."""
+    full = {**spec.start, **best}
+    lines = ["# shedsim tune: the best parameters found (read with tomllib; `spec` works in every command)",
+             f'strategy = "{spec.name}"', f'spec = "{format_spec(spec.name, full)}"',
+             f'start = "{spec.start_spec}"', f'field = {json.dumps(list(spec.field))}',
+             f'rules = "{spec.rules_name}"', f"players = {spec.players}", "", "[params]"]
+    lines += [f"{k} = {int(v)}" for k, v in full.items()]
+    lines += ["", "[search]", f"trials = {n_trials}", f"best_trial = {best_trial}",
+              f"games_per_trial = {spec.games}", f"seed = {spec.seed}",
+              f"best_score = {best_score:.6f}", f"start_score = {start_score:.6f}"]
+    if conf is not None:
+        lines += ["", "[confirm]", f"seed = {conf.seed}", f"games = {conf.games}",
+                  f"head_to_head_score = {conf.h2h_score:.6f}", f"head_to_head_lo = {conf.h2h_lo:.6f}",
+                  f"head_to_head_hi = {conf.h2h_hi:.6f}", f"field_best = {conf.field_best:.6f}",
+                  f"field_start = {conf.field_start:.6f}", f"gain = {conf.gain:.6f}",
+                  f"gain_lo = {conf.gain_lo:.6f}", f"gain_hi = {conf.gain_hi:.6f}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,238 @@
+"""ismcts: information-set Monte Carlo tree search (single observer, max^n backup).
+
+After Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE
+Trans. Computational Intelligence and AI in Games 4(2), 2012 (SO-ISMCTS, section IV):
+
+* one search tree over the mover's information set: a node is the sequence of moves
+  from the decision (a move's code is its key, whoever makes it), not a hidden state;
+* every iteration draws a fresh determinisation of the hidden cards (other hands beyond
+  what was seen picked up, face-down cards, the stock order) consistent with what the
+  mover has seen (:func:`shedsim.kernel.policies.determinise_any`) and descends the
+  tree with it, only through moves legal in that determinisation;
+* selection is UCB with availability counts: a child's exploration term is
+  ``C * sqrt(ln(a) / n)`` where ``a`` counts the iterations in which its move was
+  legal (available) at its parent, not the parent's visits (the paper's equation 2);
+* an untried legal move is expanded (chosen uniformly), then the game is played out
+  by the playout policy for every seat;
+* max^n backup (Sturtevant 2008, as the paper does for more than two players): each
+  node keeps a reward total per seat, and the seat to move at a node picks the child
+  by its own reward; a seat's reward is ``(players - place) / (players - 1)`` (1 for
+  going out first, 0 for the loser), unfinished games sharing the places left;
+* the move played is the root's most visited child.
+
+Face-down flips are all unseen, so one flip stands for all of them (as in ``mc``).
+
+Parameters (integers): ``iterations`` per decision (default 300; cost grows linearly,
+see the README for the time per decision); ``explore``: the exploration constant C in
+hundredths (default 70: C = 0.7, the paper's choice for rewards in [0, 1]);
+``playout``: the playout policy (0 greedy, 1 aggressive: see
+:mod:`shedsim.kernel.policies`); ``cap``: the most moves of a playout (default 400).
+The swap is greedy's. Randomness comes from the game's strategy stream, so a game is
+reproducible from its seed.
+"""
+
+import numpy as np
+from numba import njit
+
+from shedsim import layout as L
+from shedsim.kernel.core import apply, prepare, stage_of, step, write_public
+from shedsim.kernel.nb import legal_moves
+from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_move, strongest_face_up
+from shedsim.kernel.rng import rng_below
+
+NAME = "ismcts"
+DESCRIPTION = "information-set MCTS: one tree over what it can see, a fresh deal of the hidden cards per iteration"
+DETERMINISTIC = False
+PARAMS = {"iterations": 300, "explore": 70, "playout": 0, "cap": 400}
+INLINE = False  # allocates its tree per decision
+
+PLAYOUT_GREEDY = 0
+PLAYOUT_AGGRESSIVE = 1
+
+
+@njit(cache=True)
+def swap(visible, seat, players, rules, params, rng):
+    return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+
+
+@njit(cache=True, _nrt=False)
+def playout(rules, pub, priv, policy, cap):
+    """Play the game on with ``policy`` (PLAYOUT_*) for every seat, at most ``cap`` more
+    moves; the places end in ``pub[O_PLACE:]`` (0 = still in). Allocates nothing."""
+    moves = pub[L.O_MOVES]
+    stop = moves + cap
+    s = pub[L.O_SEAT]
+    top = pub[L.O_TOP]
+    trank = pub[L.O_TOP_RANK]
+    run = pub[L.O_RUN]
+    pile = pub[L.O_PILE]
+    pile_n = pub[L.O_PILE_N]
+    stock_n = pub[L.O_STOCK_N]
+    n_in = pub[L.O_IN]
+    direction = pub[L.O_DIRECTION]
+    while n_in > 0 and moves < stop:
+        st = stage_of(pub, s, stock_n)
+        write_public(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, stock_n,
+                     n_in, direction, moves)
+        if policy == PLAYOUT_AGGRESSIVE:
+            m = aggressive_move(pub, rules)
+        else:
+            m = greedy_move(pub, rules)
+        moves += 1
+        s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
+            rules, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+    write_public(pub, s, pub[L.O_STAGE], pub[L.O_HAND], top, trank, run, pile, pile_n, stock_n,
+                 n_in, direction, moves)
+
+
+@njit(cache=True)
+def rewards(pub, out):
+    """Write each seat's reward ``(players - place) / (players - 1)`` into ``out``
+    (``float64[players]``); seats still in share the places left (their mean)."""
+    n = pub[L.O_PLAYERS]
+    n_in = 0
+    for s in range(n):
+        if pub[L.O_PLACE + s] == 0:
+            n_in += 1
+    shared = (n - n_in + 1 + n) / 2.0
+    for s in range(n):
+        p = pub[L.O_PLACE + s]
+        place = shared if p == 0 else float(p)
+        out[s] = (n - place) / (n - 1)
+
+
+@njit(cache=True)
+def _moves_here(pub, rules, buf):
+    """The mover's legal moves in ``buf``; face-down flips reduced to one (all unseen)."""
+    n = legal_moves(pub, rules, buf)
+    if pub[L.O_STAGE] == L.STAGE_FACE_DOWN:
+        k = 0
+        for i in range(n):
+            m = buf[i]
+            if m < L.FLIP or m >= L.FLIP + L.MAX_TABLE or m == L.FLIP:
+                buf[k] = m
+                k += 1
+        n = k
+    return n
+
+
+@njit(cache=True)
+def search(obs, rules, iterations, explore, policy, cap, rng, root_moves, root_visits, root_value):
+    """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
+    visited root move (``int64``), or -1 when the observation admits no determinisation.
+
+    ``root_moves`` (``int64[160]``, zeros) receives the root's moves (move codes are never
+    0, so the first 0 ends the list), ``root_visits`` (``int64[160]``) their visits and
+    ``root_value`` (``float64[160]``) the mover's mean reward after each.
+    ``iterations`` iterations; ``explore`` the constant C; ``policy`` PLAYOUT_*; ``cap``
+    the playout's move cap; ``rng`` the strategy stream (``uint64[1]``).
+    """
+    n_pl = obs[L.O_PLAYERS]
+    me = obs[L.O_SEAT]
+    size = iterations + 2
+    parent = np.full(size, -1, np.int64)
+    code = np.zeros(size, np.int64)
+    child = np.full(size, -1, np.int64)
+    sibling = np.full(size, -1, np.int64)
+    visits = np.zeros(size, np.float64)
+    avail = np.zeros(size, np.float64)
+    total = np.zeros((size, n_pl), np.float64)
+    nodes = 1
+    base_pub = np.empty(L.O_SIZE, np.int64)
+    base_priv = np.empty(L.P_SIZE, np.int64)
+    pub = np.empty(L.O_SIZE, np.int64)
+    priv = np.empty(L.P_SIZE, np.int64)
+    buf = np.empty(160, np.int64)
+    found = np.empty(160, np.int64)
+    untried = np.empty(160, np.int64)
+    reward = np.zeros(n_pl, np.float64)
+    path = np.empty(size + 1, np.int64)
+    max_moves = rules[L.R_MAX_MOVES]
+    for _ in range(iterations):
+        if not determinise_any(obs, rules, rng, pub, priv):
+            return np.int64(-1)
+        node = 0
+        depth = 0
+        path[depth] = 0
+        while pub[L.O_IN] > 0 and pub[L.O_MOVES] < max_moves:
+            prepare(pub, priv)
+            mover = pub[L.O_SEAT]
+            nm = _moves_here(pub, rules, buf)
+            n_untried = 0
+            for i in range(nm):
+                c = child[node]
+                while c >= 0 and code[c] != buf[i]:
+                    c = sibling[c]
+                found[i] = c
+                if c >= 0:
+                    avail[c] += 1.0
+                else:
+                    untried[n_untried] = buf[i]
+                    n_untried += 1
+            if n_untried > 0:
+                m = untried[rng_below(rng, n_untried)]
+                c = nodes
+                nodes += 1
+                parent[c] = node
+                code[c] = m
+                sibling[c] = child[node]
+                child[node] = c
+                avail[c] = 1.0
+                apply(rules, pub, priv, m)
+                depth += 1
+                path[depth] = c
+                break
+            best = -1
+            best_v = -1e300
+            for i in range(nm):
+                c = found[i]
+                v = total[c, mover] / visits[c] + explore * np.sqrt(np.log(avail[c]) / visits[c])
+                if v > best_v:
+                    best_v = v
+                    best = c
+            apply(rules, pub, priv, code[best])
+            node = best
+            depth += 1
+            path[depth] = node
+        if pub[L.O_IN] > 0:
+            prepare(pub, priv)
+            playout(rules, pub, priv, policy, cap)
+        rewards(pub, reward)
+        for d in range(depth + 1):
+            nd = path[d]
+            visits[nd] += 1.0
+            for s in range(n_pl):
+                total[nd, s] += reward[s]
+    best = np.int64(-1)
+    best_n = -1.0
+    k = 0
+    c = child[0]
+    while c >= 0:
+        if k < root_moves.shape[0]:
+            root_moves[k] = code[c]
+            root_visits[k] = np.int64(visits[c])
+            root_value[k] = total[c, me] / visits[c] if visits[c] > 0 else 0.0
+            k += 1
+        if visits[c] > best_n:
+            best_n = visits[c]
+            best = code[c]
+        c = sibling[c]
+    return best
+
+
+@njit(cache=True)
+def move(obs, rules, params, rng):
+    buf = np.empty(160, np.int64)
+    n = _moves_here(obs, rules, buf)
+    if n == 1:
+        return buf[0]
+    iterations = max(1, params[0])
+    explore = params[1] / 100.0
+    cap = max(10, params[3])
+    root_moves = np.zeros(160, np.int64)
+    root_visits = np.zeros(160, np.int64)
+    root_value = np.zeros(160, np.float64)
+    m = search(obs, rules, iterations, explore, params[2], cap, rng, root_moves, root_visits, root_value)
+    if m < 0:
+        return greedy_move(obs, rules)
+    return m

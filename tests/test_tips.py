@@ -1,0 +1,92 @@
+"""``shedsim tips``: which tips apply where, the paired measurement, Holm correction, the
+command's outputs and its section in ``shedsim report``. Small game counts, fixed seeds."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from shedsim import tips as TP
+from shedsim.cli import app
+from shedsim.plugins import discover
+from shedsim.rules import preset
+
+
+def test_every_tip_is_a_heuristic_parameter_with_two_values():
+    h = discover()["heuristic"]
+    assert len({t.key for t in TP.TIPS}) == len(TP.TIPS)
+    for t in TP.TIPS:
+        assert t.param in h.params and t.follow != t.ignore, t.key
+
+
+def test_tips_apply_where_the_rules_allow_them():
+    def keys(name):
+        return {t.key for t in TP.TIPS if t.applies(preset(name))}
+    assert "pass_on_nine" in keys("nines") and "pass_on_nine" not in keys("shithead")
+    assert {"pick_up_small", "take_specials"} <= keys("palace")
+    assert not {"pick_up_small", "take_specials"} & keys("shithead")
+    assert "strong_face_up" in keys("duel")
+
+
+def test_select_names_an_unknown_tip():
+    assert TP.select([]) == list(TP.TIPS)
+    with pytest.raises(TP.TipsError, match="--tip 'nosuch'"):
+        TP.select(["nosuch"])
+
+
+def test_run_measures_paired_effects_with_holm_correction():
+    tips = TP.select(["pairs_together", "complete_four", "pass_on_nine"])
+    table, skipped = TP.run_tips([preset("shithead")], [2, 9], tips, 3000, seed=4)
+    assert list(table["tip"]) == ["pairs_together", "complete_four"]
+    assert any("pass_on_nine does not apply" in s for s in skipped)
+    assert any("9 players" in s for s in skipped)
+    assert (table["games"] == 3000).all() and (table["deals"] == 1500).all()
+    assert (table["loss_p_holm"] >= table["loss_p"]).all() and (table["place_p_holm"] >= table["place_p"]).all()
+    row = table.set_index("tip").loc["pairs_together"]
+    # one card at a time loses far more often: the interval lies below 0
+    assert row["loss_hi"] < 0 and row["verdict"] == "helps"
+    assert np.isclose(row["loss_effect"], row["loss_follow"] - row["loss_ignore"])
+
+
+def test_per_deal_scores_of_equal_players_are_equal():
+    from shedsim.sprt import open_match
+    a = TP.per_deal(open_match("heuristic:search=0", "greedy", preset("shithead"), 3, 2), 300)
+    b = TP.per_deal(open_match("heuristic:search=0", "greedy", preset("shithead"), 3, 2), 300)
+    assert all((x == y).all() for x, y in zip(a, b)) and len(a[0]) == 100
+    assert ((a[0] >= 0) & (a[0] <= 1)).all() and ((a[1] >= 1) & (a[1] <= 3)).all()
+
+
+def test_bad_options():
+    with pytest.raises(TP.TipsError, match="--games"):
+        TP.run_tips([preset("shithead")], [2], list(TP.TIPS), 2)
+    with pytest.raises(TP.TipsError, match="no parameter"):
+        TP.run_tips([preset("shithead")], [2], list(TP.TIPS), 100, base="greedy")
+
+
+def test_cli_writes_tips_and_report_reads_them(tmp_path):
+    out = tmp_path / "tips"
+    r = CliRunner().invoke(app, ["tips", "--rules", "shithead", "--rules", "nines", "--players", "2",
+                                 "--tip", "pairs_together", "--tip", "pass_on_nine", "--games", "400",
+                                 "--out", str(out), "--quiet"])
+    assert r.exit_code == 0, r.output
+    import pandas as pd
+    t = pd.read_csv(out / "tips.csv")
+    assert sorted(zip(t["tip"], t["rules"])) == [("pairs_together", "nines"), ("pairs_together", "shithead"),
+                                                 ("pass_on_nine", "nines")]
+    info = json.loads((out / "run.json").read_text())
+    assert info["command"] == "shedsim tips" and (out / "forest.png").stat().st_size > 0
+    assert len(info["headline"]) == 3
+    r = CliRunner().invoke(app, ["report", str(out), "--out", str(tmp_path / "r.html")])
+    assert r.exit_code == 0, r.output
+    assert "Beginner tips put to the test" in (tmp_path / "r.html").read_text()
+
+
+@pytest.mark.parametrize("args,msg", [(["--tip", "nosuch"], "unknown tip"),
+                                      (["--rules", "shithead", "--tip", "take_specials"], "no tip applies"),
+                                      (["--rules", "nosuch"], "--rules"),
+                                      (["--opponents", "nosuch"], "unknown strategy")])
+def test_cli_refuses_bad_options(tmp_path, args, msg):
+    r = CliRunner().invoke(app, ["tips", *args, "--games", "40", "--players", "2", "--out", str(tmp_path / "x"),
+                                 "--quiet"])
+    assert r.exit_code == 2 and msg in r.output, r.output

@@ -1,0 +1,158 @@
+"""``shedsim tune``: the search space, the stored study (resume, refusal of another run),
+the confirmation and the command's outputs. Small budgets and game counts, fixed seeds."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+
+import pytest
+from typer.testing import CliRunner
+
+from shedsim import tune as TU
+from shedsim.cli import app
+from shedsim.plugins import compiled_strategy, discover
+from shedsim.rules import preset
+
+FAST = "heuristic:search=0"  # the tips alone: fast, deterministic moves
+PARAMS = ("track=0:40", "block=0:3")
+
+
+def _spec(**kw):
+    args = dict(strategy=FAST, field=("greedy",), rules=preset("shithead"), players=2, games=40, seed=1,
+                params=PARAMS)
+    args.update(kw)
+    return TU.TuneSpec(**args)
+
+
+def test_parse_param():
+    assert TU.parse_param("track=0:40") == TU.Param("track", 0, 40, False)
+    assert TU.parse_param("spend_pile=2:99:log") == TU.Param("spend_pile", 2, 99, True)
+    for bad in ("track", "track=5", "track=a:b", "track=9:1", "x=0:1:lin", "x=0:9:log"):
+        with pytest.raises(TU.TuneError, match="--param"):
+            TU.parse_param(bad)
+
+
+def test_search_space_leaves_out_fixed_parameters():
+    h = discover()["heuristic"]
+    space = TU.search_space(h, {"search": 0})
+    names = [p.name for p in space]
+    assert "search" not in names and "track" in names and len(names) == len(h.params) - 1
+    assert TU.search_space(h, {}, ["track=0:10"]) == [TU.Param("track", 0, 10)]
+    with pytest.raises(TU.TuneError, match="no parameter 'nosuch'"):
+        TU.search_space(h, {}, ["nosuch=0:1"])
+    with pytest.raises(TU.TuneError, match="outside"):
+        TU.search_space(h, {}, ["spend_pile=0:10"])  # the start, 99, is outside
+    with pytest.raises(TU.TuneError, match="nothing to tune"):
+        TU.search_space(discover()["greedy"], {})
+
+
+@pytest.mark.parametrize("kw,msg", [({"games": 3}, "--games"), ({"field": ()}, "--field"),
+                                    ({"players": 9}, "--players"), ({"sampler": "grid"}, "--sampler"),
+                                    ({"field": ("nosuch",)}, "unknown strategy")])
+def test_bad_options_are_named(kw, msg):
+    with pytest.raises(TU.TuneError, match=msg):
+        _spec(**kw)
+
+
+def test_trials_share_their_deals_so_equal_parameters_score_alike():
+    spec = _spec()
+    ev = TU.Evaluator(spec, spec.seed)
+    a = ev.per_deal({"track": 10}, 80)
+    b = ev.per_deal({"track": 10}, 80)
+    c = TU.Evaluator(spec, spec.seed + 1).per_deal({"track": 10}, 80)
+    assert (a == b).all() and len(a) == 40
+    assert not (a == c).all()  # another seed: other deals
+
+
+def test_study_resumes_and_refuses_another_run(tmp_path):
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    spec = _spec()
+    seen = []
+
+    def stop_after_two(n, value, best):
+        seen.append(n)
+        if n == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        TU.run_trials(spec, TU.open_study(spec, url), 5, stop_after_two)
+    assert len(TU.completed(TU.open_study(spec, url))) == 2
+    study = TU.open_study(spec, url)
+    TU.run_trials(spec, study, 4)
+    done = TU.completed(study)
+    assert len(done) == 4
+    # the first trial is the starting parameters
+    assert done[0].params == {"track": spec.start["track"], "block": spec.start["block"]}
+    with pytest.raises(TU.TuneError, match="games"):
+        TU.open_study(_spec(games=80), url)
+
+
+def test_confirmation_of_the_start_against_itself_finds_no_gain():
+    spec = _spec()
+    c = TU.confirm(spec, {"track": spec.start["track"], "block": spec.start["block"]}, 200)
+    assert c.seed == spec.seed + TU.CONFIRM_SEED_OFFSET and c.games == 200
+    assert c.gain == 0 and c.h2h_score == 0.5  # deterministic moves: identical players tie
+
+
+ARGS = ["tune", "--strategy", FAST, "--param", "track=0:40", "--param", "block=0:3", "--games", "40",
+        "--confirm-games", "100", "--seed", "2", "--quiet"]
+
+
+def test_cli_writes_every_output_and_a_usable_spec(tmp_path):
+    out = tmp_path / "t"
+    r = CliRunner().invoke(app, [*ARGS, "--budget", "3", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    for f in ("best.toml", "trials.csv", "history.png", "importance.png", "run.json", "study.db"):
+        assert (out / f).exists(), f
+    best = tomllib.loads((out / "best.toml").read_text())
+    assert best["spec"].startswith("heuristic:") and best["search"]["trials"] == 3
+    assert compiled_strategy(discover(), best["spec"], "test").name == "heuristic"
+    assert best["params"]["search"] == 0
+    import json
+    info = json.loads((out / "run.json").read_text())
+    assert info["command"] == "shedsim tune" and info["result"]["best_spec"] == best["spec"]
+    # the same command again: the budget is reached, nothing new is played
+    r = CliRunner().invoke(app, [*ARGS, "--budget", "3", "--out", str(out)])
+    assert r.exit_code == 0 and tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == 3
+    # other options on the same study are refused
+    other = [("80" if a == "40" else a) for a in ARGS]  # --games 80
+    r = CliRunner().invoke(app, [*other, "--budget", "3", "--out", str(out)])
+    assert r.exit_code == 2 and "another tuning run" in r.output
+
+
+def test_cli_refuses_bad_options(tmp_path):
+    for extra, msg in ((["--budget", "0"], "--budget"), (["--param", "track=5:1"], "--param"),
+                       (["--field", "nosuch"], "unknown strategy")):
+        r = CliRunner().invoke(app, [*ARGS, *extra, "--out", str(tmp_path / "x")])
+        assert r.exit_code == 2 and msg in r.output, r.output
+
+
+def test_ctrl_c_keeps_the_trials_and_the_same_command_resumes(tmp_path):
+    import optuna
+    out = tmp_path / "t"
+    cmd = [sys.executable, "-m", "shedsim", *ARGS, "--budget", "100000", "--out", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = f"sqlite:///{(out / 'study.db').resolve()}"
+    n = 0
+    for _ in range(600):  # wait (up to a minute or so) for a few completed trials
+        time.sleep(0.2)
+        if (out / "study.db").exists():
+            try:
+                study = optuna.load_study(study_name=TU.STUDY_NAME, storage=url)
+                n = len(TU.completed(study))
+            except Exception:  # noqa: BLE001 - the study may not be created yet
+                n = 0
+            if n >= 3:
+                break
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "run the same command again" in err
+    kept = len(TU.completed(optuna.load_study(study_name=TU.STUDY_NAME, storage=url)))
+    assert kept >= 3
+    r = CliRunner().invoke(app, [*ARGS, "--budget", str(kept + 2), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == kept + 2
