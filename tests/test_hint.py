@@ -14,7 +14,7 @@ from shedsim.kernel.policies import determinise_any
 from shedsim.scenario import load_scenario, play_moves
 
 runner = CliRunner()
-G = "greedy"  # the fast playout policy; the default (mc) is tested where noted
+G = "greedy"  # the fast playout policy; the default (heuristic) is tested where noted
 
 # Four 9s: the 9 burns the pile, the seat moves again and goes out with the K (a forced
 # win); after the K the opponent's one hidden card goes out on it if it is an A, 2 or 10.
@@ -94,7 +94,7 @@ def test_fourth_of_a_kind_burn_then_out_is_ranked_first(tmp_path):
 
 def test_open_position_forced_win_against_forced_loss(tmp_path):
     st = _state(tmp_path, OPEN_DUEL)
-    res = rank_moves(st, budget=300, seed=0, why=True)  # the default policy (mc)
+    res = rank_moves(st, budget=300, seed=0, why=True)  # the default policy (heuristic)
     assert [m.move for m in res.moves] == ["play 10x1", "play Kx1"]
     assert res.moves[0].p_first.value == 1.0
     assert res.moves[1].p_lose.value == 1.0 and res.moves[1].place.value == 2.0
@@ -148,7 +148,7 @@ def test_hidden_cards_do_not_change_the_answer_with_the_default_policy(tmp_path)
     b = _state(tmp_path, FOURTH_NINE.format(opp="A"), "b.toml")
     ja, jb = (rank_moves(x, budget=100, seed=4).to_json() for x in (a, b))
     ja.pop("seconds"), jb.pop("seconds")
-    assert ja == jb and ja["policy"] == "mc:rollouts=8"
+    assert ja == jb and ja["policy"] == "heuristic"
 
 
 def test_hidden_cards_with_another_seed_agree_within_noise(tmp_path):
@@ -277,12 +277,13 @@ face_up = ["3"]
 
 
 def test_readme_example_position():
-    """The README's example: with the default policy the fourth 7 comes first and the race
-    stops early; greedy playouts put the Q first (the README says so)."""
+    """The README's example: with mc playouts the fourth 7 comes first and the race stops
+    early; greedy and heuristic (the default) playouts put the Q first (the README says so)."""
     from pathlib import Path
     path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
     st = play_moves(load_scenario(path))[0]
-    res = rank_moves(st, why=True)
+    res = rank_moves(st, policy="mc:rollouts=8", why=True)
     assert [m.move for m in res.moves][:2] == ["play 7x1", "play Qx1"] and res.stopped == "separated"
     assert "The 7 is the fourth of its rank on top: the pile burns; you move again." in res.why
     assert rank_moves(st, policy=G, budget=1000).moves[0].move == "play Qx1"
+    assert rank_moves(st, budget=1000).moves[0].move == "play Qx1"

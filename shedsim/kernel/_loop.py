@@ -17,12 +17,13 @@ after each move that burns nothing, puts nobody out and draws no card from the s
 is "no card leaves play"; while it lasts, a draw is progress too, since players holding
 four cards or more can go round without drawing, and such games loop as well.)
 
-* Proven loop: when every seat still in plays a ``DETERMINISTIC`` strategy (its move
-  is a function of the position and the strategy stream alone), Brent's cycle search
-  compares each position (pile, turn, direction, every hand, face-up row, face-down
-  count and known-hand cards, and the strategy stream) exactly with one saved at
-  ``quiet`` = 0, 1, 3, 7, 15, ...; a match proves the game repeats forever, and it ends
-  at that move (R. P. Brent, "An improved Monte Carlo factorization algorithm", BIT 20,
+* Proven loop: once ``quiet`` reaches ``layout.LOOP_FROM`` (so that ordinary moves pay
+  only for the counter), when every seat still in plays a ``DETERMINISTIC`` strategy
+  (its move is a function of the position and the strategy stream alone), Brent's cycle
+  search compares each position (pile, turn, direction, every hand, face-up row,
+  face-down count and known-hand cards, and the strategy stream) exactly with one saved
+  at ``quiet`` = F, F+1, F+3, F+7, F+15, ... (F = LOOP_FROM); a match proves the game
+  repeats forever, and it ends at that move (R. P. Brent, "An improved Monte Carlo factorization algorithm", BIT 20,
   1980).
 * Stalled: ``quiet`` reaching ``rules[R_STALL]`` (``stall:N``; 0 = off) ends it.
 * The move cap ends it otherwise. A stopped game's seats still in keep place 0
@@ -63,10 +64,8 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from numba.cpython.unsafe.numbers import trailing_zeros
-
-from shedsim.kernel.core import (constants, deal, deal_given, legal_with, place_by_cards, same_seats, save_seat,
-                                 stage_in, start_seat, step_with, valid_swap, write_public)
+from shedsim.kernel.core import (constants, deal, deal_given, legal_with, place_by_cards, stage_in, start_seat,
+                                 step_with, stop_check, valid_swap, write_public)
 from shedsim.kernel.nb import ix
 from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
@@ -82,7 +81,8 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
     players = rules[L.R_PLAYERS]
     max_moves = rules[L.R_MAX_MOVES]
     table = rules[L.R_TABLE_SIZE]
-    stall_at = rules[L.R_STALL] if rules[L.R_STALL] > 0 else np.int64(-1)  # quiet never reaches -1
+    stall = rules[L.R_STALL]
+    check_from = L.LOOP_FROM if stall == 0 else min(L.LOOP_FROM, stall)
     rc = constants(rules)
     status[1] = 0
     for g in range(n_games):
@@ -130,21 +130,15 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
         direction = np.int64(1)
         n_moves = np.int64(0)
         # Games that cannot end: ``quiet`` counts moves since the last burn, seat out or
-        # card drawn from the stock; Brent's cycle search compares each position with one
-        # saved at quiet = 0, 1, 3, 7, ... (2^k - 1). Kept cheap, since it runs every move:
-        # * burned cards only grow, seats in and the stock only shrink, so ``progress`` =
-        #   burned - in - stock changes exactly when one of them does (one compare);
-        # * a move changes only the mover's part of the position, so a save copies only the
-        #   seats that moved since the last one (``dirty``), besides pile, turn, direction;
-        # * nothing is saved while some seat still in is not deterministic (``loop_on``
-        #   False: no comparison can happen before the next reset), and ``loop_on`` is
-        #   recomputed only when a seat goes out.
+        # card drawn from the stock (the first move is a reset);
+        # long quiet stretches go to stop_check (the loop search, the stall rule).
         quiet = np.int64(0)
         last_progress = np.int64(1) << 40  # no position has it: the first move is a reset
-        last_in = np.int64(-1)  # the first move computes loop_on
-        loop_on = False
+        det_mask = np.int64(0)
+        for s in range(players):
+            if is_deterministic(entry_ids[ix(seating[g, s])]):
+                det_mask |= np.int64(1) << s
         end = L.END_FINISHED
-        dirty = (np.int64(1) << players) - 1
         row = seating[g]
         while n_in > 0 and n_moves < max_moves:
             # ix(): unsigned indices, which numba uses without a negative-index check
@@ -162,50 +156,21 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             if n_moves < trace_len:
                 trace[g, ix(n_moves)] = m
             n_moves += 1
-            dirty |= np.int64(1) << seat
             seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
                 rules, rc, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
-            if n_in > 0:
-                # A reset and a quiet move alternate unpredictably while the stock lasts:
-                # the reset is a select, not a branch.
-                progress = pub[L.O_BURNED_N] - n_in - stock_n
-                quiet = 0 if progress != last_progress else quiet + 1
+            # burned cards only grow, seats in and the stock only shrink: this sum changes
+            # exactly when one of them does (one compare per move)
+            progress = pub[L.O_BURNED_N] - n_in - stock_n
+            if progress != last_progress:
                 last_progress = progress
-                if n_in != last_in:
-                    last_in = n_in
-                    loop_on = True
-                    for s in range(players):
-                        if pub[ix(L.O_PLACE + s)] == 0 and not is_deterministic(entry_ids[ix(row[s])]):
-                            loop_on = False
-                if loop_on and quiet > 0:
-                    # A quiet move always changes the position (a play adds to the pile, a
-                    # pick-up empties a non-empty pile, a flip lowers a face-down count), so
-                    # the save at a reset (quiet = 0) would only be compared at quiet = 1 and
-                    # never match: saves start at quiet = 1 (then 3, 7, 15, ...), checks at 2.
-                    # One branch, rarely taken, on the saved turn (pile, seat, tops, run,
-                    # direction, strategy stream; in priv[P_TURN:]); the seats only then.
-                    t = L.P_TURN
-                    if quiet > 1:
-                        differ = ((priv[t] ^ pile) | (priv[t + 1] ^ seat) | (priv[t + 2] ^ top)
-                                  | (priv[t + 3] ^ trank) | (priv[t + 4] ^ run) | (priv[t + 5] ^ direction)
-                                  | (priv[t + 6] ^ np.int64(srng[0])))
-                        if differ == 0 and same_seats(pub, priv, players):
-                            end = L.END_LOOP
-                            break
-                    if (quiet & (quiet + 1)) == 0:
-                        priv[t] = pile
-                        priv[t + 1] = seat
-                        priv[t + 2] = top
-                        priv[t + 3] = trank
-                        priv[t + 4] = run
-                        priv[t + 5] = direction
-                        priv[t + 6] = np.int64(srng[0])
-                        while dirty != 0:
-                            save_seat(pub, priv, trailing_zeros(dirty))
-                            dirty &= dirty - 1
-                if quiet == stall_at:
-                    end = L.END_STALLED
-                    break
+                quiet = 0
+            else:
+                quiet += 1
+                if quiet >= check_from:
+                    end = stop_check(pub, priv, players, seat, top, trank, run, pile, direction,
+                                     np.int64(srng[0]), quiet, stall, det_mask, L.LOOP_FROM)
+                    if end != L.END_FINISHED:
+                        break
         if n_in > 0:
             if end == L.END_FINISHED:
                 end = L.END_CAP
