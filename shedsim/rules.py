@@ -39,6 +39,10 @@ Decisions where RULES.md is silent (each is tested in tests/scenarios/):
   to the house roles: a skip or reverse rank is not ordinary).
 * ``mix_last_hand`` applies only once the stock is empty (face-up cards are never played
   while the stock lasts).
+* Games that cannot end (RULES.md has no rule): a proven loop ends the game; so does
+  ``stall`` moves without a burn, a seat going out or a draw (default: see
+  :data:`STALL_DEFAULTS`); a stopped game is scored by ``stalemate`` (:data:`STALEMATE_MODES`).
+  The rules are spelled out in :mod:`shedsim.engine`.
 """
 
 from __future__ import annotations
