@@ -110,6 +110,13 @@ def rules_show(
     for k in ("pickup", "deck_gamble", "start", "burn_passes", "mix_last_hand", "decks", "hand_size",
               "table_size", "burn_run", "max_moves", "scoring"):
         s.add_row(k.replace("_", " "), str(getattr(rs, k)))
+        if k == "max_moves":
+            groups: dict[int, list[int]] = {}
+            for p in range(rs.min_players, rs.max_players + 1):
+                groups.setdefault(rs.stall_moves(p), []).append(p)
+            s.add_row("stall (no-progress moves)", "off" if rs.stall == 0 else "; ".join(
+                f"{n} ({ps[0]}{'' if len(ps) == 1 else f'-{ps[-1]}'} players)" for n, ps in groups.items()))
+            s.add_row("stalemate (stopped games)", rs.stalemate)
     console.print(s)
     t = Table(title="can play: row = effective top of the pile, column = rank played (x = legal)")
     t.add_column("top \\ rank")
@@ -333,7 +340,7 @@ def bench(
                 warm_workers(spec, workers, backend, scheduler)
             t0 = time.perf_counter()
             results = run_chunks(spec, list(range(spec.n_chunks())), workers=workers, backend=backend,
-                                 scheduler=scheduler, keep=("moves", "unfinished"))
+                                 scheduler=scheduler, keep=("moves", "unfinished", "end"))
             wall = time.perf_counter() - t0
     except BackendError as e:
         fail(str(e))
@@ -341,12 +348,15 @@ def bench(
         fail(str(e), 1)
     moves = int(sum(int(r.records["moves"].sum()) for r in results))
     unfinished = int(sum(int(r.records["unfinished"].sum()) for r in results))
+    from .layout import END_NAMES
+    ends = sum(np.bincount(r.records["end"], minlength=len(END_NAMES)) for r in results)
     out = {
         "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy,
         "games": games, "workers": workers, "backend": backend, "seed": seed, "wall_s": round(wall, 4),
         "games_per_s": round(games / wall, 1), "ns_per_move": round(wall * 1e9 / max(moves, 1), 2),
         "ns_per_move_per_worker": round(wall * workers * 1e9 / max(moves, 1), 2),
         "moves_per_game": round(moves / games, 2), "unfinished": unfinished,
+        "ends": {name: int(c) for name, c in zip(END_NAMES, ends)},
         "kernel_load_s": round(load_s, 3), "kernel_cache": "hit" if had_cache and load_s < 5 else "compiled",
     }
     if reference:
@@ -376,7 +386,8 @@ def bench(
     table.add_row("ns per move (wall)", f"{out['ns_per_move']:.1f}")
     table.add_row("ns per move per worker", f"{out['ns_per_move_per_worker']:.1f}")
     table.add_row("moves per game", f"{out['moves_per_game']:.1f}")
-    table.add_row("unfinished games (move cap)", f"{unfinished:,}")
+    table.add_row("unfinished games (stalled / proven loops / move cap)",
+                  f"{unfinished:,} ({ends[1]:,} / {ends[2]:,} / {ends[3]:,})")
     table.add_row("wall time of play (s)", f"{wall:.2f}")
     table.add_row("kernel load / compile (s)", f"{load_s:.2f} ({out['kernel_cache']})")
     if reference:

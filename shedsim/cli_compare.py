@@ -21,7 +21,7 @@ def compare_rules(
     house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle applied to every variant, repeatable (`shedsim rules list`).")] = None,
     each_toggle: Annotated[bool, typer.Option("--each-toggle", rich_help_panel=_P_RUN, help="With one --rules X: compare X with X+T for every house toggle T that changes X at --players (pick-up modes other than X's, invisible:3/8/9, reverse:K, hand_size and table_size one below and above; max_moves left out). Skipped toggles are listed with the reason.")] = False,
     players: Annotated[Optional[int], typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table; variants that do not allow it are skipped with a note (default: 4).")] = None,
-    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries seated at every variant's tables: NAME, NAME:param=v or LABEL=SPEC (default: random,greedy,expert; aggressive loops in self-play and hits the move cap).")] = None,
+    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries seated at every variant's tables: NAME, NAME:param=v or LABEL=SPEC (default: random,greedy,expert; aggressive loops in self-play: its games end as proven loops).")] = None,
     games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games per variant, rounded up to whole blocks (every table x every rotation) (default: 100000).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed: the same seed gives the same deals in every variant (default: 0).")] = None,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
@@ -160,8 +160,10 @@ def _print_tables(res) -> None:
     rows = v.to_dict("records")
     n = res.info["players"]
     t = Table(title=f"Game length: {C.title(res)}\n{C.subtitle(res)}",
-              caption=f"\\[lo, hi] = 95% intervals over deals; a round is {n} moves; unfinished = reached the move cap")
-    for col in ("variant", "deals", "mean moves", "mean rounds", "median moves", "95th pct moves", "unfinished"):
+              caption=f"\\[lo, hi] = 95% intervals over deals; a round is {n} moves; unfinished = stopped: stalled, proven loop or move cap")
+    ends = "stalled" in v.columns
+    for col in ("variant", "deals", "mean moves", "mean rounds", "median moves", "95th pct moves", "unfinished",
+                *(("stalled / loops / cap",) if ends else ())):
         t.add_column(col, justify="left" if col == "variant" else "right")
     for r in rows:
         t.add_row(name(r), f"{r['deals']:,}",
@@ -169,7 +171,8 @@ def _print_tables(res) -> None:
                   f"{r['mean_rounds']:.1f} [{r['mean_rounds_lo']:.1f}, {r['mean_rounds_hi']:.1f}]",
                   f"{r['median_moves']:.0f} [{r['median_moves_lo']:.0f}, {r['median_moves_hi']:.0f}]",
                   f"{r['p95_moves']:.0f} [{r['p95_moves_lo']:.0f}, {r['p95_moves_hi']:.0f}]",
-                  pct(r["unfinished_rate"], r["unfinished_lo"], r["unfinished_hi"]))
+                  pct(r["unfinished_rate"], r["unfinished_lo"], r["unfinished_hi"]),
+                  *((f"{r['stalled']:,} / {r['loops']:,} / {r['capped']:,}",) if ends else ()))
     console.print(t)
     t = Table(title="Play and fairness",
               caption=f"starter loss: the starting seat's loss rate, p-value against the fair 1/{n}; "

@@ -131,7 +131,7 @@ def sprt(
     lines = [
         res.decision_text(),
         f"  games   {res.games:,}" + (f" ({n_units})" if n_units else "")
-        + f"; {res.unfinished:,} unfinished at the move cap",
+        + f"; {res.unfinished:,} unfinished (stalled, proven loops or the move cap)",
         f"  LLR     {res.llr:+.3f}  (bounds {res.lower:+.3f}, {res.upper:+.3f})",
         f"  score   {res.score:.4f}  [{res.lo:.4f}, {res.hi:.4f}]  (95%, t interval over {unit})",
         f"  Elo     {_elo(res.elo)}  [{_elo(res.elo_lo)}, {_elo(res.elo_hi)}]  (logistic, X - Y)",

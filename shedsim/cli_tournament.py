@@ -192,6 +192,7 @@ def tournament(
             "games_requested": spec.games_requested, "games": spec.games, "games_in_results": games_done,
             "rounded_games": spec.games != spec.games_requested,
             "unfinished_games": res.info["unfinished"], "unfinished_share": res.info["unfinished_share"],
+            "ends": res.info["ends"], "end_shares": res.info["end_shares"],
             "lengths": res.info["lengths"], "rating_fit": res.info["rating_fit"],
             "workers": workers, "backend": backend, "sessions": sessions,
             "play_s": round(play_total, 3),
@@ -216,9 +217,8 @@ def tournament(
     if not quiet:
         _print_table(spec, res, complete=outcome.complete)
         rate = f"{outcome.played_now / outcome.play_s:,.0f} games/s" if outcome.play_s > 0 and outcome.played_now else "-"
-        typer.echo(f"{games_done:,} games ({res.info['unfinished']:,} unfinished at the move cap of "
-                   f"{spec.rules.max_moves} moves); played {outcome.played_now:,} now in {outcome.play_s:.1f} s "
-                   f"({rate}); wall {wall:.1f} s")
+        typer.echo(f"{games_done:,} games ({T.describe_ends(res.info['ends'], spec.rules)}); played "
+                   f"{outcome.played_now:,} now in {outcome.play_s:.1f} s ({rate}); wall {wall:.1f} s")
         typer.echo(f"wrote {', '.join(files + ['run.json'])} to {str(root)}")
     if outcome.interrupted:
         typer.echo(f"interrupted: {len(outcome.done)} of {spec.n_chunks} chunks ({games_done:,} of {spec.games:,} games) "
@@ -240,10 +240,15 @@ def _peak_rss_mb() -> float | None:
 
 DEFINITIONS = {
     "games": "seat-games: a strategy seated twice at one table plays two seat-games in that game",
-    "win": "place 1 (first out); possible in an unfinished game if it happened before the move cap",
-    "loss": "last place (the Idiot); nobody loses an unfinished game",
-    "unfinished": "the game reached the move cap; seats still in share the remaining places (each gets their mean) "
-                  "for mean place, head to head (two such seats tie) and match totals",
+    "win": "place 1 (first out); possible in an unfinished game if it happened before the game was stopped",
+    "loss": "last place (the Idiot); nobody loses an unfinished game under stalemate:share (the default)",
+    "unfinished": "the game was stopped before one player was left: a proven loop (the whole position repeated, "
+                  "every seat still in deterministic), stalled (stall:N moves without a burn, anyone going out "
+                  "or a draw) or the move cap; under stalemate:share (the default) seats still in share the "
+                  "remaining places (each gets their mean) for mean place, head to head (two such seats tie) and "
+                  "match totals; under stalemate:most_cards they are placed by cards held, most = last = loser",
+    "ends": "games by how they ended: finished (one player left), stalled, loop (proven loop), cap (move cap); "
+            "summary.csv's stalled, loops and capped columns count seat-games (shown when a game stalled or looped)",
     "mean_place": "1 = first out; t interval over seat-games",
     "rating": "Plackett-Luce log-strength of the finishing orders on the Elo scale (mean 0); interval = +-1.96 se "
               "from the Fisher information",

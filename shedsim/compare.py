@@ -13,8 +13,8 @@ independent. Every interval and test below is computed from per-deal aggregates 
 deal's mean over its N games), never from games as if they were independent.
 
 Memory: per variant and deal the module keeps the N game lengths (int16, int32 when the
-move cap exceeds 32767), N unfinished flags (bool), the pick-up and burn totals (int32),
-the starting player's losses (int8) and each entry's losses (int8[E]): about 3 bytes per
+move cap exceeds 32767), N unfinished flags (bool) and end codes (int8), the pick-up and
+burn totals (int32), the starting player's losses (int8) and each entry's losses (int8[E]): about 4 bytes per
 game plus 9 + E bytes per deal, so a few million games per variant fit in tens of MB.
 Full per-game records are dropped as soon as each chunk is aggregated. The game lengths
 are kept per game (2 bytes) because the cluster-robust quantile intervals need each
@@ -81,7 +81,8 @@ from typing import Any
 
 import numpy as np
 
-from .rules import PICKUP_MODES, TOGGLES, RuleSet, RulesError, apply_house, build
+from .layout import END_CAP, END_FINISHED, END_LOOP, END_NAMES, END_STALLED
+from .rules import PICKUP_MODES, STALEMATE_MODES, TOGGLES, RuleSet, RulesError, apply_house, build
 
 DEFAULT_OUT = "reports/compare"
 DEFAULT_STRATEGIES = "random,greedy,expert"
@@ -89,7 +90,7 @@ DEFAULT_PLAYERS = 4
 DEFAULT_GAMES = 100_000
 TARGET_CHUNK = 20_000
 ALPHA = 0.05
-KEEP = ("places", "start", "moves", "unfinished", "pickups", "burns")
+KEEP = ("places", "start", "moves", "unfinished", "end", "pickups", "burns")
 """Record fields each chunk returns (the others are never transferred)."""
 
 REVERSE_RANK = "K"
@@ -190,7 +191,8 @@ def _unique_labels(texts: Sequence[str]) -> list[str]:
 def toggle_candidates(base: RuleSet) -> list[str]:
     """The toggles ``--each-toggle`` tries on ``base``, in :data:`shedsim.rules.TOGGLES`
     order: every plain toggle; ``invisible:3/8/9``; ``reverse:K``; each pick-up mode that
-    differs from ``base.pickup``; ``hand_size`` and ``table_size`` one below and one above
+    differs from ``base.pickup``; ``stall:0`` (the no-progress rule off) and each
+    stalemate scoring that differs from ``base.stalemate``; ``hand_size`` and ``table_size`` one below and one above
     ``base``'s. ``max_moves`` is left out (it only moves the cap)."""
     out: list[str] = []
     for key in TOGGLES:
@@ -203,6 +205,11 @@ def toggle_candidates(base: RuleSet) -> list[str]:
             out.append(f"reverse:{REVERSE_RANK}")
         elif name == "pickup":
             out += [f"pickup:{m}" for m in PICKUP_MODES if m != base.pickup]
+        elif name == "stall":
+            if base.stall != 0:
+                out.append("stall:0")
+        elif name == "stalemate":
+            out += [f"stalemate:{m}" for m in STALEMATE_MODES if m != base.stalemate]
         elif name in ("hand_size", "table_size"):
             v = getattr(base, name)
             out += [f"{name}:{v + d}" for d in (-1, 1) if v + d >= 1]
@@ -332,7 +339,8 @@ class Tally:
     """Per-deal aggregates of one variant: D deals of N games (N = players), E entries.
 
     ``lengths`` int16[D, N] (int32 when the move cap exceeds 32767): moves of rotation r
-    of deal b (unfinished games count the cap); ``unfinished`` bool[D, N]; ``pickups``,
+    of deal b (unfinished games count the moves made before the stop); ``unfinished``
+    bool[D, N]; ``ends`` int8[D, N] (how each game ended, ``layout.END_*``); ``pickups``,
     ``burns`` int32[D]: totals over the deal's N games and all seats; ``starter_lost``
     int8[D]: games of the deal in which the starting seat finished last; ``losses``
     int8[D, E]: the entry's seat-games of the deal that finished last; ``done`` bool[D]:
@@ -346,6 +354,7 @@ class Tally:
     starter_lost: np.ndarray
     losses: np.ndarray
     done: np.ndarray
+    ends: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int8))
 
     @classmethod
     def empty(cls, deals: int, players: int, entries: int, max_moves: int) -> Tally:
@@ -353,7 +362,8 @@ class Tally:
         ldt = np.int16 if max_moves <= np.iinfo(np.int16).max else np.int32
         return cls(np.zeros((deals, players), ldt), np.zeros((deals, players), np.bool_),
                    np.zeros(deals, np.int32), np.zeros(deals, np.int32), np.zeros(deals, np.int8),
-                   np.zeros((deals, entries), np.int8), np.zeros(deals, np.bool_))
+                   np.zeros((deals, entries), np.int8), np.zeros(deals, np.bool_),
+                   np.zeros((deals, players), np.int8))
 
     def add_chunk(self, start: int, stop: int, records: dict[str, np.ndarray], seating: np.ndarray) -> None:
         """Aggregate games ``start..stop-1`` (whole deals: both multiples of N) from the
@@ -370,9 +380,11 @@ class Tally:
         sl = slice(b0, b0 + nd)
         self.lengths[sl] = records["moves"].reshape(nd, n_players)
         self.unfinished[sl] = records["unfinished"].reshape(nd, n_players)
+        end = records["end"] if "end" in records else np.where(records["unfinished"], END_CAP, 0)
+        self.ends[sl] = end.reshape(nd, n_players)
         self.pickups[sl] = records["pickups"].sum(axis=1, dtype=np.int64).reshape(nd, n_players).sum(axis=1)
         self.burns[sl] = records["burns"].sum(axis=1, dtype=np.int64).reshape(nd, n_players).sum(axis=1)
-        lost = records["places"] == n_players  # [n, N]: last place (nobody in an unfinished game)
+        lost = records["places"] == n_players  # [n, N]: last place (under stalemate:share nobody in an unfinished game)
         starter = lost[np.arange(n), records["start"].astype(np.int64)]
         self.starter_lost[sl] = starter.reshape(nd, n_players).sum(axis=1)
         local = (np.arange(n) // n_players)[:, None] * n_entries + seating
@@ -838,6 +850,11 @@ def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Ta
     vs = [variant_stats(v, t, labels, ref, p) for v, t, p in zip(plan.variants, tallies, paired)]
     vdf = pd.DataFrame([s.row for s in vs])
     vdf.insert(3, "baseline", [i == 0 for i in range(len(vs))])
+    if any(np.isin(t.ends, (END_STALLED, END_LOOP)).any() for t in tallies):
+        # how the unfinished games ended (only when some stalled or looped: otherwise all hit the cap)
+        at = vdf.columns.get_loc("unfinished_hi") + 1
+        for k, (col, code) in enumerate((("stalled", END_STALLED), ("loops", END_LOOP), ("capped", END_CAP))):
+            vdf.insert(at + k, col, [int((t.ends == code).sum()) for t in tallies])
     rows = []
     base_vals = deal_values(tallies[0])
     d, n = tallies[0].lengths.shape
@@ -875,6 +892,8 @@ def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Ta
         "skipped": [dict(s) for s in plan.skipped], "house": list(plan.house),
         "deals": d, "significant_effects": int(edf["significant"].sum()), "comparisons": int(len(edf)),
         "unfinished_games": {v.label: int(t.unfinished.sum()) for v, t in zip(plan.variants, tallies)},
+        "ends": {v.label: {name: int((t.ends == k).sum()) for k, name in enumerate(END_NAMES)}
+                 for v, t in zip(plan.variants, tallies)},
         "max_moves": {v.label: v.rules.max_moves for v in plan.variants},
     }
     return ComparisonResult(vdf, edf, ldf, list(tallies), info, plan, ent)
@@ -901,10 +920,11 @@ def _nice_width(span: float, target_bins: int = 60) -> int:
 def length_table(plan: Plan, tallies: Sequence[Tally]):
     """Game-length histogram per variant (long format): finished games in common bins of
     ``moves_from..moves_to`` (about 60 bins over the finished games of all variants),
-    then one ``unfinished (move cap)`` row per variant; ``share`` of the variant's games
-    and ``cumulative_share``."""
+    then, where there are any, ``stalled`` and ``proven loop`` games in the same bins
+    (non-empty bins only), then one ``unfinished (move cap)`` row per variant; ``share``
+    of the variant's games and ``cumulative_share``."""
     import pandas as pd
-    fin = [t.lengths[~t.unfinished] for t in tallies]
+    fin = [t.lengths[t.ends == END_FINISHED] for t in tallies]
     allfin = [f for f in fin if f.size]
     rows = []
     if allfin:
@@ -922,7 +942,17 @@ def length_table(plan: Plan, tallies: Sequence[Tally]):
                 cum += int(counts[k])
                 rows.append((v.label, "finished", first + k * width, first + (k + 1) * width - 1,
                              int(counts[k]), counts[k] / g, cum / g))
-        unf = int(t.unfinished.sum())
+        for kind, code in (("stalled", END_STALLED), ("proven loop", END_LOOP)):
+            stopped = t.lengths[t.ends == code].astype(np.int64)
+            if not stopped.size:
+                continue
+            w = width if allfin else _nice_width(int(stopped.max()) - int(stopped.min()) + 1)
+            f0 = first if allfin else (int(stopped.min()) // w) * w
+            ks, counts = np.unique((stopped - f0) // w, return_counts=True)
+            for k, c in zip(ks.tolist(), counts.tolist()):
+                cum += c
+                rows.append((v.label, kind, f0 + k * w, f0 + (k + 1) * w - 1, c, c / g, cum / g))
+        unf = int((t.ends == END_CAP).sum())
         cum += unf
         rows.append((v.label, "unfinished (move cap)", v.rules.max_moves, v.rules.max_moves, unf, unf / g, cum / g))
     return pd.DataFrame(rows, columns=["variant", "kind", "moves_from", "moves_to", "games", "share",
@@ -1001,7 +1031,7 @@ DEFINITIONS: dict[str, str] = {
     "paired": "the variant deals the same cards as the baseline (same decks, hand_size, table_size); seating and "
               "dealer are always the same, strategy randomness is independent (own stream)",
     "mean_moves": "mean game length in moves (one move = one turn: a play, pick-up or gamble); unfinished games "
-                  "count the move cap; t interval over per-deal means with the within-table (stratified) standard "
+                  "count the moves made before they were stopped; t interval over per-deal means with the within-table (stratified) standard "
                   "error",
     "mean_rounds": "mean game length in rounds, a round being N moves (N = players): mean_moves / N",
     "median_moves": "median game length in moves (inverse-ECDF quantile); order-statistic interval "
@@ -1009,14 +1039,18 @@ DEFINITIONS: dict[str, str] = {
     "p95_moves": "95th percentile of game length in moves; interval as for the median",
     "median_deff": "design effect of the deals' clustering at the median: cluster-robust over binomial variance of "
                    "the share of games at or below it (at least 1); p95_deff likewise",
-    "unfinished_rate": "share of games that reached the move cap; cluster-robust interval over deals widened to "
-                       "contain the Wilson interval over games",
+    "unfinished_rate": "share of games stopped before one player was left (a proven loop, stalled by stall:N, or "
+                       "the move cap); cluster-robust interval over deals widened to contain the Wilson interval "
+                       "over games",
+    "stalled": "games stopped by the no-progress rule stall:N; loops: proven loops (the whole position repeated, "
+               "every seat still in deterministic); capped: games stopped at the move cap (these three columns "
+               "appear when some game stalled or looped)",
     "strata": "the schedule's tables: deal b is played at table b % T, every table equally often; standard errors "
               "are within-table (stratified sampling, Cochran 1977 eq. 5.6), df = deals - tables",
     "pickups_per_game": "pick-ups per game, summed over all seats; t interval over per-deal means (stratified)",
     "burns_per_game": "burns per game, summed over all seats; t interval over per-deal means (stratified)",
     "starter_loss_rate": "share of games in which the seat that started finished last; a fair game gives 1/N "
-                         "(slightly less when games are unfinished: nobody loses those)",
+                         "(slightly less when games are unfinished under stalemate:share: nobody loses those)",
     "starter_loss_p_value": "two-sided p-value of starter_loss_rate = 1/N (t test over per-deal rates, "
                             "stratified standard error)",
     "loss_rate[S]": "share of strategy S's seat-games finished in last place (a strategy seated twice at a table "
@@ -1163,14 +1197,15 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
 def plot_lengths(res: ComparisonResult, path: Path) -> Path:
     """Game-length distributions of all variants overlaid, on a log scale of moves (the
     lengths are very skewed): step histograms over log-spaced bins (share of the
-    variant's finished and unfinished games per bin) and ECDFs; the move cap is the dotted
-    line, and each variant's share of unfinished games (at the cap) is in the legend."""
+    variant's finished games per bin) and ECDFs of the finished games; the move cap is the
+    dotted line, and each variant's share of unfinished games (stalled, proven loops, at
+    the cap) is in the legend."""
     from .plots import plt
     labels = [v.label for v in res.plan.variants]
     cmap = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5.4))
     caps = sorted({v.rules.max_moves for v in res.plan.variants})
-    fins = [t.lengths[~t.unfinished].astype(np.int64) for t in res.tallies]
+    fins = [t.lengths[t.ends == END_FINISHED].astype(np.int64) for t in res.tallies]
     lo = max(1, min((int(f.min()) for f in fins if f.size), default=1))
     hi = max(caps)
     edges = np.unique(np.round(np.geomspace(lo, hi + 1, 60)).astype(np.int64))
@@ -1179,6 +1214,9 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
         g = t.lengths.size
         unf = t.unfinished.sum() / g if g else 0.0
         name = f"{lab} (unfinished {100 * unf:.2f}%)"
+        if np.isin(t.ends, (END_STALLED, END_LOOP)).any():
+            sh = [100 * (t.ends == c).sum() / g for c in (END_STALLED, END_LOOP, END_CAP)]
+            name = f"{lab} (unfinished {100 * unf:.2f}%: stalled {sh[0]:.2f}, loops {sh[1]:.2f}, cap {sh[2]:.2f})"
         if fin.size:
             counts = np.histogram(fin, bins=edges)[0]
             ax1.stairs(counts / g * 100, edges, color=col, lw=1.4, label=name)
@@ -1199,7 +1237,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
     ax1.set_title("Distribution of finished games (log-spaced bins)", fontsize="medium")
     ax2.set_xlabel("game length (moves, log scale)")
     ax2.set_ylabel("games finished within that many moves (%)")
-    ax2.set_title("Cumulative distribution (ECDF); the rest reached the move cap", fontsize="medium")
+    ax2.set_title("Cumulative distribution (ECDF); the rest were stopped unfinished", fontsize="medium")
     ax2.set_ylim(0, 100)
     many = len(labels) > 6
     ax2.legend(fontsize="x-small" if many else "small", loc="upper left",

@@ -22,12 +22,13 @@ Conventions (all from RULES.md section 1 unless noted):
     a card was drawn from the stock (with the stock empty: since a card left play or a
     seat went out; while it lasts, players holding four or more cards can go round
     without drawing, and such games loop too).
-  - Proven loop: when every seat still in plays a deterministic strategy
-    (:attr:`GameState.deterministic`; its move depends only on the position and the
-    strategy stream), each position is compared exactly (:func:`position_key`) with one
-    saved at ``quiet`` = 0, 1, 3, 7, 15, ... (Brent's cycle search, R. P. Brent, BIT 20,
-    1980); a repeat proves the game would go round forever, and it ends there.
-  - Stalled: ``quiet`` reaching ``rules.stall`` (0 = off) ends the game.
+  - Proven loop: from ``quiet`` = ``layout.LOOP_FROM`` (F) on, when every seat still in
+    plays a deterministic strategy (:attr:`GameState.deterministic`; its move depends
+    only on the position and the strategy stream), each position is compared exactly
+    (:func:`position_key`) with one saved at ``quiet`` = F, F+1, F+3, F+7, F+15, ...
+    (Brent's cycle search, R. P. Brent, BIT 20, 1980); a repeat proves the game would go
+    round forever, and it ends there.
+  - Stalled: ``quiet`` reaching ``rules.stall_moves(players)`` (0 = off) ends the game.
   - A stopped game's seats still in share the remaining places (``stalemate:share``,
     place 0 in the records) or are placed by cards held, fewest first, ties in turn
     order from the seat to move (``stalemate:most_cards``, :func:`place_stopped`).
@@ -450,22 +451,24 @@ def _check_stop(state: GameState) -> str:
     if mark != state.progress_mark:
         state.progress_mark = mark
         state.quiet = 0
-        state.loop_power, state.loop_lam = 1, 0
-        state.loop_on = bool(state.deterministic) and all(state.deterministic[i] for i in state.in_seats())
-        state.loop_saved = position_key(state) if state.loop_on else None
     else:
         state.quiet += 1
-        key = position_key(state) if state.loop_on else None
-        if state.loop_on and key == state.loop_saved:
-            end = "loop"
-        elif rules.stall and state.quiet == rules.stall:
+        if state.quiet > L.LOOP_FROM:
+            key = position_key(state) if state.loop_on else None
+            if state.loop_on and key == state.loop_saved:
+                end = "loop"
+            else:
+                state.loop_lam += 1
+                if state.loop_lam == state.loop_power:
+                    state.loop_saved = key
+                    state.loop_power *= 2
+                    state.loop_lam = 0
+        elif state.quiet == L.LOOP_FROM:  # a long quiet stretch: start the cycle search
+            state.loop_on = bool(state.deterministic) and all(state.deterministic[i] for i in state.in_seats())
+            state.loop_saved = position_key(state) if state.loop_on else None
+            state.loop_power, state.loop_lam = 1, 0
+        if not end and state.quiet == rules.stall_moves(state.players):
             end = "stalled"
-        else:
-            state.loop_lam += 1
-            if state.loop_lam == state.loop_power:
-                state.loop_saved = key
-                state.loop_power *= 2
-                state.loop_lam = 0
     if not end and state.moves >= rules.max_moves:
         end = "cap"
     if not end:
@@ -475,7 +478,8 @@ def _check_stop(state: GameState) -> str:
     if rules.stalemate == "most_cards":
         place_stopped(state)
     why = {"loop": "proven loop: the position repeats and every seat still in is deterministic",
-           "stalled": f"stalled: {rules.stall} moves without a burn, anyone going out or a draw",
+           "stalled": f"stalled: {rules.stall_moves(state.players)} moves without a burn, anyone going out "
+                      f"or a draw",
            "cap": f"move cap {rules.max_moves} reached"}[end]
     return f"; {why}: game unfinished"
 

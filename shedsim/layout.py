@@ -77,6 +77,7 @@ END_STALLED = 1         # the no-progress rule (``stall:N``) stopped it
 END_LOOP = 2            # a proven loop: the whole position repeated, every seat in deterministic
 END_CAP = 3             # the move cap (``max_moves``) stopped it
 END_NAMES = ("finished", "stalled", "loop", "cap")
+LOOP_FROM = 128         # quiet moves (no burn, nobody out, no draw) before the loop check starts
 
 # ---- stages --------------------------------------------------------------------
 STAGE_HAND = 0
@@ -121,6 +122,11 @@ O_SIZE = O_SEATS + 7 * MAX_PLAYERS
 P_HANDS = 0                               # packed hand per seat
 P_FACE_DOWN = P_HANDS + MAX_PLAYERS       # MAX_TABLE slots per seat, ranks in slot order
 P_DECK = P_FACE_DOWN + MAX_PLAYERS * MAX_TABLE   # the shuffled deck; the stock is its tail
-P_SNAP = P_DECK + MAX_DECK                # the loop check's saved position (kernel.core.save_position)
+P_LOOP = P_DECK + MAX_DECK                # the loop check's state (kernel.core.stop_check):
+P_LOOP_POWER = P_LOOP                     #   Brent's power and lambda,
+P_LOOP_LAM = P_LOOP + 1
+P_LOOP_ON = P_LOOP + 2                    #   1 when every seat still in is deterministic,
+P_LOOP_RNG = P_LOOP + 3                   #   the strategy stream at the save (as int64),
+P_SNAP = P_LOOP + 4                       #   the saved position (kernel.core.save_position)
 P_SNAP_SIZE = 6 + 4 * MAX_PLAYERS
 P_SIZE = P_SNAP + P_SNAP_SIZE

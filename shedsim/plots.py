@@ -146,15 +146,27 @@ def head_to_head(matrix, path: Path, subtitle: str = "") -> Path:
 
 
 def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
-    """Histogram of game length in moves (finished games), with the count of games that
-    reached the move cap in the legend."""
-    fin = lengths[lengths["kind"] == "finished"]
-    capped = lengths[lengths["kind"] != "finished"]
+    """Histogram of game length in moves: finished games, with stalled games and proven
+    loops (``stall:N``, the loop check) stacked on them in the same bins; the games stopped
+    at the move cap are counted in the legend (``lengths``: a tournament's lengths.csv)."""
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    if len(fin):
-        width = (fin["moves_to"] - fin["moves_from"] + 1).to_numpy(float)
-        ax.bar(fin["moves_from"].to_numpy(float), fin["share"].to_numpy(float) * 100, width=width,
-               align="edge", color="tab:blue", edgecolor="white", linewidth=0.3, label="finished games")
+    bottom: dict[float, float] = {}
+    for kind, colour, name in (("finished", "tab:blue", "finished games"), ("stalled", "tab:orange", "stalled"),
+                               ("proven loop", "tab:purple", "proven loops")):
+        d = lengths[lengths["kind"] == kind]
+        if not len(d) or (kind != "finished" and int(d["games"].sum()) == 0):
+            continue
+        x = d["moves_from"].to_numpy(float)
+        width = (d["moves_to"] - d["moves_from"] + 1).to_numpy(float)
+        h = d["share"].to_numpy(float) * 100
+        b = np.array([bottom.get(v, 0.0) for v in x])
+        label = name if kind == "finished" else (
+            f"{name} ({int(d['games'].sum()):,} games, {float(d['share'].sum()) * 100:.2f}%)")
+        ax.bar(x, h, width=width, bottom=b, align="edge", color=colour, edgecolor="white", linewidth=0.3,
+               label=label)
+        for v, top in zip(x, b + h):
+            bottom[v] = top
+    capped = lengths[lengths["kind"].str.startswith("unfinished")]
     if len(capped) and int(capped["games"].iloc[0]) > 0:
         # drawn as a legend entry, not a bar: the cap is far to the right of every finished game
         r = capped.iloc[0]

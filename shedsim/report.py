@@ -355,7 +355,7 @@ def _tournament_spec(info: dict[str, Any]) -> list[tuple[str, str]]:
         items.append(("complete", _text(info["complete"]) + (
             f" ({info.get('chunks_done')} of {info.get('n_chunks')} chunks)" if "n_chunks" in info else "")))
     if isinstance(info.get("unfinished_share"), (int, float)):
-        items.append(("unfinished games", f"{100 * info['unfinished_share']:.2f}% (reached the move cap)"))
+        items.append(("unfinished games", f"{100 * info['unfinished_share']:.2f}% ({_ends_text(info)})"))
     for key, label in (("workers", "workers"), ("backend", "backend"), ("wall_s", "wall time (s)"),
                        ("games_per_s", "games/s")):
         if key in info:
@@ -435,8 +435,18 @@ def _tournament_headline(summary: Table | None, info: dict[str, Any]) -> list[st
             out.append(f"{r[si]} leads: " + "; ".join(parts) + " (95% intervals)")
     share = info.get("unfinished_share")
     if isinstance(share, (int, float)) and not isinstance(share, bool):
-        out.append(f"{100 * share:.2f}% of games reached the move cap unfinished")
+        out.append(f"{100 * share:.2f}% of games unfinished ({_ends_text(info)})")
     return out
+
+
+def _ends_text(info: dict[str, Any]) -> str:
+    """How the unfinished games ended, from run.json's ``end_shares`` (a tournament's);
+    runs written before it was recorded had only the move cap."""
+    sh = info.get("end_shares")
+    if not isinstance(sh, dict) or not all(isinstance(sh.get(k), (int, float)) for k in ("stalled", "loop", "cap")):
+        return "reached the move cap"
+    return (f"stalled {100 * sh['stalled']:.2f}%, proven loops {100 * sh['loop']:.2f}%, "
+            f"at the move cap {100 * sh['cap']:.2f}%")
 
 
 def _title(kind: str, info: dict[str, Any], directory: Path) -> str:

@@ -65,19 +65,31 @@ at random, nines); a random seat."""
 
 PRESETS: tuple[str, ...] = ("duel", "nines", "family", "palace", "shithead")
 
+MAX_PLAYERS_TWO_DECKS = 10
+
 STALEMATE_MODES: tuple[str, ...] = ("share", "most_cards")
 """How a stopped game (stalled, proven loop or move cap) is scored; index = ``layout.STALEMATE_*``.
 ``share``: the seats still in share the remaining places (nobody loses); ``most_cards``:
 they are placed by cards held, fewest first, so the seat holding most is the loser (ties
 in turn order from the seat to move). RULES.md does not settle this; shedsim's choice."""
 
-DEFAULT_STALL = 4000
-"""Default of the no-progress rule (``stall:N``): a game ends as stalled after this many
-moves in a row in which no card leaves play (no burn), nobody goes out and nobody draws
-from the stock (with the stock empty: no card leaves play and nobody goes out). Chosen
-from data (README, "Games that cannot end")."""
+STALL_DEFAULTS: tuple[tuple[int, int], ...] = ((4, 1500), (MAX_PLAYERS_TWO_DECKS, 4000))
+"""Default of the no-progress rule (``stall:N``) by player count: ``(up to P players, N)``.
+A game ends as stalled after N moves in a row in which no card leaves play (no burn),
+nobody goes out and nobody draws from the stock (with the stock empty: no card leaves
+play and nobody goes out). Chosen from data (README, "Games that cannot end",
+``tools/stall_cut.py``): the smallest N tried at which no preset, at any player count in
+the range, cuts 1 in 1,000 of the games that finish without the rule; five players need
+far longer (games of stuck players that a random player eventually breaks)."""
 
-MAX_PLAYERS_TWO_DECKS = 10
+
+def default_stall(players: int) -> int:
+    """The default ``stall:N`` for ``players`` seats (:data:`STALL_DEFAULTS`)."""
+    for most, n in STALL_DEFAULTS:
+        if players <= most:
+            return n
+    return STALL_DEFAULTS[-1][1]
+
 
 
 class RulesError(ValueError):
@@ -118,7 +130,7 @@ class RuleSet:
     table_size: int = 3
     burn_run: int = 4
     max_moves: int = 5000
-    stall: int = DEFAULT_STALL
+    stall: int | None = None
     stalemate: str = "share"
     scoring: str = "places"
     house: tuple[str, ...] = field(default=())
@@ -185,8 +197,8 @@ class RuleSet:
             raise RulesError("start", f"unknown rule {self.start!r}; one of {', '.join(START_RULES)}")
         if self.stalemate not in STALEMATE_MODES:
             raise RulesError("stalemate", f"unknown mode {self.stalemate!r}; one of {', '.join(STALEMATE_MODES)}")
-        if (not isinstance(self.stall, int) or isinstance(self.stall, bool)
-                or not 0 <= self.stall <= 10_000_000):
+        if self.stall is not None and (not isinstance(self.stall, int) or isinstance(self.stall, bool)
+                                       or not 0 <= self.stall <= 10_000_000):
             raise RulesError("stall", f"must be an integer from 0 (off) to 10000000, got {self.stall!r}")
         if self.decks not in (1, 2):
             raise RulesError("decks", f"must be 1 or 2, got {self.decks!r}")
@@ -225,6 +237,11 @@ class RuleSet:
             raise RulesError("players", f"too few cards for the deal: {players} players x "
                              f"({self.hand_size} hand + 2 x {self.table_size} table) = "
                              f"{self.deal_size(players)} > {self.deck_size} cards")
+
+    def stall_moves(self, players: int) -> int:
+        """The no-progress limit in moves at ``players`` seats: ``stall`` if set (0 = off),
+        else :func:`default_stall`."""
+        return default_stall(players) if self.stall is None else self.stall
 
     def deal_size(self, players: int) -> int:
         """Cards dealt to ``players`` seats: hand plus face-up plus face-down."""
@@ -269,7 +286,7 @@ class RuleSet:
         a[L.R_BURN_PASSES] = int(self.burn_passes)
         a[L.R_MIX_LAST] = int(self.mix_last_hand)
         a[L.R_MAX_MOVES] = self.max_moves
-        a[L.R_STALL] = self.stall
+        a[L.R_STALL] = self.stall_moves(players)
         a[L.R_STALEMATE] = STALEMATE_MODES.index(self.stalemate)
         return a
 
@@ -332,8 +349,10 @@ TOGGLES: dict[str, str] = {
     "hand_size:N": "hand cards dealt and refilled to (default 3)",
     "table_size:N": "face-up and face-down cards each (default 3)",
     "max_moves:N": "move cap after which a game is unfinished (default 5000)",
-    "stall:N": f"N moves in a row without a burn, anyone going out or a draw from the stock: the game "
-               f"is stalled and ends (default {DEFAULT_STALL}; 0 = off)",
+    "stall:N": "N moves in a row without a burn, anyone going out or a draw from the stock: the game "
+               "is stalled and ends (default " + ", ".join(
+                   f"{n} up to {p} players" if p < MAX_PLAYERS_TWO_DECKS else f"{n} above" for p, n in STALL_DEFAULTS)
+               + "; 0 = off)",
     "stalemate:MODE": "scoring of a stopped game (stalled, proven loop, move cap): share (default: seats "
                       "still in share the remaining places) | most_cards (placed by cards held, most = loser)",
 }

@@ -15,10 +15,15 @@ Definitions used in every output (see README-tournament.md):
 * A strategy's **games** count seat-games: a strategy seated twice at a table (possible
   when there are fewer entries than seats) plays two seat-games in that game.
 * **Win** = place 1 (first out). **Loss** = last place (the Idiot / Shithead).
-* **Unfinished** games (the move cap was reached) are counted, never dropped: a seat that
-  went out before the cap keeps its place (so a win can happen in an unfinished game);
-  the seats still in share the remaining places, each getting their mean, for mean place
-  and for head-to-head (two seats still in are a tie); **nobody lost** an unfinished game.
+* **Unfinished** games (stopped before one player was left: a proven loop, stalled by
+  the no-progress rule ``stall:N``, or the move cap; :mod:`shedsim.engine`) are counted,
+  never dropped, and how each ended is counted too (``stalled``, ``loops``, ``capped``):
+  a seat that went out before the stop keeps its place (so a win can happen in an
+  unfinished game); under ``stalemate:share`` (the default) the seats still in share the
+  remaining places, each getting their mean, for mean place and for head-to-head (two
+  seats still in are a tie), and **nobody lost** an unfinished game; under
+  ``stalemate:most_cards`` the kernel has placed them by cards held, and the last is
+  the loser.
 * **Matches** (``rounds`` > 1): the K games of one table and one rotation with K
   consecutive deals of that table (game g and g + j * block for j < K); a seat's match
   score is its summed places (as palace scores), lowest total wins; tied totals share the
@@ -45,6 +50,8 @@ from .rules import RuleSet
 from .simulate import RunSpec, schedule_games, tournament_tables  # noqa: F401 (re-exported)
 
 FORMAT = 1
+END_LABELS = ("finished", "stalled", "loop", "cap")
+"""How games ended, in ``layout.END_*`` order (``run.json``'s ``ends``)."""
 DEFAULT_GAMES = 200_000
 DEFAULT_PLAYERS = 4
 DEFAULT_RULES = "shithead"
@@ -55,7 +62,7 @@ far slower; ``expert`` is ``heuristic`` under its old name)."""
 TARGET_CHUNK = 20_000
 MAX_LENGTH_BINS = 10_000
 
-RECORD_KEEP = ("places", "start", "moves", "unfinished", "pickups", "burns")
+RECORD_KEEP = ("places", "start", "moves", "unfinished", "end", "pickups", "burns")
 SAVE_KEEP = RECORD_KEEP + ("dealt", "face_up")
 
 
@@ -335,7 +342,7 @@ def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
         "place2_sum": z(e), "place2_sq": z(e), "unfinished_games": z(e), "pickups": z(e), "burns": z(e),
         "seat_wins": z(n), "seat_losses": z(n), "seat_place2": z(n),
         "off_wins": z(n), "off_losses": z(n), "off_place2": z(n),
-        "lengths": z(nb),
+        "lengths": z(nb), "len_stalled": z(nb), "len_loop": z(nb), "ends": z(4), "end_games": z(e, 4),
         "ahead": z(e, e), "ties": z(e, e),
         "blk_n": z(e, e), "blk_s": z(e, e), "blk_m": z(e, e), "blk_ss": z(e, e), "blk_mm": z(e, e), "blk_sm": z(e, e),
         "pl_keys": z(0), "pl_counts": z(0),
@@ -385,7 +392,7 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
     pf = places.ravel()
     ef = eff2.ravel()
     won = pf == 1
-    lost = (pf == n) & np.repeat(~unf, n)
+    lost = pf == n  # last place: a finished game, or a stopped one under stalemate:most_cards
     t["seat_games"] = _bincount(sf, e)
     t["wins"] = _bincount(sf[won], e)
     t["losses"] = _bincount(sf[lost], e)
@@ -397,7 +404,7 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
     t["burns"] = _bincount(sf, e, rec["burns"].ravel().astype(np.float64))
 
     t["seat_wins"] = (places == 1).sum(axis=0).astype(np.int64)
-    t["seat_losses"] = ((places == n) & ~unf[:, None]).sum(axis=0).astype(np.int64)
+    t["seat_losses"] = (places == n).sum(axis=0).astype(np.int64)
     t["seat_place2"] = eff2.sum(axis=0).astype(np.int64)
     off = (np.arange(n)[None, :] - rec["start"].astype(np.int64)[:, None]) % n
     of = off.ravel()
@@ -405,6 +412,11 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
     t["off_losses"] = _bincount(of[lost], n)
     t["off_place2"] = _bincount(of, n, ef.astype(np.float64))
     t["lengths"] = _bincount(moves // spec.length_bin, len(t["lengths"]))
+    end = rec["end"].astype(np.int64) if "end" in rec else np.where(unf, 3, 0)
+    t["len_stalled"] = _bincount(moves[end == 1] // spec.length_bin, len(t["lengths"]))
+    t["len_loop"] = _bincount(moves[end == 2] // spec.length_bin, len(t["lengths"]))
+    t["ends"] = _bincount(end, 4)
+    t["end_games"] = _bincount(sf * 4 + np.repeat(end, n), e * 4).reshape(e, 4)
 
     # head to head, game by game: ordered entry pairs of the seats
     ahead = np.zeros(e * e, np.int64)
@@ -880,6 +892,10 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
             "unfinished": t["unfinished_games"], "still_in_at_cap": t["place_hist"][:, 0],
             "pickups_per_game": t["pickups"] / games, "burns_per_game": t["burns"] / games,
         })
+    if t["ends"][1:3].any():  # how the unfinished games ended (only when not all at the cap)
+        at = summary.columns.get_loc("still_in_at_cap") + 1
+        for k, col in enumerate(("stalled", "loops", "capped")):
+            summary.insert(at + k, col, t["end_games"][:, k + 1])
     summary["_i"] = np.arange(e)
     summary = summary.sort_values(["rating", "mean_place", "strategy"], ascending=[False, True, True],
                                   kind="mergesort").reset_index(drop=True)
@@ -972,6 +988,8 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     info = {
         "games": g_total, "unfinished": int(t["unfinished"]),
         "unfinished_share": (int(t["unfinished"]) / g_total) if g_total else None,
+        "ends": {name: int(c) for name, c in zip(END_LABELS, t["ends"])},
+        "end_shares": {name: (int(c) / g_total if g_total else None) for name, c in zip(END_LABELS, t["ends"])},
         "lengths": length_info,
         "rating_fit": None if fit is None else {
             "model": "Plackett-Luce (I-LSR via choix.utils.statdist)", "iterations": fit.iterations,
@@ -979,6 +997,14 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     }
     summary = summary.drop(columns="_i")
     return Results(summary, h2h, seats, lengths, matches, h2h_matrix, place_shares, info)
+
+
+def describe_ends(ends: dict[str, int], rules: RuleSet) -> str:
+    """One phrase for how a run's games ended, e.g. ``"1,200 unfinished: 900 stalled, 300
+    proven loops, 0 at the move cap of 5000 moves"`` (``ends``: ``run.json``'s ``ends``)."""
+    unf = ends.get("stalled", 0) + ends.get("loop", 0) + ends.get("cap", 0)
+    return (f"{unf:,} unfinished: {ends.get('stalled', 0):,} stalled, {ends.get('loop', 0):,} proven loops, "
+            f"{ends.get('cap', 0):,} at the move cap of {rules.max_moves} moves")
 
 
 def _nice_width(span: int, target_bins: int = 60) -> int:
@@ -991,18 +1017,20 @@ def _nice_width(span: int, target_bins: int = 60) -> int:
 
 
 def _lengths(spec: TournamentSpec, t: dict[str, np.ndarray]):
-    """Game-length table (finished games rebinned to about 60 bins, then capped games)."""
+    """Game-length table: finished games rebinned to about 60 bins, then (where there are
+    any) stalled games and proven loops in the same bins, then the games stopped at the
+    move cap."""
     import pandas as pd
     hist = t["lengths"]
     bw = spec.length_bin
     cap = spec.rules.max_moves
     g = int(t["games"])
-    unf = int(t["unfinished"])
-    fin = hist.copy()
+    unf = int(t["ends"][3])
+    fin = hist - t["len_stalled"] - t["len_loop"]
     cap_bin = cap // bw
     # capped games all sit at `cap` moves: take them out of the histogram
     fin[cap_bin] -= unf
-    nz = np.nonzero(fin)[0]
+    nz = np.nonzero(fin + t["len_stalled"] + t["len_loop"])[0]
     rows = []
     if len(nz):
         lo_m, hi_m = int(nz[0]) * bw, (int(nz[-1]) + 1) * bw - 1
@@ -1012,9 +1040,17 @@ def _lengths(spec: TournamentSpec, t: dict[str, np.ndarray]):
         starts = np.arange(len(fin)) * bw
         idx = (starts - first) // width
         ok = (idx >= 0) & (idx < n_out)
-        counts = np.rint(np.bincount(idx[ok], weights=fin[ok], minlength=n_out)).astype(np.int64)
-        for k in range(n_out):
-            rows.append(("finished", first + k * width, first + (k + 1) * width - 1, int(counts[k])))
+        for kind, h in (("finished", fin), ("stalled", t["len_stalled"]), ("proven loop", t["len_loop"])):
+            if kind != "finished" and not h.any():
+                continue
+            counts = np.rint(np.bincount(idx[ok], weights=h[ok], minlength=n_out)).astype(np.int64)
+            if kind == "finished":
+                nzf = np.nonzero(counts)[0]
+                ks = range(int(nzf[0]), int(nzf[-1]) + 1) if len(nzf) else range(0)
+            else:
+                ks = np.nonzero(counts)[0]
+            for k in ks:
+                rows.append((kind, first + k * width, first + (k + 1) * width - 1, int(counts[k])))
     rows.append(("unfinished (move cap)", cap, cap, unf))
     df = pd.DataFrame(rows, columns=["kind", "moves_from", "moves_to", "games"])
     df["share"] = df["games"] / g if g else np.nan

@@ -81,7 +81,8 @@ from shedsim.kernel.rng import rng_below
 
 NAME = "heuristic"
 DESCRIPTION = "the beginner tips as tunable parameters: saves specials, tracks cards, blocks, value-table swap"
-DETERMINISTIC = False  # the end-game search samples hidden cards (search=0 and swap=1: deterministic)
+DETERMINISTIC = True  # moves are a function of the observation (the search seeds itself from it);
+# only swap=0 draws from the game's stream, in the swap phase
 INLINE = False  # the search allocates its scratch arrays: it runs in the standard game loop
 PARAMS = {
     "spend_pile": 99,
@@ -246,6 +247,28 @@ def beat_chance(obs, rules, nxt, pool, r):
 
 
 @njit(cache=True)
+def observation_stream(obs):
+    """A ``uint64[1]`` random stream keyed by a hash of the observation (splitmix64
+    finaliser over its entries, less the move, pick-up and burn counters). The search draws its samples from it, not from the game's
+    strategy stream, so the move is a function of the observation alone: the strategy is
+    deterministic and the kernel can prove a repeating game a loop (RULES.md, games that
+    cannot end)."""
+    h = np.uint64(0x9E3779B97F4A7C15)
+    for i in range(L.O_SIZE):
+        if i == L.O_MOVES or L.O_PICKUPS <= i < L.O_BURNS + L.MAX_PLAYERS:
+            continue  # history counters: not part of the position a loop repeats
+        h ^= np.uint64(obs[i] & 0x7FFFFFFFFFFFFFFF) + np.uint64(i)
+        h ^= h >> np.uint64(30)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(27)
+        h *= np.uint64(0x94D049BB133111EB)
+        h ^= h >> np.uint64(31)
+    out = np.empty(1, np.uint64)
+    out[0] = h
+    return out
+
+
+@njit(cache=True)
 def search_move(obs, rules, rollouts, rng):
     """The legal move with the best mean place over ``rollouts`` samples of the hidden
     cards (:func:`shedsim.kernel.policies.determinise`), each finished by greedy play for
@@ -289,7 +312,7 @@ def move(obs, rules, params, rng):
     if st == L.STAGE_FACE_DOWN:
         return np.int64(L.FLIP)
     if params[P_SEARCH] > 0 and obs[L.O_STOCK_N] == 0 and obs[L.O_PILE_N] >= params[P_END_PILE]:
-        m = search_move(obs, rules, params[P_SEARCH], rng)
+        m = search_move(obs, rules, params[P_SEARCH], observation_stream(obs))
         if m >= 0:
             return m
     special = rules[L.R_SPECIAL_MASK]

@@ -132,6 +132,7 @@ def test_tally_matches_the_kernel_records():
         seating = schedule_games(spec, 0, 96)["seating"]
         assert np.array_equal(t.lengths.ravel(), rec["moves"])
         assert np.array_equal(t.unfinished.ravel(), rec["unfinished"])
+        assert np.array_equal(t.ends.ravel(), rec["end"])
         assert np.array_equal(t.pickups, rec["pickups"].sum(axis=1).reshape(-1, n).sum(axis=1))
         lost = rec["places"] == n
         starter = np.array([lost[g, rec["start"][g]] for g in range(96)])
@@ -369,3 +370,19 @@ def test_rules_error_is_a_value_error_named_by_field():
     with pytest.raises(RulesError) as e:
         build("shithead", ["pickup:sometimes"])
     assert e.value.field == "pickup:sometimes"
+
+
+def test_stalled_and_looped_games_are_counted_per_variant():
+    """variants.csv, lengths.csv and run.json count how the unfinished games ended."""
+    plan = C.plan_variants(["shithead+stall:0", "shithead+stall:250"], players=3)
+    res = C.compare(plan, entries=["aggressive", "greedy", "random"],
+                    games=600, seed=3)
+    v = res.variants
+    assert list(v.columns[v.columns.get_loc("unfinished_hi") + 1:][:3]) == ["stalled", "loops", "capped"]
+    for (_, row), t in zip(v.iterrows(), res.tallies):
+        assert row["stalled"] + row["loops"] + row["capped"] == t.unfinished.sum()
+        assert res.info["ends"][row["variant"]]["finished"] == (~t.unfinished).sum()
+    assert v["stalled"].tolist()[0] == 0 and v["stalled"].tolist()[1] > 0 and v["loops"].min() > 0
+    lengths = res.lengths.groupby(["variant", "kind"])["games"].sum()
+    assert lengths[("shithead+stall:250", "stalled")] == v["stalled"].iloc[1]
+    assert lengths[("shithead+stall:0", "proven loop")] == v["loops"].iloc[0]

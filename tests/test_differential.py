@@ -63,11 +63,11 @@ def test_mc_agrees_on_a_few_games():
 STOP_CASES = [
     # (rules, players, toggles, strategies, ways of ending that must occur)
     ("shithead", 4, ["stall:0"], ("aggressive", "greedy", "expert"), {"finished", "loop"}),
-    ("shithead", 4, ["stall:60"], ("greedy", "expert", "aggressive", "random"), {"finished", "stalled", "loop"}),
+    ("shithead", 4, ["stall:200"], ("greedy", "expert", "aggressive", "random"), {"finished", "stalled", "loop"}),
     ("shithead", 3, ["stall:0", "stalemate:most_cards"], ("aggressive", "random", "greedy"), {"finished", "loop", "cap"}),
     ("palace", 4, ["stall:40", "stalemate:most_cards"], ("aggressive", "random", "greedy", "expert"),
      {"finished", "stalled"}),
-    ("duel", 2, ["stall:30", "deck_gamble", "stalemate:most_cards"], ("aggressive", "expert", "random"),
+    ("duel", 2, ["stall:300", "deck_gamble", "stalemate:most_cards"], ("aggressive", "expert", "random"),
      {"finished", "stalled", "loop"}),
 ]
 

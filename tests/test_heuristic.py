@@ -222,3 +222,34 @@ def test_heuristic_beats_greedy_on_paired_deals():
     pair = h.reshape(-1, 2).sum(axis=1) / 4.0  # pair scores of heuristic, 0..1
     lo = pair.mean() - 1.96 * pair.std(ddof=1) / np.sqrt(len(pair))
     assert lo > 0.5, pair.mean()
+
+
+def test_moves_depend_on_the_observation_only():
+    """The end-game search seeds itself from the observation (not the game's stream, and
+    not the move or pick-up counters), so heuristic is deterministic: the kernel may prove
+    its repeating games loops."""
+    from shedsim import engine
+    known = discover()
+    h = known["heuristic"]
+    assert h.deterministic
+    rules = build("shithead", [], None)
+    ra = rules.compile(2)
+    seated = [h.player(), known["greedy"].player()]
+    state, srng = engine.new_game(rules, seated, 11, 12, 0, ra)
+    searched = 0
+    params = h.params_array()
+    while not (state.finished or state.unfinished) and state.moves < 400:
+        obs = engine.public_array(state)
+        if state.to_move == 0:
+            a = int(h.module.move(obs, ra, params, np.array([1], np.uint64)))
+            b = int(h.module.move(obs, ra, params, np.array([99], np.uint64)))
+            later = obs.copy()
+            later[L.O_MOVES] += 50
+            later[L.O_PICKUPS + 1] += 3
+            c = int(h.module.move(later, ra, params, np.array([5], np.uint64)))
+            assert a == b == c
+            searched += obs[L.O_STOCK_N] == 0 and obs[L.O_PILE_N] >= h.params["end_pile"]
+        legal = engine.legal_moves(state)
+        move = seated[state.to_move].move(state, obs, ra, srng, legal)
+        engine.apply_move(state, move)
+    assert searched > 0

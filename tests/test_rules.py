@@ -570,3 +570,34 @@ def test_toggle_order_does_not_change_compiled_rules_for_all_pairs():
     ref = build("palace", toggles).compile(3)
     for perm in itertools.islice(itertools.permutations(toggles), 0, None, 37):
         assert np.array_equal(build("palace", list(perm)).compile(3), ref)
+
+
+def test_stall_and_stalemate_toggles():
+    """Games that cannot end (shedsim's rules, README "Games that cannot end")."""
+    from shedsim import layout as L
+    from shedsim.rules import STALL_DEFAULTS, default_stall
+    rs = build("shithead")
+    assert rs.stall is None and rs.stalemate == "share"
+    assert [default_stall(p) for p in (2, 4, 5, 10)] == [STALL_DEFAULTS[0][1]] * 2 + [STALL_DEFAULTS[1][1]] * 2
+    assert rs.compile(4)[L.R_STALL] == default_stall(4) and rs.compile(5)[L.R_STALL] == default_stall(5)
+    assert rs.compile(4)[L.R_STALEMATE] == L.STALEMATE_SHARE
+    rs = build("palace", ["stall:0", "stalemate:most_cards"])
+    assert rs.stall == 0 and rs.compile(3)[L.R_STALL] == 0
+    assert rs.compile(3)[L.R_STALEMATE] == L.STALEMATE_MOST_CARDS
+    assert build("duel", ["stall:77"]).compile(2)[L.R_STALL] == 77
+    for bad in ("stall:x", "stall:-1", "stall", "stalemate:fewest", "stalemate"):
+        with pytest.raises(RulesError) as ei:
+            build("shithead", [bad])
+        assert ei.value.field in (bad, "stall")
+    with pytest.raises(RulesError, match="contradicts"):
+        build("shithead", ["stalemate:share", "stalemate:most_cards"])
+
+
+def test_rules_file_stall_keys(tmp_path):
+    p = _write(tmp_path, 'preset = "shithead"\nstall = 250\nstalemate = "most_cards"\n')
+    rs = load_rules_file(p)
+    assert (rs.stall, rs.stalemate) == (250, "most_cards")
+    for line, key in (('stall = "x"', "stall"), ("stall = -3", "stall"), ('stalemate = "x"', "stalemate")):
+        with pytest.raises(RulesError) as ei:
+            load_rules_file(_write(tmp_path, f'preset = "shithead"\n{line}\n'))
+        assert ei.value.field == key

@@ -160,12 +160,12 @@ def _brute_force(spec, start, stop, rec):
         k = pl.count(0)
         eff = [p if p else (2 * n - k + 1) / 2 for p in pl]
         unf = bool(rec["unfinished"][g])
-        assert unf == (k > 0)
+        assert unf == (k > 0) or (spec.rules.stalemate == "most_cards" and k == 0)
         for s in range(n):
             a = int(seating[g, s])
             out["games"][a] += 1
             out["wins"][a] += pl[s] == 1
-            out["losses"][a] += (pl[s] == n) and not unf
+            out["losses"][a] += pl[s] == n  # under stalemate:share nobody is last in an unfinished game
             out["place2"][a] += 2 * eff[s]
             out["still_in"][a] += pl[s] == 0
             for s2 in range(n):
@@ -196,9 +196,11 @@ def _brute_force(spec, start, stop, rec):
     return out, e
 
 
-@pytest.mark.parametrize("players,strategies,rounds", [(3, "random,greedy", 2), (4, "random,greedy,aggressive,expert", 1)])
-def test_aggregate_chunk_matches_brute_force(players, strategies, rounds):
-    rs = build("shithead", ["max_moves:120"])  # a low cap: many unfinished games
+@pytest.mark.parametrize("players,strategies,rounds,house", [
+    (3, "random,greedy", 2, []), (4, "random,greedy,aggressive,expert", 1, []),
+    (4, "random,greedy,aggressive,expert", 1, ["stall:40", "stalemate:most_cards"])])
+def test_aggregate_chunk_matches_brute_force(players, strategies, rounds, house):
+    rs = build("shithead", ["max_moves:120", *house])  # a low cap: many unfinished games
     spec = T.plan(rs, players, T.parse_entries(strategies), 600, seed=11, rounds=rounds)
     start, stop = spec.chunk_bounds(1)
     rec = play_chunk(spec.run_spec(), start, stop, keep=T.RECORD_KEEP).records
@@ -220,6 +222,12 @@ def test_aggregate_chunk_matches_brute_force(players, strategies, rounds):
             assert t["m_rank2_sum"][i] == ref["m_rank2"][i]
     assert t["games"] == stop - start and t["unfinished"] == int(rec["unfinished"].sum())
     assert t["lengths"].sum() == stop - start
+    ends = np.bincount(rec["end"], minlength=4)
+    assert t["ends"].tolist() == ends.tolist() and ends[0] == (~rec["unfinished"]).sum()
+    assert t["end_games"].sum(axis=0).tolist() == (ends * players).tolist()
+    assert t["len_stalled"].sum() == ends[1] and t["len_loop"].sum() == ends[2]
+    if house:  # stalled and capped games occur, and the stopped games have a loser
+        assert ends[1] > 0 and ends[3] > 0 and t["losses"].sum() == stop - start
     # each game gives one Plackett-Luce event per place taken before the cap (last place excluded)
     expected_events = int(sum(min(int((r > 0).sum()), players - 1) for r in rec["places"]))
     assert t["pl_counts"].sum() == expected_events
@@ -433,3 +441,34 @@ def test_seat_orders_make_identical_strategies_equal(tmp_path):
     h = res.head_to_head.set_index(["a", "b"])
     pair = h.loc[[k for k in h.index if set(k) == {"greedy", "greedy#2"}][0]]
     assert pair["p_value"] > 0.05
+
+
+def test_outputs_count_stalled_loops_and_capped_games(tmp_path):
+    """Games that cannot end are counted by how they ended, in every output; a run in
+    which none stalled or looped keeps the CSV columns it always had."""
+    out = tmp_path / "t"
+    r = cli("--strategies", "aggressive,greedy,random", "--players", "3", "--games", "600",
+            "--house", "stall:250", "--house", "max_moves:600", "--no-plots", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    info = json.loads((out / "run.json").read_text())
+    ends = info["ends"]
+    assert sum(ends.values()) == info["games"] and ends["stalled"] > 0 and ends["loop"] > 0
+    assert ends["stalled"] + ends["loop"] + ends["cap"] == info["unfinished_games"]
+    import pandas as pd
+    summary = pd.read_csv(out / "summary.csv")
+    cols = list(summary.columns)
+    assert cols.index("stalled") == cols.index("still_in_at_cap") + 1 and cols[-4:-2] == ["loops", "capped"]
+    assert (summary["stalled"] + summary["loops"] + summary["capped"] == summary["unfinished"]).all()
+    lengths = pd.read_csv(out / "lengths.csv")
+    by_kind = lengths.groupby("kind")["games"].sum()
+    assert by_kind["stalled"] == ends["stalled"] and by_kind["proven loop"] == ends["loop"]
+    assert by_kind["unfinished (move cap)"] == ends["cap"] and by_kind["finished"] == ends["finished"]
+    assert lengths[lengths["kind"] == "stalled"]["moves_to"].min() >= 250
+    assert f"{ends['stalled']:,} stalled" in r.output
+
+    plain = tmp_path / "p"
+    r = cli("--strategies", "random,random", "--players", "2", "--games", "200", "--house", "stall:0",
+            "--no-plots", "--out", str(plain))
+    assert r.exit_code == 0, r.output
+    assert "stalled" not in pd.read_csv(plain / "summary.csv").columns
+    assert set(pd.read_csv(plain / "lengths.csv")["kind"]) == {"finished", "unfinished (move cap)"}

@@ -17,12 +17,13 @@ after each move that burns nothing, puts nobody out and draws no card from the s
 is "no card leaves play"; while it lasts, a draw is progress too, since players holding
 four cards or more can go round without drawing, and such games loop as well.)
 
-* Proven loop: when every seat still in plays a ``DETERMINISTIC`` strategy (its move
-  is a function of the position and the strategy stream alone), Brent's cycle search
-  compares each position (pile, turn, direction, every hand, face-up row, face-down
-  count and known-hand cards, and the strategy stream) exactly with one saved at
-  ``quiet`` = 0, 1, 3, 7, 15, ...; a match proves the game repeats forever, and it ends
-  at that move (R. P. Brent, "An improved Monte Carlo factorization algorithm", BIT 20,
+* Proven loop: once ``quiet`` reaches ``layout.LOOP_FROM`` (so that ordinary moves pay
+  only for the counter), when every seat still in plays a ``DETERMINISTIC`` strategy
+  (its move is a function of the position and the strategy stream alone), Brent's cycle
+  search compares each position (pile, turn, direction, every hand, face-up row,
+  face-down count and known-hand cards, and the strategy stream) exactly with one saved
+  at ``quiet`` = F, F+1, F+3, F+7, F+15, ... (F = LOOP_FROM); a match proves the game
+  repeats forever, and it ends at that move (R. P. Brent, "An improved Monte Carlo factorization algorithm", BIT 20,
   1980).
 * Stalled: ``quiet`` reaching ``rules[R_STALL]`` (``stall:N``; 0 = off) ends it.
 * The move cap ends it otherwise. A stopped game's seats still in keep place 0
@@ -62,8 +63,8 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import (deal, deal_given, legal_now, place_by_cards, same_position, save_position,
-                                 stage_of, start_seat, step, valid_swap, write_public)
+from shedsim.kernel.core import (deal, deal_given, legal_now, place_by_cards, stage_of, start_seat, step,
+                                 stop_check, valid_swap, write_public)
 from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
 
@@ -79,6 +80,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
     max_moves = rules[L.R_MAX_MOVES]
     table = rules[L.R_TABLE_SIZE]
     stall = rules[L.R_STALL]
+    check_from = L.LOOP_FROM if stall == 0 else min(L.LOOP_FROM, stall)
     n_params = entry_params.shape[1]
     status[1] = 0
     for g in range(n_games):
@@ -128,16 +130,16 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
         direction = np.int64(1)
         n_moves = np.int64(0)
         # Games that cannot end: ``quiet`` counts moves since the last burn, seat out or
-        # card drawn from the stock; Brent's cycle search compares each position with one
-        # saved at powers of two. ``last_stock`` = -1 makes the first move a reset.
+        # card drawn from the stock (``last_stock`` = -1 makes the first move a reset);
+        # long quiet stretches go to stop_check (the loop search, the stall rule).
         quiet = np.int64(0)
-        power = np.int64(1)
-        lam = np.int64(0)
         last_burned = np.int64(0)
         last_in = n_in
         last_stock = np.int64(-1)
-        loop_on = False
-        saved_rng = srng[0]
+        det_mask = np.int64(0)
+        for s in range(players):
+            if is_deterministic(entry_ids[seating[g, s]]):
+                det_mask |= np.int64(1) << s
         end = L.END_FINISHED
         while n_in > 0 and n_moves < max_moves:
             st = stage_of(pub, seat, stock_n)
@@ -158,36 +160,18 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             n_moves += 1
             seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
                 rules, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
-            if n_in > 0:
-                b = pub[L.O_BURNED_N]
-                if b != last_burned or n_in != last_in or stock_n != last_stock:
-                    last_burned = b
-                    last_in = n_in
-                    last_stock = stock_n
-                    quiet = 0
-                    power = 1
-                    lam = 0
-                    loop_on = True
-                    for s in range(players):
-                        if pub[L.O_PLACE + s] == 0 and not is_deterministic(entry_ids[seating[g, s]]):
-                            loop_on = False
-                    save_position(pub, priv, players, seat, top, trank, run, pile, direction)
-                    saved_rng = srng[0]
-                else:
-                    quiet += 1
-                    if loop_on and srng[0] == saved_rng and same_position(
-                            pub, priv, players, seat, top, trank, run, pile, direction):
-                        end = L.END_LOOP
+            if stock_n != last_stock or n_in != last_in or pub[L.O_BURNED_N] != last_burned:
+                last_burned = pub[L.O_BURNED_N]
+                last_in = n_in
+                last_stock = stock_n
+                quiet = 0
+            else:
+                quiet += 1
+                if quiet >= check_from:
+                    end = stop_check(pub, priv, players, seat, top, trank, run, pile, direction,
+                                     np.int64(srng[0]), quiet, stall, det_mask, L.LOOP_FROM)
+                    if end != L.END_FINISHED:
                         break
-                    if quiet == stall:
-                        end = L.END_STALLED
-                        break
-                    lam += 1
-                    if lam == power:
-                        save_position(pub, priv, players, seat, top, trank, run, pile, direction)
-                        saved_rng = srng[0]
-                        power += power
-                        lam = 0
         if n_in > 0:
             if end == L.END_FINISHED:
                 end = L.END_CAP

@@ -465,7 +465,7 @@ def card_total(pub, priv):
 
 
 # ---- games that cannot end: the loop check and the scoring of a stopped game ----------
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def save_position(pub, priv, players, seat, top, trank, run, pile, direction):
     """Save the position for the loop check into ``priv[P_SNAP:]``: pile, turn, direction
     and each seat's hand, face-up row, face-down count and publicly known hand cards.
@@ -490,7 +490,7 @@ def save_position(pub, priv, players, seat, top, trank, run, pile, direction):
         priv[o + 3] = pub[L.O_KNOWN + s]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def same_position(pub, priv, players, seat, top, trank, run, pile, direction):
     """Whether the position equals the one :func:`save_position` saved (exact comparison,
     cheapest and most often different fields first)."""
@@ -505,6 +505,50 @@ def same_position(pub, priv, players, seat, top, trank, run, pile, direction):
                 or priv[o + 2] != pub[L.O_FACE_DOWN_N + s] or priv[o + 3] != pub[L.O_KNOWN + s]):
             return False
     return True
+
+
+@njit(cache=True)
+def stop_check(pub, priv, players, seat, top, trank, run, pile, direction, rng_state, quiet, stall, det_mask,
+               loop_from):
+    """The loop check and the no-progress rule after a quiet move (no burn, nobody out, no
+    draw), called by the game loop only once ``quiet`` reaches ``min(LOOP_FROM, stall)``
+    so that ordinary moves pay for nothing but the counter. Returns ``END_LOOP``,
+    ``END_STALLED`` or 0 (play on); the search's state lives in ``priv[P_LOOP:]``.
+
+    ``loop_from`` is ``layout.LOOP_FROM``, passed in because numba freezes another module's
+    globals into this function's on-disk cache, which a change to layout.py alone would not
+    refresh (the generated kernel's file name hashes layout.py; this file's cache does not).
+
+    From ``quiet == LOOP_FROM`` on, when every seat still in is deterministic (bit s of
+    ``det_mask``), Brent's cycle search: positions saved at quiet = F, F+1, F+3, F+7, ...
+    and each later one compared exactly with the last saved (:func:`same_position`;
+    ``rng_state`` is the strategy stream, uint64 reinterpreted as int64). Same rules as
+    :func:`shedsim.engine.apply_move`'s ``_check_stop``.
+    """
+    if quiet > loop_from:
+        if priv[L.P_LOOP_ON] != 0 and priv[L.P_LOOP_RNG] == rng_state and same_position(
+                pub, priv, players, seat, top, trank, run, pile, direction):
+            return L.END_LOOP
+        lam = priv[L.P_LOOP_LAM] + 1
+        if lam == priv[L.P_LOOP_POWER]:
+            save_position(pub, priv, players, seat, top, trank, run, pile, direction)
+            priv[L.P_LOOP_RNG] = rng_state
+            priv[L.P_LOOP_POWER] += priv[L.P_LOOP_POWER]
+            lam = 0
+        priv[L.P_LOOP_LAM] = lam
+    elif quiet == loop_from:
+        on = 1
+        for s in range(players):
+            if pub[L.O_PLACE + s] == 0 and (det_mask >> s) & 1 == 0:
+                on = 0
+        priv[L.P_LOOP_ON] = on
+        save_position(pub, priv, players, seat, top, trank, run, pile, direction)
+        priv[L.P_LOOP_RNG] = rng_state
+        priv[L.P_LOOP_POWER] = 1
+        priv[L.P_LOOP_LAM] = 0
+    if quiet == stall:
+        return L.END_STALLED
+    return 0
 
 
 @njit(cache=True)
