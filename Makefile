@@ -26,10 +26,13 @@ test: compile
 differential: compile
 	SHEDSIM_DIFF_PER_PRESET=100000 $(PY) -m pytest -q -n $(WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
 
+# One table: games/s and ns per move at 2 and 4 players, 1 and 2 workers (median of 3), with
+# the ratio to the calibration kernel when $(CALIB) holds it (the project does not need it).
+CALIB ?= ../shared/calib
+BENCH_GAMES ?= 1000000
 bench: compile
-	$(SHEDSIM) bench --rules shithead --players 2 --strategy greedy --games 1000000
-	$(SHEDSIM) bench --rules shithead --players 4 --strategy greedy --games 1000000
-	$(SHEDSIM) bench --rules shithead --players 2 --strategy greedy --games 1000000 --workers 2
+	$(SHEDSIM) bench --table --rules shithead --strategy greedy --games $(BENCH_GAMES) \
+	  $(if $(wildcard $(CALIB)/sh_nb_fast.py),--calib $(CALIB))
 
 # The default tournament (every built-in strategy except mc, shithead, 4 players,
 # 200,000 games) into reports/latest/.

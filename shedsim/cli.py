@@ -288,8 +288,14 @@ def bench(
     reference_games: Annotated[int, typer.Option("--reference-games", help="Games timed on the reference engine with --reference.", min=1)] = 500,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
     strategy_path: StrategyPathOpt = None,
+    table_mode: Annotated[bool, typer.Option("--table", help="Print one table instead: games/s and ns per move at 2 and 4 players, 1 and 2 workers (median of 3 runs of --games games each; what make bench prints).")] = False,
+    calib: Annotated[Optional[Path], typer.Option("--calib", help="With --table: the calibration kernel's directory (holding sh_nb_fast.py; default $SHEDSIM_CALIB or ../shared/calib when present), timed in the same run for a ratio column.")] = None,
 ) -> None:
     """Measure the compiled kernel: games/s, ns per move, moves per game, kernel load time.
+
+    A search strategy (one whose module defines move_stats(), such as mc) also gets its
+    decisions per second and playout (rollout) moves per second, timed on positions from
+    greedy self-play, beside the kernel's own moves per second with greedy.
 
     Timing starts after the kernel is loaded in every worker, so games/s measures play
     alone; the load (or first compile) time is printed separately. With --backend dask
@@ -324,6 +330,21 @@ def bench(
     except (RulesError, PluginError) as e:
         fail(str(e))
     paths = tuple(str(p) for p in strategy_path or [])
+    if table_mode:
+        from .benchmark import CalibrationError, bench_table, find_calibration, render_table
+        try:
+            cdir = find_calibration(calib)
+            rows = bench_table(rs, strategy, games, calib=cdir, seed=seed, strategy_paths=paths, chunk_size=chunk_size,
+                               progress=None if as_json else (lambda m: typer.echo(f"timing {m} ...", err=True)))
+        except (CalibrationError, SimulationError) as e:
+            fail(str(e))
+        if as_json:
+            typer.echo(json.dumps({"rules": rs.name, "strategy": strategy, "games": games, "calibration": str(cdir) if cdir else None, "rows": rows}))
+        else:
+            from rich.console import Console
+            Console().print(render_table(rows, f"bench: {rs.name}, {strategy}, {games:,} games per run, median of 3"
+                                         + (f"; calibration kernel: {cdir}" if cdir else "")))
+        return
     spec = RunSpec(rs, players, (strategy,), (strategy,), seed=seed, games=games, schedule="same",
                    strategy_paths=paths, chunk_size=min(chunk_size, max(1, -(-games // workers))))
     from .kernel.build import cache_dir
@@ -372,6 +393,14 @@ def bench(
         out["reference_games"] = n_ref
         out["reference_games_per_s"] = round(n_ref / ref_s, 2)
         out["speedup_vs_reference"] = round(out["games_per_s"] / (n_ref / ref_s), 1)
+    from .benchmark import search_rates
+    rates = search_rates(known[name], rs.compile(players), known[name].params_array(overrides), seed=seed)
+    if rates is not None:  # a search strategy: its playout loop beside the kernel's own moves/s (greedy)
+        out.update({k: round(float(v), 1) for k, v in rates.items()})
+        from .benchmark import time_kernel
+        g = time_kernel(RunSpec(rs, players, ("greedy",), ("greedy",), seed=seed, games=100_000, schedule="same"))
+        out["kernel_greedy_moves_per_s"] = round(g.moves / g.wall_s, 1)
+        out["playout_vs_kernel"] = round(rates["playout_moves_per_s"] / (g.moves / g.wall_s), 3)
     if as_json:
         typer.echo(json.dumps(out))
         return
@@ -390,6 +419,11 @@ def bench(
                   f"{unfinished:,} ({ends[1]:,} / {ends[2]:,} / {ends[3]:,})")
     table.add_row("wall time of play (s)", f"{wall:.2f}")
     table.add_row("kernel load / compile (s)", f"{load_s:.2f} ({out['kernel_cache']})")
+    if rates is not None:
+        table.add_row("decisions/s (search alone)", f"{out['decisions_per_s']:,.0f}")
+        table.add_row("playout moves/s", f"{out['playout_moves_per_s']:,.0f}")
+        table.add_row("kernel moves/s (greedy)", f"{out['kernel_greedy_moves_per_s']:,.0f}")
+        table.add_row("playout / kernel moves/s", f"{out['playout_vs_kernel']:.2f}")
     if reference:
         table.add_row("reference engine games/s", f"{out['reference_games_per_s']:,.1f} (first {out['reference_games']} games)")
         table.add_row("kernel / reference", f"{out['speedup_vs_reference']:,.0f}x")

@@ -28,7 +28,9 @@ A strategy is one Python module (a file in ``strategies/``, in a directory given
   ``rng`` is a :class:`StreamRandom` on the game's strategy stream.
 
 A compiled strategy's ``move`` is inlined into the kernel's game loop unless the module
-sets ``INLINE = False`` (worth it for expensive decisions such as search).
+sets ``INLINE = False`` (worth it for expensive decisions such as search). An inlined
+strategy's ``move`` and ``swap`` must not allocate arrays (the fast loop runs without
+numba's reference counting); one that does sets ``INLINE = False``.
 
 Neither kind ever receives hidden cards (RULES.md section 4): the observation is built
 from public information and the mover's own hand only.

@@ -39,6 +39,10 @@ Decisions where RULES.md is silent (each is tested in tests/scenarios/):
   to the house roles: a skip or reverse rank is not ordinary).
 * ``mix_last_hand`` applies only once the stock is empty (face-up cards are never played
   while the stock lasts).
+* Games that cannot end (RULES.md has no rule): a proven loop ends the game; so does
+  ``stall`` moves without a burn, a seat going out or a draw (default: see
+  :data:`STALL_DEFAULTS`); a stopped game is scored by ``stalemate`` (:data:`STALEMATE_MODES`).
+  The rules are spelled out in :mod:`shedsim.engine`.
 """
 
 from __future__ import annotations
@@ -73,14 +77,15 @@ STALEMATE_MODES: tuple[str, ...] = ("share", "most_cards")
 they are placed by cards held, fewest first, so the seat holding most is the loser (ties
 in turn order from the seat to move). RULES.md does not settle this; shedsim's choice."""
 
-STALL_DEFAULTS: tuple[tuple[int, int], ...] = ((4, 1500), (MAX_PLAYERS_TWO_DECKS, 4000))
+STALL_DEFAULTS: tuple[tuple[int, int], ...] = ((MAX_PLAYERS_TWO_DECKS, 4000),)
 """Default of the no-progress rule (``stall:N``) by player count: ``(up to P players, N)``.
 A game ends as stalled after N moves in a row in which no card leaves play (no burn),
 nobody goes out and nobody draws from the stock (with the stock empty: no card leaves
 play and nobody goes out). Chosen from data (README, "Games that cannot end",
-``tools/stall_cut.py``): the smallest N tried at which no preset, at any player count in
-the range, cuts 1 in 1,000 of the games that finish without the rule; five players need
-far longer (games of stuck players that a random player eventually breaks)."""
+``tools/stall_cut.py``): the smallest N tried at which no preset at any player count,
+with the default field or with aggressive seated twice, cuts 1 in 1,000 of the games
+that finish without the rule (stuck players whom a random player eventually frees can
+go thousands of moves without progress, most of all at five players)."""
 
 
 def default_stall(players: int) -> int:
@@ -351,7 +356,7 @@ TOGGLES: dict[str, str] = {
     "max_moves:N": "move cap after which a game is unfinished (default 5000)",
     "stall:N": "N moves in a row without a burn, anyone going out or a draw from the stock: the game "
                "is stalled and ends (default " + ", ".join(
-                   f"{n} up to {p} players" if p < MAX_PLAYERS_TWO_DECKS else f"{n} above" for p, n in STALL_DEFAULTS)
+                   f"{n} up to {p} players" if p < MAX_PLAYERS_TWO_DECKS else f"{n}" for p, n in STALL_DEFAULTS)
                + "; 0 = off)",
     "stalemate:MODE": "scoring of a stopped game (stalled, proven loop, move cap): share (default: seats "
                       "still in share the remaining places) | most_cards (placed by cards held, most = loser)",

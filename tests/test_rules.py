@@ -578,7 +578,7 @@ def test_stall_and_stalemate_toggles():
     from shedsim.rules import STALL_DEFAULTS, default_stall
     rs = build("shithead")
     assert rs.stall is None and rs.stalemate == "share"
-    assert [default_stall(p) for p in (2, 4, 5, 10)] == [STALL_DEFAULTS[0][1]] * 2 + [STALL_DEFAULTS[1][1]] * 2
+    assert [default_stall(p) for p in (2, 4, 5, 10)] == [STALL_DEFAULTS[0][1]] * 4
     assert rs.compile(4)[L.R_STALL] == default_stall(4) and rs.compile(5)[L.R_STALL] == default_stall(5)
     assert rs.compile(4)[L.R_STALEMATE] == L.STALEMATE_SHARE
     rs = build("palace", ["stall:0", "stalemate:most_cards"])

@@ -34,7 +34,8 @@ four cards or more can go round without drawing, and such games loop as well.)
 differential test uses it).
 
 Scratch arrays come from the caller: ``pub`` int64[O_SIZE], ``priv`` int64[P_SIZE],
-``drng``/``srng`` uint64[1] (deal and strategy streams), ``params`` int64[W] (W = entry_params.shape[1]).
+``drng``/``srng`` uint64[1] (deal and strategy streams). A strategy's ``params`` is its
+entry's row of ``entry_params`` (``int64[W]``, a view: strategies must not write to it).
 
 The generator also emits a copy, ``play_chunk_fast``, compiled with numba's reference
 counting off (``_nrt=False``): every helper inlined into the loop takes arrays, and with
@@ -63,15 +64,16 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import (deal, deal_given, legal_now, place_by_cards, stage_of, start_seat, step,
-                                 stop_check, valid_swap, write_public)
+from shedsim.kernel.core import (constants, deal, deal_given, legal_with, place_by_cards, stage_in, start_seat,
+                                 step_with, stop_check, valid_swap, write_public)
+from shedsim.kernel.nb import ix
 from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
 
 @njit(cache=True)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
                pickups, burns, unfinished, ends, dealt, face_up, trace, status,
-               pub, priv, drng, srng, params, swap_from, forced_up, given_seat, given_visible):
+               pub, priv, drng, srng, swap_from, forced_up, given_seat, given_visible):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
     is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[W]``)."""
     n_games = deal_keys.shape[0]
@@ -81,7 +83,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
     table = rules[L.R_TABLE_SIZE]
     stall = rules[L.R_STALL]
     check_from = L.LOOP_FROM if stall == 0 else min(L.LOOP_FROM, stall)
-    n_params = entry_params.shape[1]
+    rc = constants(rules)
     status[1] = 0
     for g in range(n_games):
         status[0] = g
@@ -95,26 +97,24 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             status[3] = given_visible[g]
             return g
         for s in range(players):
-            visible = priv[L.P_HANDS + s] + pub[L.O_FACE_UP + s]
+            visible = priv[ix(L.P_HANDS + s)] + pub[ix(L.O_FACE_UP + s)]
             dealt[g, s] = visible
             pub[L.O_SEAT] = s
             status[4] = 0
-            e = swap_from[seating[g, s]]
+            e = swap_from[ix(seating[g, s])]
             if forced_up[g, s] != 0:
                 up = forced_up[g, s]
             elif e < 0:
                 up = pub[L.O_FACE_UP + s]
             else:
-                for i in range(n_params):
-                    params[i] = entry_params[e, i]
-                up = choose_swap(entry_ids[e], visible, s, players, rules, params, srng)
+                up = choose_swap(entry_ids[ix(e)], visible, s, players, rules, entry_params[ix(e)], srng)
             if not valid_swap(visible, up, table):
                 status[1] = 1
                 status[2] = s
                 status[3] = up
                 return g
-            pub[L.O_FACE_UP + s] = up
-            priv[L.P_HANDS + s] = visible - up
+            pub[ix(L.O_FACE_UP + s)] = up
+            priv[ix(L.P_HANDS + s)] = visible - up
             face_up[g, s] = up
         seat = start_seat(rules, pub, priv, drng)
         start[g] = seat
@@ -130,40 +130,39 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
         direction = np.int64(1)
         n_moves = np.int64(0)
         # Games that cannot end: ``quiet`` counts moves since the last burn, seat out or
-        # card drawn from the stock (``last_stock`` = -1 makes the first move a reset);
+        # card drawn from the stock (the first move is a reset);
         # long quiet stretches go to stop_check (the loop search, the stall rule).
         quiet = np.int64(0)
-        last_burned = np.int64(0)
-        last_in = n_in
-        last_stock = np.int64(-1)
+        last_progress = np.int64(1) << 40  # no position has it: the first move is a reset
         det_mask = np.int64(0)
         for s in range(players):
-            if is_deterministic(entry_ids[seating[g, s]]):
+            if is_deterministic(entry_ids[ix(seating[g, s])]):
                 det_mask |= np.int64(1) << s
         end = L.END_FINISHED
+        row = seating[g]
         while n_in > 0 and n_moves < max_moves:
-            st = stage_of(pub, seat, stock_n)
-            write_public(pub, seat, st, priv[L.P_HANDS + seat], top, trank, run, pile, pile_n,
-                         stock_n, n_in, direction, n_moves)
-            e = seating[g, seat]
-            for i in range(n_params):
-                params[i] = entry_params[e, i]
-            m = choose_move(entry_ids[e], pub, rules, params, srng)
-            if not legal_now(rules, pub, priv, m, seat, st, top, pile_n, stock_n):
+            # ix(): unsigned indices, which numba uses without a negative-index check
+            st = stage_in(pub, seat, stock_n)  # the seat to move is always still in
+            hand = priv[ix(L.P_HANDS + seat)]
+            write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, n_moves)
+            e = row[ix(seat)]
+            m = choose_move(entry_ids[ix(e)], pub, rules, entry_params[ix(e)], srng)
+            if not legal_with(rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n):
                 status[1] = 2
                 status[2] = seat
                 status[3] = m
                 status[4] = n_moves + 1
                 return g
             if n_moves < trace_len:
-                trace[g, n_moves] = m
+                trace[g, ix(n_moves)] = m
             n_moves += 1
-            seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
-                rules, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
-            if stock_n != last_stock or n_in != last_in or pub[L.O_BURNED_N] != last_burned:
-                last_burned = pub[L.O_BURNED_N]
-                last_in = n_in
-                last_stock = stock_n
+            seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
+                rules, rc, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+            # burned cards only grow, seats in and the stock only shrink: this sum changes
+            # exactly when one of them does (one compare per move)
+            progress = pub[L.O_BURNED_N] - n_in - stock_n
+            if progress != last_progress:
+                last_progress = progress
                 quiet = 0
             else:
                 quiet += 1

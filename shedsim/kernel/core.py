@@ -16,10 +16,11 @@ length (for the four-of-a-kind burn). Used by the generated kernel
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import layout as L
-from .nb import count, lowest, one, total
-from .rng import rng_below
+from .nb import count, ix, lowest, one, total
+from .rng import _GOLDEN, below, mix, rng_below
 
 
 @njit(cache=True)
@@ -31,17 +32,23 @@ def deal(rules, pub, priv, drng, dealer):
     """
     size = rules[L.R_DECK_SIZE]
     per = 4 * rules[L.R_DECKS]
-    priv[L.P_DECK + size:] = 0  # deal_out clears the rest
-    pos = 0
+    for i in range(L.P_DECK + size, L.P_SIZE):  # deal_out clears the rest (loops: a slice costs more)
+        priv[i] = 0
+    pos = L.P_DECK
     for r in range(2, 15):
         for _ in range(per):
-            priv[L.P_DECK + pos] = r
+            priv[pos] = r
             pos += 1
+    # The stream's counter stays in a local variable during the shuffle (same draws as
+    # rng_below on drng, one per position).
+    counter = drng[0]
     for i in range(size - 1, 0, -1):
-        j = rng_below(drng, i + 1)
+        counter += _GOLDEN
+        j = ix(L.P_DECK + below(mix(counter), i + 1))
         a = priv[L.P_DECK + i]
-        priv[L.P_DECK + i] = priv[L.P_DECK + j]
-        priv[L.P_DECK + j] = a
+        priv[L.P_DECK + i] = priv[j]
+        priv[j] = a
+    drng[0] = counter
     deal_out(rules, pub, priv, dealer)
 
 
@@ -54,26 +61,33 @@ def deal_out(rules, pub, priv, dealer):
     size = rules[L.R_DECK_SIZE]
     table = rules[L.R_TABLE_SIZE]
     hand_size = rules[L.R_HAND_SIZE]
-    pub[:] = 0
-    priv[:L.P_DECK] = 0
-    pos = 0
-    for _ in range(table):
-        for k in range(n):
-            s = (dealer + 1 + k) % n
-            priv[L.P_FACE_DOWN + s * L.MAX_TABLE + pub[L.O_FACE_DOWN_N + s]] = priv[L.P_DECK + pos]
-            pub[L.O_FACE_DOWN_N + s] += 1
+    for i in range(L.O_SIZE):
+        pub[i] = 0
+    for i in range(L.P_DECK):
+        priv[i] = 0
+    # Cards go round from the dealer's left: a running seat instead of (dealer + 1 + k) % n;
+    # ix(): unsigned indices, used without numba's negative-index check (nb.ix).
+    pos = L.P_DECK
+    first = dealer + 1 if dealer + 1 < n else 0
+    for t in range(table):  # face-down round t fills slot t of every seat
+        s = first
+        for _ in range(n):
+            priv[ix(L.P_FACE_DOWN + s * L.MAX_TABLE + t)] = priv[ix(pos)]
             pos += 1
-    for _ in range(table):
-        for k in range(n):
-            s = (dealer + 1 + k) % n
-            pub[L.O_FACE_UP + s] += one(priv[L.P_DECK + pos])
-            pos += 1
-    for _ in range(hand_size):
-        for k in range(n):
-            s = (dealer + 1 + k) % n
-            priv[L.P_HANDS + s] += one(priv[L.P_DECK + pos])
-            pub[L.O_HAND_N + s] += 1
-            pos += 1
+            s = s + 1 if s + 1 < n else 0
+    s = first
+    for _ in range(table * n):
+        pub[ix(L.O_FACE_UP + s)] += one(priv[ix(pos)])
+        pos += 1
+        s = s + 1 if s + 1 < n else 0
+    for _ in range(hand_size * n):
+        priv[ix(L.P_HANDS + s)] += one(priv[ix(pos)])
+        pos += 1
+        s = s + 1 if s + 1 < n else 0
+    for s in range(n):
+        pub[L.O_FACE_DOWN_N + s] = table
+        pub[L.O_HAND_N + s] = hand_size
+    pos -= L.P_DECK
     pub[L.O_PLAYERS] = n
     pub[L.O_STOCK_N] = size - pos
     pub[L.O_DIRECTION] = 1
@@ -154,15 +168,18 @@ def deal_given(rules, pub, priv, drng, dealer, seat, visible):
 @njit(cache=True)
 def valid_swap(visible, up, table_size):
     """Whether packed ``up`` is a sub-multiset of packed ``visible`` with ``table_size`` cards."""
-    if up < 0:
+    if up < 0 or (up >> 52) != 0:
         return False
     n = 0
-    for r in range(2, 15):
-        c = count(up, r)
-        if c > count(visible, r):
+    rest = up
+    while rest != 0:  # one pass per distinct rank of up
+        sh = trailing_zeros(rest) & ~3
+        c = (rest >> sh) & 15
+        if c > ((visible >> sh) & 15):
             return False
         n += c
-    return n == table_size and (up >> 52) == 0
+        rest &= ~(np.int64(15) << sh)
+    return n == table_size
 
 
 @njit(cache=True)
@@ -179,13 +196,15 @@ def start_seat(rules, pub, priv, drng):
         return rng_below(drng, n)
     if rule == L.START_LOWEST_HAND:
         best = 99
-        best_seat = (dealer + 1) % n
-        for k in range(n):
-            s = (dealer + 1 + k) % n
-            lo = lowest(priv[L.P_HANDS + s] & ordinary)
+        first = dealer + 1 if dealer + 1 < n else 0
+        best_seat = first
+        s = first
+        for _ in range(n):
+            lo = lowest(priv[ix(L.P_HANDS + s)] & ordinary)
             if lo != 0 and lo < best:
                 best = lo
                 best_seat = s
+            s = s + 1 if s + 1 < n else 0
         return best_seat
     # lowest ordinary face-up card; ties and nobody settled at random
     best = 99
@@ -212,11 +231,21 @@ def start_seat(rules, pub, priv, drng):
 @njit(cache=True, inline="always")
 def stage_of(pub, s, stock_n):
     """``STAGE_*`` of seat ``s`` when the stock holds ``stock_n`` cards."""
-    if pub[L.O_PLACE + s] != 0:
+    if pub[ix(L.O_PLACE + s)] != 0:
         return L.STAGE_OUT
-    if pub[L.O_HAND_N + s] > 0 or stock_n > 0:
+    if pub[ix(L.O_HAND_N + s)] > 0 or stock_n > 0:
         return L.STAGE_HAND
-    if pub[L.O_FACE_UP + s] != 0:
+    if pub[ix(L.O_FACE_UP + s)] != 0:
+        return L.STAGE_FACE_UP
+    return L.STAGE_FACE_DOWN
+
+
+@njit(cache=True, inline="always")
+def stage_in(pub, s, stock_n):
+    """:func:`stage_of` for a seat known to be still in (the seat to move always is)."""
+    if pub[ix(L.O_HAND_N + s)] > 0 or stock_n > 0:
+        return L.STAGE_HAND
+    if pub[ix(L.O_FACE_UP + s)] != 0:
         return L.STAGE_FACE_UP
     return L.STAGE_FACE_DOWN
 
@@ -236,11 +265,19 @@ def prepare(pub, priv):
 
 
 @njit(cache=True, inline="always")
-def legal_now(rules, pub, priv, move, s, st, top, pile_n, stock_n):
-    """Whether ``move`` is legal for seat ``s`` in stage ``st`` (as
-    :func:`shedsim.engine.legal_moves`), given the pile's effective top, its size and the
-    stock's size."""
-    mask = rules[L.R_PLAYABLE + top]
+def constants(rules):
+    """The rules' scalars that every move reads, as a tuple ``(players, hand_size,
+    deck_size, burn_run, burn_passes, pickup_mode, mix_last, gamble)``: read once per
+    chunk, they stay in registers (a read of the rules array after a write to the state
+    arrays must be repeated, since numba cannot tell that the arrays are distinct)."""
+    return (rules[L.R_PLAYERS], rules[L.R_HAND_SIZE], rules[L.R_DECK_SIZE], rules[L.R_BURN_RUN],
+            rules[L.R_BURN_PASSES], rules[L.R_PICKUP], rules[L.R_MIX_LAST], rules[L.R_GAMBLE])
+
+
+@njit(cache=True, inline="always")
+def legal_with(rc, pub, move, s, st, mask, hand, pile_n, stock_n):
+    """:func:`legal_now` with the rules' scalars ``rc`` (:func:`constants`), the can-play
+    mask ``mask`` of the effective top and seat ``s``'s packed ``hand`` already in hand."""
     if move >= L.PLAY_MIN:
         r = move >> 8
         k = (move >> 4) & 15
@@ -248,29 +285,38 @@ def legal_now(rules, pub, priv, move, s, st, top, pile_n, stock_n):
         if r < 2 or r > 14 or k < 1 or count(mask, r) == 0:
             return False
         if st == L.STAGE_HAND:
-            if count(priv[L.P_HANDS + s], r) < k:
+            if count(hand, r) < k:
                 return False
             if j == 0:
                 return True
-            return (rules[L.R_MIX_LAST] != 0 and stock_n == 0
-                    and pub[L.O_HAND_N + s] == k and count(pub[L.O_FACE_UP + s], r) >= j)
+            return (rc[6] != 0 and stock_n == 0
+                    and pub[ix(L.O_HAND_N + s)] == k and count(pub[ix(L.O_FACE_UP + s)], r) >= j)
         if st == L.STAGE_FACE_UP:
-            return j == 0 and count(pub[L.O_FACE_UP + s], r) >= k
+            return j == 0 and count(pub[ix(L.O_FACE_UP + s)], r) >= k
         return False
     if move == L.PICKUP:
         if pile_n == 0:
             return False
-        mode = rules[L.R_PICKUP]
+        mode = rc[5]
         if st == L.STAGE_HAND:
-            return mode >= L.PICKUP_HAND or (priv[L.P_HANDS + s] & mask) == 0
+            return mode >= L.PICKUP_HAND or (hand & mask) == 0
         if st == L.STAGE_FACE_UP:
-            return mode >= L.PICKUP_HAND_FACEUP or (pub[L.O_FACE_UP + s] & mask) == 0
+            return mode >= L.PICKUP_HAND_FACEUP or (pub[ix(L.O_FACE_UP + s)] & mask) == 0
         return mode == L.PICKUP_ALWAYS
     if move == L.GAMBLE:
-        return rules[L.R_GAMBLE] != 0 and stock_n > 0
+        return rc[7] != 0 and stock_n > 0
     if move >= L.FLIP and move < L.FLIP + L.MAX_TABLE:
-        return st == L.STAGE_FACE_DOWN and move - L.FLIP < pub[L.O_FACE_DOWN_N + s]
+        return st == L.STAGE_FACE_DOWN and move - L.FLIP < pub[ix(L.O_FACE_DOWN_N + s)]
     return False
+
+
+@njit(cache=True, inline="always")
+def legal_now(rules, pub, priv, move, s, st, top, pile_n, stock_n):
+    """Whether ``move`` is legal for seat ``s`` in stage ``st`` (as
+    :func:`shedsim.engine.legal_moves`), given the pile's effective top, its size and the
+    stock's size."""
+    return legal_with(constants(rules), pub, move, s, st, rules[L.R_PLAYABLE + top],
+                      priv[L.P_HANDS + s], pile_n, stock_n)
 
 
 @njit(cache=True, inline="always")
@@ -297,21 +343,15 @@ def advance_dir(pub, seat, steps, d, n):
     pos = seat
     for _ in range(steps):
         pos = _step(pos, d, n)
-        while pub[L.O_PLACE + pos] != 0:
+        while pub[ix(L.O_PLACE + pos)] != 0:
             pos = _step(pos, d, n)
     return pos
 
 
 @njit(cache=True, inline="always")
-def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction):
-    """Apply a legal move (as :func:`shedsim.engine.apply_move`) with the pile, stock,
-    turn and direction held in arguments rather than in ``pub`` (so the kernel's game loop
-    keeps them in registers). Per-seat state is updated in ``pub``/``priv`` in place.
-
-    Returns the new ``(seat, top, trank, run, pile, pile_n, stock_n, n_in, direction)``;
-    ``n_in`` is 0 once the game is over. Does not count the move.
-    """
-    players = rules[L.R_PLAYERS]
+def step_with(rules, rc, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction):
+    """:func:`step` with the rules' scalars ``rc`` (:func:`constants`) passed in."""
+    players = rc[0]
     land = True
     card = 0
     n = 0
@@ -322,31 +362,31 @@ def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_
         k = (move >> 4) & 15
         j = move & 15
         if st == L.STAGE_HAND:
-            priv[L.P_HANDS + seat] -= k * one(r)
-            pub[L.O_HAND_N + seat] -= k
+            priv[ix(L.P_HANDS + seat)] -= k * one(r)
+            pub[ix(L.O_HAND_N + seat)] -= k
             if j != 0:
-                pub[L.O_FACE_UP + seat] -= j * one(r)
+                pub[ix(L.O_FACE_UP + seat)] -= j * one(r)
             from_hand = k
             n = k + j
         else:
-            pub[L.O_FACE_UP + seat] -= k * one(r)
+            pub[ix(L.O_FACE_UP + seat)] -= k * one(r)
             n = k
     elif move == L.PICKUP:
         land = False
     else:
         if move == L.GAMBLE:
-            card = priv[L.P_DECK + rules[L.R_DECK_SIZE] - stock_n]
+            card = priv[ix(L.P_DECK + rc[2] - stock_n)]
             stock_n -= 1
         else:
             slot = move - L.FLIP
             base = L.P_FACE_DOWN + seat * L.MAX_TABLE
-            card = priv[base + slot]
-            last = pub[L.O_FACE_DOWN_N + seat] - 1
+            card = priv[ix(base + slot)]
+            last = pub[ix(L.O_FACE_DOWN_N + seat)] - 1
             for i in range(slot, last):
-                priv[base + i] = priv[base + i + 1]
-            priv[base + last] = 0
-            pub[L.O_FACE_DOWN_N + seat] = last
-        if count(rules[L.R_PLAYABLE + top], card) != 0:
+                priv[ix(base + i)] = priv[ix(base + i + 1)]
+            priv[ix(base + last)] = 0
+            pub[ix(L.O_FACE_DOWN_N + seat)] = last
+        if count(rules[ix(L.R_PLAYABLE + top)], card) != 0:
             r = card
             n = 1
         else:
@@ -358,17 +398,17 @@ def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_
         if card != 0:
             taken += one(card)
             tn += 1
-        priv[L.P_HANDS + seat] += taken
-        pub[L.O_HAND_N + seat] += tn
-        pub[L.O_KNOWN + seat] += taken
-        pub[L.O_PICKUPS + seat] += 1
+        priv[ix(L.P_HANDS + seat)] += taken
+        pub[ix(L.O_HAND_N + seat)] += tn
+        pub[ix(L.O_KNOWN + seat)] += taken
+        pub[ix(L.O_PICKUPS + seat)] += 1
         seat = advance_dir(pub, seat, 1, direction, players)
         return seat, 0, 0, 0, np.int64(0), 0, stock_n, n_in, direction
-    flags = rules[L.R_FLAGS + r]
+    flags = rules[ix(L.R_FLAGS + r)]
     if from_hand > 0:
-        kn = pub[L.O_KNOWN + seat]
+        kn = pub[ix(L.O_KNOWN + seat)]
         if kn != 0:
-            pub[L.O_KNOWN + seat] = kn - min(count(kn, r), from_hand) * one(r)
+            pub[ix(L.O_KNOWN + seat)] = kn - min(count(kn, r), from_hand) * one(r)
     pile += n * one(r)
     pile_n += n
     if (flags & L.F_INVISIBLE) == 0:
@@ -378,7 +418,7 @@ def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_
     else:
         trank = r
         run = n
-    burned = (flags & L.F_BURN) != 0 or run >= rules[L.R_BURN_RUN]
+    burned = (flags & L.F_BURN) != 0 or run >= rc[3]
     if burned:
         pub[L.O_BURNED] += pile
         pub[L.O_BURNED_N] += pile_n
@@ -387,38 +427,51 @@ def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_
         top = 0
         trank = 0
         run = 0
-        pub[L.O_BURNS + seat] += 1
+        pub[ix(L.O_BURNS + seat)] += 1
     # refill while the stock lasts
-    hn = pub[L.O_HAND_N + seat]
-    if stock_n > 0 and hn < rules[L.R_HAND_SIZE]:
-        size = rules[L.R_DECK_SIZE]
-        h = priv[L.P_HANDS + seat]
-        while stock_n > 0 and hn < rules[L.R_HAND_SIZE]:
-            h += one(priv[L.P_DECK + size - stock_n])
+    hn = pub[ix(L.O_HAND_N + seat)]
+    if stock_n > 0 and hn < rc[1]:
+        size = rc[2]
+        h = priv[ix(L.P_HANDS + seat)]
+        while stock_n > 0 and hn < rc[1]:
+            h += one(priv[ix(L.P_DECK + size - stock_n)])
             stock_n -= 1
             hn += 1
-        priv[L.P_HANDS + seat] = h
-        pub[L.O_HAND_N + seat] = hn
+        priv[ix(L.P_HANDS + seat)] = h
+        pub[ix(L.O_HAND_N + seat)] = hn
     # out check (ruling 7: refill came first)
-    out = hn == 0 and pub[L.O_FACE_UP + seat] == 0 and pub[L.O_FACE_DOWN_N + seat] == 0
+    out = hn == 0 and pub[ix(L.O_FACE_UP + seat)] == 0 and pub[ix(L.O_FACE_DOWN_N + seat)] == 0
     if out:
-        pub[L.O_PLACE + seat] = players - n_in + 1
+        pub[ix(L.O_PLACE + seat)] = players - n_in + 1
         n_in -= 1
     if (flags & L.F_REVERSE) != 0 and (n & 1) == 1:
         direction = -direction
     if n_in == 1:
         for i in range(players):
-            if pub[L.O_PLACE + i] == 0:
-                pub[L.O_PLACE + i] = players
+            if pub[ix(L.O_PLACE + i)] == 0:
+                pub[ix(L.O_PLACE + i)] = players
         return seat, top, trank, run, pile, pile_n, stock_n, 0, direction
     if burned:
-        if rules[L.R_BURN_PASSES] != 0 or out:
+        if rc[4] != 0 or out:
             seat = advance_dir(pub, seat, 1, direction, players)
     elif (flags & L.F_SKIP) != 0:
         seat = advance_dir(pub, seat, 1 + n, direction, players)
     else:
         seat = advance_dir(pub, seat, 1, direction, players)
     return seat, top, trank, run, pile, pile_n, stock_n, n_in, direction
+
+
+@njit(cache=True, inline="always")
+def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction):
+    """Apply a legal move (as :func:`shedsim.engine.apply_move`) with the pile, stock,
+    turn and direction held in arguments rather than in ``pub`` (so the kernel's game loop
+    keeps them in registers). Per-seat state is updated in ``pub``/``priv`` in place.
+
+    Returns the new ``(seat, top, trank, run, pile, pile_n, stock_n, n_in, direction)``;
+    ``n_in`` is 0 once the game is over. Does not count the move.
+    """
+    return step_with(rules, constants(rules), pub, priv, move, seat, st, top, trank, run, pile, pile_n,
+                     stock_n, n_in, direction)
 
 
 @njit(cache=True, inline="always")

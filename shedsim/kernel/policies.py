@@ -7,10 +7,11 @@ consistently with an observation (RULES.md section 4: what a seat may know).
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros
 
 from .. import layout as L
-from .core import stage_of, step, write_public
-from .nb import count, highest, lowest, one, play, playable, stage_cards, total
+from .core import constants, stage_of, step_with, write_public
+from .nb import count, highest, ix, lowest, one, play, playable, stage_cards, total
 from .rng import rng_below
 
 
@@ -46,30 +47,50 @@ def aggressive_move(obs, rules):
     return np.int64(L.PICKUP)
 
 
+@njit(cache=True, inline="always")
+def _take_highest(left, group, need, up):
+    """Move up to ``need`` cards of ``left`` that lie in ``group`` (a packed rank mask)
+    into ``up``, highest rank first; returns ``(left, need, up)``."""
+    g = left & group
+    while need > 0 and g != 0:
+        sh = (63 - leading_zeros(g)) & ~3
+        k = (g >> sh) & 15
+        if k > need:
+            k = need
+        up += k << sh
+        left -= k << sh
+        g &= ~(np.int64(15) << sh)
+        need -= k
+    return left, need, up
+
+
 @njit(cache=True)
 def strongest_face_up(visible, n_up, rules):
     """The ``n_up`` strongest of the packed ``visible`` cards: special ranks first (burn,
-    then reset, then other roles, higher rank first among them), then high ranks."""
-    up = np.int64(0)
+    then reset, then other roles, higher rank first among them), then high ranks.
+
+    Strength is ``rank + 100 * (rank has a role) + (200 if burn else 150 if reset)``; the
+    ranks fall into six bands of that value, so taking each band's cards highest rank
+    first gives the cards one at a time in falling strength."""
+    burn = np.int64(0)
+    reset = np.int64(0)
+    for r in range(2, 15):
+        f = rules[L.R_FLAGS + r]
+        if (f & L.F_BURN) != 0:
+            burn |= np.int64(15) << (4 * (r - 2))
+        elif (f & L.F_RESET) != 0:
+            reset |= np.int64(15) << (4 * (r - 2))
+    role = rules[L.R_SPECIAL_MASK]
+    plain = ~role
     left = visible
-    for _ in range(n_up):
-        best = 0
-        best_v = -1
-        for r in range(2, 15):
-            if count(left, r) > 0:
-                f = rules[L.R_FLAGS + r]
-                v = r
-                if (f & L.F_ORDINARY) == 0:
-                    v += 100
-                if (f & L.F_BURN) != 0:
-                    v += 200
-                elif (f & L.F_RESET) != 0:
-                    v += 150
-                if v > best_v:
-                    best_v = v
-                    best = r
-        up += one(best)
-        left -= one(best)
+    need = np.int64(n_up)
+    up = np.int64(0)
+    left, need, up = _take_highest(left, burn & role, need, up)      # 300 + r
+    left, need, up = _take_highest(left, reset & role, need, up)     # 250 + r
+    left, need, up = _take_highest(left, burn & plain, need, up)     # 200 + r
+    left, need, up = _take_highest(left, reset & plain, need, up)    # 150 + r
+    left, need, up = _take_highest(left, role, need, up)             # 100 + r
+    left, need, up = _take_highest(left, plain, need, up)            # r
     return up
 
 
@@ -145,10 +166,14 @@ def determinise(obs, rules, rng, pub, priv):
 def greedy_rollout(rules, pub, priv, seat, cap):
     """Play greedy for every seat from the state until the game ends or ``cap`` more moves;
     returns ``seat``'s place (for an unfinished game, the mean of the places left).
+    ``pub[O_MOVES]`` is left at the moves made in all (so the caller can count the
+    rollout's moves).
 
     Compiled without reference counting, like the kernel's game loop (see
-    :mod:`shedsim.kernel._loop`): it allocates nothing.
+    :mod:`shedsim.kernel._loop`): it allocates nothing. The same loop as the kernel's,
+    with greedy inlined: the rules' scalars in registers, unsigned indices (:func:`ix`).
     """
+    rc = constants(rules)
     moves = pub[L.O_MOVES]
     stop = moves + cap
     s = pub[L.O_SEAT]
@@ -162,15 +187,16 @@ def greedy_rollout(rules, pub, priv, seat, cap):
     direction = pub[L.O_DIRECTION]
     while n_in > 0 and moves < stop:
         st = stage_of(pub, s, stock_n)
-        write_public(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, stock_n,
+        write_public(pub, s, st, priv[ix(L.P_HANDS + s)], top, trank, run, pile, pile_n, stock_n,
                      n_in, direction, moves)
         m = greedy_move(pub, rules)
         moves += 1
-        s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
-            rules, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
-    if pub[L.O_PLACE + seat] != 0:
-        return float(pub[L.O_PLACE + seat])
-    players = pub[L.O_PLAYERS]
+        s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
+            rules, rc, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+    pub[L.O_MOVES] = moves
+    if pub[ix(L.O_PLACE + seat)] != 0:
+        return float(pub[ix(L.O_PLACE + seat)])
+    players = rc[0]
     return (players - n_in + 1 + players) / 2.0
 
 

@@ -29,3 +29,19 @@ def rng_next(rng):
 def rng_below(rng, n):
     """A draw in ``0..n-1`` (``int64``), from the top 32 bits of :func:`rng_next`."""
     return np.int64(((rng_next(rng) >> _S32) * np.uint64(n)) >> _S32)
+
+
+@njit(cache=True, inline="always")
+def mix(counter):
+    """The splitmix64 output for a counter value (``uint64``): ``rng_next`` without the
+    array, for loops that keep the counter in a local variable (the shuffle)."""
+    z = (counter ^ (counter >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def below(z, n):
+    """A draw in ``0..n-1`` (``int64``) from the output ``z`` of :func:`mix`, as
+    :func:`rng_below` makes it from :func:`rng_next`."""
+    return np.int64(((z >> _S32) * np.uint64(n)) >> _S32)

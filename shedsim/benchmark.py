@@ -1,0 +1,185 @@
+"""Benchmark figures of the compiled kernel: the ``make bench`` table and search rates.
+
+:func:`bench_table` times the kernel (every seat one strategy, ``schedule="same"``) at
+each player count and number of worker processes, the median of ``repeats`` runs, and,
+when the calibration kernel is found, times it in the same run, interleaved run for run,
+for the ratio column. The calibration kernel is a single-rule numba kernel kept outside
+the project (``../shared/calib/sh_nb_fast.py``: shithead rules, greedy play, no plugins);
+nothing here needs it: without it the ratio column is left out. Its 2-worker figure uses
+its own ``simulate_par`` on 2 numba threads.
+
+:func:`search_rates` times a search strategy's decisions outside the game loop, on
+positions from greedy self-play (:func:`shedsim.kernel.probe.sample_positions`), where its
+work can be counted: a strategy that defines ``move_stats(obs, rules, params, rng, stats)``
+(its move, counting; ``mc``) adds its rollout moves to ``stats[0]`` and its rollouts to ``stats[1]``.
+
+All times are wall-clock seconds (``time.perf_counter``); on a shared machine compare
+ratios measured side by side, not absolute figures from different runs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+CALIB_ENV = "SHEDSIM_CALIB"
+CALIB_FILE = "sh_nb_fast.py"
+
+
+class CalibrationError(ValueError):
+    """The calibration directory given does not hold a usable calibration kernel."""
+
+
+def find_calibration(path: str | os.PathLike | None = None) -> Path | None:
+    """The directory of the calibration kernel: ``path`` if given (raises
+    :class:`CalibrationError` if it lacks ``sh_nb_fast.py``), else ``$SHEDSIM_CALIB``, else
+    ``../shared/calib`` from the current directory; None when not found."""
+    if path is not None:
+        d = Path(path)
+        if not (d / CALIB_FILE).is_file():
+            raise CalibrationError(f"--calib: no {CALIB_FILE} in {d}")
+        return d
+    for cand in (os.environ.get(CALIB_ENV), "../shared/calib"):
+        if cand and (Path(cand) / CALIB_FILE).is_file():
+            return Path(cand)
+    return None
+
+
+def load_calibration(directory: Path):
+    """Import ``sh_nb_fast.py`` from ``directory`` (its numba functions compile on first
+    use). Raises :class:`CalibrationError` if it lacks ``simulate``/``simulate_par``."""
+    spec = importlib.util.spec_from_file_location("sh_nb_fast", Path(directory) / CALIB_FILE)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["sh_nb_fast"] = mod  # numba's cache of it refers to the module by name
+    spec.loader.exec_module(mod)
+    if not (hasattr(mod, "simulate") and hasattr(mod, "simulate_par")):
+        raise CalibrationError(f"{directory / CALIB_FILE} has no simulate/simulate_par")
+    return mod
+
+
+@dataclass
+class Timing:
+    """One timed run: ``games`` played in ``wall_s`` seconds, ``moves`` in all."""
+
+    games: int
+    moves: int
+    wall_s: float
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.wall_s
+
+    @property
+    def ns_per_move(self) -> float:
+        """Wall-clock nanoseconds per move (with N workers, N moves run at once)."""
+        return self.wall_s * 1e9 / max(self.moves, 1)
+
+
+def time_kernel(spec, workers: int = 1) -> Timing:
+    """Play the run ``spec`` (a :class:`shedsim.simulate.RunSpec`) on ``workers`` loky
+    processes, timing play alone (the kernel is loaded in every worker first)."""
+    from .simulate import run_chunks, warm_workers
+    warm_workers(spec, workers)
+    t = time.perf_counter()
+    results = run_chunks(spec, list(range(spec.n_chunks())), workers=workers, keep=("moves",))
+    wall = time.perf_counter() - t
+    return Timing(spec.games, int(sum(int(r.records["moves"].sum()) for r in results)), wall)
+
+
+def time_calibration(mod, players: int, games: int, workers: int = 1, seed: int = 2) -> Timing:
+    """Time the calibration kernel: ``simulate`` on 1 worker, ``simulate_par`` on
+    ``workers`` numba threads otherwise (compiled beforehand on a few games)."""
+    import numba
+    fn = mod.simulate if workers <= 1 else mod.simulate_par
+    if workers > 1:
+        numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
+    fn(1000, players, 1)
+    t = time.perf_counter()
+    res = fn(games, players, seed)
+    wall = time.perf_counter() - t
+    return Timing(games, int(np.asarray(res[1], dtype=np.int64).sum()), wall)
+
+
+def bench_table(rules, strategy: str = "greedy", games: int = 1_000_000, players=(2, 4), workers=(1, 2),
+                repeats: int = 3, calib: Path | None = None, seed: int = 0, strategy_paths=(),
+                chunk_size: int = 50_000, progress=None) -> list[dict]:
+    """Rows ``{players, workers, games_per_s, ns_per_move, moves_per_game}`` (medians of
+    ``repeats`` runs of ``games`` games), plus ``calib_games_per_s`` and ``ratio`` (kernel
+    / calibration games per second, the median of the run-for-run ratios) when ``calib``
+    (a directory, :func:`find_calibration`) is given. The calibration kernel plays
+    shithead with greedy play only: the ratio compares like with like only for those.
+    ``progress(text)`` is called before each cell."""
+    from .simulate import RunSpec
+    mod = load_calibration(calib) if calib is not None else None
+    rows = []
+    for p in players:
+        for w in workers:
+            if progress:
+                progress(f"{p} players, {w} worker(s)")
+            spec = RunSpec(rules, p, (strategy,), (strategy,), seed=seed, games=games, schedule="same",
+                           strategy_paths=tuple(strategy_paths), chunk_size=min(chunk_size, max(1, -(-games // w))))
+            ours, theirs = [], []
+            for _ in range(repeats):
+                ours.append(time_kernel(spec, w))
+                if mod is not None:
+                    theirs.append(time_calibration(mod, p, games, w))
+            row = {"players": p, "workers": w,
+                   "games_per_s": statistics.median(t.games_per_s for t in ours),
+                   "ns_per_move": statistics.median(t.ns_per_move for t in ours),
+                   "moves_per_game": ours[0].moves / ours[0].games}
+            if mod is not None:
+                row["calib_games_per_s"] = statistics.median(t.games_per_s for t in theirs)
+                row["calib_ns_per_move"] = statistics.median(t.ns_per_move for t in theirs)
+                row["ratio"] = statistics.median(a.games_per_s / b.games_per_s for a, b in zip(ours, theirs))
+            rows.append(row)
+    return rows
+
+
+def render_table(rows: list[dict], title: str):
+    """The rows of :func:`bench_table` as a rich table (ratio columns only if measured)."""
+    from rich.table import Table
+    calib = bool(rows) and "ratio" in rows[0]
+    t = Table(title=title)
+    for c in ("players", "workers", "games/s", "ns per move (wall)", "moves per game"):
+        t.add_column(c, justify="right")
+    if calib:
+        t.add_column("calib games/s", justify="right")
+        t.add_column("ratio", justify="right")
+    for r in rows:
+        cells = [str(r["players"]), str(r["workers"]), f"{r['games_per_s']:,.0f}", f"{r['ns_per_move']:.1f}",
+                 f"{r['moves_per_game']:.1f}"]
+        if calib:
+            cells += [f"{r['calib_games_per_s']:,.0f}", f"{r['ratio']:.2f}x"]
+        t.add_row(*cells)
+    return t
+
+
+def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, positions: int = 200,
+                 seed: int = 0) -> dict | None:
+    """Decisions per second and rollout (playout) moves per second of a search strategy
+    (``strategy``: a :class:`shedsim.plugins.Strategy` whose module defines ``move_stats``),
+    timed on ``positions`` positions from greedy self-play, one decision each; None for a
+    strategy without ``move_stats``. The first decision (compilation) is not timed."""
+    search = getattr(strategy.module, "move_stats", None)
+    if search is None:
+        return None
+    from .kernel.probe import sample_positions
+    obs = sample_positions(rules_array, positions + 1, 7, np.uint64(0x9E3779B97F4A7C15 * (seed + 1) % (1 << 64)))
+    rng = np.array([seed], np.uint64)
+    stats = np.zeros(2, np.int64)
+    search(obs[0], rules_array, params, rng, stats)
+    stats[:] = 0
+    t = time.perf_counter()
+    for o in obs[1:]:
+        search(o, rules_array, params, rng, stats)
+    wall = time.perf_counter() - t
+    n = len(obs) - 1
+    return {"search_positions": n, "decisions_per_s": n / wall, "playout_moves_per_s": stats[0] / wall,
+            "rollouts_per_decision": stats[1] / max(n, 1), "playout_moves_per_rollout": stats[0] / max(stats[1], 1)}
