@@ -24,41 +24,8 @@ scenario_app = typer.Typer(help="Run and show scenario files (positions + moves 
 app.add_typer(rules_app, name="rules")
 app.add_typer(scenario_app, name="scenario")
 
-RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.")]
-HouseOpt = Annotated[Optional[list[str]], typer.Option("--house", "-H", help="House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim rules list`).")]
-RulesFileOpt = Annotated[Optional[Path], typer.Option("--rules-file", help="A rules TOML file (preset = \"...\" plus overrides); overrides --rules.")]
-StrategyPathOpt = Annotated[Optional[list[Path]], typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable.")]
-
-
-def fail(message: str, code: int = 2) -> None:
-    """Print ``error: message`` to stderr and exit with ``code``."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
-def load_rules(rules: str, house: list[str] | None, rules_file: Path | None):
-    """Build a RuleSet from CLI options, exiting 2 with the field named on error."""
-    from .rules import RulesError, build
-    try:
-        return build(rules, house or [], rules_file)
-    except RulesError as e:
-        fail(str(e))
-
-
-def load_players(names: list[str], strategy_path: list[Path] | None):
-    """Resolve strategy specs (``NAME`` or ``NAME:param=value``) to reference-engine players."""
-    from .plugins import PluginError, discover, parse_spec
-    try:
-        known = discover([str(p) for p in strategy_path or []])
-        players = []
-        for spec in names:
-            name, overrides = parse_spec(spec)
-            if name not in known:
-                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
-            players.append(known[name].player(spec, overrides))
-        return players
-    except PluginError as e:
-        fail(str(e))
+from .cli_common import (HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail,  # noqa: E402,F401
+                         load_players, load_rules)
 
 
 # ------------------------------------------------------------------ rules

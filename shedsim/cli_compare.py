@@ -47,7 +47,7 @@ def compare_rules(
     from . import atomic
     from . import compare as C
     from . import tournament as T
-    from .cli import fail
+    from .cli_common import fail, peak_rss_mb, progress_bar
     from .simulate import SimulationError
 
     t_start = time.perf_counter()
@@ -79,7 +79,7 @@ def compare_rules(
         say(f"[yellow]note:[/] --games {n_games:,} rounded up to {total:,} per variant: whole blocks of {block:,} "
             f"games (every table x every rotation)")
 
-    progress = None if quiet else _progress(err)
+    progress = None if quiet else progress_bar(err)
     try:
         if progress is not None:
             with progress:
@@ -108,7 +108,7 @@ def compare_rules(
         wall = time.perf_counter() - t_start
         extra = {"argv": "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim")
                  else None, "workers": workers, "wall_s": round(wall, 3), "each_toggle": each_toggle,
-                 "peak_rss_mb_main": _peak_rss_mb()}
+                 "peak_rss_mb_main": peak_rss_mb()}
         try:
             with atomic.batch():  # all reports or none
                 files = C.write_outputs(res, root, plots=not no_plots)
@@ -126,15 +126,6 @@ def compare_rules(
                    f"to {str(root)}")
 
 
-def _peak_rss_mb() -> float | None:
-    from .cli_tournament import _peak_rss_mb as peak
-    return peak()
-
-
-def _progress(console):
-    """The tournament's progress bar (games, games/s, elapsed, ETA)."""
-    from .cli_tournament import _progress as tournament_progress
-    return tournament_progress(console)
 
 
 def _print_tables(res) -> None:

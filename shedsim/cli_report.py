@@ -37,7 +37,7 @@ def report(
 
     from . import atomic
     from . import report as R
-    from .cli import fail
+    from .cli_common import fail
 
     md_path = None if no_md else (md if md is not None else (out.with_suffix(".md") if out.suffix else Path(f"{out}.md")))
     try:

@@ -54,7 +54,7 @@ def sprt(
     import sys
     import time
 
-    from .cli import fail, load_rules
+    from .cli_common import fail, load_rules
     from . import sprt as S
     from .simulate import SimulationError
     from .tournament import Store, TournamentError, versions
@@ -159,7 +159,7 @@ def _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, arg
     """``--compare-pairing``: run :func:`shedsim.sprt.pairing_gain`, print and write it."""
     import time
 
-    from .cli import fail
+    from .cli_common import fail
     from . import sprt as S
     from .simulate import SimulationError
     from .tournament import versions
@@ -209,7 +209,7 @@ def _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, arg
 def _write_set(out, name: str, table, plot, chart: str, info: dict, quiet: bool) -> None:
     """Write ``NAME.csv``, the chart and ``run.json`` into ``out``, all or none (exit 3)."""
     from . import atomic
-    from .cli import fail
+    from .cli_common import fail
     from .tournament import write_csv, write_run_json
     try:
         with atomic.batch():

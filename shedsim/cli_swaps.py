@@ -47,7 +47,7 @@ def swaps(
     from . import atomic
     from . import swaps as SW
     from . import tournament as T
-    from .cli import fail, load_rules
+    from .cli_common import fail, load_rules
     from .rules import RulesError
     from .simulate import SimulationError
 

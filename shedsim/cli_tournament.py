@@ -55,7 +55,7 @@ def tournament(
     import time
 
     from . import atomic, simulate
-    from .cli import fail, load_rules
+    from .cli_common import fail, load_rules, peak_rss_mb, progress_bar
     from .rules import RulesError
     from .simulate import BackendError, SimulationError
     from . import tournament as T
@@ -123,7 +123,7 @@ def tournament(
 
     progress = None
     if not quiet:
-        progress = _progress(err)
+        progress = progress_bar(err)
     cluster = contextlib.ExitStack()
     try:
         if backend != "loky":
@@ -204,7 +204,7 @@ def tournament(
                 files = T.write_outputs(spec, res, Path(root), plots=not no_plots)
                 wall = time.perf_counter() - t_start
                 session["wall_s"] = round(wall, 3)
-                session["peak_rss_mb_main"] = _peak_rss_mb()
+                session["peak_rss_mb_main"] = peak_rss_mb()
                 info["wall_s"] = round(sum(s.get("wall_s") or 0 for s in sessions), 3)
                 T.write_run_json(Path(root), info, files)
         except OSError as e:  # atomic.WriteError names the file
@@ -226,16 +226,6 @@ def tournament(
                    f"continue with: shedsim tournament --resume {str(root)}", err=True)
         raise typer.Exit(130)
 
-
-def _peak_rss_mb() -> float | None:
-    """Peak resident memory of this (main) process in MiB (``resource.getrusage``)."""
-    try:
-        import resource
-        import sys
-        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return round(kb / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
-    except (ImportError, OSError):
-        return None
 
 
 DEFINITIONS = {
@@ -263,7 +253,7 @@ DEFINITIONS = {
 def _check_resume_options(spec, rules, house, rules_file, players, strategies, games, seed, rounds, chunk_size,
                           save_games, seat_orders, load_rules) -> None:
     """Options given with --resume must agree with the stored run (exit 2 naming them)."""
-    from .cli import fail
+    from .cli_common import fail
     from . import tournament as T
     bad = []
     if rules is not None or house or rules_file is not None:
@@ -295,34 +285,6 @@ def _check_resume_options(spec, rules, house, rules_file, players, strategies, g
         fail("--resume: these options differ from the stored run: " + "; ".join(bad)
              + " (give --resume DIR alone to continue it)")
 
-
-def _progress(console):
-    """A rich progress bar: games done, games/s and ETA from the mean rate of this session
-    (chunks arrive in bursts, so rich's windowed speed estimate would jump about)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
-    from rich.text import Text
-
-    def rate(task) -> float | None:
-        played = task.completed - task.fields.get("initial", 0)
-        return played / task.elapsed if task.elapsed and played > 0 else None
-
-    class GamesPerSecond(ProgressColumn):
-        def render(self, task) -> Text:
-            r = rate(task)
-            return Text("- games/s" if r is None else f"{r:,.0f} games/s", style="cyan")
-
-    class Eta(ProgressColumn):
-        def render(self, task) -> Text:
-            r = rate(task)
-            if task.finished:
-                return Text("ETA 0:00:00", style="green")
-            if r is None:
-                return Text("ETA -:--:--", style="green")
-            left = int((task.total - task.completed) / r)
-            return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="green")
-
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
 
 
 def _print_table(spec, res, complete: bool) -> None:

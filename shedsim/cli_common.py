@@ -1,0 +1,86 @@
+"""What the command modules share: option types, ``fail`` (exit 2 with a message), rules and
+players from options, the progress bar and the peak-memory figure. It imports no command
+module, so the command modules and :mod:`shedsim.cli` import it without a cycle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.")]
+HouseOpt = Annotated[Optional[list[str]], typer.Option("--house", "-H", help="House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim rules list`).")]
+RulesFileOpt = Annotated[Optional[Path], typer.Option("--rules-file", help="A rules TOML file (preset = \"...\" plus overrides); overrides --rules.")]
+StrategyPathOpt = Annotated[Optional[list[Path]], typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable.")]
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print ``error: message`` to stderr and exit with ``code``."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def load_rules(rules: str, house: list[str] | None, rules_file: Path | None):
+    """Build a RuleSet from CLI options, exiting 2 with the field named on error."""
+    from .rules import RulesError, build
+    try:
+        return build(rules, house or [], rules_file)
+    except RulesError as e:
+        fail(str(e))
+
+
+def load_players(names: list[str], strategy_path: list[Path] | None):
+    """Resolve strategy specs (``NAME`` or ``NAME:param=value``) to reference-engine players."""
+    from .plugins import PluginError, discover, parse_spec
+    try:
+        known = discover([str(p) for p in strategy_path or []])
+        players = []
+        for spec in names:
+            name, overrides = parse_spec(spec)
+            if name not in known:
+                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+            players.append(known[name].player(spec, overrides))
+        return players
+    except PluginError as e:
+        fail(str(e))
+
+
+def peak_rss_mb() -> float | None:
+    """Peak resident memory of this (main) process in MiB (``resource.getrusage``)."""
+    try:
+        import resource
+        import sys
+        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return round(kb / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+    except (ImportError, OSError):
+        return None
+
+
+def progress_bar(console):
+    """A rich progress bar: games done, games/s and ETA from the mean rate of this session
+    (chunks arrive in bursts, so rich's windowed speed estimate would jump about)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
+
+    def rate(task) -> float | None:
+        played = task.completed - task.fields.get("initial", 0)
+        return played / task.elapsed if task.elapsed and played > 0 else None
+
+    class GamesPerSecond(ProgressColumn):
+        def render(self, task) -> Text:
+            r = rate(task)
+            return Text("- games/s" if r is None else f"{r:,.0f} games/s", style="cyan")
+
+    class Eta(ProgressColumn):
+        def render(self, task) -> Text:
+            r = rate(task)
+            if task.finished:
+                return Text("ETA 0:00:00", style="green")
+            if r is None:
+                return Text("ETA -:--:--", style="green")
+            left = int((task.total - task.completed) / r)
+            return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="green")
+
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
