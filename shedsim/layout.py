@@ -10,7 +10,7 @@ Every constant here is a plain ``int``, so numba folds it into compiled code. Th
   never in it (RULES.md section 4);
 * the kernel's private state (hands, face-down slots, stock), which no strategy gets.
 
-Packed multisets use 4 bits per rank (:mod:`shedsim.cards`).
+Packed multisets use 4 bits per rank (:mod:`shedsim.rules.cards`).
 
 Moves are ``int64`` codes:
 
@@ -71,7 +71,7 @@ START_RANDOM = 3
 STALEMATE_SHARE = 0     # seats still in share the remaining places (their place stays 0)
 STALEMATE_MOST_CARDS = 1  # seats still in are placed by cards held, fewest first
 
-# ---- how a game ended (the kernel's ``end`` record, :func:`shedsim.engine.play_game`) ----
+# ---- how a game ended (the kernel's ``end`` record, :func:`shedsim.rules.engine.play_game`) ----
 END_FINISHED = 0        # one player left: played out
 END_STALLED = 1         # the no-progress rule (``stall:N``) stopped it
 END_LOOP = 2            # a proven loop: the whole position repeated, every seat in deterministic

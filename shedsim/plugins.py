@@ -53,9 +53,9 @@ from typing import Any
 
 import numpy as np
 
-from . import layout as L
-from .cards import pack, unpack
-from .seeding import SplitMix64
+from shedsim import layout as L
+from shedsim.rules.cards import pack, unpack
+from shedsim.seeding import SplitMix64
 
 ENV_PATH = "SHEDSIM_STRATEGY_PATH"
 
@@ -260,7 +260,7 @@ def decision_guard(seconds: float):
 
 
 class EnginePlayer:
-    """Adapter between a plugin and :mod:`shedsim.engine` (the ``Player`` protocol).
+    """Adapter between a plugin and :mod:`shedsim.rules.engine` (the ``Player`` protocol).
 
     Plain-Python decisions run under :func:`decision_guard`, so a plugin that loops
     forever stops the game with an error instead of hanging the run.
@@ -286,7 +286,7 @@ class EnginePlayer:
         return pack(list(chosen))
 
     def move(self, state, obs: np.ndarray, rules_array: np.ndarray, rng: np.ndarray, legal):
-        from .engine import Move, MoveSyntaxError
+        from shedsim.rules.engine import Move, MoveSyntaxError
         mod = self.strategy.module
         if self.strategy.compiled:
             code = int(mod.move(obs, rules_array, self.params, rng))

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from shedsim import engine, plugins, seeding
+from shedsim import plugins, seeding
+from shedsim.rules import engine
 from shedsim.kernel.build import kernel_module
 from shedsim.layout import END_NAMES
-from shedsim.rules import RuleSet
+from shedsim.rules.ruleset import RuleSet
 
 STRATEGIES = ("greedy", "expert", "aggressive", "random")
 

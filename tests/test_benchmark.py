@@ -1,4 +1,4 @@
-"""The benchmark module (shedsim.benchmark), ``bench --table`` and the search rates of mc.
+"""The benchmark module (shedsim.runs.benchmark), ``bench --table`` and the search rates of mc.
 
 Figures are never asserted (they depend on the machine); what is checked is what the
 table holds, that the ratio column comes and goes with the calibration kernel, and that
@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from shedsim import benchmark as B
+from shedsim.runs import benchmark as B
 from shedsim import layout as L
 from shedsim.cli import app
 from shedsim.kernel.probe import sample_positions
 from shedsim.plugins import discover
-from shedsim.rules import preset
+from shedsim.rules.ruleset import preset
 
 # A stand-in for ../shared/calib/sh_nb_fast.py: same entry points, plain numpy (its
 # figures mean nothing; only the plumbing is tested).

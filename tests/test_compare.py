@@ -1,4 +1,4 @@
-"""``shedsim compare-rules`` and :mod:`shedsim.compare`: variant parsing, pairing, the
+"""``shedsim compare-rules`` and :mod:`shedsim.analysis.compare`: variant parsing, pairing, the
 per-deal aggregation, the statistics (calibration included), workers, the CLI."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from shedsim import compare as C
+from shedsim.analysis import compare as C
 from shedsim.cli import app
-from shedsim.rules import RulesError, build
-from shedsim.simulate import RunSpec, play_chunk, schedule_games
+from shedsim.rules.ruleset import RulesError, build
+from shedsim.runs.simulate import RunSpec, play_chunk, schedule_games
 
 runner = CliRunner()
 # expert without its end-game look-ahead (search=0): with the look-ahead the 4-player field
@@ -357,8 +357,8 @@ def test_cli_help_teaches():
 
 
 def test_a_failing_strategy_exits_1(tmp_path, monkeypatch):
-    from shedsim import simulate
-    from shedsim.simulate import SimulationError
+    from shedsim.runs import simulate
+    from shedsim.runs.simulate import SimulationError
 
     def boom(*a, **k):
         raise SimulationError("strategy 'x' failed")

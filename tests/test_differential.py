@@ -15,7 +15,7 @@ import os
 import pytest
 
 from differential import compare
-from shedsim.rules import PRESETS, build, preset
+from shedsim.rules.ruleset import PRESETS, build, preset
 
 GAMES = int(os.environ.get("SHEDSIM_DIFF_GAMES", "2000"))
 PER_PRESET = int(os.environ.get("SHEDSIM_DIFF_PER_PRESET", "0"))

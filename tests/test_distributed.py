@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from shedsim import simulate
+from shedsim.runs import simulate
 from shedsim.cli import app
 
 pytest.importorskip("dask.distributed")

@@ -7,9 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shedsim import engine, plugins
-from shedsim.rules import RulesError, load_rules_file, preset
-from shedsim.scenario import ScenarioError, run_scenario
+from shedsim import plugins
+from shedsim.rules import engine
+from shedsim.rules.ruleset import RulesError, load_rules_file, preset
+from shedsim.rules.scenario import ScenarioError, run_scenario
 
 SETTINGS = settings(derandomize=True, max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

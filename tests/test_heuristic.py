@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from shedsim import layout as L
-from shedsim.cards import pack, unpack
-from shedsim.engine import public_array
+from shedsim.rules.cards import pack, unpack
+from shedsim.rules.engine import public_array
 from shedsim.plugins import discover, parse_spec
-from shedsim.rules import build
-from shedsim.scenario import load_scenario
+from shedsim.rules.ruleset import build
+from shedsim.rules.scenario import load_scenario
 
 from differential import compare
 
@@ -216,7 +216,7 @@ def test_kernel_and_reference_engine_agree_on_heuristic_games(name, players):
 
 
 def test_heuristic_beats_greedy_on_paired_deals():
-    from shedsim import sprt as S
+    from shedsim.analysis import sprt as S
     m = S.open_match("heuristic", "greedy", "shithead", 2, seed=3)
     h, _ = m.play(0, 2000, True)
     pair = h.reshape(-1, 2).sum(axis=1) / 4.0  # pair scores of heuristic, 0..1
@@ -228,7 +228,7 @@ def test_moves_depend_on_the_observation_only():
     """The end-game search seeds itself from the observation (not the game's stream, and
     not the move or pick-up counters), so heuristic is deterministic: the kernel may prove
     its repeating games loops."""
-    from shedsim import engine
+    from shedsim.rules import engine
     known = discover()
     h = known["heuristic"]
     assert h.deterministic

@@ -8,10 +8,10 @@ from typer.testing import CliRunner
 
 from shedsim import layout as L
 from shedsim.cli import app
-from shedsim.engine import public_array
-from shedsim.hint import HintError, rank_moves
+from shedsim.rules.engine import public_array
+from shedsim.analysis.hint import HintError, rank_moves
 from shedsim.kernel.policies import determinise_any
-from shedsim.scenario import load_scenario, play_moves
+from shedsim.rules.scenario import load_scenario, play_moves
 
 runner = CliRunner()
 G = "greedy"  # the fast playout policy; the default (heuristic) is tested where noted

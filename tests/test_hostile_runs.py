@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from shedsim import atomic
-from shedsim import tournament as T
+from shedsim.runs import atomic
+from shedsim.analysis import tournament as T
 from shedsim.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,12 +4,12 @@ it beats greedy."""
 import numpy as np
 import pytest
 
-from shedsim import sprt as S
+from shedsim.analysis import sprt as S
 from shedsim import layout as L
-from shedsim.engine import public_array
+from shedsim.rules.engine import public_array
 from shedsim.plugins import discover
-from shedsim.rules import build
-from shedsim.scenario import load_scenario, play_moves
+from shedsim.rules.ruleset import build
+from shedsim.rules.scenario import load_scenario, play_moves
 import strategies.ismcts as I
 
 from differential import compare
@@ -63,7 +63,7 @@ def _params(iterations=300, explore=70, playout=0, cap=400):
 
 @pytest.mark.parametrize("text,best", [(FOURTH_NINE, "play 9x1"), (OPEN_3P, "play 10x1")])
 def test_finds_the_forced_win(tmp_path, text, best):
-    from shedsim.engine import Move
+    from shedsim.rules.engine import Move
     obs, ra = _obs(tmp_path, text)
     for seed in range(5):
         rng = np.array([seed], np.uint64)
@@ -109,7 +109,7 @@ def test_beats_greedy_at_two_players():
 
 
 def test_registered_and_left_out_of_default_tournaments():
-    from shedsim.tournament import default_strategies
+    from shedsim.analysis.tournament import default_strategies
     known = discover()
     assert known["ismcts"].compiled and not known["ismcts"].deterministic
     assert list(known["ismcts"].params) == ["iterations", "explore", "playout", "cap"]

@@ -8,11 +8,12 @@ import textwrap
 import numpy as np
 import pytest
 
-from shedsim import engine, layout as L, plugins, seeding
+from shedsim import layout as L, plugins, seeding
+from shedsim.rules import engine
 from shedsim.kernel import core
 from shedsim.kernel.rng import rng_below, rng_next
-from shedsim.rules import build, preset
-from shedsim.simulate import RunSpec, SimulationError, play_chunk, run_chunks
+from shedsim.rules.ruleset import build, preset
+from shedsim.runs.simulate import RunSpec, SimulationError, play_chunk, run_chunks
 
 
 def test_rng_matches_python_stream():

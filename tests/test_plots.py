@@ -5,7 +5,7 @@ import io
 import pytest
 from PIL import Image
 
-from shedsim import plots
+from shedsim.output import plots
 
 
 def _chart(tmp_path, name):

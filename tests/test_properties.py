@@ -2,7 +2,7 @@
 
 Hypothesis draws a preset, a compatible set of house toggles (RULES.md section 3), a
 player count in the rule set's range and the seeds; the game is played on
-:mod:`shedsim.engine` with a small move cap, and invariants are checked after every move:
+:mod:`shedsim.rules.engine` with a small move cap, and invariants are checked after every move:
 
 * conservation: every card of the deck(s) is somewhere (hands, face-up, face-down, pile,
   stock, burned), per rank as well as in total;
@@ -26,11 +26,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from shedsim import engine
+from shedsim.rules import engine
 from shedsim import layout as L
-from shedsim.cards import RANKS, pack, unpack
-from shedsim.engine import IllegalMoveError, Move
-from shedsim.rules import PRESETS, RulesError, build
+from shedsim.rules.cards import RANKS, pack, unpack
+from shedsim.rules.engine import IllegalMoveError, Move
+from shedsim.rules.ruleset import PRESETS, RulesError, build
 
 # --------------------------------------------------------------------------- players
 

@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shedsim import layout as L
-from shedsim.cards import RANKS
-from shedsim.engine import GameState, Move, Seat, legal_moves
-from shedsim.rules import (PRESETS, RuleSet, RulesError, build, load_rules_file, preset,
+from shedsim.rules.cards import RANKS
+from shedsim.rules.engine import GameState, Move, Seat, legal_moves
+from shedsim.rules.ruleset import (PRESETS, RuleSet, RulesError, build, load_rules_file, preset,
                            rules_from_mapping)
 
 J, Q, K, A = 11, 12, 13, 14
@@ -575,7 +575,7 @@ def test_toggle_order_does_not_change_compiled_rules_for_all_pairs():
 def test_stall_and_stalemate_toggles():
     """Games that cannot end (shedsim's rules, README "Games that cannot end")."""
     from shedsim import layout as L
-    from shedsim.rules import STALL_DEFAULTS, default_stall
+    from shedsim.rules.ruleset import STALL_DEFAULTS, default_stall
     rs = build("shithead")
     assert rs.stall is None and rs.stalemate == "share"
     assert [default_stall(p) for p in (2, 4, 5, 10)] == [STALL_DEFAULTS[0][1]] * 4

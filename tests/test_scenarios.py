@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from shedsim.cli import app
-from shedsim.scenario import ScenarioError, run_scenario
+from shedsim.rules.scenario import ScenarioError, run_scenario
 
 HERE = Path(__file__).parent / "scenarios"
 VALID = sorted(HERE.glob("*.toml"))

@@ -1,4 +1,4 @@
-"""Tests of ``shedsim sprt`` and :mod:`shedsim.sprt`: the GSPRT statistic (against the
+"""Tests of ``shedsim sprt`` and :mod:`shedsim.analysis.sprt`: the GSPRT statistic (against the
 exact generalised likelihood ratio and fishtest's formula written out independently), the
 Elo model and Wald's bounds, the head-to-head schedule (against the tournament schedule),
 scoring, the stopping rule (first crossing, independent of the batch size), the
@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from shedsim import sprt as S
+from shedsim.analysis import sprt as S
 from shedsim.cli import app
-from shedsim.rules import preset
-from shedsim.simulate import RunSpec, play_chunk, schedule_games
+from shedsim.rules.ruleset import preset
+from shedsim.runs.simulate import RunSpec, play_chunk, schedule_games
 
 runner = CliRunner()
 

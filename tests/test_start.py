@@ -1,7 +1,7 @@
 """Who starts, and the dealer rotation, for every preset (RULES.md section 2, rulings 1, 8, 9).
 
-Positions are built with :func:`shedsim.engine.deal` and then given the seat cards each
-case needs; :func:`shedsim.engine.start_seat` is asked with a :class:`SplitMix64` stream
+Positions are built with :func:`shedsim.rules.engine.deal` and then given the seat cards each
+case needs; :func:`shedsim.rules.engine.start_seat` is asked with a :class:`SplitMix64` stream
 of a fixed key. The oracles are written from the spec:
 
 * ``duel`` ("first seat"), ``family``, ``palace``: the seat after the dealer (ruling 1);
@@ -18,9 +18,9 @@ import random
 
 import pytest
 
-from shedsim import engine
-from shedsim.cards import RANKS, pack
-from shedsim.rules import PRESETS, build
+from shedsim.rules import engine
+from shedsim.rules.cards import RANKS, pack
+from shedsim.rules.ruleset import PRESETS, build
 from shedsim.seeding import SplitMix64, shuffle
 
 J, Q, K, A = 11, 12, 13, 14
@@ -325,7 +325,7 @@ class RandomPlayer:
         self.name, self.rng, self.table_size = name, rng, table_size
 
     def swap(self, visible, seat, players, rules_array, rng):
-        from shedsim.cards import unpack
+        from shedsim.rules.cards import unpack
         return pack(self.rng.sample(unpack(int(visible)), self.table_size))
 
     def move(self, state, obs, rules_array, rng, legal):

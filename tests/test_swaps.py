@@ -1,4 +1,4 @@
-"""The swap-phase study (shedsim.swaps) and the kernel features it needs: keeping the
+"""The swap-phase study (shedsim.analysis.swaps) and the kernel features it needs: keeping the
 face-up cards as dealt, forcing a face-up choice, and deals conditioned on one seat's
 visible cards."""
 
@@ -9,13 +9,14 @@ import pytest
 from scipy.stats import chisquare
 from typer.testing import CliRunner
 
-from shedsim import engine, swaps as SW
-from shedsim.cards import pack, unpack
+from shedsim.rules import engine
+from shedsim.analysis import swaps as SW
+from shedsim.rules.cards import pack, unpack
 from shedsim.cli import app
 from shedsim.kernel.build import KernelError
-from shedsim.rules import preset
+from shedsim.rules.ruleset import preset
 from shedsim.seeding import game_keys
-from shedsim.simulate import RunSpec, _loaded, play_chunk
+from shedsim.runs.simulate import RunSpec, _loaded, play_chunk
 
 SHITHEAD = preset("shithead")
 
@@ -168,7 +169,7 @@ def test_cli_bad_options_exit_2_and_write_nothing(tmp_path, args, needle):
 
 
 def test_error_bars_are_never_negative():
-    from shedsim.plots import bars
+    from shedsim.output.plots import bars
     lo, hi = bars([1.0, 0.0, 0.5], [0.9, 1e-17, np.nan], [0.9999999999999998, 0.1, np.nan])
     assert (lo >= 0).all() and (hi >= 0).all()
     assert hi[0] == 0 and lo[2] == 0 and hi[2] == 0
@@ -192,7 +193,7 @@ def test_cli_small_run_then_rerun_keeps_one_consistent_set(tmp_path):
 
 
 def test_disk_full_while_writing_leaves_the_earlier_set(tmp_path, monkeypatch):
-    from shedsim import atomic
+    from shedsim.runs import atomic
     out = tmp_path / "sw"
     args = ["swaps", "--games", "600", "--deals", "0", "--workers", "1", "--no-plots", "--quiet", "--out", str(out)]
     assert CliRunner().invoke(app, args).exit_code == 0

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from shedsim import tips as TP
+from shedsim.analysis import tips as TP
 from shedsim.cli import app
 from shedsim.plugins import discover
-from shedsim.rules import preset
+from shedsim.rules.ruleset import preset
 
 
 def test_every_tip_is_a_heuristic_parameter_with_two_values():
@@ -50,7 +50,7 @@ def test_run_measures_paired_effects_with_holm_correction():
 
 
 def test_per_deal_scores_of_equal_players_are_equal():
-    from shedsim.sprt import open_match
+    from shedsim.analysis.sprt import open_match
     a = TP.per_deal(open_match("heuristic:search=0", "greedy", preset("shithead"), 3, 2), 300)
     b = TP.per_deal(open_match("heuristic:search=0", "greedy", preset("shithead"), 3, 2), 300)
     assert all((x == y).all() for x, y in zip(a, b)) and len(a[0]) == 100

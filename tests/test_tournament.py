@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from shedsim import stats
-from shedsim import tournament as T
+from shedsim.analysis import stats
+from shedsim.analysis import tournament as T
 from shedsim.cli import app
-from shedsim.rules import PRESETS, build, preset
-from shedsim.simulate import play_chunk
+from shedsim.rules.ruleset import PRESETS, build, preset
+from shedsim.runs.simulate import play_chunk
 
 ROOT = Path(__file__).resolve().parent.parent
 SHEDSIM = [sys.executable, "-m", "shedsim"]
@@ -150,9 +150,9 @@ def test_plackett_luce_matches_choix_on_expanded_data():
 
 # ------------------------------------------------------------------ aggregation
 def _brute_force(spec, start, stop, rec):
-    """Per-game Python loop over the records (the definitions in shedsim.tournament)."""
+    """Per-game Python loop over the records (the definitions in shedsim.analysis.tournament)."""
     n, e = spec.players, len(spec.entries)
-    from shedsim.simulate import schedule_games
+    from shedsim.runs.simulate import schedule_games
     seating = schedule_games(spec.run_spec(), start, stop)["seating"]
     out = collections.defaultdict(lambda: collections.Counter())
     for g in range(stop - start):

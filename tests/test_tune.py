@@ -11,10 +11,10 @@ import tomllib
 import pytest
 from typer.testing import CliRunner
 
-from shedsim import tune as TU
+from shedsim.analysis import tune as TU
 from shedsim.cli import app
 from shedsim.plugins import compiled_strategy, discover
-from shedsim.rules import preset
+from shedsim.rules.ruleset import preset
 
 FAST = "heuristic:search=0"  # the tips alone: fast, deterministic moves
 PARAMS = ("track=0:40", "block=0:3")

@@ -22,8 +22,8 @@ import numpy as np
 
 from shedsim.layout import END_FINISHED, END_NAMES, END_STALLED
 from shedsim.rules import build
-from shedsim.simulate import run_chunks
-from shedsim.tournament import default_strategies, parse_entries, plan
+from shedsim.runs.simulate import run_chunks
+from shedsim.analysis.tournament import default_strategies, parse_entries, plan
 
 
 def ends_of(rules_name: str, house: list[str], players: int, strategies: str | None, games: int,

@@ -11,7 +11,7 @@ bool[n] (the game was stopped: ``end != END_FINISHED``), ``ends`` int8[n] (how i
 ``layout.END_*``: finished, stalled, proven loop, move cap), ``dealt`` / ``face_up``
 int64[n, P] (packed visible cards dealt, face-up cards chosen).
 
-Games that cannot end (issue 12; the same rules as :func:`shedsim.engine.apply_move`):
+Games that cannot end (issue 12; the same rules as :func:`shedsim.rules.engine.apply_move`):
 after each move that burns nothing, puts nobody out and draws no card from the stock,
 ``quiet`` (moves since the last such event) grows by one. (Once the stock is empty, that
 is "no card leaves play"; while it lasts, a draw is progress too, since players holding
@@ -44,7 +44,7 @@ argument, which was most of the time of a move (about 6x slower). Nothing in the
 allocates, so nothing needs counting; strategies that allocate (``INLINE = False``, such
 as ``mc``) are left out of the fast copy and run in this one.
 
-Swap-phase controls (the swap study, :mod:`shedsim.swaps`): ``swap_from`` int64[E] names,
+Swap-phase controls (the swap study, :mod:`shedsim.analysis.swaps`): ``swap_from`` int64[E] names,
 per entry, the entry whose swap function (strategy and parameters) decides its face-up
 cards (``swap_from[e] == e`` normally; ``-1`` keeps the face-up cards as dealt: no swap);
 ``forced_up`` int64[n, P] overrides that choice for one game and seat when non-zero (a

@@ -24,8 +24,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from .. import layout as L
-from ..plugins import Strategy
+from shedsim import layout as L
+from shedsim.plugins import Strategy
 
 _KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py")
 _MARK = "from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH"

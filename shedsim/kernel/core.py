@@ -1,6 +1,6 @@
 """The rules engine in numba: deal, swap bookkeeping, start, legality and moves.
 
-The same rules as :mod:`shedsim.engine`, over three ``int64`` arrays (layouts in
+The same rules as :mod:`shedsim.rules.engine`, over three ``int64`` arrays (layouts in
 :mod:`shedsim.layout`): ``rules`` (compiled :class:`~shedsim.rules.RuleSet`), ``pub`` (the
 public state, which is also every strategy's observation) and ``priv`` (hands, face-down
 slots, the deck). Hands, face-up rows and the pile are packed rank counts, so a pick-up is
@@ -18,16 +18,16 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .. import layout as L
-from .nb import count, ix, lowest, one, total
-from .rng import _GOLDEN, below, mix, rng_below
+from shedsim import layout as L
+from shedsim.kernel.nb import count, ix, lowest, one, total
+from shedsim.kernel.rng import _GOLDEN, below, mix, rng_below
 
 
 @njit(cache=True)
 def deal(rules, pub, priv, drng, dealer):
     """Reset ``pub``/``priv`` and deal a new game from the deal stream ``drng`` (``uint64[1]``).
 
-    Same order as :func:`shedsim.engine.deal`: Fisher-Yates shuffle, then one card at a
+    Same order as :func:`shedsim.rules.engine.deal`: Fisher-Yates shuffle, then one card at a
     time from the dealer's left, face-down rounds, face-up rounds, hand rounds.
     """
     size = rules[L.R_DECK_SIZE]
@@ -109,7 +109,7 @@ def _visible_slot(rules, dealer, seat, p):
 def deal_given(rules, pub, priv, drng, dealer, seat, visible):
     """A deal conditioned on ``seat``'s visible cards (hand plus face-up) being the packed
     multiset ``visible``; everything else (other seats, face-down cards, stock order) is
-    uniformly random given that (used by the swap study, :mod:`shedsim.swaps`).
+    uniformly random given that (used by the swap study, :mod:`shedsim.analysis.swaps`).
 
     Method: shuffle as :func:`deal` does; remove one uniformly chosen copy of each card of
     ``visible`` from the shuffled deck (for exchangeable copies, removing a uniformly chosen
@@ -313,7 +313,7 @@ def legal_with(rc, pub, move, s, st, mask, hand, pile_n, stock_n):
 @njit(cache=True, inline="always")
 def legal_now(rules, pub, priv, move, s, st, top, pile_n, stock_n):
     """Whether ``move`` is legal for seat ``s`` in stage ``st`` (as
-    :func:`shedsim.engine.legal_moves`), given the pile's effective top, its size and the
+    :func:`shedsim.rules.engine.legal_moves`), given the pile's effective top, its size and the
     stock's size."""
     return legal_with(constants(rules), pub, move, s, st, rules[L.R_PLAYABLE + top],
                       priv[L.P_HANDS + s], pile_n, stock_n)
@@ -321,7 +321,7 @@ def legal_now(rules, pub, priv, move, s, st, top, pile_n, stock_n):
 
 @njit(cache=True, inline="always")
 def is_legal(rules, pub, priv, move):
-    """Whether ``move`` is legal for the seat to move (as :func:`shedsim.engine.legal_moves`).
+    """Whether ``move`` is legal for the seat to move (as :func:`shedsim.rules.engine.legal_moves`).
     Call :func:`prepare` first."""
     return legal_now(rules, pub, priv, move, pub[L.O_SEAT], pub[L.O_STAGE], pub[L.O_TOP],
                      pub[L.O_PILE_N], pub[L.O_STOCK_N])
@@ -463,7 +463,7 @@ def step_with(rules, rc, pub, priv, move, seat, st, top, trank, run, pile, pile_
 
 @njit(cache=True, inline="always")
 def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction):
-    """Apply a legal move (as :func:`shedsim.engine.apply_move`) with the pile, stock,
+    """Apply a legal move (as :func:`shedsim.rules.engine.apply_move`) with the pile, stock,
     turn and direction held in arguments rather than in ``pub`` (so the kernel's game loop
     keeps them in registers). Per-seat state is updated in ``pub``/``priv`` in place.
 
@@ -493,7 +493,7 @@ def write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_
 
 @njit(cache=True)
 def apply(rules, pub, priv, move):
-    """Apply a move already checked by :func:`is_legal` (as :func:`shedsim.engine.apply_move`).
+    """Apply a move already checked by :func:`is_legal` (as :func:`shedsim.rules.engine.apply_move`).
     Call :func:`prepare` first: the stage is read from the observation."""
     seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
         rules, pub, priv, move, pub[L.O_SEAT], pub[L.O_STAGE], pub[L.O_TOP], pub[L.O_TOP_RANK],
@@ -576,7 +576,7 @@ def stop_check(pub, priv, players, seat, top, trank, run, pile, direction, rng_s
     ``det_mask``), Brent's cycle search: positions saved at quiet = F, F+1, F+3, F+7, ...
     and each later one compared exactly with the last saved (:func:`same_position`;
     ``rng_state`` is the strategy stream, uint64 reinterpreted as int64). Same rules as
-    :func:`shedsim.engine.apply_move`'s ``_check_stop``.
+    :func:`shedsim.rules.engine.apply_move`'s ``_check_stop``.
     """
     if quiet > loop_from:
         if priv[L.P_LOOP_ON] != 0 and priv[L.P_LOOP_RNG] == rng_state and same_position(
@@ -610,7 +610,7 @@ def place_by_cards(pub, seat, direction, players, n_in):
     cards held (hand + face-up + face-down), fewest first; the seat holding most is last
     (the loser). Ties go in turn order from ``seat`` (the seat to move) in ``direction``:
     the seat that would have played sooner gets the better place. Same as
-    :func:`shedsim.engine.place_stopped`."""
+    :func:`shedsim.rules.engine.place_stopped`."""
     place = players - n_in + 1
     for _ in range(n_in):
         best = -1

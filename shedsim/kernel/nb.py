@@ -1,6 +1,6 @@
 """Small compiled helpers for strategies and the kernel: packed rank counts and moves.
 
-Packed multisets hold 4 bits per rank (:mod:`shedsim.cards`); all values are ``int64``.
+Packed multisets hold 4 bits per rank (:mod:`shedsim.rules.cards`); all values are ``int64``.
 Strategy plugins use these to read their observation (:mod:`shedsim.layout`).
 """
 
@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from .. import layout as L
+from shedsim import layout as L
 
 
 @njit(cache=True, inline="always")
@@ -101,7 +101,7 @@ def can_pick_up(obs, rules, has_play):
 
 @njit(cache=True)
 def _walk(obs, rules, out, target):
-    """Enumerate legal moves in :func:`shedsim.engine.legal_moves` order, writing them to
+    """Enumerate legal moves in :func:`shedsim.rules.engine.legal_moves` order, writing them to
     ``out`` unless it is None. Returns (count, the ``target``-th move code or -1)."""
     n = 0
     found = np.int64(-1)
@@ -163,7 +163,7 @@ def _walk(obs, rules, out, target):
 @njit(cache=True)
 def legal_moves(obs, rules, out):
     """Write every legal move code into ``out`` (``int64[>= 128]``); returns how many.
-    Same order as :func:`shedsim.engine.legal_moves`."""
+    Same order as :func:`shedsim.rules.engine.legal_moves`."""
     return _walk(obs, rules, out, -1)[0]
 
 

@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
-from ..plugins import Strategy
-from .build import _MARK, _dispatch_source, _fingerprint, cache_dir, inlinable
+from shedsim.plugins import Strategy
+from shedsim.kernel.build import _MARK, _dispatch_source, _fingerprint, cache_dir, inlinable
 
 _NRT_LINE = "_NRT = True  # GENERATED-NRT"
 _LOADED: dict[str, ModuleType] = {}

@@ -9,10 +9,10 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
-from .. import layout as L
-from .core import constants, stage_of, step_with, write_public
-from .nb import count, highest, ix, lowest, one, play, playable, stage_cards, total
-from .rng import rng_below
+from shedsim import layout as L
+from shedsim.kernel.core import constants, stage_of, step_with, write_public
+from shedsim.kernel.nb import count, highest, ix, lowest, one, play, playable, stage_cards, total
+from shedsim.kernel.rng import rng_below
 
 
 @njit(cache=True, inline="always")

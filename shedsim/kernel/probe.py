@@ -9,10 +9,10 @@ search strategy can be timed on real positions outside the game loop, where its 
 import numpy as np
 from numba import njit
 
-from .. import layout as L
-from .core import constants, deal, stage_of, start_seat, step_with, valid_swap, write_public
-from .nb import ix, n_legal
-from .policies import greedy_move, strongest_face_up
+from shedsim import layout as L
+from shedsim.kernel.core import constants, deal, stage_of, start_seat, step_with, valid_swap, write_public
+from shedsim.kernel.nb import ix, n_legal
+from shedsim.kernel.policies import greedy_move, strongest_face_up
 
 
 @njit(cache=True)

@@ -7,13 +7,13 @@ seat and Y the other P - 1 (at 2 players: one each). A *deal* is played under al
 rotations, so X sits in every seat once with the same cards (game ``g`` is deal
 ``g // P``, rotation ``g % P``; X sits in seat ``(-rotation) % P``; the dealer is seat
 ``deal % P``). At 2 players and entries (X, Y) this is exactly the ``"tournament"``
-schedule of :func:`shedsim.simulate.schedule_games`. One deal's P games form one *unit*
+schedule of :func:`shedsim.runs.simulate.schedule_games`. One deal's P games form one *unit*
 (a game pair at 2 players). With ``paired=False`` every game gets its own deal (deal
 index = game index; seating and dealer as above), and one game is one unit.
 
 **Score.** In one game X scores, against each Y seat, 1 if X finished ahead of it, 0 if
 behind and 1/2 if neither finished (seats still in at the move cap share the remaining
-places, :func:`shedsim.tournament.effective_places2`); X's game score is the mean over
+places, :func:`shedsim.analysis.tournament.effective_places2`); X's game score is the mean over
 the Y seats, a multiple of ``1 / (2 (P - 1))``. A unit's score is the mean of its games'
 scores: at 2 players paired, one of {0, 1/4, 1/2, 3/4, 1} (the *pentanomial* model of
 fishtest), unpaired one of {0, 1/2, 1} (the *trinomial* model). Under "X and Y are equally
@@ -41,7 +41,7 @@ closer to the observed mean (all pairs at 1/2 accept H0 after about a dozen pair
 default bounds).
 
 The reported score interval is the Student t interval over unit scores
-(:func:`shedsim.stats.t_interval`), and the Elo interval its image under the logistic
+(:func:`shedsim.analysis.stats.t_interval`), and the Elo interval its image under the logistic
 model. Like every estimate taken at the stopping time of a sequential test, they are
 slightly biased towards the decision (no correction is applied).
 """
@@ -55,7 +55,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .rules import RuleSet
+from shedsim.rules.ruleset import RuleSet
 
 REGULARIZE = 1e-3
 """Pseudo-count given to every unobserved score category (fishtest ``LLRcalc.regularize``)."""
@@ -151,7 +151,7 @@ def schedule(players: int, start: int, stop: int, paired: bool = True) -> dict[s
     ``(-r) % players``; the dealer is seat ``block % players``. ``paired``: the block's
     games share deal ``g // players``; otherwise game g has deal g (no two games share
     cards). At 2 players and paired, identical to
-    :func:`shedsim.simulate.schedule_games` for entries (X, Y) and schedule ``"tournament"``.
+    :func:`shedsim.runs.simulate.schedule_games` for entries (X, Y) and schedule ``"tournament"``.
     """
     idx = np.arange(start, stop, dtype=np.int64)
     block = idx // players
@@ -167,7 +167,7 @@ def half_points(places: np.ndarray, x_seat: np.ndarray) -> np.ndarray:
     """X's score in each game in half points (int64[n], 0 .. 2 (P - 1)): per Y seat, 2 if X
     finished ahead, 1 if level (both still in at the move cap), 0 if behind. ``places``:
     the kernel's int8[n, P] (0 = still in), ``x_seat`` int64[n]."""
-    from .tournament import effective_places2
+    from shedsim.analysis.tournament import effective_places2
     eff = effective_places2(places)
     ex = eff[np.arange(len(eff)), x_seat][:, None]
     return 2 * (ex < eff).sum(axis=1) + (ex == eff).sum(axis=1) - 1
@@ -186,10 +186,10 @@ class _Match:
 
     def play(self, start: int, stop: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
         """Half points of X in games ``start..stop-1`` (int64[n]) and which of them reached
-        the move cap (bool[n]). Raises :class:`shedsim.simulate.SimulationError`."""
-        from .kernel.build import KernelError
-        from .seeding import game_keys
-        from .simulate import SimulationError, describe_failure
+        the move cap (bool[n]). Raises :class:`shedsim.runs.simulate.SimulationError`."""
+        from shedsim.kernel.build import KernelError
+        from shedsim.seeding import game_keys
+        from shedsim.runs.simulate import SimulationError, describe_failure
         sched = schedule(self.spec.players, start, stop, paired)
         dk, sk = game_keys(self.spec.seed, sched["index"], sched["deal"], self.spec.stream)
         try:
@@ -203,7 +203,7 @@ class _Match:
 def _rules(rules: RuleSet | str) -> RuleSet:
     if isinstance(rules, RuleSet):
         return rules
-    from .rules import build
+    from shedsim.rules.ruleset import build
     return build(str(rules), [], None)
 
 
@@ -216,9 +216,9 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
     """Check the options and load the kernel for X = ``a`` against Y = ``b`` (strategy specs
     ``NAME`` or ``NAME:param=v``). Raises :class:`SPRTError` naming ``--a``/``--b``,
     ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules."""
-    from .plugins import PluginError, compiled_strategy, discover
-    from .rules import RulesError
-    from .simulate import RunSpec, _loaded
+    from shedsim.plugins import PluginError, compiled_strategy, discover
+    from shedsim.rules.ruleset import RulesError
+    from shedsim.runs.simulate import RunSpec, _loaded
     rs = _rules(rules)
     try:
         rs.check_players(players)
@@ -345,7 +345,7 @@ def _unit_codes(h: np.ndarray, unit_games: int) -> np.ndarray:
 
 def _interval(counts: np.ndarray) -> tuple[float, float, float]:
     """Mean unit score and its 95% t interval from category counts."""
-    from .stats import t_interval
+    from shedsim.analysis.stats import t_interval
     k = len(counts)
     a = np.arange(k, dtype=np.float64) / (k - 1)
     c = counts.astype(np.float64)
@@ -393,7 +393,7 @@ def run_sprt(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2
     ``on_batch(Progress)`` is called after each batch.
 
     Raises :class:`SPRTError` for a bad option (named), :class:`shedsim.rules.RulesError`
-    for bad rules, :class:`shedsim.simulate.SimulationError` when a strategy fails.
+    for bad rules, :class:`shedsim.runs.simulate.SimulationError` when a strategy fails.
     """
     lower, upper = check_options(players, elo0, elo1, alpha, beta, max_games, min_games, batch, paired)
     match = open_match(a, b, rules, players, seed, strategy_paths)
@@ -506,12 +506,12 @@ def pairing_gain(a: str, b: str, rules: RuleSet | str = "shithead", players: int
     """Measure what paired deals buy: play ``games`` games (rounded down to whole deals of
     ``players`` games) paired, and as many unpaired, with the schedule of :func:`schedule`
     and the same seed, and return both score estimates with their 95% Student t intervals
-    (:func:`shedsim.stats.t_interval`; paired: over per-deal scores, unpaired: over per-game
+    (:func:`shedsim.analysis.stats.t_interval`; paired: over per-deal scores, unpaired: over per-game
     scores, whose ties at 1/2 rule out a plain Wilson interval). ``on_batch(games_done)``
     is called after each batch (progress; both runs together count ``2 * games``).
 
     Raises :class:`SPRTError` (``--games``, ``--a``, ``--b``, ``--players``...),
-    :class:`shedsim.rules.RulesError`, :class:`shedsim.simulate.SimulationError`.
+    :class:`shedsim.rules.RulesError`, :class:`shedsim.runs.simulate.SimulationError`.
     """
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * players:
         raise SPRTError(f"--games: at least {2 * players} games (two deals under every rotation), got {games!r}")
@@ -543,11 +543,11 @@ def pairing_gain(a: str, b: str, rules: RuleSet | str = "shithead", players: int
 # ------------------------------------------------------------------ chart
 def plot_llr(res: SPRTResult, path: Path) -> Path:
     """``llr.png``: the LLR after every unit against games played, with Wald's bounds and the
-    decision (matplotlib, Agg; written atomically by :func:`shedsim.plots._save`).
+    decision (matplotlib, Agg; written atomically by :func:`shedsim.output.plots._save`).
 
     Before ``min_games`` (shaded) the regularised variance can be tiny and the LLR huge; the
     vertical axis is scaled to the bounds and the LLR from ``min_games`` on."""
-    from . import plots as P
+    from shedsim.output import plots as P
     plt = P.plt
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     ax.plot(np.r_[0, res.path_games], np.r_[0.0, res.path_llr], color="tab:blue", lw=1.2, label="LLR")
@@ -578,7 +578,7 @@ def plot_llr(res: SPRTResult, path: Path) -> Path:
 
 def plot_pairing(gain: PairingGain, path: Path) -> Path:
     """``pairing.png``: X's score with its 95% interval, paired against unpaired."""
-    from . import plots as P
+    from shedsim.output import plots as P
     plt = P.plt
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for i, e in enumerate((gain.paired, gain.unpaired)):

@@ -2,7 +2,7 @@
 
 Only typer and the standard library are imported at module level, so ``shedsim --help``
 stays fast; the simulation, statistics and plotting libraries are imported inside the
-command. The work is done by :mod:`shedsim.compare`.
+command. The work is done by :mod:`shedsim.analysis.compare`.
 """
 
 from __future__ import annotations
@@ -44,11 +44,11 @@ def compare_rules(
     import sys
     import time
 
-    from . import atomic
-    from . import compare as C
-    from . import tournament as T
-    from .cli_common import fail, peak_rss_mb, progress_bar
-    from .simulate import SimulationError
+    from shedsim.runs import atomic
+    from shedsim.analysis import compare as C
+    from shedsim.analysis import tournament as T
+    from shedsim.cli.common import fail, peak_rss_mb, progress_bar
+    from shedsim.runs.simulate import SimulationError
 
     t_start = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
@@ -136,7 +136,7 @@ def _print_tables(res) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from . import compare as C
+    from shedsim.analysis import compare as C
     console = Console() if sys.stdout.isatty() else Console(width=160)
     v = res.variants
     labels = res.info["labels"]

@@ -2,11 +2,11 @@
 seat can see.
 
 :func:`rank_moves` is the engine (``shedsim play`` and traces can reuse it); the CLI in
-:mod:`shedsim.cli_hint` only reads options, calls it and prints.
+:mod:`shedsim.cli.hint` only reads options, calls it and prints.
 
 Method.
 
-* **Information.** The seat's observation is :func:`shedsim.engine.public_array` of the
+* **Information.** The seat's observation is :func:`shedsim.rules.engine.public_array` of the
   position with that seat to move: its own hand, every face-up row, the pile, the
   counts, the cards seen picked up and the burned cards whose ranks are known (RULES.md
   section 4). Nothing else of the position is read. Each sample re-deals every card the
@@ -21,7 +21,7 @@ Method.
   (common random numbers), so the differences between moves are paired.
 * **Figures.** Per move: the seat's expected place (1 = first out) with a Student t
   interval, the probability of losing (last place) and of going out first, each with a
-  Wilson interval (:mod:`shedsim.stats`), all 95%.
+  Wilson interval (:mod:`shedsim.analysis.stats`), all 95%.
 * **Racing.** Samples come in rounds; after each round a move is dropped when its paired
   place difference to the current best move is above zero with confidence (successive
   elimination, Even-Dar, Mannor and Mansour, JMLR 7, 2006, with normal-approximation
@@ -40,8 +40,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .cards import rank_name
-from .engine import GameState, Move, legal_moves, public_array
+from shedsim.rules.cards import rank_name
+from shedsim.rules.engine import GameState, Move, legal_moves, public_array
 
 DEFAULT_POLICY = "heuristic"
 DEFAULT_BUDGET_FAST = 4000
@@ -149,7 +149,7 @@ within the cap; the move took the seat out."""
 
 
 def _policy(spec: str, strategy_paths: tuple[str, ...]):
-    from .plugins import PluginError, compiled_strategy, discover, parse_spec
+    from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
     try:
         known = discover(list(strategy_paths))
         strat = compiled_strategy(known, spec, "hint")
@@ -196,12 +196,12 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     observation is read (see the module docstring). Raises :class:`HintError` for an
     unknown policy, a seat that cannot move, or a budget, batch or cap below 1.
     """
-    from .kernel._playout import N_FACTS
-    from .kernel.playouts import playout_module
-    from .seeding import game_keys
-    from .stats import t_interval, wilson
+    from shedsim.kernel._playout import N_FACTS
+    from shedsim.kernel.playouts import playout_module
+    from shedsim.seeding import game_keys
+    from shedsim.analysis.stats import t_interval, wilson
 
-    from .kernel.build import inlinable
+    from shedsim.kernel.build import inlinable
 
     t0 = time.perf_counter()
     strat, params = _policy(policy, strategy_paths)
@@ -310,8 +310,8 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
 def warm_up(policy: str = DEFAULT_POLICY) -> None:
     """Compile (or load from numba's cache) the playout kernel of ``policy`` by ranking the
     moves of one dealt position with one sample (``shedsim compile`` calls it)."""
-    from .engine import deal
-    from .rules import build
+    from shedsim.rules.engine import deal
+    from shedsim.rules.ruleset import build
     state, _ = deal(build("shithead"), 2, 1)
     rank_moves(state, policy=policy, budget=1, batch=1)
 

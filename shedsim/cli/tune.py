@@ -1,5 +1,5 @@
 """``shedsim tune``: the typer command (registered in :mod:`shedsim.cli`). The search,
-the confirmation and the outputs live in :mod:`shedsim.tune`."""
+the confirmation and the outputs live in :mod:`shedsim.analysis.tune`."""
 
 from __future__ import annotations
 
@@ -49,11 +49,11 @@ def tune(
     import sys
     import time
 
-    from . import tune as TU
-    from .rules import RulesError, build
-    from .simulate import SimulationError
-    from .sprt import SPRTError
-    from .tournament import Store, TournamentError, versions
+    from shedsim.analysis import tune as TU
+    from shedsim.rules.ruleset import RulesError, build
+    from shedsim.runs.simulate import SimulationError
+    from shedsim.analysis.sprt import SPRTError
+    from shedsim.analysis.tournament import Store, TournamentError, versions
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
@@ -62,7 +62,7 @@ def tune(
     except RulesError as e:
         fail(str(e))
     try:
-        from .plugins import PluginError, parse_spec
+        from shedsim.plugins import PluginError, parse_spec
         try:
             name, fixed = parse_spec(strategy)
         except PluginError as e:
@@ -168,8 +168,8 @@ def tune(
                        "importance": imp,
                        "confirm": None if conf is None else {**conf.__dict__, "h2h_elo": list(conf.h2h_elo)}},
             "versions": versions(), "wall_s": round(time.perf_counter() - t0, 3)}
-    from . import atomic
-    from .tournament import write_csv, write_run_json
+    from shedsim.runs import atomic
+    from shedsim.analysis.tournament import write_csv, write_run_json
     files = ["best.toml", "trials.csv", "history.png", "importance.png"]
     try:
         with atomic.batch():

@@ -1,5 +1,5 @@
 """``shedsim tips``: the typer command (registered in :mod:`shedsim.cli`). The measurement
-lives in :mod:`shedsim.tips`."""
+lives in :mod:`shedsim.analysis.tips`."""
 
 from __future__ import annotations
 
@@ -41,10 +41,10 @@ def tips(
     import sys
     import time
 
-    from . import tips as TP
-    from .rules import RulesError, build
-    from .simulate import SimulationError
-    from .tournament import Store, TournamentError, versions
+    from shedsim.analysis import tips as TP
+    from shedsim.rules.ruleset import RulesError, build
+    from shedsim.runs.simulate import SimulationError
+    from shedsim.analysis.tournament import Store, TournamentError, versions
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
@@ -98,8 +98,8 @@ def tips(
             "tips": {t.key: {"advice": t.advice, "param": t.param, "follow": t.follow, "ignore": t.ignore,
                              "applies": t.where} for t in chosen},
             "versions": versions(), "wall_s": round(time.perf_counter() - t0, 3)}
-    from . import atomic
-    from .tournament import write_csv, write_run_json
+    from shedsim.runs import atomic
+    from shedsim.analysis.tournament import write_csv, write_run_json
     sub = f"{base} vs {opponents}; {games:,} games per variant and cell; seed {seed}"
     try:
         with atomic.batch():

@@ -1,14 +1,14 @@
 """Tournaments: planning, streaming aggregation, the run store, resume, analysis.
 
 Flow (DESIGN.md): a :class:`TournamentSpec` says what to play; the schedule is
-:func:`shedsim.simulate.schedule_games` with ``schedule="tournament"`` (every table of
+:func:`shedsim.runs.simulate.schedule_games` with ``schedule="tournament"`` (every table of
 ``players`` seats drawn from the entries, every rotation of each table, paired deals);
-chunks of consecutive games are played by :func:`shedsim.simulate.run_chunks` (joblib);
+chunks of consecutive games are played by :func:`shedsim.runs.simulate.run_chunks` (joblib);
 each finished chunk is reduced at once by :func:`aggregate_chunk` to a few small integer
 arrays (counters), written to ``DIR/chunks/NNNNN.npz`` (atomically) and its records are
 dropped, so memory does not grow with ``--games``. The final results are the sum of the
 chunk files (integer addition: the same whatever the order, the number of workers, or how
-many sessions a resumed run took), analysed by :func:`analyse` with :mod:`shedsim.stats`.
+many sessions a resumed run took), analysed by :func:`analyse` with :mod:`shedsim.analysis.stats`.
 
 Definitions used in every output (see README-tournament.md):
 
@@ -16,7 +16,7 @@ Definitions used in every output (see README-tournament.md):
   when there are fewer entries than seats) plays two seat-games in that game.
 * **Win** = place 1 (first out). **Loss** = last place (the Idiot / Shithead).
 * **Unfinished** games (stopped before one player was left: a proven loop, stalled by
-  the no-progress rule ``stall:N``, or the move cap; :mod:`shedsim.engine`) are counted,
+  the no-progress rule ``stall:N``, or the move cap; :mod:`shedsim.rules.engine`) are counted,
   never dropped, and how each ended is counted too (``stalled``, ``loops``, ``capped``):
   a seat that went out before the stop keeps its place (so a win can happen in an
   unfinished game); under ``stalemate:share`` (the default) the seats still in share the
@@ -45,9 +45,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import atomic
-from .rules import RuleSet
-from .simulate import RunSpec, schedule_games, tournament_tables  # noqa: F401 (re-exported)
+from shedsim.runs import atomic
+from shedsim.rules.ruleset import RuleSet
+from shedsim.runs.simulate import RunSpec, schedule_games, tournament_tables  # noqa: F401 (re-exported)
 
 FORMAT = 1
 END_LABELS = ("finished", "stalled", "loop", "cap")
@@ -125,7 +125,7 @@ def parse_entries(text: str) -> list[tuple[str, str]]:
 
 def default_strategies(extra_paths: tuple[str, ...] = ()) -> list[str]:
     """Every built-in compiled strategy except :data:`EXCLUDED_FROM_DEFAULT`, by name."""
-    from .plugins import builtin_dir, discover
+    from shedsim.plugins import builtin_dir, discover
     here = builtin_dir()
     return [s.name for s in discover(list(extra_paths)).values()
             if s.compiled and s.path.parent == here and s.name not in EXCLUDED_FROM_DEFAULT]
@@ -161,7 +161,7 @@ _ARRANGED: dict[tuple[int, int], list[tuple[int, ...]]] = {}
 
 
 def arranged_tables(n_entries: int, players: int) -> list[tuple[int, ...]]:
-    """The tables of :func:`shedsim.simulate.tournament_tables`, each in every distinct
+    """The tables of :func:`shedsim.runs.simulate.tournament_tables`, each in every distinct
     cyclic seating order (who sits after whom). The plain tables are sorted, so each
     entry always has the same neighbours (at 4 players and 4 entries: random always
     plays just before greedy); turn order matters in this game, so a fair schedule must
@@ -174,7 +174,7 @@ def arranged_tables(n_entries: int, players: int) -> list[tuple[int, ...]]:
 
 @dataclass(frozen=True)
 class ArrangedRunSpec(RunSpec):
-    """A :class:`shedsim.simulate.RunSpec` whose tables are :func:`arranged_tables`
+    """A :class:`shedsim.runs.simulate.RunSpec` whose tables are :func:`arranged_tables`
     (``schedule_games`` and ``play_chunk`` read ``spec.tables()``)."""
 
     def tables(self) -> list[tuple[int, ...]]:
@@ -207,7 +207,7 @@ class TournamentSpec:
     seat_orders: str = "all"
     swap_sources: tuple[str, ...] = ()
     """Strategy specs that never sit at a table but lend their swap functions (the swap
-    study's head-to-head of swap policies, :mod:`shedsim.swaps`)."""
+    study's head-to-head of swap policies, :mod:`shedsim.analysis.swaps`)."""
     swap_from: tuple[int, ...] | None = None
     """Per seated entry, the index (into ``entries + swap_sources``) of the entry whose swap
     decides its face-up cards, -1 = keep them as dealt; None = its own swap."""
@@ -289,7 +289,7 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
     (:func:`arranged_tables`); when that would exceed :data:`MAX_ARRANGED_TABLES` tables
     it falls back to ``"sorted"`` (the plain tables); ``spec.seat_orders`` says which.
     """
-    from .plugins import PluginError, compiled_strategy, discover
+    from shedsim.plugins import PluginError, compiled_strategy, discover
     rules.check_players(players)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise TournamentError(f"--games: must be at least 1, got {games!r}")
@@ -516,13 +516,13 @@ def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.nd
 
 # ---------------------------------------------------------------------- the run store
 def _atomic_write_bytes(path: Path, writer: Callable[[Any], None], suffix: str = "") -> None:
-    """Write what ``writer(fileobj)`` writes to ``path`` atomically (:mod:`shedsim.atomic`)."""
+    """Write what ``writer(fileobj)`` writes to ``path`` atomically (:mod:`shedsim.runs.atomic`)."""
     atomic.write_with(path, writer)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file, fsync and :func:`os.replace`
-    (:func:`shedsim.atomic.write_text`; raises :class:`shedsim.atomic.WriteError`)."""
+    (:func:`shedsim.runs.atomic.write_text`; raises :class:`shedsim.runs.atomic.WriteError`)."""
     atomic.write_text(path, text)
 
 
@@ -722,7 +722,7 @@ def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None)
     """Rebuild the spec saved in ``store`` (for ``--resume``), checking that it is a
     shedsim spec of this format, that the rules and every strategy's source are unchanged
     and that it rebuilds to the stored key. Raises :class:`TournamentError`."""
-    from .rules import RulesError, build
+    from shedsim.rules.ruleset import RulesError, build
     d = store.read_spec()
     where = repr(str(store.spec_path()))
     if d.get("format") != FORMAT:
@@ -782,12 +782,12 @@ def run(spec: TournamentSpec, store: Store, workers: int = 1, backend: str = "lo
 
     ``stop_after`` plays at most that many chunks and stops as if interrupted (tests of
     resume). Ctrl-C (KeyboardInterrupt) also stops: every finished chunk is kept, and the
-    outcome says ``interrupted``. Raises :class:`shedsim.simulate.SimulationError` when a
-    strategy fails, :class:`shedsim.atomic.WriteError` (naming the file) when a chunk
+    outcome says ``interrupted``. Raises :class:`shedsim.runs.simulate.SimulationError` when a
+    strategy fails, :class:`shedsim.runs.atomic.WriteError` (naming the file) when a chunk
     cannot be stored (disk full: the chunks stored before it are kept), and, with
     ``resume``, :class:`TournamentError` for a damaged or foreign chunk file.
     """
-    from .simulate import run_chunks
+    from shedsim.runs.simulate import run_chunks
     if resume:
         done = set(store.done_chunks(spec, strict=True))
         store.prepare(spec)
@@ -864,10 +864,10 @@ def _pl_events(spec: TournamentSpec, keys: np.ndarray, counts: np.ndarray):
 
 
 def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
-    """Statistics from a tally (see :mod:`shedsim.stats` for every formula)."""
+    """Statistics from a tally (see :mod:`shedsim.analysis.stats` for every formula)."""
     import pandas as pd
 
-    from . import stats
+    from shedsim.analysis import stats
     e, n = len(spec.entries), spec.players
     labels = list(spec.labels)
     games = t["seat_games"]
@@ -1106,7 +1106,7 @@ def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = T
     """Write the CSVs and plots into ``out``; returns the file names (``run.json`` is
     written by :func:`write_run_json`). Every file is written atomically (temp file in
     ``out``, fsync, :func:`os.replace`): a failure (disk full) raises
-    :class:`shedsim.atomic.WriteError` naming the file and leaves no half-written file."""
+    :class:`shedsim.runs.atomic.WriteError` naming the file and leaves no half-written file."""
     out = Path(out)
     files = []
     for name, df in (("summary.csv", res.summary), ("head_to_head.csv", res.head_to_head),
@@ -1119,7 +1119,7 @@ def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = T
     else:
         (out / "matches.csv").unlink(missing_ok=True)
     if plots:
-        from . import plots as P
+        from shedsim.output import plots as P
         sub = f"{spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
         P.rates(res.summary, out / "rates.png", subtitle=sub)
         P.place_distribution(res.place_shares, out / "places.png", subtitle=sub)

@@ -54,11 +54,12 @@ def tournament(
     import sys
     import time
 
-    from . import atomic, simulate
-    from .cli_common import fail, load_rules, peak_rss_mb, progress_bar
-    from .rules import RulesError
-    from .simulate import BackendError, SimulationError
-    from . import tournament as T
+    from shedsim.runs import atomic
+    from shedsim.runs import simulate
+    from shedsim.cli.common import fail, load_rules, peak_rss_mb, progress_bar
+    from shedsim.rules.ruleset import RulesError
+    from shedsim.runs.simulate import BackendError, SimulationError
+    from shedsim.analysis import tournament as T
 
     t_start = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
@@ -253,8 +254,8 @@ DEFINITIONS = {
 def _check_resume_options(spec, rules, house, rules_file, players, strategies, games, seed, rounds, chunk_size,
                           save_games, seat_orders, load_rules) -> None:
     """Options given with --resume must agree with the stored run (exit 2 naming them)."""
-    from .cli_common import fail
-    from . import tournament as T
+    from shedsim.cli.common import fail
+    from shedsim.analysis import tournament as T
     bad = []
     if rules is not None or house or rules_file is not None:
         rs = load_rules(rules or spec.rules_input.get("rules", "shithead"), house, rules_file)

@@ -1,7 +1,7 @@
 """Rule variants against each other: same strategies, same deals, per-deal statistics.
 
 ``shedsim compare-rules`` plays every rule variant with the same entries, the same seed and
-the tournament schedule (:class:`shedsim.simulate.RunSpec`), variant i on strategy stream
+the tournament schedule (:class:`shedsim.runs.simulate.RunSpec`), variant i on strategy stream
 i. Game g then has the same seating and dealer in every variant and, when two rule sets
 deal alike (same ``decks``, ``hand_size`` and ``table_size``), the same cards; only the
 strategies' coin flips are independent. Such variants are **paired** with the baseline
@@ -21,7 +21,7 @@ are kept per game (2 bytes) because the cluster-robust quantile intervals need e
 deal's count of games at or below the estimated quantile.
 
 Design: game g = deal b = g // N under rotation g % N; deal b is played at table
-``b % T`` of the schedule (:func:`shedsim.simulate.tournament_tables`, T tables), and the
+``b % T`` of the schedule (:func:`shedsim.runs.simulate.tournament_tables`, T tables), and the
 number of games is rounded up to whole blocks, so every table is played equally often.
 The table is a fixed, balanced factor of the design, not sampling noise: the standard
 errors are the stratified-sampling ones with the tables as strata (within-table
@@ -34,7 +34,7 @@ Statistics (all 95%; library functions named):
   loss): mean of the per-deal values, stratified standard error (Cochran, *Sampling
   Techniques*, 1977, eqs. 5.6-5.7), t interval with D - T df (``scipy.stats.t``). Rates'
   intervals are widened to contain the Wilson interval over games
-  (:func:`shedsim.stats.wilson`), so that a rate of 0 still gets a width.
+  (:func:`shedsim.analysis.stats.wilson`), so that a rate of 0 still gets a width.
 * Median and 95th percentile of game length: the distribution-free order-statistic
   interval (Conover, *Practical Nonparametric Statistics*, 1999, sec. 3.2: ranks
   ``scipy.stats.binom.ppf(0.025, n, q)`` and ``binom.ppf(0.975, n, q) + 1``) for the
@@ -58,7 +58,7 @@ Each variant against the baseline (per-deal values x_b of both; :func:`effect_te
 * skill gaps: difference of the gaps, normal (z) interval and test; standard error from
   the two gaps' standard errors (unpaired) or from the per-deal differences of the
   linearised values (paired: the shared deals' covariance is kept).
-* Holm's correction over every variant x metric comparison (:func:`shedsim.stats.holm`,
+* Holm's correction over every variant x metric comparison (:func:`shedsim.analysis.stats.holm`,
   ``statsmodels.stats.multitest.multipletests``).
 
 Calibration (tests/test_compare.py): A/A comparisons (one rule set under two names) over
@@ -81,8 +81,8 @@ from typing import Any
 
 import numpy as np
 
-from .layout import END_CAP, END_FINISHED, END_LOOP, END_NAMES, END_STALLED
-from .rules import PICKUP_MODES, STALEMATE_MODES, TOGGLES, RuleSet, RulesError, apply_house, build
+from shedsim.layout import END_CAP, END_FINISHED, END_LOOP, END_NAMES, END_STALLED
+from shedsim.rules.ruleset import PICKUP_MODES, STALEMATE_MODES, TOGGLES, RuleSet, RulesError, apply_house, build
 
 DEFAULT_OUT = "reports/compare"
 DEFAULT_STRATEGIES = "random,greedy,expert"
@@ -305,7 +305,7 @@ def deal_alike(a: RuleSet, b: RuleSet) -> bool:
 def check_entries(entries: Sequence[tuple[str, str]], strategy_paths: Sequence[str] = ()) -> None:
     """Check every ``(label, spec)`` entry names a compiled strategy with valid
     parameters. Raises :class:`CompareError` naming ``--strategies``."""
-    from .plugins import PluginError, compiled_strategy, discover
+    from shedsim.plugins import PluginError, compiled_strategy, discover
     if not entries:
         raise CompareError("--strategies: name at least one strategy")
     try:
@@ -326,7 +326,7 @@ def _normal_entries(entries: Sequence[str] | Sequence[tuple[str, str]]) -> list[
 
 def reference_entry(entries: Sequence[tuple[str, str]]) -> int:
     """Index of the skill-gap reference: the first entry playing ``random``, else 0."""
-    from .plugins import parse_spec
+    from shedsim.plugins import parse_spec
     for i, (_, spec) in enumerate(entries):
         if parse_spec(spec)[0] == "random":
             return i
@@ -369,7 +369,7 @@ class Tally:
         """Aggregate games ``start..stop-1`` (whole deals: both multiples of N) from the
         kernel's records (``places`` int8[n, N], ``start`` int8[n], ``moves`` int32[n],
         ``unfinished`` bool[n], ``pickups``/``burns`` int16[n, N]) and ``seating``
-        int64[n, N] (entry per seat, :func:`shedsim.simulate.schedule_games`)."""
+        int64[n, N] (entry per seat, :func:`shedsim.runs.simulate.schedule_games`)."""
         n_players = self.lengths.shape[1]
         n_entries = self.losses.shape[1]
         if start % n_players or stop % n_players:
@@ -395,7 +395,7 @@ class Tally:
 def seat_games(players: int, n_entries: int, deals: int) -> np.ndarray:
     """``int64[deals, E]``: seat-games of each entry in each deal under the tournament
     schedule (deal b plays table ``b % n_tables`` under all N rotations)."""
-    from .simulate import tournament_tables
+    from shedsim.runs.simulate import tournament_tables
     tables = np.array(tournament_tables(n_entries, players), np.int64)
     per_table = np.stack([(tables == e).sum(axis=1) for e in range(n_entries)], axis=1) * players
     return per_table[np.arange(deals) % len(tables)]
@@ -404,8 +404,8 @@ def seat_games(players: int, n_entries: int, deals: int) -> np.ndarray:
 # ---------------------------------------------------------------- statistics
 def table_strata(deals: int, players: int, n_entries: int) -> np.ndarray:
     """``int64[deals]``: the table of each deal (deal b plays table ``b % n_tables`` of
-    :func:`shedsim.simulate.tournament_tables`). The tables are the strata of the design."""
-    from .simulate import tournament_tables
+    :func:`shedsim.runs.simulate.tournament_tables`). The tables are the strata of the design."""
+    from shedsim.runs.simulate import tournament_tables
     return np.arange(deals, dtype=np.int64) % len(tournament_tables(n_entries, players))
 
 
@@ -515,9 +515,9 @@ def quantile_interval(lengths: np.ndarray, q: float, strata: np.ndarray | None =
 
 def _rate(per_deal: np.ndarray, games_per_deal: int, strata: np.ndarray) -> tuple[Estimate, float, float]:
     """A rate from per-deal rates: :func:`stratified_mean`, and its interval widened to
-    contain the Wilson interval over games (:func:`shedsim.stats.wilson`) so that a rate of
+    contain the Wilson interval over games (:func:`shedsim.analysis.stats.wilson`) so that a rate of
     0 or 1 still gets a width; clipped to [0, 1]. Returns (estimate, lo, hi)."""
-    from . import stats
+    from shedsim.analysis import stats
     e = stratified_mean(per_deal, strata)
     games = len(per_deal) * games_per_deal
     wlo, whi = stats.wilson(round(float(per_deal.sum()) * games_per_deal), games)
@@ -706,7 +706,7 @@ def gap_effect(z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray 
     error of ``z1 - z0`` (keeps the covariance of the shared deals)."""
     from scipy.stats import norm
 
-    from .stats import Z95
+    from shedsim.analysis.stats import Z95
     strata = np.zeros(len(z0), np.int64) if strata is None else strata
     effect = float(z1.mean() - z0.mean())
     if paired:
@@ -749,9 +749,9 @@ class ComparisonResult:
 
 def round_games(games: int, players: int, n_entries: int) -> tuple[int, int]:
     """``(games rounded up to whole blocks, block)``: a block is every table of the
-    schedule (:func:`shedsim.simulate.tournament_tables`) under every rotation, so every
+    schedule (:func:`shedsim.runs.simulate.tournament_tables`) under every rotation, so every
     table and rotation is played equally often."""
-    from .simulate import tournament_tables
+    from shedsim.runs.simulate import tournament_tables
     block = players * len(tournament_tables(n_entries, players))
     return math.ceil(games / block) * block, block
 
@@ -775,14 +775,14 @@ def compare(variants: Plan | Sequence[Variant], players: int | None = None,
     ``(label, spec)`` pairs. ``games`` per variant is rounded up to whole blocks (every
     table of the schedule x every rotation). Variant i plays ``RunSpec(rules_i, players,
     entries, labels, seed, games, "tournament", stream=i)``; chunks are aggregated as they
-    arrive (:func:`shedsim.simulate.run_chunks` with ``on_result``), so the results are
+    arrive (:func:`shedsim.runs.simulate.run_chunks` with ``on_result``), so the results are
     identical for any ``workers`` and ``chunk_size``. ``on_progress(k)`` is called with
     the games of each finished chunk.
 
-    Raises :class:`CompareError` (bad input), :class:`shedsim.simulate.SimulationError`
+    Raises :class:`CompareError` (bad input), :class:`shedsim.runs.simulate.SimulationError`
     (a strategy failed) and ``KeyboardInterrupt``.
     """
-    from .simulate import RunSpec, backend_config, run_chunks, schedule_games
+    from shedsim.runs.simulate import RunSpec, backend_config, run_chunks, schedule_games
     plan = variants if isinstance(variants, Plan) else Plan(tuple(variants), (), int(players or 0))
     if players is not None and players != plan.players:
         raise CompareError(f"--players: the plan is for {plan.players} players, got {players}")
@@ -841,7 +841,7 @@ def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Ta
     """Statistics and tables from the per-deal tallies (one per variant of ``plan``)."""
     import pandas as pd
 
-    from . import stats
+    from shedsim.analysis import stats
     ent = list(entries)
     labels = [lab for lab, _ in ent]
     ref = reference_entry(ent)
@@ -1091,8 +1091,8 @@ def title(res: ComparisonResult) -> str:
 
 
 def _write_csv(df, path: Path) -> None:
-    """:func:`shedsim.tournament.write_csv`, with every p-value column in e-notation."""
-    from .tournament import PVALUE_COLUMNS, write_csv
+    """:func:`shedsim.analysis.tournament.write_csv`, with every p-value column in e-notation."""
+    from shedsim.analysis.tournament import PVALUE_COLUMNS, write_csv
     out = df.copy()
     for c in out.columns:
         if (c.endswith("p_value") or c == "p_rank") and c not in PVALUE_COLUMNS:
@@ -1103,7 +1103,7 @@ def _write_csv(df, path: Path) -> None:
 def write_outputs(res: ComparisonResult, out: Path, plots: bool = True) -> list[str]:
     """Write variants.csv, effects.csv, lengths.csv and (with ``plots``) forest.png and
     lengths.png into ``out``; returns the file names. Each file is written atomically
-    (raises :class:`shedsim.atomic.WriteError` naming the file)."""
+    (raises :class:`shedsim.runs.atomic.WriteError` naming the file)."""
     out = Path(out)
     files = []
     for name, df in (("variants.csv", res.variants), ("effects.csv", res.effects), ("lengths.csv", res.lengths)):
@@ -1117,8 +1117,8 @@ def write_outputs(res: ComparisonResult, out: Path, plots: bool = True) -> list[
 
 
 def run_info(res: ComparisonResult, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The run.json contents (without ``outputs``, which :func:`shedsim.tournament.write_run_json` adds)."""
-    from .tournament import versions
+    """The run.json contents (without ``outputs``, which :func:`shedsim.analysis.tournament.write_run_json` adds)."""
+    from shedsim.analysis.tournament import versions
     i = dict(res.info)
     info = {"command": "shedsim compare-rules", "title": title(res), "subtitle": subtitle(res),
             "spec": {"variants": i.pop("variants"), "baseline": i.pop("baseline"), "players": i.pop("players"),
@@ -1134,9 +1134,9 @@ def run_info(res: ComparisonResult, extra: dict[str, Any] | None = None) -> dict
 
 # -------------------------------------------------------------------- charts
 def _save(fig, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
-    """Write the chart as every chart is written (:func:`shedsim.plots._save`), keeping
+    """Write the chart as every chart is written (:func:`shedsim.output.plots._save`), keeping
     ``rect`` free for a figure legend."""
-    from .plots import _save as save
+    from shedsim.output.plots import _save as save
     return save(fig, path, rect)
 
 
@@ -1151,8 +1151,8 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
-    from . import plots as P
-    from .plots import plt
+    from shedsim.output import plots as P
+    from shedsim.output.plots import plt
     e = res.effects
     metrics = list(dict.fromkeys(e["metric"]))
     variants = [v.label for v in res.plan.variants[1:]]
@@ -1200,7 +1200,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
     variant's finished games per bin) and ECDFs of the finished games; the move cap is the
     dotted line, and each variant's share of unfinished games (stalled, proven loops, at
     the cap) is in the legend."""
-    from .plots import plt
+    from shedsim.output.plots import plt
     labels = [v.label for v in res.plan.variants]
     cmap = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5.4))

@@ -23,7 +23,7 @@ def fail(message: str, code: int = 2) -> None:
 
 def load_rules(rules: str, house: list[str] | None, rules_file: Path | None):
     """Build a RuleSet from CLI options, exiting 2 with the field named on error."""
-    from .rules import RulesError, build
+    from shedsim.rules.ruleset import RulesError, build
     try:
         return build(rules, house or [], rules_file)
     except RulesError as e:
@@ -32,7 +32,7 @@ def load_rules(rules: str, house: list[str] | None, rules_file: Path | None):
 
 def load_players(names: list[str], strategy_path: list[Path] | None):
     """Resolve strategy specs (``NAME`` or ``NAME:param=value``) to reference-engine players."""
-    from .plugins import PluginError, discover, parse_spec
+    from shedsim.plugins import PluginError, discover, parse_spec
     try:
         known = discover([str(p) for p in strategy_path or []])
         players = []

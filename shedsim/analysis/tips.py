@@ -10,7 +10,7 @@ at the base's values.
 **The games.** In each rule set where the tip applies and at each player count, the tested
 player takes one seat and the opponents (default ``greedy``) the others, on paired deals:
 each deal is played under every rotation (the tested player in every seat once), exactly
-as :func:`shedsim.sprt.schedule`. The "follow" and "ignore" runs play the **same deals**
+as :func:`shedsim.analysis.sprt.schedule`. The "follow" and "ignore" runs play the **same deals**
 (same seed), so the effect is measured on paired deals: the deal (its P rotations) is the
 unit of independence.
 
@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from .rules import RuleSet
+from shedsim.rules.ruleset import RuleSet
 
 
 @dataclass(frozen=True)
@@ -118,14 +118,14 @@ def select(names: list[str] | None) -> list[Tip]:
 
 
 def per_deal(match, games: int) -> tuple[np.ndarray, np.ndarray]:
-    """Play games ``0 .. games-1`` (whole deals) of a :func:`shedsim.sprt.open_match` match
+    """Play games ``0 .. games-1`` (whole deals) of a :func:`shedsim.analysis.sprt.open_match` match
     and return, per deal, the tested player's (entry 0's) loss share and mean place
-    (float64[deals] each). Raises :class:`shedsim.simulate.SimulationError`."""
-    from .kernel.build import KernelError
-    from .seeding import game_keys
-    from .simulate import SimulationError, describe_failure
-    from .sprt import schedule
-    from .tournament import effective_places2
+    (float64[deals] each). Raises :class:`shedsim.runs.simulate.SimulationError`."""
+    from shedsim.kernel.build import KernelError
+    from shedsim.seeding import game_keys
+    from shedsim.runs.simulate import SimulationError, describe_failure
+    from shedsim.analysis.sprt import schedule
+    from shedsim.analysis.tournament import effective_places2
     p = match.spec.players
     n = games // p * p
     sched = schedule(p, 0, n, True)
@@ -146,7 +146,7 @@ def _paired(d: np.ndarray) -> tuple[float, float, float, float]:
     """Mean of per-deal differences, its 95% t interval and the paired t test's p-value."""
     from scipy.stats import ttest_1samp
 
-    from .stats import t_interval
+    from shedsim.analysis.stats import t_interval
     m, lo, hi = t_interval(len(d), float(d.sum()), float((d * d).sum()))
     if np.all(d == d[0]):
         p = 1.0 if d[0] == 0 else 0.0
@@ -162,13 +162,13 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
     rule set allows. Returns ``(table, skipped)``: a DataFrame with one row per (tip, rules,
     players) (columns: see :data:`COLUMNS`) and notes on what was skipped.
     ``on_cell(done, total)`` reports progress. Raises :class:`TipsError` for bad options
-    and :class:`shedsim.simulate.SimulationError` when a strategy fails."""
+    and :class:`shedsim.runs.simulate.SimulationError` when a strategy fails."""
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
 
-    from .plugins import PluginError, compiled_strategy, discover, parse_spec
-    from .sprt import _rules_name, open_match
-    from .tune import format_spec
+    from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
+    from shedsim.analysis.sprt import _rules_name, open_match
+    from shedsim.analysis.tune import format_spec
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * max(players):
         raise TipsError(f"--games: at least {2 * max(players)} (two deals under every rotation), got {games!r}")
     try:
@@ -234,7 +234,7 @@ def plot_forest(table, path: Path, subtitle: str = "") -> Path:
     mean place, with its 95% interval; filled markers are Holm-significant."""
     import matplotlib.pyplot as plt
 
-    from .plots import _save, bars
+    from shedsim.output.plots import _save, bars
     n = max(1, len(table))
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * n + 1.8), sharey=True)
     labels = [f"{r.tip} · {r.rules} · {r.players}p" for r in table.itertuples()]

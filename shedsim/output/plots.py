@@ -1,7 +1,7 @@
 """Tournament charts (matplotlib, Agg backend): one function per chart, each titled and
 labelled with units, each written as a PNG next to the CSV it comes from.
 
-Every function takes the DataFrame the tournament wrote (see :mod:`shedsim.tournament`),
+Every function takes the DataFrame the tournament wrote (see :mod:`shedsim.analysis.tournament`),
 an output path and a subtitle (rules, players, games), and returns the path.
 """
 
@@ -15,7 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from . import atomic  # noqa: E402
+from shedsim.runs import atomic  # noqa: E402
 
 _META = {"Software": None}  # no version string in the file: same input, same bytes
 
@@ -69,7 +69,7 @@ def _png(fig) -> bytes:
 
 
 def _save(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
-    """Write the figure as a PNG atomically (:func:`shedsim.atomic.write_bytes`: a full disk
+    """Write the figure as a PNG atomically (:func:`shedsim.runs.atomic.write_bytes`: a full disk
     leaves no half-written chart) and close it. ``rect``: the area ``tight_layout`` may use
     (leave room for a figure legend). Resolution: :func:`dpi`; palette PNG: :func:`compact`."""
     try:

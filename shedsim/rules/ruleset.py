@@ -42,7 +42,7 @@ Decisions where RULES.md is silent (each is tested in tests/scenarios/):
 * Games that cannot end (RULES.md has no rule): a proven loop ends the game; so does
   ``stall`` moves without a burn, a seat going out or a draw (default: see
   :data:`STALL_DEFAULTS`); a stopped game is scored by ``stalemate`` (:data:`STALEMATE_MODES`).
-  The rules are spelled out in :mod:`shedsim.engine`.
+  The rules are spelled out in :mod:`shedsim.rules.engine`.
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ from typing import Any
 
 import numpy as np
 
-from . import layout as L
-from .cards import RANKS, CardError, parse_rank, rank_mask, rank_name
+from shedsim import layout as L
+from shedsim.rules.cards import RANKS, CardError, parse_rank, rank_mask, rank_name
 
 PICKUP_MODES: tuple[str, ...] = ("never", "hand", "hand+faceup", "always")
 """Where voluntary pick-up is allowed; forced pick-up (no legal play) is always allowed."""

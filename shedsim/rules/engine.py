@@ -44,10 +44,10 @@ from typing import Protocol
 
 import numpy as np
 
-from . import layout as L
-from .cards import RANKS, format_cards, pack, parse_rank, rank_name, unpack, CardError
-from .rules import RuleSet
-from .seeding import SplitMix64, shuffle
+from shedsim import layout as L
+from shedsim.rules.cards import RANKS, format_cards, pack, parse_rank, rank_name, unpack, CardError
+from shedsim.rules.ruleset import RuleSet
+from shedsim.seeding import SplitMix64, shuffle
 
 
 class IllegalMoveError(ValueError):

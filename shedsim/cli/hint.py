@@ -1,5 +1,5 @@
 """``shedsim hint``: the typer command (registered in :mod:`shedsim.cli`); the engine is
-:func:`shedsim.hint.rank_moves`."""
+:func:`shedsim.analysis.hint.rank_moves`."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ def hint(
 
     Examples: shedsim hint docs/examples/hint_fourth_seven.toml --why --policy mc:rollouts=8;  shedsim hint pos.toml --policy greedy --budget 20000;  shedsim hint pos.toml --seat 2 --json
     """  # noqa: E501
-    from .hint import HintError, rank_moves
-    from .scenario import ScenarioError, load_scenario, play_moves
+    from shedsim.analysis.hint import HintError, rank_moves
+    from shedsim.rules.scenario import ScenarioError, load_scenario, play_moves
 
     try:
         sc = load_scenario(file)

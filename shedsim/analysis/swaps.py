@@ -13,7 +13,7 @@ kernel and all reproducible from ``(seed, game index)`` for any number of worker
     the deck's composition: the table measures what a face-up row is worth to S's play.
 (c) :func:`compare_policies`: swap policies head to head with the play policy held fixed
     (every entry plays S and differs only in its swap): a tournament with paired deals,
-    every table in every seating order and rotation (:mod:`shedsim.tournament`).
+    every table in every seating order and rotation (:mod:`shedsim.analysis.tournament`).
 (d) :func:`regret`: for a sample of deals, every distinct face-up choice of one seat
     (``C(6, 3) = 20`` when its six visible cards are distinct ranks) evaluated by
     ``rollouts`` games in which everything the seat cannot see (other seats, face-down
@@ -24,7 +24,7 @@ kernel and all reproducible from ``(seed, game index)`` for any number of worker
 
 Definitions: a *loss* is last place (the Idiot); nobody loses an unfinished game. Places
 of seats still in at the move cap share the remaining places (each gets their mean),
-as in the tournament (:func:`shedsim.tournament.effective_places2`).
+as in the tournament (:func:`shedsim.analysis.tournament.effective_places2`).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .cards import RANKS, pack, rank_name, unpack
-from .rules import RuleSet
-from .simulate import RunSpec, run_chunks
+from shedsim.rules.cards import RANKS, pack, rank_name, unpack
+from shedsim.rules.ruleset import RuleSet
+from shedsim.runs.simulate import RunSpec, run_chunks
 
 SHIFTS = 4 * (np.arange(2, 15, dtype=np.int64) - 2)
 """Bit offset of each rank's 4-bit count in a packed multiset (ranks 2..14)."""
@@ -66,7 +66,7 @@ def multiset_name(packed: int) -> str:
 
 def seat_places2(places: np.ndarray, players: int) -> np.ndarray:
     """Twice the effective place of every seat (int64[n, P]); see the module doc."""
-    from .tournament import effective_places2
+    from shedsim.analysis.tournament import effective_places2
     return effective_places2(np.asarray(places)).astype(np.int64)
 
 
@@ -98,7 +98,7 @@ class StudySpec:
 def check(spec: StudySpec) -> None:
     """Check every option before anything is played. Raises :class:`SwapStudyError` naming
     the option, or :class:`shedsim.rules.RulesError` for players outside the rule set's range."""
-    from .plugins import PluginError, compiled_strategy, discover
+    from shedsim.plugins import PluginError, compiled_strategy, discover
     spec.rules.check_players(spec.players)
     if spec.games < 1:
         raise SwapStudyError(f"--games: must be at least 1, got {spec.games}")
@@ -147,7 +147,7 @@ def by_rank(spec: StudySpec, workers: int = 1, progress=None):
     """
     import pandas as pd
 
-    from .stats import wilson
+    from shedsim.analysis.stats import wilson
 
     def red(a, b, rec):
         return rank_counts(rec["face_up"]).sum(axis=(0, 1)), rank_counts(rec["dealt"]).sum(axis=(0, 1))
@@ -177,7 +177,7 @@ def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
     """
     import pandas as pd
 
-    from .stats import t_interval, wilson
+    from shedsim.analysis.stats import t_interval, wilson
     n = spec.players
 
     def red(a, b, rec):
@@ -206,14 +206,14 @@ def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
 def compare_policies(spec: StudySpec, workers: int = 1, progress=None):
     """(c) Swap policies head to head, every entry playing ``spec.strategy``.
 
-    A tournament (:func:`shedsim.tournament.plan`, paired deals, every table in every
+    A tournament (:func:`shedsim.analysis.tournament.plan`, paired deals, every table in every
     seating order and rotation) whose entries are labelled by swap policy; entry k's
     face-up cards come from the swap function of ``spec.policies[k][1]`` (None: as dealt).
-    Returns :class:`shedsim.tournament.Results` (summary with win/loss rates, mean place,
+    Returns :class:`shedsim.analysis.tournament.Results` (summary with win/loss rates, mean place,
     Plackett-Luce rating; cluster-robust head to head with Holm-corrected p-values) and
-    the :class:`~shedsim.tournament.TournamentSpec`.
+    the :class:`~shedsim.analysis.tournament.TournamentSpec`.
     """
-    from . import tournament as T
+    from shedsim.analysis import tournament as T
     entries = [(lab, spec.strategy) for lab, _ in spec.policies]
     tspec = T.plan(spec.rules, spec.players, entries, spec.games, seed=spec.seed,
                    strategy_paths=spec.strategy_paths, seat_orders="all")
@@ -251,8 +251,8 @@ def face_up_choices(visible: int, table_size: int) -> list[int]:
 
 def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]]:
     """Evaluate every face-up choice of ``spec.seat`` in sample deals ``first..stop-1``."""
-    from .seeding import game_keys
-    from .simulate import _loaded
+    from shedsim.seeding import game_keys
+    from shedsim.runs.simulate import _loaded
     rs = spec.run_spec(False)
     _, k, ids, params = _loaded(rs)
     ra = spec.rules.compile(spec.players)
@@ -309,7 +309,7 @@ def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = 10):
     import pandas as pd
     from joblib import Parallel, delayed
 
-    from .simulate import backend_config
+    from shedsim.runs.simulate import backend_config
     bounds = [(a, min(spec.deals, a + batch)) for a in range(0, spec.deals, batch)]
     rows: list[dict[str, Any]] = []
     if workers <= 1:
@@ -330,7 +330,7 @@ def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = 10):
 def regret_summary(df) -> dict[str, float]:
     """Share of deals where the policy's choice is the best (95% Wilson interval) and the
     mean regret in places (95% t interval over deals)."""
-    from .stats import t_interval, wilson
+    from shedsim.analysis.stats import t_interval, wilson
     n = len(df)
     if n == 0:
         return {"deals": 0}
@@ -393,15 +393,15 @@ OUTPUTS = ("by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_t
 def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
                   info: dict[str, Any] | None = None) -> list[str]:
     """Write the CSVs, the PNG charts and (with ``info``) ``run.json`` into ``out`` as one
-    set (:func:`shedsim.atomic.batch`): on any failure (disk full, Ctrl-C) no file of the
+    set (:func:`shedsim.runs.atomic.batch`): on any failure (disk full, Ctrl-C) no file of the
     set changes. Files of an earlier study in ``out`` that this one does not write (charts
     after ``--no-plots``, ``regret.csv`` after ``--deals 0``) are removed, so the directory
     never mixes two runs. Returns the file names written (``run.json`` included).
-    Raises :class:`shedsim.atomic.WriteError` naming the file."""
+    Raises :class:`shedsim.runs.atomic.WriteError` naming the file."""
     from pathlib import Path
 
-    from . import atomic
-    from . import tournament as T
+    from shedsim.runs import atomic
+    from shedsim.analysis import tournament as T
     out = Path(out)
     files = []
     policies = res.policies
@@ -414,8 +414,8 @@ def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
             T.write_csv(df, out / name)
             files.append(name)
         if plots:
-            from . import plots_swaps as P
-            from .plots import head_to_head, rates
+            from shedsim.output import plots_swaps as P
+            from shedsim.output.plots import head_to_head, rates
             sub = f"{spec.rules.name}, {spec.players} players, play policy {spec.strategy}"
             files.append(P.by_rank(res.by_rank, out / "by_rank.png", sub).name)
             files.append(P.value_heatmap(res.values_all, spec.min_games, out / "face_up_heatmap.png",

@@ -1,7 +1,7 @@
 """``shedsim report``: the typer command (registered in :mod:`shedsim.cli`).
 
 Only typer and the standard library are imported at module level, so ``shedsim --help``
-stays fast; :mod:`shedsim.report` (which imports matplotlib to check the charts) is
+stays fast; :mod:`shedsim.output.report` (which imports matplotlib to check the charts) is
 imported inside the command.
 """
 
@@ -35,9 +35,9 @@ def report(
     """  # noqa: E501 (typer shows each paragraph as one line)
     import os
 
-    from . import atomic
-    from . import report as R
-    from .cli_common import fail
+    from shedsim.runs import atomic
+    from shedsim.output import report as R
+    from shedsim.cli.common import fail
 
     md_path = None if no_md else (md if md is not None else (out.with_suffix(".md") if out.suffix else Path(f"{out}.md")))
     try:

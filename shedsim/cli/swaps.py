@@ -1,5 +1,5 @@
 """``shedsim swaps``: the typer command (registered in :mod:`shedsim.cli`); the study
-itself is :mod:`shedsim.swaps`."""
+itself is :mod:`shedsim.analysis.swaps`."""
 
 from __future__ import annotations
 
@@ -44,12 +44,12 @@ def swaps(
     import os
     import time
 
-    from . import atomic
-    from . import swaps as SW
-    from . import tournament as T
-    from .cli_common import fail, load_rules
-    from .rules import RulesError
-    from .simulate import SimulationError
+    from shedsim.runs import atomic
+    from shedsim.analysis import swaps as SW
+    from shedsim.analysis import tournament as T
+    from shedsim.cli.common import fail, load_rules
+    from shedsim.rules.ruleset import RulesError
+    from shedsim.runs.simulate import SimulationError
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])

@@ -21,7 +21,7 @@ The same inputs give the same bytes (no timestamps). Every input is checked befo
 anything is written: a missing directory, a missing or corrupt ``run.json``, a listed
 output that is missing, a CSV that is not UTF-8 or has ragged rows, a PNG that does not
 decode: :class:`ReportError` naming the file. :func:`write_report` writes both files
-atomically and all-or-nothing (:mod:`shedsim.atomic`).
+atomically and all-or-nothing (:mod:`shedsim.runs.atomic`).
 
 Only the standard library is imported at module level; matplotlib (used to decode the
 PNGs, through Pillow) is imported when a chart is read.
@@ -803,9 +803,9 @@ def check_output(path: Path | str, option: str = "--out") -> Path:
 def write_report(html_text: str, html_path: Path | str, md_text: str | None = None,
                  md_path: Path | str | None = None) -> None:
     """Write the HTML page (and the Markdown summary when given) atomically and all or
-    nothing (:func:`shedsim.atomic.batch`): a failure raises
-    :class:`shedsim.atomic.WriteError` naming the file and leaves both targets as they were."""
-    from . import atomic
+    nothing (:func:`shedsim.runs.atomic.batch`): a failure raises
+    :class:`shedsim.runs.atomic.WriteError` naming the file and leaves both targets as they were."""
+    from shedsim.runs import atomic
     with atomic.batch():
         atomic.write_text(html_path, html_text)
         if md_text is not None and md_path is not None:

@@ -83,9 +83,9 @@ class Timing:
 
 
 def time_kernel(spec, workers: int = 1) -> Timing:
-    """Play the run ``spec`` (a :class:`shedsim.simulate.RunSpec`) on ``workers`` loky
+    """Play the run ``spec`` (a :class:`shedsim.runs.simulate.RunSpec`) on ``workers`` loky
     processes, timing play alone (the kernel is loaded in every worker first)."""
-    from .simulate import run_chunks, warm_workers
+    from shedsim.runs.simulate import run_chunks, warm_workers
     warm_workers(spec, workers)
     t = time.perf_counter()
     results = run_chunks(spec, list(range(spec.n_chunks())), workers=workers, keep=("moves",))
@@ -116,7 +116,7 @@ def bench_table(rules, strategy: str = "greedy", games: int = 1_000_000, players
     (a directory, :func:`find_calibration`) is given. The calibration kernel plays
     shithead with greedy play only: the ratio compares like with like only for those.
     ``progress(text)`` is called before each cell."""
-    from .simulate import RunSpec
+    from shedsim.runs.simulate import RunSpec
     mod = load_calibration(calib) if calib is not None else None
     rows = []
     for p in players:
@@ -170,7 +170,7 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
     search = getattr(strategy.module, "move_stats", None)
     if search is None:
         return None
-    from .kernel.probe import sample_positions
+    from shedsim.kernel.probe import sample_positions
     obs = sample_positions(rules_array, positions + 1, 7, np.uint64(0x9E3779B97F4A7C15 * (seed + 1) % (1 << 64)))
     rng = np.array([seed], np.uint64)
     stats = np.zeros(2, np.int64)

@@ -1,5 +1,5 @@
-"""Charts of the swap-phase study (:mod:`shedsim.swaps`), written as PNGs with the
-conventions of :mod:`shedsim.plots` (Agg backend, titled, axes with units, atomic writes).
+"""Charts of the swap-phase study (:mod:`shedsim.analysis.swaps`), written as PNGs with the
+conventions of :mod:`shedsim.output.plots` (Agg backend, titled, axes with units, atomic writes).
 Each function takes a DataFrame of the study, an output path and a subtitle; returns the path.
 """
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .cards import RANKS, rank_name
-from .plots import _save, bars, plt
+from shedsim.rules.cards import RANKS, rank_name
+from shedsim.output.plots import _save, bars, plt
 
 
 def by_rank(df, path: Path, subtitle: str = "") -> Path:

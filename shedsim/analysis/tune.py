@@ -1,10 +1,10 @@
 """Tuning a strategy's integer parameters against a field of opponents (optuna).
 
 **What a trial is.** The candidate (the strategy with the trial's parameters) meets each
-field entry head to head on paired deals, exactly as :mod:`shedsim.sprt` plays them (at
+field entry head to head on paired deals, exactly as :mod:`shedsim.analysis.sprt` plays them (at
 P players the candidate takes one seat, the field entry the other P - 1; each deal is
 played under every rotation). Its *score* against an entry is the mean share of the other
-seats it finished ahead of (ties 1/2, :func:`shedsim.sprt.half_points`); the trial's value
+seats it finished ahead of (ties 1/2, :func:`shedsim.analysis.sprt.half_points`); the trial's value
 is the mean over the field. Every trial plays the **same deals** (the run seed and deal
 indices ``0 .. games - 1``: common random numbers), so two trials differ by their
 parameters, not by their cards.
@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .rules import RuleSet
+from shedsim.rules.ruleset import RuleSet
 
 CONFIRM_SEED_OFFSET = 1_000_003
 """The confirmation plays deals of seed ``seed + CONFIRM_SEED_OFFSET``, never seen in the search."""
@@ -142,8 +142,8 @@ class TuneSpec:
     space: list[Param] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
-        from .plugins import PluginError, compiled_strategy, discover, parse_spec
-        from .sprt import SPRTError, _rules_name
+        from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
+        from shedsim.analysis.sprt import SPRTError, _rules_name
         if self.sampler not in SAMPLERS:
             raise TuneError(f"--sampler: one of {', '.join(SAMPLERS)}; got {self.sampler!r}")
         if isinstance(self.games, bool) or not isinstance(self.games, (int, np.integer)) or self.games < 2 * self.players:
@@ -186,7 +186,7 @@ class Evaluator:
     seed (the same deals for every call: common random numbers). The kernel is loaded once."""
 
     def __init__(self, spec: TuneSpec, seed: int) -> None:
-        from .sprt import open_match
+        from shedsim.analysis.sprt import open_match
         self.spec = spec
         self.matches = [open_match(spec.start_spec, f, spec.rules, spec.players, seed, spec.strategy_paths)
                         for f in spec.field]
@@ -195,7 +195,7 @@ class Evaluator:
     def per_deal(self, values: dict[str, int], games: int) -> np.ndarray:
         """float64[deals]: per deal, the candidate's score averaged over the field
         (``values`` completes the starting parameters). ``games`` is rounded down to
-        whole deals. Raises :class:`shedsim.simulate.SimulationError`."""
+        whole deals. Raises :class:`shedsim.runs.simulate.SimulationError`."""
         p = self.spec.players
         full = {**self.spec.start, **values}
         vec = np.array([full[n] for n in self.names], np.int64)
@@ -210,7 +210,7 @@ class Evaluator:
 
 
 def _t(x: np.ndarray) -> tuple[float, float, float]:
-    from .stats import t_interval
+    from shedsim.analysis.stats import t_interval
     m, lo, hi = t_interval(len(x), float(x.sum()), float((x * x).sum()))
     return float(m), float(lo), float(hi)
 
@@ -259,7 +259,7 @@ def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, floa
     earlier runs and of other processes). ``on_trial(completed, value, best)`` after each;
     when ``should_stop()`` is true after a trial, no further trial starts (the command's
     Ctrl-C). A KeyboardInterrupt stops the trial in progress (optuna records it as failed;
-    it is not counted) and propagates. Raises :class:`shedsim.simulate.SimulationError`."""
+    it is not counted) and propagates. Raises :class:`shedsim.runs.simulate.SimulationError`."""
     import optuna
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
         raise TuneError(f"--budget: at least 1 trial, got {budget!r}")
@@ -305,8 +305,8 @@ class Confirmation:
 def confirm(spec: TuneSpec, best: dict[str, int], games: int) -> Confirmation:
     """Play ``best`` (tuned values) against the starting parameters head to head and, with
     them, against the field on ``games`` games of fresh deals per match (seed
-    ``spec.seed + CONFIRM_SEED_OFFSET``). Raises :class:`shedsim.simulate.SimulationError`."""
-    from .sprt import open_match
+    ``spec.seed + CONFIRM_SEED_OFFSET``). Raises :class:`shedsim.runs.simulate.SimulationError`."""
+    from shedsim.analysis.sprt import open_match
     seed = spec.seed + CONFIRM_SEED_OFFSET
     p = spec.players
     full = {**spec.start, **best}
@@ -356,7 +356,7 @@ def plot_history(table, start_score: float, path: Path, subtitle: str = "") -> P
     """``history.png``: every completed trial's score, the best so far, the start's score."""
     import matplotlib.pyplot as plt
 
-    from .plots import _save
+    from shedsim.output.plots import _save
     done = table[table["state"] == "complete"]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.scatter(done["trial"], done["score"], s=14, color="#4c72b0", label="trial")
@@ -376,7 +376,7 @@ def plot_importance(imp: dict[str, float], path: Path, subtitle: str = "") -> Pa
     """``importance.png``: the importance of each parameter (:func:`importances`; horizontal bars)."""
     import matplotlib.pyplot as plt
 
-    from .plots import _save
+    from shedsim.output.plots import _save
     fig, ax = plt.subplots(figsize=(7, 0.35 * max(4, len(imp)) + 1.2))
     if imp:
         names = list(imp)[::-1]

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .rules import RuleSet
-from .seeding import game_keys
+from shedsim.rules.ruleset import RuleSet
+from shedsim.seeding import game_keys
 
 
 class SimulationError(RuntimeError):
@@ -114,8 +114,8 @@ class ChunkResult:
 
 
 def _loaded(spec: RunSpec):
-    from .kernel.build import kernel_module
-    from .plugins import discover, parse_spec
+    from shedsim.kernel.build import kernel_module
+    from shedsim.plugins import discover, parse_spec
     known = discover(list(spec.strategy_paths))
     compiled = [s for s in known.values() if s.compiled]
     k = kernel_module(compiled)
@@ -139,7 +139,7 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
     """
     import time
 
-    from .kernel.build import KernelError
+    from shedsim.kernel.build import KernelError
     t0 = time.perf_counter()
     known, k, ids, params = _loaded(spec)
     sched = schedule_games(spec, start, stop)
@@ -158,8 +158,8 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
 
 def describe_failure(spec: RunSpec, known, sched, dk, sk, err) -> str:
     """Replay the failing game on the reference engine to name the strategy and position."""
-    from .engine import StrategyError, play_game
-    from .plugins import parse_spec
+    from shedsim.rules.engine import StrategyError, play_game
+    from shedsim.plugins import parse_spec
     g = err.game
     seating = sched["seating"][g]
     players = []
@@ -329,7 +329,7 @@ def code_fingerprint(spec: RunSpec) -> str:
     import hashlib
     from pathlib import Path
 
-    from . import __version__
+    from shedsim import __version__
     _, k, _, _ = _loaded(spec)
     h = hashlib.sha256(Path(k.path).stem.encode())
     here = Path(__file__).parent

@@ -5,7 +5,7 @@ The format is described in the README ("Scenario files"): top-level keys ``rules
 ``dealer``, ``direction``, ``moves``, ``deterministic`` (the moves are taken as
 deterministic players': a repeated position ends the game as a proven loop); one ``[[seats]]`` table per seat (``hand``,
 ``face_up``, ``face_down`` in slot order, ``out``); an ``[expect]`` table. The moves run
-on the reference engine (:mod:`shedsim.engine`), exactly as ``shedsim scenario run``
+on the reference engine (:mod:`shedsim.rules.engine`), exactly as ``shedsim scenario run``
 does.
 
 Exit codes (the CLI's): a scenario that cannot be read or played (unknown preset,
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cards import CardError, format_cards, parse_cards, rank_name
-from .engine import GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, apply_move, legal_moves
-from .rules import RuleSet, RulesError, build
+from shedsim.rules.cards import CardError, format_cards, parse_cards, rank_name
+from shedsim.rules.engine import GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, apply_move, legal_moves
+from shedsim.rules.ruleset import RuleSet, RulesError, build
 
 TOP_KEYS = {"rules", "house", "to_move", "pile", "stock", "burned", "dealer", "direction",
             "moves", "seats", "expect", "description", "deterministic"}

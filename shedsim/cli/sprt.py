@@ -2,7 +2,7 @@
 
 Only typer and the standard library are imported at module level, so ``shedsim --help``
 stays fast; numpy, numba, pandas and matplotlib are imported inside the command. The
-statistics live in :mod:`shedsim.sprt`.
+statistics live in :mod:`shedsim.analysis.sprt`.
 """
 
 from __future__ import annotations
@@ -54,10 +54,10 @@ def sprt(
     import sys
     import time
 
-    from .cli_common import fail, load_rules
-    from . import sprt as S
-    from .simulate import SimulationError
-    from .tournament import Store, TournamentError, versions
+    from shedsim.cli.common import fail, load_rules
+    from shedsim.analysis import sprt as S
+    from shedsim.runs.simulate import SimulationError
+    from shedsim.analysis.tournament import Store, TournamentError, versions
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
@@ -156,13 +156,13 @@ def sprt(
 
 
 def _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, argv, rules_txt, t0) -> None:
-    """``--compare-pairing``: run :func:`shedsim.sprt.pairing_gain`, print and write it."""
+    """``--compare-pairing``: run :func:`shedsim.analysis.sprt.pairing_gain`, print and write it."""
     import time
 
-    from .cli_common import fail
-    from . import sprt as S
-    from .simulate import SimulationError
-    from .tournament import versions
+    from shedsim.cli.common import fail
+    from shedsim.analysis import sprt as S
+    from shedsim.runs.simulate import SimulationError
+    from shedsim.analysis.tournament import versions
     total = n_games // players * players
     progress = None if quiet else _progress(err)
     try:
@@ -208,9 +208,9 @@ def _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, arg
 
 def _write_set(out, name: str, table, plot, chart: str, info: dict, quiet: bool) -> None:
     """Write ``NAME.csv``, the chart and ``run.json`` into ``out``, all or none (exit 3)."""
-    from . import atomic
-    from .cli_common import fail
-    from .tournament import write_csv, write_run_json
+    from shedsim.runs import atomic
+    from shedsim.cli.common import fail
+    from shedsim.analysis.tournament import write_csv, write_run_json
     try:
         with atomic.batch():
             write_csv(table, out / f"{name}.csv")

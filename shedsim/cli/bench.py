@@ -1,0 +1,168 @@
+"""`shedsim bench`: the kernel's speed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
+
+
+def bench(
+    rules: RulesOpt = "shithead",
+    house: HouseOpt = None,
+    rules_file: RulesFileOpt = None,
+    players: Annotated[int, typer.Option("--players", "-p", help="Seats at the table.")] = 2,
+    strategy: Annotated[str, typer.Option("--strategy", help="Strategy played by every seat (NAME or NAME:param=v).")] = "greedy",
+    games: Annotated[int, typer.Option("--games", "-g", help="Games to play.", min=1)] = 1_000_000,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Worker processes (loky, or the local dask cluster).", min=1)] = 1,
+    backend: Annotated[str, typer.Option("--backend", help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray).")] = "loky",
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Run seed.", min=0)] = 0,
+    chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per chunk of work.", min=1)] = 50_000,
+    reference: Annotated[bool, typer.Option("--reference", help="Also time the reference engine on the first --reference-games games and print the ratio.")] = False,
+    reference_games: Annotated[int, typer.Option("--reference-games", help="Games timed on the reference engine with --reference.", min=1)] = 500,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
+    strategy_path: StrategyPathOpt = None,
+    table_mode: Annotated[bool, typer.Option("--table", help="Print one table instead: games/s and ns per move at 2 and 4 players, 1 and 2 workers (median of 3 runs of --games games each; what make bench prints).")] = False,
+    calib: Annotated[Optional[Path], typer.Option("--calib", help="With --table: the calibration kernel's directory (holding sh_nb_fast.py; default $SHEDSIM_CALIB or ../shared/calib when present), timed in the same run for a ratio column.")] = None,
+) -> None:
+    """Measure the compiled kernel: games/s, ns per move, moves per game, kernel load time.
+
+    A search strategy (one whose module defines move_stats(), such as mc) also gets its
+    decisions per second and playout (rollout) moves per second, timed on positions from
+    greedy self-play, beside the kernel's own moves per second with greedy.
+
+    Timing starts after the kernel is loaded in every worker, so games/s measures play
+    alone; the load (or first compile) time is printed separately. With --backend dask
+    or ray the cluster is started (or connected to) before timing; "workers" reports its
+    worker slots.
+    """
+    import contextlib
+    import dataclasses
+    import json
+    import time
+
+    import numpy as np
+
+    from shedsim.plugins import PluginError, discover, parse_spec
+    from shedsim.rules.ruleset import RulesError
+    from shedsim.runs.simulate import (BackendError, RunSpec, SimulationError, backend_config, check_backend, run_chunks,
+                           warm_workers)
+    try:
+        check_backend(backend, scheduler)
+    except (ValueError, BackendError) as e:
+        fail(str(e))
+    rs = load_rules(rules, house, rules_file)
+    try:
+        rs.check_players(players)
+        name, overrides = parse_spec(strategy)
+        known = discover([str(p) for p in strategy_path or []])
+        if name not in known:
+            raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+        if not known[name].compiled:
+            raise PluginError(f"strategy {name!r} is plain Python: the kernel runs numba strategies only")
+        known[name].params_array(overrides)
+    except (RulesError, PluginError) as e:
+        fail(str(e))
+    paths = tuple(str(p) for p in strategy_path or [])
+    if table_mode:
+        from shedsim.runs.benchmark import CalibrationError, bench_table, find_calibration, render_table
+        try:
+            cdir = find_calibration(calib)
+            rows = bench_table(rs, strategy, games, calib=cdir, seed=seed, strategy_paths=paths, chunk_size=chunk_size,
+                               progress=None if as_json else (lambda m: typer.echo(f"timing {m} ...", err=True)))
+        except (CalibrationError, SimulationError) as e:
+            fail(str(e))
+        if as_json:
+            typer.echo(json.dumps({"rules": rs.name, "strategy": strategy, "games": games, "calibration": str(cdir) if cdir else None, "rows": rows}))
+        else:
+            from rich.console import Console
+            Console().print(render_table(rows, f"bench: {rs.name}, {strategy}, {games:,} games per run, median of 3"
+                                         + (f"; calibration kernel: {cdir}" if cdir else "")))
+        return
+    spec = RunSpec(rs, players, (strategy,), (strategy,), seed=seed, games=games, schedule="same",
+                   strategy_paths=paths, chunk_size=min(chunk_size, max(1, -(-games // workers))))
+    from shedsim.kernel.build import cache_dir
+    had_cache = any(cache_dir().glob("**/*.nbi"))
+    t = time.perf_counter()
+    try:
+        with contextlib.ExitStack() as cluster:
+            warm_workers(spec, 1)  # in this process: the kernel's load (or compile) time
+            load_s = time.perf_counter() - t
+            if backend != "loky":  # one cluster for warming and timing (run_chunks reuses it)
+                workers = cluster.enter_context(backend_config(backend, workers, scheduler))
+                spec = dataclasses.replace(spec, chunk_size=min(chunk_size, max(1, -(-games // workers))))
+            if workers > 1 or backend != "loky":
+                warm_workers(spec, workers, backend, scheduler)
+            t0 = time.perf_counter()
+            results = run_chunks(spec, list(range(spec.n_chunks())), workers=workers, backend=backend,
+                                 scheduler=scheduler, keep=("moves", "unfinished", "end"))
+            wall = time.perf_counter() - t0
+    except BackendError as e:
+        fail(str(e))
+    except SimulationError as e:
+        fail(str(e), 1)
+    moves = int(sum(int(r.records["moves"].sum()) for r in results))
+    unfinished = int(sum(int(r.records["unfinished"].sum()) for r in results))
+    from shedsim.layout import END_NAMES
+    ends = sum(np.bincount(r.records["end"], minlength=len(END_NAMES)) for r in results)
+    out = {
+        "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy,
+        "games": games, "workers": workers, "backend": backend, "seed": seed, "wall_s": round(wall, 4),
+        "games_per_s": round(games / wall, 1), "ns_per_move": round(wall * 1e9 / max(moves, 1), 2),
+        "ns_per_move_per_worker": round(wall * workers * 1e9 / max(moves, 1), 2),
+        "moves_per_game": round(moves / games, 2), "unfinished": unfinished,
+        "ends": {name: int(c) for name, c in zip(END_NAMES, ends)},
+        "kernel_load_s": round(load_s, 3), "kernel_cache": "hit" if had_cache and load_s < 5 else "compiled",
+    }
+    if reference:
+        from shedsim.rules.engine import play_game
+        from shedsim.seeding import game_keys
+        n_ref = min(games, reference_games)
+        player = known[name].player(strategy, overrides)
+        dk, sk = game_keys(seed, np.arange(n_ref))
+        t1 = time.perf_counter()
+        for g in range(n_ref):
+            play_game(rs, [player] * players, int(dk[g]), int(sk[g]), g % players)
+        ref_s = time.perf_counter() - t1
+        out["reference_games"] = n_ref
+        out["reference_games_per_s"] = round(n_ref / ref_s, 2)
+        out["speedup_vs_reference"] = round(out["games_per_s"] / (n_ref / ref_s), 1)
+    from shedsim.runs.benchmark import search_rates
+    rates = search_rates(known[name], rs.compile(players), known[name].params_array(overrides), seed=seed)
+    if rates is not None:  # a search strategy: its playout loop beside the kernel's own moves/s (greedy)
+        out.update({k: round(float(v), 1) for k, v in rates.items()})
+        from shedsim.runs.benchmark import time_kernel
+        g = time_kernel(RunSpec(rs, players, ("greedy",), ("greedy",), seed=seed, games=100_000, schedule="same"))
+        out["kernel_greedy_moves_per_s"] = round(g.moves / g.wall_s, 1)
+        out["playout_vs_kernel"] = round(rates["playout_moves_per_s"] / (g.moves / g.wall_s), 3)
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    from rich.console import Console
+    from rich.table import Table
+    table = Table(title=f"bench: {rs.name}, {players} players, {strategy}, {games:,} games, {workers} worker(s)"
+                        + (f" ({backend})" if backend != "loky" else ""),
+                  show_header=False)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_row("games/s", f"{out['games_per_s']:,.0f}")
+    table.add_row("ns per move (wall)", f"{out['ns_per_move']:.1f}")
+    table.add_row("ns per move per worker", f"{out['ns_per_move_per_worker']:.1f}")
+    table.add_row("moves per game", f"{out['moves_per_game']:.1f}")
+    table.add_row("unfinished games (stalled / proven loops / move cap)",
+                  f"{unfinished:,} ({ends[1]:,} / {ends[2]:,} / {ends[3]:,})")
+    table.add_row("wall time of play (s)", f"{wall:.2f}")
+    table.add_row("kernel load / compile (s)", f"{load_s:.2f} ({out['kernel_cache']})")
+    if rates is not None:
+        table.add_row("decisions/s (search alone)", f"{out['decisions_per_s']:,.0f}")
+        table.add_row("playout moves/s", f"{out['playout_moves_per_s']:,.0f}")
+        table.add_row("kernel moves/s (greedy)", f"{out['kernel_greedy_moves_per_s']:,.0f}")
+        table.add_row("playout / kernel moves/s", f"{out['playout_vs_kernel']:.2f}")
+    if reference:
+        table.add_row("reference engine games/s", f"{out['reference_games_per_s']:,.1f} (first {out['reference_games']} games)")
+        table.add_row("kernel / reference", f"{out['speedup_vs_reference']:,.0f}x")
+    Console().print(table)

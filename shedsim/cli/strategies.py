@@ -1,0 +1,65 @@
+"""`shedsim strategies` and `shedsim compile`: the strategy plugins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
+
+
+def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
+    """List the strategy plugins found (built-in, $SHEDSIM_STRATEGY_PATH, --strategy-path)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from shedsim.plugins import PluginError, discover
+    try:
+        found = discover([str(p) for p in strategy_path or []])
+    except PluginError as e:
+        fail(str(e))
+    t = Table(title="Strategies")
+    for c in ("name", "kind", "deterministic", "parameters", "description", "file"):
+        t.add_column(c)
+    for s in found.values():
+        params = ", ".join(f"{k}={v}" for k, v in s.params.items()) or "-"
+        t.add_row(s.name, s.kind, "yes" if s.deterministic else "no", params, s.description, str(s.path))
+    Console().print(t)
+
+
+def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
+    """Compile the kernel and every compiled strategy now (numba caches them on disk, so
+    later runs start in well under a second)."""
+    import time
+
+    import numpy as np
+
+    from shedsim.rules.engine import play_game
+    from shedsim.plugins import PluginError, discover
+    from shedsim.rules.ruleset import build
+    from shedsim.runs.simulate import RunSpec, play_chunk
+    t = time.perf_counter()
+    try:
+        known = discover([str(p) for p in strategy_path or []])
+    except PluginError as e:
+        fail(str(e))
+    compiled = [s for s in known.values() if s.compiled]
+    rules = build("shithead", ["max_moves:50"])
+    spec = RunSpec(rules, 2, (compiled[0].name,), (compiled[0].name,), games=1, schedule="same",
+                   strategy_paths=tuple(str(p) for p in strategy_path or []))
+    play_chunk(spec, 0, 1)  # the fast game loop
+    from shedsim.kernel.build import inlinable
+    for s in compiled:
+        if not inlinable(s):  # the standard loop, for strategies that allocate (mc)
+            play_chunk(RunSpec(rules, 2, (s.name,), (s.name,), games=1, schedule="same",
+                               strategy_paths=spec.strategy_paths), 0, 1)
+            break
+    for s in compiled:  # the reference engine calls the strategies' own dispatchers
+        play_game(rules, [s.player(), s.player()], 1, 2)
+    from shedsim.analysis.hint import warm_up
+    warm_up()  # the playout kernel of `shedsim hint` with its default policy
+    typer.echo(f"kernel, hint playouts and {len(compiled)} compiled strategies ready in {time.perf_counter() - t:.1f} s "
+               f"({', '.join(s.name for s in compiled)})")
+    del np

@@ -1,0 +1,15 @@
+"""The game as data: cards, rule sets and house toggles, the reference engine, scenario files.
+
+* :mod:`shedsim.rules.cards`: card codes and names (RULES.md section 1).
+* :mod:`shedsim.rules.ruleset`: the five presets, house toggles, TOML rules files and the
+  compiled rule arrays the kernel reads (RULES.md sections 2-3).
+* :mod:`shedsim.rules.engine`: the pure-Python reference engine (the specification in code).
+* :mod:`shedsim.rules.scenario`: scenario files (SCENARIOS.md): a position, moves, expectations.
+
+The rule-set API is re-exported here, so ``from shedsim.rules import build`` works.
+"""
+
+from shedsim.rules.ruleset import (  # noqa: F401 - re-exported
+    MAX_PLAYERS_TWO_DECKS, PICKUP_MODES, PRESETS, STALEMATE_MODES, START_RULES, TOGGLES, RuleSet, RulesError, apply_house, build, default_stall, load_rules_file, preset,
+    rules_from_mapping,
+)
