@@ -47,40 +47,12 @@ def load_players(names: list[str], strategy_path: list[Path] | None):
 
 
 def peak_rss_mb() -> float | None:
-    """Peak resident memory of this (main) process in MiB (``resource.getrusage``)."""
-    try:
-        import resource
-        import sys
-        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return round(kb / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
-    except (ImportError, OSError):
-        return None
+    """Peak resident memory of this (main) process in MiB (:func:`shedsim.runs.execute.peak_rss_mb`)."""
+    from shedsim.runs.execute import peak_rss_mb as peak
+    return peak()
 
 
 def progress_bar(console):
-    """A rich progress bar: games done, games/s and ETA from the mean rate of this session
-    (chunks arrive in bursts, so rich's windowed speed estimate would jump about)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
-    from rich.text import Text
-
-    def rate(task) -> float | None:
-        played = task.completed - task.fields.get("initial", 0)
-        return played / task.elapsed if task.elapsed and played > 0 else None
-
-    class GamesPerSecond(ProgressColumn):
-        def render(self, task) -> Text:
-            r = rate(task)
-            return Text("- games/s" if r is None else f"{r:,.0f} games/s", style="cyan")
-
-    class Eta(ProgressColumn):
-        def render(self, task) -> Text:
-            r = rate(task)
-            if task.finished:
-                return Text("ETA 0:00:00", style="green")
-            if r is None:
-                return Text("ETA -:--:--", style="green")
-            left = int((task.total - task.completed) / r)
-            return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="green")
-
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
+    """The progress bar of every run (:func:`shedsim.runs.execute.progress_bar`)."""
+    from shedsim.runs.execute import progress_bar as bar
+    return bar(console)
