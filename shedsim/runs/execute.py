@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import time
 from dataclasses import dataclass, field
@@ -40,6 +41,9 @@ EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (SIGINT) or ``--stop-after``: 128 + SIGINT."""
 EXIT_TERMINATED = 143
 """Exit code after SIGTERM: 128 + SIGTERM."""
+PAUSE_ENV = "SHEDSIM_TEST_CHUNK_PAUSE"
+"""Testing only: seconds to wait after storing each chunk (so a test can signal or kill a
+run reliably between two chunks). Unset: no pause."""
 
 
 class RunError(RuntimeError):
@@ -161,6 +165,10 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     if limited:
         todo = todo[:max(0, stop_after)]
     played = 0
+    try:
+        pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
+    except ValueError:
+        pause = 0.0
 
     def on_result(j: int, r: ChunkResult) -> None:
         nonlocal played
@@ -174,6 +182,8 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
         played += n
         if on_progress:
             on_progress(n)
+        if pause > 0:
+            time.sleep(pause)
 
     t0 = time.perf_counter()
     interrupted, by = limited, ("stop-after" if limited else None)
@@ -183,6 +193,9 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
                       keep=job.keep, scheduler=scheduler)
     except KeyboardInterrupt:
         interrupted, by = True, (stopped() if stopped else None) or "SIGINT"
+        played -= sum(job.chunk_games(k) for k in done)
+        done = set(done_chunks(job, store))  # the signal may have landed just after a chunk was stored
+        played += sum(job.chunk_games(k) for k in done)
     play_s = time.perf_counter() - t0
     complete = len(done) == job.n_chunks
     return Outcome(sorted(done), played, play_s, interrupted and not complete, complete,
