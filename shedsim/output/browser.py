@@ -74,7 +74,7 @@ def find_browser() -> tuple[str, str]:
         (p for p in (shutil.which(n) for n in CHROMIUM_NAMES) if p), None)
     driver = os.environ.get("SHEDSIM_CHROMEDRIVER") or next(
         (p for p in [*(shutil.which(n) for n in DRIVER_NAMES), *DRIVER_PLACES] if p and os.path.exists(p)), None)
-    missing = [what for what, p in (("Chromium", browser), ("ChromeDriver", driver)) if not p]
+    missing = [what for what, p in (("Chromium", browser), ("ChromeDriver", driver)) if not p or not os.path.isfile(p)]
     if missing:
         raise BrowserMissing(f"no headless browser: {' and '.join(missing)} not found. Install Debian's "
                              "packages (apt-get install chromium chromium-driver; .ci/run does this) or "
