@@ -693,6 +693,11 @@ class TournamentJob(Job):
         return True
 
 
+    def replay_hint(self, store: Store, game: int) -> str | None:
+        import shlex
+        return f"shedsim trace --from {shlex.quote(str(store.root))} --game {game}"
+
+
 RunOutcome = Outcome
 """What :func:`run` did (:class:`shedsim.runs.execute.Outcome`)."""
 

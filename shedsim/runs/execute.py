@@ -109,6 +109,11 @@ class Job:
         """``(folder, glob)`` of companion files to remove when a new run replaces an old one."""
         return []
 
+    def replay_hint(self, store: RunStore, game: int) -> str | None:
+        """A command that replays the failed game ``game`` from this run's directory (added
+        to a strategy failure's message), or None."""
+        return None
+
 
 @dataclass
 class Outcome:
@@ -410,7 +415,9 @@ class Session:
         except BackendError as e:
             raise RunError(str(e), 2) from None
         except SimulationError as e:
-            raise RunError(f"{e}\n({kept()})", 1) from None
+            again = None if getattr(e, "game", None) is None else job.replay_hint(store, e.game)
+            again = f"\nreplay the game from this run: {again}" if again else ""
+            raise RunError(f"{e}{again}\n({kept()})", 1) from None
         except atomic.WriteError as e:  # disk full while storing a chunk
             raise RunError(f"{e}\n({kept()}; free some space, then continue with: {hint})", 3) from None
         except (StoreError, store.Error) as e:
