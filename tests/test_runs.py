@@ -31,8 +31,12 @@ runner = CliRunner()
 COMMANDS = {
     "tournament": ["tournament", "--strategies", "greedy,random,expert", "--players", "3", "--games", "600",
                    "--seed", "4", "--chunk-size", "120", "--workers", "1", "--no-plots", "--quiet"],
+    "compare-rules": ["compare-rules", "-r", "shithead", "-r", "shithead+pickup:always", "-p", "3", "-S",
+                      "random,greedy", "-g", "240", "-s", "1", "-w", "1", "--no-plots", "--quiet"],
 }
 """Command -> small arguments that play several chunks (``--out DIR`` is added)."""
+PAUSE = {"tournament": 0.4, "compare-rules": 0.12}
+"""Seconds each command waits after each chunk it stores (5 and 28 chunks)."""
 
 
 def cli(*args: str):
@@ -74,7 +78,7 @@ def clean(tmp_path_factory) -> dict[str, dict[str, bytes]]:
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path):
     d = tmp_path / "run"
-    p = start([*COMMANDS[command], "--out", str(d)])
+    p = start([*COMMANDS[command], "--out", str(d)], PAUSE[command])
     try:
         wait_for_chunk(p, d)
         p.send_signal(sig)
@@ -107,7 +111,7 @@ def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_second_run_into_a_busy_directory_is_refused(command, clean, tmp_path):
     d = tmp_path / "run"
-    p = start([*COMMANDS[command], "--out", str(d)], pause=0.5)
+    p = start([*COMMANDS[command], "--out", str(d)], PAUSE[command])
     try:
         wait_for_chunk(p, d)
         for args in ([*COMMANDS[command], "--out", str(d)], [command, "--resume", str(d), "--quiet"]):
