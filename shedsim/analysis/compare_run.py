@@ -94,7 +94,8 @@ class CompareSpec:
     def to_json(self) -> dict[str, Any]:
         d = self.identity()
         d.update({"rules_options": list(self.rules), "house": list(self.house), "each_toggle": self.each_toggle,
-                  "games_requested": self.games_requested, "block": self.block, "n_chunks": self.n_chunks,
+                  "games_requested": self.games_requested, "block": self.block,
+                  "chunks_per_variant": self.n_chunks, "n_chunks": self.n_chunks * len(self.plan.variants),
                   "strategy_paths": list(self.strategy_paths), "key": self.key()})
         return d
 
