@@ -433,16 +433,15 @@ class Game:
         if mine is None:
             return lines
         ref = mine if mine.same_as is None else next(m for m in res.moves if m.move == mine.same_as)
-        rank = order.index(ref) + 1
         head = (f"  playouts from what {seat_name(b.seat, self.names)} could see ({res.policy} for every seat, "
                 f"{ref.samples} samples): its move has expected place {ref.place.value:.2f} "
                 f"({ref.place.lo:.2f}-{ref.place.hi:.2f}), P(lose) {_pct(ref.p_lose).strip()}")
-        if rank == 1:
+        if order[0] is ref:
             lines.append(head + "; no other move it had does better")
         else:
             best = order[0]
-            lines.append(head + f"; ranked {rank}: another move it had scores {best.place.value:.2f}"
-                         + (" (within noise)" if best.place.hi >= ref.place.lo else ""))
+            lines.append(head + f"; the playouts prefer another move it had ({best.place.value:.2f}"
+                         + (", within noise)" if best.place.hi >= ref.place.lo else ")"))
         return lines
 
 
