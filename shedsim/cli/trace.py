@@ -35,19 +35,12 @@ def trace(
 ) -> None:
     """Play one game on the reference engine and tell it move by move.
 
-    Shows the deal and the swap phase (what each seat put face up), the table after the
-    swap, then every move: the seat, its stage [hand], [face-up] or [face-down], the cards
-    played or turned, why the pile burned (a burn card, or four of a rank in a row), skips
-    and reverses, cards drawn from the stock, who went out, and the pile's top cards and
-    size after the move. Ends with every place.
+    Shows the deal and the swap phase (what each seat put face up), the table after the swap, then every move: the seat, its stage (hand, face-up or face-down, in brackets), the cards played or turned, why the pile burned (a burn card, or four of a rank in a row), skips and reverses, cards drawn from the stock, who went out, and the pile's top cards and size after the move. Ends with every place.
 
-    Games are numbered as the run that played them numbers them, so a game an error message
-    names is replayed by the command it prints: `shedsim trace --from RUN_DIR --game N` for
-    a tournament directory, or the same rules, players, strategies, seed and --game.
+    Games are numbered as the run that played them numbers them, so a game an error message names is replayed by the command it prints: `shedsim trace --from RUN_DIR --game N` for a tournament directory, or the same rules, players, strategies, seed and --game.
 
-    Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4;
-    shedsim trace --from reports/latest --game 24
-    """
+    Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4; shedsim trace --from reports/latest --game 24
+    """  # noqa: E501
     from shedsim.analysis.replay import ReplayError, replay_game, run_dir_spec, tournament_run_spec
     from shedsim.rules.engine import StrategyError
     from shedsim.rules.ruleset import RulesError
