@@ -146,3 +146,37 @@ def test_replay_refuses_a_game_outside_the_run():
     spec = tournament_run_spec(preset("shithead"), 2, "greedy,random", 0, 3)
     with pytest.raises(ReplayError, match="--game"):
         replay_game(spec, 4)
+
+
+CRASHER = '''
+from numba import njit
+from shedsim import layout as L
+from shedsim.kernel.policies import greedy_move, strongest_face_up
+NAME = "crasher"
+DESCRIPTION = "reads far outside an array from its fourth move on"
+DETERMINISTIC = True
+@njit(cache=True)
+def swap(visible, seat, players, rules, params, rng):
+    return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+@njit(cache=True)
+def move(obs, rules, params, rng):
+    if obs[L.O_MOVES] >= 3:
+        return rules[1 << 40]
+    return greedy_move(obs, rules)
+'''
+
+
+def test_trace_names_a_strategy_that_crashes_the_process(tmp_path):
+    """A compiled plugin that reads outside an array kills the process that plays it; trace
+    plays the game in a child and names the strategy, seat, move and position (no bare
+    segfault)."""
+    d = tmp_path / "plugins"
+    d.mkdir()
+    (d / "crasher.py").write_text(CRASHER)
+    r = invoke("trace", "--strategies", "crasher,greedy", "--players", 2, "--seed", 3, "--game", 1,
+               "--strategy-path", d)
+    assert r.exit_code == 1, r.output
+    err = r.stderr
+    assert "crashed the process (signal SIGSEGV" in err, err
+    assert "strategy 'crasher' at seat " in err and "choosing move " in err
+    assert "run seed 3, game 1 (deal 0" in err and "pile (bottom->top)" in err

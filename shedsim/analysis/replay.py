@@ -91,10 +91,34 @@ class Replay:
     lines: list[str]
 
 
-def replay_game(spec: RunSpec, game: int, narrate: bool = True) -> Replay:
+class _Recorded:
+    """A player that writes down each call before making it (the flight recorder of
+    :func:`replay_game_guarded`): if the call kills the process, the last record names
+    the strategy, the seat, the move and the position."""
+
+    def __init__(self, player, seat: int, record) -> None:
+        self.player, self.seat, self.record = player, seat, record
+        self.name = player.name
+
+    @property
+    def deterministic(self) -> bool:
+        return bool(getattr(self.player, "deterministic", False))
+
+    def swap(self, visible, seat, players, rules_array, rng):
+        self.record(f"strategy {self.name!r} at seat {self.seat}, in the swap phase")
+        return self.player.swap(visible, seat, players, rules_array, rng)
+
+    def move(self, state, obs, rules_array, rng, legal):
+        self.record(f"strategy {self.name!r} at seat {self.seat}, choosing move {state.moves + 1}; the position:\n"
+                    f"{state.describe()}")
+        return self.player.move(state, obs, rules_array, rng, legal)
+
+
+def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None) -> Replay:
     """Play game ``game`` of ``spec`` on the reference engine (same deal, seats and coin
     flips as the run) and, with ``narrate``, tell it move by move
-    (:func:`shedsim.rules.narrate.narrate_game`).
+    (:func:`shedsim.rules.narrate.narrate_game`). ``record(text)``, when given, is called
+    before every strategy decision with the strategy, seat, move and position.
 
     Raises :class:`ReplayError` for a game index outside the run or a plugin that cannot be
     loaded, :class:`shedsim.rules.engine.StrategyError` when a strategy fails.
@@ -116,7 +140,8 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True) -> Replay:
     except PluginError as e:
         raise ReplayError(f"--strategies: {e}") from None
     dealer = int(sched["dealer"][0])
-    result = play_game(spec.rules, players, int(dk[0]), int(sk[0]), dealer)
+    seated = players if record is None else [_Recorded(p, i, record) for i, p in enumerate(players)]
+    result = play_game(spec.rules, seated, int(dk[0]), int(sk[0]), dealer)
     labels = [spec.labels[e] for e in seating]
     lines: list[str] = []
     if narrate:
@@ -150,3 +175,83 @@ def saved_record(run_dir: Path, game: int) -> dict[str, np.ndarray] | None:
             row = t.slice(int(hit[0]), 1).to_pydict()
             return {k: v[0] for k, v in row.items()}
     return None
+
+
+class StrategyCrash(RuntimeError):
+    """A strategy killed the process that played the game (a compiled plugin that read or
+    wrote outside an array: numba does not check bounds); the message names it."""
+
+
+def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Replay:
+    """:func:`replay_game` in a child process (``fork``), so that a compiled strategy that
+    crashes (a segmentation fault) cannot take the caller with it. Before each decision
+    the child writes the strategy, seat, move and position to a file; when the child dies
+    the last record names the strategy at fault. Where ``fork`` is not available the game
+    is played here.
+
+    Raises what :func:`replay_game` raises, and :class:`StrategyCrash` (naming the
+    strategy, seat, move, run seed, game, deal and position) when the child is killed.
+    """
+    import multiprocessing as mp
+    import os
+    import signal
+    import tempfile
+    from shedsim.rules.engine import StrategyError
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:
+        return replay_game(spec, game, narrate)
+    with tempfile.TemporaryDirectory(prefix="shedsim-trace-") as d:
+        log = os.path.join(d, "calls")
+        recv, send = ctx.Pipe(duplex=False)
+
+        def child() -> None:
+            import faulthandler
+            faulthandler.disable()  # the parent reports a crash itself, in words
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+
+            def record(text: str) -> None:
+                os.write(fd, text.encode() + b"\x1e")
+            try:
+                send.send(("ok", replay_game(spec, game, narrate, record)))
+            except StrategyError as e:
+                send.send(("strategy", str(e)))
+            except ReplayError as e:
+                send.send(("replay", str(e)))
+            except BaseException as e:  # noqa: BLE001 - reported in the parent
+                send.send(("error", f"{type(e).__name__}: {e}"))
+            finally:
+                send.close()
+                os._exit(0)
+
+        proc = ctx.Process(target=child, daemon=True)
+        proc.start()
+        send.close()
+        try:
+            kind, value = recv.recv()
+        except EOFError:
+            kind, value = None, None
+        proc.join()
+        if kind == "ok":
+            return value
+        if kind == "strategy":
+            raise StrategyError(value)
+        if kind == "replay":
+            raise ReplayError(value)
+        if kind == "error":
+            raise RuntimeError(value)
+        code = proc.exitcode
+        try:
+            with open(log, "rb") as f:
+                records = [r for r in f.read().decode(errors="replace").split("\x1e") if r]
+        except OSError:
+            records = []
+        sched = schedule_games(spec, game, game + 1)
+        how = (f"signal {signal.Signals(-code).name}" if code is not None and code < 0
+               and -code in signal.Signals._value2member_map_ else f"exit code {code}")
+        where = records[-1] if records else "before any strategy decision"
+        raise StrategyCrash(
+            f"the game crashed the process ({how}"
+            + (": a compiled strategy read or wrote outside an array" if code == -signal.SIGSEGV else "")
+            + f") during {where}\n[run seed {spec.seed}, game {game} (deal {int(sched['deal'][0])}, "
+              f"dealer seat {int(sched['dealer'][0])})]")

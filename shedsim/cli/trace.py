@@ -41,7 +41,7 @@ def trace(
 
     Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4; shedsim trace --from reports/latest --game 24
     """  # noqa: E501
-    from shedsim.analysis.replay import ReplayError, replay_game, run_dir_spec, tournament_run_spec
+    from shedsim.analysis.replay import ReplayError, StrategyCrash, replay_game_guarded, run_dir_spec, tournament_run_spec
     from shedsim.rules.engine import StrategyError
     from shedsim.rules.ruleset import RulesError
     paths = tuple(str(p) for p in strategy_path or [])
@@ -57,10 +57,10 @@ def trace(
                 fail(str(e))
             spec = tournament_run_spec(rs, players, strategies, seed, game, seat_orders, stream, paths)
             where = f"seed {seed} game {game}"
-        rep = replay_game(spec, game)
+        rep = replay_game_guarded(spec, game)
     except ReplayError as e:
         fail(str(e))
-    except StrategyError as e:
+    except (StrategyError, StrategyCrash) as e:
         fail(str(e), 1)
     rs = spec.rules
     typer.echo(f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; {spec.players} players; "
