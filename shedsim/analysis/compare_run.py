@@ -172,6 +172,7 @@ class CompareJob(Job):
         v = len(self.run_specs)
         self.tasks = [(self.run_specs[k % v], k // v) for k in range(v * spec.n_chunks)]
         self.keep = C.KEEP
+        self.strategies = [lab if lab == e else f"{lab}={e}" for lab, e in spec.entries]
         self.max_moves = max(x.rules.max_moves for x in spec.plan.variants)
 
     @property

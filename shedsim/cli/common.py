@@ -52,7 +52,7 @@ def peak_rss_mb() -> float | None:
     return peak()
 
 
-def progress_bar(console):
+def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None):
     """The progress bar of every run (:func:`shedsim.runs.execute.progress_bar`)."""
     from shedsim.runs.execute import progress_bar as bar
-    return bar(console)
+    return bar(console, strategies, stall_after)
