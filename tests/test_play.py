@@ -149,3 +149,11 @@ def test_a_game_where_you_go_out_is_finished_by_the_bots():
             assert steps < 2000
         line = g.result_line()
         assert all(f"seat {i}" in line for i in range(4))
+
+
+def test_a_stopped_game_says_why_and_shares_the_places():
+    r = invoke(["play", "--players", "3", "--opponents", "greedy", "--seed", "1", "--house", "max_moves:10"],
+               "1\n" * 50)
+    assert r.exit_code == 0, r.output
+    res = result_of(r.output)
+    assert "shares the places left" in res and "game stopped: move cap 10 reached" in res

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from shedsim.rules.engine import GameResult, play_game
+from shedsim.rules.cards import pack
+from shedsim.rules.engine import GameResult, StrategyError, play_game
 from shedsim.rules.narrate import narrate_game
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.simulate import RunSpec, schedule_games
@@ -96,8 +97,8 @@ class _Recorded:
     :func:`replay_game_guarded`): if the call kills the process, the last record names
     the strategy, the seat, the move and the position."""
 
-    def __init__(self, player, seat: int, record) -> None:
-        self.player, self.seat, self.record = player, seat, record
+    def __init__(self, player, seat: int, record, chosen: list) -> None:
+        self.player, self.seat, self.record, self.chosen = player, seat, record, chosen
         self.name = player.name
 
     @property
@@ -105,13 +106,60 @@ class _Recorded:
         return bool(getattr(self.player, "deterministic", False))
 
     def swap(self, visible, seat, players, rules_array, rng):
-        self.record(f"strategy {self.name!r} at seat {self.seat}, in the swap phase")
+        if self.record:
+            self.record(f"strategy {self.name!r} at seat {self.seat}, in the swap phase")
         return self.player.swap(visible, seat, players, rules_array, rng)
 
     def move(self, state, obs, rules_array, rng, legal):
-        self.record(f"strategy {self.name!r} at seat {self.seat}, choosing move {state.moves + 1}; the position:\n"
-                    f"{state.describe()}")
-        return self.player.move(state, obs, rules_array, rng, legal)
+        if self.record:
+            self.record(f"strategy {self.name!r} at seat {self.seat}, choosing move {state.moves + 1}; the "
+                        f"position:\n{state.describe()}")
+        move = self.player.move(state, obs, rules_array, rng, legal)
+        self.chosen.append(move)
+        return move
+
+
+class GameFailed(StrategyError):
+    """A strategy failed in a replayed game (:class:`shedsim.rules.engine.StrategyError`);
+    ``lines`` tells the game up to the failure (empty when the swap failed)."""
+
+    def __init__(self, message: str, lines: list[str]) -> None:
+        super().__init__(message)
+        self.lines = lines
+
+
+def _told_until_failure(spec: RunSpec, players, deal_key: int, strategy_key: int, dealer: int,
+                        chosen: list, labels: list[str]) -> list[str]:
+    """The game told up to the move a strategy failed on: the deal and swaps again (they
+    succeeded: the same calls on the same streams), then the moves chosen before the
+    failing one."""
+    from shedsim.rules.engine import IllegalMoveError, MoveSyntaxError, new_game
+    try:
+        state, _ = new_game(spec.rules, players, deal_key, strategy_key, dealer)
+    except StrategyError:
+        return []
+    face_up = [pack(s.face_up) for s in state.seats]
+    codes = [m.code for m in chosen if m.kind != "invalid"]
+    for moves in (codes, codes[:-1]):
+        try:
+            lines, _ = narrate_game(spec.rules, deal_key, dealer, face_up, state.start_seat, moves, labels)
+            return lines
+        except (IllegalMoveError, MoveSyntaxError):
+            continue
+    return []
+
+
+def game_heading(spec: RunSpec, game: int) -> str:
+    """One line naming game ``game`` of ``spec``: rules, seats, seed, deal, dealer and who
+    sits where. Raises :class:`ReplayError` for a game outside the run."""
+    if game < 0 or game >= spec.games:
+        raise ReplayError(f"--game: the run has {spec.games:,} games, numbered 0 to {spec.games - 1}; got {game}")
+    sched = schedule_games(spec, game, game + 1)
+    rs = spec.rules
+    return (f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; {spec.players} players; seed "
+            f"{spec.seed} game {game} (deal {int(sched['deal'][0])}, dealer seat {int(sched['dealer'][0])})"
+            + (f", strategy stream {spec.stream}" if spec.stream else "") + "; seats: "
+            + ", ".join(f"{i} {spec.labels[e]}" for i, e in enumerate(sched["seating"][0])))
 
 
 def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None) -> Replay:
@@ -140,9 +188,14 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None) -> 
     except PluginError as e:
         raise ReplayError(f"--strategies: {e}") from None
     dealer = int(sched["dealer"][0])
-    seated = players if record is None else [_Recorded(p, i, record) for i, p in enumerate(players)]
-    result = play_game(spec.rules, seated, int(dk[0]), int(sk[0]), dealer)
+    chosen: list = []
+    seated = [_Recorded(p, i, record, chosen) for i, p in enumerate(players)]
     labels = [spec.labels[e] for e in seating]
+    try:
+        result = play_game(spec.rules, seated, int(dk[0]), int(sk[0]), dealer)
+    except StrategyError as e:
+        told = _told_until_failure(spec, players, int(dk[0]), int(sk[0]), dealer, chosen, labels) if narrate else []
+        raise GameFailed(str(e), told) from None
     lines: list[str] = []
     if narrate:
         lines, final = narrate_game(spec.rules, int(dk[0]), dealer, result.face_up, result.start_seat,
@@ -196,7 +249,6 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
     import os
     import signal
     import tempfile
-    from shedsim.rules.engine import StrategyError
     try:
         ctx = mp.get_context("fork")
     except ValueError:
@@ -214,8 +266,10 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
                 os.write(fd, text.encode() + b"\x1e")
             try:
                 send.send(("ok", replay_game(spec, game, narrate, record)))
+            except GameFailed as e:
+                send.send(("strategy", (str(e), e.lines)))
             except StrategyError as e:
-                send.send(("strategy", str(e)))
+                send.send(("strategy", (str(e), [])))
             except ReplayError as e:
                 send.send(("replay", str(e)))
             except BaseException as e:  # noqa: BLE001 - reported in the parent
@@ -235,7 +289,7 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
         if kind == "ok":
             return value
         if kind == "strategy":
-            raise StrategyError(value)
+            raise GameFailed(*value)
         if kind == "replay":
             raise ReplayError(value)
         if kind == "error":

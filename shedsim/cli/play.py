@@ -93,6 +93,7 @@ def play(
             try:
                 line = input(prompt)
             except EOFError:
+                typer.echo("")
                 line = None
             except KeyboardInterrupt:
                 typer.echo("")

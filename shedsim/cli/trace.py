@@ -41,14 +41,14 @@ def trace(
 
     Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4; shedsim trace --from reports/latest --game 24
     """  # noqa: E501
-    from shedsim.analysis.replay import ReplayError, StrategyCrash, replay_game_guarded, run_dir_spec, tournament_run_spec
+    from shedsim.analysis.replay import (GameFailed, ReplayError, StrategyCrash, game_heading, replay_game_guarded,
+                                         run_dir_spec, tournament_run_spec)
     from shedsim.rules.engine import StrategyError
     from shedsim.rules.ruleset import RulesError
     paths = tuple(str(p) for p in strategy_path or [])
     try:
         if from_dir is not None:
             spec = run_dir_spec(from_dir, paths or None)
-            where = f"{from_dir}: seed {spec.seed} game {game}"
         else:
             rs = load_rules(rules, house, rules_file)
             try:
@@ -56,15 +56,22 @@ def trace(
             except RulesError as e:
                 fail(str(e))
             spec = tournament_run_spec(rs, players, strategies, seed, game, seat_orders, stream, paths)
-            where = f"seed {seed} game {game}"
+        heading = game_heading(spec, game)
+        if from_dir is not None:
+            heading = f"{from_dir}: {heading}"
         rep = replay_game_guarded(spec, game)
     except ReplayError as e:
         fail(str(e))
-    except (StrategyError, StrategyCrash) as e:
+    except GameFailed as e:
+        typer.echo(heading)
+        for line in e.lines:
+            typer.echo(line)
+        if e.lines:
+            typer.echo("the game stops here: a strategy failed (see the error)")
         fail(str(e), 1)
-    rs = spec.rules
-    typer.echo(f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; {spec.players} players; "
-               f"{where} (deal {rep.deal}, dealer seat {rep.dealer}); seats: "
-               + ", ".join(f"{i} {lab}" for i, lab in enumerate(rep.labels)))
+    except (StrategyError, StrategyCrash) as e:
+        typer.echo(heading)
+        fail(str(e), 1)
+    typer.echo(heading)
     for line in rep.lines:
         typer.echo(line)
