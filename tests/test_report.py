@@ -215,7 +215,7 @@ def test_tables_are_formatted_as_the_console_does_and_long_ones_are_cut(inputs, 
     win = float(row["win_rate"]), float(row["win_lo"]), float(row["win_hi"])
     assert f'<td class="num">{int(row["games"]):,}</td><td class="num">{100 * win[0]:.2f}% ' \
            f"[{100 * win[1]:.2f}, {100 * win[2]:.2f}]</td>" in text
-    assert "more column(s) (spec, wins, losses, rating_se, still_in_at_cap, burns_per_game" in text
+    assert "more column(s) (spec, wins, losses, rating_se, still_in_at_cap, stalled, loops, capped, ...)" in text
     assert "<th>rating se</th>" not in text and "<th>packed</th>" not in text
 
 

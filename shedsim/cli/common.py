@@ -52,7 +52,9 @@ def peak_rss_mb() -> float | None:
     return peak()
 
 
-def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None):
+def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None,
+                 stop_hint: str | None = None):
     """The progress bar of every run (:func:`shedsim.runs.execute.progress_bar`)."""
+    from shedsim.runs.execute import KEEPS_CHUNKS
     from shedsim.runs.execute import progress_bar as bar
-    return bar(console, strategies, stall_after)
+    return bar(console, strategies, stall_after, KEEPS_CHUNKS if stop_hint is None else stop_hint)

@@ -274,21 +274,26 @@ def stall_notice_s() -> float:
     return v if v > 0 else STALL_NOTICE_S
 
 
-def stall_message(seconds: float, strategies: list[str] | None) -> str:
+KEEPS_CHUNKS = "Press Ctrl-C to stop: every finished chunk is kept, and --resume continues the run."
+"""How to stop a command that keeps its finished chunks (the default of :func:`stall_message`)."""
+
+
+def stall_message(seconds: float, strategies: list[str] | None, stop_hint: str = KEEPS_CHUNKS) -> str:
     """What the progress bar prints when no chunk has finished for ``seconds``."""
     who = f" Strategies in play: {', '.join(strategies)}." if strategies else ""
     return (f"[yellow]note:[/] no game has finished for {seconds:,.0f} s. A strategy may be stuck in an endless "
-            f"loop (a compiled plugin cannot be stopped from inside), or the chunks are just slow.{who} "
-            "Press Ctrl-C to stop: every finished chunk is kept, and --resume continues the run.")
+            f"loop (a compiled plugin cannot be stopped from inside), or the chunks are just slow.{who} {stop_hint}")
 
 
-def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None):
+def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None,
+                 stop_hint: str = KEEPS_CHUNKS):
     """A rich progress bar: games done, games/s and ETA from the mean rate of this session
     (chunks arrive in bursts, so rich's windowed speed estimate would jump about).
 
     While it is shown, a watcher thread prints :func:`stall_message` (naming ``strategies``)
-    once whenever no task has advanced for ``stall_after`` seconds (default
-    :func:`stall_notice_s`), and again after each further stall once progress resumed."""
+    and ``stop_hint`` (how to stop) once whenever no task has advanced for ``stall_after``
+    seconds (default :func:`stall_notice_s`), and again after each further stall once
+    progress resumed."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
@@ -337,7 +342,8 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
                 if done != last:
                     last, since, told = done, time.monotonic(), False
                 elif not told and time.monotonic() - since >= limit:
-                    self.console.print(stall_message(time.monotonic() - since, strategies), highlight=False)
+                    self.console.print(stall_message(time.monotonic() - since, strategies, stop_hint),
+                                       highlight=False)
                     told = True
 
     return Watched(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
