@@ -76,6 +76,19 @@ KEEPS_CHUNKS = "Press Ctrl-C to stop: every finished chunk is kept, and --resume
 """How to stop a command that keeps its finished chunks (the default of :func:`stall_message`)."""
 
 
+def stop_hint(workers: int, backend: str = "loky", keeps_chunks: bool = True) -> str:
+    """How to stop a run whose strategies may be stuck: Ctrl-C when they play in worker
+    processes; with one local worker they play in this process, where Ctrl-C cannot
+    interrupt compiled code, so Ctrl-\\ (SIGQUIT) or ``kill PID``. ``keeps_chunks``: the
+    command keeps its finished chunks (and has --resume)."""
+    import os
+    kept = " every finished chunk is kept, and --resume continues the run." if keeps_chunks else ""
+    if workers <= 1 and backend == "loky":
+        return (f"With --workers 1 the strategies play in this process, where Ctrl-C cannot interrupt compiled "
+                f"code: stop it with Ctrl-\\ (SIGQUIT) or kill {os.getpid()}." + (f" When stopped,{kept}" if kept else ""))
+    return "Press Ctrl-C to stop." + (f" When stopped,{kept}" if kept else "")
+
+
 def stall_message(seconds: float, strategies: list[str] | None, stop_hint: str = KEEPS_CHUNKS) -> str:
     """What the progress bar prints when no chunk has finished for ``seconds``."""
     who = f" Strategies in play: {', '.join(strategies)}." if strategies else ""

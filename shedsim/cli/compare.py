@@ -47,7 +47,7 @@ def compare_rules(
     from shedsim.runs import atomic
     from shedsim.analysis import compare as C
     from shedsim.analysis import tournament as T
-    from shedsim.cli.common import fail, peak_rss_mb, progress_bar
+    from shedsim.cli.common import fail, peak_rss_mb, progress_bar, stop_hint
     from shedsim.runs.simulate import SimulationError
 
     t_start = time.perf_counter()
@@ -80,7 +80,7 @@ def compare_rules(
             f"games (every table x every rotation)")
 
     progress = None if quiet else progress_bar(err, [lab if lab == e else f"{lab}={e}" for lab, e in entries],
-                                               stop_hint="Press Ctrl-C to stop the run.")
+                                               stop_hint=stop_hint(workers, keeps_chunks=False))
     try:
         if progress is not None:
             with progress:

@@ -57,7 +57,7 @@ def tournament(
 
     from shedsim.runs import atomic
     from shedsim.runs import simulate
-    from shedsim.cli.common import fail, load_rules, peak_rss_mb, progress_bar
+    from shedsim.cli.common import fail, load_rules, peak_rss_mb, progress_bar, stop_hint
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs.simulate import BackendError, SimulationError
     from shedsim.analysis import tournament as T
@@ -125,7 +125,8 @@ def tournament(
 
     progress = None
     if not quiet:
-        progress = progress_bar(err, [f"{lab}={e}" if lab != e else lab for lab, e in zip(spec.labels, spec.entries)])
+        progress = progress_bar(err, [f"{lab}={e}" if lab != e else lab for lab, e in zip(spec.labels, spec.entries)],
+                                stop_hint=stop_hint(workers, backend))
     cluster = contextlib.ExitStack()
     try:
         if backend != "loky":
