@@ -278,6 +278,18 @@ KEEPS_CHUNKS = "Press Ctrl-C to stop: every finished chunk is kept, and --resume
 """How to stop a command that keeps its finished chunks (the default of :func:`stall_message`)."""
 
 
+def stop_hint(workers: int, backend: str = "loky") -> str:
+    """How to stop a run whose strategies may be stuck (the stall notice's last sentence):
+    Ctrl-C when they play in worker processes; with one local worker they play in this
+    process, where Ctrl-C cannot interrupt compiled code, so Ctrl-\\ (SIGQUIT) or ``kill
+    PID``. Either way the finished chunks stay in the run store."""
+    kept = " When stopped, every finished chunk is kept, and --resume continues the run."
+    if workers <= 1 and backend == "loky":
+        return (f"With --workers 1 the strategies play in this process, where Ctrl-C cannot interrupt compiled "
+                f"code: stop it with Ctrl-\\ (SIGQUIT) or kill {os.getpid()}.{kept}")
+    return f"Press Ctrl-C to stop.{kept}"
+
+
 def stall_message(seconds: float, strategies: list[str] | None, stop_hint: str = KEEPS_CHUNKS) -> str:
     """What the progress bar prints when no chunk has finished for ``seconds``."""
     who = f" Strategies in play: {', '.join(strategies)}." if strategies else ""
@@ -469,7 +481,7 @@ class Session:
             stopped = lambda: self.got_signal  # noqa: E731
             if not self.quiet and self.console is not None:
                 before = (sum(job.chunk_games(k) for k in done_chunks(job, store)) if self.resume else 0)
-                bar = progress_bar(self.console, job.strategies)
+                bar = progress_bar(self.console, job.strategies, stop_hint=stop_hint(workers, backend))
                 with bar:
                     task = bar.add_task("games", total=job.games, completed=before, initial=before)
                     outcome = play(job, store, workers, backend, self.resume, stop_after,
