@@ -297,8 +297,9 @@ def _print_table(spec, res, complete: bool) -> None:
     s = res.summary
     title = (f"Ranking: {spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
              + ("" if complete else " [PARTIAL: run interrupted]"))
-    t = Table(title=title, caption="\\[lo, hi] = 95% intervals (Wilson for rates, t for mean place); "
-                                    "rating: Plackett-Luce, Elo scale, +- 1.96 se")
+    t = Table(title=title, caption="\\[lo, hi] = 95% intervals, one deal (its rotations) = one cluster (Wilson at the "
+                                    "effective size for rates, t for mean place); rating: Plackett-Luce, Elo scale, "
+                                    "+- 1.96 cluster-robust se")
     for col, just in (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
                       ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right")):
         t.add_column(col, justify=just)
