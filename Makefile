@@ -46,7 +46,8 @@ demo: compile
 	$(SHEDSIM) tournament
 
 # The example report (reports/example/): real runs of every preset, then one HTML page and
-# a Markdown summary (about a minute on 2 cores). Charts at 80 dpi in 256 colours, and only the shithead
+# a Markdown summary (about a minute on 2 cores), checked in headless Chromium (apt-get install chromium
+# chromium-driver), which also takes the screenshot of the top of the page that the README shows. Charts at 80 dpi in 256 colours, and only the shithead
 # tournament's (the other presets appear in the compare-rules charts), so that what is
 # committed (the page, the summary, and each run's CSVs, charts and run.json) stays under 2 MB.
 EX := reports/example
@@ -76,6 +77,7 @@ report: compile
 	  $(EXRUNS)/compare-toggles $(EXRUNS)/swaps $(EXRUNS)/sprt $(EXRUNS)/pairing \
 	  $(EXRUNS)/tournament-duel $(EXRUNS)/tournament-nines $(EXRUNS)/tournament-family $(EXRUNS)/tournament-palace \
 	  --title "shedsim example report" --out $(EX)/index.html --md $(EX)/README.md
+	$(PY) -m shedsim.output.browser $(EX)/index.html --screenshot $(EX)/screenshot.png
 	du -sh $(EX)
 
 clean:

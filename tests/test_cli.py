@@ -238,12 +238,13 @@ def test_trace():
     lines = r.output.strip().splitlines()
     assert "shithead" in lines[0] and "seed 5" in lines[0]
     assert "dealer seat 0" in lines[1]
-    moves = [ln for ln in lines if re.match(r"^\s*\d+\. seat \d: ", ln)]
+    assert sum(ln.startswith("  swap seat ") for ln in lines) == 3
+    moves = [ln for ln in lines if re.match(r"^\s*\d+\. seat \d \(\w+\) \[(hand|face-up|face-down)\] ", ln)]
     assert moves, r.output
     numbers = [int(ln.split(".")[0]) for ln in moves]
     assert numbers == list(range(1, len(numbers) + 1))
-    assert lines[-1].startswith("places: ") or lines[-1].startswith("unfinished")
-    if lines[-1].startswith("places: "):
+    assert lines[-1].startswith("places: ")
+    if not any(ln.startswith("unfinished") for ln in lines):
         seats = re.findall(r"seat (\d)", lines[-1])
         assert sorted(seats) == ["0", "1", "2"]
     # the same seed plays the same game
@@ -251,17 +252,20 @@ def test_trace():
     assert again.output == r.output
 
 
-def test_trace_game_index_rotates_the_dealer():
-    r = invoke("trace", "--rules", "family", "--players", 3, "--seed", 1, "--game", 4)
-    assert r.exit_code == 0, r.output
-    assert "dealer seat 1" in r.output
-    assert "seat 2 starts" in r.output
+def test_trace_game_index_is_the_tournament_numbering():
+    """Game g of a 3-seat tournament is rotation g % 3 of deal g // 3, dealt by seat deal % 3."""
+    for g in (4, 7):
+        r = invoke("trace", "--rules", "family", "--players", 3, "--seed", 1, "--game", g)
+        assert r.exit_code == 0, r.output
+        assert f"game {g} (deal {g // 3}, dealer seat {g // 3 % 3})" in r.output
+        assert f"dealer seat {g // 3 % 3}" in r.output.splitlines()[1]
 
 
 def test_trace_move_cap_reports_unfinished():
     r = invoke("trace", "--rules", "palace", "--players", 4, "--seed", 2, "--house", "max_moves:10")
     assert r.exit_code == 0, r.output
-    assert r.output.strip().splitlines()[-1].startswith("unfinished")
+    lines = r.output.strip().splitlines()
+    assert lines[-2].startswith("unfinished (move cap)") and "move cap 10 reached" in lines[-3]
 
 
 def test_strategies():

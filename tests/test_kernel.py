@@ -1,6 +1,7 @@
 """The compiled kernel: RNG, observations, plugins, errors, caching, reproducibility."""
 
 import json
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -141,6 +142,13 @@ def test_failing_plugin_stops_the_run_naming_plugin_seed_and_position(tmp_path, 
         play_chunk(spec, 0, 10)
     msg = str(err.value)
     assert name in msg and "seed 42" in msg and "pile" in msg and "seat" in msg
+    # the message ends with the command that replays the game; it fails the same way
+    cmd = msg.splitlines()[-1].split("replay it move by move: ", 1)[1]
+    assert f"--game {err.value.game}" in cmd and "--seed 42" in cmd
+    from typer.testing import CliRunner
+    from shedsim.cli import app
+    r = CliRunner().invoke(app, shlex.split(cmd)[1:])
+    assert r.exit_code == 1 and name in r.output and f"game {err.value.game}" in msg
 
 
 def test_python_plugin_runs_on_reference_engine_and_illegal_index_is_reported(tmp_path):

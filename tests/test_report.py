@@ -162,8 +162,11 @@ def test_page_references_nothing_external(built):
     assert 'src="http' not in low and "<link" not in low and "<script" not in low and "url(" not in low
     page = _parse(text)
     assert "script" not in page.tags and "link" not in page.tags and "iframe" not in page.tags
-    for href in page.hrefs:  # only links inside the page, each to an existing anchor
-        assert href.startswith("#") and href[1:] in page.ids, href
+    for href in page.hrefs:  # links inside the page to an existing anchor, or to a run's CSV file
+        if href.startswith("#"):
+            assert href[1:] in page.ids, href
+        else:  # relative to the page, and it resolves
+            assert href.endswith(".csv") and ":" not in href and (built.parent / href).is_file(), href
 
 
 def test_page_shows_each_run_with_its_parts(inputs, built):
@@ -198,14 +201,22 @@ def html_escaped(s: str) -> str:
     return html.escape(s, quote=True)
 
 
-def test_tables_keep_the_text_and_long_ones_are_cut(inputs, built):
+def test_tables_are_formatted_as_the_console_does_and_long_ones_are_cut(inputs, built):
     text = built.read_text()
-    assert '<td class="num">1.50e-03</td>' in text and '<td class="num">0.4300</td>' in text
-    assert f"first 30 of {LONG_ROWS} rows; full table in <code>{inputs[1] / 'rules.csv'}</code>" in text
+    # a rate and its Wilson bounds in one cell, as percentages; a p-value in 2 significant digits
+    assert '<td class="num">43.00% [41.00, 45.00]</td><td class="num">0.0015</td>' in text
+    assert "0.4300" not in text and "1.50e-03" not in text
+    csv_link = f'<a href="../{inputs[1].parent.name}/compare/rules.csv">rules.csv</a>'
+    assert f"first 30 of {LONG_ROWS} rows: the full table is in {csv_link}" in text
     assert "<td>rule29</td>" in text and "<td>rule30</td>" not in text
-    summary = (inputs[0] / "summary.csv").read_text().splitlines()[1].split(",")
-    num = ' class="num"'
-    assert "".join(f"<td{num if c[0].isdigit() else ''}>{c}</td>" for c in summary[:4]) in text
+    # the tournament's summary: the columns a reader needs, formatted; the rest named and linked
+    header, first = [line.split(",") for line in (inputs[0] / "summary.csv").read_text().splitlines()[:2]]
+    row = dict(zip(header, first))
+    win = float(row["win_rate"]), float(row["win_lo"]), float(row["win_hi"])
+    assert f'<td class="num">{int(row["games"]):,}</td><td class="num">{100 * win[0]:.2f}% ' \
+           f"[{100 * win[1]:.2f}, {100 * win[2]:.2f}]</td>" in text
+    assert "more column(s) (spec, wins, losses, rating_se, still_in_at_cap, burns_per_game" in text
+    assert "<th>rating se</th>" not in text and "<th>packed</th>" not in text
 
 
 def test_tournament_without_headline_gets_one_from_its_summary(inputs):
@@ -226,8 +237,9 @@ def test_markdown_summary(inputs, built):
     assert "- H1 accepted after 4,000 games" in md and "- palace games are 12% [10%, 14%] longer" in md
     assert "- Ranking: 1. greedy, 2. random" in md
     assert "| setting | value |" in md and "| rules | shithead |" in md and "| house | low7 |" in md
-    assert "| rank | strategy | spec | games |" in md  # the tournament's main table
-    assert f"first 30 of {LONG_ROWS} rows; full table in `{inputs[1] / 'rules.csv'}`" in md
+    assert "| rank | strategy | games | win rate | loss rate | mean place | rating |" in md  # the main table
+    assert f"first 30 of {LONG_ROWS} rows: the full table is in [rules.csv](../{inputs[1].parent.name}/compare/rules.csv)" in md
+    assert "| 43.00% [41.00, 45.00] | 0.0015 |" in md
     assert "\\| y" in md  # a pipe inside a cell is escaped
     links = [seg.split("](", 1)[1].split(")", 1)[0] for seg in md.split("[")[1:] if "](" in seg]
     charts = [link for link in links if link.endswith(".png")]
@@ -254,7 +266,9 @@ def test_outputs_missing_from_run_json_fall_back_to_the_directory(tmp_path):
     assert r.exit_code == 0, r.output
     assert len(_parse(out.read_text()).imgs) == 2 and not out.with_suffix(".md").exists()
     text = out.read_text()
-    assert "run.json records no headline" in text and "(no rows)" in text
+    assert "this run recorded no headline" in text
+    # a table with only its header in a run that played games is shown as damaged, not as a quiet empty table
+    assert '<p class="warn">damaged? this file holds only its header line although the run played games' in text
     assert "<tr><td>1</td><td class=\"num\">2</td></tr>" in text  # alignment by column: x holds a J
 
 
@@ -277,6 +291,15 @@ def _damage(kind: str, d: Path) -> tuple[Path, str]:
     if kind == "run.json not utf8":
         (d / "run.json").write_bytes(b'{"command": "\xff"}')
         return d, "run.json' is not UTF-8"
+    if kind == "run.json empty":
+        (d / "run.json").write_text("")
+        return d, "run.json' is empty"
+    if kind == "run.json near-empty":
+        (d / "run.json").write_text('{"seed": 3}')
+        return d, "run.json' records none of command, spec, title, headline or outputs"
+    if kind == "csv cut mid-line":  # the right number of cells, but the last one cut short
+        (d / "swaps.csv").write_bytes(b"swap,delta\nkeep 10,0.031\nkeep 9,0.0")
+        return d, "swaps.csv' is truncated: its last line has no line end"
     info = json.loads((d / "run.json").read_text())
     if kind == "headline a string":
         info["headline"] = "oops"
@@ -314,7 +337,7 @@ def _damage(kind: str, d: Path) -> tuple[Path, str]:
 
 BAD = ["missing dir", "a file as dir", "no run.json", "run.json not json", "run.json a list", "run.json not utf8",
        "headline a string", "output outside", "listed csv missing", "ragged csv", "csv not utf8", "empty csv",
-       "csv is a directory", "truncated png", "not a png"]
+       "csv is a directory", "truncated png", "not a png", "run.json empty", "run.json near-empty", "csv cut mid-line"]
 
 
 @pytest.mark.parametrize("kind", BAD)

@@ -51,7 +51,7 @@ def report(
         for opt, p in (("--out", out), ("--md", md_path)):
             if p is not None and os.path.realpath(p) in inputs:
                 raise R.ReportError(f"{opt}: {str(p)!r} is one of the input files; writing it would destroy it")
-        page = R.render_html(runs, title)
+        page = R.render_html(runs, title, out)
         summary = R.render_markdown(runs, title, md_path, out) if md_path is not None else None
     except R.ReportError as e:
         fail(str(e), e.code)

@@ -7,6 +7,7 @@ imported inside the command.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -147,7 +148,9 @@ def tournament(
     except BackendError as e:
         fail(str(e))
     except SimulationError as e:
-        fail(f"{e}\n({len(store.done_chunks(spec))} of {spec.n_chunks} finished chunks are kept in {str(root)})", 1)
+        again = ("" if e.game is None else
+                 f"\nreplay the game from this run: shedsim trace --from {shlex.quote(str(root))} --game {e.game}")
+        fail(f"{e}{again}\n({len(store.done_chunks(spec))} of {spec.n_chunks} finished chunks are kept in {str(root)})", 1)
     except atomic.WriteError as e:  # disk full while storing a chunk
         fail(f"{e}\n({len(store.done_chunks(spec))} of {spec.n_chunks} finished chunks are kept in {str(root)}; "
              f"free some space, then continue with: shedsim tournament --resume {str(root)})", 3)

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
+from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_rules
 
 
 def trace(
@@ -15,31 +15,63 @@ def trace(
     house: HouseOpt = None,
     rules_file: RulesFileOpt = None,
     players: Annotated[int, typer.Option("--players", "-p", help="Number of seats.")] = 2,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Run seed; the game is game 0 of this seed.", min=0)] = 0,
-    game: Annotated[int, typer.Option("--game", help="Game index within the seed (the dealer is game % players).", min=0)] = 0,
-    strategies: Annotated[str, typer.Option("--strategies", help="Comma-separated strategies, seated in turn.")] = "greedy,random",
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Run seed (as the tournament's --seed).", min=0)] = 0,
+    game: Annotated[int, typer.Option("--game", "-g", help="Game index, numbered as the run numbers its games: "
+                                      "game g of a tournament of P seats is rotation g % P of deal g // P (the "
+                                      "index error messages print).", min=0)] = 0,
+    strategies: Annotated[str, typer.Option("--strategies", help="Comma-separated strategies (NAME, NAME:param=v or "
+                                            "LABEL=NAME), read as the tournament reads them. One strategy sits in "
+                                            "every seat (deal g in game g, as bench plays); two or more are a "
+                                            "tournament: tables, rotations and paired deals as `shedsim tournament "
+                                            "--strategies ...` plays them.")] = "greedy,random",
+    seat_orders: Annotated[str, typer.Option("--seat-orders", help="As the tournament's --seat-orders: all (every "
+                                             "cyclic seating order) or sorted.")] = "all",
+    stream: Annotated[int, typer.Option("--stream", min=0, help="Strategy-stream number (compare-rules plays "
+                                        "rule variant i on stream i); 0 for tournaments.")] = 0,
+    from_dir: Annotated[Optional[Path], typer.Option("--from", help="A finished tournament's output directory: "
+                                                     "replay its game --game exactly (rules, strategies, seed "
+                                                     "and seating from its spec.json).")] = None,
     strategy_path: StrategyPathOpt = None,
 ) -> None:
-    """Play one game on the reference engine and print it move by move."""
-    import numpy as np
+    """Play one game on the reference engine and tell it move by move.
 
-    from shedsim.rules.engine import StrategyError, play_game
+    Shows the deal and the swap phase (what each seat put face up), the table after the
+    swap, then every move: the seat, its stage [hand], [face-up] or [face-down], the cards
+    played or turned, why the pile burned (a burn card, or four of a rank in a row), skips
+    and reverses, cards drawn from the stock, who went out, and the pile's top cards and
+    size after the move. Ends with every place.
+
+    Games are numbered as the run that played them numbers them, so a game an error message
+    names is replayed by the command it prints: `shedsim trace --from RUN_DIR --game N` for
+    a tournament directory, or the same rules, players, strategies, seed and --game.
+
+    Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4;
+    shedsim trace --from reports/latest --game 24
+    """
+    from shedsim.analysis.replay import ReplayError, replay_game, run_dir_spec, tournament_run_spec
+    from shedsim.rules.engine import StrategyError
     from shedsim.rules.ruleset import RulesError
-    from shedsim.seeding import game_keys
-    rs = load_rules(rules, house, rules_file)
+    paths = tuple(str(p) for p in strategy_path or [])
     try:
-        rs.check_players(players)
-    except RulesError as e:
+        if from_dir is not None:
+            spec = run_dir_spec(from_dir, paths or None)
+            where = f"{from_dir}: seed {spec.seed} game {game}"
+        else:
+            rs = load_rules(rules, house, rules_file)
+            try:
+                rs.check_players(players)
+            except RulesError as e:
+                fail(str(e))
+            spec = tournament_run_spec(rs, players, strategies, seed, game, seat_orders, stream, paths)
+            where = f"seed {seed} game {game}"
+        rep = replay_game(spec, game)
+    except ReplayError as e:
         fail(str(e))
-    names = [s.strip() for s in strategies.split(",") if s.strip()]
-    if not names:
-        fail("--strategies: name at least one strategy")
-    seated = load_players([names[i % len(names)] for i in range(players)], strategy_path)
-    dk, sk = game_keys(seed, np.array([game]))
-    try:
-        result = play_game(rs, seated, int(dk[0]), int(sk[0]), dealer=game % players, trace=True)
     except StrategyError as e:
-        fail(str(e))
-    typer.echo(f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; seed {seed} game {game}")
-    for line in result.trace:
+        fail(str(e), 1)
+    rs = spec.rules
+    typer.echo(f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; {spec.players} players; "
+               f"{where} (deal {rep.deal}, dealer seat {rep.dealer}); seats: "
+               + ", ".join(f"{i} {lab}" for i, lab in enumerate(rep.labels)))
+    for line in rep.lines:
         typer.echo(line)

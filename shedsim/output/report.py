@@ -168,10 +168,12 @@ def read_json(path: Path) -> dict[str, Any]:
         raise ReportError(f"cannot read {_q(path)}: {e.strerror or e}") from None
     except UnicodeDecodeError as e:
         raise ReportError(f"{_q(path)} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    if not text.strip():
+        raise ReportError(f"{_q(path)} is empty (an interrupted write?): not a shedsim run.json")
     try:
         info = json.loads(text)
     except ValueError as e:
-        raise ReportError(f"{_q(path)} is not valid JSON ({e})") from None
+        raise ReportError(f"{_q(path)} is not valid JSON, truncated or damaged ({e})") from None
     if not isinstance(info, dict):
         raise ReportError(f"{_q(path)} is not a shedsim run.json (a JSON object was expected, "
                           f"found {type(info).__name__})")
@@ -202,6 +204,11 @@ def read_csv(path: Path, max_rows: int = MAX_ROWS) -> Table:
                 n += 1
                 if len(rows) < max_rows:
                     rows.append(row)
+        with open(path, "rb") as fb:
+            fb.seek(-1, os.SEEK_END)
+            if fb.read(1) != b"\n":
+                raise ReportError(f"{_q(path)} is truncated: its last line has no line end "
+                                  "(an interrupted write?); run the command again")
     except ReportError:
         raise
     except FileNotFoundError:
@@ -373,9 +380,45 @@ def _short(key: str, v: Any, src: dict[str, Any]) -> str | None:
         return _text(v)
     if isinstance(v, list) and all(isinstance(x, scalar) for x in v):
         return _text(v)
-    if isinstance(v, dict) and 0 < len(v) <= 8 and all(x is None or isinstance(x, scalar) for x in v.values()):
-        return "; ".join(f"{k}: {_text(x)}" for k, x in v.items())
+    if isinstance(v, dict) and 0 < len(v) <= 12 and all(x is None or isinstance(x, scalar) for x in v.values()):
+        return _flat_dict(v)
     return None
+
+
+def _flat_dict(v: dict[str, Any]) -> str:
+    """A small flat object as one line: an estimate ``X`` (or ``X_share``, ``X_rate``,
+    ``mean_X``) with ``X_lo``/``X_hi`` as ``X value [lo, hi]``, shares and rates as
+    percentages, other floats in four significant digits, names with spaces."""
+    def num(y: Any) -> bool:
+        return isinstance(y, (int, float)) and not isinstance(y, bool)
+
+    groups: dict[str, tuple[str, str]] = {}
+    bound: set[str] = set()
+    for k in v:
+        for stem in (k, k.removesuffix("_share"), k.removesuffix("_rate"), k.removeprefix("mean_")):
+            lo, hi = f"{stem}_lo", f"{stem}_hi"
+            if lo != k and num(v[k]) and num(v.get(lo)) and num(v.get(hi)) and lo not in bound:
+                groups[k] = (lo, hi)
+                bound.update((lo, hi))
+                break
+    parts = []
+    for k, x in v.items():
+        if k in bound:
+            continue
+        pct = k.endswith(("_share", "_rate"))
+        name = k.replace("_", " ")
+        if not num(x) or (isinstance(x, int) and k not in groups):
+            parts.append(f"{name}: {_text(x)}")
+            continue
+
+        def fmt(y: float) -> str:
+            return f"{100 * y:.1f}" if pct else f"{y:.4g}"
+        text = f"{name} {fmt(x)}{'%' if pct else ''}"
+        if k in groups:
+            lo, hi = groups[k]
+            text += f" [{fmt(v[lo])}, {fmt(v[hi])}]"
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def _generic_spec(info: dict[str, Any]) -> list[tuple[str, str]]:
@@ -487,6 +530,9 @@ def load_run(directory: Path | str, max_rows: int = MAX_ROWS) -> Run:
     _check_type(info, "headline", list, path, "a list of strings")
     _check_type(info, "command", str, path, "a string")
     _check_type(info, "title", str, path, "a string")
+    if not any(info.get(k) is not None for k in ("command", "spec", "outputs", "title", "headline")):
+        raise ReportError(f"{_q(path)} records none of command, spec, title, headline or outputs: "
+                          "it is truncated or not a shedsim run.json")
     headline = info.get("headline") or []
     if not all(isinstance(h, str) for h in headline):
         raise ReportError(f"{_q(path)}: 'headline' must be a list of strings")
@@ -593,6 +639,7 @@ dl.glossary dd { margin-left: 1.5em; }
 details { margin: 0.6em 0; }
 details summary { cursor: pointer; color: var(--accent); }
 .top { font-size: 0.85em; float: right; }
+.warn { color: #8a1f11; background: #fdecea; border-left: 4px solid #c0392b; padding: 6px 10px; }
 """
 
 
@@ -611,17 +658,41 @@ def _kv_table(items: list[tuple[str, str]], caption: str | None = None) -> str:
     return f'<div class="tablewrap"><table class="kv">{cap}<tbody>{rows}</tbody></table></div>'
 
 
-def _data_table(t: Table, anchor: str) -> str:
-    num = _numeric_columns(t.header, t.rows)
-    head = "".join(f'<th class="num">{_e(c)}</th>' if n else f"<th>{_e(c)}</th>" for c, n in zip(t.header, num))
+def _href(path: Path, base: Path | None) -> str:
+    """A link to ``path``: relative to ``base`` (the page's directory) when given, else a
+    ``file:`` URI."""
+    from urllib.parse import quote
+    if base is None:
+        return path.resolve().as_uri()
+    return quote(_rel(path, base))
+
+
+def _data_table(t: Table, anchor: str, base: Path | None = None, played: bool = False) -> str:
+    """A CSV as the page shows it (:func:`shedsim.output.tables.view`: formatted as the
+    console does, only the columns a reader needs), a link to the full file when rows or
+    columns are left out, and a warning when the file holds only its header although the
+    run played games (``played``)."""
+    from shedsim.output.tables import view
+    v = view(t.name, t.header, t.rows)
+    head = "".join(f'<th class="num">{_e(c)}</th>' if n else f"<th>{_e(c)}</th>" for c, n in zip(v.header, v.numeric))
     body = "".join("<tr>" + "".join(
-        f'<td class="num">{_e(c)}</td>' if n else f"<td>{_e(c)}</td>" for c, n in zip(row, num))
-        + "</tr>" for row in t.rows)
-    note = ""
+        f'<td class="num">{_e(c)}</td>' if n else f"<td>{_e(c)}</td>" for c, n in zip(row, v.numeric))
+        + "</tr>" for row in v.rows)
+    link = f'<a href="{_e(_href(t.path, base))}">{_e(t.name)}</a>'
+    bits = []
     if t.truncated:
-        note = f'<p class="note">first {len(t.rows)} of {t.n_rows:,} rows; full table in <code>{_e(t.path)}</code></p>'
-    elif t.n_rows == 0:
-        note = '<p class="note">(no rows)</p>'
+        bits.append(f"first {len(t.rows)} of {t.n_rows:,} rows")
+    if v.hidden:
+        bits.append(f"{len(v.hidden)} more column(s) ({', '.join(v.hidden)})")
+    note = ""
+    if bits:
+        note = f'<p class="note">{_e("; ".join(bits))}: the full table is in {link} (<code>{_e(t.path)}</code>)</p>'
+    elif t.n_rows:
+        note = f'<p class="note">as a file: {link}</p>'
+    if t.n_rows == 0:
+        note = ('<p class="warn">damaged? this file holds only its header line although the run played games '
+                f"(truncated or written by an interrupted run): <code>{_e(t.path)}</code></p>" if played
+                else '<p class="note">(no rows)</p>')
     return (f'<h3 id="{anchor}">Table: {_e(_label(t.name))} <span class="kind">{_e(t.name)}</span></h3>'
             f'<div class="tablewrap"><table class="data"><thead><tr>{head}</tr></thead>'
             f"<tbody>{body}</tbody></table></div>{note}")
@@ -643,10 +714,13 @@ def _shedsim_version() -> str:
         return "?"
 
 
-def render_html(runs: list[Run], title: str | None = None) -> str:
+def render_html(runs: list[Run], title: str | None = None, html_path: Path | str | None = None) -> str:
     """The self-contained HTML page for ``runs`` (str). ``title`` defaults to the run's
     title when there is one run, else ``shedsim report``. Every text is escaped; charts
-    are ``data:image/png;base64`` URIs of the bytes as read; nothing external is referenced."""
+    are ``data:image/png;base64`` URIs of the bytes as read; nothing external is loaded (the
+    only references are links to the full CSV files: relative to ``html_path``'s directory
+    when given, else ``file:`` URIs)."""
+    base = Path(html_path).parent if html_path is not None else None
     if title is None:
         title = runs[0].title if len(runs) == 1 else "shedsim report"
     n_charts = sum(len(r.charts) for r in runs)
@@ -663,12 +737,22 @@ def render_html(runs: list[Run], title: str | None = None) -> str:
                      f"<code>{_e(r.directory)}</code></li>")
     parts.append("</ol></nav>")
     for k, r in enumerate(runs, 1):
-        parts.append(_render_run(r, k))
+        parts.append(_render_run(r, k, base))
     parts.append("</main></body></html>\n")
     return "\n".join(parts)
 
 
-def _render_run(r: Run, k: int) -> str:
+def _played(info: dict[str, Any]) -> bool:
+    """Whether run.json says games were played (``games_in_results`` or ``games`` > 0)."""
+    for src in (info, info.get("spec") if isinstance(info.get("spec"), dict) else {}):
+        for key in ("games_in_results", "games"):
+            g = src.get(key)
+            if isinstance(g, int) and not isinstance(g, bool):
+                return g > 0
+    return False
+
+
+def _render_run(r: Run, k: int, base: Path | None = None) -> str:
     a = f"run-{k}"
     p = [f'<section class="run" id="{a}"><a class="top" href="#top">back to top</a>',
          f"<h2>{k}. {_e(r.title)}</h2>",
@@ -677,10 +761,8 @@ def _render_run(r: Run, k: int) -> str:
     p.append(f'<h3 id="{a}-headline">Headline</h3>')
     if r.headline:
         p.append('<ul class="headline">' + "".join(f"<li>{_e(h)}</li>" for h in r.headline) + "</ul>")
-        if r.headline_source and r.headline_source != "run.json":
-            p.append(f'<p class="note">derived from {_e(r.headline_source)} (run.json records no headline)</p>')
     else:
-        p.append('<p class="note">run.json records no headline.</p>')
+        p.append('<p class="note">this run recorded no headline.</p>')
     p.append(f'<h3 id="{a}-spec">Specification</h3>')
     p.append(_kv_table(r.spec) if r.spec else '<p class="note">run.json records no specification fields.</p>')
     if r.fields:
@@ -696,7 +778,7 @@ def _render_run(r: Run, k: int) -> str:
             n_fig += 1
             p.append(_figure(item, anchor, f"{k}.{n_fig}", r.title))
         else:
-            p.append(_data_table(item, anchor))
+            p.append(_data_table(item, anchor, base, _played(r.info)))
     if not r.items:
         p.append('<p class="note">no charts or tables listed in run.json outputs.</p>')
     if r.definitions:
@@ -716,9 +798,11 @@ def _md_cell(s: Any) -> str:
     return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
+def _md_table(header: list[str], rows: list[list[str]], numeric: list[bool] | None = None) -> str:
+    if numeric is None:
+        numeric = _numeric_columns(header, rows)
     lines = ["| " + " | ".join(_md_cell(c) for c in header) + " |",
-             "|" + "|".join("---:" if n else "---" for n in _numeric_columns(header, rows)) + "|"]
+             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
@@ -738,6 +822,7 @@ def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | s
     relative to ``md_path``'s directory (absolute when ``md_path`` is None). With
     ``html_path`` (the page of :func:`render_html`), each run also links to its section of
     that page, where its charts are embedded."""
+    from shedsim.output.tables import view
     if title is None:
         title = runs[0].title if len(runs) == 1 else "shedsim report"
     base = Path(md_path).parent if md_path is not None else None
@@ -751,10 +836,8 @@ def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | s
                 + (f"; command `{r.command}`" if r.command else ""), "", "### Headline", ""]
         if r.headline:
             out += [f"- {h}" for h in r.headline]
-            if r.headline_source and r.headline_source != "run.json":
-                out += ["", f"(derived from {r.headline_source}; run.json records no headline)"]
         else:
-            out.append("(run.json records no headline)")
+            out.append("(this run recorded no headline)")
         out += ["", "### Specification", ""]
         out.append(_md_table(["setting", "value"], [[a, b] for a, b in r.spec]) if r.spec else "(none recorded)")
         want = MAIN_TABLES.get(r.kind)
@@ -762,9 +845,13 @@ def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | s
         if want is not None:
             tables.sort(key=lambda t: want.index(t.name))
         for t in tables:
-            out += ["", f"### {_label(t.name)} (`{t.name}`)", "", _md_table(t.header, t.rows)]
-            if t.truncated:
-                out += ["", f"first {len(t.rows)} of {t.n_rows:,} rows; full table in `{t.path}`"]
+            v = view(t.name, t.header, t.rows)
+            out += ["", f"### {_label(t.name)} (`{t.name}`)", "", _md_table(v.header, v.rows, v.numeric)]
+            bits = ([f"first {len(t.rows)} of {t.n_rows:,} rows"] if t.truncated else []) + (
+                [f"{len(v.hidden)} more column(s)"] if v.hidden else [])
+            if bits:
+                href = _rel(t.path, base) if base else t.path.resolve().as_posix()
+                out += ["", f"{'; '.join(bits)}: the full table is in [{t.name}]({href})"]
             elif t.n_rows == 0:
                 out += ["", "(no rows)"]
         rest = [t for t in r.tables if t not in tables]

@@ -23,7 +23,13 @@ from shedsim.seeding import game_keys
 
 
 class SimulationError(RuntimeError):
-    """A strategy failed during a run; the message names the plugin, seed, game and position."""
+    """A strategy failed during a run; the message names the plugin, seed, game and position,
+    and the ``shedsim trace`` command that replays the game. ``game``: the failing game's
+    index in the run (None when unknown)."""
+
+    def __init__(self, message: str, game: int | None = None) -> None:
+        super().__init__(message)
+        self.game = game
 
 
 @dataclass(frozen=True)
@@ -149,7 +155,8 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
         swap_from = None if spec.swap_from is None else np.array(spec.swap_from, np.int64)
         rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from)
     except KernelError as e:
-        raise SimulationError(describe_failure(spec, known, sched, dk, sk, e)) from None
+        raise SimulationError(describe_failure(spec, known, sched, dk, sk, e),
+                              int(sched["index"][e.game])) from None
     if keep is not None:
         rec = {k: v for k, v in rec.items() if k in keep}
     return ChunkResult(start, stop, rec, sched["seating"] if keep is None else None,
@@ -166,17 +173,63 @@ def describe_failure(spec: RunSpec, known, sched, dk, sk, err) -> str:
     for e in seating:
         name, overrides = parse_spec(spec.entries[e])
         players.append(known[name].player(spec.labels[e], overrides))
-    head = (f"run seed {spec.seed}, game {int(sched['index'][g])} (deal {int(sched['deal'][g])}, "
+    game = int(sched["index"][g])
+    head = (f"run seed {spec.seed}, game {game} (deal {int(sched['deal'][g])}, "
             f"dealer seat {int(sched['dealer'][g])})")
+    command = replay_command(spec, game)
+    replay = f"\nreplay it move by move: {command}" if command else ""
     try:
         play_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]))
     except StrategyError as se:
-        return f"{se}\n[{head}]"
+        return f"{se}\n[{head}]{replay}"
     except Exception as ex:  # noqa: BLE001
-        return f"strategy failed: {type(ex).__name__}: {ex}\n[{head}]"
+        return f"strategy failed: {type(ex).__name__}: {ex}\n[{head}]{replay}"
     seat = err.seat
     who = spec.labels[seating[seat]] if seat >= 0 else "a strategy"
-    return f"strategy {who!r} failed in the kernel ({err}) [{head}]"
+    return f"strategy {who!r} failed in the kernel ({err}) [{head}]{replay}"
+
+
+def rules_options(rules: RuleSet) -> list[str] | None:
+    """Command-line options that rebuild ``rules`` (``--rules NAME --house T ...``), or
+    None when no preset plus toggles gives it (a rules file with its own settings)."""
+    from shedsim.rules.ruleset import RulesError, build
+    try:
+        if build(rules.name, list(rules.house)).to_dict() == rules.to_dict():
+            return ["--rules", rules.name] + [x for h in rules.house for x in ("--house", h)]
+    except (RulesError, OSError, ValueError):
+        pass
+    return None
+
+
+def replay_command(spec: RunSpec, game: int, rules_args: list[str] | None = None) -> str | None:
+    """The ``shedsim trace`` command that replays game ``game`` of the run ``spec`` on the
+    reference engine, told move by move (same deal, seats and strategy stream; the game
+    numbering of :func:`schedule_games`). ``rules_args`` (e.g. ``["--rules-file", PATH]``)
+    replaces the rules options when given. None when the run cannot be written as trace
+    options: swap policies lent between seats (the swap study), or rules from a file
+    that ``rules_args`` does not name."""
+    import re
+    import shlex
+    if spec.swap_from is not None or spec.seated:
+        return None
+    if (spec.schedule == "same") != (len(spec.entries) == 1):
+        return None
+    rargs = rules_args if rules_args is not None else rules_options(spec.rules)
+    if rargs is None:
+        return None
+    items = []
+    for label, entry in zip(spec.labels, spec.entries):
+        plain = label == entry or not re.fullmatch(r"[A-Za-z0-9_.#+-]+", label)
+        items.append(entry if plain else f"{label}={entry}")
+    args = ["shedsim", "trace", *rargs, "--players", str(spec.players), "--strategies", ",".join(items),
+            "--seed", str(spec.seed), "--game", str(game)]
+    if spec.schedule == "tournament" and type(spec).tables is RunSpec.tables and spec.players > 2:
+        args += ["--seat-orders", "sorted"]
+    if spec.stream:
+        args += ["--stream", str(spec.stream)]
+    for p in spec.strategy_paths:
+        args += ["--strategy-path", str(p)]
+    return shlex.join(args)
 
 
 BACKENDS = ("loky", "dask", "ray")

@@ -1,0 +1,152 @@
+"""Replaying one game of a run on the reference engine, told move by move (``shedsim trace``).
+
+A game is named the same way everywhere: by its **game index** in a run's schedule
+(:func:`shedsim.runs.simulate.schedule_games`). Game g of a tournament of P seats is
+rotation g % P of deal g // P (every rotation of a deal gets the same cards); a run of one
+strategy in every seat (``bench``) plays deal g in game g. The deal and the strategies'
+coin flips come from ``(run seed, game index, deal index, stream)``
+(:func:`shedsim.seeding.game_keys`), so the reference engine replays any game of a run
+exactly: same cards, same seats, same strategy stream, and (the compiled kernel agreeing
+with the engine move for move: tests/test_differential.py) the same moves and places.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from shedsim.rules.engine import GameResult, play_game
+from shedsim.rules.narrate import narrate_game
+from shedsim.rules.ruleset import RuleSet
+from shedsim.runs.simulate import RunSpec, schedule_games
+from shedsim.seeding import game_keys
+
+
+class ReplayError(ValueError):
+    """A game that cannot be replayed: an unknown run directory, a game index outside the
+    run, a run whose seating cannot be rebuilt; the message names the option."""
+
+
+def tournament_run_spec(rules: RuleSet, players: int, strategies: str, seed: int, game: int,
+                        seat_orders: str = "all", stream: int = 0,
+                        strategy_paths: tuple[str, ...] = ()) -> RunSpec:
+    """The run whose game ``game`` ``shedsim trace`` plays: one strategy (``--strategies
+    greedy``) sits in every seat, deal g in game g (``bench``'s schedule); two or more
+    are a tournament of those entries, numbered exactly as ``shedsim tournament
+    --strategies ... --seat-orders ...`` numbers its games (tables, rotations, paired
+    deals). ``strategies`` is read as the tournament's ``--strategies`` (labels allowed).
+    Raises :class:`ReplayError` naming the option."""
+    from shedsim.analysis.tournament import (MAX_ARRANGED_TABLES, SEAT_ORDERS, ArrangedRunSpec, TournamentError,
+                                             arranged_count, parse_entries)
+    try:
+        items = parse_entries(strategies)
+    except TournamentError as e:
+        raise ReplayError(str(e)) from None
+    if seat_orders not in SEAT_ORDERS:
+        raise ReplayError(f"--seat-orders: one of {', '.join(SEAT_ORDERS)}; got {seat_orders!r}")
+    labels = tuple(lab for lab, _ in items)
+    entries = tuple(spec for _, spec in items)
+    games = game + 1
+    if len(items) == 1:
+        return RunSpec(rules, players, entries, labels, seed=seed, games=games, schedule="same",
+                       strategy_paths=strategy_paths, stream=stream)
+    arranged = seat_orders == "all" and arranged_count(len(items), players) <= MAX_ARRANGED_TABLES
+    cls = ArrangedRunSpec if arranged else RunSpec
+    return cls(rules, players, entries, labels, seed=seed, games=games, schedule="tournament",
+               strategy_paths=strategy_paths, stream=stream)
+
+
+def run_dir_spec(run_dir: Path, strategy_paths: tuple[str, ...] | None = None) -> RunSpec:
+    """The :class:`RunSpec` of a tournament run directory (its ``spec.json``), checked as
+    ``--resume`` checks it: the rules and every strategy's source unchanged. Raises
+    :class:`ReplayError` naming ``--from``."""
+    from shedsim.analysis.tournament import Store, TournamentError, spec_from_store
+    try:
+        spec = spec_from_store(Store(Path(run_dir)), strategy_paths)
+    except TournamentError as e:
+        msg = str(e)
+        raise ReplayError("--from: " + (msg[len("--resume: "):] if msg.startswith("--resume: ") else msg)) from None
+    if spec.swap_from is not None:
+        raise ReplayError(f"--from: {str(run_dir)!r} is a swap study (swap policies lent between seats); "
+                          f"replaying its games is not supported")
+    return spec.run_spec()
+
+
+@dataclass
+class Replay:
+    """One replayed game: its place in the run (``game``, ``deal``, ``dealer``), the seats'
+    labels and entry numbers, the keys of its two random streams, the engine's
+    :class:`~shedsim.rules.engine.GameResult` and the game told move by move (``lines``)."""
+
+    game: int
+    deal: int
+    dealer: int
+    labels: list[str]
+    seating: list[int]
+    deal_key: int
+    strategy_key: int
+    result: GameResult
+    lines: list[str]
+
+
+def replay_game(spec: RunSpec, game: int, narrate: bool = True) -> Replay:
+    """Play game ``game`` of ``spec`` on the reference engine (same deal, seats and coin
+    flips as the run) and, with ``narrate``, tell it move by move
+    (:func:`shedsim.rules.narrate.narrate_game`).
+
+    Raises :class:`ReplayError` for a game index outside the run or a plugin that cannot be
+    loaded, :class:`shedsim.rules.engine.StrategyError` when a strategy fails.
+    """
+    from shedsim.plugins import PluginError, discover, parse_spec
+    if game < 0 or game >= spec.games:
+        raise ReplayError(f"--game: the run has {spec.games:,} games, numbered 0 to {spec.games - 1}; got {game}")
+    sched = schedule_games(spec, game, game + 1)
+    dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
+    seating = [int(e) for e in sched["seating"][0]]
+    try:
+        known = discover(list(spec.strategy_paths))
+        players = []
+        for e in seating:
+            name, overrides = parse_spec(spec.entries[e])
+            if name not in known:
+                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+            players.append(known[name].player(spec.labels[e], overrides))
+    except PluginError as e:
+        raise ReplayError(f"--strategies: {e}") from None
+    dealer = int(sched["dealer"][0])
+    result = play_game(spec.rules, players, int(dk[0]), int(sk[0]), dealer)
+    labels = [spec.labels[e] for e in seating]
+    lines: list[str] = []
+    if narrate:
+        lines, final = narrate_game(spec.rules, int(dk[0]), dealer, result.face_up, result.start_seat,
+                                    result.move_codes, labels, [p.deterministic for p in players])
+        places = [final.place_of(i) for i in range(spec.players)]
+        if places != result.places:  # the record replays to another end: a bug, never silent
+            raise RuntimeError(f"game {game}: the told game ends with places {places}, the played one with "
+                               f"{result.places}")
+        if result.unfinished:
+            lines.append("unfinished (" + {"cap": "move cap", "stalled": "stalled", "loop": "proven loop"}
+                         .get(result.end, result.end) + ")" + (
+                             "; placed by cards held" if spec.rules.stalemate == "most_cards" else
+                             "; the seats still in share the places left"))
+        order = sorted((p, i) for i, p in enumerate(result.places) if p)
+        still = [i for i, p in enumerate(result.places) if not p]
+        lines.append("places: " + ", ".join([f"{p}. seat {i} ({labels[i]})" for p, i in order]
+                                            + [f"seat {i} ({labels[i]}) shares the places left" for i in still]))
+    return Replay(game, int(sched["deal"][0]), dealer, labels, seating, int(dk[0]), int(sk[0]), result, lines)
+
+
+def saved_record(run_dir: Path, game: int) -> dict[str, np.ndarray] | None:
+    """Game ``game``'s row of a run saved with ``--save-games`` (``games/*.parquet``), as
+    a dict of column -> value; None when the run saved no games file holding it."""
+    import pyarrow.parquet as pq
+    for f in sorted((Path(run_dir) / "games").glob("*.parquet")):
+        t = pq.read_table(f)
+        games = t.column("game").to_numpy()
+        hit = np.nonzero(games == game)[0]
+        if hit.size:
+            row = t.slice(int(hit[0]), 1).to_pydict()
+            return {k: v[0] for k, v in row.items()}
+    return None
