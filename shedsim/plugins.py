@@ -216,6 +216,21 @@ def parse_spec(text: str) -> tuple[str, dict[str, int]]:
     return name, overrides
 
 
+def deterministic_identity(known: dict[str, "Strategy"], spec: str) -> tuple | None:
+    """What makes two entries play identically: ``(name, parameter values)`` for a spec of
+    a deterministic strategy (its moves a function of what it sees), None for a strategy
+    with randomness or a spec that does not read. Two entries with the same identity,
+    seated with nobody else, replay the same game under every rotation of a deal."""
+    try:
+        name, overrides = parse_spec(spec)
+        s = known[name]
+        if not s.deterministic:
+            return None
+        return (name, tuple(int(x) for x in s.params_array(overrides)))
+    except (PluginError, KeyError):
+        return None
+
+
 DECISION_TIMEOUT_ENV = "SHEDSIM_DECISION_TIMEOUT"
 DEFAULT_DECISION_TIMEOUT = 10.0
 

@@ -187,6 +187,26 @@ def test_aa_runs_accept_h0():
     assert r.score == 0.5 and r.lo == r.hi == 0.5
 
 
+def test_identical_deterministic_strategies_are_called_degenerate(tmp_path):
+    """greedy against greedy cannot fail (every pair scores exactly 1/2): the command says
+    so and what to run instead; random against random, or an unpaired run, is a real test."""
+    assert S.degenerate_note("greedy", "greedy", 2) is not None
+    assert S.degenerate_note("expert:search=0", "expert:search=0", 3) is not None
+    assert S.degenerate_note("random", "random", 2) is None
+    assert S.degenerate_note("greedy", "greedy", 2, paired=False) is None
+    assert S.degenerate_note("expert:search=0", "expert:search=1", 2) is None
+    out = tmp_path / "aa"
+    r = cli("--a", "greedy", "--b", "greedy", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())  # the console wraps long notes
+    assert "degenerate comparison" in said and "--a random --b random" in said
+    info = json.loads((out / "run.json").read_text())
+    assert info["notes"] and "cannot fail" in info["notes"][0]
+    assert "+0.0  [+0.0, +0.0]" in r.output  # exact: zero width, no "-0.0"
+    r = cli("--a", "random", "--b", "random", "--max-games", "400", "--quiet")
+    assert r.exit_code == 0 and "degenerate comparison" not in " ".join(r.output.split())
+
+
 def test_unpaired_uses_the_trinomial_model():
     r = S.run_sprt("greedy", "expert", "shithead", seed=1, paired=False)
     assert len(r.counts) == 3 and r.unit_games == 1 and r.games == r.units

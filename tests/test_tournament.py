@@ -533,6 +533,35 @@ def test_aa_tournament_shows_no_difference(tmp_path, strategies):
     assert res.head_to_head["p_value"].iloc[0] > 0.05
 
 
+def test_degenerate_aa_is_detected_and_exact(tmp_path):
+    """Two copies of a deterministic strategy alone at their tables replay the same game
+    under every rotation: the tournament says the comparison cannot fail, and every value
+    is exact (zero-width intervals, rating se 0) instead of a made-up +-1.5 points."""
+    spec = T.plan(preset("shithead"), 2, T.parse_entries("greedy,greedy,random"), 10)
+    assert T.degenerate_pairs(spec) == [("greedy", "greedy#2")]
+    for text, n in (("greedy,greedy,expert:search=0", 3), ("random,random", 2), ("greedy,expert", 2),
+                    ("expert:search=0,expert:search=1", 2)):
+        assert T.degenerate_pairs(T.plan(preset("shithead"), n, T.parse_entries(text), 10)) == [], text
+    assert T.degenerate_pairs(T.plan(preset("shithead"), 4, T.parse_entries("greedy,greedy"), 10)) == [
+        ("greedy", "greedy#2")]
+    out = tmp_path / "aa"
+    r = cli("--strategies", "greedy,greedy", "--players", "2", "--games", "400", "--no-plots", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())  # the console wraps long notes
+    assert "degenerate comparison" in said and "random,random" in said
+    info = json.loads((out / "run.json").read_text())
+    assert info["degenerate"] == [["greedy", "greedy#2"]] and info["notes"]
+    import pandas as pd
+    s = pd.read_csv(out / "summary.csv")
+    assert (s["win_lo"] == 0.5).all() and (s["win_hi"] == 0.5).all() and (s["rating_se"] == 0).all()
+    assert (s["place_lo"] == s["place_hi"]).all()
+    h = pd.read_csv(out / "head_to_head.csv").iloc[0]
+    assert h["share_lo"] == h["share_hi"] == 0.5 and h["p_value"] == 1.0
+    r = cli("--strategies", "random,random", "--players", "2", "--games", "400", "--no-plots", "--out",
+            str(tmp_path / "rr"))
+    assert r.exit_code == 0 and "degenerate comparison" not in " ".join(r.output.split())
+
+
 @pytest.mark.parametrize("rules,players", [(p, n) for p in PRESETS for n in (2, 4) if not (p == "duel" and n == 4)])
 def test_greedy_beats_random(tmp_path, rules, players):
     res = _api_run(tmp_path, preset(rules), players, "greedy,random", 1200, seed=3)

@@ -243,6 +243,27 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
     return _Match(spec, known, k, ids, params, rs.compile(players))
 
 
+def degenerate_note(a: str, b: str, players: int, strategy_paths: tuple[str, ...] = (),
+                    paired: bool = True) -> str | None:
+    """A note when X = ``a`` and Y = ``b`` are the same deterministic strategy with the same
+    parameters (:func:`shedsim.plugins.deterministic_identity`): every seat then plays
+    alike, each rotation of a deal replays the same game, and every paired unit scores
+    exactly 1/2, the SPRT accepts H0 after a few dozen units and the A/A test cannot fail.
+    None otherwise, and for unpaired deals (each game's own cards decide it: a valid A/A test)."""
+    from shedsim.plugins import deterministic_identity, discover
+    try:
+        known = discover(list(strategy_paths))
+    except Exception:  # noqa: BLE001 - a note only; open_match reports plugin errors
+        return None
+    ia = deterministic_identity(known, a)
+    if not paired or ia is None or ia != deterministic_identity(known, b):
+        return None
+    return (f"degenerate comparison: {a} and {b} are the same deterministic strategy and nobody else sits at the "
+            f"table, so every rotation of a deal replays the same game: every paired unit scores exactly 0.5 and "
+            f"this A/A test cannot fail. To check the test's error rate, use a strategy with randomness "
+            f"(e.g. --a random --b random); to compare two strategies, name two different ones.")
+
+
 # ------------------------------------------------------------------ the SPRT
 @dataclass
 class SPRTResult:

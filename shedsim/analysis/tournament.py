@@ -979,6 +979,44 @@ def _pl_events(spec: TournamentSpec, keys: np.ndarray, counts: np.ndarray):
     return uc[:, :e], uc[:, e], c
 
 
+def degenerate_pairs(spec: TournamentSpec) -> list[tuple[str, str]]:
+    """Pairs of entries (labels) whose head-to-head comparison cannot fail: the same
+    deterministic strategy with the same parameters (:func:`shedsim.plugins.deterministic_identity`),
+    meeting only at tables where every seat holds that same strategy. Every rotation of a
+    deal then replays one game with the seats' labels moved round, so each copy finishes
+    ahead in exactly half of the comparisons: the share is exactly 0.5 and its interval has
+    zero width, whatever the game."""
+    from shedsim.plugins import deterministic_identity, discover
+    try:
+        known = discover(list(spec.strategy_paths))
+    except Exception:  # noqa: BLE001 - a note only; the run itself loaded its strategies
+        return []
+    ident = [deterministic_identity(known, s) for s in spec.entries]
+    out = []
+    e = len(spec.entries)
+    for a in range(e):
+        for b in range(a + 1, e):
+            if ident[a] is None or ident[a] != ident[b]:
+                continue
+            shared = [tb for tb in spec.tables if a in tb and b in tb]
+            if shared and all(all(ident[x] == ident[a] for x in tb) for tb in shared):
+                out.append((spec.labels[a], spec.labels[b]))
+    return out
+
+
+def degenerate_note(pairs: list[tuple[str, str]], players: int) -> str | None:
+    """The note printed for :func:`degenerate_pairs` (None when there are none): which
+    comparisons are degenerate, why, and what to run instead."""
+    if not pairs:
+        return None
+    names = ", ".join(f"{a} vs {b}" for a, b in pairs)
+    return (f"degenerate comparison: {names}: the same deterministic strategy, alone at its tables, so every "
+            f"rotation of a deal replays the same game and each copy wins exactly half: the share is exactly 0.5 "
+            f"(zero-width interval) and this A/A test cannot fail. For an A/A test that can, enter a strategy with "
+            f"randomness (e.g. --strategies random,random) or seat another strategy with the copies "
+            f"(e.g. --strategies greedy,greedy,expert --players {max(3, players)}).")
+
+
 def seat_table(t: dict[str, np.ndarray], players: int):
     """``seats.csv``: win rate, loss rate and mean place by seat number (``kind`` "seat")
     and by seat counted in turn order from the starting player (``kind`` "from_starter",
@@ -1141,6 +1179,7 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
         "ends": {name: int(c) for name, c in zip(END_LABELS, t["ends"])},
         "end_shares": {name: (int(c) / g_total if g_total else None) for name, c in zip(END_LABELS, t["ends"])},
         "lengths": length_info,
+        "degenerate": [list(p) for p in degenerate_pairs(spec)],
         "rating_fit": None if fit is None else {
             "model": "Plackett-Luce (I-LSR via choix.utils.statdist)", "iterations": fit.iterations,
             "converged": fit.converged, "scale": "Elo points (400/ln 10 per unit log-strength), mean 0"},

@@ -89,6 +89,9 @@ def sprt(
             "players": players, "seed": seed, "strategy_paths": list(paths)}
     argv = "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None
 
+    degenerate = S.degenerate_note(a, b, players, paths, paired=paired or compare_pairing)
+    if degenerate and not quiet:
+        err.print(f"[yellow]note:[/] {degenerate}", highlight=False)
     if compare_pairing:
         _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, argv, rules_txt, t0)
         return
@@ -151,7 +154,7 @@ def sprt(
                 "title": f"SPRT {a} vs {b} ({rules_txt}, {players} players, "
                          f"{'paired' if paired else 'unpaired'} deals): {res.decision}",
                 "spec": spec, "seed": seed, "result": res.to_json(), "definitions": S.DEFINITIONS,
-                "headline": headline, "versions": versions(), "wall_s": round(wall, 3)}
+                "headline": headline, "notes": [degenerate] if degenerate else [], "versions": versions(), "wall_s": round(wall, 3)}
         _write_set(out, "sprt", res.path_table(), lambda path: S.plot_llr(res, path), "llr.png", info, quiet)
 
 
@@ -224,7 +227,9 @@ def _write_set(out, name: str, table, plot, chart: str, info: dict, quiet: bool)
 
 def _elo(x: float) -> str:
     import math
-    return f"{x:+.1f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+    if not math.isfinite(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x + 0.0:+.1f}".replace("-0.0", "+0.0")  # no "-0.0" from a rounding sign
 
 
 def _progress(console):

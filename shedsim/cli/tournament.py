@@ -117,6 +117,9 @@ def tournament(
     else:
         say(f"{spec.games:,} games = {spec.games // spec.match_block:,} whole blocks of {blk}, paired deals")
 
+    degenerate = T.degenerate_note(T.degenerate_pairs(spec), spec.players)
+    if degenerate:
+        say(f"[yellow]note:[/] {degenerate}", highlight=False)
     if resume is None and store.chunks.is_dir() and any(store.chunks.glob("*.npz")):
         say(f"[yellow]note:[/] replacing the earlier run in {str(root)!r} (use --resume to continue a run instead)")
     done_before = len(store.done_chunks(spec)) if resume is not None else 0
@@ -198,6 +201,7 @@ def tournament(
             "unfinished_games": res.info["unfinished"], "unfinished_share": res.info["unfinished_share"],
             "ends": res.info["ends"], "end_shares": res.info["end_shares"],
             "lengths": res.info["lengths"], "rating_fit": res.info["rating_fit"],
+            "degenerate": res.info["degenerate"], "notes": [degenerate] if degenerate else [],
             "workers": workers, "backend": backend, "sessions": sessions,
             "play_s": round(play_total, 3),
             "games_per_s": round(played_total / play_total, 1) if play_total > 0 else None,
@@ -243,9 +247,18 @@ DEFINITIONS = {
                   "match totals; under stalemate:most_cards they are placed by cards held, most = last = loser",
     "ends": "games by how they ended: finished (one player left), stalled, loop (proven loop), cap (move cap); "
             "summary.csv's stalled, loops and capped columns count seat-games (shown when a game stalled or looped)",
-    "mean_place": "1 = first out; t interval over seat-games",
-    "rating": "Plackett-Luce log-strength of the finishing orders on the Elo scale (mean 0); interval = +-1.96 se "
-              "from the Fisher information",
+    "intervals": "95%; the rotations of one deal share its cards, so every interval counts a deal as one "
+                 "cluster (cluster-robust variance, Cochran 1977 sec. 6.9); where every deal gives the same value "
+                 "the value is exact and the interval has zero width",
+    "win_rate, loss_rate": "Wilson interval at the effective number of games (games / design effect, the "
+                           "design effect being the cluster-robust variance over the binomial one); per strategy, "
+                           "per seat (seats.csv) and per match",
+    "mean_place": "1 = first out; t interval with the cluster-robust standard error over deals",
+    "rating": "Plackett-Luce log-strength of the finishing orders on the Elo scale (mean 0); interval = +-1.96 se, "
+              "the cluster-robust (sandwich) standard error over deals",
+    "degenerate": "pairs of entries that are the same deterministic strategy and meet only at tables of copies of "
+                  "it: every rotation replays the same game, their share is exactly 0.5 and the comparison cannot "
+                  "fail",
     "head_to_head": "share of comparisons (both at the same table) in which a finished ahead of b, ties counted half; "
                     "interval and p-value (H0: share = 0.5) cluster-robust over deals (the rotations of one deal "
                     "are one cluster); p_holm = Holm-corrected over all pairs",
