@@ -156,6 +156,27 @@ def test_cluster_rate_and_mean_against_direct_formulas():
     assert hi[0] - mean[0] == pytest.approx(ss.t.ppf(0.975, 299) * se_direct)
 
 
+def test_stratified_cluster_variance_leaves_out_fixed_differences_between_strata():
+    """Two strata (tables) whose rates differ a lot, each played equally often: the
+    within-stratum variance is the one of the design; the unstratified one counts the
+    difference between the strata as noise."""
+    rng = np.random.default_rng(8)
+    h = np.repeat([0, 1], 200)
+    m = np.full(400, 4)
+    s = rng.binomial(4, np.where(h == 0, 0.1, 0.8))
+    per = [stats.cluster_sums(s[h == k], m[h == k]) for k in (0, 1)]
+    stacked = {k: np.array([[p[k] for p in per]]) for k in per[0]}
+    strat = stats.cluster_rate(**stacked, strata=True)
+    plain = stats.cluster_rate(**{k: v.sum(axis=-1) for k, v in stacked.items()})
+    r = s.sum() / m.sum()
+    u = s - r * m
+    var = sum(200 / 199 * ((u[h == k] - u[h == k].mean()) ** 2).sum() for k in (0, 1)) / m.sum() ** 2
+    assert strat.rate[0] == pytest.approx(r) and strat.se[0] == pytest.approx(np.sqrt(var))
+    assert plain.se[0] > 2 * strat.se[0]
+    mean, lo, hi, se = stats.cluster_mean(**stacked, strata=True)
+    assert se[0] == pytest.approx(np.sqrt(var))
+
+
 def test_plackett_luce_cluster_se_against_per_cluster_scores():
     """The sandwich's meat from event counts and within-cluster pairs equals the sum of
     g_b g_b^T over clusters computed cluster by cluster."""
@@ -197,9 +218,12 @@ def test_aggregate_chunk_cluster_sums_match_brute_force():
     n, e = spec.players, len(spec.entries)
     seating = T.schedule_games(spec.run_spec(), start, stop)["seating"]
     eff2 = T.effective_places2(rec["places"])
-    ref = collections.defaultdict(lambda: np.zeros(e, np.int64))
+    ns = spec.n_strata
+    assert ns == len(T.tournament_tables(e, n)) > 1  # one stratum per table combination
+    ref = collections.defaultdict(lambda: np.zeros((e, ns), np.int64))
     seat_ss = collections.defaultdict(lambda: np.zeros(n, np.int64))
     for d in range((stop - start) // n):
+        h = spec.table_strata[(start // n + d) % len(spec.tables)]
         games = range(d * n, d * n + n)
         per = {k: np.zeros(e, np.int64) for k in ("m", "win", "loss", "p2")}
         per_seat = {k: np.zeros(n, np.int64) for k in ("win", "off_win", "loss", "p2")}
@@ -214,11 +238,13 @@ def test_aggregate_chunk_cluster_sums_match_brute_force():
                 per_seat["loss"][s] += rec["places"][g, s] == n
                 per_seat["p2"][s] += eff2[g, s]
                 per_seat["off_win"][(s - rec["start"][g]) % n] += rec["places"][g, s] == 1
-        ref["e_deals"] += per["m"] > 0
-        ref["e_mm"] += per["m"] ** 2
+        ref["e_deals"][:, h] += per["m"] > 0
+        ref["e_m"][:, h] += per["m"]
+        ref["e_mm"][:, h] += per["m"] ** 2
         for k in ("win", "loss", "p2"):
-            ref[f"{k}_ss"] += per[k] ** 2
-            ref[f"{k}_sm"] += per[k] * per["m"]
+            ref[f"{k}_s"][:, h] += per[k]
+            ref[f"{k}_ss"][:, h] += per[k] ** 2
+            ref[f"{k}_sm"][:, h] += per[k] * per["m"]
             seat_ss[f"seat_{k}_ss"] += per_seat[k] ** 2
         seat_ss["off_win_ss"] += per_seat["off_win"] ** 2
     for k, v in ref.items():

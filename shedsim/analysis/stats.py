@@ -133,17 +133,42 @@ def cluster_sums(s_b, m_b, axis: int = 0) -> dict[str, np.ndarray]:
             "ss": (s_b * s_b).sum(axis=axis), "mm": (m_b * m_b).sum(axis=axis), "sm": (s_b * m_b).sum(axis=axis)}
 
 
-def _ratio_var(n, s, m, ss, mm, sm):
+def _ratio_var(n, s, m, ss, mm, sm, strata: bool = False):
     """Ratio estimate ``R = s / m`` and its linearised cluster-robust variance (see
-    :func:`cluster_ratio`); NaN variance for fewer than 2 clusters."""
+    :func:`cluster_ratio`); NaN variance for fewer than 2 clusters.
+
+    ``strata``: the inputs carry a last axis of strata (fixed groups of clusters, each
+    sampled on its own: the tournament's table combinations, played equally often by
+    design). The variance is then the within-stratum one, Cochran (1977) eq. 5.6 on the
+    linearised values ``u_b = S_b - R M_b``::
+
+        var(R) = sum_h n_h / (n_h - 1) * (sum_h' u_b^2 - (sum_h' u_b)^2 / n_h) / m^2
+
+    which leaves out the differences between strata that the design fixes (a strategy's
+    loss rate differs a lot between the tables it plays at; counting that as noise makes
+    intervals too wide). When some stratum in use has fewer than 2 clusters it falls back
+    to the unstratified variance. Returns totals over the strata.
+    """
     n = np.asarray(n, dtype=np.float64)
     s, m, ss, mm, sm = (np.asarray(x, dtype=np.float64) for x in (s, m, ss, mm, sm))
+    if strata:
+        nh, sh, mh, ssh, mmh, smh = n, s, m, ss, mm, sm
+        n, s, m, ss, mm, sm = (x.sum(axis=-1) for x in (nh, sh, mh, ssh, mmh, smh))
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.where(m > 0, s / m, np.nan)
         resid = np.maximum(ss - 2 * r * sm + r * r * mm, 0.0)
         # exact zero when every cluster has the same share (floating sums may leave a speck)
         resid = np.where(resid <= 1e-12 * np.maximum(ss, 1.0), 0.0, resid)
         var = np.where(n > 1, n / (n - 1) * resid / (m * m), np.nan)
+        if strata:
+            rr = r[..., None]
+            su = sh - rr * mh
+            suu = np.maximum(ssh - 2 * rr * smh + rr * rr * mmh, 0.0)
+            within = np.where(nh > 0, np.maximum(suu - su * su / np.where(nh > 0, nh, 1.0), 0.0), 0.0)
+            within = np.where(within <= 1e-12 * np.maximum(ssh, 1.0), 0.0, within)
+            ok = np.all((nh >= 2) | (nh == 0), axis=-1) & (n > (nh > 0).sum(axis=-1))
+            var_s = (np.where(nh >= 2, nh / np.where(nh >= 2, nh - 1, 1.0) * within, 0.0)).sum(axis=-1) / (m * m)
+            var = np.where(ok, var_s, var)
     return n, r, var
 
 
@@ -160,7 +185,7 @@ class ClusterRate:
     clusters: np.ndarray
 
 
-def cluster_rate(clusters, s, m, ss, mm, sm, alpha: float = 0.05) -> ClusterRate:
+def cluster_rate(clusters, s, m, ss, mm, sm, alpha: float = 0.05, strata: bool = False) -> ClusterRate:
     """A rate ``R = sum S_b / sum M_b`` (successes over trials) whose trials come in
     correlated clusters (the rotations of one deal share its cards), with a Wilson
     interval at the design-effect-adjusted sample size (arrays; sufficient statistics as
@@ -174,14 +199,19 @@ def cluster_rate(clusters, s, m, ss, mm, sm, alpha: float = 0.05) -> ClusterRate
     Survey Methodology 24, 1998, do the same with the Clopper-Pearson interval). It keeps
     Wilson's behaviour near 0 and 1 and gets the width of the clustered variance.
 
+    ``strata``: the inputs have a last axis of strata; the variance is the within-stratum
+    one (see :func:`_ratio_var`) and the results are for the totals.
+
     Special cases: fewer than 2 clusters: NaN interval; ``R`` of 0 or 1 (no variance to
     measure): the plain Wilson interval over ``m`` trials (deff 1); a variance of exactly
     0 with ``0 < R < 1`` (every cluster had the same share: the value is exact, e.g. an
     entry against an identical deterministic copy of itself): an interval of zero width.
     """
     from statsmodels.stats.proportion import proportion_confint
-    n, r, var = _ratio_var(clusters, s, m, ss, mm, sm)
+    n, r, var = _ratio_var(clusters, s, m, ss, mm, sm, strata)
     m = np.asarray(m, dtype=np.float64)
+    if strata:
+        m = m.sum(axis=-1)
     lo = np.full(r.shape, np.nan)
     hi = np.full(r.shape, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -200,15 +230,19 @@ def cluster_rate(clusters, s, m, ss, mm, sm, alpha: float = 0.05) -> ClusterRate
 
 
 def cluster_mean(clusters, s, m, ss, mm, sm, bounds: tuple[float, float] = (-np.inf, np.inf),
-                 alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 alpha: float = 0.05, strata: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A mean ``R = sum S_b / sum M_b`` of ``sum M_b`` observations (a mean place: S_b the
     summed places of M_b seat-games) in correlated clusters, with the linearised
     cluster-robust variance of :func:`cluster_ratio` and the Student t interval
     ``R +- t_{1-alpha/2, n-1} se`` (n clusters, ``scipy.stats.t``), clipped to ``bounds``.
     Returns ``(mean, lo, hi, se)`` (arrays); a standard error of exactly 0 (every cluster
-    had the same mean) gives an interval of zero width; NaN for fewer than 2 clusters."""
+    had the same mean) gives an interval of zero width; NaN for fewer than 2 clusters.
+    ``strata``: as in :func:`cluster_rate` (t quantile with clusters - strata df)."""
     from scipy.stats import t as student_t
-    n, r, var = _ratio_var(clusters, s, m, ss, mm, sm)
+    n, r, var = _ratio_var(clusters, s, m, ss, mm, sm, strata)
+    if strata:
+        used = (np.asarray(clusters) > 0).sum(axis=-1)
+        n = np.where(n > used, n - used + 1, n)  # df = n - 1 below: clusters - strata
     se = np.sqrt(var)
     with np.errstate(invalid="ignore"):
         q = student_t.ppf(1 - alpha / 2, np.maximum(n - 1, 1))
@@ -321,7 +355,9 @@ def plackett_luce_cluster_se(theta, choice_sets, winners, counts, pair_a, pair_b
 
     The covariance is the sandwich ``I^+ B I^+`` (Huber 1967; White 1982; the cluster
     form, Liang and Zeger, Biometrika 73, 1986) with the Fisher information ``I`` of
-    :func:`plackett_luce` and its pseudo-inverse (``numpy.linalg.pinv``). When every
+    :func:`plackett_luce`, in the mean-zero parametrisation: ``I^+`` is the inverse on the
+    directions orthogonal to the all-ones vector (``numpy.linalg.inv`` of ``I + 11^T/E``,
+    projected), along which neither the likelihood nor B changes. When every
     cluster's score is 0 (an entry against an identical deterministic copy: every deal
     gives both the same finishes) the standard errors are exactly 0.
     """
@@ -340,8 +376,15 @@ def plackett_luce_cluster_se(theta, choice_sets, winners, counts, pair_a, pair_b
     if len(pa):
         cross = v[pa].T @ (np.asarray(pair_counts, dtype=np.float64)[:, None] * v[pb])
         meat = meat + cross + cross.T
-    meat[np.abs(meat) < 1e-9 * max(1.0, float(c.sum()))] = 0.0
-    ip = np.linalg.pinv(info)
+    # the strengths are identified up to a constant: work in the mean-zero directions (the
+    # scores and the information have no component along the all-ones vector; adding it
+    # to the information makes the inverse exact instead of trusting pinv's cut-off)
+    e = len(theta)
+    proj = np.eye(e) - 1.0 / e
+    meat = proj @ meat @ proj
+    if np.abs(meat).max() <= 1e-9 * max(1.0, float(c.sum())):
+        meat = np.zeros_like(meat)  # every cluster's score is 0 up to rounding: exact
+    ip = proj @ np.linalg.inv(proj @ info @ proj + np.full((e, e), 1.0 / e)) @ proj
     cov = ip @ meat @ ip
     return np.sqrt(np.maximum(np.diag(cov), 0.0))
 

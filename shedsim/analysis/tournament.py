@@ -135,6 +135,9 @@ def default_strategies(extra_paths: tuple[str, ...] = ()) -> list[str]:
 # ---------------------------------------------------------------------- seating orders
 SEAT_ORDERS = ("all", "sorted")
 MAX_ARRANGED_TABLES = 20_000
+MAX_STRATA = 500
+"""Above this many table combinations the intervals use one stratum (the tally keeps a few
+counters per entry and stratum)."""
 """Above this many tables ``--seat-orders all`` falls back to ``sorted`` (and says so)."""
 
 
@@ -216,6 +219,20 @@ class TournamentSpec:
     @property
     def tables(self) -> list[tuple[int, ...]]:
         return self.run_spec().tables()
+
+    @property
+    def table_strata(self) -> np.ndarray:
+        """int64[tables]: the stratum of each table for the intervals (its combination of
+        entries: the seating orders of one combination share a stratum; every stratum is
+        played equally often by design). One stratum for all when there would be more
+        than :data:`MAX_STRATA`."""
+        combos: dict[tuple[int, ...], int] = {}
+        out = np.array([combos.setdefault(tuple(sorted(t)), len(combos)) for t in self.tables], np.int64)
+        return out if len(combos) <= MAX_STRATA else np.zeros(len(out), np.int64)
+
+    @property
+    def n_strata(self) -> int:
+        return int(self.table_strata.max()) + 1
 
     @property
     def block(self) -> int:
@@ -352,38 +369,47 @@ def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
     }
     # per-deal cluster sums (sum over deals of squares and cross products of a deal's counts),
     # for the cluster-robust intervals of analyse(): see stats.cluster_sums
-    t.update({k: z(e) for k in CLUSTER_ENTRY_KEYS})
+    ns = spec.n_strata
+    t.update({k: z(e, ns) for k in CLUSTER_ENTRY_KEYS})
     t.update({k: z(n) for k in CLUSTER_SEAT_KEYS})
-    t.update({k: z(e) for k in CLUSTER_MATCH_KEYS})
+    t.update({k: z(e, ns) for k in CLUSTER_MATCH_KEYS})
     return t
 
 
-CLUSTER_ENTRY_KEYS = ("e_deals", "e_mm", "win_ss", "win_sm", "loss_ss", "loss_sm", "p2_ss", "p2_sm")
-"""Per entry, over deals (the P rotations of one deal, the unit of independence): deals the
-entry played, sum of its squared seat-games per deal, and for wins, losses and twice the
-place the sum over deals of the squared per-deal count and of its product with the seat-games."""
+CLUSTER_ENTRY_KEYS = ("e_deals", "e_m", "e_mm", "win_s", "win_ss", "win_sm", "loss_s", "loss_ss", "loss_sm",
+                      "p2_s", "p2_ss", "p2_sm")
+"""Per entry and stratum (table combination, :attr:`TournamentSpec.table_strata`), over deals
+(the P rotations of one deal, the unit of independence): deals the entry played, its
+seat-games and their squares summed per deal, and for wins, losses and twice the place the
+count, the sum over deals of the squared per-deal count and of its product with the seat-games."""
 CLUSTER_SEAT_KEYS = ("seat_win_ss", "seat_loss_ss", "seat_p2_ss", "off_win_ss", "off_loss_ss", "off_p2_ss")
 """Per seat (and per seat counted from the starter), the sum over deals of the squared per-deal
 count of wins, losses and twice the place (every deal gives each seat P games)."""
-CLUSTER_MATCH_KEYS = ("m_clusters", "m_mm", "m_win_ss", "m_win_sm", "m_loss_ss", "m_loss_sm",
-                      "m_rank2_ss", "m_rank2_sm")
+CLUSTER_MATCH_KEYS = ("m_clusters", "m_m", "m_mm", "m_win_s", "m_win_ss", "m_win_sm", "m_loss_s", "m_loss_ss",
+                      "m_loss_sm", "m_rank2_s", "m_rank2_ss", "m_rank2_sm")
 """As :data:`CLUSTER_ENTRY_KEYS` for matches (``--rounds``), whose clusters are one table's
 P rotations on the same K deals."""
 
 
-def _cluster_counts(cluster: np.ndarray, entry: np.ndarray, n_clusters: int, e: int,
-                    values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Per-entry cluster sums of seat-level values: ``cluster``, ``entry`` int64[k] (one
-    per seat-game or seat-match), ``values`` name -> int64[k]. Returns the entry's
-    ``clusters``, ``mm`` (sum of squared sizes) and, per value name, ``NAME_ss`` and
-    ``NAME_sm`` (int64[e] each)."""
+def _cluster_counts(cluster: np.ndarray, entry: np.ndarray, n_clusters: int, e: int, stratum: np.ndarray,
+                    ns: int, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per-entry, per-stratum cluster sums of seat-level values: ``cluster``, ``entry``
+    int64[k] (one per seat-game or seat-match), ``stratum`` int64[n_clusters] (each
+    cluster's stratum), ``values`` name -> int64[k]. Returns int64[e, ns] arrays: the
+    entry's ``clusters``, ``m`` (size), ``mm`` (sum of squared sizes) and, per value name,
+    ``NAME_s``, ``NAME_ss`` and ``NAME_sm``."""
     key = cluster * e + entry
     size = _bincount(key, n_clusters * e).reshape(n_clusters, e)
-    out = {"clusters": (size > 0).sum(axis=0).astype(np.int64), "mm": (size * size).sum(axis=0)}
+    hk = (stratum[:, None] * e + np.arange(e)[None, :]).ravel()
+
+    def by_stratum(x: np.ndarray) -> np.ndarray:
+        return _bincount(hk, ns * e, x.ravel().astype(np.float64)).reshape(ns, e).T.copy()
+    out = {"clusters": by_stratum(size > 0), "m": by_stratum(size), "mm": by_stratum(size * size)}
     for name, v in values.items():
         sb = _bincount(key, n_clusters * e, v.astype(np.float64)).reshape(n_clusters, e)
-        out[f"{name}_ss"] = (sb * sb).sum(axis=0)
-        out[f"{name}_sm"] = (sb * size).sum(axis=0)
+        out[f"{name}_s"] = by_stratum(sb)
+        out[f"{name}_ss"] = by_stratum(sb * sb)
+        out[f"{name}_sm"] = by_stratum(sb * size)
     return out
 
 
@@ -449,11 +475,13 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
     # cluster sums by deal (games j*n .. j*n+n-1 of the chunk are one deal's rotations)
     nbk = g // n
     deal_of = np.repeat(np.arange(g, dtype=np.int64) // n, n)
-    cc = _cluster_counts(deal_of, sf, nbk, e, {"win": won.astype(np.int64), "loss": lost.astype(np.int64),
-                                               "p2": ef})
-    t["e_deals"], t["e_mm"] = cc["clusters"], cc["mm"]
+    strata = spec.table_strata
+    deal_stratum = strata[(sched["index"][::n] // n) % nt]
+    cc = _cluster_counts(deal_of, sf, nbk, e, deal_stratum, spec.n_strata,
+                         {"win": won.astype(np.int64), "loss": lost.astype(np.int64), "p2": ef})
+    t["e_deals"], t["e_m"], t["e_mm"] = cc["clusters"], cc["m"], cc["mm"]
     for k in ("win", "loss", "p2"):
-        t[f"{k}_ss"], t[f"{k}_sm"] = cc[f"{k}_ss"], cc[f"{k}_sm"]
+        t[f"{k}_s"], t[f"{k}_ss"], t[f"{k}_sm"] = cc[f"{k}_s"], cc[f"{k}_ss"], cc[f"{k}_sm"]
     start_seat = rec["start"].astype(np.int64)
     by_off = (np.arange(n)[None, :] + start_seat[:, None]) % n  # seat at offset o from the starter
     for pre, cols_ in (("seat", None), ("off", by_off)):
@@ -568,12 +596,12 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
         # clusters: one table's P rotations in one match block share the K deals
         ncl = sm * nt
         mcl = np.repeat(np.arange(ncl, dtype=np.int64), n * n)
-        cc = _cluster_counts(mcl, mseat, ncl, e, {
+        cc = _cluster_counts(mcl, mseat, ncl, e, np.tile(strata, sm), spec.n_strata, {
             "win": ((lessf == 0) & (eqf == 1)).astype(np.int64),
             "loss": ((greater == 0) & (eqf == 1)).astype(np.int64), "rank2": rank2.astype(np.int64)})
-        t["m_clusters"], t["m_mm"] = cc["clusters"], cc["mm"]
+        t["m_clusters"], t["m_m"], t["m_mm"] = cc["clusters"], cc["m"], cc["mm"]
         for k in ("win", "loss", "rank2"):
-            t[f"m_{k}_ss"], t[f"m_{k}_sm"] = cc[f"{k}_ss"], cc[f"{k}_sm"]
+            t[f"m_{k}_s"], t[f"m_{k}_ss"], t[f"m_{k}_sm"] = cc[f"{k}_s"], cc[f"{k}_ss"], cc[f"{k}_sm"]
     return t
 
 
@@ -1065,12 +1093,13 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     labels = list(spec.labels)
     games = t["seat_games"]
     # every interval treats a deal (its P rotations share the cards) as one cluster
-    deals, mm = t["e_deals"], t["e_mm"]
-    wr = stats.cluster_rate(deals, t["wins"], games, t["win_ss"], mm, t["win_sm"])
-    lr = stats.cluster_rate(deals, t["losses"], games, t["loss_ss"], mm, t["loss_sm"])
+    # and the table combinations are strata (fixed by the design: within-stratum variance)
+    deals, em, mm = t["e_deals"], t["e_m"], t["e_mm"]
+    wr = stats.cluster_rate(deals, t["win_s"], em, t["win_ss"], mm, t["win_sm"], strata=True)
+    lr = stats.cluster_rate(deals, t["loss_s"], em, t["loss_ss"], mm, t["loss_sm"], strata=True)
     win_lo, win_hi, loss_lo, loss_hi = wr.lo, wr.hi, lr.lo, lr.hi
-    mp, mp_lo, mp_hi, _ = stats.cluster_mean(deals, t["place2_sum"] / 2.0, games, t["p2_ss"] / 4.0, mm,
-                                             t["p2_sm"] / 2.0, bounds=(1.0, float(n)))
+    mp, mp_lo, mp_hi, _ = stats.cluster_mean(deals, t["p2_s"] / 2.0, em, t["p2_ss"] / 4.0, mm,
+                                             t["p2_sm"] / 2.0, bounds=(1.0, float(n)), strata=True)
     if len(t["pl_keys"]):
         sets, winners, counts = _pl_events(spec, t["pl_keys"], t["pl_counts"])
         fit = stats.plackett_luce(sets, winners, counts)
@@ -1153,12 +1182,12 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     if spec.rounds > 1:
         mc = t["m_count"]
         # clusters: one table's rotations on the same K deals
-        mk, mmm = t["m_clusters"], t["m_mm"]
-        mw = stats.cluster_rate(mk, t["m_wins"], mc, t["m_win_ss"], mmm, t["m_win_sm"])
-        ml = stats.cluster_rate(mk, t["m_losses"], mc, t["m_loss_ss"], mmm, t["m_loss_sm"])
+        mk, mm_, mmm = t["m_clusters"], t["m_m"], t["m_mm"]
+        mw = stats.cluster_rate(mk, t["m_win_s"], mm_, t["m_win_ss"], mmm, t["m_win_sm"], strata=True)
+        ml = stats.cluster_rate(mk, t["m_loss_s"], mm_, t["m_loss_ss"], mmm, t["m_loss_sm"], strata=True)
         wl, wh, xl, xh = mw.lo, mw.hi, ml.lo, ml.hi
-        mr, mr_lo, mr_hi, _ = stats.cluster_mean(mk, t["m_rank2_sum"] / 2.0, mc, t["m_rank2_ss"] / 4.0, mmm,
-                                                 t["m_rank2_sm"] / 2.0, bounds=(1.0, float(n)))
+        mr, mr_lo, mr_hi, _ = stats.cluster_mean(mk, t["m_rank2_s"] / 2.0, mm_, t["m_rank2_ss"] / 4.0, mmm,
+                                                 t["m_rank2_sm"] / 2.0, bounds=(1.0, float(n)), strata=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             matches = pd.DataFrame({
                 "strategy": labels, "matches": mc, "rounds": spec.rounds,
