@@ -274,6 +274,12 @@ def decision_guard(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
+def _short_repr(v: Any) -> str:
+    """``repr(v)`` with its type, cut to 80 characters: ``None (NoneType)``."""
+    r = repr(v)
+    return (r if len(r) <= 80 else r[:77] + "...") + f" ({type(v).__name__})"
+
+
 class EnginePlayer:
     """Adapter between a plugin and :mod:`shedsim.rules.engine` (the ``Player`` protocol).
 
@@ -296,9 +302,17 @@ class EnginePlayer:
         if self.strategy.compiled:
             return int(mod.swap(np.int64(visible), np.int64(seat), np.int64(players), rules_array,
                                 self.params, rng))
+        from shedsim.rules.engine import PluginReturnError
+        view = RulesView(rules_array)
         with decision_guard(decision_timeout()):
-            chosen = mod.choose_swap(unpack(visible), seat, players, RulesView(rules_array), StreamRandom(rng))
-        return pack(list(chosen))
+            chosen = mod.choose_swap(unpack(visible), seat, players, view, StreamRandom(rng))
+        ok = isinstance(chosen, (list, tuple)) and all(
+            isinstance(r, (int, np.integer)) and not isinstance(r, bool) and 2 <= r <= 14 for r in chosen)
+        if not ok:
+            raise PluginReturnError(
+                f"choose_swap must return a list of {view.table_size} card ranks (whole numbers 2-14, taken "
+                f"from the visible cards it was given) to put face up; it returned {_short_repr(chosen)}")
+        return pack([int(r) for r in chosen])
 
     def move(self, state, obs: np.ndarray, rules_array: np.ndarray, rng: np.ndarray, legal):
         from shedsim.rules.engine import Move, MoveSyntaxError
@@ -309,8 +323,13 @@ class EnginePlayer:
                 return Move.from_code(code)
             except MoveSyntaxError:
                 return Move("invalid", rank=code)
+        from shedsim.rules.engine import PluginReturnError
         with decision_guard(decision_timeout()):
             index = mod.choose_move(Observation(obs, rules_array), list(legal), StreamRandom(rng))
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise PluginReturnError(
+                f"choose_move must return the index of the chosen move in its list of legal moves (a whole "
+                f"number from 0 to {len(legal) - 1}); it returned {_short_repr(index)}")
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(legal):
             return Move("invalid", rank=-1 if not isinstance(index, (int, np.integer)) else int(index))
         return legal[int(index)]

@@ -185,6 +185,19 @@ def test_rules_list():
         assert toggle in r.output
 
 
+def test_rules_list_and_show_fit_80_columns_and_say_yes_or_no():
+    env = {**ENV, "COLUMNS": "80"}
+    for args in (["rules", "list"], ["rules", "show", "duel"]):
+        r = runner.invoke(app, args, env=env)
+        assert r.exit_code == 0, r.output
+        assert max(len(line) for line in r.output.splitlines()) <= 80
+        assert "\u2026" not in r.output and "..." not in r.output  # wrapped, never cut
+        assert "True" not in r.output and "False" not in r.output  # one vocabulary: yes / no
+    r = runner.invoke(app, ["rules", "list"], env=env)
+    assert "dealer_left" in r.output and "lowest_faceup" in r.output  # whole words, not "dealer_l..."
+    assert re.search(r"deck gamble\W+yes", runner.invoke(app, ["rules", "show", "duel"], env=env).output)
+
+
 def test_rules_show_palace_low7():
     r = invoke("rules", "show", "palace", "--house", "low7")
     assert r.exit_code == 0, r.output

@@ -149,6 +149,8 @@ def test_failing_plugin_stops_the_run_naming_plugin_seed_and_position(tmp_path, 
     from shedsim.cli import app
     r = CliRunner().invoke(app, shlex.split(cmd)[1:])
     assert r.exit_code == 1 and name in r.output and f"game {err.value.game}" in msg
+    # the trace tells the game up to the failure, then the error
+    assert "   3. seat " in r.output and "the game stops here" in r.output
 
 
 def test_python_plugin_runs_on_reference_engine_and_illegal_index_is_reported(tmp_path):

@@ -146,3 +146,81 @@ def test_replay_refuses_a_game_outside_the_run():
     spec = tournament_run_spec(preset("shithead"), 2, "greedy,random", 0, 3)
     with pytest.raises(ReplayError, match="--game"):
         replay_game(spec, 4)
+
+
+CRASHER = '''
+from numba import njit
+from shedsim import layout as L
+from shedsim.kernel.policies import greedy_move, strongest_face_up
+NAME = "crasher"
+DESCRIPTION = "reads far outside an array from its fourth move on"
+DETERMINISTIC = True
+@njit(cache=True)
+def swap(visible, seat, players, rules, params, rng):
+    return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+@njit(cache=True)
+def move(obs, rules, params, rng):
+    if obs[L.O_MOVES] >= 3:
+        return rules[1 << 40]
+    return greedy_move(obs, rules)
+'''
+
+
+def test_trace_names_a_strategy_that_crashes_the_process(tmp_path):
+    """A compiled plugin that reads outside an array kills the process that plays it; trace
+    plays the game in a child and names the strategy, seat, move and position (no bare
+    segfault)."""
+    d = tmp_path / "plugins"
+    d.mkdir()
+    (d / "crasher.py").write_text(CRASHER)
+    r = invoke("trace", "--strategies", "crasher,greedy", "--players", 2, "--seed", 3, "--game", 1,
+               "--strategy-path", d)
+    assert r.exit_code == 1, r.output
+    err = r.stderr
+    assert "crashed the process (signal SIGSEGV" in err, err
+    assert "strategy 'crasher' at seat " in err and "choosing move " in err
+    assert "run seed 3, game 1 (deal 0" in err and "pile (bottom->top)" in err
+
+
+# ------------------------------------------------------------------ moves told in words
+from pathlib import Path  # noqa: E402
+
+from shedsim.rules.engine import Move, apply_move  # noqa: E402
+from shedsim.rules.narrate import tell_move  # noqa: E402
+from shedsim.rules.scenario import load_scenario  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _told(path: Path, move: str, viewer=None) -> str:
+    state = load_scenario(path).state
+    before = state.copy()
+    mv = Move.parse(move)
+    apply_move(state, mv)
+    return tell_move(before, mv, state, viewer=viewer)
+
+
+@pytest.mark.parametrize("path,move,needles", [
+    (ROOT / "docs/examples/hint_fourth_seven.toml", "play 7x1",
+     ["seat 0 [hand] plays 7 from the hand", "the pile burns (6 cards: four 7s in a row on top); moves again",
+      "| pile empty"]),
+    (ROOT / "docs/examples/hint_fourth_seven.toml", "play Qx1", ["plays Q from the hand", "| pile ... 7 7 7 Q (6 cards)"]),
+    (ROOT / "tests/scenarios/ruling_12_skip8_counts_only_seats_in.toml", "play 8x1",
+     ["8 skips 1 turn: seat 2 misses a turn"]),
+    (ROOT / "tests/scenarios/ruling_12_skip8_reverse8_direction_first.toml", "play 8x1",
+     ["8 reverses the direction", "8 skips 1 turn: seat 4 misses a turn"]),
+])
+def test_moves_are_told_with_their_reasons(path, move, needles):
+    text = _told(path, move)
+    for n in needles:
+        assert n in text, (n, text)
+
+
+def test_a_seat_sees_its_own_draws_only(tmp_path):
+    p = tmp_path / "draw.toml"
+    p.write_text('rules = "shithead"\nto_move = 0\npile = ["4"]\nstock = ["9", "J", "K"]\n'
+                 '[[seats]]\nhand = ["5", "6", "7"]\nface_up = ["K"]\nface_down = ["3"]\n'
+                 '[[seats]]\nhand = ["8", "8", "8"]\nface_up = ["Q"]\nface_down = ["5"]\n')
+    assert "draws 1 (9)" in _told(p, "play 5x1") and "draws 1 (9)" in _told(p, "play 5x1", viewer=0)
+    told = _told(p, "play 5x1", viewer=1)
+    assert "draws 1" in told and "(9)" not in told

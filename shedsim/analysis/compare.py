@@ -1139,10 +1139,14 @@ def run_info(res: ComparisonResult, extra: dict[str, Any] | None = None) -> dict
 
 
 # -------------------------------------------------------------------- charts
+OVERLAY_MAX = 8
+"""Most variants drawn overlaid in one lengths chart (distinct tab10 colours); more get small multiples."""
+
+
 def _save(fig, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
-    """Write the chart as every chart is written (:func:`shedsim.output.plots._save`), keeping
+    """Write the chart as every chart is written (:func:`shedsim.output.plots.save`), keeping
     ``rect`` free for a figure legend."""
-    from shedsim.output.plots import _save as save
+    from shedsim.output.plots import save
     return save(fig, path, rect)
 
 
@@ -1152,8 +1156,10 @@ def _rate_like(metric: str) -> bool:
 
 def plot_forest(res: ComparisonResult, path: Path) -> Path:
     """Forest plot: one panel per metric, one row per variant, the effect against the
-    baseline with its 95% interval (rates and skill edges in percentage points). Red: significant
-    after Holm's correction; filled circle: paired deals, open square: unpaired."""
+    baseline with its 95% interval (rates and skill edges in percentage points). Colour says
+    significance (red: significant after Holm's correction, grey: not), the marker says the
+    design (filled circle: paired deals, open square: unpaired); the legend keeps the two
+    apart (colour swatches, black markers)."""
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
@@ -1191,51 +1197,103 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
         ax.set_ylim(-0.7, nv - 0.3)
     for k in range(len(metrics), nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
-    handles = [Line2D([], [], color="tab:red", marker="o", ls="", label="significant (Holm 5%)"),
-               Line2D([], [], color="0.45", marker="o", ls="", label="not significant"),
-               Line2D([], [], color="0.3", marker="o", ls="", label="paired deals"),
-               Line2D([], [], color="0.3", marker="s", mfc="white", ls="", label="unpaired deals")]
+    from matplotlib.patches import Patch
+    handles = [Patch(color="tab:red", label="colour: significant (Holm 5%)"),
+               Patch(color="0.45", label="colour: not significant"),
+               Line2D([], [], color="black", marker="o", ls="", label="filled circle: paired deals"),
+               Line2D([], [], color="black", marker="s", mfc="white", ls="", label="open square: unpaired deals")]
     fig.legend(handles=handles, loc="lower center", ncol=4, fontsize="small", frameon=False)
     fig.suptitle(f"Effect of each variant vs the baseline {res.info['baseline']}, 95% intervals\n{subtitle(res)}")
     return _save(fig, path, rect=(0, 0.4 / height, 1, 1 - 0.75 / height))  # room for the two-line title
 
 
 def plot_lengths(res: ComparisonResult, path: Path) -> Path:
-    """Game-length distributions of all variants overlaid, on a log scale of moves (the
-    lengths are very skewed): step histograms over log-spaced bins (share of the
-    variant's finished games per bin) and ECDFs of the finished games; the move cap is the
-    dotted line, and each variant's share of unfinished games (stalled, proven loops, at
-    the cap) is in the legend."""
+    """Game-length distributions on a log scale of moves (the lengths are very skewed).
+
+    Up to :data:`OVERLAY_MAX` variants: all overlaid, each in its own colour (``tab10``, no
+    colour repeated): step histograms over log-spaced bins (share of the variant's games per
+    bin) and ECDFs of the finished games. More variants: small multiples, one panel per
+    variant with its ECDF (blue) over the baseline's (grey), so that each stays readable
+    shrunk into the report. The move cap is the dotted line; each variant's share of
+    unfinished games (stalled, proven loops, at the cap) is in its legend entry or panel
+    title. Variants with no game draw nothing (an empty partial run)."""
+    from matplotlib.ticker import FuncFormatter
+
     from shedsim.output.plots import plt
     labels = [v.label for v in res.plan.variants]
-    cmap = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20")
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5.4))
     caps = sorted({v.rules.max_moves for v in res.plan.variants})
     fins = [t.lengths[t.ends == END_FINISHED].astype(np.int64) for t in res.tallies]
     lo = max(1, min((int(f.min()) for f in fins if f.size), default=1))
     hi = max(caps)
     edges = np.unique(np.round(np.geomspace(lo, hi + 1, 60)).astype(np.int64))
-    for i, (lab, t, fin) in enumerate(zip(labels, res.tallies, fins)):
-        col = cmap(i % cmap.N)
+
+    def unfinished(t) -> tuple[str, str]:
         g = t.lengths.size
         unf = t.unfinished.sum() / g if g else 0.0
-        name = f"{lab} (unfinished {100 * unf:.2f}%)"
-        if np.isin(t.ends, (END_STALLED, END_LOOP)).any():
+        short = f"unfinished {100 * unf:.2f}%"
+        if g and np.isin(t.ends, (END_STALLED, END_LOOP)).any():
             sh = [100 * (t.ends == c).sum() / g for c in (END_STALLED, END_LOOP, END_CAP)]
-            name = f"{lab} (unfinished {100 * unf:.2f}%: stalled {sh[0]:.2f}, loops {sh[1]:.2f}, cap {sh[2]:.2f})"
+            return short, f"{short}: stalled {sh[0]:.2f}, loops {sh[1]:.2f}, cap {sh[2]:.2f}"
+        return short, short
+
+    def ecdf(ax, fin, g, **kw):
         if fin.size:
-            counts = np.histogram(fin, bins=edges)[0]
-            ax1.stairs(counts / g * 100, edges, color=col, lw=1.4, label=name)
             vals, cnt = np.unique(fin, return_counts=True)
-            ax2.step(vals, np.cumsum(cnt) / g * 100, where="post", color=col, lw=1.3, label=name)
-    from matplotlib.ticker import FuncFormatter
-    for ax in (ax1, ax2):
+            ax.step(vals, np.cumsum(cnt) / g * 100, where="post", **kw)
+
+    def log_axis(ax):
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
         ax.grid(alpha=0.3, which="both")
         for c in caps:
             ax.axvline(c, color="0.3", ls=":", lw=1.2)
         ax.set_xlim(lo * 0.9, hi * 1.15)
+
+    if len(labels) > OVERLAY_MAX:
+        n = len(labels) - 1
+        ncols = 4 if n <= 16 else 5
+        nrows = math.ceil(n / ncols)
+        fig, axes = plt.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False,
+                                 figsize=(3.3 * ncols, 2.5 * nrows + 1.3))
+        base_t, base_fin = res.tallies[0], fins[0]
+        for k in range(nrows * ncols):
+            ax = axes[k // ncols][k % ncols]
+            if k >= n:
+                ax.set_visible(False)
+                continue
+            t, fin = res.tallies[k + 1], fins[k + 1]
+            ecdf(ax, base_fin, base_t.lengths.size, color="0.55", lw=1.2, label=f"baseline {labels[0]}")
+            ecdf(ax, fin, t.lengths.size, color="tab:blue", lw=1.4, label="this variant")
+            log_axis(ax)
+            ax.set_ylim(0, 100)
+            ax.set_title(f"{labels[k + 1]}\n{unfinished(t)[0]}", fontsize="small")
+            ax.tick_params(labelsize="x-small")
+            if k % ncols == 0:
+                ax.set_ylabel("finished within (%)", fontsize="small")
+            if k // ncols == nrows - 1 or k + ncols >= n:
+                ax.set_xlabel("moves (log scale)", fontsize="small")
+                ax.xaxis.set_tick_params(labelbottom=True)
+        handles, names = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, [f"baseline {labels[0]} ({unfinished(base_t)[0]})", "the panel's variant"],
+                   loc="lower center", ncol=2, fontsize="small", frameon=False)
+        height = 2.5 * nrows + 1.3
+        fig.suptitle(f"Game length by rule variant: share of games finished within N moves (ECDF), "
+                     f"each variant against the baseline; dotted: move cap {', '.join(f'{c:,}' for c in caps)}"
+                     f"\n{subtitle(res)}", fontsize="medium")
+        return _save(fig, path, rect=(0, 0.35 / height, 1, 1 - 0.7 / height))
+
+    cmap = plt.get_cmap("tab10")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5.4))
+    for i, (lab, t, fin) in enumerate(zip(labels, res.tallies, fins)):
+        col = cmap(i)
+        g = t.lengths.size
+        name = f"{lab} ({unfinished(t)[1]})"
+        if fin.size:
+            counts = np.histogram(fin, bins=edges)[0]
+            ax1.stairs(counts / g * 100, edges, color=col, lw=1.4, label=name)
+            ecdf(ax2, fin, g, color=col, lw=1.3, label=name)
+    for ax in (ax1, ax2):
+        log_axis(ax)
     ax1.text(caps[-1], ax1.get_ylim()[1] * 0.97, " move cap", rotation=90, va="top", ha="right", fontsize="small",
              color="0.3")
     ax1.set_xlabel(f"game length (moves, log scale; a round is {res.info['players']} moves)")
@@ -1245,11 +1303,8 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
     ax2.set_ylabel("games finished within that many moves (%)")
     ax2.set_title("Cumulative distribution (ECDF); the rest were stopped unfinished", fontsize="medium")
     ax2.set_ylim(0, 100)
-    many = len(labels) > 6
-    ax2.legend(fontsize="x-small" if many else "small", loc="upper left",
-               bbox_to_anchor=(1.02, 1.0) if many else None,
-               title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves", title_fontsize="x-small")
-    if many:
-        fig.set_size_inches(17, 5.4 if len(labels) <= 24 else 0.22 * len(labels))
+    if any(f.size for f in fins):
+        ax2.legend(fontsize="small", loc="upper left",
+                   title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves", title_fontsize="x-small")
     fig.suptitle(f"Game length by rule variant\n{subtitle(res)}")
     return _save(fig, path)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from shedsim.rules.engine import GameResult, play_game
+from shedsim.rules.cards import pack
+from shedsim.rules.engine import GameResult, StrategyError, play_game
 from shedsim.rules.narrate import narrate_game
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.simulate import RunSpec, schedule_games
@@ -91,10 +92,81 @@ class Replay:
     lines: list[str]
 
 
-def replay_game(spec: RunSpec, game: int, narrate: bool = True) -> Replay:
+class _Recorded:
+    """A player that writes down each call before making it (the flight recorder of
+    :func:`replay_game_guarded`): if the call kills the process, the last record names
+    the strategy, the seat, the move and the position."""
+
+    def __init__(self, player, seat: int, record, chosen: list) -> None:
+        self.player, self.seat, self.record, self.chosen = player, seat, record, chosen
+        self.name = player.name
+
+    @property
+    def deterministic(self) -> bool:
+        return bool(getattr(self.player, "deterministic", False))
+
+    def swap(self, visible, seat, players, rules_array, rng):
+        if self.record:
+            self.record(f"strategy {self.name!r} at seat {self.seat}, in the swap phase")
+        return self.player.swap(visible, seat, players, rules_array, rng)
+
+    def move(self, state, obs, rules_array, rng, legal):
+        if self.record:
+            self.record(f"strategy {self.name!r} at seat {self.seat}, choosing move {state.moves + 1}; the "
+                        f"position:\n{state.describe()}")
+        move = self.player.move(state, obs, rules_array, rng, legal)
+        self.chosen.append(move)
+        return move
+
+
+class GameFailed(StrategyError):
+    """A strategy failed in a replayed game (:class:`shedsim.rules.engine.StrategyError`);
+    ``lines`` tells the game up to the failure (empty when the swap failed)."""
+
+    def __init__(self, message: str, lines: list[str]) -> None:
+        super().__init__(message)
+        self.lines = lines
+
+
+def _told_until_failure(spec: RunSpec, players, deal_key: int, strategy_key: int, dealer: int,
+                        chosen: list, labels: list[str]) -> list[str]:
+    """The game told up to the move a strategy failed on: the deal and swaps again (they
+    succeeded: the same calls on the same streams), then the moves chosen before the
+    failing one."""
+    from shedsim.rules.engine import IllegalMoveError, MoveSyntaxError, new_game
+    try:
+        state, _ = new_game(spec.rules, players, deal_key, strategy_key, dealer)
+    except StrategyError:
+        return []
+    face_up = [pack(s.face_up) for s in state.seats]
+    codes = [m.code for m in chosen if m.kind != "invalid"]
+    for moves in (codes, codes[:-1]):
+        try:
+            lines, _ = narrate_game(spec.rules, deal_key, dealer, face_up, state.start_seat, moves, labels)
+            return lines
+        except (IllegalMoveError, MoveSyntaxError):
+            continue
+    return []
+
+
+def game_heading(spec: RunSpec, game: int) -> str:
+    """One line naming game ``game`` of ``spec``: rules, seats, seed, deal, dealer and who
+    sits where. Raises :class:`ReplayError` for a game outside the run."""
+    if game < 0 or game >= spec.games:
+        raise ReplayError(f"--game: the run has {spec.games:,} games, numbered 0 to {spec.games - 1}; got {game}")
+    sched = schedule_games(spec, game, game + 1)
+    rs = spec.rules
+    return (f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; {spec.players} players; seed "
+            f"{spec.seed} game {game} (deal {int(sched['deal'][0])}, dealer seat {int(sched['dealer'][0])})"
+            + (f", strategy stream {spec.stream}" if spec.stream else "") + "; seats: "
+            + ", ".join(f"{i} {spec.labels[e]}" for i, e in enumerate(sched["seating"][0])))
+
+
+def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None) -> Replay:
     """Play game ``game`` of ``spec`` on the reference engine (same deal, seats and coin
     flips as the run) and, with ``narrate``, tell it move by move
-    (:func:`shedsim.rules.narrate.narrate_game`).
+    (:func:`shedsim.rules.narrate.narrate_game`). ``record(text)``, when given, is called
+    before every strategy decision with the strategy, seat, move and position.
 
     Raises :class:`ReplayError` for a game index outside the run or a plugin that cannot be
     loaded, :class:`shedsim.rules.engine.StrategyError` when a strategy fails.
@@ -114,8 +186,14 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True) -> Replay:
     except PluginError as e:
         raise ReplayError(f"--strategies: {e}") from None
     dealer = int(sched["dealer"][0])
-    result = play_game(spec.rules, players, int(dk[0]), int(sk[0]), dealer)
+    chosen: list = []
+    seated = [_Recorded(p, i, record, chosen) for i, p in enumerate(players)]
     labels = [spec.labels[e] for e in seating]
+    try:
+        result = play_game(spec.rules, seated, int(dk[0]), int(sk[0]), dealer)
+    except StrategyError as e:
+        told = _told_until_failure(spec, players, int(dk[0]), int(sk[0]), dealer, chosen, labels) if narrate else []
+        raise GameFailed(str(e), told) from None
     lines: list[str] = []
     if narrate:
         lines, final = narrate_game(spec.rules, int(dk[0]), dealer, result.face_up, result.start_seat,
@@ -148,3 +226,84 @@ def saved_record(run_dir: Path, game: int) -> dict[str, np.ndarray] | None:
             row = t.slice(int(hit[0]), 1).to_pydict()
             return {k: v[0] for k, v in row.items()}
     return None
+
+
+class StrategyCrash(RuntimeError):
+    """A strategy killed the process that played the game (a compiled plugin that read or
+    wrote outside an array: numba does not check bounds); the message names it."""
+
+
+def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Replay:
+    """:func:`replay_game` in a child process (``fork``), so that a compiled strategy that
+    crashes (a segmentation fault) cannot take the caller with it. Before each decision
+    the child writes the strategy, seat, move and position to a file; when the child dies
+    the last record names the strategy at fault. Where ``fork`` is not available the game
+    is played here.
+
+    Raises what :func:`replay_game` raises, and :class:`StrategyCrash` (naming the
+    strategy, seat, move, run seed, game, deal and position) when the child is killed.
+    """
+    import multiprocessing as mp
+    import os
+    import signal
+    import tempfile
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:
+        return replay_game(spec, game, narrate)
+    with tempfile.TemporaryDirectory(prefix="shedsim-trace-") as d:
+        log = os.path.join(d, "calls")
+        recv, send = ctx.Pipe(duplex=False)
+
+        def child() -> None:
+            import faulthandler
+            faulthandler.disable()  # the parent reports a crash itself, in words
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+
+            def record(text: str) -> None:
+                os.write(fd, text.encode() + b"\x1e")
+            try:
+                send.send(("ok", replay_game(spec, game, narrate, record)))
+            except GameFailed as e:
+                send.send(("strategy", (str(e), e.lines)))
+            except StrategyError as e:
+                send.send(("strategy", (str(e), [])))
+            except ReplayError as e:
+                send.send(("replay", str(e)))
+            except BaseException as e:  # noqa: BLE001 - reported in the parent
+                send.send(("error", f"{type(e).__name__}: {e}"))
+            finally:
+                send.close()
+                os._exit(0)
+
+        proc = ctx.Process(target=child, daemon=True)
+        proc.start()
+        send.close()
+        try:
+            kind, value = recv.recv()
+        except EOFError:
+            kind, value = None, None
+        proc.join()
+        if kind == "ok":
+            return value
+        if kind == "strategy":
+            raise GameFailed(*value)
+        if kind == "replay":
+            raise ReplayError(value)
+        if kind == "error":
+            raise RuntimeError(value)
+        code = proc.exitcode
+        try:
+            with open(log, "rb") as f:
+                records = [r for r in f.read().decode(errors="replace").split("\x1e") if r]
+        except OSError:
+            records = []
+        sched = schedule_games(spec, game, game + 1)
+        how = (f"signal {signal.Signals(-code).name}" if code is not None and code < 0
+               and -code in signal.Signals._value2member_map_ else f"exit code {code}")
+        where = records[-1] if records else "before any strategy decision"
+        raise StrategyCrash(
+            f"the game crashed the process ({how}"
+            + (": a compiled strategy read or wrote outside an array" if code == -signal.SIGSEGV else "")
+            + f") during {where}\n[run seed {spec.seed}, game {game} (deal {int(sched['deal'][0])}, "
+              f"dealer seat {int(sched['dealer'][0])})]")

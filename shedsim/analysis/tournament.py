@@ -1322,7 +1322,8 @@ def write_csv(df, path: Path) -> None:
 
 def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = True) -> list[str]:
     """Write the CSVs and plots into ``out``; returns the file names (``run.json`` is
-    written by :func:`write_run_json`). Every file is written atomically (temp file in
+    written by :func:`write_run_json`). A run with no game (interrupted before its first
+    chunk) gets its CSVs but no chart. Every file is written atomically (temp file in
     ``out``, fsync, :func:`os.replace`): a failure (disk full) raises
     :class:`shedsim.runs.atomic.WriteError` naming the file and leaves no half-written file."""
     out = Path(out)
@@ -1336,7 +1337,11 @@ def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = T
         files.append("matches.csv")
     else:
         (out / "matches.csv").unlink(missing_ok=True)
-    if plots:
+    charts = ("rates.png", "places.png", "head_to_head.png", "lengths.png", "seats.png")
+    if plots and not res.info["games"]:
+        for name in charts:  # a run with no game yet has nothing to draw; no chart of an older run stays
+            (out / name).unlink(missing_ok=True)
+    elif plots:
         from shedsim.output import plots as P
         sub = f"{spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
         P.rates(res.summary, out / "rates.png", subtitle=sub)
@@ -1344,7 +1349,7 @@ def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = T
         P.head_to_head(res.h2h_matrix, out / "head_to_head.png", subtitle=sub)
         P.game_lengths(res.lengths, out / "lengths.png", subtitle=sub)
         P.seats(res.seats, out / "seats.png", subtitle=sub)
-        files += ["rates.png", "places.png", "head_to_head.png", "lengths.png", "seats.png"]
+        files += list(charts)
     return sorted(files)
 
 

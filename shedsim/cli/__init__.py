@@ -17,6 +17,7 @@ import typer
 from shedsim.cli import bench as bench_cmd
 from shedsim.cli import compare as compare_cmd
 from shedsim.cli import hint as hint_cmd
+from shedsim.cli import play as play_cmd
 from shedsim.cli import report as report_cmd
 from shedsim.cli import rules as rules_cmd
 from shedsim.cli import scenario as scenario_cmd
@@ -47,6 +48,7 @@ app.command("report")(report_cmd.report)
 app.command("tune")(tune_cmd.tune)
 app.command("tips")(tips_cmd.tips)
 app.command("hint")(hint_cmd.hint)
+app.command("play")(play_cmd.play)
 
 
 def main() -> None:  # pragma: no cover

@@ -4,6 +4,7 @@ module, so the command modules and :mod:`shedsim.cli` import it without a cycle.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -55,9 +56,35 @@ def peak_rss_mb() -> float | None:
         return None
 
 
-def progress_bar(console):
+STALL_NOTICE_S = 90.0
+"""Seconds without a finished chunk after which the progress bar says the run may be stuck
+(``SHEDSIM_STALL_NOTICE_S`` overrides it)."""
+
+
+def stall_notice_s() -> float:
+    """:data:`STALL_NOTICE_S`, or ``SHEDSIM_STALL_NOTICE_S`` when it is set to a positive number."""
+    try:
+        v = float(os.environ.get("SHEDSIM_STALL_NOTICE_S", ""))
+    except ValueError:
+        return STALL_NOTICE_S
+    return v if v > 0 else STALL_NOTICE_S
+
+
+def stall_message(seconds: float, strategies: list[str] | None) -> str:
+    """What the progress bar prints when no chunk has finished for ``seconds``."""
+    who = f" Strategies in play: {', '.join(strategies)}." if strategies else ""
+    return (f"[yellow]note:[/] no game has finished for {seconds:,.0f} s. A strategy may be stuck in an endless "
+            f"loop (a compiled plugin cannot be stopped from inside), or the chunks are just slow.{who} "
+            "Press Ctrl-C to stop: every finished chunk is kept, and --resume continues the run.")
+
+
+def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None):
     """A rich progress bar: games done, games/s and ETA from the mean rate of this session
-    (chunks arrive in bursts, so rich's windowed speed estimate would jump about)."""
+    (chunks arrive in bursts, so rich's windowed speed estimate would jump about).
+
+    While it is shown, a watcher thread prints :func:`stall_message` (naming ``strategies``)
+    once whenever no task has advanced for ``stall_after`` seconds (default
+    :func:`stall_notice_s`), and again after each further stall once progress resumed."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
@@ -80,5 +107,34 @@ def progress_bar(console):
             left = int((task.total - task.completed) / r)
             return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="green")
 
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
+    limit = stall_notice_s() if stall_after is None else stall_after
+
+    class Watched(Progress):
+        def __enter__(self):
+            import threading
+            self._stop_watch = threading.Event()
+            self._watch = threading.Thread(target=self._watcher, name="shedsim-stall-notice", daemon=True)
+            out = super().__enter__()
+            self._watch.start()
+            return out
+
+        def __exit__(self, *exc):
+            self._stop_watch.set()
+            self._watch.join(timeout=5)
+            return super().__exit__(*exc)
+
+        def _watcher(self) -> None:
+            import time
+            last, since, told = None, time.monotonic(), False
+            while not self._stop_watch.wait(min(1.0, limit / 4)):
+                done = sum(t.completed for t in self.tasks)
+                if self.tasks and all(t.finished for t in self.tasks):
+                    return
+                if done != last:
+                    last, since, told = done, time.monotonic(), False
+                elif not told and time.monotonic() - since >= limit:
+                    self.console.print(stall_message(time.monotonic() - since, strategies), highlight=False)
+                    told = True
+
+    return Watched(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)

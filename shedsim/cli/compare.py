@@ -79,7 +79,7 @@ def compare_rules(
         say(f"[yellow]note:[/] --games {n_games:,} rounded up to {total:,} per variant: whole blocks of {block:,} "
             f"games (every table x every rotation)")
 
-    progress = None if quiet else progress_bar(err)
+    progress = None if quiet else progress_bar(err, [lab if lab == e else f"{lab}={e}" for lab, e in entries])
     try:
         if progress is not None:
             with progress:

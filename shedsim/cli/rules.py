@@ -12,6 +12,11 @@ from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt
 rules_app = typer.Typer(help="List and inspect rule sets and house toggles.", no_args_is_help=True)
 
 
+def yes_no(v) -> str:
+    """A setting's value as text, booleans as yes/no (the one vocabulary of rules list and show)."""
+    return ("yes" if v else "no") if isinstance(v, bool) else str(v)
+
+
 @rules_app.command("list")
 def rules_list() -> None:
     """List the presets and every house toggle."""
@@ -20,19 +25,22 @@ def rules_list() -> None:
 
     from shedsim.rules.ruleset import PRESETS, TOGGLES, preset
     console = Console()
-    t = Table(title="Rule sets (--rules)")
-    for col in ("name", "players", "reset / burn / other roles", "voluntary pick-up", "gamble", "who starts", "scoring"):
-        t.add_column(col)
+    t = Table(title="Rule sets (--rules)", show_lines=True)
+    t.add_column("name", no_wrap=True)
+    t.add_column("players", no_wrap=True)
+    t.add_column("how it plays (see shedsim rules show NAME)", ratio=1, overflow="fold")
     for name in PRESETS:
         rs = preset(name)
         roles = rs.describe_roles()
         other = "; ".join(f"{k}: {v}" for k, v in roles.items() if k not in ("reset", "burn") and v != "-")
-        t.add_row(name, f"{rs.min_players}-{rs.max_players}", f"{roles['reset']} / {roles['burn']} / {other}",
-                  rs.pickup, "yes" if rs.deck_gamble else "no", rs.start, rs.scoring)
+        text = (f"reset {roles['reset']}, burn {roles['burn']}" + (f"; {other}" if other else "")
+                + f". Voluntary pick-up: {rs.pickup}. Gamble on the stock: {yes_no(rs.deck_gamble)}. "
+                f"Who starts: {rs.start}. Scoring: {rs.scoring}.")
+        t.add_row(name, f"{rs.min_players}-{rs.max_players}", text)
     console.print(t)
     h = Table(title="House toggles (--house, repeatable; all compose)")
-    h.add_column("toggle")
-    h.add_column("effect")
+    h.add_column("toggle", no_wrap=True)
+    h.add_column("effect", ratio=1, overflow="fold")
     for k, v in TOGGLES.items():
         h.add_row(k, v)
     console.print(h)
@@ -59,7 +67,7 @@ def rules_show(
         s.add_row(k, v)
     for k in ("pickup", "deck_gamble", "start", "burn_passes", "mix_last_hand", "decks", "hand_size",
               "table_size", "burn_run", "max_moves", "scoring"):
-        s.add_row(k.replace("_", " "), str(getattr(rs, k)))
+        s.add_row(k.replace("_", " "), yes_no(getattr(rs, k)))
         if k == "max_moves":
             groups: dict[int, list[int]] = {}
             for p in range(rs.min_players, rs.max_players + 1):

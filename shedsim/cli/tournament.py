@@ -128,7 +128,7 @@ def tournament(
 
     progress = None
     if not quiet:
-        progress = progress_bar(err)
+        progress = progress_bar(err, [f"{lab}={e}" if lab != e else lab for lab, e in zip(spec.labels, spec.entries)])
     cluster = contextlib.ExitStack()
     try:
         if backend != "loky":

@@ -35,27 +35,20 @@ def trace(
 ) -> None:
     """Play one game on the reference engine and tell it move by move.
 
-    Shows the deal and the swap phase (what each seat put face up), the table after the
-    swap, then every move: the seat, its stage [hand], [face-up] or [face-down], the cards
-    played or turned, why the pile burned (a burn card, or four of a rank in a row), skips
-    and reverses, cards drawn from the stock, who went out, and the pile's top cards and
-    size after the move. Ends with every place.
+    Shows the deal and the swap phase (what each seat put face up), the table after the swap, then every move: the seat, its stage (hand, face-up or face-down, in brackets), the cards played or turned, why the pile burned (a burn card, or four of a rank in a row), skips and reverses, cards drawn from the stock, who went out, and the pile's top cards and size after the move. Ends with every place.
 
-    Games are numbered as the run that played them numbers them, so a game an error message
-    names is replayed by the command it prints: `shedsim trace --from RUN_DIR --game N` for
-    a tournament directory, or the same rules, players, strategies, seed and --game.
+    Games are numbered as the run that played them numbers them, so a game an error message names is replayed by the command it prints: `shedsim trace --from RUN_DIR --game N` for a tournament directory, or the same rules, players, strategies, seed and --game.
 
-    Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4;
-    shedsim trace --from reports/latest --game 24
-    """
-    from shedsim.analysis.replay import ReplayError, replay_game, run_dir_spec, tournament_run_spec
+    Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4; shedsim trace --from reports/latest --game 24
+    """  # noqa: E501
+    from shedsim.analysis.replay import (GameFailed, ReplayError, StrategyCrash, game_heading, replay_game_guarded,
+                                         run_dir_spec, tournament_run_spec)
     from shedsim.rules.engine import StrategyError
     from shedsim.rules.ruleset import RulesError
     paths = tuple(str(p) for p in strategy_path or [])
     try:
         if from_dir is not None:
             spec = run_dir_spec(from_dir, paths or None)
-            where = f"{from_dir}: seed {spec.seed} game {game}"
         else:
             rs = load_rules(rules, house, rules_file)
             try:
@@ -63,15 +56,22 @@ def trace(
             except RulesError as e:
                 fail(str(e))
             spec = tournament_run_spec(rs, players, strategies, seed, game, seat_orders, stream, paths)
-            where = f"seed {seed} game {game}"
-        rep = replay_game(spec, game)
+        heading = game_heading(spec, game)
+        if from_dir is not None:
+            heading = f"{from_dir}: {heading}"
+        rep = replay_game_guarded(spec, game)
     except ReplayError as e:
         fail(str(e))
-    except StrategyError as e:
+    except GameFailed as e:
+        typer.echo(heading)
+        for line in e.lines:
+            typer.echo(line)
+        if e.lines:
+            typer.echo("the game stops here: a strategy failed (see the error)")
         fail(str(e), 1)
-    rs = spec.rules
-    typer.echo(f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; {spec.players} players; "
-               f"{where} (deal {rep.deal}, dealer seat {rep.dealer}); seats: "
-               + ", ".join(f"{i} {lab}" for i, lab in enumerate(rep.labels)))
+    except (StrategyError, StrategyCrash) as e:
+        typer.echo(heading)
+        fail(str(e), 1)
+    typer.echo(heading)
     for line in rep.lines:
         typer.echo(line)

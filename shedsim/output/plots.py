@@ -68,6 +68,10 @@ def _png(fig) -> bytes:
     return out.getvalue()
 
 
+png_bytes = _png
+"""The public name of :func:`_png`: the figure's PNG bytes at :func:`dpi` (palette PNG with :func:`compact`)."""
+
+
 def _save(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
     """Write the figure as a PNG atomically (:func:`shedsim.runs.atomic.write_bytes`: a full disk
     leaves no half-written chart) and close it. ``rect``: the area ``tight_layout`` may use
@@ -78,6 +82,10 @@ def _save(fig, path: Path, rect: tuple[float, float, float, float] | None = None
     finally:
         plt.close(fig)
     return path
+
+
+save = _save
+"""The public name of :func:`_save` (for the chart modules of other packages)."""
 
 
 def rates(summary, path: Path, subtitle: str = "") -> Path:
@@ -183,19 +191,28 @@ def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
 
 def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     """Loss rate by seat counted from the starting player (seat 0 starts), with 95%
-    intervals (one deal = one cluster: ``seats.csv``); the dashed line is 1 / players."""
+    intervals (one deal = one cluster: ``seats.csv``), on an axis from 0. The dashed line is the fair share: every seat losing
+    equally often, i.e. the seats' mean loss rate, which is 1 / players of the *finished*
+    games (a game stopped unfinished has no loser, so 1 / players of all games is out of
+    reach and is not drawn)."""
     d = seat_table[seat_table["kind"] == "from_starter"]
     x = d["seat"].to_numpy(int)
     rate = d["loss_rate"].to_numpy(float) * 100
     lo = d["loss_lo"].to_numpy(float) * 100
     hi = d["loss_hi"].to_numpy(float) * 100
+    n = max(1, len(x))
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
-    ax.errorbar(x, rate, yerr=bars(rate, lo, hi), fmt="o", capsize=4, color="tab:red")
-    ax.axhline(100 / max(1, len(x)), ls="--", color="0.5", label="1 / players")
+    ax.errorbar(x, rate, yerr=bars(rate, lo, hi), fmt="o", capsize=4, color="tab:red", label="loss rate of the seat")
+    if len(rate) and np.isfinite(rate).any():
+        fair = float(np.nanmean(rate))
+        ax.axhline(fair, ls="--", color="0.4",
+                   label=f"fair share {fair:.2f}% (1/{n} of finished games; unfinished games have no loser)")
+        top = float(np.nanmax(np.concatenate([hi[np.isfinite(hi)], rate[np.isfinite(rate)]])))
+        ax.set_ylim(0, max(1.0, top * 1.3))
     ax.set_xticks(x, [("starter" if s == 0 else f"+{s}") for s in x])
     ax.set_xlabel("seat, counted in turn order from the starting player")
-    ax.set_ylabel("loss rate (% of games)")
+    ax.set_ylabel("loss rate (% of all games, axis from 0)")
     ax.set_title("Loss rate by seat with 95% intervals (per-deal clusters)" + (f"\n{subtitle}" if subtitle else ""))
     ax.grid(axis="y", alpha=0.3)
-    ax.legend()
+    ax.legend(loc="lower center", fontsize="small")
     return _save(fig, path)

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from shedsim.rules.cards import RANKS, rank_name
-from shedsim.output.plots import _save, bars, plt
+from shedsim.output.plots import bars, plt
+from shedsim.output.plots import save as _save
 
 
 def by_rank(df, path: Path, subtitle: str = "") -> Path:
@@ -44,32 +45,75 @@ def by_rank(df, path: Path, subtitle: str = "") -> Path:
 
 
 def value_heatmap(rows, min_games: int, path: Path, subtitle: str = "") -> Path:
-    """(b) Loss rate by the lowest (row) and highest (column) rank of the face-up row,
-    pooled over the middle cards; cells with fewer than ``min_games`` seat-games blank."""
+    """(b) Loss rate of every face-up row of three cards: one panel per middle card, the
+    lowest card down the rows and the highest across the columns, so each cell is one
+    multiset (lowest <= middle <= highest); one colour scale for all panels; cells with fewer
+    than ``min_games`` seat-games blank. ``rows``: the study's face-up table (``face_up``
+    as rank names, ``seat_games``, ``losses``). Rows of another size than three (other
+    rule sets) are drawn pooled over the cards between the lowest and the highest."""
+    from shedsim.rules.cards import parse_rank
     n = len(RANKS)
-    losses = np.zeros((n, n))
-    games = np.zeros((n, n))
-    for low, high, k, lo in zip(rows["low"], rows["high"], rows["seat_games"], rows["losses"]):
-        games[low - 2, high - 2] += k
-        losses[low - 2, high - 2] += lo
+    cards = [sorted(parse_rank(c) for c in str(f).split()) for f in rows["face_up"]]
+    three = bool(cards) and all(len(c) == 3 for c in cards)
+    mids = RANKS if three else [None]
+    losses = np.zeros((len(mids), n, n))
+    games = np.zeros((len(mids), n, n))
+    for c, k, lo in zip(cards, rows["seat_games"], rows["losses"]):
+        m = mids.index(c[1]) if three else 0
+        games[m, c[0] - 2, c[-1] - 2] += k
+        losses[m, c[0] - 2, c[-1] - 2] += lo
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(games >= min_games, losses / games * 100, np.nan)
+        rate = np.where(games >= max(1, min_games), losses / games * 100, np.nan)
     names = [rank_name(r) for r in RANKS]
-    fig, ax = plt.subplots(figsize=(9.5, 8))
     finite = rate[np.isfinite(rate)]
     vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 100.0)
-    im = ax.imshow(np.ma.masked_invalid(rate), cmap="RdYlGn_r", vmin=vmin, vmax=vmax, origin="upper")
-    ax.set_xticks(range(n), names)
-    ax.set_yticks(range(n), names)
-    ax.set_xlabel("highest face-up rank")
-    ax.set_ylabel("lowest face-up rank")
-    for i in range(n):
-        for j in range(n):
-            if np.isfinite(rate[i, j]):
-                ax.text(j, i, f"{rate[i, j]:.0f}", ha="center", va="center", fontsize=7)
-    fig.colorbar(im, ax=ax, label="loss rate (% of seat-games)")
-    ax.set_title("Loss rate by face-up row (lowest x highest card)" + (f"\n{subtitle}" if subtitle else ""))
-    return _save(fig, path)
+    if not three:
+        fig, ax = plt.subplots(figsize=(9.5, 8))
+        im = ax.imshow(np.ma.masked_invalid(rate[0]), cmap="RdYlGn_r", vmin=vmin, vmax=vmax)
+        ax.set_xticks(range(n), names)
+        ax.set_yticks(range(n), names)
+        ax.set_xlabel("highest face-up rank")
+        ax.set_ylabel("lowest face-up rank")
+        fig.colorbar(im, ax=ax, label="loss rate (% of seat-games)")
+        ax.set_title("Loss rate by face-up row (lowest x highest card, pooled over the others)"
+                     + (f"\n{subtitle}" if subtitle else ""))
+        return _save(fig, path)
+    ncols = 5
+    nrows = -(-len(mids) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.0 * ncols + 1.2, 3.0 * nrows + 1.2), squeeze=False)
+    im = None
+    for k in range(nrows * ncols):
+        ax = axes[k // ncols][k % ncols]
+        if k >= len(mids):
+            ax.set_visible(False)
+            continue
+        m = mids[k] - 2
+        # only the possible cells: lowest <= middle <= highest
+        sub = rate[k][: m + 1, m:]
+        im = ax.imshow(np.ma.masked_invalid(sub), cmap="RdYlGn_r", vmin=vmin, vmax=vmax, aspect="auto")
+        ax.set_xticks(range(n - m), names[m:], fontsize=6)
+        ax.set_yticks(range(m + 1), names[: m + 1], fontsize=6)
+        ax.set_title(f"middle card {names[m]}", fontsize="small")
+        if k % ncols == 0:
+            ax.set_ylabel("lowest card", fontsize="small")
+        if k // ncols == nrows - 1 or k + ncols >= len(mids):
+            ax.set_xlabel("highest card", fontsize="small")
+    fig.colorbar(im, ax=axes.ravel().tolist(), label="loss rate (% of seat-games)", shrink=0.6)
+    fig.suptitle("Loss rate by face-up row of three cards: one panel per middle card "
+                 f"(blank: under {min_games:,} seat-games)" + (f"\n{subtitle}" if subtitle else ""))
+    try:
+        atomic_png(fig, path)
+    finally:
+        plt.close(fig)
+    return path
+
+
+def atomic_png(fig, path: Path) -> None:
+    """Write ``fig`` as every chart is written but without ``tight_layout`` (it does not
+    handle a colour bar shared by several panels)."""
+    from shedsim.output.plots import png_bytes
+    from shedsim.runs import atomic
+    atomic.write_bytes(path, png_bytes(fig))
 
 
 def value_extremes(table, path: Path, subtitle: str = "", k: int = 12) -> Path:

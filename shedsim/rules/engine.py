@@ -62,6 +62,12 @@ class StrategyError(RuntimeError):
     """A strategy returned an illegal decision or raised; names strategy, seed and position."""
 
 
+class PluginReturnError(TypeError):
+    """A plain-Python plugin returned a value of the wrong kind; the message says what the
+    function had to return (raised by :class:`shedsim.plugins.EnginePlayer`, reported by the
+    engine as a :class:`StrategyError` naming the strategy and the position)."""
+
+
 # --------------------------------------------------------------------------- moves
 @dataclass(frozen=True, order=True)
 class Move:
@@ -620,6 +626,8 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
         packed = pack(visible)
         try:
             up = int(players[i].swap(packed, i, n, ra, srng))
+        except PluginReturnError as e:
+            raise StrategyError(f"strategy {players[i].name!r} at seat {i} (deal key {deal_key}): {e}") from e
         except Exception as e:  # noqa: BLE001 - a plugin may raise anything
             raise StrategyError(f"strategy {players[i].name!r} raised in the swap phase at seat {i} "
                                 f"(deal key {deal_key}): {type(e).__name__}: {e}") from e
@@ -689,6 +697,9 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
             move = player.move(state, obs, ra, srng, legal)
         except StrategyError:
             raise
+        except PluginReturnError as e:
+            raise StrategyError(f"strategy {player.name!r} at move {state.moves + 1} (deal key {deal_key}): "
+                                f"{e}\n{state.describe()}") from e
         except Exception as e:  # noqa: BLE001
             raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
                                 f"(deal key {deal_key}): {type(e).__name__}: {e}\n"

@@ -1,0 +1,140 @@
+"""``shedsim play``: a game in the terminal against the built-in bots (the game itself is
+:class:`shedsim.analysis.play.Game`)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_rules
+
+
+def play(
+    rules: RulesOpt = "shithead",
+    house: HouseOpt = None,
+    rules_file: RulesFileOpt = None,
+    players: Annotated[int, typer.Option("--players", "-p", help="Number of seats, yours included.")] = 3,
+    opponents: Annotated[str, typer.Option("--opponents", "-o", help="Comma-separated bot strategies (NAME or "
+                                           "NAME:param=v), seated in turn after you and repeated as needed "
+                                           "(`shedsim strategies` lists them).")] = "heuristic,greedy",
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the deal and the bots' coin flips "
+                                      "(same seed and inputs, same game).")] = 0,
+    game: Annotated[int, typer.Option("--game", "-g", min=0, help="Game number within the seed (another deal; "
+                                      "the dealer is game % players).")] = 0,
+    seat: Annotated[int, typer.Option("--seat", min=0, help="Your seat, 0 to players-1 (the dealer of "
+                                      "game g is seat g % players).")] = 0,
+    moves: Annotated[Optional[str], typer.Option("--moves", help="Inputs to play first, separated by ';' (the "
+                                                 "line quit prints, to go on with a game later).")] = None,
+    hint_policy: Annotated[str, typer.Option("--hint-policy", help="The policy whose playouts answer hint and "
+                                             "why (as hint's --policy).")] = "heuristic",
+    hint_budget: Annotated[int, typer.Option("--hint-budget", min=10, help="Most samples per move for hint "
+                                             "(why uses half).")] = 1000,
+    strategy_path: StrategyPathOpt = None,
+) -> None:
+    """Play a game against the bots in the terminal.
+
+    You see your hand and face-up row, every face-up row, hand size and face-down count, the pile's top cards and size, the stock, and every move the bots make, with the reason for each burn, skip and reverse in words. First choose your face-up cards (a choice's number, 1 = keep the cards as dealt, or the cards, e.g. 'K A 10'); then on each turn type a move's number from the list or the move itself (play 7x1, play 7x2, pickup, flip 2, gamble), or:
+
+    hint: your moves ranked by playouts from what you can see (expected place, P(lose), P(first), 95% intervals); why: the last bot move explained (the bot's rule and how playouts from what it saw rank the move); table: the table again; help; quit.
+
+    When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on. quit or the end of input print the command that continues the game later (--moves).
+
+    Exit codes: 0 game over or quit; 1 input ended before the game did, or a bot failed; 2 bad options.
+
+    Example: shedsim play --players 3 --opponents heuristic,greedy --seed 7
+    """  # noqa: E501
+    from shedsim.analysis.play import COMMANDS, Game, InputError, PlayError
+    from shedsim.rules.engine import StrategyError
+    rs = load_rules(rules, house, rules_file)
+    paths = tuple(str(p) for p in strategy_path or [])
+    specs = [s.strip() for s in _split_specs(opponents)]
+    try:
+        g = Game(rs, players, specs, seed=seed, game=game, seat=seat, strategy_paths=paths,
+                 hint_policy=hint_policy, hint_budget=hint_budget)
+    except PlayError as e:
+        fail(str(e))
+    tty = sys.stdin.isatty()
+    queued = [m.strip() for m in (moves or "").split(";") if m.strip()]
+
+    def say(lines):
+        for ln in lines:
+            typer.echo(ln)
+
+    def again() -> str:
+        args = ["shedsim", "play"]
+        if rules_file is not None:
+            args += ["--rules-file", str(rules_file)]
+        else:
+            args += ["--rules", rules]
+        for h in house or []:
+            args += ["--house", h]
+        args += ["--players", str(players), "--opponents", opponents, "--seed", str(seed)]
+        if game:
+            args += ["--game", str(game)]
+        if seat:
+            args += ["--seat", str(seat)]
+        for p in paths:
+            args += ["--strategy-path", p]
+        if g.inputs:
+            args += ["--moves", ";".join(g.inputs)]
+        return shlex.join(args)
+
+    say(g.swap_lines())
+    while not g.over:
+        prompt = g.prompt()
+        if queued:
+            line = queued.pop(0)
+            typer.echo(prompt + line)
+        elif tty:
+            try:
+                line = input(prompt)
+            except EOFError:
+                typer.echo("")
+                line = None
+            except KeyboardInterrupt:
+                typer.echo("")
+                line = "quit"
+        else:
+            raw = sys.stdin.readline()
+            line = None if raw == "" else raw.rstrip("\n")
+            if line is not None:
+                typer.echo(prompt + line)
+        if line is None:
+            typer.echo(f"end of input before the game ended (move {g.state.moves}); nothing is lost: go on with\n"
+                       f"  {again()}", err=True)
+            raise typer.Exit(1)
+        if line.strip().lower() in ("quit", "exit", "q"):
+            typer.echo(f"quit at move {g.state.moves}; go on with this game later:\n  {again()}")
+            raise typer.Exit(0)
+        try:
+            out = g.handle(line)
+        except InputError as e:
+            typer.echo(f"  ! {e}")
+            continue
+        except StrategyError as e:
+            fail(str(e), 1)
+        say(out)
+        if not g.over and g.swapped and g.state.to_move == g.you and _changed(line):
+            say(g.table_lines())
+
+
+def _changed(line: str) -> bool:
+    return line.strip().lower() not in ("hint", "why", "table", "help")
+
+
+def _split_specs(text: str) -> list[str]:
+    """Comma-separated strategy specs, a ``param=v`` piece continuing the spec before it
+    (``mc:rollouts=8,cap=200,greedy`` is two specs)."""
+    out: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if out and "=" in piece and ":" not in piece and ":" in out[-1]:
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out

@@ -1,0 +1,146 @@
+"""What the charts show (issue 15): each chart function is called with small hand-made or
+tiny real data and the figure is inspected before it is written (``save`` is intercepted).
+
+* seats.png: the reference line is the fair share the data can reach (the seats' mean loss
+  rate: unfinished games have no loser) and the loss-rate axis starts at 0;
+* compare-rules lengths.png: no colour repeated within the chart, and small multiples (one
+  panel per variant against the baseline) for many variants;
+* forest.png: the legend keeps significance (colour swatches) and design (markers) apart;
+* the swap heatmap: every face-up triple in its own cell (one panel per middle card);
+* a tournament with no game: no chart and no warning.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.colors import to_rgba
+
+from shedsim.analysis import compare as C
+from shedsim.analysis import tournament as T
+from shedsim.layout import END_CAP, END_FINISHED
+from shedsim.output import plots as P
+from shedsim.output import plots_swaps as PS
+from shedsim.rules.ruleset import preset
+
+
+@pytest.fixture
+def figures(monkeypatch):
+    """Every figure a chart function saves, kept open for inspection (nothing is written)."""
+    seen = []
+
+    def keep(fig, path, rect=None):
+        seen.append(fig)
+        return Path(path)
+    monkeypatch.setattr(P, "_save", keep)
+    monkeypatch.setattr(P, "save", keep)
+    monkeypatch.setattr(PS, "_save", keep)
+    monkeypatch.setattr(PS, "atomic_png", lambda fig, path: seen.append(fig))
+    monkeypatch.setattr(C, "_save", keep)
+    yield seen
+    P.plt.close("all")
+
+
+def test_seats_reference_is_the_reachable_fair_share_on_an_axis_from_zero(figures):
+    # 4 seats, 10% of games unfinished: the seats' loss rates add up to 90%, not 100%
+    rates = np.array([0.25, 0.22, 0.22, 0.21])
+    table = pd.DataFrame({"kind": "from_starter", "seat": range(4), "loss_rate": rates,
+                          "loss_lo": rates - 0.01, "loss_hi": rates + 0.01})
+    P.seats(table, Path("seats.png"))
+    ax = figures[0].axes[0]
+    refs = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert len(refs) == 1
+    assert refs[0].get_ydata()[0] == pytest.approx(100 * rates.mean())  # 22.5%, not 1/4 = 25%
+    assert ax.get_ylim()[0] == 0
+    assert "unfinished games have no loser" in refs[0].get_label()
+
+
+def _fake_comparison(n_variants: int) -> SimpleNamespace:
+    rng = np.random.default_rng(5)
+    variants, tallies = [], []
+    rules = preset("shithead")
+    for k in range(n_variants):
+        variants.append(SimpleNamespace(label="shithead" if k == 0 else f"shithead+toggle{k}", rules=rules))
+        lengths = rng.lognormal(5 + 0.02 * k, 0.5, 400).astype(np.int64) + 10
+        ends = np.where(rng.random(400) < 0.01, END_CAP, END_FINISHED)
+        tallies.append(SimpleNamespace(lengths=lengths, ends=ends, unfinished=(ends != END_FINISHED)))
+    info = {"players": 4, "labels": ["random", "greedy"], "games": 400, "seed": 0, "baseline": "shithead"}
+    return SimpleNamespace(plan=SimpleNamespace(variants=variants), tallies=tallies, info=info)
+
+
+def _colours(ax) -> list[tuple]:
+    return [to_rgba(line.get_color()) for line in ax.get_lines() if line.get_linestyle() == "-"]
+
+
+@pytest.mark.parametrize("n", [5, C.OVERLAY_MAX])
+def test_compare_lengths_overlay_never_repeats_a_colour(figures, n):
+    C.plot_lengths(_fake_comparison(n), Path("lengths.png"))
+    ecdf = figures[0].axes[1]
+    colours = _colours(ecdf)
+    assert len(colours) == n and len(set(colours)) == n
+
+
+def test_compare_lengths_many_variants_are_small_multiples(figures):
+    C.plot_lengths(_fake_comparison(22), Path("lengths.png"))
+    panels = [ax for ax in figures[0].axes if ax.get_visible()]
+    assert len(panels) == 21  # one per variant, each against the baseline
+    for k, ax in enumerate(panels):
+        colours = _colours(ax)
+        assert len(colours) == 2 and len(set(colours)) == 2  # baseline and the variant, never the same
+        assert ax.get_title().startswith(f"shithead+toggle{k + 1}\n")
+
+
+def test_swap_heatmap_shows_every_card_of_the_triple(figures):
+    rows = pd.DataFrame({"face_up": ["A 5 2", "A 7 2", "K K 3", "5 4 3"], "seat_games": [300, 300, 300, 300],
+                         "losses": [30, 60, 90, 120]})
+    PS.value_heatmap(rows, 200, Path("heat.png"))
+    panels = {ax.get_title(): ax for ax in figures[0].axes if ax.get_title().startswith("middle card")}
+    assert len(panels) == 13
+
+    def cell(mid, low, high):  # panel of the middle card: rows lowest 2..mid, columns highest mid..A
+        data = panels[f"middle card {mid}"].get_images()[0].get_array()
+        ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+        m = ranks.index(mid)
+        return data[ranks.index(low), ranks.index(high) - m]
+    # A 5 2 and A 7 2 share their lowest and highest card but not the middle: two cells, two rates
+    assert cell("5", "2", "A") == pytest.approx(10) and cell("7", "2", "A") == pytest.approx(20)
+    assert cell("K", "3", "K") == pytest.approx(30) and cell("4", "3", "5") == pytest.approx(40)
+
+
+def test_forest_legend_keeps_significance_and_design_apart(figures, tmp_path):
+    res = SimpleNamespace(
+        plan=SimpleNamespace(variants=[SimpleNamespace(label=x) for x in ("shithead", "low7", "two_decks")]),
+        info={"baseline": "shithead", "players": 4, "labels": ["greedy"], "games": 100, "seed": 0},
+        effects=pd.DataFrame({"variant": ["low7", "two_decks"], "metric": ["mean_moves"] * 2,
+                              "effect": [-5.0, 3.0], "lo": [-7.0, 1.0], "hi": [-3.0, 5.0],
+                              "significant": [True, False], "paired": [True, False]}))
+    C.plot_forest(res, tmp_path / "forest.png")
+    legend = figures[0].legends[0]
+    handles = dict(zip([t.get_text() for t in legend.get_texts()], legend.legend_handles))
+    markers = {name: getattr(h, "get_marker", lambda: None)() for name, h in handles.items()}
+    sig = [n for n in handles if "significant" in n]
+    design = [n for n in handles if "deals" in n]
+    assert len(sig) == 2 and all(markers[n] is None for n in sig)  # colour swatches, no marker
+    assert {markers[n] for n in design} == {"o", "s"}
+    colours = [to_rgba(handles[n].get_facecolor()) for n in sig]
+    assert colours[0] != colours[1]
+
+
+def test_a_tournament_with_no_game_writes_no_chart_and_no_warning(tmp_path):
+    spec = T.plan(preset("shithead"), 3, T.parse_entries("random,greedy"), 600, seed=1)
+    store = T.Store(tmp_path)
+    outcome = T.run(spec, store, workers=1, stop_after=0)
+    assert not outcome.complete and not outcome.done
+    for name in ("rates.png", "seats.png"):  # charts of an earlier run in the same directory
+        (tmp_path / name).write_bytes(b"old")
+    res = T.analyse(spec, store.load_total(spec, outcome.done))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        files = T.write_outputs(spec, res, tmp_path, plots=True)
+    assert not [f for f in files if f.endswith(".png")] and not list(tmp_path.glob("*.png"))
+    assert "summary.csv" in files
