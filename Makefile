@@ -46,7 +46,7 @@ demo: compile
 	$(SHEDSIM) tournament
 
 # The example report (reports/example/): real runs of every preset, then one HTML page and
-# a Markdown summary (about a minute on 2 cores), checked in headless Chromium (apt-get install chromium
+# a Markdown summary (13 min 25 s wall on a shared 2-core machine: `time make report`), checked in headless Chromium (apt-get install chromium
 # chromium-driver), which also takes the screenshot of the top of the page that the README shows. Charts at 80 dpi in 256 colours, and only the shithead
 # tournament's (the other presets appear in the compare-rules charts), so that what is
 # committed (the page, the summary, and each run's CSVs, charts and run.json) stays under 2 MB.

@@ -117,7 +117,7 @@ def _moves_here(pub, rules, buf):
 
 
 @njit(cache=True)
-def search(obs, rules, iterations, explore, policy, cap, rng, root_moves, root_visits, root_value):
+def search(obs, rules, iterations, explore, policy, cap, rng, root_moves, root_visits, root_value, stats):
     """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
     visited root move (``int64``), or -1 when the observation admits no determinisation.
 
@@ -125,7 +125,9 @@ def search(obs, rules, iterations, explore, policy, cap, rng, root_moves, root_v
     0, so the first 0 ends the list), ``root_visits`` (``int64[160]``) their visits and
     ``root_value`` (``float64[160]``) the mover's mean reward after each.
     ``iterations`` iterations; ``explore`` the constant C; ``policy`` PLAYOUT_*; ``cap``
-    the playout's move cap; ``rng`` the strategy stream (``uint64[1]``).
+    the playout's move cap; ``rng`` the strategy stream (``uint64[1]``). ``stats``
+    (``int64[2]``) counts the work: ``stats[0]`` += moves played in the tree and the
+    playouts, ``stats[1]`` += iterations (``shedsim bench --strategy ismcts`` reads them).
     """
     n_pl = obs[L.O_PLAYERS]
     me = obs[L.O_SEAT]
@@ -151,6 +153,7 @@ def search(obs, rules, iterations, explore, policy, cap, rng, root_moves, root_v
     for _ in range(iterations):
         if not determinise_any(obs, rules, rng, pub, priv):
             return np.int64(-1)
+        start_moves = pub[L.O_MOVES]
         node = 0
         depth = 0
         path[depth] = 0
@@ -197,6 +200,8 @@ def search(obs, rules, iterations, explore, policy, cap, rng, root_moves, root_v
         if pub[L.O_IN] > 0:
             prepare(pub, priv)
             playout(rules, pub, priv, policy, cap)
+        stats[0] += pub[L.O_MOVES] - start_moves
+        stats[1] += 1
         rewards(pub, reward)
         for d in range(depth + 1):
             nd = path[d]
@@ -221,7 +226,9 @@ def search(obs, rules, iterations, explore, policy, cap, rng, root_moves, root_v
 
 
 @njit(cache=True)
-def move(obs, rules, params, rng):
+def move_stats(obs, rules, params, rng, stats):
+    """The decision, counting the search's work in ``stats`` (``int64[2]``: moves played,
+    iterations); see :func:`search`."""
     buf = np.empty(160, np.int64)
     n = _moves_here(obs, rules, buf)
     if n == 1:
@@ -232,7 +239,12 @@ def move(obs, rules, params, rng):
     root_moves = np.zeros(160, np.int64)
     root_visits = np.zeros(160, np.int64)
     root_value = np.zeros(160, np.float64)
-    m = search(obs, rules, iterations, explore, params[2], cap, rng, root_moves, root_visits, root_value)
+    m = search(obs, rules, iterations, explore, params[2], cap, rng, root_moves, root_visits, root_value, stats)
     if m < 0:
         return greedy_move(obs, rules)
     return m
+
+
+@njit(cache=True)
+def move(obs, rules, params, rng):
+    return move_stats(obs, rules, params, rng, np.zeros(2, np.int64))

@@ -138,9 +138,9 @@ def test_a_tournament_with_no_game_writes_no_chart_and_no_warning(tmp_path):
     assert not outcome.complete and not outcome.done
     for name in ("rates.png", "seats.png"):  # charts of an earlier run in the same directory
         (tmp_path / name).write_bytes(b"old")
-    res = T.analyse(spec, store.load_total(spec, outcome.done))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        res = T.analyse(spec, store.load_total(spec, outcome.done))
         files = T.write_outputs(spec, res, tmp_path, plots=True)
     assert not [f for f in files if f.endswith(".png")] and not list(tmp_path.glob("*.png"))
     assert "summary.csv" in files

@@ -246,7 +246,7 @@ def test_resume_refuses_what_is_not_a_directory(tmp_path):
 
 # ------------------------------------------------------------------ a read-only output directory
 def test_check_writable_refuses_a_read_only_directory(tmp_path, monkeypatch):
-    monkeypatch.setattr(T.os, "access", lambda path, mode, **kw: not mode & os.W_OK)
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: not mode & os.W_OK)
     with pytest.raises(T.TournamentError, match="cannot write to .* the directory is read-only"):
         T.Store.check_writable(tmp_path)
     with pytest.raises(T.TournamentError, match="^--resume: cannot write to .*read-only"):
@@ -258,7 +258,7 @@ def test_read_only_out_is_refused(tmp_path, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
     real = os.access
-    monkeypatch.setattr(T.os, "access", lambda path, mode, **kw: False if Path(path) == out and mode & os.W_OK else real(path, mode, **kw))
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if Path(path) == out and mode & os.W_OK else real(path, mode, **kw))
     r = cli(*ARGS, "--out", str(out))
     assert r.exit_code == 2, r.output
     assert f"--out: cannot write to {str(out)!r}: the directory is read-only" in r.output
@@ -267,7 +267,7 @@ def test_read_only_out_is_refused(tmp_path, monkeypatch):
 
 def test_read_only_resume_directory_is_refused(store, monkeypatch):
     real = os.access
-    monkeypatch.setattr(T.os, "access", lambda path, mode, **kw: False if Path(path) == store and mode & os.W_OK else real(path, mode, **kw))
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if Path(path) == store and mode & os.W_OK else real(path, mode, **kw))
     before = snapshot(store)
     r = cli("--resume", str(store), "--quiet")
     assert r.exit_code == 2, r.output

@@ -76,9 +76,11 @@ def test_root_statistics(tmp_path):
     visits = np.zeros(160, np.int64)
     value = np.zeros(160)
     rng = np.array([3], np.uint64)
-    m = I.search(obs, ra, 500, 0.7, I.PLAYOUT_GREEDY, 400, rng, moves, visits, value)
+    stats = np.zeros(2, np.int64)
+    m = I.search(obs, ra, 500, 0.7, I.PLAYOUT_GREEDY, 400, rng, moves, visits, value, stats)
     k = int((moves != 0).sum())
     assert k == 2 and visits[:k].sum() == 500  # every iteration passes through one root move
+    assert stats[1] == 500 and stats[0] >= 500  # bench's counters: iterations, at least one move each
     nine = int(np.flatnonzero(moves == m)[0])
     assert value[nine] == 1.0  # the forced win: reward 1 in every iteration
     assert visits[nine] > visits[1 - nine]

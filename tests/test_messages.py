@@ -80,3 +80,14 @@ def test_a_run_that_progresses_says_nothing():
         for _ in range(10):
             bar.advance(task, 1)
     assert "no game has finished" not in buf.getvalue()
+
+
+def test_the_stop_hint_is_honest_about_a_strategy_running_in_this_process():
+    import os
+
+    from shedsim.runs.execute import stop_hint
+    one = stop_hint(1)  # one local worker: the strategies play in this process, Ctrl-C cannot reach compiled code
+    assert "Ctrl-C cannot interrupt compiled code" in one and f"kill {os.getpid()}" in one and "Ctrl-\\" in one
+    assert "every finished chunk is kept" in one
+    two = stop_hint(2)
+    assert two.startswith("Press Ctrl-C to stop.") and "every finished chunk is kept" in two

@@ -215,7 +215,7 @@ def test_tables_are_formatted_as_the_console_does_and_long_ones_are_cut(inputs, 
     win = float(row["win_rate"]), float(row["win_lo"]), float(row["win_hi"])
     assert f'<td class="num">{int(row["games"]):,}</td><td class="num">{100 * win[0]:.2f}% ' \
            f"[{100 * win[1]:.2f}, {100 * win[2]:.2f}]</td>" in text
-    assert "more column(s) (spec, wins, losses, rating_se, still_in_at_cap, burns_per_game" in text
+    assert "more column(s) (spec, wins, losses, rating_se, still_in_at_cap, stalled, loops, capped, ...)" in text
     assert "<th>rating se</th>" not in text and "<th>packed</th>" not in text
 
 
@@ -419,3 +419,23 @@ def test_library_round_trip(inputs, tmp_path):
     assert "<title>shedsim report</title>" in page
     with pytest.raises(R.ReportError, match="at least one"):
         R.load_runs([])
+
+
+def test_table_view_formats_each_kind_as_the_console_does():
+    from shedsim.output.tables import view
+    header = ["variant", "metric", "unit", "baseline_value", "variant_value", "effect", "lo", "hi", "p_value",
+              "significant", "statistic"]
+    rows = [["low7", "mean_moves", "moves", "269.273656", "243.201564", "-26.072092", "-32.899978", "-19.244207",
+             "7.7597e-14", "True", "-7.48"],
+            ["low7", "unfinished_rate", "share", "0.003997", "0.007594", "0.003597", "0.002392", "0.004802",
+             "0.0000e+00", "False", "5.8"]]
+    v = view("effects.csv", header, rows)
+    assert v.header == ["variant", "metric", "baseline value", "variant value", "effect", "p", "significant"]
+    assert v.rows[0] == ["low7", "mean moves", "269.3", "243.2", "-26.1 [-32.9, -19.2]", "7.8e-14", "yes"]
+    assert v.rows[1] == ["low7", "unfinished rate", "0.40%", "0.76%", "+0.36 pp [+0.24, +0.48]", "< 1e-300", "no"]
+    assert v.hidden == ["unit", "statistic"]
+    # bracketed per-strategy columns and a bare share_lo beside share_a_ahead
+    v = view("x.csv", ["a", "share_a_ahead", "share_lo", "share_hi", "skill_gap[greedy]", "skill_gap_lo[greedy]",
+                       "skill_gap_hi[greedy]", "comparisons"],
+             [["greedy", "0.516247", "0.511872", "0.520621", "-0.3756", "-0.3788", "-0.3725", "40008"]])
+    assert v.rows[0] == ["greedy", "51.62% [51.19, 52.06]", "-37.56 pp [-37.88, -37.25]", "40,008"]

@@ -3,8 +3,8 @@
 Flow (DESIGN.md): a :class:`TournamentSpec` says what to play; the schedule is
 :func:`shedsim.runs.simulate.schedule_games` with ``schedule="tournament"`` (every table of
 ``players`` seats drawn from the entries, every rotation of each table, paired deals);
-chunks of consecutive games are played by :func:`shedsim.runs.simulate.run_chunks` (joblib);
-each finished chunk is reduced at once by :func:`aggregate_chunk` to a few small integer
+chunks of consecutive games are played by the run machinery (:mod:`shedsim.runs.execute`:
+workers, run store, resume, signals); each finished chunk is reduced at once by :func:`aggregate_chunk` to a few small integer
 arrays (counters), written to ``DIR/chunks/NNNNN.npz`` (atomically) and its records are
 dropped, so memory does not grow with ``--games``. The final results are the sum of the
 chunk files (integer addition: the same whatever the order, the number of workers, or how
@@ -35,10 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
-import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -47,7 +44,9 @@ import numpy as np
 
 from shedsim.runs import atomic
 from shedsim.rules.ruleset import RuleSet
+from shedsim.runs.execute import Job, Outcome, play, versions, write_run_json  # noqa: F401 (re-exported)
 from shedsim.runs.simulate import RunSpec, schedule_games, tournament_tables  # noqa: F401 (re-exported)
+from shedsim.runs.store import RunStore
 
 FORMAT = 2
 """Version of spec.json and the chunk tallies (2: per-deal cluster sums added)."""
@@ -62,6 +61,11 @@ EXCLUDED_FROM_DEFAULT = ("mc", "ismcts", "expert")
 far slower; ``expert`` is ``heuristic`` under its old name)."""
 TARGET_CHUNK = 20_000
 MAX_LENGTH_BINS = 10_000
+
+OUTPUTS = ("summary.csv", "head_to_head.csv", "seats.csv", "lengths.csv", "matches.csv", "rates.png", "places.png",
+           "head_to_head.png", "lengths.png", "seats.png", "run.json", "games")
+"""Every name a tournament may write in its directory (besides the run store's own,
+:data:`shedsim.runs.store.STORE_FILES`): what ``--out --force`` refuses to find there."""
 
 RECORD_KEEP = ("places", "start", "moves", "unfinished", "end", "pickups", "burns")
 SAVE_KEEP = RECORD_KEEP + ("dealt", "face_up")
@@ -639,166 +643,41 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic.write_text(path, text)
 
 
-class Store:
-    """A tournament's directory: ``spec.json``, ``chunks/NNNNN.npz`` (one tally per
-    finished chunk, written atomically), ``games/NNNNN.parquet`` (``--save-games``)."""
+class Store(RunStore):
+    """A tournament's directory (:class:`shedsim.runs.store.RunStore`): ``spec.json``,
+    ``chunks/NNNNN.npz`` (one tally per finished chunk, written atomically),
+    ``games/NNNNN.parquet`` (``--save-games``). Raises :class:`TournamentError`."""
+
+    Error = TournamentError
+    what = "tournament"
 
     def __init__(self, root: Path) -> None:
-        self.root = Path(root)
-        self.chunks = self.root / "chunks"
+        super().__init__(root)
         self.games = self.root / "games"
 
-    @staticmethod
-    def check_writable(root: Path, create: bool = True, option: str = "--out") -> None:
-        """Prove a file can be written in ``root`` (creating it first when ``create``);
-        raises :class:`TournamentError` naming ``option``, the directory and the reason
-        (a read-only directory is caught by :func:`os.access` before anything is written)."""
-        root = Path(root)
-        try:
-            if root.exists() and not root.is_dir():
-                raise TournamentError(f"{option}: {str(root)!r} exists and is not a directory")
-            if create:
-                root.mkdir(parents=True, exist_ok=True)
-            elif not root.is_dir():
-                raise TournamentError(f"{option}: {str(root)!r} is not a directory")
-            if not os.access(root, os.W_OK | os.X_OK):
-                raise TournamentError(f"{option}: cannot write to {str(root)!r}: the directory is read-only "
-                                      f"(permission denied)")
-            fd, tmp = tempfile.mkstemp(dir=root, prefix=".write-test-", suffix=".tmp")
-            os.close(fd)
-            os.unlink(tmp)
-        except TournamentError:
-            raise
-        except OSError as e:
-            raise TournamentError(f"{option}: cannot write to {str(root)!r}: {e.strerror or e}") from None
-
-    def spec_path(self) -> Path:
-        return self.root / "spec.json"
-
-    def read_spec(self) -> dict[str, Any]:
-        """The stored spec.json as a dict; raises :class:`TournamentError` when the
-        directory holds none, or one that is not valid JSON or not a shedsim spec."""
-        p = self.spec_path()
-        if not self.root.is_dir():
-            raise TournamentError(f"--resume: {str(self.root)!r} is not a directory")
-        try:
-            d = json.loads(p.read_bytes().decode("utf-8"))
-        except FileNotFoundError:
-            raise TournamentError(f"--resume: {str(self.root)!r} holds no spec.json "
-                                  f"(not a tournament directory)") from None
-        except OSError as e:
-            raise TournamentError(f"--resume: cannot read {str(p)!r}: {e.strerror or e}") from None
-        except ValueError as e:  # UnicodeDecodeError and json.JSONDecodeError
-            raise TournamentError(f"--resume: {str(p)!r} is not valid JSON ({e}); "
-                                  f"not a shedsim tournament directory") from None
-        if not isinstance(d, dict) or "format" not in d or "key" not in d:
-            raise TournamentError(f"--resume: {str(p)!r} is not a shedsim tournament spec "
-                                  f"(no \"format\" and \"key\" fields); not a shedsim tournament directory")
-        return d
-
-    def start_fresh(self, spec: TournamentSpec) -> None:
-        """Remove the chunk and game files of an earlier run here, then write spec.json
-        (atomically, before any chunk of this run is written)."""
-        for d, pat in ((self.chunks, "*.npz"), (self.games, "*.parquet")):
-            if d.is_dir():
-                for f in d.glob(pat):
-                    f.unlink()
-        self.prepare(spec)
-        atomic_write_text(self.spec_path(), json.dumps(spec.to_json(), indent=2, sort_keys=True) + "\n")
-
-    def prepare(self, spec: TournamentSpec) -> None:
-        """Create the store's folders and remove temporary files a killed run left."""
-        self.chunks.mkdir(parents=True, exist_ok=True)
-        for d in (self.root, self.chunks, self.games):
-            atomic.remove_stale(d)
-        if spec.save_games:
-            self.games.mkdir(parents=True, exist_ok=True)
-
-    def chunk_path(self, i: int) -> Path:
-        return self.chunks / f"{i:05d}.npz"
-
-    def save_chunk(self, spec: TournamentSpec, i: int, tally: dict[str, np.ndarray]) -> None:
-        """Store chunk ``i``'s tally as ``chunks/NNNNN.npz`` (temp file, fsync, os.replace)
-        with the spec's key and the chunk number."""
-        arrays = dict(tally)
-        arrays["_key"] = np.array(spec.key())
-        arrays["_chunk"] = np.int64(i)
-        atomic.write_with(self.chunk_path(i), lambda f: np.savez(f, **arrays))
-
-    def check_chunk(self, spec: TournamentSpec, i: int) -> None:
-        """Read chunk file ``i`` whole and check it: a readable npz holding every counter
-        of :func:`empty_tally` with the right shape, this spec's key and its own chunk
-        number. Raises :class:`TournamentError` naming the file."""
-        p = self.chunk_path(i)
-        ref = empty_tally(spec)
-        try:
-            with np.load(p, allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files}
-        except Exception as e:  # noqa: BLE001 - zipfile.BadZipFile, EOFError, OSError, ValueError, ...
-            raise TournamentError(f"--resume: chunk file {str(p)!r} is damaged ({type(e).__name__}: {e}); "
-                                  f"delete it to play that chunk again") from None
-        missing = [k for k in (*ref, "_key", "_chunk") if k not in arrays]
-        if missing:
-            raise TournamentError(f"--resume: chunk file {str(p)!r} is damaged or not a shedsim chunk "
-                                  f"(missing {', '.join(missing[:5])}); delete it to play that chunk again")
-        if str(arrays["_key"]) != spec.key():
-            raise TournamentError(f"--resume: chunk file {str(p)!r} belongs to another run (key "
-                                  f"{str(arrays['_key'])[:16]!r}, this run's spec.json has {spec.key()!r}): "
-                                  f"the directory mixes two runs; start a new run")
-        if arrays["_chunk"].shape != () or int(arrays["_chunk"]) != i:
-            raise TournamentError(f"--resume: chunk file {str(p)!r} holds chunk {arrays['_chunk'].tolist()!r}, not {i}; "
-                                  f"delete it to play that chunk again")
-        for k, v in ref.items():
-            a = arrays[k]
-            sparse = k in SPARSE_KEYS or k in SPARSE_KEYS.values()
-            if a.dtype != np.int64 or (a.shape != v.shape if not sparse else a.ndim != 1):
-                raise TournamentError(f"--resume: chunk file {str(p)!r} is damaged ({k}: {a.dtype}{list(a.shape)}, "
-                                      f"expected int64{list(v.shape)}); delete it to play that chunk again")
+    def check_chunk(self, key: str, i: int, template: dict[str, np.ndarray], ragged=(),
+                    option: str = "--resume") -> dict[str, np.ndarray]:
+        """:meth:`shedsim.runs.store.RunStore.check_chunk`, and the sparse Plackett-Luce
+        events must have as many counts as keys."""
+        arrays = super().check_chunk(key, i, template, ragged, option)
         for kk, kc in SPARSE_KEYS.items():
             if arrays[kk].shape != arrays[kc].shape:
-                raise TournamentError(f"--resume: chunk file {str(p)!r} is damaged ({kk} and {kc} differ in "
-                                  f"length); delete it to play that chunk again")
+                raise TournamentError(f"{option}: chunk file {str(self.chunk_path(i))!r} is damaged ({kk} and "
+                                      f"{kc} differ in length); delete it to play that chunk again")
+        return arrays
 
-    def done_chunks(self, spec: TournamentSpec, strict: bool = False) -> list[int]:
+    def done_chunks(self, spec: TournamentSpec, strict: bool = False) -> list[int]:  # type: ignore[override]
         """Chunk numbers whose tally is stored for this spec (and, with --save-games, whose
-        games file is there too). ``strict`` (``--resume``): a chunk file that is damaged
-        or belongs to another run raises :class:`TournamentError` (see :meth:`check_chunk`);
-        otherwise such a file counts as not done."""
-        done = []
-        key = spec.key()
-        for i in range(spec.n_chunks):
-            p = self.chunk_path(i)
-            if not p.exists():
-                continue
-            if strict:
-                self.check_chunk(spec, i)
-            else:
-                try:
-                    with np.load(p) as z:
-                        if str(z["_key"]) != key or int(z["_chunk"]) != i:
-                            continue
-                except Exception:  # noqa: BLE001 - a damaged file is not a finished chunk
-                    continue
-            if spec.save_games:
-                g = self.game_path(i)
-                if not g.exists():
-                    continue
-                if strict:
-                    try:
-                        import pyarrow.parquet as pq
-                        pq.read_metadata(g)
-                    except Exception as e:  # noqa: BLE001
-                        raise TournamentError(f"--resume: games file {str(g)!r} is damaged ({e}); delete it "
-                                              f"and its chunk file {str(p)!r} to play that chunk again") from None
-            done.append(i)
-        return done
+        games file is there too); ``strict`` raises :class:`TournamentError` for a damaged
+        or foreign file (:func:`shedsim.runs.execute.done_chunks`)."""
+        from shedsim.runs.execute import done_chunks
+        return done_chunks(TournamentJob(spec), self, strict)
 
     def load_total(self, spec: TournamentSpec, chunks: list[int]) -> dict[str, np.ndarray]:
         """The sum of the stored tallies of ``chunks`` (one file in memory at a time)."""
         total = empty_tally(spec)
         for i in sorted(chunks):
-            with np.load(self.chunk_path(i)) as z:
-                total = merge(total, {k: z[k] for k in total})
+            total = merge(total, self.load_chunk(i, list(total)))
         return total
 
     def game_path(self, i: int) -> Path:
@@ -875,25 +754,74 @@ def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None)
     if spec.key() != d["key"]:
         raise TournamentError(f"--resume: the stored specification {where} does not match what it rebuilds to "
                               f"(edited, or written by another version); start a new run")
+    store.verify_checksum(d)
     return spec
 
 
 # ---------------------------------------------------------------------- running
-@dataclass
-class RunOutcome:
-    """What :func:`run` did: chunks done in all, games played now, play time, interrupted."""
+class TournamentJob(Job):
+    """A tournament as the run machinery plays it (:mod:`shedsim.runs.execute`): chunk k
+    is games ``spec.chunk_bounds(k)`` of ``spec.run_spec()``; each is reduced to the
+    counters of :func:`empty_tally` (and, with ``--save-games``, its games Parquet file)."""
 
-    done: list[int]
-    played_now: int
-    play_s: float
-    interrupted: bool
-    complete: bool
+    command = "tournament"
+    ragged = ("pl_keys", "pl_counts", "pl_pair_keys", "pl_pair_counts")
+
+    def __init__(self, spec: TournamentSpec) -> None:
+        self.spec = spec
+        self.key = spec.key()
+        self.spec_json = spec.to_json()
+        rs = spec.run_spec()
+        self.tasks = [(rs, i) for i in range(spec.n_chunks)]
+        self.keep = SAVE_KEEP if spec.save_games else RECORD_KEEP
+        self.strategies = [f"{lab}={e}" if lab != e else lab for lab, e in zip(spec.labels, spec.entries)]
+
+    def reduce(self, k: int, result, store: Store) -> dict[str, np.ndarray]:
+        start, stop = self.spec.chunk_bounds(k)
+        tally = aggregate_chunk(self.spec, start, stop, result.records)
+        if self.spec.save_games:
+            store.save_games(self.spec, k, start, stop, result.records)
+        return tally
+
+    def template(self, k: int) -> dict[str, np.ndarray]:
+        return empty_tally(self.spec)
+
+    def extra_dirs(self, store: Store) -> list[Path]:
+        return [store.games] if self.spec.save_games else []
+
+    def clear_extra(self, store: Store) -> list[tuple[Path, str]]:
+        return [(store.games, "[0-9][0-9][0-9][0-9][0-9].parquet")]
+
+    def chunk_also_done(self, store: Store, k: int, strict: bool) -> bool:
+        if not self.spec.save_games:
+            return True
+        g = store.game_path(k)
+        if not g.exists():
+            return False
+        if strict:
+            try:
+                import pyarrow.parquet as pq
+                pq.read_metadata(g)
+            except Exception as e:  # noqa: BLE001
+                raise TournamentError(f"--resume: games file {str(g)!r} is damaged ({e}); delete it "
+                                      f"and its chunk file {str(store.chunk_path(k))!r} to play that chunk again") from None
+        return True
+
+
+    def replay_hint(self, store: Store, game: int) -> str | None:
+        import shlex
+        return f"shedsim trace --from {shlex.quote(str(store.root))} --game {game}"
+
+
+RunOutcome = Outcome
+"""What :func:`run` did (:class:`shedsim.runs.execute.Outcome`)."""
 
 
 def run(spec: TournamentSpec, store: Store, workers: int = 1, backend: str = "loky",
         resume: bool = False, stop_after: int | None = None,
-        on_progress: Callable[[int], None] | None = None, scheduler: str | None = None) -> RunOutcome:
-    """Play the chunks that ``store`` lacks, storing each chunk's tally as it arrives.
+        on_progress: Callable[[int], None] | None = None, scheduler: str | None = None) -> Outcome:
+    """Play the chunks that ``store`` lacks, storing each chunk's tally as it arrives
+    (:func:`shedsim.runs.execute.play` with a :class:`TournamentJob`).
 
     ``stop_after`` plays at most that many chunks and stops as if interrupted (tests of
     resume). Ctrl-C (KeyboardInterrupt) also stops: every finished chunk is kept, and the
@@ -902,46 +830,8 @@ def run(spec: TournamentSpec, store: Store, workers: int = 1, backend: str = "lo
     cannot be stored (disk full: the chunks stored before it are kept), and, with
     ``resume``, :class:`TournamentError` for a damaged or foreign chunk file.
     """
-    from shedsim.runs.simulate import run_chunks
-    if resume:
-        done = set(store.done_chunks(spec, strict=True))
-        store.prepare(spec)
-    else:
-        store.start_fresh(spec)
-        done = set()
-    todo = [i for i in range(spec.n_chunks) if i not in done]
-    limited = stop_after is not None and stop_after < len(todo)
-    if limited:
-        todo = todo[:max(0, stop_after)]
-    keep = SAVE_KEEP if spec.save_games else RECORD_KEEP
-    rs = spec.run_spec()
-    played = 0
-
-    def on_result(c: int, r) -> None:
-        nonlocal played
-        start, stop = spec.chunk_bounds(c)
-        tally = aggregate_chunk(spec, start, stop, r.records)
-        if spec.save_games:
-            store.save_games(spec, c, start, stop, r.records)
-        store.save_chunk(spec, c, tally)
-        r.records.clear()  # run_chunks keeps its results in a list: keep only the empty shell
-        r.seating = None
-        done.add(c)
-        played += stop - start
-        if on_progress:
-            on_progress(stop - start)
-
-    t0 = time.perf_counter()
-    interrupted = limited
-    try:
-        if todo:
-            run_chunks(rs, todo, workers=workers, backend=backend, on_result=on_result, keep=keep,
-                       scheduler=scheduler)
-    except KeyboardInterrupt:
-        interrupted = True
-    play_s = time.perf_counter() - t0
-    complete = len(done) == spec.n_chunks
-    return RunOutcome(sorted(done), played, play_s, interrupted and not complete, complete)
+    return play(TournamentJob(spec), store, workers=workers, backend=backend, resume=resume,
+                stop_after=stop_after, on_progress=on_progress, scheduler=scheduler)
 
 
 # ---------------------------------------------------------------------- analysis
@@ -1351,34 +1241,3 @@ def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = T
         P.seats(res.seats, out / "seats.png", subtitle=sub)
         files += list(charts)
     return sorted(files)
-
-
-def write_run_json(out: Path, info: dict[str, Any], files: list[str]) -> None:
-    """``run.json``: the run's specification, versions, timings and headline results."""
-    info = dict(info)
-    info["outputs"] = sorted(set(files) | {"run.json"})
-    atomic_write_text(Path(out) / "run.json", json.dumps(info, indent=2, sort_keys=True, default=_json_default) + "\n")
-
-
-def _json_default(o):
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(type(o).__name__)
-
-
-def versions() -> dict[str, str]:
-    """Versions of shedsim, Python and the libraries a result depends on."""
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-    out = {"python": platform.python_version(), "platform": platform.platform()}
-    for pkg in ("shedsim", "numpy", "numba", "pandas", "scipy", "statsmodels", "choix", "joblib",
-                "matplotlib", "pyarrow", "rich", "typer"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = "not installed"
-    return out

@@ -31,7 +31,7 @@ def bench(
 ) -> None:
     """Measure the compiled kernel: games/s, ns per move, moves per game, kernel load time.
 
-    A search strategy (one whose module defines move_stats(), such as mc) also gets its
+    A search strategy (one whose module defines move_stats(), such as mc and ismcts) also gets its
     decisions per second and playout (rollout) moves per second, timed on positions from
     greedy self-play, beside the kernel's own moves per second with greedy.
 

@@ -4,7 +4,6 @@ module, so the command modules and :mod:`shedsim.cli` import it without a cycle.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -46,95 +45,14 @@ def load_players(names: list[str], strategy_path: list[Path] | None):
 
 
 def peak_rss_mb() -> float | None:
-    """Peak resident memory of this (main) process in MiB (``resource.getrusage``)."""
-    try:
-        import resource
-        import sys
-        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return round(kb / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
-    except (ImportError, OSError):
-        return None
+    """Peak resident memory of this (main) process in MiB (:func:`shedsim.runs.execute.peak_rss_mb`)."""
+    from shedsim.runs.execute import peak_rss_mb as peak
+    return peak()
 
 
-STALL_NOTICE_S = 90.0
-"""Seconds without a finished chunk after which the progress bar says the run may be stuck
-(``SHEDSIM_STALL_NOTICE_S`` overrides it)."""
-
-
-def stall_notice_s() -> float:
-    """:data:`STALL_NOTICE_S`, or ``SHEDSIM_STALL_NOTICE_S`` when it is set to a positive number."""
-    try:
-        v = float(os.environ.get("SHEDSIM_STALL_NOTICE_S", ""))
-    except ValueError:
-        return STALL_NOTICE_S
-    return v if v > 0 else STALL_NOTICE_S
-
-
-def stall_message(seconds: float, strategies: list[str] | None) -> str:
-    """What the progress bar prints when no chunk has finished for ``seconds``."""
-    who = f" Strategies in play: {', '.join(strategies)}." if strategies else ""
-    return (f"[yellow]note:[/] no game has finished for {seconds:,.0f} s. A strategy may be stuck in an endless "
-            f"loop (a compiled plugin cannot be stopped from inside), or the chunks are just slow.{who} "
-            "Press Ctrl-C to stop: every finished chunk is kept, and --resume continues the run.")
-
-
-def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None):
-    """A rich progress bar: games done, games/s and ETA from the mean rate of this session
-    (chunks arrive in bursts, so rich's windowed speed estimate would jump about).
-
-    While it is shown, a watcher thread prints :func:`stall_message` (naming ``strategies``)
-    once whenever no task has advanced for ``stall_after`` seconds (default
-    :func:`stall_notice_s`), and again after each further stall once progress resumed."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
-    from rich.text import Text
-
-    def rate(task) -> float | None:
-        played = task.completed - task.fields.get("initial", 0)
-        return played / task.elapsed if task.elapsed and played > 0 else None
-
-    class GamesPerSecond(ProgressColumn):
-        def render(self, task) -> Text:
-            r = rate(task)
-            return Text("- games/s" if r is None else f"{r:,.0f} games/s", style="cyan")
-
-    class Eta(ProgressColumn):
-        def render(self, task) -> Text:
-            r = rate(task)
-            if task.finished:
-                return Text("ETA 0:00:00", style="green")
-            if r is None:
-                return Text("ETA -:--:--", style="green")
-            left = int((task.total - task.completed) / r)
-            return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="green")
-
-    limit = stall_notice_s() if stall_after is None else stall_after
-
-    class Watched(Progress):
-        def __enter__(self):
-            import threading
-            self._stop_watch = threading.Event()
-            self._watch = threading.Thread(target=self._watcher, name="shedsim-stall-notice", daemon=True)
-            out = super().__enter__()
-            self._watch.start()
-            return out
-
-        def __exit__(self, *exc):
-            self._stop_watch.set()
-            self._watch.join(timeout=5)
-            return super().__exit__(*exc)
-
-        def _watcher(self) -> None:
-            import time
-            last, since, told = None, time.monotonic(), False
-            while not self._stop_watch.wait(min(1.0, limit / 4)):
-                done = sum(t.completed for t in self.tasks)
-                if self.tasks and all(t.finished for t in self.tasks):
-                    return
-                if done != last:
-                    last, since, told = done, time.monotonic(), False
-                elif not told and time.monotonic() - since >= limit:
-                    self.console.print(stall_message(time.monotonic() - since, strategies), highlight=False)
-                    told = True
-
-    return Watched(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
+def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None,
+                 stop_hint: str | None = None):
+    """The progress bar of every run (:func:`shedsim.runs.execute.progress_bar`)."""
+    from shedsim.runs.execute import KEEPS_CHUNKS
+    from shedsim.runs.execute import progress_bar as bar
+    return bar(console, strategies, stall_after, KEEPS_CHUNKS if stop_hint is None else stop_hint)

@@ -7,7 +7,6 @@ imported inside the command.
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -30,6 +29,7 @@ def tournament(
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/latest).")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted run in this directory (plays only its missing chunks).")] = None,
+    force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs).")] = None,
     backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray). Results do not depend on it.")] = "loky",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379, or auto).")] = None,
@@ -45,24 +45,21 @@ def tournament(
 
     Writes summary.csv, head_to_head.csv, seats.csv, lengths.csv (and matches.csv with --rounds > 1), PNG charts and run.json into --out, and prints the ranking. Ctrl-C keeps every finished chunk and writes partial results; --resume DIR continues (also after a killed run).
 
-    Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input (nothing is written); 3 a file could not be written (disk full: finished chunks are kept, --resume DIR continues); 130 interrupted.
+    --out must be a new or empty directory or one holding an earlier shedsim run (replaced); a directory in use by another run is refused.
+
+    Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (disk full: finished chunks are kept, --resume DIR continues); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 
     With no options: every built-in strategy except mc, shithead, 4 players, 200,000 games, into reports/latest/.
     """  # noqa: E501 (typer shows each paragraph as one line)
-    import contextlib
-    import json
     import os
-    import sys
-    import time
 
-    from shedsim.runs import atomic
-    from shedsim.runs import simulate
-    from shedsim.cli.common import fail, load_rules, peak_rss_mb, progress_bar
-    from shedsim.rules.ruleset import RulesError
-    from shedsim.runs.simulate import BackendError, SimulationError
     from shedsim.analysis import tournament as T
+    from shedsim.cli.common import fail, load_rules
+    from shedsim.rules.ruleset import RulesError
+    from shedsim.runs import simulate
+    from shedsim.runs.execute import RunError, Session
+    from shedsim.runs.simulate import BackendError
 
-    t_start = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
     try:
         simulate.check_backend(backend, scheduler)
@@ -70,17 +67,12 @@ def tournament(
         fail(str(e))
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    spec = None
     try:
         if resume is not None:
             root = resume
             if out is not None and out.resolve() != resume.resolve():
                 fail(f"--out {str(out)!r} and --resume {str(resume)!r} differ: a resumed run writes into its own directory")
-            store = T.Store(root)
-            spec = T.spec_from_store(store, paths if strategy_path else None)
-            _check_resume_options(spec, rules, house, rules_file, players, strategies, games, seed, rounds,
-                                  chunk_size, save_games, seat_orders, load_rules)
-            T.Store.check_writable(root, create=False, option="--resume")
-            store.done_chunks(spec, strict=True)  # a damaged or foreign chunk file: refuse, change nothing
         else:
             root = out if out is not None else Path(T.DEFAULT_OUT)
             rs = load_rules(rules or T.DEFAULT_RULES, house, rules_file)
@@ -94,145 +86,87 @@ def tournament(
                           seed=0 if seed is None else seed, rounds=1 if rounds is None else rounds,
                           chunk_size=chunk_size, strategy_paths=paths, rules_input=rules_input,
                           save_games=save_games, seat_orders=seat_orders or "all")
-            T.Store.check_writable(root)
-            store = T.Store(root)
     except (T.TournamentError, RulesError) as e:
         fail(str(e))
 
     from rich.console import Console
     err = Console(stderr=True)
     say = (lambda *a, **k: None) if quiet else err.print
-    nt = len(spec.tables)
-    n_comb = len(T.tournament_tables(len(spec.entries), spec.players))
-    tables_txt = (f"{nt} table(s): {n_comb} combination(s) in every seating order" if spec.seat_orders == "all"
-                  else f"{nt} table(s), one seating order each")
-    if seat_orders in (None, "all") and spec.seat_orders != "all":
-        say(f"[yellow]note:[/] every seating order would need over {T.MAX_ARRANGED_TABLES:,} tables; "
-            f"playing one order per table (--seat-orders sorted)")
-    blk = (f"{spec.match_block:,} games ({tables_txt}, x {spec.players} rotations"
-           + (f" x {spec.rounds} rounds)" if spec.rounds > 1 else ")"))
-    if spec.games != spec.games_requested:
-        say(f"[yellow]note:[/] --games {spec.games_requested:,} rounded up to {spec.games:,}: whole blocks of "
-            f"{blk}, so every table and rotation is played equally often")
-    else:
-        say(f"{spec.games:,} games = {spec.games // spec.match_block:,} whole blocks of {blk}, paired deals")
+    store = T.Store(root)
+    session = Session("tournament", store, resume=resume is not None, outputs=T.OUTPUTS, force=force,
+                      quiet=quiet, console=err)
+    with session:
+        try:
+            fresh_over_run = resume is None and store.chunks.is_dir() and any(store.chunks.glob("*.npz"))
+            session.open()
+            if resume is not None:
+                spec = T.spec_from_store(store, paths if strategy_path else None)
+                _check_resume_options(spec, rules, house, rules_file, players, strategies, games, seed, rounds,
+                                      chunk_size, save_games, seat_orders, load_rules)
+                store.done_chunks(spec, strict=True)  # a damaged or foreign chunk file: refuse, change nothing
+        except RunError as e:
+            fail(e.message, e.code)
+        except (T.TournamentError, RulesError) as e:
+            fail(str(e))
+        job = T.TournamentJob(spec)
 
-    degenerate = T.degenerate_note(T.degenerate_pairs(spec), spec.players)
-    if degenerate:
-        say(f"[yellow]note:[/] {degenerate}", highlight=False)
-    if resume is None and store.chunks.is_dir() and any(store.chunks.glob("*.npz")):
-        say(f"[yellow]note:[/] replacing the earlier run in {str(root)!r} (use --resume to continue a run instead)")
-    done_before = len(store.done_chunks(spec)) if resume is not None else 0
-    if resume is not None:
-        say(f"resuming {str(root)!r}: {done_before} of {spec.n_chunks} chunks already done")
-
-    progress = None
-    if not quiet:
-        progress = progress_bar(err, [f"{lab}={e}" if lab != e else lab for lab, e in zip(spec.labels, spec.entries)])
-    cluster = contextlib.ExitStack()
-    try:
-        if backend != "loky":
-            # one cluster for the whole run (run_chunks reuses it); a bad --scheduler fails here
-            workers = cluster.enter_context(simulate.backend_config(backend, workers, scheduler))
-            say(f"{backend}: " + (f"connected to {scheduler}" if scheduler else "started a local cluster")
-                + f", {workers} worker slot(s)")
-            simulate.warm_workers(spec.run_spec(), workers, backend, scheduler)  # load the kernel in each worker
-        if progress is not None:
-            games_done = sum(b - a for a, b in (spec.chunk_bounds(i) for i in store.done_chunks(spec))) \
-                if resume is not None else 0
-            with progress:
-                task = progress.add_task("games", total=spec.games, completed=games_done, initial=games_done)
-                outcome = T.run(spec, store, workers=workers, backend=backend, resume=resume is not None,
-                                stop_after=stop_after, on_progress=lambda k: progress.advance(task, k),
-                                scheduler=scheduler)
+        nt = len(spec.tables)
+        n_comb = len(T.tournament_tables(len(spec.entries), spec.players))
+        tables_txt = (f"{nt} table(s): {n_comb} combination(s) in every seating order" if spec.seat_orders == "all"
+                      else f"{nt} table(s), one seating order each")
+        if seat_orders in (None, "all") and spec.seat_orders != "all":
+            say(f"[yellow]note:[/] every seating order would need over {T.MAX_ARRANGED_TABLES:,} tables; "
+                f"playing one order per table (--seat-orders sorted)")
+        blk = (f"{spec.match_block:,} games ({tables_txt}, x {spec.players} rotations"
+               + (f" x {spec.rounds} rounds)" if spec.rounds > 1 else ")"))
+        if spec.games != spec.games_requested:
+            say(f"[yellow]note:[/] --games {spec.games_requested:,} rounded up to {spec.games:,}: whole blocks of "
+                f"{blk}, so every table and rotation is played equally often")
         else:
-            outcome = T.run(spec, store, workers=workers, backend=backend, resume=resume is not None,
-                            stop_after=stop_after, scheduler=scheduler)
-    except BackendError as e:
-        fail(str(e))
-    except SimulationError as e:
-        again = ("" if e.game is None else
-                 f"\nreplay the game from this run: shedsim trace --from {shlex.quote(str(root))} --game {e.game}")
-        fail(f"{e}{again}\n({len(store.done_chunks(spec))} of {spec.n_chunks} finished chunks are kept in {str(root)})", 1)
-    except atomic.WriteError as e:  # disk full while storing a chunk
-        fail(f"{e}\n({len(store.done_chunks(spec))} of {spec.n_chunks} finished chunks are kept in {str(root)}; "
-             f"free some space, then continue with: shedsim tournament --resume {str(root)})", 3)
-    except T.TournamentError as e:
-        fail(str(e))
-    except Exception as e:  # noqa: BLE001 - a worker died or could not load the kernel
-        fail(f"the run failed: {type(e).__name__}: {e}\n({len(store.done_chunks(spec))} of {spec.n_chunks} "
-             f"finished chunks are kept in {str(root)}; continue with: shedsim tournament --resume {str(root)})", 1)
-    except KeyboardInterrupt:  # raised outside the play loop (e.g. while starting workers)
-        outcome = T.RunOutcome(store.done_chunks(spec), 0, time.perf_counter() - t_start, True, False)
-    finally:
-        try:
-            cluster.close()  # closes the client, and the local cluster if one was started
-        except Exception:  # noqa: BLE001 - the run's results are already stored
-            pass
+            say(f"{spec.games:,} games = {spec.games // spec.match_block:,} whole blocks of {blk}, paired deals")
+        degenerate = T.degenerate_note(T.degenerate_pairs(spec), spec.players)
+        if degenerate:
+            say(f"[yellow]note:[/] {degenerate}", highlight=False)
+        if fresh_over_run:
+            say(f"[yellow]note:[/] replacing the earlier run in {str(root)!r} (use --resume to continue a run instead)")
+        if resume is not None:
+            say(f"resuming {str(root)!r}: {len(store.done_chunks(spec))} of {spec.n_chunks} chunks already done")
 
-    import signal
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # finish writing what we have
-    try:
-        total = store.load_total(spec, outcome.done)
-    except OSError as e:
-        signal.signal(signal.SIGINT, old)
-        fail(f"cannot read the run store {str(root)!r}: {e}", 3)
-    try:
-        res = T.analyse(spec, total)
+        try:
+            outcome, workers = session.run(job, workers, backend, scheduler, stop_after)
+        except RunError as e:
+            fail(e.message, e.code)
+
+        with session.deferred():  # a signal now only stops after the reports are written
+            try:
+                total = store.load_total(spec, outcome.done)
+            except OSError as e:
+                fail(f"cannot read the run store {str(root)!r}: {e}", 3)
+            res = T.analyse(spec, total)
         games_done = int(total["games"])
-        prev = {}
+        info = session.run_info(
+            job, outcome, workers, backend, spec=spec.to_json(),
+            games_requested=spec.games_requested, games=spec.games, games_in_results=games_done,
+            rounded_games=spec.games != spec.games_requested,
+            unfinished_games=res.info["unfinished"], unfinished_share=res.info["unfinished_share"],
+            ends=res.info["ends"], end_shares=res.info["end_shares"], lengths=res.info["lengths"],
+            rating_fit=res.info["rating_fit"], degenerate=res.info["degenerate"],
+            notes=[degenerate] if degenerate else [], definitions=DEFINITIONS)
         try:
-            prev = json.loads((Path(root) / "run.json").read_text()) if resume is not None else {}
-        except (OSError, ValueError):
-            prev = {}
-        session = {"games_played": outcome.played_now, "play_s": round(outcome.play_s, 3),
-                   "games_per_s": round(outcome.played_now / outcome.play_s, 1) if outcome.play_s > 0 else None,
-                   "workers": workers, "backend": backend, "interrupted": outcome.interrupted,
-                   "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(time.time() - (time.perf_counter() - t_start)))}
-        sessions = [s for s in prev.get("sessions", []) if isinstance(s, dict)] + [session]
-        play_total = sum(s.get("play_s") or 0 for s in sessions)
-        played_total = sum(s.get("games_played") or 0 for s in sessions)
-        info = {
-            "command": "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None,
-            "spec": spec.to_json(), "seed": spec.seed, "versions": T.versions(),
-            "complete": outcome.complete, "chunks_done": len(outcome.done), "n_chunks": spec.n_chunks,
-            "games_requested": spec.games_requested, "games": spec.games, "games_in_results": games_done,
-            "rounded_games": spec.games != spec.games_requested,
-            "unfinished_games": res.info["unfinished"], "unfinished_share": res.info["unfinished_share"],
-            "ends": res.info["ends"], "end_shares": res.info["end_shares"],
-            "lengths": res.info["lengths"], "rating_fit": res.info["rating_fit"],
-            "degenerate": res.info["degenerate"], "notes": [degenerate] if degenerate else [],
-            "workers": workers, "backend": backend, "sessions": sessions,
-            "play_s": round(play_total, 3),
-            "games_per_s": round(played_total / play_total, 1) if play_total > 0 else None,
-            "definitions": DEFINITIONS,
-        }
-        try:
-            with atomic.batch():  # all reports or none: a full disk changes no report file
-                files = T.write_outputs(spec, res, Path(root), plots=not no_plots)
-                wall = time.perf_counter() - t_start
-                session["wall_s"] = round(wall, 3)
-                session["peak_rss_mb_main"] = peak_rss_mb()
-                info["wall_s"] = round(sum(s.get("wall_s") or 0 for s in sessions), 3)
-                T.write_run_json(Path(root), info, files)
-        except OSError as e:  # atomic.WriteError names the file
-            fail(f"{e}\n(no report was written or changed; the {len(outcome.done)} of {spec.n_chunks} finished "
-                 f"chunks are kept in {str(root)}; free some space, then write the results with: "
-                 f"shedsim tournament --resume {str(root)})", 3)
-    finally:
-        signal.signal(signal.SIGINT, old)
+            files = session.write_reports(job, outcome, lambda: T.write_outputs(spec, res, Path(root),
+                                                                                plots=not no_plots), info)
+        except RunError as e:
+            fail(e.message, e.code)
 
     if not quiet:
         _print_table(spec, res, complete=outcome.complete)
         rate = f"{outcome.played_now / outcome.play_s:,.0f} games/s" if outcome.play_s > 0 and outcome.played_now else "-"
         typer.echo(f"{games_done:,} games ({T.describe_ends(res.info['ends'], spec.rules)}); played "
-                   f"{outcome.played_now:,} now in {outcome.play_s:.1f} s ({rate}); wall {wall:.1f} s")
+                   f"{outcome.played_now:,} now in {outcome.play_s:.1f} s ({rate}); wall {session.wall_s:.1f} s")
         typer.echo(f"wrote {', '.join(files + ['run.json'])} to {str(root)}")
     if outcome.interrupted:
-        typer.echo(f"interrupted: {len(outcome.done)} of {spec.n_chunks} chunks ({games_done:,} of {spec.games:,} games) "
-                   f"finished and kept; partial results written to {str(root)}; "
-                   f"continue with: shedsim tournament --resume {str(root)}", err=True)
-        raise typer.Exit(130)
+        typer.echo(session.stop_message(job, outcome, games_done), err=True)
+        raise typer.Exit(session.exit_code(outcome))
 
 
 
@@ -248,8 +182,8 @@ DEFINITIONS = {
     "ends": "games by how they ended: finished (one player left), stalled, loop (proven loop), cap (move cap); "
             "summary.csv's stalled, loops and capped columns count seat-games (shown when a game stalled or looped)",
     "intervals": "95%; the rotations of one deal share its cards, so every interval counts a deal as one "
-                 "cluster (cluster-robust variance, Cochran 1977 sec. 6.9); where every deal gives the same value "
-                 "the value is exact and the interval has zero width",
+                 "cluster (cluster-robust variance, Cochran 1977 sec. 6.9), with the table combinations as strata; "
+                 "where every deal gives the same value the value is exact and the interval has zero width",
     "win_rate, loss_rate": "Wilson interval at the effective number of games (games / design effect, the "
                            "design effect being the cluster-robust variance over the binomial one); per strategy, "
                            "per seat (seats.csv) and per match",

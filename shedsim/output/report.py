@@ -421,6 +421,16 @@ def _flat_dict(v: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def _key(k: str) -> str:
+    """A run.json key as a label: ``wall_s`` -> ``wall time (s)``, ``face_up_multisets`` ->
+    ``face up multisets``."""
+    names = {"wall_s": "wall time (s)", "play_s": "play time (s)", "games_per_s": "games/s",
+             "peak_rss_mb_main": "peak memory (MB)"}
+    if k in names:
+        return names[k]
+    return k.removesuffix("_s").replace("_", " ") + " (s)" if k.endswith("_s") else k.replace("_", " ")
+
+
 def _generic_spec(info: dict[str, Any]) -> list[tuple[str, str]]:
     """The run's short fields: top-level scalars, lists of scalars and small flat objects,
     then those of a nested ``spec`` object not already shown (``rules`` objects as their
@@ -435,7 +445,7 @@ def _generic_spec(info: dict[str, Any]) -> list[tuple[str, str]]:
                 continue
             text = _short(k, v, src)
             if text is not None:
-                items.append((k, text))
+                items.append((_key(k), text))
                 seen.add(k)
     return items
 
@@ -683,7 +693,8 @@ def _data_table(t: Table, anchor: str, base: Path | None = None, played: bool = 
     if t.truncated:
         bits.append(f"first {len(t.rows)} of {t.n_rows:,} rows")
     if v.hidden:
-        bits.append(f"{len(v.hidden)} more column(s) ({', '.join(v.hidden)})")
+        names = ", ".join(v.hidden[:8]) + (", ..." if len(v.hidden) > 8 else "")
+        bits.append(f"{len(v.hidden)} more column(s) ({names})")
     note = ""
     if bits:
         note = f'<p class="note">{_e("; ".join(bits))}: the full table is in {link} (<code>{_e(t.path)}</code>)</p>'

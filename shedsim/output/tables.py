@@ -29,13 +29,13 @@ INTERNAL = re.compile(r"^(packed|se|.*_se|.*_deff|statistic|rank_statistic|rank_
 """Columns never shown on the page (they stay in the CSV)."""
 
 HIDDEN: dict[str, set[str]] = {
-    "summary.csv": {"wins", "losses", "still_in_at_cap", "burns_per_game"},
-    "policies.csv": {"wins", "losses", "still_in_at_cap", "burns_per_game"},
+    "summary.csv": {"wins", "losses", "still_in_at_cap", "stalled", "loops", "capped", "burns_per_game"},
+    "policies.csv": {"wins", "losses", "still_in_at_cap", "stalled", "loops", "capped", "burns_per_game"},
     "head_to_head.csv": {"deals", "a_ahead", "b_ahead", "ties"},
     "policies_head_to_head.csv": {"deals", "a_ahead", "b_ahead", "ties"},
     "effects.csv": {"baseline", "unit", "paired", "relative", "p_rank"},
     "variants.csv": {"loss_rate", "rules", "toggles", "baseline", "paired", "deals", "mean_rounds", "median_rounds",
-                     "p95_rounds", "burns_per_game", "starter_loss_p_value", "stalled", "loops", "capped"},
+                     "p95_rounds", "p95_moves", "pickups_per_game", "burns_per_game", "starter_loss_p_value", "stalled", "loops", "capped"},
     "face_up_values.csv": {"low", "high", "losses"},
     "seats.csv": {"wins", "losses"},
     "regret.csv": {"policy_loss", "best_loss", "worst_place"},
@@ -164,6 +164,12 @@ def view(name: str, header: list[str], rows: list[list[str]]) -> View:
         header[j] for i in sorted(hidden) if i in groups for j in groups[i]]
     kinds = {i: _kind(header[i], [r[i] for r in rows]) for i in shown}
     effect_cols = {header.index(c) for c in ("effect", "baseline_value", "variant_value") if c in header}
+    # one number of decimals per column (from its largest value), so that a column reads evenly
+    col_dec: dict[int, int] = {}
+    for i in shown:
+        vals = [abs(v) for v in (_float(r[i]) for r in rows) if v is not None and math.isfinite(v)]
+        if vals and unit_col is None:
+            col_dec[i] = _decimals(max(vals))
     out_rows = []
     for r in rows:
         unit = r[unit_col].strip() if unit_col is not None else None
@@ -173,7 +179,8 @@ def view(name: str, header: list[str], rows: list[list[str]]) -> View:
             if unit is not None and i in effect_cols:
                 kind = ("pp" if header[i] == "effect" else "pct") if unit == "share" else (
                     "signed" if header[i] == "effect" else "num")
-            cells.append(_cell(r, i, kind, groups.get(i), unit, metric=header[i] == "metric"))
+            cells.append(_cell(r, i, kind, groups.get(i), unit, metric=header[i] == "metric",
+                               rating=header[i] == "rating", decimals=col_dec.get(i)))
         out_rows.append(cells)
     numeric = [kinds[i] != "text" for i in shown]
     return View([_display_name(header[i]) for i in shown], out_rows, numeric, hidden_names)
@@ -221,8 +228,13 @@ def _bound(x: float, kind: str, decimals: int | None) -> str:
     return _plain(x, decimals)
 
 
+def _decimals(a: float) -> int:
+    """Decimals for a number of magnitude ``a``: about four significant digits."""
+    return 3 if a < 10 else 2 if a < 100 else 1 if a < 10000 else 0
+
+
 def _cell(r: list[str], i: int, kind: str, group: tuple[int, int] | None, unit: str | None,
-          metric: bool = False) -> str:
+          metric: bool = False, rating: bool = False, decimals: int | None = None) -> str:
     text = r[i].strip()
     if kind == "text":
         return r[i].replace("_", " ") if metric else r[i]
@@ -235,11 +247,10 @@ def _cell(r: list[str], i: int, kind: str, group: tuple[int, int] | None, unit: 
         return format_p(x)
     if kind == "int" and group is None:
         return f"{int(text):,}"
-    decimals = None
     if kind in ("num", "signed", "int"):
-        a = abs(x)
-        decimals = 3 if a < 10 else 2 if a < 100 else 1 if a < 10000 else 0
-        if unit == "moves":
+        if decimals is None:
+            decimals = _decimals(abs(x))
+        if unit == "moves" or rating:
             decimals = 1
         if kind == "int":
             kind = "num"

@@ -346,31 +346,43 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
         ray.shutdown()
 
 
+def run_tasks(tasks: list[tuple[RunSpec, int]], workers: int = 1, backend: str = "loky",
+              on_result: Any = None, keep: tuple[str, ...] | None = None,
+              scheduler: str | None = None) -> None:
+    """Play chunk ``c`` of run spec ``s`` for each ``(s, c)`` of ``tasks`` with joblib (the
+    specs may differ: one per rule variant of a comparison). ``on_result(k, result)`` is
+    called in task order as each finishes (``k``: the index in ``tasks``); the results are
+    not kept here. ``backend``/``scheduler``: see :func:`backend_config`; the results do
+    not depend on them. A ``KeyboardInterrupt`` stops the workers and propagates."""
+    from joblib import Parallel, delayed
+    if workers <= 1 and backend == "loky":
+        for k, (s, c) in enumerate(tasks):
+            r = play_chunk(s, *s.chunk_bounds(c), keep=keep)
+            if on_result:
+                on_result(k, r)
+        return
+    with backend_config(backend, workers, scheduler):
+        gen = Parallel(return_as="generator")(
+            delayed(play_chunk)(s, *s.chunk_bounds(c), keep=keep) for s, c in tasks)
+        for k, r in enumerate(gen):
+            if on_result:
+                on_result(k, r)
+
+
 def run_chunks(spec: RunSpec, chunks: list[int], workers: int = 1, backend: str = "loky",
                on_result: Any = None, keep: tuple[str, ...] | None = None,
                scheduler: str | None = None) -> list[ChunkResult]:
-    """Play the given chunk numbers with joblib; results come back in chunk order.
-
-    ``on_result(chunk_number, result)`` is called as each chunk finishes (progress,
-    streaming aggregation, the run store). ``backend``/``scheduler``: see
-    :func:`backend_config`; the results do not depend on them.
-    """
-    from joblib import Parallel, delayed
+    """Play the given chunk numbers of one spec (:func:`run_tasks`); results come back in
+    chunk order. ``on_result(chunk_number, result)`` is called as each chunk finishes
+    (progress, streaming aggregation)."""
     out: list[ChunkResult] = []
-    if workers <= 1 and backend == "loky":
-        for c in chunks:
-            r = play_chunk(spec, *spec.chunk_bounds(c), keep=keep)
-            if on_result:
-                on_result(c, r)
-            out.append(r)
-        return out
-    with backend_config(backend, workers, scheduler):
-        gen = Parallel(return_as="generator")(
-            delayed(play_chunk)(spec, *spec.chunk_bounds(c), keep=keep) for c in chunks)
-        for c, r in zip(chunks, gen):
-            if on_result:
-                on_result(c, r)
-            out.append(r)
+
+    def got(k: int, r: ChunkResult) -> None:
+        if on_result:
+            on_result(chunks[k], r)
+        out.append(r)
+
+    run_tasks([(spec, c) for c in chunks], workers, backend, got, keep, scheduler)
     return out
 
 

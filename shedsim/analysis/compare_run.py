@@ -1,0 +1,240 @@
+"""``compare-rules`` on the run machinery (:mod:`shedsim.runs.execute`): its spec, run store
+and resume. The statistics are :mod:`shedsim.analysis.compare`'s.
+
+Chunk k of the run is chunk ``k // V`` of variant ``k % V`` (V variants): the plan goes
+chunk by chunk through all variants, so an interrupted run has played about the same deals
+in every variant, and its partial results compare the deals finished in all of them
+(the longest prefix of chunks done everywhere). Each chunk is stored as its per-deal
+arrays (:class:`shedsim.analysis.compare.Tally` fields for the chunk's deals); the final
+tallies are those arrays put back in place, so the results do not depend on the order in
+which chunks finished, the number of workers, or how many sessions the run took.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shedsim.analysis import compare as C
+from shedsim.runs.execute import Job
+from shedsim.runs.simulate import RunSpec, schedule_games
+from shedsim.runs.store import RunStore
+
+FORMAT = 1
+FIELDS = ("lengths", "unfinished", "pickups", "burns", "starter_lost", "losses", "ends")
+"""The :class:`shedsim.analysis.compare.Tally` arrays stored per chunk (per deal)."""
+OUTPUTS = ("variants.csv", "effects.csv", "lengths.csv", "forest.png", "lengths.png", "run.json")
+"""Every name compare-rules may write in its directory besides the run store's own."""
+
+
+class CompareStore(RunStore):
+    """A compare-rules run directory (:class:`shedsim.runs.store.RunStore`); raises
+    :class:`shedsim.analysis.compare.CompareError`."""
+
+    Error = C.CompareError
+    what = "compare-rules"
+
+
+@dataclass
+class CompareSpec:
+    """Everything that decides a comparison's results (stored as ``DIR/spec.json``).
+
+    ``rules``, ``house`` and ``each_toggle`` are the options the variants were built from
+    (:func:`shedsim.analysis.compare.plan_variants`); ``games`` is ``games_requested``
+    rounded up to whole blocks; ``chunk_size`` is games per chunk of each variant."""
+
+    rules: tuple[str, ...]
+    house: tuple[str, ...]
+    each_toggle: bool
+    players: int
+    entries: tuple[tuple[str, str], ...]
+    seed: int
+    games_requested: int
+    games: int
+    block: int
+    chunk_size: int
+    strategy_paths: tuple[str, ...] = ()
+    strategy_hashes: dict[str, str] = field(default_factory=dict)
+    plan: C.Plan | None = None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(lab for lab, _ in self.entries)
+
+    @property
+    def n_chunks(self) -> int:
+        """Chunks per variant."""
+        return max(1, math.ceil(self.games / self.chunk_size))
+
+    def run_specs(self) -> list[RunSpec]:
+        """Variant i's :class:`RunSpec`: the tournament schedule on strategy stream i."""
+        specs = tuple(s for _, s in self.entries)
+        return [RunSpec(v.rules, self.players, specs, self.labels, seed=self.seed, games=self.games,
+                        schedule="tournament", strategy_paths=tuple(self.strategy_paths),
+                        chunk_size=self.chunk_size, stream=i)
+                for i, v in enumerate(self.plan.variants)]
+
+    def identity(self) -> dict[str, Any]:
+        """The fields that decide results (hashed into the key; compared on resume)."""
+        return {"format": FORMAT, "command": "compare-rules", "players": self.players,
+                "variants": [{"label": v.label, "rules": v.rules.to_dict()} for v in self.plan.variants],
+                "entries": [s for _, s in self.entries], "labels": list(self.labels), "seed": self.seed,
+                "games": self.games, "chunk_size": self.chunk_size,
+                "strategy_hashes": dict(sorted(self.strategy_hashes.items()))}
+
+    def key(self) -> str:
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        d = self.identity()
+        d.update({"rules_options": list(self.rules), "house": list(self.house), "each_toggle": self.each_toggle,
+                  "games_requested": self.games_requested, "block": self.block,
+                  "chunks_per_variant": self.n_chunks, "n_chunks": self.n_chunks * len(self.plan.variants),
+                  "strategy_paths": list(self.strategy_paths), "key": self.key()})
+        return d
+
+
+def plan(rules: list[str], house: list[str], players: int, each_toggle: bool, entries: list[tuple[str, str]],
+         games: int, seed: int = 0, strategy_paths: tuple[str, ...] = (), chunk_size: int | None = None) -> CompareSpec:
+    """Check every option and build the spec, before any game is played. Raises
+    :class:`shedsim.analysis.compare.CompareError` naming the option."""
+    from shedsim.plugins import PluginError, compiled_strategy, discover
+    p = C.plan_variants(list(rules), list(house), players, each_toggle)
+    C.check_entries(entries, strategy_paths)
+    if len({lab for lab, _ in entries}) != len(entries):
+        raise C.CompareError(f"--strategies: labels must be distinct, got {', '.join(lab for lab, _ in entries)}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise C.CompareError(f"--games: must be at least 1, got {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise C.CompareError(f"--seed: must be a non-negative integer, got {seed!r}")
+    try:
+        known = discover(list(strategy_paths))
+        hashes = {}
+        for _, s in entries:
+            st = compiled_strategy(known, s, "compare-rules")
+            hashes[st.name] = st.source_hash
+    except PluginError as e:
+        raise C.CompareError(f"--strategies: {e}") from None
+    total, block = C.round_games(games, players, len(entries))
+    chunk = (C.chunk_size_for(total, block) if chunk_size is None
+             else max(players, math.ceil(chunk_size / players) * players))
+    return CompareSpec(tuple(rules), tuple(p.house), each_toggle, players, tuple(entries), seed, games, total,
+                       block, chunk, tuple(strategy_paths), hashes, p)
+
+
+def spec_from_store(store: CompareStore, strategy_paths: tuple[str, ...] | None = None) -> CompareSpec:
+    """Rebuild the spec saved in ``store`` (``--resume``): the variants, strategies and
+    their sources must be unchanged, it must rebuild to the stored key, and spec.json must
+    carry its checksum. Raises :class:`shedsim.analysis.compare.CompareError`."""
+    d = store.read_spec()
+    where = repr(str(store.spec_path()))
+    if d.get("format") != FORMAT or d.get("command") != "compare-rules":
+        raise C.CompareError(f"--resume: {where} is not a compare-rules run (format {d.get('format')!r}, "
+                             f"command {d.get('command')!r}); resume it with its own command")
+    try:
+        spec = plan(list(d["rules_options"]), list(d["house"]), int(d["players"]), bool(d["each_toggle"]),
+                    [(str(a), str(b)) for a, b in zip(d["labels"], d["entries"], strict=True)],
+                    int(d["games_requested"]), seed=int(d["seed"]),
+                    strategy_paths=tuple(d.get("strategy_paths", [])) if strategy_paths is None else strategy_paths,
+                    chunk_size=int(d["chunk_size"]))
+    except C.CompareError as e:
+        raise C.CompareError(f"--resume: {where}: {e}") from None
+    except (KeyError, TypeError, ValueError) as e:
+        raise C.CompareError(f"--resume: {where} is damaged or not a compare-rules spec "
+                             f"({type(e).__name__}: {e})") from None
+    if spec.strategy_hashes != d.get("strategy_hashes"):
+        raise C.CompareError("--resume: a strategy's source changed since the run started; results would mix "
+                             "two versions; start a new run")
+    if spec.key() != d["key"]:
+        raise C.CompareError(f"--resume: the stored specification {where} does not match what it rebuilds to "
+                             f"(edited, or the rules changed since); start a new run")
+    store.verify_checksum(d)
+    return spec
+
+
+class CompareJob(Job):
+    """A comparison as the run machinery plays it: chunk k = chunk ``k // V`` of variant
+    ``k % V``; each reduced to its deals' :data:`FIELDS` arrays."""
+
+    command = "compare-rules"
+
+    def __init__(self, spec: CompareSpec) -> None:
+        self.spec = spec
+        self.key = spec.key()
+        self.spec_json = spec.to_json()
+        self.run_specs = spec.run_specs()
+        v = len(self.run_specs)
+        self.tasks = [(self.run_specs[k % v], k // v) for k in range(v * spec.n_chunks)]
+        self.keep = C.KEEP
+        self.strategies = [lab if lab == e else f"{lab}={e}" for lab, e in spec.entries]
+        self.max_moves = max(x.rules.max_moves for x in spec.plan.variants)
+
+    @property
+    def variants(self) -> int:
+        return len(self.run_specs)
+
+    def _empty(self, deals: int) -> C.Tally:
+        return C.Tally.empty(deals, self.spec.players, len(self.spec.entries), self.max_moves)
+
+    def reduce(self, k: int, result, store) -> dict[str, np.ndarray]:
+        s, c = self.tasks[k]
+        a, b = s.chunk_bounds(c)
+        t = self._empty((b - a) // self.spec.players)
+        t.add_chunk(0, b - a, result.records, schedule_games(s, a, b)["seating"])
+        return {f: getattr(t, f) for f in FIELDS}
+
+    def template(self, k: int) -> dict[str, np.ndarray]:
+        s, c = self.tasks[k]
+        a, b = s.chunk_bounds(c)
+        t = self._empty((b - a) // self.spec.players)
+        return {f: getattr(t, f) for f in FIELDS}
+
+    def complete_prefix(self, done: list[int]) -> int:
+        """How many chunks (per variant) from the first are done in every variant."""
+        have = set(done)
+        m = 0
+        while m < self.spec.n_chunks and all(m * self.variants + i in have for i in range(self.variants)):
+            m += 1
+        return m
+
+    def tallies(self, store: CompareStore, done: list[int]) -> list[C.Tally] | None:
+        """The tallies of the deals finished in every variant (the first chunks up to
+        :meth:`complete_prefix`), read from ``store``; None when no deal is."""
+        m = self.complete_prefix(done)
+        if m == 0:
+            return None
+        s0 = self.run_specs[0]
+        deals = s0.chunk_bounds(m - 1)[1] // self.spec.players
+        out = [self._empty(deals) for _ in range(self.variants)]
+        for c in range(m):
+            a, b = s0.chunk_bounds(c)
+            sl = slice(a // self.spec.players, b // self.spec.players)
+            for i, t in enumerate(out):
+                arrays = store.load_chunk(c * self.variants + i, FIELDS)
+                for f in FIELDS:
+                    getattr(t, f)[sl] = arrays[f]
+                t.done[sl] = True
+        return out
+
+
+def analyse(job: CompareJob, tallies: list[C.Tally], play_s: float, played: int) -> C.ComparisonResult:
+    """The comparison of ``tallies`` (:func:`shedsim.analysis.compare.analyse`) with the run's
+    figures in ``info`` as :func:`shedsim.analysis.compare.compare` gives them."""
+    spec = job.spec
+    res = C.analyse(spec.plan, list(spec.entries), tallies)
+    res.info.update(games_requested=spec.games_requested, games=spec.games, block=spec.block,
+                    chunk_size=spec.chunk_size, seed=spec.seed, play_s=round(play_s, 3),
+                    games_per_s=round(played / play_s, 1) if play_s > 0 else None,
+                    strategy_paths=list(spec.strategy_paths))
+    return res
+
+
+def write_outputs(res: C.ComparisonResult, out: Path, plots: bool = True) -> list[str]:
+    """:func:`shedsim.analysis.compare.write_outputs`."""
+    return C.write_outputs(res, out, plots=plots)

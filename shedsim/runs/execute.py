@@ -1,0 +1,590 @@
+"""Executing a run: the one place every command that plays games goes through.
+
+Flow::
+
+    command's spec (a Job)                       what to play, its key and spec.json
+      -> plan: job.tasks                         chunk k = (RunSpec, chunk of it); one seed per
+                                                 game from the run seed (shedsim.seeding), so
+                                                 results never depend on chunking or workers
+      -> workers: simulate.run_tasks             loky locally, dask/ray on a cluster
+      -> job.reduce(k, records)                  a chunk's counters (small int arrays)
+      -> store: RunStore.save_chunk              DIR/chunks/NNNNN.npz, atomic, key + number
+      -> job aggregates the stored chunks        (after play: sum / fill, any order)
+      -> the command's analysis and reports      written by Session.write_reports, with
+                                                 run.json's core fields from run_info
+
+:class:`Session` gives every command the same ``--out`` safety and lock
+(:mod:`shedsim.runs.store`), ``--resume``, Ctrl-C and SIGTERM handling (finished chunks
+kept, partial reports written, exit 130 or 143), the progress bar, cluster start-up,
+and run.json's core fields (command, spec, versions, seed, sessions, wall time, games/s,
+peak memory, complete or partial). Command modules only parse options, call it, print.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from shedsim.runs import atomic
+from shedsim.runs.simulate import BackendError, ChunkResult, RunSpec, SimulationError
+from shedsim.runs.store import RunStore, StoreError
+
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (SIGINT) or ``--stop-after``: 128 + SIGINT."""
+EXIT_TERMINATED = 143
+"""Exit code after SIGTERM: 128 + SIGTERM."""
+PAUSE_ENV = "SHEDSIM_TEST_CHUNK_PAUSE"
+"""Testing only: seconds to wait after storing each chunk (so a test can signal or kill a
+run reliably between two chunks). Unset: no pause."""
+
+
+class RunError(RuntimeError):
+    """A run that could not go on: ``message`` for the user, ``code`` the exit status
+    (1 a strategy or worker failed; 2 bad input or a busy/foreign directory; 3 a file could
+    not be written)."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class Job:
+    """What a command plays, as the machinery sees it. Subclasses set ``command`` (the
+    command's name, e.g. ``"tournament"``), ``key`` (hash of what decides the results),
+    ``spec_json`` (spec.json's content, with ``format`` and ``key``), ``tasks`` (chunk k ->
+    ``(RunSpec, chunk number of that spec)``), ``keep`` (the kernel record fields needed)
+    and implement :meth:`reduce` and :meth:`template`."""
+
+    command: str = ""
+    key: str = ""
+    spec_json: dict[str, Any] = {}
+    tasks: list[tuple[RunSpec, int]] = []
+    keep: tuple[str, ...] | None = None
+    strategies: list[str] | None = None
+    """The strategies in play as the user wrote them (named by the progress bar's stall notice)."""
+    ragged: tuple[str, ...] = ()
+    """Names of 1-D arrays whose length varies between chunks (see :meth:`RunStore.check_chunk`)."""
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.tasks)
+
+    @property
+    def games(self) -> int:
+        """Games in the whole run."""
+        return sum(self.chunk_games(k) for k in range(self.n_chunks))
+
+    def chunk_games(self, k: int) -> int:
+        s, c = self.tasks[k]
+        a, b = s.chunk_bounds(c)
+        return b - a
+
+    def reduce(self, k: int, result: ChunkResult, store: RunStore) -> dict[str, np.ndarray]:
+        """Chunk ``k``'s per-game records -> the arrays to store (in the main process).
+        May write companion files through ``store`` (they must be written before the
+        chunk file, which marks the chunk done)."""
+        raise NotImplementedError
+
+    def template(self, k: int) -> dict[str, np.ndarray]:
+        """Zeroed arrays with the dtype and shape chunk ``k``'s stored arrays must have."""
+        raise NotImplementedError
+
+    def extra_dirs(self, store: RunStore) -> list[Path]:
+        """Folders besides ``chunks/`` the run writes per chunk (created, cleaned of temp files)."""
+        return []
+
+    def chunk_also_done(self, store: RunStore, k: int, strict: bool) -> bool:
+        """A command's extra condition for chunk ``k`` to count as done (e.g. its games
+        file exists); with ``strict``, raise ``store.Error`` for a damaged companion."""
+        return True
+
+    def clear_extra(self, store: RunStore) -> list[tuple[Path, str]]:
+        """``(folder, glob)`` of companion files to remove when a new run replaces an old one."""
+        return []
+
+    def replay_hint(self, store: RunStore, game: int) -> str | None:
+        """A command that replays the failed game ``game`` from this run's directory (added
+        to a strategy failure's message), or None."""
+        return None
+
+
+@dataclass
+class Outcome:
+    """What :func:`play` did: chunks done in all (this and earlier sessions), games played
+    now, play time (s), whether it stopped early, whether every chunk is done, and the
+    signal that stopped it (``"SIGINT"``, ``"SIGTERM"``, ``"stop-after"`` or None)."""
+
+    done: list[int]
+    played_now: int
+    play_s: float
+    interrupted: bool
+    complete: bool
+    stopped_by: str | None = None
+
+
+def done_chunks(job: Job, store: RunStore, strict: bool = False) -> list[int]:
+    """The chunks of ``job`` stored in ``store``; ``strict`` checks every chunk file
+    whole (raises ``store.Error`` naming a damaged or foreign one)."""
+    return store.stored_chunks(job.key, job.n_chunks, strict=strict,
+                             check=lambda k: store.check_chunk(job.key, k, job.template(k), job.ragged),
+                             also=lambda k, s: job.chunk_also_done(store, k, s))
+
+
+def start_fresh(job: Job, store: RunStore) -> None:
+    """Remove the chunk files of an earlier run in ``store`` and write spec.json (with its
+    checksum) before any chunk of this run is written."""
+    store.clear_chunks(job.clear_extra(store))
+    store.prepare(job.extra_dirs(store))
+    store.write_spec(job.spec_json)
+
+
+def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", resume: bool = False,
+         stop_after: int | None = None, on_progress: Callable[[int], None] | None = None,
+         scheduler: str | None = None, stopped: Callable[[], str | None] | None = None) -> Outcome:
+    """Play the chunks ``store`` lacks, storing each chunk's arrays as it arrives.
+
+    Without ``resume`` the store is started afresh (:func:`start_fresh`). ``stop_after``
+    plays at most that many chunks and stops as if interrupted (tests of resume). A
+    ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM under :class:`Session`) also stops: every
+    finished chunk is kept and the outcome says ``interrupted``; ``stopped()`` names the
+    signal. Raises :class:`shedsim.runs.simulate.SimulationError` (a strategy failed),
+    :class:`shedsim.runs.atomic.WriteError` (a chunk could not be stored: the earlier ones
+    are kept) and, with ``resume``, ``store.Error`` for a damaged or foreign chunk file.
+    """
+    from shedsim.runs.simulate import run_tasks
+    if resume:
+        done = set(done_chunks(job, store, strict=True))
+        store.prepare(job.extra_dirs(store))
+    else:
+        start_fresh(job, store)
+        done = set()
+    todo = [k for k in range(job.n_chunks) if k not in done]
+    limited = stop_after is not None and stop_after < len(todo)
+    if limited:
+        todo = todo[:max(0, stop_after)]
+    played = 0
+    try:
+        pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
+    except ValueError:
+        pause = 0.0
+
+    def on_result(j: int, r: ChunkResult) -> None:
+        nonlocal played
+        k = todo[j]
+        arrays = job.reduce(k, r, store)
+        store.save_chunk(job.key, k, arrays)
+        r.records.clear()
+        r.seating = None
+        done.add(k)
+        n = job.chunk_games(k)
+        played += n
+        if on_progress:
+            on_progress(n)
+        if pause > 0:
+            time.sleep(pause)
+
+    t0 = time.perf_counter()
+    interrupted, by = limited, ("stop-after" if limited else None)
+    try:
+        if todo:
+            run_tasks([job.tasks[k] for k in todo], workers=workers, backend=backend, on_result=on_result,
+                      keep=job.keep, scheduler=scheduler)
+    except KeyboardInterrupt:
+        interrupted, by = True, (stopped() if stopped else None) or "SIGINT"
+        played -= sum(job.chunk_games(k) for k in done)
+        done = set(done_chunks(job, store))  # the signal may have landed just after a chunk was stored
+        played += sum(job.chunk_games(k) for k in done)
+    play_s = time.perf_counter() - t0
+    complete = len(done) == job.n_chunks
+    return Outcome(sorted(done), played, play_s, interrupted and not complete, complete,
+                   by if interrupted and not complete else None)
+
+
+# ------------------------------------------------------------------ run.json
+def versions() -> dict[str, str]:
+    """Versions of shedsim, Python and the libraries a result depends on."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for pkg in ("shedsim", "numpy", "numba", "pandas", "scipy", "statsmodels", "choix", "joblib",
+                "matplotlib", "pyarrow", "rich", "typer"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def peak_rss_mb() -> float | None:
+    """Peak resident memory of this (main) process in MiB (``resource.getrusage``)."""
+    try:
+        import resource
+        import sys
+        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return round(kb / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+    except (ImportError, OSError):
+        return None
+
+
+def json_default(o):
+    """JSON for numpy scalars and arrays (``json.dumps(default=...)``)."""
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(type(o).__name__)
+
+
+def write_run_json(out: Path | str, info: dict[str, Any], files: list[str]) -> None:
+    """``run.json``: ``info`` plus ``outputs`` (``files`` and run.json), written atomically."""
+    info = dict(info)
+    info["outputs"] = sorted(set(files) | {"run.json"})
+    atomic.write_text(Path(out) / "run.json", json.dumps(info, indent=2, sort_keys=True, default=json_default) + "\n")
+
+
+def command_line() -> str | None:
+    """``shedsim ARGS`` as typed (None when not run as the ``shedsim`` program)."""
+    import sys
+    return "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None
+
+
+# ------------------------------------------------------------------ progress
+STALL_NOTICE_S = 90.0
+"""Seconds without a finished chunk after which the progress bar says the run may be stuck
+(``SHEDSIM_STALL_NOTICE_S`` overrides it)."""
+
+
+def stall_notice_s() -> float:
+    """:data:`STALL_NOTICE_S`, or ``SHEDSIM_STALL_NOTICE_S`` when it is set to a positive number."""
+    try:
+        v = float(os.environ.get("SHEDSIM_STALL_NOTICE_S", ""))
+    except ValueError:
+        return STALL_NOTICE_S
+    return v if v > 0 else STALL_NOTICE_S
+
+
+KEEPS_CHUNKS = "Press Ctrl-C to stop: every finished chunk is kept, and --resume continues the run."
+"""How to stop a command that keeps its finished chunks (the default of :func:`stall_message`)."""
+
+
+def stop_hint(workers: int, backend: str = "loky") -> str:
+    """How to stop a run whose strategies may be stuck (the stall notice's last sentence):
+    Ctrl-C when they play in worker processes; with one local worker they play in this
+    process, where Ctrl-C cannot interrupt compiled code, so Ctrl-\\ (SIGQUIT) or ``kill
+    PID``. Either way the finished chunks stay in the run store."""
+    kept = " When stopped, every finished chunk is kept, and --resume continues the run."
+    if workers <= 1 and backend == "loky":
+        return (f"With --workers 1 the strategies play in this process, where Ctrl-C cannot interrupt compiled "
+                f"code: stop it with Ctrl-\\ (SIGQUIT) or kill {os.getpid()}.{kept}")
+    return f"Press Ctrl-C to stop.{kept}"
+
+
+def stall_message(seconds: float, strategies: list[str] | None, stop_hint: str = KEEPS_CHUNKS) -> str:
+    """What the progress bar prints when no chunk has finished for ``seconds``."""
+    who = f" Strategies in play: {', '.join(strategies)}." if strategies else ""
+    return (f"[yellow]note:[/] no game has finished for {seconds:,.0f} s. A strategy may be stuck in an endless "
+            f"loop (a compiled plugin cannot be stopped from inside), or the chunks are just slow.{who} {stop_hint}")
+
+
+def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None,
+                 stop_hint: str = KEEPS_CHUNKS):
+    """A rich progress bar: games done, games/s and ETA from the mean rate of this session
+    (chunks arrive in bursts, so rich's windowed speed estimate would jump about).
+
+    While it is shown, a watcher thread prints :func:`stall_message` (naming ``strategies``)
+    and ``stop_hint`` (how to stop) once whenever no task has advanced for ``stall_after``
+    seconds (default :func:`stall_notice_s`), and again after each further stall once
+    progress resumed."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
+
+    def rate(task) -> float | None:
+        played = task.completed - task.fields.get("initial", 0)
+        return played / task.elapsed if task.elapsed and played > 0 else None
+
+    class GamesPerSecond(ProgressColumn):
+        def render(self, task) -> Text:
+            r = rate(task)
+            return Text("- games/s" if r is None else f"{r:,.0f} games/s", style="cyan")
+
+    class Eta(ProgressColumn):
+        def render(self, task) -> Text:
+            r = rate(task)
+            if task.finished:
+                return Text("ETA 0:00:00", style="green")
+            if r is None:
+                return Text("ETA -:--:--", style="green")
+            left = int((task.total - task.completed) / r)
+            return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="green")
+
+    limit = stall_notice_s() if stall_after is None else stall_after
+
+    class Watched(Progress):
+        def __enter__(self):
+            import threading
+            self._stop_watch = threading.Event()
+            self._watch = threading.Thread(target=self._watcher, name="shedsim-stall-notice", daemon=True)
+            out = super().__enter__()
+            self._watch.start()
+            return out
+
+        def __exit__(self, *exc):
+            self._stop_watch.set()
+            self._watch.join(timeout=5)
+            return super().__exit__(*exc)
+
+        def _watcher(self) -> None:
+            import time
+            last, since, told = None, time.monotonic(), False
+            while not self._stop_watch.wait(min(1.0, limit / 4)):
+                done = sum(t.completed for t in self.tasks)
+                if self.tasks and all(t.finished for t in self.tasks):
+                    return
+                if done != last:
+                    last, since, told = done, time.monotonic(), False
+                elif not told and time.monotonic() - since >= limit:
+                    self.console.print(stall_message(time.monotonic() - since, strategies, stop_hint),
+                                       highlight=False)
+                    told = True
+
+    return Watched(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
+
+
+# ------------------------------------------------------------------ the session
+@dataclass
+class Session:
+    """One command's run in one directory, from the lock to run.json.
+
+    Use as a context manager::
+
+        with Session("tournament", store, resume=False, outputs=OUTPUTS) as s:
+            s.open(job)                      # (fresh run) check --out, lock
+            outcome = s.run(job, workers=...)
+            total = ...                      # the command aggregates the stored chunks
+            files = s.write_reports(lambda: write_outputs(...), info)
+        sys.exit(s.exit_code(outcome))
+
+    Entering installs handlers for SIGINT and SIGTERM: while games are played either
+    raises ``KeyboardInterrupt`` (play stops, finished chunks are kept); while reports are
+    written it is only noted (the reports are finished first). Leaving restores the
+    handlers and releases the lock. Every failure is raised as :class:`RunError` with its
+    exit code and a message that says what was kept and how to continue.
+    """
+
+    command: str
+    store: RunStore
+    resume: bool = False
+    outputs: tuple[str, ...] = ()
+    force: bool = False
+    quiet: bool = False
+    console: Any = None
+    resume_hint: str = ""
+    """What to type to continue (e.g. ``shedsim tournament --resume DIR``)."""
+    got_signal: str | None = None
+    """The signal received (``"SIGINT"``, ``"SIGTERM"``), if any."""
+    wall_s: float = 0.0
+    t_start: float = field(default_factory=time.perf_counter)
+    _defer: bool = False
+    _old: dict[int, Any] = field(default_factory=dict)
+    _lock: Any = None
+
+    # -------------------------------------------------------------- signals
+    def _handler(self, signum, frame) -> None:  # noqa: ARG002
+        self.got_signal = signal.Signals(signum).name
+        if not self._defer:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> Session:
+        for s in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self._old[s] = signal.signal(s, self._handler)
+            except ValueError:  # not the main thread: leave the handlers alone
+                pass
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s, h in self._old.items():
+            signal.signal(s, h)
+        self._old.clear()
+        if self._lock is not None:
+            self._lock.__exit__(None, None, None)
+            self._lock = None
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Inside, SIGINT and SIGTERM are noted, not raised (reports are finished first)."""
+        old, self._defer = self._defer, True
+        try:
+            yield
+        finally:
+            self._defer = old
+
+    # -------------------------------------------------------------- the directory
+    def open(self) -> None:
+        """Make the directory ready and take its lock. A fresh run: refuse an unsafe
+        ``--out`` (:meth:`RunStore.check_out`), prove it writable; ``--resume``: the
+        directory must exist and hold a spec.json. Raises :class:`RunError` (exit 2)."""
+        opt = "--resume" if self.resume else "--out"
+        try:
+            if self.resume:
+                self.store.read_spec(opt)
+                self.store.check_writable(self.store.root, create=False, option=opt)
+            else:
+                self.store.check_out(self.store.root, self.outputs, force=self.force, option=opt)
+                self.store.check_writable(self.store.root, option=opt)
+            lock = self.store.lock(opt)
+            lock.__enter__()
+            self._lock = lock
+        except (StoreError, self.store.Error) as e:
+            raise RunError(str(e), 2) from None
+
+    def say(self, *a, **k) -> None:
+        if not self.quiet and self.console is not None:
+            self.console.print(*a, **k)
+
+    # -------------------------------------------------------------- playing
+    def run(self, job: Job, workers: int = 1, backend: str = "loky", scheduler: str | None = None,
+            stop_after: int | None = None) -> tuple[Outcome, int]:
+        """Play the missing chunks of ``job`` with a progress bar (unless quiet); on a
+        cluster backend start it once and load the kernel in every worker first. Returns
+        the outcome and the worker slots used. Raises :class:`RunError`: a backend that
+        cannot be used (2), a strategy or worker failure (1), a chunk that cannot be
+        written (3), a damaged or foreign chunk on resume (2)."""
+        store = self.store
+        where = str(store.root)
+        hint = self.resume_hint or f"shedsim {job.command} --resume {where}"
+
+        def kept() -> str:
+            return f"{len(done_chunks(job, store))} of {job.n_chunks} finished chunks are kept in {where}"
+
+        cluster = contextlib.ExitStack()
+        try:
+            if backend != "loky":
+                from shedsim.runs import simulate
+                workers = cluster.enter_context(simulate.backend_config(backend, workers, scheduler))
+                self.say(f"{backend}: " + (f"connected to {scheduler}" if scheduler else "started a local cluster")
+                         + f", {workers} worker slot(s)")
+                simulate.warm_workers(job.tasks[0][0], workers, backend, scheduler)
+            stopped = lambda: self.got_signal  # noqa: E731
+            if not self.quiet and self.console is not None:
+                before = (sum(job.chunk_games(k) for k in done_chunks(job, store)) if self.resume else 0)
+                bar = progress_bar(self.console, job.strategies, stop_hint=stop_hint(workers, backend))
+                with bar:
+                    task = bar.add_task("games", total=job.games, completed=before, initial=before)
+                    outcome = play(job, store, workers, backend, self.resume, stop_after,
+                                   lambda n: bar.advance(task, n), scheduler, stopped)
+            else:
+                outcome = play(job, store, workers, backend, self.resume, stop_after, None, scheduler, stopped)
+        except BackendError as e:
+            raise RunError(str(e), 2) from None
+        except SimulationError as e:
+            again = None if getattr(e, "game", None) is None else job.replay_hint(store, e.game)
+            again = f"\nreplay the game from this run: {again}" if again else ""
+            raise RunError(f"{e}{again}\n({kept()})", 1) from None
+        except atomic.WriteError as e:  # disk full while storing a chunk
+            raise RunError(f"{e}\n({kept()}; free some space, then continue with: {hint})", 3) from None
+        except (StoreError, store.Error) as e:
+            raise RunError(str(e), 2) from None
+        except KeyboardInterrupt:  # outside the play loop (e.g. while starting workers)
+            outcome = Outcome(done_chunks(job, store), 0, time.perf_counter() - self.t_start, True, False,
+                              self.got_signal or "SIGINT")
+        except Exception as e:  # noqa: BLE001 - a worker died or could not load the kernel
+            raise RunError(f"the run failed: {type(e).__name__}: {e}\n({kept()}; continue with: {hint})", 1) from None
+        finally:
+            try:
+                cluster.close()
+            except Exception:  # noqa: BLE001 - the run's results are already stored
+                pass
+        return outcome, workers
+
+    # -------------------------------------------------------------- run.json
+    def run_info(self, job: Job, outcome: Outcome, workers: int, backend: str,
+                 command: str | None = None, **extra: Any) -> dict[str, Any]:
+        """run.json's core fields: ``command`` (default: the command line typed), ``spec``,
+        ``seed``, ``versions``, ``complete``, ``interrupted_by``, ``chunks_done``,
+        ``n_chunks``, ``workers``, ``backend``, ``sessions`` (this one appended to those of
+        the earlier run.json when resuming: games played, play and wall seconds, games/s,
+        peak memory of the main process in MiB, start time), ``play_s``, ``games_per_s``
+        and ``wall_s`` over all sessions; then ``extra``. ``wall_s`` and the memory are
+        filled in by :meth:`write_reports`, just before run.json is written."""
+        prev: dict[str, Any] = {}
+        if self.resume:
+            try:
+                prev = json.loads((self.store.root / "run.json").read_text())
+            except (OSError, ValueError):
+                prev = {}
+        session = {"games_played": outcome.played_now, "play_s": round(outcome.play_s, 3),
+                   "games_per_s": round(outcome.played_now / outcome.play_s, 1) if outcome.play_s > 0 else None,
+                   "workers": workers, "backend": backend, "interrupted": outcome.interrupted,
+                   "started": time.strftime("%Y-%m-%dT%H:%M:%S%z",
+                                            time.localtime(time.time() - (time.perf_counter() - self.t_start)))}
+        sessions = [s for s in prev.get("sessions", []) if isinstance(s, dict)] + [session] \
+            if isinstance(prev.get("sessions", []), list) else [session]
+        play_total = sum(s.get("play_s") or 0 for s in sessions)
+        played_total = sum(s.get("games_played") or 0 for s in sessions)
+        info = {"command": command_line() if command is None else command,
+                "spec": job.spec_json, "seed": job.spec_json.get("seed"), "versions": versions(),
+                "complete": outcome.complete, "interrupted_by": outcome.stopped_by,
+                "chunks_done": len(outcome.done), "n_chunks": job.n_chunks,
+                "workers": workers, "backend": backend, "sessions": sessions,
+                "play_s": round(play_total, 3),
+                "games_per_s": round(played_total / play_total, 1) if play_total > 0 else None}
+        info.update(extra)
+        return info
+
+    def write_reports(self, job: Job, outcome: Outcome, write: Callable[[], list[str]],
+                      info: dict[str, Any]) -> list[str]:
+        """Write the reports all or none (:func:`shedsim.runs.atomic.batch`) with signals
+        deferred: ``write()`` writes the command's files and returns their names; then
+        run.json (``info`` with this session's wall time and peak memory, and ``wall_s``
+        summed over the sessions). Raises :class:`RunError` (3) when a file cannot be
+        written: no report changes, the chunks are kept."""
+        with self.deferred():
+            try:
+                with atomic.batch():
+                    files = write()
+                    wall = time.perf_counter() - self.t_start
+                    sessions = info.get("sessions") or []
+                    if sessions:
+                        sessions[-1]["wall_s"] = round(wall, 3)
+                        sessions[-1]["peak_rss_mb_main"] = peak_rss_mb()
+                        info["wall_s"] = round(sum(s.get("wall_s") or 0 for s in sessions), 3)
+                    else:
+                        info["wall_s"] = round(wall, 3)
+                        info["peak_rss_mb_main"] = peak_rss_mb()
+                    write_run_json(self.store.root, info, files)
+            except OSError as e:  # atomic.WriteError names the file
+                where = str(self.store.root)
+                raise RunError(f"{e}\n(no report was written or changed; the {len(outcome.done)} of {job.n_chunks} "
+                               f"finished chunks are kept in {where}; free some space, then write the results with: "
+                               f"{self.resume_hint or f'shedsim {job.command} --resume {where}'})", 3) from None
+        self.wall_s = wall
+        return files
+
+    def exit_code(self, outcome: Outcome) -> int:
+        """0 when the run was not stopped early (a signal while the reports of a complete
+        run were written changes nothing); 143 after SIGTERM; 130 after Ctrl-C or
+        ``--stop-after``."""
+        if not outcome.interrupted:
+            return 0
+        return EXIT_TERMINATED if outcome.stopped_by == "SIGTERM" else EXIT_INTERRUPTED
+
+    def stop_message(self, job: Job, outcome: Outcome, games_done: int) -> str:
+        """The line printed when the run stopped early: what was kept and how to continue."""
+        where = str(self.store.root)
+        how = "terminated (SIGTERM)" if outcome.stopped_by == "SIGTERM" else "interrupted"
+        return (f"{how}: {len(outcome.done)} of {job.n_chunks} chunks ({games_done:,} of {job.games:,} games) "
+                f"finished and kept; partial results written to {where}; continue with: "
+                f"{self.resume_hint or f'shedsim {job.command} --resume {where}'}")

@@ -1,0 +1,340 @@
+"""The run store: one directory per run of any command that plays games.
+
+Layout (every file written atomically, :mod:`shedsim.runs.atomic`)::
+
+    DIR/spec.json          what the run plays (the command's spec) and a sha256 "checksum"
+                           of its canonical JSON: an edited spec.json is refused on --resume
+    DIR/chunks/NNNNN.npz   one finished chunk: the command's counters (int arrays) plus
+                           "_key" (the spec's key) and "_chunk" (its number)
+    DIR/.shedsim.lock      the lock (filelock: an flock(2) lock, released by the kernel when
+                           the process dies, so a killed run never blocks the next one)
+    DIR/.shedsim.pid       the pid of the run holding the lock (only read to name it)
+
+plus the command's reports (CSVs, charts, run.json), replaced as a whole at the end.
+
+Safety of ``--out`` (:meth:`RunStore.check_out`): a run writes only into a missing or
+empty directory or one that already holds a shedsim run store; any other directory is
+refused unless ``--force``, and even then the run refuses to start when a file it would
+write already exists there, so no file it did not create is touched. ``/`` and the home
+directory are refused outright.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
+
+from shedsim.runs import atomic
+
+SPEC = "spec.json"
+CHUNKS = "chunks"
+LOCK = ".shedsim.lock"
+PID = ".shedsim.pid"
+CHECKSUM = "checksum"
+STORE_FILES = (SPEC, CHUNKS, LOCK, PID)
+"""What every run store holds (besides the command's reports)."""
+
+
+class StoreError(ValueError):
+    """A run directory that cannot be used (busy, foreign, damaged, edited, unwritable).
+    The message names the option (``--out``/``--resume``), the path and the fix; the
+    command line turns it into exit code 2."""
+
+
+def canonical(d: dict[str, Any]) -> bytes:
+    """The canonical JSON bytes of ``d`` (sorted keys, no spaces), without its checksum."""
+    return json.dumps({k: v for k, v in d.items() if k != CHECKSUM}, sort_keys=True,
+                      separators=(",", ":")).encode()
+
+
+def spec_checksum(d: dict[str, Any]) -> str:
+    """sha256 (hex) of :func:`canonical` ``(d)``: what ``spec.json``'s ``checksum`` holds."""
+    return hashlib.sha256(canonical(d)).hexdigest()
+
+
+def _read_pid(root: Path) -> str:
+    try:
+        pid = (root / PID).read_text().strip()
+    except OSError:
+        return "unknown"
+    return pid if pid.isdigit() else "unknown"
+
+
+class RunStore:
+    """A run's directory (see the module docstring). ``Error`` is the exception raised
+    (a command may give a subclass of :class:`StoreError`); ``what`` names the kind of run
+    in messages ("tournament", "compare-rules run")."""
+
+    Error: type[Exception] = StoreError
+    what = "run"
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.chunks = self.root / CHUNKS
+
+    # ------------------------------------------------------------ --out safety
+    @classmethod
+    def check_writable(cls, root: Path | str, create: bool = True, option: str = "--out") -> None:
+        """Prove a file can be written in ``root`` (creating it first when ``create``);
+        raises :attr:`Error` naming ``option``, the directory and the reason (a read-only
+        directory is caught by :func:`os.access` before anything is written)."""
+        root = Path(root)
+        try:
+            if root.exists() and not root.is_dir():
+                raise cls.Error(f"{option}: {str(root)!r} exists and is not a directory")
+            if create:
+                root.mkdir(parents=True, exist_ok=True)
+            elif not root.is_dir():
+                raise cls.Error(f"{option}: {str(root)!r} is not a directory")
+            if not os.access(root, os.W_OK | os.X_OK):
+                raise cls.Error(f"{option}: cannot write to {str(root)!r}: the directory is read-only "
+                                f"(permission denied)")
+            fd, tmp = tempfile.mkstemp(dir=root, prefix=".write-test-", suffix=".tmp")
+            os.close(fd)
+            os.unlink(tmp)
+        except StoreError:
+            raise
+        except cls.Error:
+            raise
+        except OSError as e:
+            raise cls.Error(f"{option}: cannot write to {str(root)!r}: {e.strerror or e}") from None
+
+    @staticmethod
+    def holds_run(root: Path | str) -> bool:
+        """Whether ``root`` holds a shedsim run store: a ``spec.json`` that is a JSON object
+        with ``format`` and ``key``, or (a run killed before writing it) nothing but the
+        store's own lock, pid and temporary files."""
+        root = Path(root)
+        try:
+            d = json.loads((root / SPEC).read_bytes().decode("utf-8"))
+            if isinstance(d, dict) and "format" in d and "key" in d:
+                return True
+        except (OSError, ValueError):
+            pass
+        try:
+            names = [p.name for p in root.iterdir()]
+        except OSError:
+            return False
+        return bool(names) and all(n in (LOCK, PID) or (n.startswith(".") and n.endswith(".tmp")) for n in names)
+
+    @classmethod
+    def check_out(cls, root: Path | str, outputs: Iterable[str], force: bool = False,
+                  option: str = "--out") -> None:
+        """Refuse an output directory the run must not write into (raises :attr:`Error`):
+
+        * ``/`` or the user's home directory, always;
+        * a path that exists and is not a directory;
+        * a non-empty directory that holds no shedsim run (:meth:`holds_run`), unless
+          ``force``; with ``force``, still refused when one of ``outputs`` (the names the
+          run writes: reports, ``spec.json``, ``chunks``, ...) already exists there.
+
+        A missing or empty directory, or one holding a run store, is accepted (the earlier
+        run there is replaced)."""
+        root = Path(root)
+        res = root.expanduser().resolve()
+        if res == Path(res.anchor) or res == Path.home().resolve():
+            raise cls.Error(f"{option}: refusing to write a run into {str(root)!r} "
+                            f"({'the root directory' if res == Path(res.anchor) else 'your home directory'}); "
+                            f"name a directory for this run, e.g. {option} reports/run1")
+        if not root.exists():
+            return
+        cls.check_writable(root, create=False, option=option)
+        try:
+            names = sorted(p.name for p in root.iterdir())
+        except OSError as e:
+            raise cls.Error(f"{option}: cannot read {str(root)!r}: {e.strerror or e}") from None
+        if not names or cls.holds_run(root):
+            return
+        mine = set(outputs) | set(STORE_FILES)
+        clash = [n for n in names if n in mine]
+        shown = lambda ns: ", ".join(ns[:6]) + (f" and {len(ns) - 6} more" if len(ns) > 6 else "")  # noqa: E731
+        if not force:
+            raise cls.Error(f"{option}: {str(root)!r} is not empty and holds no shedsim run ({shown(names)}); "
+                            f"choose a new or empty directory, or add --force to write beside these files "
+                            f"(none of them is changed)")
+        if clash:
+            raise cls.Error(f"{option}: {str(root)!r} already holds {shown(clash)}, which this run would write; "
+                            f"--force never replaces a file shedsim did not write: move them or choose another "
+                            f"directory")
+
+    # ------------------------------------------------------------ the lock
+    @contextlib.contextmanager
+    def lock(self, option: str = "--out") -> Iterator[None]:
+        """Hold the directory's lock for the duration (creating the directory): a second
+        run into it raises :attr:`Error` at once, naming the holder's pid. The lock is an
+        flock(2) lock (the ``filelock`` library): the kernel drops it when its process
+        dies, even by SIGKILL; the pid file is only read to name the holder."""
+        from filelock import FileLock, Timeout
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise self.Error(f"{option}: cannot create {str(self.root)!r}: {e.strerror or e}") from None
+        fl = FileLock(str(self.root / LOCK), timeout=0)
+        try:
+            fl.acquire(timeout=0)
+        except Timeout:
+            raise self.Error(f"{option}: {str(self.root)!r} is in use by another shedsim run (pid "
+                             f"{_read_pid(self.root)}); wait for it to finish, or stop it first") from None
+        except OSError as e:
+            raise self.Error(f"{option}: cannot lock {str(self.root)!r}: {e.strerror or e}") from None
+        pid = self.root / PID
+        try:
+            try:
+                pid.write_text(f"{os.getpid()}\n")
+            except OSError:
+                pass  # only used to name the holder
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                pid.unlink()
+            fl.release()
+
+    # ------------------------------------------------------------ spec.json
+    def spec_path(self) -> Path:
+        return self.root / SPEC
+
+    def write_spec(self, d: dict[str, Any]) -> None:
+        """Write ``d`` as spec.json with its :func:`spec_checksum` (atomically)."""
+        d = {k: v for k, v in d.items() if k != CHECKSUM}
+        d[CHECKSUM] = spec_checksum(d)
+        atomic.write_text(self.spec_path(), json.dumps(d, indent=2, sort_keys=True) + "\n")
+
+    def read_spec(self, option: str = "--resume") -> dict[str, Any]:
+        """The stored spec.json as a dict; raises :attr:`Error` when the directory holds
+        none, or one that is not valid JSON or not a shedsim spec (no ``format`` and
+        ``key``). The checksum is checked separately (:meth:`verify_checksum`), after the
+        command has read the fields, so the message names the most telling fault."""
+        p = self.spec_path()
+        if not self.root.is_dir():
+            raise self.Error(f"{option}: {str(self.root)!r} is not a directory")
+        try:
+            d = json.loads(p.read_bytes().decode("utf-8"))
+        except FileNotFoundError:
+            raise self.Error(f"{option}: {str(self.root)!r} holds no spec.json "
+                             f"(not a {self.what} directory)") from None
+        except OSError as e:
+            raise self.Error(f"{option}: cannot read {str(p)!r}: {e.strerror or e}") from None
+        except ValueError as e:  # UnicodeDecodeError and json.JSONDecodeError
+            raise self.Error(f"{option}: {str(p)!r} is not valid JSON ({e}); "
+                             f"not a shedsim {self.what} directory") from None
+        if not isinstance(d, dict) or "format" not in d or "key" not in d:
+            raise self.Error(f"{option}: {str(p)!r} is not a shedsim {self.what} spec "
+                             f"(no \"format\" and \"key\" fields); not a shedsim {self.what} directory")
+        return d
+
+    def verify_checksum(self, d: dict[str, Any], option: str = "--resume") -> None:
+        """Raise :attr:`Error` unless ``d`` (as read from spec.json) carries the checksum
+        of its content: spec.json was edited (games, chunks, save_games...) or written by a
+        shedsim without checksums."""
+        got = d.get(CHECKSUM)
+        if not isinstance(got, str):
+            raise self.Error(f"{option}: {str(self.spec_path())!r} has no checksum (written by an older "
+                             f"shedsim, or edited); start a new run")
+        if got != spec_checksum(d):
+            raise self.Error(f"{option}: {str(self.spec_path())!r} was edited after the run started (its "
+                             f"checksum no longer matches its content); results would not match the chunks "
+                             f"already played: restore the file or start a new run")
+
+    # ------------------------------------------------------------ chunks
+    def prepare(self, extra_dirs: Iterable[Path] = ()) -> None:
+        """Create the chunk folder (and ``extra_dirs``) and remove temporary files a
+        killed run left."""
+        self.chunks.mkdir(parents=True, exist_ok=True)
+        for d in (self.root, self.chunks, *extra_dirs):
+            d.mkdir(parents=True, exist_ok=True)
+            atomic.remove_stale(d)
+
+    def clear_chunks(self, extra: Iterable[tuple[Path, str]] = ()) -> None:
+        """Remove the chunk files (and ``(folder, glob)`` files of ``extra``) of an earlier
+        run in this directory: only files of the store's own names."""
+        for d, pat in ((self.chunks, "[0-9][0-9][0-9][0-9][0-9].npz"), *extra):
+            if d.is_dir():
+                for f in d.glob(pat):
+                    f.unlink()
+
+    def chunk_path(self, i: int) -> Path:
+        return self.chunks / f"{i:05d}.npz"
+
+    def save_chunk(self, key: str, i: int, arrays: dict[str, np.ndarray]) -> None:
+        """Store chunk ``i``'s arrays as ``chunks/NNNNN.npz`` (temp file, fsync,
+        os.replace) with the spec's ``key`` and the chunk number."""
+        arrays = dict(arrays)
+        arrays["_key"] = np.array(key)
+        arrays["_chunk"] = np.int64(i)
+        atomic.write_with(self.chunk_path(i), lambda f: np.savez(f, **arrays))
+
+    def load_chunk(self, i: int, names: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+        """The arrays of chunk file ``i`` (``names`` only, or all but ``_key``/``_chunk``)."""
+        with np.load(self.chunk_path(i), allow_pickle=False) as z:
+            keep = [k for k in z.files if not k.startswith("_")] if names is None else list(names)
+            return {k: z[k] for k in keep}
+
+    def check_chunk(self, key: str, i: int, template: dict[str, np.ndarray], ragged: Iterable[str] = (),
+                    option: str = "--resume") -> dict[str, np.ndarray]:
+        """Read chunk file ``i`` whole and check it against ``template`` (every array with
+        its dtype and shape; names in ``ragged`` need only be 1-D), this run's ``key`` and
+        its own number. Returns the arrays; raises :attr:`Error` naming the file."""
+        p = self.chunk_path(i)
+        ragged = set(ragged)
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except Exception as e:  # noqa: BLE001 - zipfile.BadZipFile, EOFError, OSError, ValueError, ...
+            raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({type(e).__name__}: {e}); "
+                             f"delete it to play that chunk again") from None
+        missing = [k for k in (*template, "_key", "_chunk") if k not in arrays]
+        if missing:
+            raise self.Error(f"{option}: chunk file {str(p)!r} is damaged or not a shedsim chunk "
+                             f"(missing {', '.join(missing[:5])}); delete it to play that chunk again")
+        if str(arrays["_key"]) != key:
+            raise self.Error(f"{option}: chunk file {str(p)!r} belongs to another run (key "
+                             f"{str(arrays['_key'])[:16]!r}, this run's spec.json has {key!r}): "
+                             f"the directory mixes two runs; start a new run")
+        if arrays["_chunk"].shape != () or int(arrays["_chunk"]) != i:
+            raise self.Error(f"{option}: chunk file {str(p)!r} holds chunk {arrays['_chunk'].tolist()!r}, not {i}; "
+                             f"delete it to play that chunk again")
+        for k, v in template.items():
+            a = arrays[k]
+            if a.dtype != v.dtype or (a.ndim != 1 if k in ragged else a.shape != v.shape):
+                raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({k}: {a.dtype}{list(a.shape)}, "
+                                 f"expected {v.dtype}{list(v.shape)}); delete it to play that chunk again")
+        return arrays
+
+    def chunk_is_done(self, key: str, i: int) -> bool:
+        """Whether chunk file ``i`` exists, opens and carries ``key`` and its number (a
+        damaged or foreign file counts as not done)."""
+        p = self.chunk_path(i)
+        if not p.exists():
+            return False
+        try:
+            with np.load(p) as z:
+                return str(z["_key"]) == key and int(z["_chunk"]) == i
+        except Exception:  # noqa: BLE001 - a damaged file is not a finished chunk
+            return False
+
+    def stored_chunks(self, key: str, n_chunks: int, strict: bool = False,
+                    check: Callable[[int], Any] | None = None,
+                    also: Callable[[int, bool], bool] | None = None) -> list[int]:
+        """Chunk numbers (of ``range(n_chunks)``) stored for ``key``. ``strict``
+        (``--resume``): every chunk file present is checked by ``check(i)`` (which raises
+        :attr:`Error`); otherwise a damaged or foreign file counts as not done. ``also(i,
+        strict)``: a command's extra condition (e.g. its games file exists)."""
+        done = []
+        for i in range(n_chunks):
+            if not self.chunk_path(i).exists():
+                continue
+            if strict and check is not None:
+                check(i)
+            elif not self.chunk_is_done(key, i):
+                continue
+            if also is not None and not also(i, strict):
+                continue
+            done.append(i)
+        return done

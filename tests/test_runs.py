@@ -1,0 +1,226 @@
+"""The run machinery (:mod:`shedsim.runs.execute`, :mod:`shedsim.runs.store`) as every
+command that plays games gets it: resume after SIGINT, SIGTERM and SIGKILL with the same
+CSV bytes as an uninterrupted run; a busy directory refused with the holder's pid while the
+first run is unharmed; ``--out`` that never touches a user's file; an edited spec.json
+refused on ``--resume``.
+
+Real subprocesses get the signals. ``SHEDSIM_TEST_CHUNK_PAUSE`` makes a run wait after each
+chunk it stores, so a test can act between two chunks without racing the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from shedsim.cli import app
+from shedsim.runs.execute import PAUSE_ENV
+from shedsim.runs.store import RunStore, StoreError
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+COMMANDS = {
+    "tournament": ["tournament", "--strategies", "greedy,random,expert", "--players", "3", "--games", "600",
+                   "--seed", "4", "--chunk-size", "120", "--workers", "1", "--no-plots", "--quiet"],
+    "compare-rules": ["compare-rules", "-r", "shithead", "-r", "shithead+pickup:always", "-p", "3", "-S",
+                      "random,greedy", "-g", "240", "-s", "1", "-w", "1", "--no-plots", "--quiet"],
+}
+"""Command -> small arguments that play several chunks (``--out DIR`` is added)."""
+PAUSE = {"tournament": 0.4, "compare-rules": 0.12}
+"""Seconds each command waits after each chunk it stores (5 and 28 chunks)."""
+FIRST = {"tournament": 1, "compare-rules": 2}
+"""Chunks before a command has partial results (compare-rules: the first chunk of both variants)."""
+
+
+def cli(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def csvs(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(d.glob("*.csv"))}
+
+
+def start(args: list[str], pause: float = 0.3) -> subprocess.Popen:
+    env = {**os.environ, PAUSE_ENV: str(pause)}
+    return subprocess.Popen([sys.executable, "-m", "shedsim", *args], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def wait_for_chunk(p: subprocess.Popen, d: Path, n: int = 1) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None and len(list((d / "chunks").glob("*.npz"))) < n:
+        time.sleep(0.02)
+    assert p.poll() is None, p.communicate()[1][-2000:]
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory) -> dict[str, dict[str, bytes]]:
+    """The CSVs of an uninterrupted run of each command."""
+    out = {}
+    for name, args in COMMANDS.items():
+        d = tmp_path_factory.mktemp(f"clean-{name}")
+        r = cli(*args, "--out", str(d))
+        assert r.exit_code == 0, r.output
+        out[name] = csvs(d)
+        assert out[name]
+    return out
+
+
+# ------------------------------------------------------------------ resume after a signal
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path):
+    d = tmp_path / "run"
+    p = start([*COMMANDS[command], "--out", str(d)], PAUSE[command])
+    try:
+        wait_for_chunk(p, d, FIRST[command])
+        p.send_signal(sig)
+        _, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    spec = json.loads((d / "spec.json").read_text())
+    kept = len(list((d / "chunks").glob("*.npz")))
+    if sig == signal.SIGKILL:
+        assert p.returncode == -signal.SIGKILL
+        assert not (d / "run.json").exists()
+    else:
+        assert p.returncode == 128 + sig, stderr[-2000:]
+        assert ("terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted") in stderr
+        assert "partial results written" in stderr and f"--resume {d}" in stderr
+        info = json.loads((d / "run.json").read_text())
+        assert not info["complete"] and info["interrupted_by"] == sig.name and info["chunks_done"] == kept
+        assert csvs(d)  # partial results
+    assert 1 <= kept < spec["n_chunks"]
+    r = cli(command, "--resume", str(d), "--quiet", "--no-plots")
+    assert r.exit_code == 0, r.output
+    assert csvs(d) == clean[command]
+    info = json.loads((d / "run.json").read_text())
+    assert info["complete"] and info["chunks_done"] == spec["n_chunks"]
+    assert not (d / ".shedsim.pid").exists()
+
+
+# ------------------------------------------------------------------ a busy directory
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_second_run_into_a_busy_directory_is_refused(command, clean, tmp_path):
+    d = tmp_path / "run"
+    p = start([*COMMANDS[command], "--out", str(d)], PAUSE[command])
+    try:
+        wait_for_chunk(p, d)
+        for args in ([*COMMANDS[command], "--out", str(d)], [command, "--resume", str(d), "--quiet"]):
+            r = cli(*args)
+            assert r.exit_code == 2, r.output
+            assert f"is in use by another shedsim run (pid {p.pid})" in r.output
+        _, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, stderr[-2000:]
+    assert csvs(d) == clean[command]
+
+
+def test_the_lock_dies_with_its_process(tmp_path):
+    """flock(2): a lock held by a process that is SIGKILLed is free at once; the stale pid
+    file it left does not block."""
+    store = RunStore(tmp_path / "run")
+    code = ("import sys, time; from shedsim.runs.store import RunStore\n"
+            f"with RunStore({str(store.root)!r}).lock():\n    print('locked', flush=True); time.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "locked"
+        with pytest.raises(StoreError, match=f"in use by another shedsim run \\(pid {p.pid}\\)"):
+            with store.lock():
+                pass
+        p.kill()
+        p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.stdout.close()
+    assert (store.root / ".shedsim.pid").read_text().strip() == str(p.pid)  # left by the killed holder
+    with store.lock():
+        assert (store.root / ".shedsim.pid").read_text().strip() == str(os.getpid())
+    assert not (store.root / ".shedsim.pid").exists()
+
+
+# ------------------------------------------------------------------ --out never touches a user's file
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_out_into_a_directory_with_user_files_is_refused(command, tmp_path):
+    (tmp_path / "summary.csv").write_text("my own numbers\n")
+    (tmp_path / "notes.txt").write_text("keep me\n")
+    r = cli(*COMMANDS[command], "--out", str(tmp_path))
+    assert r.exit_code == 2, r.output
+    assert "is not empty and holds no shedsim run" in r.output and "--force" in r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "summary.csv"]
+    assert (tmp_path / "summary.csv").read_text() == "my own numbers\n"
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_force_never_replaces_a_user_file(command, clean, tmp_path):
+    outputs = {n for n in clean[command]} | {"run.json", "spec.json"}
+    for name in sorted(outputs):
+        d = tmp_path / name.replace(".", "_")
+        d.mkdir()
+        (d / name).write_text("mine\n")
+        r = cli(*COMMANDS[command], "--out", str(d), "--force")
+        assert r.exit_code == 2, r.output
+        assert f"already holds {name}" in r.output and "--force never replaces" in r.output
+        assert [p.name for p in d.iterdir()] == [name] and (d / name).read_text() == "mine\n"
+    # beside files it does not write, --force runs and leaves them alone
+    d = tmp_path / "beside"
+    d.mkdir()
+    (d / "notes.txt").write_text("keep me\n")
+    r = cli(*COMMANDS[command], "--out", str(d), "--force")
+    assert r.exit_code == 0, r.output
+    assert (d / "notes.txt").read_text() == "keep me\n" and csvs(d) == clean[command]
+
+
+@pytest.mark.parametrize("where", ["root", "home"])
+def test_out_refuses_the_root_and_the_home_directory(where, monkeypatch, tmp_path):
+    if where == "home":
+        monkeypatch.setenv("HOME", str(tmp_path))
+    target = "/" if where == "root" else str(tmp_path)
+    r = cli(*COMMANDS["tournament"], "--out", target, "--force")
+    assert r.exit_code == 2, r.output
+    assert "refusing to write a run into" in r.output
+    if where == "home":
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_out_into_an_earlier_run_replaces_it(clean, tmp_path):
+    d = tmp_path / "run"
+    assert cli(*COMMANDS["tournament"], "--out", str(d), "--stop-after", "1").exit_code == 130
+    r = cli(*COMMANDS["tournament"], "--out", str(d))
+    assert r.exit_code == 0, r.output
+    assert csvs(d) == clean["tournament"]
+
+
+# ------------------------------------------------------------------ an edited spec.json
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("edit", ["n_chunks", "checksum", "drop"])
+def test_an_edited_spec_is_refused_on_resume(command, edit, tmp_path):
+    d = tmp_path / "run"
+    assert cli(*COMMANDS[command], "--out", str(d), "--stop-after", "1").exit_code == 130
+    p = d / "spec.json"
+    spec = json.loads(p.read_text())
+    if edit == "n_chunks":
+        spec["n_chunks"] = spec["n_chunks"] + 1
+    elif edit == "checksum":
+        spec["checksum"] = "0" * 64
+    else:
+        del spec["checksum"]
+    p.write_text(json.dumps(spec, indent=2))
+    before = {q.name: q.read_bytes() for q in sorted(d.rglob("*")) if q.is_file()}
+    r = cli(command, "--resume", str(d), "--quiet")
+    assert r.exit_code == 2, r.output
+    assert "--resume" in r.output and ("was edited" in r.output or "has no checksum" in r.output)
+    assert {q.name: q.read_bytes() for q in sorted(d.rglob("*")) if q.is_file()} == before
