@@ -130,3 +130,16 @@ P_LOOP_RNG = P_LOOP + 3                   #   the strategy stream at the save (a
 P_SNAP = P_LOOP + 4                       #   the saved position (kernel.core.save_position)
 P_SNAP_SIZE = 6 + 4 * MAX_PLAYERS
 P_SIZE = P_SNAP + P_SNAP_SIZE
+
+
+def entry_name(prefix: str, index: int) -> str:
+    """The layout name of entry ``index`` of the rules (``prefix`` ``"R_"``)
+    or observation (``"O_"``) array, e.g. ``R_PLAYABLE+5`` or ``O_FACE_UP+1``."""
+    best = None
+    for name, value in globals().items():
+        if (name.startswith(prefix) and isinstance(value, int) and not name.endswith("SIZE")
+                and value <= index and (best is None or value >= best[1])):
+            best = (name, value)
+    if best is None:
+        return f"entry {index}"
+    return best[0] if best[1] == index else f"{best[0]}+{index - best[1]}"

@@ -105,6 +105,11 @@ class _Recorded:
     def deterministic(self) -> bool:
         return bool(getattr(self.player, "deterministic", False))
 
+    @property
+    def params(self):
+        """The wrapped player's parameters (the engine checks that no decision writes into them)."""
+        return getattr(self.player, "params", None)
+
     def swap(self, visible, seat, players, rules_array, rng):
         if self.record:
             self.record(f"strategy {self.name!r} at seat {self.seat}, in the swap phase")

@@ -53,9 +53,19 @@ deal) and ``given_visible`` int64[n]: game g is dealt conditioned on that seat's
 cards being ``given_visible[g]`` (:func:`shedsim.kernel.core.deal_given`; an impossible
 multiset is reported as an impossible swap of that seat).
 
+Strategies never see the kernel's own ``rules`` and ``entry_params``: they decide on
+copies (``srules`` int64[R_SIZE], ``sparams`` int64[E, W], made by the caller), which the
+loop compares with the originals after each game (:func:`shedsim.kernel.core.first_change`,
+about 50 + E*W compares a game). A strategy that wrote into them changes nothing the
+kernel reads; its game is not counted and the loop stops with ``status[1] = 3``. The
+observation is the kernel's ``pub`` itself: a copy before each decision (94 entries)
+measured about 25 ns a move on a 30-40 ns move, so a write into it is not caught here.
+
 ``status`` int64[8]: on return ``status[0]`` = games completed; when a strategy fails,
-``status[1]`` = error kind (1 impossible swap, 2 illegal move), ``status[2]`` = seat,
-``status[3]`` = what the strategy returned, ``status[4]`` = move number. While running,
+``status[1]`` = error kind (1 impossible swap, 2 illegal move, 3 the rules (``status[2]`` =
+1) or parameters (2) were written to, ``status[3]`` = the first flat index that differs),
+``status[2]`` = seat, ``status[3]`` = what the strategy returned, ``status[4]`` = move
+number. While running,
 ``status[0]`` is the game in progress, so an exception raised inside a strategy can be
 traced to its game.
 """
@@ -64,8 +74,9 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import (constants, deal, deal_given, legal_with, place_by_cards, stage_in, start_seat,
-                                 step_with, stop_check, valid_swap, write_public)
+from shedsim.kernel.core import (constants, deal, deal_given, first_change, first_change_rows, legal_with,
+                                 place_by_cards, stage_in,
+                                 start_seat, step_with, stop_check, valid_swap, write_public)
 from shedsim.kernel.nb import ix
 from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
@@ -73,7 +84,7 @@ from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # G
 @njit(cache=True)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
                pickups, burns, unfinished, ends, dealt, face_up, trace, status,
-               pub, priv, drng, srng, swap_from, forced_up, given_seat, given_visible):
+               pub, priv, drng, srng, swap_from, forced_up, given_seat, given_visible, srules, sparams):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
     is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[W]``)."""
     n_games = deal_keys.shape[0]
@@ -107,7 +118,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             elif e < 0:
                 up = pub[L.O_FACE_UP + s]
             else:
-                up = choose_swap(entry_ids[ix(e)], visible, s, players, rules, entry_params[ix(e)], srng)
+                up = choose_swap(entry_ids[ix(e)], visible, s, players, srules, sparams[ix(e)], srng)
             if not valid_swap(visible, up, table):
                 status[1] = 1
                 status[2] = s
@@ -146,7 +157,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             hand = priv[ix(L.P_HANDS + seat)]
             write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, n_moves)
             e = row[ix(seat)]
-            m = choose_move(entry_ids[ix(e)], pub, rules, entry_params[ix(e)], srng)
+            m = choose_move(entry_ids[ix(e)], pub, srules, sparams[ix(e)], srng)
             if not legal_with(rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n):
                 status[1] = 2
                 status[2] = seat
@@ -185,5 +196,18 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             places[g, s] = pub[L.O_PLACE + s]
             pickups[g, s] = pub[L.O_PICKUPS + s]
             burns[g, s] = pub[L.O_BURNS + s]
+        # strategies decide on copies of the rules and parameters (srules, sparams): one
+        # that wrote into them is stopped here, before its game counts
+        changed = first_change(rules, srules)
+        which = 1
+        if changed < 0:
+            changed = first_change_rows(entry_params, sparams)
+            which = 2
+        if changed >= 0:
+            status[1] = 3
+            status[2] = which
+            status[3] = changed
+            status[4] = n_moves
+            return g
     status[0] = n_games
     return n_games

@@ -224,22 +224,50 @@ class Kernel:
                 or given_visible.shape != (n,)):
             raise ValueError(f"swap_from must be int64[{n_entries}], forced_up int64[{n}, {p}], "
                              f"given_seat and given_visible int64[{n}]")
+        # the kernel keeps these; strategies get copies (see _loop.py), compared after each game
+        rules_array = np.ascontiguousarray(rules_array, np.int64)
+        entry_params = np.ascontiguousarray(entry_params, np.int64)
+        srules, sparams = rules_array.copy(), entry_params.copy()
         try:
             done = loop(
                 rules_array, np.ascontiguousarray(entry_ids, np.int64),
-                np.ascontiguousarray(entry_params, np.int64), seating, np.ascontiguousarray(deal_keys, np.uint64),
+                entry_params, seating, np.ascontiguousarray(deal_keys, np.uint64),
                 np.ascontiguousarray(strategy_keys, np.uint64), np.ascontiguousarray(dealers, np.int64),
                 rec["places"], rec["start"], rec["moves"], rec["pickups"], rec["burns"],
                 rec["unfinished"], rec["end"], rec["dealt"], rec["face_up"], rec["trace"], status, *scratch,
-                swap_from, forced_up, given_seat, given_visible)
+                swap_from, forced_up, given_seat, given_visible, srules, sparams)
         except Exception as e:  # a strategy raised inside compiled code
             g = int(status[0])
+            tampered = _tampering(rules_array, srules, entry_params, sparams, g, 0)
+            if tampered is not None:
+                raise tampered from e
             raise KernelError(f"{type(e).__name__}: {e}", g, -1, "raised", 0, 0) from e
         if done < n:
             g = int(status[0])
+            # an illegal decision after a write into the rules is blamed on the write
+            tampered = _tampering(rules_array, srules, entry_params, sparams, g, int(status[4]))
+            if tampered is not None:
+                raise tampered
             kind = "swap" if status[1] == 1 else "move"
             raise KernelError(f"illegal {kind}", g, int(status[2]), kind, int(status[3]), int(status[4]))
         return rec
+
+
+def _tampering(rules_array, srules, params, sparams, game: int, move_number: int) -> "KernelError | None":
+    """A :class:`KernelError` of kind ``"rules"`` or ``"params"`` when a strategy wrote into
+    its copy of the rules or parameters, else None."""
+    for kind, kept, given in (("rules", rules_array, srules), ("params", params, sparams)):
+        diff = np.flatnonzero(kept.ravel() != given.ravel())
+        if len(diff):
+            i = int(diff[0])
+            if kind == "rules":
+                what = f"the rules array (entry {i}, {L.entry_name('R_', i)}: {kept[i]} became {srules[i]})"
+            else:
+                e, w = divmod(i, kept.shape[1])
+                what = (f"its parameters array (entry {e}, parameter {w}: {kept.ravel()[i]} became "
+                        f"{given.ravel()[i]})")
+            return KernelError(f"a strategy wrote into {what}", game, -1, kind, i, move_number)
+    return None
 
 
 _LOADED: dict[str, Kernel] = {}

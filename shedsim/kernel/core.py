@@ -625,3 +625,27 @@ def place_by_cards(pub, seat, direction, players, n_in):
             pos = _step(pos, direction, players)
         pub[L.O_PLACE + best] = place
         place += 1
+
+
+@njit(cache=True)
+def first_change(kept, given):
+    """Index of the first entry where ``given`` differs from ``kept`` (two ``int64[n]``
+    arrays), or -1 when equal. The kernel hands strategies copies of the rules and
+    parameters (``given``) and compares them with its own (``kept``) after each game: a
+    strategy that writes into them is stopped and named (issue 10)."""
+    for i in range(kept.shape[0]):
+        if kept[i] != given[i]:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def first_change_rows(kept, given):
+    """:func:`first_change` for two ``int64[E, W]`` arrays: the flat index (``e * W + w``)
+    of the first difference, or -1."""
+    w = kept.shape[1]
+    for e in range(kept.shape[0]):
+        for j in range(w):
+            if kept[e, j] != given[e, j]:
+                return e * w + j
+    return -1

@@ -620,6 +620,8 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
     state, rng = deal(rules, n, deal_key, dealer)
     ra = rules.compile(n) if rules_array is None else rules_array
     srng = np.array([strategy_key], dtype=np.uint64)
+    kept_rules = ra.copy()
+    kept_params = [_params_of(p) for p in players]
     for i in range(n):
         s = state.seats[i]
         visible = s.hand + s.face_up
@@ -629,8 +631,10 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
         except PluginReturnError as e:
             raise StrategyError(f"strategy {players[i].name!r} at seat {i} (deal key {deal_key}): {e}") from e
         except Exception as e:  # noqa: BLE001 - a plugin may raise anything
+            check_untouched(players[i], ra, kept_rules, kept_params[i], f"in the swap phase at seat {i}", deal_key)
             raise StrategyError(f"strategy {players[i].name!r} raised in the swap phase at seat {i} "
                                 f"(deal key {deal_key}): {type(e).__name__}: {e}") from e
+        check_untouched(players[i], ra, kept_rules, kept_params[i], f"in the swap phase at seat {i}", deal_key)
         chosen = unpack(up) if 0 <= up < (1 << 52) else None
         if chosen is None or len(chosen) != rules.table_size or (Counter(chosen) - Counter(visible)):
             raise StrategyError(
@@ -643,7 +647,35 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
     state.start_seat = state.to_move = start_seat(state, rng)
     state.deterministic = [bool(getattr(p, "deterministic", False)) for p in players]
     state.stream = srng
+    state.kept_rules, state.kept_params = kept_rules, kept_params
     return state, srng
+
+
+def _params_of(player) -> np.ndarray | None:
+    p = getattr(player, "params", None)
+    return p.copy() if isinstance(p, np.ndarray) else None
+
+
+def check_untouched(player, rules_array: np.ndarray, kept_rules: np.ndarray, kept_params: np.ndarray | None,
+                    when: str, deal_key: int) -> None:
+    """Raise :class:`StrategyError` naming ``player`` when its decision wrote into the rules
+    array (``rules_array`` int64[R_SIZE] no longer equals ``kept_rules``) or into its
+    parameters (``player.params`` against ``kept_params``). The engine checks after every
+    decision, so the strategy named is the one that wrote (issue 10: a plugin must not
+    change the game)."""
+    if not np.array_equal(rules_array, kept_rules):
+        i = int(np.flatnonzero(rules_array != kept_rules)[0])
+        raise StrategyError(
+            f"strategy {player.name!r} wrote into the rules array {when} (deal key {deal_key}): entry {i} "
+            f"({L.entry_name('R_', i)}) changed from {int(kept_rules[i])} to {int(rules_array[i])}. A strategy "
+            f"must not change the rules of the game; decide on a copy (rules.copy()) if it needs one")
+    params = getattr(player, "params", None)
+    if kept_params is not None and isinstance(params, np.ndarray) and not np.array_equal(params, kept_params):
+        i = int(np.flatnonzero(params != kept_params)[0])
+        raise StrategyError(
+            f"strategy {player.name!r} wrote into its parameters array {when} (deal key {deal_key}): parameter "
+            f"{i} changed from {int(kept_params[i])} to {int(params[i])}. Parameters are read-only: results "
+            f"would depend on how games are cut into chunks")
 
 
 def visible_dealt(state: GameState) -> list[int]:
@@ -693,17 +725,23 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
         legal = legal_moves(state)
         obs = public_array(state)
         player = players[state.to_move]
+        seat = state.to_move
+        when = f"at move {state.moves + 1}, seat {seat}"
         try:
             move = player.move(state, obs, ra, srng, legal)
         except StrategyError:
             raise
         except PluginReturnError as e:
+            check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
             raise StrategyError(f"strategy {player.name!r} at move {state.moves + 1} (deal key {deal_key}): "
                                 f"{e}\n{state.describe()}") from e
         except Exception as e:  # noqa: BLE001
+            # a write into the rules comes first: it may be why the decision failed
+            check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
             raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
                                 f"(deal key {deal_key}): {type(e).__name__}: {e}\n"
                                 f"{state.describe()}") from e
+        check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
         if move.kind == "invalid":
             raise StrategyError(f"strategy {player.name!r} returned {move.rank}, which is not a move, at move "
                                 f"{state.moves + 1} (deal key {deal_key}); legal: "
