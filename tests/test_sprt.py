@@ -234,6 +234,8 @@ def test_identical_deterministic_strategies_are_called_degenerate(tmp_path):
     info = json.loads((out / "run.json").read_text())
     assert info["notes"] and "cannot fail" in info["notes"][0]
     assert "+0.0  [+0.0, +0.0]" in r.output  # exact: zero width, no "-0.0"
+    r = cli("--a", "greedy", "--b", "random", "--llr", "mle")  # with the progress bar's console
+    assert r.exit_code == 0 and "exact maximum likelihood" in r.output
     r = cli("--a", "random", "--b", "random", "--max-games", "400", "--quiet")
     assert r.exit_code == 0 and "degenerate comparison" not in " ".join(r.output.split())
 

@@ -128,7 +128,7 @@ def sprt(
                 with progress:
                     task = progress.add_task("games", total=max_games, info="")
                     res = S.run_sprt(a, b, rs, players, elo0, elo1, alpha, beta, seed, max_games, paired, batch,
-                                     min_games, paths, on_batch)
+                                     min_games, paths, on_batch, llr=llr)
             else:
                 res = S.run_sprt(a, b, rs, players, elo0, elo1, alpha, beta, seed, max_games, paired, batch,
                                  min_games, paths, on_batch, llr=llr)
