@@ -28,7 +28,7 @@ differential: compile
 
 # The fuller coverage check of the tournament's 95% intervals (tests/test_coverage.py, marked
 # slow; the normal suite runs a quick version): SHEDSIM_COVERAGE_RUNS small runs (default 1000)
-# against one large run, at 2 and 4 players; prints every coverage figure. About 10 minutes on 2 cores.
+# against one large run, at 2 and 4 players; prints every coverage figure. About 15 minutes on 2 cores.
 stats-check: compile
 	$(PY) -m pytest -q -s -p no:cacheprovider -m slow tests/test_coverage.py
 

@@ -1101,7 +1101,8 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
         "degenerate": [list(p) for p in degenerate_pairs(spec)],
         "rating_fit": None if fit is None else {
             "model": "Plackett-Luce (I-LSR via choix.utils.statdist)", "iterations": fit.iterations,
-            "converged": fit.converged, "scale": "Elo points (400/ln 10 per unit log-strength), mean 0"},
+            "converged": fit.converged, "scale": "Elo points (400/ln 10 per unit log-strength), mean 0",
+            "se": "cluster-robust sandwich over deals (the Fisher information around the per-deal scores)"},
     }
     summary = summary.drop(columns="_i")
     return Results(summary, h2h, seats, lengths, matches, h2h_matrix, place_shares, info)
