@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
 
 COMMANDS = {
-    "tournament": ["tournament", "--strategies", "greedy,random,expert", "--players", "3", "--games", "600",
+    "tournament": ["tournament", "--strategies", "greedy,random,heuristic", "--players", "3", "--games", "600",
                    "--seed", "4", "--chunk-size", "120", "--workers", "1", "--no-plots", "--quiet"],
     "compare-rules": ["compare-rules", "-r", "shithead", "-r", "shithead+pickup:always", "-p", "3", "-S",
                       "random,greedy", "-g", "240", "-s", "1", "-w", "1", "--no-plots", "--quiet"],
