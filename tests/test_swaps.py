@@ -16,14 +16,14 @@ from shedsim.cli import app
 from shedsim.kernel.build import KernelError
 from shedsim.rules.ruleset import preset
 from shedsim.seeding import game_keys
-from shedsim.runs.simulate import RunSpec, _loaded, play_chunk
+from shedsim.runs.simulate import RunSpec, loaded_kernel, play_chunk
 
 SHITHEAD = preset("shithead")
 
 
 def _kernel(players=3):
     spec = RunSpec(SHITHEAD, players, ("greedy",), ("greedy",), games=1, schedule="same")
-    _, k, ids, params = _loaded(spec)
+    _, k, ids, params = loaded_kernel(spec)
     return k, ids, params, SHITHEAD.compile(players)
 
 

@@ -304,9 +304,9 @@ def face_up_choices(visible: int, table_size: int) -> list[int]:
 def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]]:
     """Evaluate every face-up choice of ``spec.seat`` in sample deals ``first..stop-1``."""
     from shedsim.seeding import game_keys
-    from shedsim.runs.simulate import _loaded
+    from shedsim.runs.simulate import loaded_kernel
     rs = spec.run_spec(False)
-    _, k, ids, params = _loaded(rs)
+    _, k, ids, params = loaded_kernel(rs)
     ra = spec.rules.compile(spec.players)
     n, seat, R = spec.players, spec.seat, spec.rollouts
     idx = np.arange(first, stop, dtype=np.int64)
