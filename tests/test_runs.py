@@ -35,14 +35,20 @@ COMMANDS = {
                       "random,greedy", "-g", "240", "-s", "1", "-w", "1", "--no-plots", "--quiet"],
     "swaps": ["swaps", "--games", "300", "--deals", "3", "--rollouts", "4", "--seed", "3", "--workers", "1",
               "--no-plots", "--quiet"],
+    "sprt": ["sprt", "--a", "greedy", "--b", "heuristic", "--seed", "1", "--batch", "100", "--max-games", "1200",
+             "--no-plots", "--quiet"],
 }
 """Command -> small arguments that play several chunks (``--out DIR`` is added)."""
-PAUSE = {"tournament": 0.4, "compare-rules": 0.12, "swaps": 0.12}
-"""Seconds each command waits after each chunk it stores (5, 28 and 20 chunks)."""
-PARTIAL = {"tournament": True, "compare-rules": True, "swaps": False}
-"""Whether an interrupted run writes partial reports (swaps' need the whole study)."""
-FIRST = {"tournament": 1, "compare-rules": 2, "swaps": 1}
+PAUSE = {"tournament": 0.4, "compare-rules": 0.12, "swaps": 0.12, "sprt": 1.0}
+"""Seconds each command waits after each chunk it stores (5, 28, 20 and 4 of 12 chunks: sprt decides in the 4th)."""
+PARTIAL = {"tournament": True, "compare-rules": True, "swaps": False, "sprt": False}
+"""Whether an interrupted run writes partial reports (swaps' need the whole study, sprt's the test's end)."""
+FIRST = {"tournament": 1, "compare-rules": 2, "swaps": 1, "sprt": 1}
 """Chunks before a command has partial results (compare-rules: the first chunk of both variants)."""
+
+
+DONE: dict[str, int] = {}
+"""Command -> chunks an uninterrupted run stores (sprt stops once it has decided), filled by ``clean``."""
 
 
 def cli(*args: str):
@@ -76,6 +82,7 @@ def clean(tmp_path_factory) -> dict[str, dict[str, bytes]]:
         assert r.exit_code == 0, r.output
         out[name] = csvs(d)
         assert out[name]
+        DONE[name] = json.loads((d / "run.json").read_text())["chunks_done"]
     return out
 
 
@@ -113,7 +120,8 @@ def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path
     assert r.exit_code == 0, r.output
     assert csvs(d) == clean[command]
     info = json.loads((d / "run.json").read_text())
-    assert info["complete"] and info["chunks_done"] == spec["n_chunks"]
+    assert info["complete"] and info["chunks_done"] == DONE[command]
+    assert DONE[command] == (4 if command == "sprt" else spec["n_chunks"])
     assert not (d / ".shedsim.pid").exists()
 
 
@@ -234,58 +242,54 @@ def test_an_edited_spec_is_refused_on_resume(command, edit, tmp_path):
     assert {q.name: q.read_bytes() for q in sorted(d.rglob("*")) if q.is_file()} == before
 
 
-# ------------------------------------------------------------------ swaps and sprt: the same directory rules
-OTHERS = {
-    "sprt": ["sprt", "--a", "greedy", "--b", "random", "--quiet"],
-}
+# ------------------------------------------------------------------ sprt --compare-pairing
+PAIRING = ["sprt", "--a", "random", "--b", "greedy", "--compare-pairing", "--games", "600", "--batch", "100",
+           "--no-plots", "--quiet"]
+"""12 batches: 6 paired, then 6 unpaired."""
 
 
-@pytest.mark.parametrize("command", sorted(OTHERS))
-def test_other_commands_refuse_user_files_and_a_busy_directory(command, tmp_path):
+def test_compare_pairing_follows_the_directory_rules_and_resumes_after_sigkill(tmp_path):
     user = tmp_path / "user"
     user.mkdir()
     (user / "run.json").write_text("{}\n")
-    r = cli(*OTHERS[command], "--out", str(user))
+    r = cli(*PAIRING, "--out", str(user))
     assert r.exit_code == 2 and "holds no shedsim run" in r.output, r.output
-    r = cli(*OTHERS[command], "--out", str(user), "--force")
+    r = cli(*PAIRING, "--out", str(user), "--force")
     assert r.exit_code == 2 and "already holds run.json" in r.output, r.output
     assert [p.name for p in user.iterdir()] == ["run.json"] and (user / "run.json").read_text() == "{}\n"
 
-    busy = tmp_path / "busy"
-    code = ("import time; from shedsim.runs.store import RunStore\n"
-            f"with RunStore({str(busy)!r}).lock():\n    print('locked', flush=True); time.sleep(60)\n")
-    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    try:
-        assert p.stdout.readline().strip() == "locked"
-        r = cli(*OTHERS[command], "--out", str(busy))
-        assert r.exit_code == 2 and f"in use by another shedsim run (pid {p.pid})" in r.output, r.output
-    finally:
-        p.kill()
-        p.wait(timeout=30)
-        p.stdout.close()
-    r = cli(*OTHERS[command], "--out", str(busy))  # the lock died with its holder
+    whole = tmp_path / "whole"
+    r = cli(*PAIRING, "--out", str(whole))
     assert r.exit_code == 0, r.output
-    assert (busy / "run.json").is_file()
-
-
-def test_sprt_exits_143_on_sigterm_and_writes_nothing(tmp_path):
-    out = tmp_path / "s"
-    p = subprocess.Popen([sys.executable, "-m", "shedsim", "sprt", "--a", "random", "--b", "random",
-                          "--elo1", "1", "--max-games", "50000000", "--out", str(out)], cwd=ROOT, text=True,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    d = tmp_path / "run"
+    p = start([*PAIRING, "--out", str(d)], 0.4)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and p.poll() is None and not (out / ".shedsim.lock").exists():
-            time.sleep(0.05)
-        time.sleep(1.0)
-        p.send_signal(signal.SIGTERM)
-        _, stderr = p.communicate(timeout=120)
+        wait_for_chunk(p, d, 1)
+        r = cli(*PAIRING, "--out", str(d))  # busy
+        assert r.exit_code == 2 and f"in use by another shedsim run (pid {p.pid})" in r.output, r.output
+        p.send_signal(signal.SIGKILL)
+        p.communicate(timeout=120)
     finally:
         if p.poll() is None:
             p.kill()
-    assert p.returncode == 143, stderr[-2000:]
-    assert "terminated (SIGTERM)" in stderr
-    assert sorted(q.name for q in out.iterdir()) == [".shedsim.lock"]
+    kept = len(list((d / "chunks").glob("*.npz")))
+    assert 1 <= kept < 12 and not (d / "run.json").exists()
+    r = cli("sprt", "--resume", str(d), "--quiet")
+    assert r.exit_code == 0, r.output
+    assert csvs(d) == csvs(whole) and list(csvs(d)) == ["pairing.csv"]
+    info = json.loads((d / "run.json").read_text())
+    assert info["complete"] and info["chunks_done"] == 12 and len(info["sessions"]) == 1
+
+
+def test_sprt_resume_refuses_options_and_a_run_of_another_command(tmp_path):
+    d = tmp_path / "run"
+    assert cli(*COMMANDS["sprt"], "--out", str(d), "--stop-after", "1").exit_code == 130
+    r = cli("sprt", "--resume", str(d), "--elo1", "10")
+    assert r.exit_code == 2 and "--elo1 cannot be given with --resume" in r.output, r.output
+    t = tmp_path / "t"
+    assert cli(*COMMANDS["tournament"], "--out", str(t), "--stop-after", "1").exit_code == 130
+    r = cli("sprt", "--resume", str(t), "--quiet")
+    assert r.exit_code == 2 and "is not an sprt run" in r.output, r.output
 
 
 # ------------------------------------------------------------------ the machinery's hooks for other commands

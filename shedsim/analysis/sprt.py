@@ -485,62 +485,116 @@ def run_sprt(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2
     Raises :class:`SPRTError` for a bad option (named), :class:`shedsim.rules.RulesError`
     for bad rules, :class:`shedsim.runs.simulate.SimulationError` when a strategy fails.
     """
-    lower, upper = check_options(players, elo0, elo1, alpha, beta, max_games, min_games, batch, paired)
-    if llr not in LLR_METHODS:
-        raise SPRTError(f"--llr: one of {', '.join(LLR_METHODS)}, got {llr!r}")
-    llr_fn = gsprt_llr if llr == "normal" else gsprt_llr_mle
+    seq = Sequential(players, elo0, elo1, alpha, beta, max_games, paired, min_games, llr, batch)
     match = open_match(a, b, rules, players, seed, strategy_paths)
-    s0, s1 = float(elo_to_score(elo0)), float(elo_to_score(elo1))
-    unit_games = players if paired else 1
-    n_cat = 2 * (players - 1) * unit_games + 1
-    max_units = int(max_games) // unit_games
-    per_batch = max(1, -(-int(batch) // unit_games))
-    min_units = -(-int(min_games) // unit_games)
+    for u0, u1 in seq.batches():
+        codes, unf = play_units(match, u0, u1, paired)
+        seq.feed(codes, unf)
+        if on_batch is not None:
+            on_batch(seq.progress())
+        if seq.finished:
+            break
+    return seq.result(a, b, rules_name(match.spec.rules), seed)
 
-    counts = np.zeros(n_cat, np.int64)
-    llr_parts, score_parts = [], []
-    a_vals = np.arange(n_cat, dtype=np.float64) / (n_cat - 1)
-    u = 0
-    unfinished = 0
-    decision = "none"
-    while u < max_units:
-        n = min(per_batch, max_units - u)
-        h, unf = match.play(u * unit_games, (u + n) * unit_games, paired)
-        codes = _unit_codes(h, unit_games)
-        onehot = np.zeros((n, n_cat), np.int64)
-        onehot[np.arange(n), codes] = 1
-        cum = counts + np.cumsum(onehot, axis=0)
-        llr_now = llr_fn(cum, s0, s1)
-        live = np.arange(u + 1, u + n + 1) >= min_units
-        cross = np.flatnonzero(live & ((llr_now >= upper) | (llr_now <= lower)))
+
+def play_units(match: _Match, u0: int, u1: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Play units ``u0..u1-1`` of ``match`` (:func:`schedule`): each unit's score code
+    (int64[n]: the unit's half points summed over its games, category ``code / (K - 1)``) and
+    its games that reached the move cap (int64[n]). Raises
+    :class:`shedsim.runs.simulate.SimulationError`."""
+    unit_games = match.spec.players if paired else 1
+    h, unf = match.play(u0 * unit_games, u1 * unit_games, paired)
+    return (_unit_codes(h, unit_games).astype(np.int64),
+            unf.reshape(-1, unit_games).sum(axis=1).astype(np.int64))
+
+
+class Sequential:
+    """The GSPRT's sequential loop over units fed in order, batch by batch (what
+    :func:`run_sprt` and the resumable ``shedsim sprt`` run share: the same batches give
+    the same floating-point path, whatever played them and whenever).
+
+    Arguments as :func:`run_sprt` (checked by :func:`check_options`; raises
+    :class:`SPRTError`). :meth:`batches` gives the units of each batch; :meth:`feed` takes
+    one batch's unit codes and unfinished counts (:func:`play_units`) and stops at the first
+    unit that crosses a bound (from ``min_games`` on); :attr:`finished` once decided or at
+    ``max_games``; :meth:`result` builds the :class:`SPRTResult`."""
+
+    def __init__(self, players: int, elo0: float, elo1: float, alpha: float, beta: float, max_games: int,
+                 paired: bool = True, min_games: int = 100, llr: str = "normal", batch: int = 2000) -> None:
+        self.lower, self.upper = check_options(players, elo0, elo1, alpha, beta, max_games, min_games, batch, paired)
+        if llr not in LLR_METHODS:
+            raise SPRTError(f"--llr: one of {', '.join(LLR_METHODS)}, got {llr!r}")
+        self.llr_fn = gsprt_llr if llr == "normal" else gsprt_llr_mle
+        self.players, self.paired, self.llr_method = players, paired, llr
+        self.elo0, self.elo1, self.alpha, self.beta = float(elo0), float(elo1), float(alpha), float(beta)
+        self.max_games, self.min_games = int(max_games), int(min_games)
+        self.s0, self.s1 = float(elo_to_score(elo0)), float(elo_to_score(elo1))
+        self.unit_games = players if paired else 1
+        self.n_cat = 2 * (players - 1) * self.unit_games + 1
+        self.max_units = int(max_games) // self.unit_games
+        self.per_batch = max(1, -(-int(batch) // self.unit_games))
+        self.min_units = -(-int(min_games) // self.unit_games)
+        self.counts = np.zeros(self.n_cat, np.int64)
+        self.llr_parts: list[np.ndarray] = []
+        self.score_parts: list[np.ndarray] = []
+        self.a_vals = np.arange(self.n_cat, dtype=np.float64) / (self.n_cat - 1)
+        self.units = 0
+        self.unfinished = 0
+        self.decision = "none"
+
+    def batches(self) -> list[tuple[int, int]]:
+        """``(first unit, last unit + 1)`` of every batch up to ``max_games`` (whole units)."""
+        return [(u, min(u + self.per_batch, self.max_units)) for u in range(0, self.max_units, self.per_batch)]
+
+    @property
+    def finished(self) -> bool:
+        return self.decision != "none" or self.units >= self.max_units
+
+    def feed(self, codes: np.ndarray, unfinished: np.ndarray) -> bool:
+        """Take the next batch's unit codes (int[n]) and unfinished games per unit (int[n]);
+        the units after a decision are ignored. Returns :attr:`finished`."""
+        if self.finished:
+            return True
+        n = len(codes)
+        onehot = np.zeros((n, self.n_cat), np.int64)
+        onehot[np.arange(n), np.asarray(codes, np.int64)] = 1
+        cum = self.counts + np.cumsum(onehot, axis=0)
+        llr_now = self.llr_fn(cum, self.s0, self.s1)
+        u = self.units
+        live = np.arange(u + 1, u + n + 1) >= self.min_units
+        cross = np.flatnonzero(live & ((llr_now >= self.upper) | (llr_now <= self.lower)))
         if len(cross):
             j = int(cross[0])
-            decision = "H1" if llr_now[j] >= upper else "H0"
+            self.decision = "H1" if llr_now[j] >= self.upper else "H0"
             cum, llr_now = cum[: j + 1], llr_now[: j + 1]
             n = j + 1
-        counts = cum[-1]
-        unfinished += int(unf[: n * unit_games].sum())  # the games used only
-        llr_parts.append(llr_now)
-        score_parts.append((cum * a_vals).sum(axis=1) / cum.sum(axis=1))
-        u += n
-        if on_batch is not None:
-            on_batch(Progress(u * unit_games, max_units * unit_games, float(score_parts[-1][-1]),
-                              float(llr_now[-1]), lower, upper))
-        if decision != "none":
-            break
+        self.counts = cum[-1]
+        self.unfinished += int(np.asarray(unfinished)[:n].sum())  # the games used only
+        self.llr_parts.append(llr_now)
+        self.score_parts.append((cum * self.a_vals).sum(axis=1) / cum.sum(axis=1))
+        self.units = u + n
+        return self.finished
 
-    path_llr = np.concatenate(llr_parts)
-    path_score = np.concatenate(score_parts)
-    score, lo, hi = _interval(counts)
-    return SPRTResult(
-        a=a, b=b, rules=rules_name(match.spec.rules), players=players, paired=paired, seed=int(seed),
-        elo0=float(elo0), elo1=float(elo1), alpha=float(alpha), beta=float(beta), max_games=int(max_games),
-        min_games=int(min_games), decision=decision, games=u * unit_games, units=u, unit_games=unit_games,
-        llr=float(path_llr[-1]), lower=lower, upper=upper, s0=s0, s1=s1,
-        score=score, lo=lo, hi=hi, elo=float(score_to_elo(score)), elo_lo=float(score_to_elo(lo)),
-        elo_hi=float(score_to_elo(hi)), unfinished=unfinished, counts=counts,
-        path_games=(np.arange(1, u + 1, dtype=np.int64) * unit_games), path_llr=path_llr, path_score=path_score,
-        llr_method=llr)
+    def progress(self) -> Progress:
+        """Games so far, the running score and LLR."""
+        return Progress(self.units * self.unit_games, self.max_units * self.unit_games,
+                        float(self.score_parts[-1][-1]), float(self.llr_parts[-1][-1]), self.lower, self.upper)
+
+    def result(self, a: str, b: str, rules: str, seed: int) -> SPRTResult:
+        """The test's outcome after the units fed so far (at least one)."""
+        u = self.units
+        path_llr = np.concatenate(self.llr_parts)
+        path_score = np.concatenate(self.score_parts)
+        score, lo, hi = _interval(self.counts)
+        return SPRTResult(
+            a=a, b=b, rules=rules, players=self.players, paired=self.paired, seed=int(seed),
+            elo0=self.elo0, elo1=self.elo1, alpha=self.alpha, beta=self.beta, max_games=self.max_games,
+            min_games=self.min_games, decision=self.decision, games=u * self.unit_games, units=u,
+            unit_games=self.unit_games, llr=float(path_llr[-1]), lower=self.lower, upper=self.upper, s0=self.s0,
+            s1=self.s1, score=score, lo=lo, hi=hi, elo=float(score_to_elo(score)), elo_lo=float(score_to_elo(lo)),
+            elo_hi=float(score_to_elo(hi)), unfinished=self.unfinished, counts=self.counts,
+            path_games=(np.arange(1, u + 1, dtype=np.int64) * self.unit_games), path_llr=path_llr,
+            path_score=path_score, llr_method=self.llr_method)
 
 
 # ------------------------------------------------------------------ pairing gain
@@ -610,28 +664,53 @@ def pairing_gain(a: str, b: str, rules: RuleSet | str = "shithead", players: int
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * players:
         raise SPRTError(f"--games: at least {2 * players} games (two deals under every rotation), got {games!r}")
     match = open_match(a, b, rules, players, seed, strategy_paths)
-    units = int(games) // players
-    total = units * players
-    step = max(players, int(batch) // players * players)
+    counts = {True: np.zeros(pairing_categories(players, True), np.int64),
+              False: np.zeros(pairing_categories(players, False), np.int64)}
     done = 0
+    for paired, g0, g1 in pairing_plan(players, games, batch):
+        counts[paired] += pairing_counts(match, g0, g1, paired)
+        done += g1 - g0
+        if on_batch is not None:
+            on_batch(done)
+    return pairing_estimates(a, b, rules_name(match.spec.rules), players, seed, counts[True], counts[False])
+
+
+def pairing_categories(players: int, paired: bool) -> int:
+    """Score categories of a unit: ``2 (P - 1) * games per unit + 1``."""
+    return 2 * (players - 1) * (players if paired else 1) + 1
+
+
+def pairing_plan(players: int, games: int, batch: int = 20_000) -> list[tuple[bool, int, int]]:
+    """The batches of :func:`pairing_gain`: ``(paired, first game, last game + 1)``, the
+    paired design first; ``games`` rounded down to whole deals, batches of ``batch`` games
+    rounded down to whole deals (at least one)."""
+    total = int(games) // players * players
+    step = max(players, int(batch) // players * players)
+    return [(paired, g0, min(total, g0 + step)) for paired in (True, False) for g0 in range(0, total, step)]
+
+
+def pairing_counts(match: _Match, g0: int, g1: int, paired: bool) -> np.ndarray:
+    """Games ``g0..g1-1`` of one design: units per score category (int64[K],
+    :func:`pairing_categories`). Raises :class:`shedsim.runs.simulate.SimulationError`."""
+    unit_games = match.spec.players if paired else 1
+    h, _ = match.play(g0, g1, paired)
+    return np.bincount(_unit_codes(h, unit_games), minlength=pairing_categories(match.spec.players, paired))
+
+
+def pairing_estimates(a: str, b: str, rules: str, players: int, seed: int, paired_counts: np.ndarray,
+                      unpaired_counts: np.ndarray) -> PairingGain:
+    """Both designs' estimates (:class:`Estimate`) from their category counts (int64[K])."""
     ests = []
-    for paired in (True, False):
+    for paired, counts in ((True, paired_counts), (False, unpaired_counts)):
         unit_games = players if paired else 1
-        n_cat = 2 * (players - 1) * unit_games + 1
-        counts = np.zeros(n_cat, np.int64)
-        for g0 in range(0, total, step):
-            g1 = min(total, g0 + step)
-            h, _ = match.play(g0, g1, paired)
-            counts += np.bincount(_unit_codes(h, unit_games), minlength=n_cat)
-            done += g1 - g0
-            if on_batch is not None:
-                on_batch(done)
+        n_cat = len(counts)
         m, lo, hi = _interval(counts)
         vals = np.arange(n_cat) / (n_cat - 1)
         n = counts.sum()
         sd = math.sqrt(max(0.0, float(counts @ (vals - m) ** 2) / (n - 1)))
-        ests.append(Estimate("paired" if paired else "unpaired", total, int(n), unit_games, m, lo, hi, sd))
-    return PairingGain(a, b, rules_name(match.spec.rules), players, int(seed), ests[0], ests[1])
+        ests.append(Estimate("paired" if paired else "unpaired", int(n) * unit_games, int(n), unit_games, m, lo, hi,
+                             sd))
+    return PairingGain(a, b, rules, players, int(seed), ests[0], ests[1])
 
 
 # ------------------------------------------------------------------ chart

@@ -21,6 +21,18 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def given_on_command_line(ctx: typer.Context, names: tuple[str, ...]) -> list[str]:
+    """The parameters among ``names`` (Python names, e.g. ``"max_games"``) the user typed on
+    the command line (not defaults or environment). Compared by the source's name: typer
+    ships its own copy of click, whose ``ParameterSource`` is not ``click.core``'s."""
+    out = []
+    for n in names:
+        src = ctx.get_parameter_source(n)
+        if src is not None and getattr(src, "name", None) == "COMMANDLINE":
+            out.append(n)
+    return out
+
+
 def load_rules(rules: str, house: list[str] | None, rules_file: Path | None):
     """Build a RuleSet from CLI options, exiting 2 with the field named on error."""
     from shedsim.rules.ruleset import RulesError, build

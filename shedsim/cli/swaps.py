@@ -51,12 +51,10 @@ def swaps(
     import os
     import time
 
-    from click.core import ParameterSource
-
     from shedsim.analysis import swaps as SW
     from shedsim.analysis import swaps_run as R
     from shedsim.analysis import tournament as T
-    from shedsim.cli.common import fail, load_rules
+    from shedsim.cli.common import fail, given_on_command_line, load_rules
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs import atomic
     from shedsim.runs.execute import RunError, Session
@@ -66,9 +64,9 @@ def swaps(
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if resume is not None:
-        given = [n for n in ("rules", "house", "players", "strategy", "games", "swap_policy", "deals", "rollouts",
-                             "seat", "min_games", "seed", "strategy_path", "out")
-                 if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
+        given = given_on_command_line(ctx, (
+            "rules", "house", "players", "strategy", "games", "swap_policy", "deals", "rollouts",
+            "seat", "min_games", "seed", "strategy_path", "out"))
         if given:
             fail(f"--resume: {', '.join('--' + n.replace('_', '-') for n in given)} cannot be given with --resume: "
                  f"the stored study decides them (give --resume DIR alone to continue it)")

@@ -1,0 +1,232 @@
+"""``sprt`` on the run machinery (:mod:`shedsim.runs.execute`): its spec, run store and
+resume. The test itself is :mod:`shedsim.analysis.sprt`'s.
+
+The plan is every batch of units up to ``--max-games`` (:meth:`shedsim.analysis.sprt.Sequential.batches`:
+``--batch`` games rounded up to whole units); chunk k plays batch k (:func:`play_batch`) and
+stores its unit score codes and unfinished games per unit. After every stored chunk
+:meth:`SprtJob.enough` feeds the stored batches, in order, through the sequential loop and
+stops the run once the test has decided; the result is rebuilt from the stored batches
+(:meth:`SprtJob.result`), so a resumed run gives the same decision, games, LLR path and
+``sprt.csv`` bytes as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import numpy as np
+
+from shedsim.analysis import sprt as S
+from shedsim.rules.ruleset import RuleSet
+from shedsim.runs.execute import Job
+from shedsim.runs.store import RunStore
+
+FORMAT = 1
+TEST_FIELDS = ("elo0", "elo1", "alpha", "beta", "max_games", "min_games", "paired", "batch", "llr")
+"""The test's options, as stored in spec.json (and passed to :class:`shedsim.analysis.sprt.Sequential`)."""
+
+PAIRING_BATCH = 20_000
+"""Games per batch of ``--compare-pairing`` (as :func:`shedsim.analysis.sprt.pairing_gain`'s default)."""
+
+_MATCHES: dict[tuple, Any] = {}
+
+
+class SprtStore(RunStore):
+    """An sprt run directory; raises :class:`shedsim.analysis.sprt.SPRTError`."""
+
+    Error = S.SPRTError
+    what = "sprt"
+
+
+def play_batch(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy_paths: tuple[str, ...],
+               u0: int, u1: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Units ``u0..u1-1`` of X = ``a`` against Y = ``b`` (:func:`shedsim.analysis.sprt.play_units`:
+    int64[n] unit codes, int64[n] unfinished games per unit). Module level (picklable); the
+    loaded match is kept per process, so batch after batch reuses it."""
+    key = (a, b, json.dumps(rules.to_dict(), sort_keys=True), players, seed, tuple(strategy_paths))
+    match = _MATCHES.get(key)
+    if match is None:
+        match = _MATCHES[key] = S.open_match(a, b, rules, players, seed, strategy_paths)
+    return S.play_units(match, u0, u1, paired)
+
+
+def strategy_hashes(a: str, b: str, strategy_paths: tuple[str, ...]) -> dict[str, str]:
+    """Source hash of X and Y (a changed strategy refuses ``--resume``)."""
+    from shedsim.plugins import compiled_strategy, discover
+    known = discover(list(strategy_paths))
+    out = {}
+    for s in (a, b):
+        st = compiled_strategy(known, s, "sprt")
+        out[st.name] = st.source_hash
+    return out
+
+
+class SprtJob(Job):
+    """The SPRT as the run machinery plays it (see the module docstring). ``test``: the
+    values of :data:`TEST_FIELDS`; ``rules_input``: how the user named the rules (stored to
+    rebuild them on ``--resume``); ``store``: the run's directory (read by :meth:`enough`)."""
+
+    command = "sprt"
+
+    def __init__(self, a: str, b: str, rules: RuleSet, players: int, seed: int, test: dict[str, Any],
+                 strategy_paths: tuple[str, ...], rules_input: dict[str, Any], store: RunStore) -> None:
+        self.a, self.b, self.rules, self.players, self.seed = a, b, rules, players, int(seed)
+        self.test = {k: test[k] for k in TEST_FIELDS}
+        self.paths = tuple(strategy_paths)
+        self.store = store
+        self.seq = self.sequential()
+        self.plan = self.seq.batches()
+        ident = {"format": FORMAT, "command": "sprt", "a": a, "b": b, "rules": rules.to_dict(), "players": players,
+                 "seed": self.seed, **self.test, "strategy_hashes": dict(sorted(strategy_hashes(a, b, self.paths).items()))}
+        self.key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
+        self.tasks = [(None, k) for k in range(len(self.plan))]
+        self.spec_json = {**ident, "rules_input": rules_input, "strategy_paths": list(self.paths),
+                          "n_chunks": len(self.tasks), "key": self.key}
+        self.strategies = [a, b]
+        self._fed = 0
+        self._held: dict[int, dict[str, np.ndarray]] = {}
+
+    def sequential(self) -> S.Sequential:
+        t = self.test
+        return S.Sequential(self.players, t["elo0"], t["elo1"], t["alpha"], t["beta"], t["max_games"], t["paired"],
+                            t["min_games"], t["llr"], t["batch"])
+
+    def chunk_games(self, k: int) -> int:
+        u0, u1 = self.plan[k]
+        return (u1 - u0) * self.seq.unit_games
+
+    def call(self, k: int):
+        u0, u1 = self.plan[k]
+        return play_batch, (self.a, self.b, self.rules, self.players, self.seed, self.paths, u0, u1,
+                            self.test["paired"])
+
+    def reduce(self, k: int, result: Any, store: RunStore) -> dict[str, np.ndarray]:
+        codes, unf = result
+        arrays = {"codes": np.asarray(codes, np.int64), "unfinished": np.asarray(unf, np.int64)}
+        self._held[k] = arrays
+        return arrays
+
+    def template(self, k: int) -> dict[str, np.ndarray]:
+        u0, u1 = self.plan[k]
+        return {"codes": np.zeros(u1 - u0, np.int64), "unfinished": np.zeros(u1 - u0, np.int64)}
+
+    def _feed(self, seq: S.Sequential, k: int) -> None:
+        z = self._held.pop(k, None) or self.store.load_chunk(k, ("codes", "unfinished"))
+        seq.feed(z["codes"], z["unfinished"])
+
+    def enough(self, done: list[int]) -> bool:
+        """Feed the stored batches that follow the ones already fed, in plan order, and
+        say whether the test has decided (or reached ``--max-games``)."""
+        have = set(done)
+        while not self.seq.finished and self._fed in have:
+            self._feed(self.seq, self._fed)
+            self._fed += 1
+        return self.seq.finished
+
+    def result(self) -> S.SPRTResult:
+        """The test's result rebuilt from the stored batches (the run must be complete).
+        Raises :class:`shedsim.analysis.sprt.SPRTError` when a needed batch is missing."""
+        seq = self.sequential()
+        for k in range(len(self.plan)):
+            if seq.finished:
+                break
+            if not self.store.chunk_path(k).exists():
+                raise S.SPRTError(f"batch {k} of the run in {str(self.store.root)!r} is missing: "
+                                  f"continue with: shedsim sprt --resume {str(self.store.root)}")
+            z = self.store.load_chunk(k, ("codes", "unfinished"))
+            seq.feed(z["codes"], z["unfinished"])
+        return seq.result(self.a, self.b, S.rules_name(self.rules), self.seed)
+
+
+def play_pairing(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy_paths: tuple[str, ...],
+                 g0: int, g1: int, paired: bool) -> np.ndarray:
+    """Games ``g0..g1-1`` of one design of ``--compare-pairing``
+    (:func:`shedsim.analysis.sprt.pairing_counts`: int64[K] units per score category)."""
+    key = (a, b, json.dumps(rules.to_dict(), sort_keys=True), players, seed, tuple(strategy_paths))
+    match = _MATCHES.get(key)
+    if match is None:
+        match = _MATCHES[key] = S.open_match(a, b, rules, players, seed, strategy_paths)
+    return S.pairing_counts(match, g0, g1, paired)
+
+
+class PairingJob(Job):
+    """``sprt --compare-pairing`` on the run machinery: the batches of
+    :func:`shedsim.analysis.sprt.pairing_plan` (paired, then unpaired), each stored as its
+    category counts; :meth:`result` sums them (:func:`shedsim.analysis.sprt.pairing_estimates`)."""
+
+    command = "sprt"
+
+    def __init__(self, a: str, b: str, rules: RuleSet, players: int, seed: int, games: int,
+                 strategy_paths: tuple[str, ...], rules_input: dict[str, Any], store: RunStore,
+                 batch: int = PAIRING_BATCH) -> None:
+        self.a, self.b, self.rules, self.players, self.seed = a, b, rules, players, int(seed)
+        self.n_games, self.batch = int(games), int(batch)
+        self.paths = tuple(strategy_paths)
+        self.store = store
+        self.plan = S.pairing_plan(players, self.n_games, self.batch)
+        ident = {"format": FORMAT, "command": "sprt", "mode": "compare-pairing", "a": a, "b": b,
+                 "rules": rules.to_dict(), "players": players, "seed": self.seed, "games": self.n_games,
+                 "batch": self.batch,
+                 "strategy_hashes": dict(sorted(strategy_hashes(a, b, self.paths).items()))}
+        self.key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
+        self.tasks = [(None, k) for k in range(len(self.plan))]
+        self.spec_json = {**ident, "rules_input": rules_input, "strategy_paths": list(self.paths),
+                          "n_chunks": len(self.tasks), "key": self.key}
+        self.strategies = [a, b]
+
+    def chunk_games(self, k: int) -> int:
+        _, g0, g1 = self.plan[k]
+        return g1 - g0
+
+    def call(self, k: int):
+        paired, g0, g1 = self.plan[k]
+        return play_pairing, (self.a, self.b, self.rules, self.players, self.seed, self.paths, g0, g1, paired)
+
+    def reduce(self, k: int, result: Any, store: RunStore) -> dict[str, np.ndarray]:
+        return {"counts": np.asarray(result, np.int64)}
+
+    def template(self, k: int) -> dict[str, np.ndarray]:
+        return {"counts": np.zeros(S.pairing_categories(self.players, self.plan[k][0]), np.int64)}
+
+    def result(self) -> S.PairingGain:
+        """Both designs' estimates from the stored batches (all of them must be stored)."""
+        counts = {True: np.zeros(S.pairing_categories(self.players, True), np.int64),
+                  False: np.zeros(S.pairing_categories(self.players, False), np.int64)}
+        for k, (paired, _, _) in enumerate(self.plan):
+            counts[paired] += self.store.load_chunk(k, ("counts",))["counts"]
+        return S.pairing_estimates(self.a, self.b, S.rules_name(self.rules), self.players, self.seed, counts[True],
+                                   counts[False])
+
+
+def job_from_store(store: SprtStore, strategy_paths: tuple[str, ...] | None = None) -> SprtJob | PairingJob:
+    """Rebuild the job saved in ``store`` (``--resume``); the rules, strategies and their
+    sources must be unchanged and spec.json unedited. Raises
+    :class:`shedsim.analysis.sprt.SPRTError` naming the problem."""
+    from shedsim.rules.ruleset import RulesError, build
+    d = store.read_spec()
+    where = repr(str(store.spec_path()))
+    if d.get("format") != FORMAT or d.get("command") != "sprt":
+        raise S.SPRTError(f"--resume: {where} is not an sprt run (command {d.get('command')!r}); "
+                          f"resume it with its own command")
+    try:
+        ri = d["rules_input"]
+        rs = build(ri["rules"], list(ri.get("house", [])), ri.get("rules_file"))
+        paths = tuple(d.get("strategy_paths", [])) if strategy_paths is None else strategy_paths
+        S.open_match(str(d["a"]), str(d["b"]), rs, int(d["players"]), int(d["seed"]), paths)
+        if d.get("mode") == "compare-pairing":
+            job = PairingJob(str(d["a"]), str(d["b"]), rs, int(d["players"]), int(d["seed"]), int(d["games"]),
+                             paths, ri, store, int(d["batch"]))
+        else:
+            job = SprtJob(str(d["a"]), str(d["b"]), rs, int(d["players"]), int(d["seed"]),
+                          {k: d[k] for k in TEST_FIELDS}, paths, ri, store)
+    except S.SPRTError as e:
+        raise S.SPRTError(f"--resume: {where}: {e}") from None
+    except (KeyError, TypeError, ValueError, RulesError) as e:
+        raise S.SPRTError(f"--resume: {where} is damaged or not an sprt spec ({type(e).__name__}: {e})") from None
+    if job.key != d["key"]:
+        raise S.SPRTError(f"--resume: the stored specification {where} does not match what it rebuilds to "
+                          f"(edited, a strategy's source or the rules changed since); start a new run")
+    store.verify_checksum(d)
+    return job
