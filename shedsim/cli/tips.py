@@ -34,19 +34,18 @@ def tips(
 
     Writes tips.csv, forest.png and run.json (read by shedsim report).
 
-    Exit codes: 0 done; 1 a strategy failed; 2 bad options; 3 a file could not be written; 130 interrupted (nothing written).
+    Exit codes: 0 done; 1 a strategy failed; 2 bad options; 3 a file could not be written; 130 interrupted (Ctrl-C), 143 terminated (SIGTERM): nothing written.
 
     Examples: shedsim tips;  shedsim tips --rules shithead --players 4 --games 100000;  shedsim tips --tip pass_on_nine --rules nines
     """  # noqa: E501 (typer shows each paragraph as one line)
-    import sys
     import time
 
     from shedsim.analysis import tips as TP
+    from shedsim.analysis.tournament import Store, TournamentError
     from shedsim.rules.ruleset import RulesError, build
+    from shedsim.runs.execute import RunError, Session, command_line
     from shedsim.runs.simulate import SimulationError
-    from shedsim.analysis.tournament import Store, TournamentError, versions
 
-    t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
     names = list(rules or PRESETS)
     counts = sorted(set(players or [2, 4]))
@@ -64,50 +63,56 @@ def tips(
 
     from rich.console import Console
     err = Console(stderr=True)
-    progress = None
-    if not quiet:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-        progress = Progress(TextColumn("[bold]tips x rules x players"), BarColumn(bar_width=20), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=err)
-    try:
-        if progress is not None:
-            with progress:
-                task = progress.add_task("cells", total=None)
-                table, skipped = TP.run_tips(rule_sets, counts, chosen, games, base, opponents, seed, paths,
-                                             lambda d, n: progress.update(task, completed=d, total=n))
-        else:
-            table, skipped = TP.run_tips(rule_sets, counts, chosen, games, base, opponents, seed, paths)
-    except TP.TipsError as e:
-        fail(str(e))
-    except SimulationError as e:
-        fail(str(e), 1)
-    except KeyboardInterrupt:
-        fail("interrupted: nothing written", 130)
-    if not len(table):
-        fail("no tip applies to the rule sets and player counts chosen: " + "; ".join(skipped))
+    session = Session("tips", None, quiet=quiet, console=err)  # SIGINT and SIGTERM: stop, write nothing
+    with session:
+        progress = None
+        if not quiet:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            progress = Progress(TextColumn("[bold]tips x rules x players"), BarColumn(bar_width=20),
+                                MofNCompleteColumn(), TimeElapsedColumn(), console=err)
+        t_play = time.perf_counter()
+        try:
+            if progress is not None:
+                with progress:
+                    task = progress.add_task("cells", total=None)
+                    table, skipped = TP.run_tips(rule_sets, counts, chosen, games, base, opponents, seed, paths,
+                                                 lambda d, n: progress.update(task, completed=d, total=n))
+            else:
+                table, skipped = TP.run_tips(rule_sets, counts, chosen, games, base, opponents, seed, paths)
+        except TP.TipsError as e:
+            fail(str(e))
+        except SimulationError as e:
+            fail(str(e), 1)
+        except KeyboardInterrupt:
+            fail(("terminated (SIGTERM)" if session.got_signal == "SIGTERM" else "interrupted") + ": nothing written",
+                 session.signal_code())
+        play_s = time.perf_counter() - t_play
+        if not len(table):
+            fail("no tip applies to the rule sets and player counts chosen: " + "; ".join(skipped))
 
-    heads = TP.headline(table)
-    argv = "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None
-    info = {"command": "shedsim tips", "argv": argv,
-            "title": f"Do the beginner tips work? ({base} against {opponents}; {', '.join(names)}; "
-                     f"{', '.join(map(str, counts))} players)",
-            "spec": {"rules": names, "house": list(house or []), "players": counts,
-                     "tips": [t.key for t in chosen], "games": games, "base": base, "opponents": opponents,
-                     "seed": seed, "strategy_paths": list(paths)},
-            "seed": seed, "headline": heads, "skipped": skipped, "definitions": TP.DEFINITIONS,
-            "tips": {t.key: {"advice": t.advice, "param": t.param, "follow": t.follow, "ignore": t.ignore,
-                             "applies": t.where} for t in chosen},
-            "versions": versions(), "wall_s": round(time.perf_counter() - t0, 3)}
-    from shedsim.runs import atomic
-    from shedsim.analysis.tournament import write_csv, write_run_json
-    sub = f"{base} vs {opponents}; {games:,} games per variant and cell; seed {seed}"
-    try:
-        with atomic.batch():
+        heads = TP.headline(table)
+        info = session.info(
+            "shedsim tips", {"rules": names, "house": list(house or []), "players": counts,
+                             "tips": [t.key for t in chosen], "games": games, "base": base, "opponents": opponents,
+                             "seed": seed, "strategy_paths": list(paths)}, seed,
+            play_s=play_s, argv=command_line(),
+            title=f"Do the beginner tips work? ({base} against {opponents}; {', '.join(names)}; "
+                  f"{', '.join(map(str, counts))} players)",
+            headline=heads, skipped=skipped, definitions=TP.DEFINITIONS,
+            tips={t.key: {"advice": t.advice, "param": t.param, "follow": t.follow, "ignore": t.ignore,
+                          "applies": t.where} for t in chosen})
+        from shedsim.analysis.tournament import write_csv
+        sub = f"{base} vs {opponents}; {games:,} games per variant and cell; seed {seed}"
+
+        def write() -> list[str]:
             write_csv(table, out / "tips.csv")
             TP.plot_forest(table, out / "forest.png", sub)
-            write_run_json(out, info, ["tips.csv", "forest.png"])
-    except OSError as e:
-        fail(f"{e} (no file was written)", 3)
+            return ["tips.csv", "forest.png"]
+
+        try:
+            session.write_files(out, write, info)
+        except RunError as e:
+            fail(e.message, e.code)
     typer.echo("\n".join(heads))
     if not quiet:
         typer.echo(f"wrote tips.csv, forest.png, run.json to {out}")

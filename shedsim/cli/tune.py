@@ -42,20 +42,14 @@ def tune(
 
     Writes best.toml (the parameters and the spec, NAME:param=v,..., accepted by every command), trials.csv, history.png, importance.png and run.json.
 
-    Exit codes: 0 done; 1 a strategy failed; 2 bad options or a study of other options; 3 a file could not be written; 130 interrupted (Ctrl-C finishes the trial in progress, a second Ctrl-C stops at once; the completed trials are kept).
+    Exit codes: 0 done; 1 a strategy failed; 2 bad options or a study of other options; 3 a file could not be written; 130 interrupted (Ctrl-C finishes the trial in progress, a second Ctrl-C stops at once; the completed trials are kept); 143 terminated (SIGTERM, likewise).
 
     Examples: shedsim tune --budget 12 --games 4000;  shedsim tune --strategy heuristic:search=0 --players 4 --budget 100;  shedsim tune --param track=0:50 --param block=0:4 --budget 30
     """  # noqa: E501 (typer shows each paragraph as one line)
-    import sys
-    import time
-
     from shedsim.analysis import tune as TU
+    from shedsim.analysis.tournament import Store, TournamentError
     from shedsim.rules.ruleset import RulesError, build
-    from shedsim.runs.simulate import SimulationError
-    from shedsim.analysis.sprt import SPRTError
-    from shedsim.analysis.tournament import Store, TournamentError, versions
 
-    t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
     try:
         rs = build(rules, house or [], rules_file)
@@ -93,27 +87,40 @@ def tune(
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
         progress = Progress(TextColumn("[bold]trials"), BarColumn(bar_width=20), MofNCompleteColumn(),
                             TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=err)
-    # Ctrl-C lets the trial in progress finish and starts no other (optuna can fail while
-    # recording a trial cut short); a second Ctrl-C stops at once.
-    import signal
-    stop = {"asked": False}
+    # Ctrl-C or SIGTERM lets the trial in progress finish and starts no other (optuna can
+    # fail while recording a trial cut short); a second signal stops at once.
+    from shedsim.runs.execute import Session
+    session = Session("tune", None, soft=True, quiet=quiet, console=err)
+    with session:
+        _tune(spec, study, budget, url, out, progress, before, quiet, err, session, confirm_games, players, games,
+              seed, study_name, paths)
 
-    def on_sigint(signum, frame):
-        if stop["asked"]:
-            raise KeyboardInterrupt
-        stop["asked"] = True
 
-    previous = signal.signal(signal.SIGINT, on_sigint)
+def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, confirm_games, players, games, seed,
+          study_name, paths) -> None:
+    """The trials, the confirmation and the reports, inside the :class:`shedsim.runs.execute.Session`
+    that handles SIGINT and SIGTERM."""
+    import time
+
+    from shedsim.analysis import tune as TU
+    from shedsim.analysis.sprt import SPRTError
+    from shedsim.runs.execute import RunError
+    from shedsim.runs.simulate import SimulationError
+
+    def stopped(what: str) -> str:
+        return ("terminated (SIGTERM)" if session.got_signal == "SIGTERM" else "interrupted") + what
+
+    t_play = time.perf_counter()
     try:
         if progress is not None:
             with progress:
                 task = progress.add_task("trials", total=budget, completed=min(before, budget), info="")
                 TU.run_trials(spec, study, budget, lambda n, v, best: progress.update(
                     task, completed=min(n, budget), info=f"last {v:.4f}  best {best:.4f}"),
-                    lambda: stop["asked"])
+                    lambda: session.got_signal is not None)
         else:
-            TU.run_trials(spec, study, budget, should_stop=lambda: stop["asked"])
-        if stop["asked"]:
+            TU.run_trials(spec, study, budget, should_stop=lambda: session.got_signal is not None)
+        if session.got_signal is not None:
             raise KeyboardInterrupt
     except (TU.TuneError, SPRTError) as e:
         fail(str(e))
@@ -121,9 +128,10 @@ def tune(
         fail(str(e), 1)
     except KeyboardInterrupt:
         n = len(TU.completed(study))
-        fail(f"interrupted: {n} completed trials are kept in {url}; run the same command again to resume", 130)
-    finally:
-        signal.signal(signal.SIGINT, previous)
+        fail(stopped(f": {n} completed trials are kept in {url}; run the same command again to resume"),
+             session.signal_code())
+    session.soft = False  # the confirmation stops at the first signal
+    play_s = time.perf_counter() - t_play
 
     done = TU.completed(study)
     best_t = max(done, key=lambda t: (t.value, -t.number))
@@ -141,7 +149,8 @@ def tune(
         except SimulationError as e:
             fail(str(e), 1)
         except KeyboardInterrupt:
-            fail("interrupted during the confirmation: the study is kept; run the same command again", 130)
+            fail(stopped(" during the confirmation: the study is kept; run the same command again"),
+                 session.signal_code())
 
     best_spec = TU.format_spec(spec.name, {**spec.start, **best})
     table = TU.trials_table(study, spec)
@@ -157,30 +166,31 @@ def tune(
                      f"({conf.games:,} games)",
                      f"fresh deals, gain against the field: {conf.gain:+.4f} [{conf.gain_lo:+.4f}, "
                      f"{conf.gain_hi:+.4f}] (best {conf.field_best:.4f}, start {conf.field_start:.4f})"]
-    argv = "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None
-    info = {"command": "shedsim tune", "argv": argv,
-            "title": f"Tuning {spec.name} against {', '.join(spec.field)} ({spec.rules_name}, {players} players)",
-            "spec": {**spec.key(), "budget": budget, "storage": url, "study_name": study_name,
-                     "confirm_games": confirm_games, "strategy_paths": list(paths)},
-            "seed": seed, "headline": headline, "definitions": TU.DEFINITIONS,
-            "result": {"trials": len(done), "best_trial": best_t.number, "best_score": best_t.value,
-                       "start_score": start_score, "best_params": best, "best_spec": best_spec,
-                       "importance": imp,
-                       "confirm": None if conf is None else {**conf.__dict__, "h2h_elo": list(conf.h2h_elo)}},
-            "versions": versions(), "wall_s": round(time.perf_counter() - t0, 3)}
+    from shedsim.runs.execute import command_line
+    info = session.info(
+        "shedsim tune", {**spec.key(), "budget": budget, "storage": url, "study_name": study_name,
+                         "confirm_games": confirm_games, "strategy_paths": list(paths)}, seed,
+        play_s=play_s, argv=command_line(),
+        title=f"Tuning {spec.name} against {', '.join(spec.field)} ({spec.rules_name}, {players} players)",
+        headline=headline, definitions=TU.DEFINITIONS,
+        result={"trials": len(done), "best_trial": best_t.number, "best_score": best_t.value,
+                "start_score": start_score, "best_params": best, "best_spec": best_spec, "importance": imp,
+                "confirm": None if conf is None else {**conf.__dict__, "h2h_elo": list(conf.h2h_elo)}})
     from shedsim.runs import atomic
-    from shedsim.analysis.tournament import write_csv, write_run_json
-    files = ["best.toml", "trials.csv", "history.png", "importance.png"]
+    from shedsim.analysis.tournament import write_csv
+
+    def write() -> list[str]:
+        atomic.write_text(out / "best.toml", TU.best_toml(spec, best, best_t.number, float(best_t.value),
+                                                          start_score, len(done), conf))
+        write_csv(table, out / "trials.csv")
+        TU.plot_history(table, start_score, out / "history.png", sub)
+        TU.plot_importance(imp, out / "importance.png", sub)
+        return ["best.toml", "trials.csv", "history.png", "importance.png"]
+
     try:
-        with atomic.batch():
-            atomic.write_text(out / "best.toml", TU.best_toml(spec, best, best_t.number, float(best_t.value),
-                                                              start_score, len(done), conf))
-            write_csv(table, out / "trials.csv")
-            TU.plot_history(table, start_score, out / "history.png", sub)
-            TU.plot_importance(imp, out / "importance.png", sub)
-            write_run_json(out, info, files)
-    except OSError as e:
-        fail(f"{e} (no file was written; the study is kept)", 3)
+        session.write_files(out, write, info)
+    except RunError as e:
+        fail(e.message.replace("(no file was written)", "(no file was written; the study is kept)"), e.code)
     typer.echo("\n".join(headline))
     if not quiet:
         typer.echo(f"wrote best.toml, trials.csv, history.png, importance.png, run.json to {out}")

@@ -293,6 +293,52 @@ def command_line() -> str | None:
     return "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None
 
 
+def session_entry(games_played: int | None, play_s: float, workers: int = 1, backend: str = "loky",
+                  interrupted: bool = False, started: float | None = None) -> dict[str, Any]:
+    """One session of a run as run.json's ``sessions`` lists it: games played, play seconds,
+    games/s, workers, backend, whether it was interrupted and its start time (``started``:
+    ``time.time()`` at the start; default now). ``games_played`` None: not counted (games/s
+    None). ``wall_s`` and the peak memory are added when run.json is written
+    (:func:`finish_info`)."""
+    started = time.time() if started is None else started
+    return {"games_played": None if games_played is None else int(games_played), "play_s": round(play_s, 3),
+            "games_per_s": round(games_played / play_s, 1) if play_s > 0 and games_played is not None else None,
+            "workers": workers, "backend": backend, "interrupted": interrupted,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started))}
+
+
+def core_info(command: str | None, spec: dict[str, Any], seed: Any, sessions: list[dict[str, Any]],
+              complete: bool = True, interrupted_by: str | None = None, /, **extra: Any) -> dict[str, Any]:
+    """run.json's core fields, the same for every command: ``command`` (default: the
+    command line typed), ``spec``, ``seed``, ``versions``, ``complete``,
+    ``interrupted_by``, ``sessions`` (:func:`session_entry`), ``play_s`` and ``games_per_s``
+    over all sessions; then ``extra`` (which may replace any of them, e.g. a fuller ``spec``).
+    ``wall_s`` and the peak memory are filled in by :func:`finish_info` just before run.json
+    is written."""
+    play_total = sum(s.get("play_s") or 0 for s in sessions)
+    played_total = sum(s.get("games_played") or 0 for s in sessions)
+    info = {"command": command_line() if command is None else command, "spec": spec, "seed": seed,
+            "versions": versions(), "complete": complete, "interrupted_by": interrupted_by, "sessions": sessions,
+            "play_s": round(play_total, 3),
+            "games_per_s": round(played_total / play_total, 1) if play_total > 0 else None}
+    info.update(extra)
+    return info
+
+
+def finish_info(info: dict[str, Any], wall_s: float) -> dict[str, Any]:
+    """Add this session's wall time (s) and the main process's peak memory (MiB) to the
+    last of ``info["sessions"]``, and ``wall_s`` summed over the sessions (in place)."""
+    sessions = info.get("sessions") or []
+    if sessions:
+        sessions[-1]["wall_s"] = round(wall_s, 3)
+        sessions[-1]["peak_rss_mb_main"] = peak_rss_mb()
+        info["wall_s"] = round(sum(s.get("wall_s") or 0 for s in sessions), 3)
+    else:
+        info["wall_s"] = round(wall_s, 3)
+        info["peak_rss_mb_main"] = peak_rss_mb()
+    return info
+
+
 # ------------------------------------------------------------------ progress
 STALL_NOTICE_S = 90.0
 """Seconds without a finished chunk after which the progress bar says the run may be stuck
@@ -427,6 +473,9 @@ class Session:
     console: Any = None
     resume_hint: str = ""
     """What to type to continue (e.g. ``shedsim tournament --resume DIR``)."""
+    soft: bool = False
+    """A first SIGINT/SIGTERM is only noted (``got_signal``: the command stops at its next
+    safe point, e.g. tune after the trial in progress); a second raises ``KeyboardInterrupt``."""
     got_signal: str | None = None
     """The signal received (``"SIGINT"``, ``"SIGTERM"``), if any."""
     wall_s: float = 0.0
@@ -437,8 +486,9 @@ class Session:
 
     # -------------------------------------------------------------- signals
     def _handler(self, signum, frame) -> None:  # noqa: ARG002
+        again = self.got_signal is not None
         self.got_signal = signal.Signals(signum).name
-        if not self._defer:
+        if not self._defer and (again or not self.soft):
             raise KeyboardInterrupt
 
     def __enter__(self) -> Session:
@@ -560,24 +610,41 @@ class Session:
                 prev = json.loads((self.store.root / "run.json").read_text())
             except (OSError, ValueError):
                 prev = {}
-        session = {"games_played": outcome.played_now, "play_s": round(outcome.play_s, 3),
-                   "games_per_s": round(outcome.played_now / outcome.play_s, 1) if outcome.play_s > 0 else None,
-                   "workers": workers, "backend": backend, "interrupted": outcome.interrupted,
-                   "started": time.strftime("%Y-%m-%dT%H:%M:%S%z",
-                                            time.localtime(time.time() - (time.perf_counter() - self.t_start)))}
+        session = session_entry(outcome.played_now, outcome.play_s, workers, backend, outcome.interrupted,
+                                time.time() - (time.perf_counter() - self.t_start))
         sessions = [s for s in prev.get("sessions", []) if isinstance(s, dict)] + [session] \
             if isinstance(prev.get("sessions", []), list) else [session]
-        play_total = sum(s.get("play_s") or 0 for s in sessions)
-        played_total = sum(s.get("games_played") or 0 for s in sessions)
-        info = {"command": command_line() if command is None else command,
-                "spec": job.spec_json, "seed": job.spec_json.get("seed"), "versions": versions(),
-                "complete": outcome.complete, "interrupted_by": outcome.stopped_by,
-                "chunks_done": len(outcome.done), "n_chunks": job.n_chunks,
-                "workers": workers, "backend": backend, "sessions": sessions,
-                "play_s": round(play_total, 3),
-                "games_per_s": round(played_total / play_total, 1) if play_total > 0 else None}
-        info.update(extra)
-        return info
+        return core_info(command, job.spec_json, job.spec_json.get("seed"), sessions, outcome.complete,
+                         outcome.stopped_by, **{"chunks_done": len(outcome.done), "n_chunks": job.n_chunks,
+                                                "workers": workers, "backend": backend, **extra})
+
+    def info(self, command: str, spec: dict[str, Any], seed: Any, games_played: int | None = None,
+             play_s: float = 0.0,
+             complete: bool = True, **extra: Any) -> dict[str, Any]:
+        """run.json's core fields (:func:`core_info`) for a command that keeps no run
+        store (tune, tips): one session of ``games_played`` games in ``play_s`` seconds."""
+        session = session_entry(games_played, play_s, interrupted=not complete,
+                                started=time.time() - (time.perf_counter() - self.t_start))
+        return core_info(command, spec, seed, [session], complete,
+                         None if complete else self.got_signal, **extra)
+
+    def write_files(self, out: Path | str, write: Callable[[], list[str]], info: dict[str, Any]) -> list[str]:
+        """For a command without a run store: write its reports and run.json into ``out``
+        all or none, with signals deferred (as :meth:`write_reports`). Raises
+        :class:`RunError` (3) naming the file that could not be written."""
+        with self.deferred():
+            try:
+                with atomic.batch():
+                    files = write()
+                    self.wall_s = time.perf_counter() - self.t_start
+                    write_run_json(out, finish_info(info, self.wall_s), files)
+            except OSError as e:
+                raise RunError(f"{e} (no file was written)", 3) from None
+        return files
+
+    def signal_code(self) -> int:
+        """The exit code for the signal received: 143 after SIGTERM, else 130."""
+        return EXIT_TERMINATED if self.got_signal == "SIGTERM" else EXIT_INTERRUPTED
 
     def write_reports(self, job: Job, outcome: Outcome, write: Callable[[], list[str]],
                       info: dict[str, Any]) -> list[str]:
@@ -591,15 +658,7 @@ class Session:
                 with atomic.batch():
                     files = write()
                     wall = time.perf_counter() - self.t_start
-                    sessions = info.get("sessions") or []
-                    if sessions:
-                        sessions[-1]["wall_s"] = round(wall, 3)
-                        sessions[-1]["peak_rss_mb_main"] = peak_rss_mb()
-                        info["wall_s"] = round(sum(s.get("wall_s") or 0 for s in sessions), 3)
-                    else:
-                        info["wall_s"] = round(wall, 3)
-                        info["peak_rss_mb_main"] = peak_rss_mb()
-                    write_run_json(self.store.root, info, files)
+                    write_run_json(self.store.root, finish_info(info, wall), files)
             except OSError as e:  # atomic.WriteError names the file
                 where = str(self.store.root)
                 raise RunError(f"{e}\n(no report was written or changed; the {len(outcome.done)} of {job.n_chunks} "
