@@ -196,8 +196,18 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     interrupted, by = limited, ("stop-after" if limited else None)
     try:
         if todo:
-            run_tasks([job.tasks[k] for k in todo], workers=workers, backend=backend, on_result=on_result,
-                      keep=job.keep, scheduler=scheduler)
+            try:
+                run_tasks([job.tasks[k] for k in todo], workers=workers, backend=backend, on_result=on_result,
+                          keep=job.keep, scheduler=scheduler)
+            except Exception as e:
+                from shedsim.runs.crash import is_dead_worker, name_crash
+                if not is_dead_worker(e):
+                    raise
+                # a worker died (a compiled strategy crashed it?): replay what was in flight
+                found = name_crash([job.tasks[k] for k in todo if k not in done])
+                if found is None:
+                    raise
+                raise SimulationError(*found) from None
     except KeyboardInterrupt:
         interrupted, by = True, (stopped() if stopped else None) or "SIGINT"
         played -= sum(job.chunk_games(k) for k in done)

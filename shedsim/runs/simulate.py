@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,9 +137,11 @@ def _loaded(spec: RunSpec):
     return known, k, np.array(ids, np.int64), np.ascontiguousarray(np.stack(params)[:, :width])
 
 
-def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | None = None) -> ChunkResult:
+def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | None = None,
+               status: np.ndarray | None = None) -> ChunkResult:
     """Play games ``start..stop-1`` of the run on the kernel (in any process). ``keep``
-    limits the record fields returned (all by default).
+    limits the record fields returned (all by default); ``status``: see
+    :meth:`shedsim.kernel.build.Kernel.play` (``status[0]``: the game in progress, from 0).
 
     Raises :class:`SimulationError` naming the strategy, run seed, game index and the
     position (replayed on the reference engine) when a strategy fails.
@@ -153,7 +156,8 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
     ra = spec.rules.compile(spec.players)
     try:
         swap_from = None if spec.swap_from is None else np.array(spec.swap_from, np.int64)
-        rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from)
+        rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from,
+                     status=status)
     except KernelError as e:
         raise SimulationError(describe_failure(spec, known, sched, dk, sk, e),
                               int(sched["index"][e.game])) from None
@@ -300,6 +304,9 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
             yield slots
             return
     if backend == "loky":
+        # loky turns on faulthandler in its workers, which prints a raw traceback when a
+        # compiled plugin crashes one; the run names the strategy itself (runs.crash)
+        os.environ.setdefault("PYTHONFAULTHANDLER", "")
         _ACTIVE.append((backend, workers, scheduler, workers))
         try:
             with parallel_config(backend="loky", n_jobs=workers):
@@ -346,6 +353,89 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
         ray.shutdown()
 
 
+def plays_outside_plugins(spec: RunSpec) -> bool:
+    """Whether some entry of ``spec`` is a compiled strategy from outside shedsim's own
+    ``strategies/`` (a ``--strategy-path`` or ``$SHEDSIM_STRATEGY_PATH`` plugin)."""
+    from shedsim.plugins import builtin_dir, discover, parse_spec
+    known = discover(list(spec.strategy_paths))
+    here = builtin_dir().resolve()
+    for e in spec.entries:
+        s = known.get(parse_spec(e)[0])
+        if s is not None and s.compiled and s.path.resolve().parent != here:
+            return True
+    return False
+
+
+def play_chunk_in_child(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | None = None) -> ChunkResult:
+    """:func:`play_chunk` in a forked child process; the result comes back through a pipe.
+    Raises what :func:`play_chunk` raises, and ``concurrent.futures.process.BrokenProcessPool``
+    when the child dies (as joblib does for a dead worker; see
+    :func:`shedsim.runs.crash.name_crash`). Plays here where ``fork`` is unavailable. The
+    child ignores SIGINT and SIGTERM (the parent stops it), and dies with its parent."""
+    import multiprocessing as mp
+    import signal
+    from concurrent.futures.process import BrokenProcessPool
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:
+        return play_chunk(spec, start, stop, keep)
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child() -> None:
+        import faulthandler
+        import os
+        faulthandler.disable()  # the parent names the crash in words
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        die_with_parent()
+        try:
+            send.send(("ok", play_chunk(spec, start, stop, keep)))
+        except SimulationError as e:
+            send.send(("failed", (str(e), e.game)))
+        except BaseException as e:  # noqa: BLE001 - raised again in the parent
+            send.send(("error", f"{type(e).__name__}: {e}"))
+        finally:
+            os._exit(0)
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()
+    try:
+        try:
+            kind, value = recv.recv()
+        except EOFError:
+            kind, value = None, None
+        proc.join()
+    finally:
+        if proc.is_alive():  # Ctrl-C or SIGTERM in the parent
+            proc.kill()
+            proc.join()
+        recv.close()
+    if kind == "ok":
+        return value
+    if kind == "failed":
+        raise SimulationError(*value)
+    if kind == "error":
+        raise RuntimeError(value)
+    raise BrokenProcessPool(f"the process playing games {start}-{stop - 1} died (exit code {proc.exitcode})")
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to kill this process (SIGKILL) when its parent dies (Linux
+    ``prctl(PR_SET_PDEATHSIG)``; elsewhere nothing): a worker must not outlive a run
+    killed with SIGKILL."""
+    import ctypes
+    import signal
+    import sys
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def run_tasks(tasks: list[tuple[RunSpec, int]], workers: int = 1, backend: str = "loky",
               on_result: Any = None, keep: tuple[str, ...] | None = None,
               scheduler: str | None = None) -> None:
@@ -356,8 +446,14 @@ def run_tasks(tasks: list[tuple[RunSpec, int]], workers: int = 1, backend: str =
     not depend on them. A ``KeyboardInterrupt`` stops the workers and propagates."""
     from joblib import Parallel, delayed
     if workers <= 1 and backend == "loky":
+        # strategies from outside shedsim's own strategies/ play in a child process (fork),
+        # so that a compiled plugin that crashes cannot kill the run before it is named
+        outside = {id(s): plays_outside_plugins(s) for s, _ in tasks}
         for k, (s, c) in enumerate(tasks):
-            r = play_chunk(s, *s.chunk_bounds(c), keep=keep)
+            if outside[id(s)]:
+                r = play_chunk_in_child(s, *s.chunk_bounds(c), keep=keep)
+            else:
+                r = play_chunk(s, *s.chunk_bounds(c), keep=keep)
             if on_result:
                 on_result(k, r)
         return
