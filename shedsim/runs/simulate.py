@@ -309,7 +309,7 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
         os.environ.setdefault("PYTHONFAULTHANDLER", "")
         _ACTIVE.append((backend, workers, scheduler, workers))
         try:
-            with parallel_config(backend="loky", n_jobs=workers):
+            with parallel_config(backend="loky", n_jobs=workers, initializer=die_with_parent):
                 yield workers
         finally:
             _ACTIVE.pop()
@@ -421,19 +421,33 @@ def play_chunk_in_child(spec: RunSpec, start: int, stop: int, keep: tuple[str, .
 
 
 def die_with_parent() -> None:
-    """Ask the kernel to kill this process (SIGKILL) when its parent dies (Linux
-    ``prctl(PR_SET_PDEATHSIG)``; elsewhere nothing): a worker must not outlive a run
-    killed with SIGKILL."""
+    """Make this worker process exit when the process that started it dies, even by
+    SIGKILL (issue 10: workers must not outlive a killed run). On Linux the kernel sends
+    it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; it works while a compiled strategy holds the
+    interpreter); elsewhere a daemon thread checks the parent once a second and exits
+    between chunks. Called at the start of every loky worker and forked chunk player."""
     import ctypes
     import signal
     import sys
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    import threading
+    import time
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # it died before the call above
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="shedsim-parent-watch", daemon=True).start()
 
 
 def run_tasks(tasks: list[tuple[RunSpec, int]], workers: int = 1, backend: str = "loky",
