@@ -224,3 +224,58 @@ def test_an_edited_spec_is_refused_on_resume(command, edit, tmp_path):
     assert r.exit_code == 2, r.output
     assert "--resume" in r.output and ("was edited" in r.output or "has no checksum" in r.output)
     assert {q.name: q.read_bytes() for q in sorted(d.rglob("*")) if q.is_file()} == before
+
+
+# ------------------------------------------------------------------ swaps and sprt: the same directory rules
+OTHERS = {
+    "swaps": ["swaps", "--games", "300", "--deals", "0", "--workers", "1", "--no-plots", "--quiet"],
+    "sprt": ["sprt", "--a", "greedy", "--b", "random", "--quiet"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(OTHERS))
+def test_other_commands_refuse_user_files_and_a_busy_directory(command, tmp_path):
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "run.json").write_text("{}\n")
+    r = cli(*OTHERS[command], "--out", str(user))
+    assert r.exit_code == 2 and "holds no shedsim run" in r.output, r.output
+    r = cli(*OTHERS[command], "--out", str(user), "--force")
+    assert r.exit_code == 2 and "already holds run.json" in r.output, r.output
+    assert [p.name for p in user.iterdir()] == ["run.json"] and (user / "run.json").read_text() == "{}\n"
+
+    busy = tmp_path / "busy"
+    code = ("import time; from shedsim.runs.store import RunStore\n"
+            f"with RunStore({str(busy)!r}).lock():\n    print('locked', flush=True); time.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "locked"
+        r = cli(*OTHERS[command], "--out", str(busy))
+        assert r.exit_code == 2 and f"in use by another shedsim run (pid {p.pid})" in r.output, r.output
+    finally:
+        p.kill()
+        p.wait(timeout=30)
+        p.stdout.close()
+    r = cli(*OTHERS[command], "--out", str(busy))  # the lock died with its holder
+    assert r.exit_code == 0, r.output
+    assert (busy / "run.json").is_file()
+
+
+def test_sprt_exits_143_on_sigterm_and_writes_nothing(tmp_path):
+    out = tmp_path / "s"
+    p = subprocess.Popen([sys.executable, "-m", "shedsim", "sprt", "--a", "random", "--b", "random",
+                          "--elo1", "1", "--max-games", "50000000", "--out", str(out)], cwd=ROOT, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and p.poll() is None and not (out / ".shedsim.lock").exists():
+            time.sleep(0.05)
+        time.sleep(1.0)
+        p.send_signal(signal.SIGTERM)
+        _, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 143, stderr[-2000:]
+    assert "terminated (SIGTERM)" in stderr
+    assert sorted(q.name for q in out.iterdir()) == [".shedsim.lock"]

@@ -230,7 +230,7 @@ def test_cli_writes_the_outputs(tmp_path):
     r = cli("--a", "greedy", "--b", "random", "--out", str(out), "--quiet")
     assert r.exit_code == 0, r.output
     assert "H1 accepted" in r.output and "Elo" in r.output and "score" in r.output
-    assert sorted(p.name for p in out.iterdir()) == ["llr.png", "run.json", "sprt.csv"]
+    assert sorted(p.name for p in out.iterdir() if p.name != ".shedsim.lock") == ["llr.png", "run.json", "sprt.csv"]
     info = json.loads((out / "run.json").read_text())
     for k in ("command", "title", "spec", "definitions", "headline", "versions", "outputs", "result"):
         assert k in info, k
@@ -251,7 +251,7 @@ def test_cli_compare_pairing(tmp_path):
     r = cli("--a", "greedy", "--b", "expert", "--compare-pairing", "--games", "2000", "--out", str(out), "--quiet")
     assert r.exit_code == 0, r.output
     assert "paired" in r.output and "unpaired" in r.output and "width ratio" in r.output
-    assert sorted(p.name for p in out.iterdir()) == ["pairing.csv", "pairing.png", "run.json"]
+    assert sorted(p.name for p in out.iterdir() if p.name != ".shedsim.lock") == ["pairing.csv", "pairing.png", "run.json"]
     info = json.loads((out / "run.json").read_text())
     assert info["result"]["ratio"] == pytest.approx(info["result"]["unpaired"]["width"] / info["result"]["paired"]["width"])
 

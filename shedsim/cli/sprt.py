@@ -15,6 +15,8 @@ import typer
 _P_RUN = "What to play"
 _P_TEST = "The test"
 _P_OUT = "Output"
+OUTPUTS = ("sprt.csv", "llr.png", "pairing.csv", "pairing.png", "run.json")
+"""Every file sprt may write into --out."""
 
 
 def sprt(
@@ -36,7 +38,8 @@ def sprt(
     batch: Annotated[int, typer.Option("--batch", min=1, max=1_000_000, rich_help_panel=_P_TEST, help="Games per kernel call (progress step); the result does not depend on it.")] = 2000,
     compare_pairing: Annotated[bool, typer.Option("--compare-pairing", rich_help_panel=_P_TEST, help="Instead of the SPRT: play --games games paired and as many unpaired, and compare the 95% interval widths of the score.")] = False,
     games: Annotated[Optional[int], typer.Option("--games", "-g", rich_help_panel=_P_TEST, help="Games per design with --compare-pairing (default: 20000).")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Also write sprt.csv (LLR path), llr.png and run.json here (with --compare-pairing: pairing.csv, pairing.png, run.json).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Also write sprt.csv (LLR path), llr.png and run.json here (with --compare-pairing: pairing.csv, pairing.png, run.json); a new or empty directory, or one holding an earlier shedsim run.")] = None,
+    force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into an --out directory that holds other files (never replacing one of them).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar (the result is still printed).")] = False,
 ) -> None:
     """Is strategy X stronger than Y? Play them head to head on paired deals until a sequential probability ratio test decides.
@@ -47,7 +50,7 @@ def sprt(
 
     --compare-pairing measures what pairing buys: the score's 95% interval width with --games games on paired deals against as many games on fresh deals.
 
-    Exit codes: 0 decided, or no decision at --max-games (the output says which); 1 a strategy failed; 2 bad options (nothing is written); 3 a file could not be written; 130 interrupted.
+    Exit codes: 0 decided, or no decision at --max-games (the output says which); 1 a strategy failed; 2 bad options, or an --out directory in use or holding other files (nothing is written); 3 a file could not be written; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 
     Examples: shedsim sprt --a greedy --b random;  shedsim sprt --a expert --b greedy --elo1 10 --out reports/sprt;  shedsim sprt --a greedy --b expert --compare-pairing --games 20000
     """  # noqa: E501 (typer shows each paragraph as one line)
@@ -57,7 +60,8 @@ def sprt(
     from shedsim.cli.common import fail, load_rules
     from shedsim.analysis import sprt as S
     from shedsim.runs.simulate import SimulationError
-    from shedsim.analysis.tournament import Store, TournamentError, versions
+    from shedsim.runs.execute import RunError, Session, versions
+    from shedsim.runs.store import RunStore
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
@@ -76,86 +80,94 @@ def sprt(
         else:
             S.check_options(players, elo0, elo1, alpha, beta, max_games, min_games, batch, paired)
         S.open_match(a, b, rs, players, seed, paths)  # strategies, players, seed; loads the kernel
-        if out is not None:
-            Store.check_writable(out)
-    except (S.SPRTError, TournamentError) as e:
+    except S.SPRTError as e:
         fail(str(e))
 
     from rich.console import Console
     err = Console(stderr=True)
-    rules_txt = rs.name + (" + " + ", ".join(rs.house) if rs.house else "")
-    spec = {"a": a, "b": b, "rules": rules, "house": list(house or []),
-            "rules_file": str(rules_file.resolve()) if rules_file else None, "rules_name": rules_txt,
-            "players": players, "seed": seed, "strategy_paths": list(paths)}
-    argv = "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None
+    session = Session("sprt", None if out is None else RunStore(out), outputs=OUTPUTS, force=force, quiet=quiet,
+                      console=err)
+    with session:
+        if out is not None:
+            try:
+                session.open()  # --out safety and the directory's lock
+            except RunError as e:
+                fail(e.message, e.code)
+        rules_txt = rs.name + (" + " + ", ".join(rs.house) if rs.house else "")
+        spec = {"a": a, "b": b, "rules": rules, "house": list(house or []),
+                "rules_file": str(rules_file.resolve()) if rules_file else None, "rules_name": rules_txt,
+                "players": players, "seed": seed, "strategy_paths": list(paths)}
+        argv = "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None
 
-    if compare_pairing:
-        _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, argv, rules_txt, t0)
-        return
+        if compare_pairing:
+            _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, argv, rules_txt, t0, session)
+            return
 
-    progress = None if quiet else _progress(err)
-    state: dict = {}
+        progress = None if quiet else _progress(err)
+        state: dict = {}
 
-    def on_batch(p) -> None:
-        state["p"] = p
-        if progress is not None:
-            progress.update(task, completed=p.games,
-                            info=f"score {p.score:.4f} LLR {p.llr:+.2f} [{p.lower:+.2f},{p.upper:+.2f}]")
+        def on_batch(p) -> None:
+            state["p"] = p
+            if progress is not None:
+                progress.update(task, completed=p.games,
+                                info=f"score {p.score:.4f} LLR {p.llr:+.2f} [{p.lower:+.2f},{p.upper:+.2f}]")
 
-    design = "paired deals" + (" (pentanomial: pairs of games)" if players == 2 else " (each deal under every rotation)") \
-        if paired else "unpaired deals (one per game)"
-    if not quiet:
-        err.print(f"SPRT {a} vs {b}: {rules_txt}, {players} players, {design}; H0 elo {elo0:g}, H1 elo {elo1:g}, "
-                  f"alpha {alpha:g}, beta {beta:g}, at most {max_games:,} games", highlight=False, markup=False)
-    try:
-        if progress is not None:
-            with progress:
-                task = progress.add_task("games", total=max_games, info="")
+        design = "paired deals" + (" (pentanomial: pairs of games)" if players == 2 else " (each deal under every rotation)") \
+            if paired else "unpaired deals (one per game)"
+        if not quiet:
+            err.print(f"SPRT {a} vs {b}: {rules_txt}, {players} players, {design}; H0 elo {elo0:g}, H1 elo {elo1:g}, "
+                      f"alpha {alpha:g}, beta {beta:g}, at most {max_games:,} games", highlight=False, markup=False)
+        try:
+            if progress is not None:
+                with progress:
+                    task = progress.add_task("games", total=max_games, info="")
+                    res = S.run_sprt(a, b, rs, players, elo0, elo1, alpha, beta, seed, max_games, paired, batch,
+                                     min_games, paths, on_batch)
+            else:
                 res = S.run_sprt(a, b, rs, players, elo0, elo1, alpha, beta, seed, max_games, paired, batch,
                                  min_games, paths, on_batch)
-        else:
-            res = S.run_sprt(a, b, rs, players, elo0, elo1, alpha, beta, seed, max_games, paired, batch,
-                             min_games, paths, on_batch)
-    except S.SPRTError as e:
-        fail(str(e))
-    except SimulationError as e:
-        fail(str(e), 1)
-    except KeyboardInterrupt:
-        p = state.get("p")
-        fail("interrupted" + (f" after {p.games:,} games (score {p.score:.4f}, LLR {p.llr:+.2f}): no decision; "
-                              f"nothing written" if p else ": nothing written"), 130)
+        except S.SPRTError as e:
+            fail(str(e))
+        except SimulationError as e:
+            fail(str(e), 1)
+        except KeyboardInterrupt:
+            p = state.get("p")
+            how, code = (("terminated (SIGTERM)", 143) if session.got_signal == "SIGTERM" else ("interrupted", 130))
+            fail(how + (f" after {p.games:,} games (score {p.score:.4f}, LLR {p.llr:+.2f}): no decision; "
+                        f"nothing written" if p else ": nothing written"), code)
 
-    wall = time.perf_counter() - t0
-    unit = res.unit_name
-    n_units = f"{res.units:,} {unit}" if unit != "games" else ""
-    lines = [
-        res.decision_text(),
-        f"  games   {res.games:,}" + (f" ({n_units})" if n_units else "")
-        + f"; {res.unfinished:,} unfinished (stalled, proven loops or the move cap)",
-        f"  LLR     {res.llr:+.3f}  (bounds {res.lower:+.3f}, {res.upper:+.3f})",
-        f"  score   {res.score:.4f}  [{res.lo:.4f}, {res.hi:.4f}]  (95%, t interval over {unit})",
-        f"  Elo     {_elo(res.elo)}  [{_elo(res.elo_lo)}, {_elo(res.elo_hi)}]  (logistic, X - Y)",
-    ]
-    typer.echo("\n".join(lines))
-
-    if out is not None:
-        headline = [
-            res.decision_text() + f" (LLR {res.llr:+.2f}, bounds {res.lower:+.2f}/{res.upper:+.2f}, "
-                                  f"{res.games:,} games)",
-            f"score of {a} against {b}: {res.score:.4f} [{res.lo:.4f}, {res.hi:.4f}] (95%)",
-            f"Elo difference: {_elo(res.elo)} [{_elo(res.elo_lo)}, {_elo(res.elo_hi)}] (95%)",
+        wall = time.perf_counter() - t0
+        unit = res.unit_name
+        n_units = f"{res.units:,} {unit}" if unit != "games" else ""
+        lines = [
+            res.decision_text(),
+            f"  games   {res.games:,}" + (f" ({n_units})" if n_units else "")
+            + f"; {res.unfinished:,} unfinished (stalled, proven loops or the move cap)",
+            f"  LLR     {res.llr:+.3f}  (bounds {res.lower:+.3f}, {res.upper:+.3f})",
+            f"  score   {res.score:.4f}  [{res.lo:.4f}, {res.hi:.4f}]  (95%, t interval over {unit})",
+            f"  Elo     {_elo(res.elo)}  [{_elo(res.elo_lo)}, {_elo(res.elo_hi)}]  (logistic, X - Y)",
         ]
-        spec.update({"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "max_games": max_games,
-                     "min_games": min_games, "paired": paired, "batch": batch})
-        info = {"command": "shedsim sprt", "argv": argv,
-                "title": f"SPRT {a} vs {b} ({rules_txt}, {players} players, "
-                         f"{'paired' if paired else 'unpaired'} deals): {res.decision}",
-                "spec": spec, "seed": seed, "result": res.to_json(), "definitions": S.DEFINITIONS,
-                "headline": headline, "versions": versions(), "wall_s": round(wall, 3)}
-        _write_set(out, "sprt", res.path_table(), lambda path: S.plot_llr(res, path), "llr.png", info, quiet)
+        typer.echo("\n".join(lines))
+
+        if out is not None:
+            headline = [
+                res.decision_text() + f" (LLR {res.llr:+.2f}, bounds {res.lower:+.2f}/{res.upper:+.2f}, "
+                                      f"{res.games:,} games)",
+                f"score of {a} against {b}: {res.score:.4f} [{res.lo:.4f}, {res.hi:.4f}] (95%)",
+                f"Elo difference: {_elo(res.elo)} [{_elo(res.elo_lo)}, {_elo(res.elo_hi)}] (95%)",
+            ]
+            spec.update({"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "max_games": max_games,
+                         "min_games": min_games, "paired": paired, "batch": batch})
+            info = {"command": "shedsim sprt", "argv": argv,
+                    "title": f"SPRT {a} vs {b} ({rules_txt}, {players} players, "
+                             f"{'paired' if paired else 'unpaired'} deals): {res.decision}",
+                    "spec": spec, "seed": seed, "result": res.to_json(), "definitions": S.DEFINITIONS,
+                    "headline": headline, "versions": versions(), "wall_s": round(wall, 3)}
+            _write_set(out, "sprt", res.path_table(), lambda path: S.plot_llr(res, path), "llr.png", info, quiet,
+                       session)
 
 
-def _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, argv, rules_txt, t0) -> None:
+def _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, argv, rules_txt, t0, session) -> None:
     """``--compare-pairing``: run :func:`shedsim.analysis.sprt.pairing_gain`, print and write it."""
     import time
 
@@ -178,7 +190,8 @@ def _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, arg
     except SimulationError as e:
         fail(str(e), 1)
     except KeyboardInterrupt:
-        fail("interrupted: nothing written", 130)
+        fail(("terminated (SIGTERM)" if session.got_signal == "SIGTERM" else "interrupted") + ": nothing written",
+             143 if session.got_signal == "SIGTERM" else 130)
     p, u = gain.paired, gain.unpaired
     unit = "pairs" if players == 2 else "deals"
     typer.echo(f"Pairing gain, {a} vs {b}: {rules_txt}, {players} players, {p.games:,} games per design (seed {seed})")
@@ -203,16 +216,17 @@ def _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, arg
                              f"width ratio {gain.ratio:.3f} (unpaired needs {gain.variance_ratio:.2f}x the games)"],
                 "versions": versions(), "wall_s": round(time.perf_counter() - t0, 3)}
         _write_set(out, "pairing", gain.table(), lambda path: S.plot_pairing(gain, path), "pairing.png", info,
-                   quiet)
+                   quiet, session)
 
 
-def _write_set(out, name: str, table, plot, chart: str, info: dict, quiet: bool) -> None:
-    """Write ``NAME.csv``, the chart and ``run.json`` into ``out``, all or none (exit 3)."""
+def _write_set(out, name: str, table, plot, chart: str, info: dict, quiet: bool, session) -> None:
+    """Write ``NAME.csv``, the chart and ``run.json`` into ``out``, all or none (exit 3);
+    signals wait until the set is written."""
     from shedsim.runs import atomic
     from shedsim.cli.common import fail
     from shedsim.analysis.tournament import write_csv, write_run_json
     try:
-        with atomic.batch():
+        with session.deferred(), atomic.batch():
             write_csv(table, out / f"{name}.csv")
             plot(out / chart)
             write_run_json(out, info, [f"{name}.csv", chart])

@@ -25,7 +25,8 @@ def swaps(
     min_games: Annotated[int, typer.Option("--min-games", min=1, rich_help_panel=_P_RUN, help="Seat-games a face-up multiset needs to enter the value table (b).")] = 200,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed.")] = 0,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory.")] = Path("reports/swaps"),
+    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory: new, empty, or one holding an earlier shedsim run.")] = Path("reports/swaps"),
+    force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar and no tables.")] = False,
@@ -38,7 +39,7 @@ def swaps(
 
     Example: shedsim swaps --rules shithead --players 3 --strategy greedy --games 200000
 
-    Exit codes: 0 done; 1 a strategy failed; 2 bad options (nothing is written); 3 a file could not be written; 130 interrupted.
+    Exit codes: 0 done; 1 a strategy failed; 2 bad options, or a --out directory in use or holding other files (nothing is written); 3 a file could not be written; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
     """  # noqa: E501
     import json
     import os
@@ -49,7 +50,9 @@ def swaps(
     from shedsim.analysis import tournament as T
     from shedsim.cli.common import fail, load_rules
     from shedsim.rules.ruleset import RulesError
+    from shedsim.runs.execute import RunError, Session, versions
     from shedsim.runs.simulate import SimulationError
+    from shedsim.runs.store import RunStore
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
@@ -67,7 +70,6 @@ def swaps(
         spec = SW.StudySpec(rs, players, strategy, games=games, seed=seed, policies=tuple(policies), deals=deals,
                             rollouts=rollouts, seat=seat, min_games=min_games, strategy_paths=paths)
         SW.check(spec)
-        T.Store.check_writable(out)
     except (SW.SwapStudyError, RulesError, T.TournamentError) as e:
         fail(str(e))
 
@@ -80,36 +82,42 @@ def swaps(
     names = {"a": "(a) face up by rank", "b": "(b) face-up values", "c": "(c) swap policies", "d": "(d) regret (deals)"}
     progress = None if quiet else Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                            TimeRemainingColumn(), console=err)
-    try:
-        if progress is not None:
-            with progress:
-                tasks = {k: progress.add_task(names[k], total=v) for k, v in totals.items() if v}
-                res = SW.study(spec, workers, lambda part, k: progress.advance(tasks[part], k))
-        else:
-            res = SW.study(spec, workers)
-    except SimulationError as e:
-        fail(str(e), 1)
-    except KeyboardInterrupt:
-        fail("interrupted: nothing written (the study keeps no partial results)", 130)
+    session = Session("swaps", RunStore(out), outputs=SW.OUTPUTS, force=force, quiet=quiet, console=err)
+    with session:
+        try:
+            session.open()  # --out safety and the directory's lock
+        except RunError as e:
+            fail(e.message, e.code)
+        try:
+            if progress is not None:
+                with progress:
+                    tasks = {k: progress.add_task(names[k], total=v) for k, v in totals.items() if v}
+                    res = SW.study(spec, workers, lambda part, k: progress.advance(tasks[part], k))
+            else:
+                res = SW.study(spec, workers)
+        except SimulationError as e:
+            fail(str(e), 1)
+        except KeyboardInterrupt:
+            how = "terminated (SIGTERM)" if session.got_signal == "SIGTERM" else "interrupted"
+            fail(f"{how}: nothing written (the study keeps no partial results)",
+                 143 if session.got_signal == "SIGTERM" else 130)
 
-    headline = SW.headline(spec, res)
-    info = {
-        "command": "shedsim swaps", "title": f"Swap-phase study: {rs.name}, {players} players, {strategy}",
-        "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy, "games": games,
-        "policy_games": int(res.policies.info["games"]), "seed": seed, "deals": deals, "rollouts": rollouts,
-        "seat": seat, "min_games": min_games, "swap_policies": {lab: (src or "keep as dealt") for lab, src in policies},
-        "face_up_multisets": {"seen": len(res.values_all), "in_table": len(res.values)},
-        "regret": res.regret_summary, "headline": headline, "definitions": SW.DEFINITIONS,
-        "wall_s": round(time.perf_counter() - t0, 2), "workers": workers, "versions": T.versions(),
-    }
-    import signal
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the outputs are written as one set
-    try:
-        files = SW.write_outputs(spec, res, out, plots=not no_plots, info=info)
-    except atomic.WriteError as e:
-        fail(str(e), 3)
-    finally:
-        signal.signal(signal.SIGINT, old)
+        headline = SW.headline(spec, res)
+        info = {
+            "command": "shedsim swaps", "title": f"Swap-phase study: {rs.name}, {players} players, {strategy}",
+            "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy, "games": games,
+            "policy_games": int(res.policies.info["games"]), "seed": seed, "deals": deals, "rollouts": rollouts,
+            "seat": seat, "min_games": min_games,
+            "swap_policies": {lab: (src or "keep as dealt") for lab, src in policies},
+            "face_up_multisets": {"seen": len(res.values_all), "in_table": len(res.values)},
+            "regret": res.regret_summary, "headline": headline, "definitions": SW.DEFINITIONS,
+            "wall_s": round(time.perf_counter() - t0, 2), "workers": workers, "versions": versions(),
+        }
+        with session.deferred():  # the outputs are written as one set
+            try:
+                files = SW.write_outputs(spec, res, out, plots=not no_plots, info=info)
+            except atomic.WriteError as e:
+                fail(str(e), 3)
     if not quiet:
         from rich.table import Table
         tab = Table(title="Swap policies (play policy fixed)")

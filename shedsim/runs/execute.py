@@ -394,7 +394,8 @@ class Session:
     """
 
     command: str
-    store: RunStore
+    store: RunStore | None
+    """The run's directory; None for a command that writes nothing (only the signals apply)."""
     resume: bool = False
     outputs: tuple[str, ...] = ()
     force: bool = False

@@ -108,16 +108,20 @@ class RunStore:
 
     @staticmethod
     def holds_run(root: Path | str) -> bool:
-        """Whether ``root`` holds a shedsim run store: a ``spec.json`` that is a JSON object
-        with ``format`` and ``key``, or (a run killed before writing it) nothing but the
-        store's own lock, pid and temporary files."""
+        """Whether ``root`` holds a shedsim run: a ``spec.json`` that is a JSON object with
+        ``format`` and ``key`` (a run store), a ``run.json`` whose ``command`` starts with
+        ``shedsim`` (the reports of any command, also from versions without a run store),
+        or (a run killed before writing either) nothing but the store's own lock, pid and
+        temporary files."""
         root = Path(root)
-        try:
-            d = json.loads((root / SPEC).read_bytes().decode("utf-8"))
-            if isinstance(d, dict) and "format" in d and "key" in d:
-                return True
-        except (OSError, ValueError):
-            pass
+        for name, ok in ((SPEC, lambda d: "format" in d and "key" in d),
+                         ("run.json", lambda d: str(d.get("command") or "").startswith("shedsim"))):
+            try:
+                d = json.loads((root / name).read_bytes().decode("utf-8"))
+                if isinstance(d, dict) and ok(d):
+                    return True
+            except (OSError, ValueError):
+                pass
         try:
             names = [p.name for p in root.iterdir()]
         except OSError:
