@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SHEDSIM := $(VENV)/bin/shedsim
 WORKERS ?= 2
 
-.PHONY: install compile test differential bench demo report clean
+.PHONY: install compile test differential stats-check bench demo report clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,12 @@ test: compile
 # The full differential run: 100,000 games per preset (shared by its player counts).
 differential: compile
 	SHEDSIM_DIFF_PER_PRESET=100000 $(PY) -m pytest -q -n $(WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
+
+# The fuller coverage check of the tournament's 95% intervals (tests/test_coverage.py, marked
+# slow; the normal suite runs a quick version): SHEDSIM_COVERAGE_RUNS small runs (default 1000)
+# against one large run, at 2 and 4 players; prints every coverage figure. About 15 minutes on 2 cores.
+stats-check: compile
+	$(PY) -m pytest -q -s -p no:cacheprovider -m slow tests/test_coverage.py
 
 # One table: games/s and ns per move at 2 and 4 players, 1 and 2 workers (median of 3), with
 # the ratio to the calibration kernel when $(CALIB) holds it (the project does not need it).

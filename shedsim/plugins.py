@@ -216,6 +216,21 @@ def parse_spec(text: str) -> tuple[str, dict[str, int]]:
     return name, overrides
 
 
+def deterministic_identity(known: dict[str, "Strategy"], spec: str) -> tuple | None:
+    """What makes two entries play identically: ``(name, parameter values)`` for a spec of
+    a deterministic strategy (its moves a function of what it sees), None for a strategy
+    with randomness or a spec that does not read. Two entries with the same identity,
+    seated with nobody else, replay the same game under every rotation of a deal."""
+    try:
+        name, overrides = parse_spec(spec)
+        s = known[name]
+        if not s.deterministic:
+            return None
+        return (name, tuple(int(x) for x in s.params_array(overrides)))
+    except (PluginError, KeyError):
+        return None
+
+
 DECISION_TIMEOUT_ENV = "SHEDSIM_DECISION_TIMEOUT"
 DEFAULT_DECISION_TIMEOUT = 10.0
 
@@ -418,7 +433,8 @@ def compiled_strategy(known: dict[str, "Strategy"], spec: str, command: str = "t
     needs the kernel in the message)."""
     name, overrides = parse_spec(spec)
     if name not in known:
-        raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+        why = known.why_missing(name) if isinstance(known, Plugins) else None
+        raise PluginError(why or f"unknown strategy {name!r}; known: {', '.join(known)}")
     if not known[name].compiled:
         raise PluginError(f"strategy {name!r} is plain Python: {command} runs on the "
                           f"compiled kernel, which needs numba strategies")
@@ -426,36 +442,84 @@ def compiled_strategy(known: dict[str, "Strategy"], spec: str, command: str = "t
     return known[name]
 
 
-def discover(extra: list[str | Path] | None = None) -> dict[str, Strategy]:
-    """Load every plugin in :func:`search_dirs`; returns them by name, sorted.
+@dataclass(frozen=True)
+class BrokenPlugin:
+    """A plugin file that could not be loaded: its ``path``, the ``names`` it would answer
+    to (the file's stem, and its ``NAME`` when it got that far) and the ``reason``."""
 
-    Raises :class:`PluginError` for a broken plugin or two plugins with the same name.
+    path: Path
+    names: tuple[str, ...]
+    reason: str
+
+
+class Plugins(dict):
+    """What :func:`discover` found: the loaded strategies by name (a dict), and ``broken``,
+    the :class:`BrokenPlugin` files left out. A broken file stops only the commands that
+    name it (:func:`compiled_strategy`, :func:`resolve`, :meth:`require`)."""
+
+    broken: list[BrokenPlugin]
+
+    def __init__(self, *args, broken: list[BrokenPlugin] | None = None) -> None:
+        super().__init__(*args)
+        self.broken = list(broken or [])
+
+    def why_missing(self, name: str) -> str | None:
+        """The reason a strategy named ``name`` is not available because its file is
+        broken (None when no broken file answers to that name)."""
+        for b in self.broken:
+            if name in b.names:
+                return f"strategy {name!r} is broken: {b.reason}"
+        return None
+
+    def require(self, name: str) -> "Strategy":
+        """The strategy ``name``; raises :class:`PluginError` saying why when it is broken
+        or unknown (listing the known ones)."""
+        if name in self:
+            return self[name]
+        raise PluginError(self.why_missing(name) or f"unknown strategy {name!r}; known: {', '.join(self)}")
+
+
+def discover(extra: list[str | Path] | None = None) -> Plugins:
+    """Load every plugin in :func:`search_dirs`; returns them by name, sorted, as
+    :class:`Plugins` (a dict) whose ``broken`` lists the files that could not be loaded
+    (a syntax error, an exception at import, a missing or wrong NAME, DESCRIPTION,
+    DETERMINISTIC or functions, or a NAME already taken by an earlier file) with the
+    reason. A broken file never stops the others from loading.
+
+    Raises :class:`PluginError` only for a strategy path that is not a directory.
     """
     found: dict[str, Strategy] = {}
+    broken: list[BrokenPlugin] = []
     builtin = builtin_dir()
     for d in search_dirs(extra):
         for path in sorted(d.glob("*.py")):
             if path.name.startswith("_"):
                 continue
             modname = f"strategies.{path.stem}" if d == builtin else None
-            strat = _strategy_from_module(load_module(path, modname), path.resolve())
+            names = [path.stem]
+            try:
+                mod = load_module(path, modname)
+                nm = getattr(mod, "NAME", None)
+                if isinstance(nm, str) and nm not in names:
+                    names.append(nm)
+                strat = _strategy_from_module(mod, path.resolve())
+            except PluginError as e:
+                broken.append(BrokenPlugin(path.resolve(), tuple(names), str(e)))
+                continue
             if strat.name in found:
-                raise PluginError(f"two strategies are named {strat.name!r}: "
-                                  f"{found[strat.name].path} and {path}")
+                broken.append(BrokenPlugin(path.resolve(), tuple(names),
+                                           f"strategy plugin {str(path)!r}: the name {strat.name!r} is already "
+                                           f"used by {str(found[strat.name].path)!r}"))
+                continue
             found[strat.name] = strat
-    return dict(sorted(found.items()))
+    return Plugins(sorted(found.items()), broken=broken)
 
 
 def resolve(names: list[str], extra: list[str | Path] | None = None) -> list[Strategy]:
     """The strategies named (in order, repeats allowed). Raises :class:`PluginError` for an
     unknown name, listing the known ones."""
     known = discover(extra)
-    out = []
-    for n in names:
-        if n not in known:
-            raise PluginError(f"unknown strategy {n!r}; known: {', '.join(known)}")
-        out.append(known[n])
-    return out
+    return [known.require(n) for n in names]
 
 
 def describe_plugins(strategies: dict[str, Any]) -> list[tuple[str, str, str, str]]:

@@ -239,7 +239,16 @@ def test_real_differences_are_detected():
     # the effect's interval and its test agree: significant only with an interval that excludes 0
     sig = res.effects[res.effects["significant"]]
     assert ((sig["lo"] > 0) | (sig["hi"] < 0)).all()
-    assert e.loc[("shithead+pickup:always", "skill_gap[expert:search=0]")]["significant"]
+    assert e.loc[("shithead+pickup:always", "skill_edge[expert:search=0]")]["significant"]
+    # the skill edge reads the way people say it: random's loss rate minus the strategy's,
+    # positive when the strategy does better than random
+    v = res.variants.set_index("variant")
+    for lab in ("greedy", "expert:search=0"):
+        edge = v["loss_rate[random]"] - v[f"loss_rate[{lab}]"]
+        assert np.allclose(v[f"skill_edge[{lab}]"], edge) and (v[f"skill_edge[{lab}]"] > 0.1).all()
+        eff = e.loc[("shithead+pickup:always", f"skill_edge[{lab}]")]["effect"]
+        assert eff == pytest.approx(edge["shithead+pickup:always"] - edge["shithead"])
+    assert not any(c.startswith("skill_gap") for c in res.variants.columns)
     # the effect is the difference of the variants' means; Holm never lowers a p-value
     v = res.variants.set_index("variant")
     assert v.loc["shithead+table_size:2", "median_moves_hi"] < v.loc["shithead", "median_moves_lo"]
@@ -258,7 +267,7 @@ def test_real_differences_are_detected():
                         ("pickups_per_game", "pickups_per_game_lo", "pickups_per_game_hi"),
                         ("starter_loss_rate", "starter_loss_lo", "starter_loss_hi"),
                         ("loss_rate[expert:search=0]", "loss_lo[expert:search=0]", "loss_hi[expert:search=0]"),
-                        ("skill_gap[greedy]", "skill_gap_lo[greedy]", "skill_gap_hi[greedy]")):
+                        ("skill_edge[greedy]", "skill_edge_lo[greedy]", "skill_edge_hi[greedy]")):
         assert ((v[lo] <= v[val]) & (v[val] <= v[hi]) & (v[lo] < v[hi])).all(), val
     assert (v["mean_rounds"] * 4 == v["mean_moves"]).all()
 
@@ -326,7 +335,7 @@ def test_cli_each_toggle_and_two_players(tmp_path):
             "--quiet", "--no-plots", "-w", "1")
     assert r.exit_code == 0, r.output
     e = pd.read_csv(out2 / "effects.csv")
-    assert e["paired"].all() and set(e["metric"]) >= {"skill_gap[greedy]", "mean_moves"}
+    assert e["paired"].all() and set(e["metric"]) >= {"skill_edge[greedy]", "mean_moves"}
 
 
 @pytest.mark.parametrize("args, needle", [

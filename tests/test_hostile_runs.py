@@ -208,7 +208,7 @@ def _spec(store: Path) -> dict:
     (b"[1, 2, 3]", "is not a shedsim tournament spec"),
     (b'{"format": 1, "key": "abc", ', "is not valid JSON"),
     (b"\x89PNG\r\n\x1a\n\x00\x00garbage", "is not valid JSON"),
-    (lambda d: {**d, "format": 99}, "has format 99, this shedsim writes format 1"),
+    (lambda d: {**d, "format": 99}, "has format 99, this shedsim writes format 2"),
     (lambda d: {k: v for k, v in d.items() if k != "players"}, "missing or invalid: players"),
     (lambda d: {**d, "labels": "greedy"}, "missing or invalid: labels"),
     (lambda d: {**d, "players": 9}, "players"),

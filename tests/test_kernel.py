@@ -177,12 +177,41 @@ def test_python_plugin_runs_on_reference_engine_and_illegal_index_is_reported(tm
     ("raise RuntimeError('no')\n", "failed to import"),
 ])
 def test_broken_plugins_are_refused_by_name(tmp_path, body, needle):
+    """A broken plugin file is left out with its reason (the others still load); a command
+    that names it is refused with that reason; `shedsim strategies` lists it and exits 0,
+    and a command that does not use it runs."""
     d = tmp_path / "bad"
     d.mkdir()
     (d / "broken.py").write_text(body)
-    with pytest.raises(plugins.PluginError) as err:
-        plugins.discover([d])
-    assert needle in str(err.value) and "broken.py" in str(err.value)
+    known = plugins.discover([d])
+    assert "greedy" in known and "broken" not in known
+    assert len(known.broken) == 1 and needle in known.broken[0].reason and "broken.py" in known.broken[0].reason
+    for name in known.broken[0].names:  # the file's stem, and its NAME when it has one
+        with pytest.raises(plugins.PluginError) as err:
+            plugins.compiled_strategy(known, name)
+        assert "is broken" in str(err.value) and needle in str(err.value)
+    with pytest.raises(plugins.PluginError, match="is broken"):
+        plugins.resolve(["broken"], [d])
+    from typer.testing import CliRunner
+
+    from shedsim.cli import app
+    r = CliRunner().invoke(app, ["strategies", "--strategy-path", str(d)])
+    assert r.exit_code == 0 and "broken" in r.output and "greedy" in r.output
+    r = CliRunner().invoke(app, ["tournament", "--strategies", "greedy,random", "--players", "2", "--games", "40",
+                                 "--no-plots", "--quiet", "--strategy-path", str(d), "--out", str(tmp_path / "t")])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["tournament", "--strategies", "greedy,broken", "--players", "2", "--games", "40",
+                                 "--no-plots", "--quiet", "--strategy-path", str(d), "--out", str(tmp_path / "u")])
+    assert r.exit_code == 2 and "is broken" in " ".join(r.output.split())
+
+
+def test_a_second_plugin_with_a_taken_name_is_left_out(tmp_path):
+    d = tmp_path / "dup"
+    d.mkdir()
+    (d / "greedy2.py").write_text((plugins.builtin_dir() / "greedy.py").read_text())
+    known = plugins.discover([d])
+    assert known["greedy"].path == plugins.builtin_dir() / "greedy.py"
+    assert len(known.broken) == 1 and "already used" in known.broken[0].reason
 
 
 def test_results_do_not_depend_on_chunks_or_workers():

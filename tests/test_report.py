@@ -435,7 +435,7 @@ def test_table_view_formats_each_kind_as_the_console_does():
     assert v.rows[1] == ["low7", "unfinished rate", "0.40%", "0.76%", "+0.36 pp [+0.24, +0.48]", "< 1e-300", "no"]
     assert v.hidden == ["unit", "statistic"]
     # bracketed per-strategy columns and a bare share_lo beside share_a_ahead
-    v = view("x.csv", ["a", "share_a_ahead", "share_lo", "share_hi", "skill_gap[greedy]", "skill_gap_lo[greedy]",
-                       "skill_gap_hi[greedy]", "comparisons"],
+    v = view("x.csv", ["a", "share_a_ahead", "share_lo", "share_hi", "skill_edge[greedy]", "skill_edge_lo[greedy]",
+                       "skill_edge_hi[greedy]", "comparisons"],
              [["greedy", "0.516247", "0.511872", "0.520621", "-0.3756", "-0.3788", "-0.3725", "40008"]])
     assert v.rows[0] == ["greedy", "51.62% [51.19, 52.06]", "-37.56 pp [-37.88, -37.25]", "40,008"]

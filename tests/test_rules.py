@@ -477,6 +477,32 @@ def test_rules_file_errors_name_the_key(tmp_path, line, key):
         build(rules_file=p)
 
 
+@pytest.mark.parametrize("lines, roles", [
+    ('burn = ["2", "10"]', ("reset", "burn")),           # shithead's 2 resets: burn too contradicts
+    ('invisible = ["10"]', ("burn", "invisible")),
+    ('reset = ["2", "9"]\ninvisible = ["9"]', ("reset", "invisible")),
+    ('low = ["2"]', ("reset", "low")),
+    ('under = ["10"]', ("burn", "under")),
+    ('magic = ["5"]\nunder = ["5"]', ("magic", "under")),
+])
+def test_rules_file_with_contradicting_roles_is_refused(tmp_path, lines, roles):
+    """One rank with two roles that contradict is refused, naming the rank and both roles;
+    the command exits 2."""
+    p = _write(tmp_path, f'preset = "shithead"\n{lines}\n')
+    with pytest.raises(RulesError) as ei:
+        load_rules_file(p)
+    msg = str(ei.value)
+    assert ei.value.field == roles[1] and "contradict" in msg
+    assert f"both {roles[0]} and {roles[1]}" in msg
+    from typer.testing import CliRunner
+
+    from shedsim.cli import app
+    r = CliRunner().invoke(app, ["rules", "show", "--rules-file", str(p)])
+    assert r.exit_code == 2 and "contradict" in " ".join(r.output.split())
+    # roles that combine are kept: duel's 5 is magic and low, nines' 5 low and under
+    assert load_rules_file(_write(tmp_path, 'preset = "shithead"\nmagic = ["5"]\nlow = ["5"]\n')).low == {5}
+
+
 def test_rules_file_preset_errors(tmp_path):
     with pytest.raises(RulesError) as ei:
         load_rules_file(_write(tmp_path, 'pickup = "always"\n'))

@@ -22,7 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from shedsim.cli import app
-from shedsim.runs.execute import PAUSE_ENV
+from shedsim.runs.execute import PAUSE_ENV, Job, play
 from shedsim.runs.store import RunStore, StoreError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -279,3 +279,61 @@ def test_sprt_exits_143_on_sigterm_and_writes_nothing(tmp_path):
     assert p.returncode == 143, stderr[-2000:]
     assert "terminated (SIGTERM)" in stderr
     assert sorted(q.name for q in out.iterdir()) == [".shedsim.lock"]
+
+
+# ------------------------------------------------------------------ the machinery's hooks for other commands
+def _triple(k: int):
+    """A chunk's work that is not a chunk of games (module level: picklable)."""
+    import numpy as np
+    return np.arange(3, dtype=np.int64) * k
+
+
+class ToyJob(Job):
+    """Chunks whose work is :func:`_triple`; ``stop_at``: a sequential stop after that many."""
+
+    command = "toy"
+
+    def __init__(self, n: int, stop_at: int | None = None) -> None:
+        self.key = "toy-key"
+        self.spec_json = {"format": 1, "key": self.key}
+        self.tasks = [(None, k) for k in range(n)]
+        self.stop_at = stop_at
+
+    def chunk_games(self, k):
+        return 1
+
+    def call(self, k):
+        return _triple, (k,)
+
+    def reduce(self, k, result, store):
+        return {"v": result}
+
+    def template(self, k):
+        import numpy as np
+        return {"v": np.zeros(3, np.int64)}
+
+    def enough(self, done):
+        return self.stop_at is not None and len(done) >= self.stop_at
+
+
+def test_a_job_with_its_own_work_stops_and_resumes(tmp_path):
+    import numpy as np
+    store = RunStore(tmp_path / "toy")
+    first = play(ToyJob(5), store, stop_after=2)
+    assert first.done == [0, 1] and first.interrupted and not first.complete
+    rest = play(ToyJob(5), store, resume=True)
+    assert rest.done == [0, 1, 2, 3, 4] and rest.complete and rest.played_now == 3
+    assert [store.load_chunk(k)["v"].tolist() for k in rest.done] == [[0, k, 2 * k] for k in range(5)]
+    with pytest.raises(StoreError, match="belongs to another run"):
+        bad = ToyJob(5)
+        bad.key = "other"
+        play(bad, store, resume=True)
+
+
+def test_a_sequential_job_stops_when_it_has_enough(tmp_path):
+    store = RunStore(tmp_path / "seq")
+    out = play(ToyJob(6, stop_at=2), store)
+    assert out.done == [0, 1] and out.complete and not out.interrupted and out.stopped_by is None
+    assert sorted(p.name for p in store.chunks.iterdir()) == ["00000.npz", "00001.npz"]
+    again = play(ToyJob(6, stop_at=2), store, resume=True)  # nothing left to play
+    assert again.done == [0, 1] and again.complete and again.played_now == 0

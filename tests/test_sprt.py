@@ -80,6 +80,37 @@ def test_llr_is_close_to_the_exact_likelihood_ratio():
         assert approx == pytest.approx(exact, rel=0.02, abs=0.05)
 
 
+def test_exact_llr_is_fishtests_llr_logistic():
+    """--llr mle: the exact generalised likelihood ratio (fishtest LLR_logistic) on the
+    regularised counts; on 50 all-draw pairs about -0.72 where the approximation says -103.55."""
+    s0, s1 = S.elo_to_score(0), S.elo_to_score(5)
+    for counts in ([10, 40, 300, 50, 12], [0, 0, 5, 0, 45], [100, 7, 20], [3, 0, 0, 0, 1], [1764, 40, 4333, 33, 1733]):
+        reg = [x if x else S.REGULARIZE for x in counts]
+        assert float(S.gsprt_llr_mle(counts, s0, s1)) == pytest.approx(_exact_glr(reg, s0, s1), rel=1e-9)
+    assert float(S.gsprt_llr_mle([0, 0, 50, 0, 0], s0, s1)) == pytest.approx(-0.7176, abs=1e-3)
+    assert float(S.gsprt_llr([0, 0, 50, 0, 0], s0, s1)) == pytest.approx(-103.55, abs=0.01)
+    many = np.array([[10, 40, 300, 50, 12], [1, 2, 3, 4, 5]])
+    got = S.gsprt_llr_mle(many, s0, s1)
+    assert got.shape == (2,) and got[0] == pytest.approx(float(S.gsprt_llr_mle(many[0], s0, s1)))
+
+
+def test_sprt_with_the_exact_llr_and_what_the_docs_say():
+    r = S.run_sprt("greedy", "random", "shithead", seed=0, llr="mle")
+    assert r.decision == "H1" and r.llr_method == "mle" and r.to_json()["llr_method"] == "mle"
+    # all pairs at 1/2: the exact ratio moves slowly (the approximation accepts H0 at --min-games)
+    r = S.run_sprt("greedy", "greedy", "shithead", seed=0, llr="mle", max_games=20_000)
+    assert r.decision == "H0" and r.games > 300
+    assert float(S.gsprt_llr_mle([0, 0, 50, 0, 0], r.s0, r.s1)) > r.lower
+    with pytest.raises(S.SPRTError, match="--llr"):
+        S.run_sprt("greedy", "random", "shithead", llr="exact")
+    # the documentation says what is computed: the approximation is LLR_alt2, the exact one
+    # LLR_logistic, the Elo model is the logistic one, and there is no overshoot correction
+    doc = S.__doc__ + S.DEFINITIONS["llr"]
+    assert "LLR_alt2" in S.DEFINITIONS["llr"] and "LLR_logistic" in S.DEFINITIONS["llr"]
+    assert "no overshoot correction" in doc and "1 / (1 + 10^(-e/400))" in doc
+    assert "LLR_alt2`` used by ``LLR_logistic" not in S.__doc__
+
+
 def test_zero_variance_is_regularised_towards_the_nearer_hypothesis():
     # every pair scored 1/2 (identical deterministic strategies): LLR finite and negative
     llr = S.gsprt_llr([0, 0, 50, 0, 0], S.elo_to_score(0), S.elo_to_score(5))
@@ -185,6 +216,28 @@ def test_aa_runs_accept_h0():
     r = S.run_sprt("greedy", "greedy", "shithead", seed=0)
     assert r.decision == "H0" and r.games == 100 and r.counts.tolist() == [0, 0, 50, 0, 0]
     assert r.score == 0.5 and r.lo == r.hi == 0.5
+
+
+def test_identical_deterministic_strategies_are_called_degenerate(tmp_path):
+    """greedy against greedy cannot fail (every pair scores exactly 1/2): the command says
+    so and what to run instead; random against random, or an unpaired run, is a real test."""
+    assert S.degenerate_note("greedy", "greedy", 2) is not None
+    assert S.degenerate_note("expert:search=0", "expert:search=0", 3) is not None
+    assert S.degenerate_note("random", "random", 2) is None
+    assert S.degenerate_note("greedy", "greedy", 2, paired=False) is None
+    assert S.degenerate_note("expert:search=0", "expert:search=1", 2) is None
+    out = tmp_path / "aa"
+    r = cli("--a", "greedy", "--b", "greedy", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())  # the console wraps long notes
+    assert "degenerate comparison" in said and "--a random --b random" in said
+    info = json.loads((out / "run.json").read_text())
+    assert info["notes"] and "cannot fail" in info["notes"][0]
+    assert "+0.0  [+0.0, +0.0]" in r.output  # exact: zero width, no "-0.0"
+    r = cli("--a", "greedy", "--b", "random", "--llr", "mle")  # with the progress bar's console
+    assert r.exit_code == 0 and "exact maximum likelihood" in r.output
+    r = cli("--a", "random", "--b", "random", "--max-games", "400", "--quiet")
+    assert r.exit_code == 0 and "degenerate comparison" not in " ".join(r.output.split())
 
 
 def test_unpaired_uses_the_trinomial_model():

@@ -97,6 +97,13 @@ def test_by_rank(small_study):
     assert rate["10"] > 0.95 and rate["2"] > 0.95 and rate["3"] < 0.05
     # as dealt, about half the visible cards of each rank are face up
     assert np.allclose(a["dealt_up"] / a["visible"], 0.5, atol=0.03)
+    # the cards of one game are clustered (a seat's choices hang together): the interval,
+    # one game = one cluster, is wider than a Wilson interval over cards for a mixed rank (deff > 1)
+    from shedsim.analysis.stats import wilson
+    lo, hi = wilson(a["chosen_up"], a["visible"])
+    mixed = (a["keep_up_rate"] > 0.1) & (a["keep_up_rate"] < 0.9)
+    assert mixed.any() and ((a["keep_up_hi"] - a["keep_up_lo"])[mixed] > (hi - lo)[mixed]).all()
+    assert ((a["keep_up_lo"] <= a["keep_up_rate"]) & (a["keep_up_rate"] <= a["keep_up_hi"])).all()
 
 
 def test_face_up_values(small_study):
@@ -107,6 +114,8 @@ def test_face_up_values(small_study):
     assert list(v["loss_rate"]) == sorted(v["loss_rate"])
     best, worst = v.iloc[0], v.iloc[-1]
     assert best["loss_hi"] < worst["loss_lo"]  # a real difference between face-up rows
+    assert ((v["loss_lo"] <= v["loss_rate"]) & (v["loss_rate"] <= v["loss_hi"])).all()
+    assert ((v["place_lo"] <= v["mean_place"]) & (v["mean_place"] <= v["place_hi"])).all()
     assert all(len(x.split()) == 3 for x in v["face_up"])
 
 

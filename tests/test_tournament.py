@@ -124,6 +124,140 @@ def test_cluster_ratio_against_direct_formula():
     assert z.p[0] == 1.0 and z.p[1] == 0.0
 
 
+def test_cluster_rate_and_mean_against_direct_formulas():
+    from statsmodels.stats.proportion import proportion_confint
+    rng = np.random.default_rng(5)
+    m = rng.integers(2, 9, size=400)
+    p_b = rng.beta(2, 3, size=400)  # clusters differ: positively correlated trials
+    s = rng.binomial(m, p_b)
+    sums = stats.cluster_sums(s, m)
+    r = stats.cluster_rate(**{k: [v] for k, v in sums.items()})
+    share = s.sum() / m.sum()
+    n = len(m)
+    var = n / (n - 1) * ((s - share * m) ** 2).sum() / m.sum() ** 2
+    assert r.rate[0] == pytest.approx(share) and r.se[0] == pytest.approx(np.sqrt(var))
+    deff = var / (share * (1 - share) / m.sum())
+    assert deff > 1.5 and r.deff[0] == pytest.approx(deff)
+    elo, ehi = proportion_confint(share * m.sum() / deff, m.sum() / deff, method="wilson")
+    assert r.lo[0] == pytest.approx(elo) and r.hi[0] == pytest.approx(ehi)
+    # wider than the plain Wilson interval over trials, which ignores the clusters
+    wlo, whi = stats.wilson([s.sum()], [m.sum()])
+    assert r.hi[0] - r.lo[0] > 1.2 * (whi[0] - wlo[0])
+    # the same share in every cluster: exact, zero width; a rate of 0: the plain Wilson interval
+    z = stats.cluster_rate([10, 10], [10, 0], [20, 20], [10, 0], [40, 40], [20, 0])
+    assert z.lo[0] == z.hi[0] == 0.5 and z.lo[1] == 0.0 and z.hi[1] == pytest.approx(stats.wilson([0], [20])[1][0])
+    # a mean (places 1..4) with the t quantile over clusters, clipped to the bounds
+    x = rng.integers(1, 5, size=(300, 4)).astype(float)
+    sb, mb = x.sum(axis=1), np.full(300, 4.0)
+    mean, lo, hi, se = stats.cluster_mean(**{k: [v] for k, v in stats.cluster_sums(sb, mb).items()}, bounds=(1.0, 4.0))
+    from scipy import stats as ss
+    se_direct = (x.mean(axis=1)).std(ddof=1) / np.sqrt(300)  # equal clusters: the t interval of cluster means
+    assert mean[0] == pytest.approx(x.mean()) and se[0] == pytest.approx(se_direct)
+    assert hi[0] - mean[0] == pytest.approx(ss.t.ppf(0.975, 299) * se_direct)
+
+
+def test_stratified_cluster_variance_leaves_out_fixed_differences_between_strata():
+    """Two strata (tables) whose rates differ a lot, each played equally often: the
+    within-stratum variance is the one of the design; the unstratified one counts the
+    difference between the strata as noise."""
+    rng = np.random.default_rng(8)
+    h = np.repeat([0, 1], 200)
+    m = np.full(400, 4)
+    s = rng.binomial(4, np.where(h == 0, 0.1, 0.8))
+    per = [stats.cluster_sums(s[h == k], m[h == k]) for k in (0, 1)]
+    stacked = {k: np.array([[p[k] for p in per]]) for k in per[0]}
+    strat = stats.cluster_rate(**stacked, strata=True)
+    plain = stats.cluster_rate(**{k: v.sum(axis=-1) for k, v in stacked.items()})
+    r = s.sum() / m.sum()
+    u = s - r * m
+    var = sum(200 / 199 * ((u[h == k] - u[h == k].mean()) ** 2).sum() for k in (0, 1)) / m.sum() ** 2
+    assert strat.rate[0] == pytest.approx(r) and strat.se[0] == pytest.approx(np.sqrt(var))
+    assert plain.se[0] > 2 * strat.se[0]
+    mean, lo, hi, se = stats.cluster_mean(**stacked, strata=True)
+    assert se[0] == pytest.approx(np.sqrt(var))
+
+
+def test_plackett_luce_cluster_se_against_per_cluster_scores():
+    """The sandwich's meat from event counts and within-cluster pairs equals the sum of
+    g_b g_b^T over clusters computed cluster by cluster."""
+    rng = np.random.default_rng(11)
+    e = 3
+    events = [((1, 1, 1), w) for w in range(3)] + [((1, 1, 0), 0), ((1, 1, 0), 1), ((0, 1, 1), 1),
+                                                    ((0, 1, 1), 2), ((2, 0, 1), 0), ((2, 0, 1), 2)]
+    sets = np.array([ev[0] for ev in events])
+    winners = np.array([ev[1] for ev in events])
+    clusters = [rng.integers(0, len(events), size=rng.integers(1, 5)) for _ in range(200)]
+    counts = np.bincount(np.concatenate(clusters), minlength=len(events))
+    pairs = collections.Counter()
+    for c in clusters:
+        for i in range(len(c)):
+            for j in range(i + 1, len(c)):
+                pairs[(min(c[i], c[j]), max(c[i], c[j]))] += 1
+    pa, pb = np.array([k[0] for k in pairs]), np.array([k[1] for k in pairs])
+    pc = np.array(list(pairs.values()))
+    theta = np.array([0.3, -0.1, -0.2])
+    se = stats.plackett_luce_cluster_se(theta, sets, winners, counts, pa, pb, pc)
+    w = np.exp(theta)
+    q = sets * w / (sets @ w)[:, None]
+    v = -q
+    v[np.arange(len(events)), winners] += 1
+    meat = sum(np.outer(v[c].sum(axis=0), v[c].sum(axis=0)) for c in clusters)
+    info = sum(counts[j] * (np.diag(q[j]) - np.outer(q[j], q[j])) for j in range(len(events)))
+    ip = np.linalg.pinv(info)
+    assert se == pytest.approx(np.sqrt(np.diag(ip @ meat @ ip)))
+    assert se.shape == (e,) and (se > 0).all()
+
+
+def test_aggregate_chunk_cluster_sums_match_brute_force():
+    """The per-deal sums behind every cluster-robust interval, against a deal-by-deal count."""
+    spec = T.plan(preset("shithead"), 3, T.parse_entries("random,greedy,aggressive,random"), 600, seed=4,
+                  rounds=2)
+    start, stop = spec.chunk_bounds(0)
+    rec = play_chunk(spec.run_spec(), start, stop, keep=T.RECORD_KEEP).records
+    t = T.aggregate_chunk(spec, start, stop, rec)
+    n, e = spec.players, len(spec.entries)
+    seating = T.schedule_games(spec.run_spec(), start, stop)["seating"]
+    eff2 = T.effective_places2(rec["places"])
+    ns = spec.n_strata
+    assert ns == len(T.tournament_tables(e, n)) > 1  # one stratum per table combination
+    ref = collections.defaultdict(lambda: np.zeros((e, ns), np.int64))
+    seat_ss = collections.defaultdict(lambda: np.zeros(n, np.int64))
+    for d in range((stop - start) // n):
+        h = spec.table_strata[(start // n + d) % len(spec.tables)]
+        games = range(d * n, d * n + n)
+        per = {k: np.zeros(e, np.int64) for k in ("m", "win", "loss", "p2")}
+        per_seat = {k: np.zeros(n, np.int64) for k in ("win", "off_win", "loss", "p2")}
+        for g in games:
+            for s in range(n):
+                a = seating[g, s]
+                per["m"][a] += 1
+                per["win"][a] += rec["places"][g, s] == 1
+                per["loss"][a] += rec["places"][g, s] == n
+                per["p2"][a] += eff2[g, s]
+                per_seat["win"][s] += rec["places"][g, s] == 1
+                per_seat["loss"][s] += rec["places"][g, s] == n
+                per_seat["p2"][s] += eff2[g, s]
+                per_seat["off_win"][(s - rec["start"][g]) % n] += rec["places"][g, s] == 1
+        ref["e_deals"][:, h] += per["m"] > 0
+        ref["e_m"][:, h] += per["m"]
+        ref["e_mm"][:, h] += per["m"] ** 2
+        for k in ("win", "loss", "p2"):
+            ref[f"{k}_s"][:, h] += per[k]
+            ref[f"{k}_ss"][:, h] += per[k] ** 2
+            ref[f"{k}_sm"][:, h] += per[k] * per["m"]
+            seat_ss[f"seat_{k}_ss"] += per_seat[k] ** 2
+        seat_ss["off_win_ss"] += per_seat["off_win"] ** 2
+    for k, v in ref.items():
+        assert t[k].tolist() == v.tolist(), k
+    for k, v in seat_ss.items():
+        assert t[k].tolist() == v.tolist(), k
+    # every deal of the chunk gives the pairs of its events; their counts add up
+    ev_per_game = [min(int((r > 0).sum()), n - 1) for r in rec["places"]]
+    per_deal = np.add.reduceat(ev_per_game, np.arange(0, stop - start, n))
+    assert t["pl_pair_counts"].sum() == int((per_deal * (per_deal - 1) // 2).sum())
+    assert t["m_clusters"].sum() > 0 and t["m_mm"].sum() > 0
+
+
 def test_plackett_luce_matches_choix_on_expanded_data():
     import choix
     rng = np.random.default_rng(7)
@@ -423,6 +557,35 @@ def test_aa_tournament_shows_no_difference(tmp_path, strategies):
         assert r.win_lo <= 0.25 <= r.win_hi, (r.strategy, r.win_lo, r.win_hi)
     assert len(res.head_to_head) == 1
     assert res.head_to_head["p_value"].iloc[0] > 0.05
+
+
+def test_degenerate_aa_is_detected_and_exact(tmp_path):
+    """Two copies of a deterministic strategy alone at their tables replay the same game
+    under every rotation: the tournament says the comparison cannot fail, and every value
+    is exact (zero-width intervals, rating se 0) instead of a made-up +-1.5 points."""
+    spec = T.plan(preset("shithead"), 2, T.parse_entries("greedy,greedy,random"), 10)
+    assert T.degenerate_pairs(spec) == [("greedy", "greedy#2")]
+    for text, n in (("greedy,greedy,expert:search=0", 3), ("random,random", 2), ("greedy,expert", 2),
+                    ("expert:search=0,expert:search=1", 2)):
+        assert T.degenerate_pairs(T.plan(preset("shithead"), n, T.parse_entries(text), 10)) == [], text
+    assert T.degenerate_pairs(T.plan(preset("shithead"), 4, T.parse_entries("greedy,greedy"), 10)) == [
+        ("greedy", "greedy#2")]
+    out = tmp_path / "aa"
+    r = cli("--strategies", "greedy,greedy", "--players", "2", "--games", "400", "--no-plots", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())  # the console wraps long notes
+    assert "degenerate comparison" in said and "random,random" in said
+    info = json.loads((out / "run.json").read_text())
+    assert info["degenerate"] == [["greedy", "greedy#2"]] and info["notes"]
+    import pandas as pd
+    s = pd.read_csv(out / "summary.csv")
+    assert (s["win_lo"] == 0.5).all() and (s["win_hi"] == 0.5).all() and (s["rating_se"] == 0).all()
+    assert (s["place_lo"] == s["place_hi"]).all()
+    h = pd.read_csv(out / "head_to_head.csv").iloc[0]
+    assert h["share_lo"] == h["share_hi"] == 0.5 and h["p_value"] == 1.0
+    r = cli("--strategies", "random,random", "--players", "2", "--games", "400", "--no-plots", "--out",
+            str(tmp_path / "rr"))
+    assert r.exit_code == 0 and "degenerate comparison" not in " ".join(r.output.split())
 
 
 @pytest.mark.parametrize("rules,players", [(p, n) for p in PRESETS for n in (2, 4) if not (p == "duel" and n == 4)])

@@ -41,9 +41,10 @@ Statistics (all 95%; library functions named):
   effective sample size ``n / deff``, the design effect ``deff`` (at least 1) measured at
   the estimate (Woodruff, JASA 47, 1952; Kish, *Survey Sampling*, 1965).
 * Per-strategy loss rate over seat-games: a ratio estimator, linearised per deal
-  (Cochran 1977 sec. 6.9; :func:`ratio_values`), stratified standard error. Skill gap = a
-  strategy's loss rate minus the reference's (``random``, or the first entry without
-  it), from the difference of the linearised values.
+  (Cochran 1977 sec. 6.9; :func:`ratio_values`), stratified standard error. **Skill edge** = the
+  reference's loss rate (``random``, or the first entry without it) minus the strategy's:
+  positive = the strategy loses less often than the reference (does better than random),
+  from the difference of the linearised values.
 
 Each variant against the baseline (per-deal values x_b of both; :func:`effect_test`):
 
@@ -55,9 +56,10 @@ Each variant against the baseline (per-deal values x_b of both; :func:`effect_te
   test, :func:`stratified_mannwhitney`); effect interval: Welch (two stratified
   standard errors, Welch-Satterthwaite df).
 * unpaired, rates: Welch t test on the per-deal rates (two stratified standard errors).
-* skill gaps: difference of the gaps, normal (z) interval and test; standard error from
-  the two gaps' standard errors (unpaired) or from the per-deal differences of the
-  linearised values (paired: the shared deals' covariance is kept).
+* skill edges: difference of the edges, normal (z) interval and test; standard error from
+  the two edges' standard errors (unpaired) or from the per-deal differences of the
+  linearised values (paired: the shared deals' covariance is kept). A positive effect:
+  the variant widens the strategy's edge over random (rewards skill more).
 * Holm's correction over every variant x metric comparison (:func:`shedsim.analysis.stats.holm`,
   ``statsmodels.stats.multitest.multipletests``).
 
@@ -325,7 +327,7 @@ def _normal_entries(entries: Sequence[str] | Sequence[tuple[str, str]]) -> list[
 
 
 def reference_entry(entries: Sequence[tuple[str, str]]) -> int:
-    """Index of the skill-gap reference: the first entry playing ``random``, else 0."""
+    """Index of the skill-edge reference: the first entry playing ``random``, else 0."""
     from shedsim.plugins import parse_spec
     for i, (_, spec) in enumerate(entries):
         if parse_spec(spec)[0] == "random":
@@ -534,7 +536,7 @@ METRICS: tuple[tuple[str, str, str], ...] = (
     ("starter_loss_rate", "rate", "share"),
 )
 """Per-deal metrics compared between variants: (name, kind, unit). Rounds are moves / N,
-so their comparison would repeat the moves'; skill gaps are added per strategy."""
+so their comparison would repeat the moves'; skill edges are added per strategy."""
 
 
 def deal_values(t: Tally) -> dict[str, np.ndarray]:
@@ -550,12 +552,12 @@ def deal_values(t: Tally) -> dict[str, np.ndarray]:
 @dataclass
 class VariantStats:
     """One variant's metrics: ``row`` (the variants.csv row), ``est`` (the
-    :class:`Estimate` of each compared metric) and ``gap_values`` (linearised per-deal
-    values of each skill gap, float64[D], see :func:`ratio_values`)."""
+    :class:`Estimate` of each compared metric) and ``edge_values`` (linearised per-deal
+    values of each skill edge, float64[D], see :func:`ratio_values`)."""
 
     row: dict[str, Any]
     est: dict[str, Estimate]
-    gap_values: dict[str, np.ndarray] = field(default_factory=dict)
+    edge_values: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def variant_stats(v: Variant, t: Tally, labels: Sequence[str], ref: int, paired: bool) -> VariantStats:
@@ -593,15 +595,15 @@ def variant_stats(v: Variant, t: Tally, labels: Sequence[str], ref: int, paired:
         r = stratified_mean(z[e], strata)
         row.update({f"loss_rate[{lab}]": r.value, f"loss_lo[{lab}]": max(0.0, r.lo),
                     f"loss_hi[{lab}]": min(1.0, r.hi)})
-    gap_z: dict[str, np.ndarray] = {}
+    edge_z: dict[str, np.ndarray] = {}
     for e, lab in enumerate(labels):
         if e == ref:
             continue
-        key = f"skill_gap[{lab}]"
-        gap_z[key] = z[e] - z[ref]
-        g = est[key] = stratified_mean(gap_z[key], strata)
-        row.update({key: g.value, f"skill_gap_lo[{lab}]": g.lo, f"skill_gap_hi[{lab}]": g.hi})
-    return VariantStats(row, est, gap_z)
+        key = f"skill_edge[{lab}]"
+        edge_z[key] = z[ref] - z[e]  # the reference's loss rate minus S's: positive = S does better
+        g = est[key] = stratified_mean(edge_z[key], strata)
+        row.update({key: g.value, f"skill_edge_lo[{lab}]": g.lo, f"skill_edge_hi[{lab}]": g.hi})
+    return VariantStats(row, est, edge_z)
 
 
 def _welch(e0: Estimate, e1: Estimate) -> tuple[float, float]:
@@ -698,10 +700,10 @@ def stratified_mannwhitney(x1: np.ndarray, x0: np.ndarray, strata: np.ndarray) -
     return z, float(2 * norm.sf(abs(z)))
 
 
-def gap_effect(z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray | None = None) -> dict[str, Any]:
-    """Difference of two skill gaps from their linearised per-deal values ``z0``, ``z1``
+def edge_effect(z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray | None = None) -> dict[str, Any]:
+    """Difference of two skill edges from their linearised per-deal values ``z0``, ``z1``
     (float64[D], :func:`ratio_values` differences): normal (z) interval and test
-    (``scipy.stats.norm``). Unpaired: ``se = sqrt(se0^2 + se1^2)`` from the two gaps'
+    (``scipy.stats.norm``). Unpaired: ``se = sqrt(se0^2 + se1^2)`` from the two edges'
     :func:`stratified_mean` standard errors; paired: the :func:`stratified_mean` standard
     error of ``z1 - z0`` (keeps the covariance of the shared deals)."""
     from scipy.stats import norm
@@ -717,7 +719,7 @@ def gap_effect(z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray 
         return {"effect": effect, "lo": effect, "hi": effect, "test": "z (no variation: not tested)",
                 "statistic": math.nan, "p_value": math.nan}
     z = effect / se
-    test = "z (difference of gaps, " + ("paired per-deal linearisation)" if paired else "two standard errors)")
+    test = "z (difference of edges, " + ("paired per-deal linearisation)" if paired else "two standard errors)")
     return {"effect": effect, "lo": effect - Z95 * se, "hi": effect + Z95 * se, "test": test,
             "statistic": z, "p_value": float(2 * norm.sf(abs(z)))}
 
@@ -868,8 +870,8 @@ def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Ta
         for e, lab in enumerate(labels):
             if e == ref:
                 continue
-            key = f"skill_gap[{lab}]"
-            r = gap_effect(vs[0].gap_values[key], vs[i].gap_values[key], paired[i], strata)
+            key = f"skill_edge[{lab}]"
+            r = edge_effect(vs[0].edge_values[key], vs[i].edge_values[key], paired[i], strata)
             rows.append(_effect_row(plan.variants[i].label, base.label, key, "share", paired[i],
                                     vs[0].row[key], vs[i].row[key], r, vs[0].est[key], vs[i].est[key], d))
     edf = pd.DataFrame(rows)
@@ -968,17 +970,18 @@ METRIC_NAMES = {
 
 
 def metric_title(metric: str) -> str:
-    """Readable name of a metric key (``skill_gap[expert]`` -> ``skill gap of expert``)."""
-    if metric.startswith("skill_gap["):
-        return f"skill gap of {metric[10:-1]}"
+    """Readable name of a metric key (``skill_edge[expert]`` -> ``skill edge of expert over
+    random``; the reference's name is not in the key, so "random" stands for it)."""
+    if metric.startswith("skill_edge["):
+        return f"skill edge of {metric[11:-1]}"
     return METRIC_NAMES.get(metric, metric)
 
 
 def format_effect(metric: str, effect: float, lo: float, hi: float) -> str:
-    """``+12.3 moves [+10.1, +14.5]``; rates and gaps in percentage points."""
+    """``+12.3 moves [+10.1, +14.5]``; rates and skill edges in percentage points."""
     if metric == "mean_moves":
         return f"{effect:+.1f} moves [{lo:+.1f}, {hi:+.1f}]"
-    if metric.endswith("_rate") or metric.startswith("skill_gap["):
+    if metric.endswith("_rate") or metric.startswith("skill_edge["):
         return f"{100 * effect:+.2f} pp [{100 * lo:+.2f}, {100 * hi:+.2f}]"
     return f"{effect:+.3f} per game [{lo:+.3f}, {hi:+.3f}]"
 
@@ -992,7 +995,7 @@ def format_p(p: float) -> str:
 
 def headline(res: ComparisonResult, limit: int = 10, per_metric: int = 2) -> list[str]:
     """See :meth:`ComparisonResult.headline`: the Holm-significant effects, metric by
-    metric (game length, skill gaps, starter's loss, unfinished, pick-ups, burns), the
+    metric (game length, skill edges, starter's loss, unfinished, pick-ups, burns), the
     ``per_metric`` largest ones (by absolute effect) of each, at most ``limit``; then a
     count. Each line gives the effect and its 95% interval."""
     e = res.effects
@@ -1002,7 +1005,7 @@ def headline(res: ComparisonResult, limit: int = 10, per_metric: int = 2) -> lis
     if sig.empty:
         return [f"no variant differs significantly from the baseline {base} in any metric "
                 f"({len(e)} comparisons, Holm-corrected 5%)"]
-    order = ["mean_moves", *sorted(m for m in set(e["metric"]) if m.startswith("skill_gap[")),
+    order = ["mean_moves", *sorted(m for m in set(e["metric"]) if m.startswith("skill_edge[")),
              "starter_loss_rate", "unfinished_rate", "pickups_per_game", "burns_per_game"]
     out = []
     for metric in order:
@@ -1055,21 +1058,24 @@ DEFINITIONS: dict[str, str] = {
                             "stratified standard error)",
     "loss_rate[S]": "share of strategy S's seat-games finished in last place (a strategy seated twice at a table "
                     "plays two seat-games); ratio estimator linearised per deal, stratified t interval",
-    "skill_gap[S]": "loss_rate[S] minus the reference strategy's loss rate (random, or the first entry without "
-                    "it); negative = S loses less; t interval from linearised per-deal contributions",
-    "effect": "variant minus baseline, in the metric's unit (rates and gaps as shares: x100 for percentage points)",
+    "skill_edge[S]": "the reference strategy's loss rate (random, or the first entry without it) minus "
+                     "loss_rate[S]: positive = S loses less often than the reference (S does better than random); "
+                     "t interval from linearised per-deal contributions",
+    "effect": "variant minus baseline, in the metric's unit (rates and skill edges as shares: x100 for percentage "
+              "points); for a skill edge, positive = the variant widens S's edge over the reference (rewards skill "
+              "more), negative = it narrows it (more luck)",
     "relative": "effect / |baseline value|",
     "std_effect": "effect / (sqrt(deals) x root mean square of the two standard errors): the effect in per-deal "
                   "standard deviations (Cohen's d on the deal scale)",
     "test": "the test of the effect shown (it decides p_value, p_holm and significant): paired t on per-deal "
-            "differences (paired), Welch t on per-deal values (unpaired), both with within-table variances; gaps: "
-            "z test of the difference of gaps",
+            "differences (paired), Welch t on per-deal values (unpaired), both with within-table variances; skill "
+            "edges: z test of the difference of edges",
     "rank_test, p_rank": "lengths and counts only, uncorrected: Wilcoxon signed-rank on per-deal differences "
                          "(paired) or Mann-Whitney U on per-deal means within each table combined over tables "
                          "(van Elteren; statistic = combined z) (unpaired). It asks whether the typical deal "
                          "shifts, which for skewed game lengths can differ from the mean",
     "lo, hi": "95% interval; for effects: t interval of the mean per-deal difference (paired), Welch interval "
-              "(unpaired), normal interval (gaps); all with within-table standard errors",
+              "(unpaired), normal interval (skill edges); all with within-table standard errors",
     "p_holm": "Holm-corrected p-value over every variant x metric comparison of the run",
     "significant": "p_holm < 0.05",
     "games, share (lengths.csv)": "games of the variant in the length bin, and their share of all its games",
@@ -1145,12 +1151,12 @@ def _save(fig, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1
 
 
 def _rate_like(metric: str) -> bool:
-    return metric.endswith("_rate") or metric.startswith("skill_gap[")
+    return metric.endswith("_rate") or metric.startswith("skill_edge[")
 
 
 def plot_forest(res: ComparisonResult, path: Path) -> Path:
     """Forest plot: one panel per metric, one row per variant, the effect against the
-    baseline with its 95% interval (rates and gaps in percentage points). Colour says
+    baseline with its 95% interval (rates and skill edges in percentage points). Colour says
     significance (red: significant after Holm's correction, grey: not), the marker says the
     design (filled circle: paired deals, open square: unpaired); the legend keeps the two
     apart (colour swatches, black markers)."""

@@ -187,9 +187,7 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None) -> 
         players = []
         for e in seating:
             name, overrides = parse_spec(spec.entries[e])
-            if name not in known:
-                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
-            players.append(known[name].player(spec.labels[e], overrides))
+            players.append(known.require(name).player(spec.labels[e], overrides))
     except PluginError as e:
         raise ReplayError(f"--strategies: {e}") from None
     dealer = int(sched["dealer"][0])

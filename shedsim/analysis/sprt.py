@@ -19,31 +19,45 @@ scores: at 2 players paired, one of {0, 1/4, 1/2, 3/4, 1} (the *pentanomial* mod
 fishtest), unpaired one of {0, 1/2, 1} (the *trinomial* model). Under "X and Y are equally
 strong" the expected score is 1/2 by symmetry.
 
-**The test** (a GSPRT, generalised sequential probability ratio test, with the normal
-approximation; M. Van den Bergh, "A practical introduction to the GSPRT" /
-"GSPRT approximation", hardy.uhasselt.be/Toga/GSPRT_approximation.pdf, as in fishtest's
-``LLRcalc.LLR_alt2`` used by ``LLR_logistic``): the Elo bounds become expected scores with
-the *logistic* Elo model ``s(e) = 1 / (1 + 10^(-e/400))`` (not fishtest's normalised Elo),
-and after N units with observed unit-score mean ``mu`` and variance ``var``::
+**The test** is a GSPRT (generalised sequential probability ratio test; M. Van den Bergh,
+"A practical introduction to the GSPRT", hardy.uhasselt.be/Toga/GSPRT_approximation.pdf).
+The Elo model is the *logistic* one: X being ``e`` Elo stronger means an expected unit
+score ``s(e) = 1 / (1 + 10^(-e/400))`` (fishtest's ``LLRcalc.L_``; not fishtest's
+"normalised Elo"). H0 is ``s = s(elo0)``, H1 is ``s = s(elo1)``; nothing else about the
+score distribution is assumed. The log-likelihood ratio after N units, with ``mu`` and
+``var`` the mean and variance of the observed unit scores, is by default (``llr="normal"``,
+``--llr normal``) the **normal approximation**, fishtest's ``LLRcalc.LLR_alt2`` times N::
 
     LLR = N / (2 var) * ((mu - s0)^2 - (mu - s1)^2) = N (s1 - s0) (2 mu - s0 - s1) / (2 var)
+
+With ``llr="mle"`` (``--llr mle``) it is the **exact generalised likelihood ratio** of the
+pentanomial (paired, 2 players) or trinomial (unpaired) model, fishtest's
+``LLRcalc.LLR_logistic``: the log-likelihood of the most likely score distribution on the
+same categories with mean s1, minus that with mean s0 (:func:`gsprt_llr_mle`). The two agree
+near the hypotheses with many units and differ far from them (50 pairs that all scored 1/2:
+about -0.72 exact, -103.55 approximate).
 
 Wald's bounds: accept H0 (X is not stronger by ``elo1``; the truth is near ``elo0``) when
 ``LLR <= ln(beta / (1 - alpha))``, accept H1 (X is stronger by ``elo1``) when
 ``LLR >= ln((1 - beta) / alpha)``. The LLR is computed after every unit and the test stops
-at the first unit that crosses a bound, so the games used are exact.
+at the first unit that crosses a bound, so the games used are exact. There is **no
+overshoot correction** (fishtest corrects the bounds for the LLR jumping past them between
+checks; here the check is after every unit, so the overshoot is at most one unit's jump,
+and the error rates are Wald's approximate ones).
 
 *Variance 0* (for instance two identical deterministic strategies: every pair scores 1/2):
 as fishtest's ``LLRcalc.regularize``, every score category with no observation gets a
-pseudo-count of ``1e-3`` before ``mu``, ``var`` and ``N`` are computed. The variance is then
-small but positive, and the LLR moves quickly towards the hypothesis whose score is
-closer to the observed mean (all pairs at 1/2 accept H0 after about a dozen pairs at the
-default bounds).
+pseudo-count of ``1e-3`` before ``mu``, ``var`` and ``N`` are computed. Under the normal
+approximation the variance is then small but positive, and the LLR moves quickly towards
+the hypothesis whose score is closer to the observed mean (all pairs at 1/2 accept H0 after
+about a dozen pairs at the default bounds); the exact ratio moves slowly (-0.72 after
+50 pairs; H0 after about 200). Such a run is degenerate either way (:func:`degenerate_note`).
 
 The reported score interval is the Student t interval over unit scores
-(:func:`shedsim.analysis.stats.t_interval`), and the Elo interval its image under the logistic
-model. Like every estimate taken at the stopping time of a sequential test, they are
-slightly biased towards the decision (no correction is applied).
+(:func:`shedsim.analysis.stats.t_interval`; the units, not the games, are independent), and
+the Elo interval its image under the logistic model. Like every estimate taken at the
+stopping time of a sequential test, they are slightly biased towards the decision (no
+correction is applied).
 """
 
 from __future__ import annotations
@@ -68,9 +82,12 @@ DEFINITIONS = {
     "score": "mean unit score of X (a) against Y (b); 0.5 = equal strength; interval = Student t over units",
     "elo": "logistic Elo difference X - Y implied by the score, -400 log10(1/score - 1); interval = image "
            "of the score interval",
-    "llr": "generalised log-likelihood ratio of H1 (score s(elo1)) against H0 (score s(elo0)), normal "
-           "approximation N (s1 - s0)(2 mu - s0 - s1) / (2 var) on unit scores, zero categories "
-           "regularised with 1e-3 pseudo-counts (fishtest LLR_logistic)",
+    "llr": "generalised log-likelihood ratio of H1 (expected unit score s(elo1)) against H0 (s(elo0)), "
+           "s(e) = 1 / (1 + 10^(-e/400)) (logistic Elo); llr_method normal: the normal approximation "
+           "N (s1 - s0)(2 mu - s0 - s1) / (2 var) on unit scores (fishtest LLR_alt2); mle: the exact ratio of "
+           "the maximum-likelihood score distributions with means s1 and s0 (fishtest LLR_logistic); zero "
+           "categories regularised with 1e-3 pseudo-counts; no overshoot correction",
+    "llr_method": "normal (default) or mle, see llr",
     "lower": "Wald's lower bound ln(beta / (1 - alpha)): at or below it H0 is accepted",
     "upper": "Wald's upper bound ln((1 - beta) / alpha): at or above it H1 is accepted",
     "games": "games played up to this point (units x games per unit)",
@@ -139,6 +156,54 @@ def gsprt_llr(counts, s0: float, s1: float, eps: float = REGULARIZE) -> np.ndarr
     var = (c * (a * a)).sum(axis=-1) / n - mu * mu
     var = np.maximum(var, np.finfo(np.float64).tiny)
     return n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
+
+
+def _tilt_log(p: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """``sum_i p_i log(1 + x d_i)`` at the root x of ``sum_i p_i d_i / (1 + x d_i) = 0`` (row by
+    row; ``p`` float64[R, K] positive rows summing to 1, ``d`` float64[K] with both signs).
+    That sum is the log-likelihood lost by the best distribution on the same scores whose
+    mean is s (``d = a - s``): the maximum-likelihood distribution is ``p_i / (1 + x d_i)``.
+    The function of x is decreasing between the poles ``-1/max(d)`` and ``-1/min(d)``: found
+    by bisection (vectorised, 200 halvings: to the last bit)."""
+    lo = np.full(p.shape[:-1], -1.0 / d.max())
+    hi = np.full(p.shape[:-1], -1.0 / d.min())
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        f = (p * d / (1.0 + mid[..., None] * d)).sum(axis=-1)
+        lo = np.where(f > 0, mid, lo)
+        hi = np.where(f > 0, hi, mid)
+    x = 0.5 * (lo + hi)
+    return (p * np.log1p(x[..., None] * d)).sum(axis=-1)
+
+
+def gsprt_llr_mle(counts, s0: float, s1: float, eps: float = REGULARIZE) -> np.ndarray:
+    """The exact generalised log-likelihood ratio of the GSPRT (fishtest's
+    ``LLRcalc.LLR_logistic`` with the maximum-likelihood ``MLE_expected``), from score-category
+    counts as in :func:`gsprt_llr` (zero counts regularised to ``eps``).
+
+    With the empirical distribution ``p`` of the unit scores ``a`` (N units), the profile
+    log-likelihood of "the expected score is s" is attained by ``p_i / (1 + x (a_i - s))``
+    (a Lagrange multiplier x; Owen's empirical likelihood), so
+    ``LLR = N * (sum p log(1 + x0 (a - s0)) - sum p log(1 + x1 (a - s1)))``. Near the
+    hypotheses and with many units it agrees with the normal approximation; far from them
+    it does not: 50 pairs that all scored exactly 1/2 give about -0.72 here against
+    -103.55 from :func:`gsprt_llr` (the approximation divides by the regularised, almost
+    zero variance). Returns float64 ``[...]``.
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    k = c.shape[-1]
+    if k < 2:
+        raise ValueError("counts need at least two score categories")
+    a = np.arange(k, dtype=np.float64) / (k - 1)
+    c = np.where(c == 0, eps, c)
+    n = c.sum(axis=-1)
+    p = c / n[..., None]
+    return n * (_tilt_log(p, a - s0) - _tilt_log(p, a - s1))
+
+
+LLR_METHODS = ("normal", "mle")
+"""``--llr``: ``normal`` = :func:`gsprt_llr` (fishtest ``LLR_alt2``, the default), ``mle`` =
+:func:`gsprt_llr_mle` (fishtest ``LLR_logistic``)."""
 
 
 # ------------------------------------------------------------------ playing
@@ -243,6 +308,27 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
     return _Match(spec, known, k, ids, params, rs.compile(players))
 
 
+def degenerate_note(a: str, b: str, players: int, strategy_paths: tuple[str, ...] = (),
+                    paired: bool = True) -> str | None:
+    """A note when X = ``a`` and Y = ``b`` are the same deterministic strategy with the same
+    parameters (:func:`shedsim.plugins.deterministic_identity`): every seat then plays
+    alike, each rotation of a deal replays the same game, and every paired unit scores
+    exactly 1/2, the SPRT accepts H0 after a few dozen units and the A/A test cannot fail.
+    None otherwise, and for unpaired deals (each game's own cards decide it: a valid A/A test)."""
+    from shedsim.plugins import deterministic_identity, discover
+    try:
+        known = discover(list(strategy_paths))
+    except Exception:  # noqa: BLE001 - a note only; open_match reports plugin errors
+        return None
+    ia = deterministic_identity(known, a)
+    if not paired or ia is None or ia != deterministic_identity(known, b):
+        return None
+    return (f"degenerate comparison: {a} and {b} are the same deterministic strategy and nobody else sits at the "
+            f"table, so every rotation of a deal replays the same game: every paired unit scores exactly 0.5 and "
+            f"this A/A test cannot fail. To check the test's error rate, use a strategy with randomness "
+            f"(e.g. --a random --b random); to compare two strategies, name two different ones.")
+
+
 # ------------------------------------------------------------------ the SPRT
 @dataclass
 class SPRTResult:
@@ -256,7 +342,8 @@ class SPRTResult:
     (float64[units]) the running games, LLR and mean score after every unit; ``counts``
     (int64[K]) the units per score category ``k / (K - 1)``; ``score``, ``lo``, ``hi`` the
     mean unit score of X and its 95% Student t interval over units; ``elo``, ``elo_lo``,
-    ``elo_hi`` the same on the logistic Elo scale; ``s0``, ``s1`` the scores of the bounds.
+    ``elo_hi`` the same on the logistic Elo scale; ``s0``, ``s1`` the scores of the bounds;
+    ``llr_method`` ``"normal"`` or ``"mle"`` (see the module docstring).
     """
 
     a: str
@@ -291,6 +378,7 @@ class SPRTResult:
     path_games: np.ndarray = field(repr=False)
     path_llr: np.ndarray = field(repr=False)
     path_score: np.ndarray = field(repr=False)
+    llr_method: str = "normal"
 
     @property
     def unit_name(self) -> str:
@@ -321,7 +409,7 @@ class SPRTResult:
         out = {k: getattr(self, k) for k in (
             "a", "b", "rules", "players", "paired", "seed", "elo0", "elo1", "alpha", "beta", "max_games", "min_games",
             "decision", "games", "units", "unit_games", "llr", "lower", "upper", "s0", "s1", "score", "lo",
-            "hi", "elo", "elo_lo", "elo_hi", "unfinished")}
+            "hi", "elo", "elo_lo", "elo_hi", "unfinished", "llr_method")}
         out["counts"] = [int(c) for c in self.counts]
         out["unit"] = self.unit_name
         return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}
@@ -377,7 +465,7 @@ def run_sprt(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2
              elo1: float = 5.0, alpha: float = 0.05, beta: float = 0.05, seed: int = 0,
              max_games: int = 200_000, paired: bool = True, batch: int = 2000, min_games: int = 100,
              strategy_paths: tuple[str, ...] = (),
-             on_batch: Callable[[Progress], None] | None = None) -> SPRTResult:
+             on_batch: Callable[[Progress], None] | None = None, llr: str = "normal") -> SPRTResult:
     """Play X = ``a`` against Y = ``b`` until the GSPRT of H0 "X - Y = ``elo0`` Elo" against H1
     "X - Y = ``elo1`` Elo" decides, or ``max_games`` games (rounded down to whole units) are
     played. See the module docstring for the schedule, the scores and the test.
@@ -390,12 +478,16 @@ def run_sprt(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2
     variance (after 2 pairs that both scored 1 the regularised variance is about 1e-3 and
     the LLR already passes +2.94: random against random, whose pairs score 1 with chance
     0.22, would accept H1 in about one run in 20 from that alone).
-    ``on_batch(Progress)`` is called after each batch.
+    ``on_batch(Progress)`` is called after each batch. ``llr``: ``"normal"`` (the normal
+    approximation, :func:`gsprt_llr`) or ``"mle"`` (the exact ratio, :func:`gsprt_llr_mle`).
 
     Raises :class:`SPRTError` for a bad option (named), :class:`shedsim.rules.RulesError`
     for bad rules, :class:`shedsim.runs.simulate.SimulationError` when a strategy fails.
     """
     lower, upper = check_options(players, elo0, elo1, alpha, beta, max_games, min_games, batch, paired)
+    if llr not in LLR_METHODS:
+        raise SPRTError(f"--llr: one of {', '.join(LLR_METHODS)}, got {llr!r}")
+    llr_fn = gsprt_llr if llr == "normal" else gsprt_llr_mle
     match = open_match(a, b, rules, players, seed, strategy_paths)
     s0, s1 = float(elo_to_score(elo0)), float(elo_to_score(elo1))
     unit_games = players if paired else 1
@@ -417,22 +509,22 @@ def run_sprt(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2
         onehot = np.zeros((n, n_cat), np.int64)
         onehot[np.arange(n), codes] = 1
         cum = counts + np.cumsum(onehot, axis=0)
-        llr = gsprt_llr(cum, s0, s1)
+        llr_now = llr_fn(cum, s0, s1)
         live = np.arange(u + 1, u + n + 1) >= min_units
-        cross = np.flatnonzero(live & ((llr >= upper) | (llr <= lower)))
+        cross = np.flatnonzero(live & ((llr_now >= upper) | (llr_now <= lower)))
         if len(cross):
             j = int(cross[0])
-            decision = "H1" if llr[j] >= upper else "H0"
-            cum, llr = cum[: j + 1], llr[: j + 1]
+            decision = "H1" if llr_now[j] >= upper else "H0"
+            cum, llr_now = cum[: j + 1], llr_now[: j + 1]
             n = j + 1
         counts = cum[-1]
         unfinished += int(unf[: n * unit_games].sum())  # the games used only
-        llr_parts.append(llr)
+        llr_parts.append(llr_now)
         score_parts.append((cum * a_vals).sum(axis=1) / cum.sum(axis=1))
         u += n
         if on_batch is not None:
             on_batch(Progress(u * unit_games, max_units * unit_games, float(score_parts[-1][-1]),
-                              float(llr[-1]), lower, upper))
+                              float(llr_now[-1]), lower, upper))
         if decision != "none":
             break
 
@@ -446,7 +538,8 @@ def run_sprt(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2
         llr=float(path_llr[-1]), lower=lower, upper=upper, s0=s0, s1=s1,
         score=score, lo=lo, hi=hi, elo=float(score_to_elo(score)), elo_lo=float(score_to_elo(lo)),
         elo_hi=float(score_to_elo(hi)), unfinished=unfinished, counts=counts,
-        path_games=(np.arange(1, u + 1, dtype=np.int64) * unit_games), path_llr=path_llr, path_score=path_score)
+        path_games=(np.arange(1, u + 1, dtype=np.int64) * unit_games), path_llr=path_llr, path_score=path_score,
+        llr_method=llr)
 
 
 # ------------------------------------------------------------------ pairing gain

@@ -142,23 +142,27 @@ def by_rank(spec: StudySpec, workers: int = 1, progress=None):
     the seats' visible cards, over all seat-games), ``dealt_up`` / ``chosen_up`` (face up
     as dealt / after the strategy's swap), their shares of all face-up cards
     (``dealt_share``, ``chosen_share``, in [0, 1]) and ``keep_up_rate`` = chosen_up /
-    visible (how often a visible card of that rank ends face up) with a 95% Wilson
-    interval (cards of one seat are not independent: read it as descriptive).
+    visible (how often a visible card of that rank ends face up) with a 95% interval that
+    treats each game as one cluster (the cards of one game, one seat's above all, are
+    not independent choices): :func:`shedsim.analysis.stats.cluster_rate`.
     """
     import pandas as pd
 
-    from shedsim.analysis.stats import wilson
+    from shedsim.analysis.stats import cluster_rate, cluster_sums
 
     def red(a, b, rec):
-        return rank_counts(rec["face_up"]).sum(axis=(0, 1)), rank_counts(rec["dealt"]).sum(axis=(0, 1))
+        up = rank_counts(rec["face_up"]).sum(axis=1)   # [games, 13]
+        vis = rank_counts(rec["dealt"]).sum(axis=1)
+        return cluster_sums(up, vis)
 
     chosen = _play(spec.run_spec(False), workers, ("face_up", "dealt"), red, progress)
     dealt = _play(spec.run_spec(True), workers, ("face_up",), lambda a, b, rec: rank_counts(rec["face_up"]).sum(axis=(0, 1)),
                   progress)
-    chosen_up = np.sum([c[0] for c in chosen], axis=0)
-    visible = np.sum([c[1] for c in chosen], axis=0)
+    cs = {k: np.sum([c[k] for c in chosen], axis=0) for k in chosen[0]}
+    chosen_up, visible = cs["s"], cs["m"]
     dealt_up = np.sum(dealt, axis=0)
-    lo, hi = wilson(chosen_up, visible)
+    cr = cluster_rate(**cs)
+    lo, hi = cr.lo, cr.hi
     with np.errstate(invalid="ignore", divide="ignore"):
         return pd.DataFrame({
             "rank": [rank_name(r) for r in RANKS], "visible": visible, "dealt_up": dealt_up, "chosen_up": chosen_up,
@@ -171,27 +175,40 @@ def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
 
     Returns ``(table, all_rows)``: DataFrames with one row per multiset, ``face_up``
     (text, highest first), ``packed`` (int64), ``low``/``high`` (lowest and highest rank),
-    ``seat_games``, ``losses``, ``loss_rate`` with a 95% Wilson interval, ``mean_place``
-    with a 95% t interval (1 = first out), sorted by loss rate (best first). ``table``
-    keeps multisets seen in at least ``spec.min_games`` seat-games.
+    ``seat_games``, ``losses``, ``loss_rate`` and ``mean_place`` (1 = first out) with 95%
+    intervals that treat each game as one cluster (two seats of one game may hold the
+    same multiset, and their places are not independent):
+    :func:`shedsim.analysis.stats.cluster_rate` and :func:`~shedsim.analysis.stats.cluster_mean`.
+    Sorted by loss rate (best first). ``table`` keeps multisets seen in at least
+    ``spec.min_games`` seat-games.
     """
     import pandas as pd
 
-    from shedsim.analysis.stats import t_interval, wilson
+    from shedsim.analysis.stats import cluster_mean, cluster_rate
     n = spec.players
 
     def red(a, b, rec):
         up = rec["face_up"].ravel()
+        game = np.repeat(np.arange(a, b, dtype=np.int64), n)
         p2 = seat_places2(rec["places"], n).ravel()
         loss = (np.asarray(rec["places"]).ravel() == n).astype(np.int64)
-        df = pd.DataFrame({"packed": up, "n": 1, "losses": loss, "p2": p2, "p2sq": p2 * p2})
-        return df.groupby("packed").sum()
+        # per (multiset, game): seat-games, losses, summed places; then the sums over games
+        per = pd.DataFrame({"packed": up, "game": game, "n": 1, "losses": loss, "p2": p2}).groupby(
+            ["packed", "game"]).sum()
+        per["clusters"] = 1
+        per["nn"] = per["n"] ** 2
+        per["l_ss"], per["l_sm"] = per["losses"] ** 2, per["losses"] * per["n"]
+        per["p_ss"], per["p_sm"] = per["p2"] ** 2, per["p2"] * per["n"]
+        return per.groupby(level="packed").sum()
 
     parts = _play(spec.run_spec(True), workers, ("face_up", "places"), red, progress)
     g = pd.concat(parts).groupby(level=0).sum().sort_index()
     k = g["n"].to_numpy(np.int64)
-    lo, hi = wilson(g["losses"].to_numpy(), k)
-    mean, mlo, mhi = t_interval(k, g["p2"].to_numpy() / 2.0, g["p2sq"].to_numpy() / 4.0)
+    col = {c: g[c].to_numpy(np.float64) for c in g.columns}
+    cr = cluster_rate(col["clusters"], col["losses"], k, col["l_ss"], col["nn"], col["l_sm"])
+    lo, hi = cr.lo, cr.hi
+    mean, mlo, mhi, _ = cluster_mean(col["clusters"], col["p2"] / 2.0, k, col["p_ss"] / 4.0, col["nn"],
+                                     col["p_sm"] / 2.0, bounds=(1.0, float(n)))
     packed = g.index.to_numpy(np.int64)
     rows = pd.DataFrame({
         "face_up": [multiset_name(p) for p in packed], "packed": packed,

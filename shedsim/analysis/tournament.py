@@ -48,7 +48,8 @@ from shedsim.runs.execute import Job, Outcome, play, versions, write_run_json  #
 from shedsim.runs.simulate import RunSpec, schedule_games, tournament_tables  # noqa: F401 (re-exported)
 from shedsim.runs.store import RunStore
 
-FORMAT = 1
+FORMAT = 2
+"""Version of spec.json and the chunk tallies (2: per-deal cluster sums added)."""
 END_LABELS = ("finished", "stalled", "loop", "cap")
 """How games ended, in ``layout.END_*`` order (``run.json``'s ``ends``)."""
 DEFAULT_GAMES = 200_000
@@ -138,6 +139,9 @@ def default_strategies(extra_paths: tuple[str, ...] = ()) -> list[str]:
 # ---------------------------------------------------------------------- seating orders
 SEAT_ORDERS = ("all", "sorted")
 MAX_ARRANGED_TABLES = 20_000
+MAX_STRATA = 500
+"""Above this many table combinations the intervals use one stratum (the tally keeps a few
+counters per entry and stratum)."""
 """Above this many tables ``--seat-orders all`` falls back to ``sorted`` (and says so)."""
 
 
@@ -219,6 +223,20 @@ class TournamentSpec:
     @property
     def tables(self) -> list[tuple[int, ...]]:
         return self.run_spec().tables()
+
+    @property
+    def table_strata(self) -> np.ndarray:
+        """int64[tables]: the stratum of each table for the intervals (its combination of
+        entries: the seating orders of one combination share a stratum; every stratum is
+        played equally often by design). One stratum for all when there would be more
+        than :data:`MAX_STRATA`."""
+        combos: dict[tuple[int, ...], int] = {}
+        out = np.array([combos.setdefault(tuple(sorted(t)), len(combos)) for t in self.tables], np.int64)
+        return out if len(combos) <= MAX_STRATA else np.zeros(len(out), np.int64)
+
+    @property
+    def n_strata(self) -> int:
+        return int(self.table_strata.max()) + 1
 
     @property
     def block(self) -> int:
@@ -349,11 +367,54 @@ def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
         "lengths": z(nb), "len_stalled": z(nb), "len_loop": z(nb), "ends": z(4), "end_games": z(e, 4),
         "ahead": z(e, e), "ties": z(e, e),
         "blk_n": z(e, e), "blk_s": z(e, e), "blk_m": z(e, e), "blk_ss": z(e, e), "blk_mm": z(e, e), "blk_sm": z(e, e),
-        "pl_keys": z(0), "pl_counts": z(0),
+        "pl_keys": z(0), "pl_counts": z(0), "pl_pair_keys": z(0), "pl_pair_counts": z(0),
         "m_count": z(e), "m_wins": z(e), "m_shared": z(e), "m_losses": z(e),
         "m_rank2_sum": z(e), "m_rank2_sq": z(e), "m_total2_sum": z(e),
     }
+    # per-deal cluster sums (sum over deals of squares and cross products of a deal's counts),
+    # for the cluster-robust intervals of analyse(): see stats.cluster_sums
+    ns = spec.n_strata
+    t.update({k: z(e, ns) for k in CLUSTER_ENTRY_KEYS})
+    t.update({k: z(n) for k in CLUSTER_SEAT_KEYS})
+    t.update({k: z(e, ns) for k in CLUSTER_MATCH_KEYS})
     return t
+
+
+CLUSTER_ENTRY_KEYS = ("e_deals", "e_m", "e_mm", "win_s", "win_ss", "win_sm", "loss_s", "loss_ss", "loss_sm",
+                      "p2_s", "p2_ss", "p2_sm")
+"""Per entry and stratum (table combination, :attr:`TournamentSpec.table_strata`), over deals
+(the P rotations of one deal, the unit of independence): deals the entry played, its
+seat-games and their squares summed per deal, and for wins, losses and twice the place the
+count, the sum over deals of the squared per-deal count and of its product with the seat-games."""
+CLUSTER_SEAT_KEYS = ("seat_win_ss", "seat_loss_ss", "seat_p2_ss", "off_win_ss", "off_loss_ss", "off_p2_ss")
+"""Per seat (and per seat counted from the starter), the sum over deals of the squared per-deal
+count of wins, losses and twice the place (every deal gives each seat P games)."""
+CLUSTER_MATCH_KEYS = ("m_clusters", "m_m", "m_mm", "m_win_s", "m_win_ss", "m_win_sm", "m_loss_s", "m_loss_ss",
+                      "m_loss_sm", "m_rank2_s", "m_rank2_ss", "m_rank2_sm")
+"""As :data:`CLUSTER_ENTRY_KEYS` for matches (``--rounds``), whose clusters are one table's
+P rotations on the same K deals."""
+
+
+def _cluster_counts(cluster: np.ndarray, entry: np.ndarray, n_clusters: int, e: int, stratum: np.ndarray,
+                    ns: int, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per-entry, per-stratum cluster sums of seat-level values: ``cluster``, ``entry``
+    int64[k] (one per seat-game or seat-match), ``stratum`` int64[n_clusters] (each
+    cluster's stratum), ``values`` name -> int64[k]. Returns int64[e, ns] arrays: the
+    entry's ``clusters``, ``m`` (size), ``mm`` (sum of squared sizes) and, per value name,
+    ``NAME_s``, ``NAME_ss`` and ``NAME_sm``."""
+    key = cluster * e + entry
+    size = _bincount(key, n_clusters * e).reshape(n_clusters, e)
+    hk = (stratum[:, None] * e + np.arange(e)[None, :]).ravel()
+
+    def by_stratum(x: np.ndarray) -> np.ndarray:
+        return _bincount(hk, ns * e, x.ravel().astype(np.float64)).reshape(ns, e).T.copy()
+    out = {"clusters": by_stratum(size > 0), "m": by_stratum(size), "mm": by_stratum(size * size)}
+    for name, v in values.items():
+        sb = _bincount(key, n_clusters * e, v.astype(np.float64)).reshape(n_clusters, e)
+        out[f"{name}_s"] = by_stratum(sb)
+        out[f"{name}_ss"] = by_stratum(sb * sb)
+        out[f"{name}_sm"] = by_stratum(sb * size)
+    return out
 
 
 def _bincount(idx: np.ndarray, size: int, weights: np.ndarray | None = None) -> np.ndarray:
@@ -415,6 +476,25 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
     t["off_wins"] = _bincount(of[won], n)
     t["off_losses"] = _bincount(of[lost], n)
     t["off_place2"] = _bincount(of, n, ef.astype(np.float64))
+    # cluster sums by deal (games j*n .. j*n+n-1 of the chunk are one deal's rotations)
+    nbk = g // n
+    deal_of = np.repeat(np.arange(g, dtype=np.int64) // n, n)
+    strata = spec.table_strata
+    deal_stratum = strata[(sched["index"][::n] // n) % nt]
+    cc = _cluster_counts(deal_of, sf, nbk, e, deal_stratum, spec.n_strata,
+                         {"win": won.astype(np.int64), "loss": lost.astype(np.int64), "p2": ef})
+    t["e_deals"], t["e_m"], t["e_mm"] = cc["clusters"], cc["m"], cc["mm"]
+    for k in ("win", "loss", "p2"):
+        t[f"{k}_s"], t[f"{k}_ss"], t[f"{k}_sm"] = cc[f"{k}_s"], cc[f"{k}_ss"], cc[f"{k}_sm"]
+    start_seat = rec["start"].astype(np.int64)
+    by_off = (np.arange(n)[None, :] + start_seat[:, None]) % n  # seat at offset o from the starter
+    for pre, cols_ in (("seat", None), ("off", by_off)):
+        for k, arr in (("win", places == 1), ("loss", places == n), ("p2", eff2)):
+            a = arr.astype(np.int64)
+            if cols_ is not None:
+                a = np.take_along_axis(a, cols_, axis=1)
+            sb = a.reshape(nbk, n, n).sum(axis=1)
+            t[f"{pre}_{k}_ss"] = (sb * sb).sum(axis=0)
     t["lengths"] = _bincount(moves // spec.length_bin, len(t["lengths"]))
     end = rec["end"].astype(np.int64) if "end" in rec else np.where(unf, 3, 0)
     t["len_stalled"] = _bincount(moves[end == 1] // spec.length_bin, len(t["lengths"]))
@@ -480,6 +560,25 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
         ev.append(((tbl * (1 << n) + rem) * n + w)[has])
     uk, cnt = np.unique(np.concatenate(ev), return_counts=True)
     t["pl_keys"], t["pl_counts"] = uk.astype(np.int64), cnt.astype(np.int64)
+    # pairs of events in the same deal (for the cluster-robust rating errors): every two
+    # events i < j of one deal's games as the key (min * K + max), K = number of event keys
+    n_keys = nt * (1 << n) * n
+    evg = np.full((g, n - 1), -1, np.int64)
+    for k in range(1, n):
+        is_k = tpp == k
+        has = is_k.any(axis=1)
+        rem = ((tpp == 0) | (tpp >= k)).astype(np.int64) @ bits
+        evg[:, k - 1] = np.where(has, (tbl * (1 << n) + rem) * n + is_k.argmax(axis=1), -1)
+    evb = evg.reshape(nbk, n * (n - 1))
+    pk = []
+    for i in range(evb.shape[1]):
+        for j in range(i + 1, evb.shape[1]):
+            a, b = evb[:, i], evb[:, j]
+            ok = (a >= 0) & (b >= 0)
+            pk.append((np.minimum(a, b) * n_keys + np.maximum(a, b))[ok])
+    if pk:
+        uk2, cnt2 = np.unique(np.concatenate(pk), return_counts=True)
+        t["pl_pair_keys"], t["pl_pair_counts"] = uk2.astype(np.int64), cnt2.astype(np.int64)
 
     if spec.rounds > 1:
         kb = spec.match_block
@@ -498,6 +597,15 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
         t["m_rank2_sum"] = _bincount(mseat, e, rank2.astype(np.float64))
         t["m_rank2_sq"] = _bincount(mseat, e, (rank2 * rank2).astype(np.float64))
         t["m_total2_sum"] = _bincount(mseat, e, tot2.ravel().astype(np.float64))
+        # clusters: one table's P rotations in one match block share the K deals
+        ncl = sm * nt
+        mcl = np.repeat(np.arange(ncl, dtype=np.int64), n * n)
+        cc = _cluster_counts(mcl, mseat, ncl, e, np.tile(strata, sm), spec.n_strata, {
+            "win": ((lessf == 0) & (eqf == 1)).astype(np.int64),
+            "loss": ((greater == 0) & (eqf == 1)).astype(np.int64), "rank2": rank2.astype(np.int64)})
+        t["m_clusters"], t["m_m"], t["m_mm"] = cc["clusters"], cc["m"], cc["mm"]
+        for k in ("win", "loss", "rank2"):
+            t[f"m_{k}_s"], t[f"m_{k}_ss"], t[f"m_{k}_sm"] = cc[f"{k}_s"], cc[f"{k}_ss"], cc[f"{k}_sm"]
     return t
 
 
@@ -506,16 +614,21 @@ def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.nd
     Plackett-Luce events are re-keyed with :func:`numpy.unique`, which sorts)."""
     out = {}
     for k in a:
-        if k in ("pl_keys", "pl_counts"):
+        if k in SPARSE_KEYS or k in SPARSE_KEYS.values():
             continue
         out[k] = a[k] + b[k]
-    keys = np.concatenate([a["pl_keys"], b["pl_keys"]])
-    counts = np.concatenate([a["pl_counts"], b["pl_counts"]])
-    uk, inv = np.unique(keys, return_inverse=True)
-    out["pl_keys"] = uk.astype(np.int64)
-    out["pl_counts"] = np.bincount(inv, weights=counts, minlength=len(uk)).round().astype(np.int64) \
-        if len(uk) else np.zeros(0, np.int64)
+    for kk, kc in SPARSE_KEYS.items():
+        keys = np.concatenate([a[kk], b[kk]])
+        counts = np.concatenate([a[kc], b[kc]])
+        uk, inv = np.unique(keys, return_inverse=True)
+        out[kk] = uk.astype(np.int64)
+        out[kc] = np.bincount(inv.ravel(), weights=counts, minlength=len(uk)).round().astype(np.int64) \
+            if len(uk) else np.zeros(0, np.int64)
     return out
+
+
+SPARSE_KEYS = {"pl_keys": "pl_counts", "pl_pair_keys": "pl_pair_counts"}
+"""The tally's sparse counters: sorted int64 keys and their counts, of any length."""
 
 
 # ---------------------------------------------------------------------- the run store
@@ -547,9 +660,10 @@ class Store(RunStore):
         """:meth:`shedsim.runs.store.RunStore.check_chunk`, and the sparse Plackett-Luce
         events must have as many counts as keys."""
         arrays = super().check_chunk(key, i, template, ragged, option)
-        if arrays["pl_keys"].shape != arrays["pl_counts"].shape:
-            raise TournamentError(f"{option}: chunk file {str(self.chunk_path(i))!r} is damaged (pl_keys and "
-                                  f"pl_counts differ in length); delete it to play that chunk again")
+        for kk, kc in SPARSE_KEYS.items():
+            if arrays[kk].shape != arrays[kc].shape:
+                raise TournamentError(f"{option}: chunk file {str(self.chunk_path(i))!r} is damaged ({kk} and "
+                                      f"{kc} differ in length); delete it to play that chunk again")
         return arrays
 
     def done_chunks(self, spec: TournamentSpec, strict: bool = False) -> list[int]:  # type: ignore[override]
@@ -651,7 +765,7 @@ class TournamentJob(Job):
     counters of :func:`empty_tally` (and, with ``--save-games``, its games Parquet file)."""
 
     command = "tournament"
-    ragged = ("pl_keys", "pl_counts")
+    ragged = ("pl_keys", "pl_counts", "pl_pair_keys", "pl_pair_counts")
 
     def __init__(self, spec: TournamentSpec) -> None:
         self.spec = spec
@@ -735,6 +849,35 @@ class Results:
     info: dict[str, Any]
 
 
+def _pl_raw(spec: TournamentSpec, keys: np.ndarray):
+    """Choice sets (int64[J, E], entry multiplicities) and winners (int64[J]) of raw event keys."""
+    n, e = spec.players, len(spec.entries)
+    tables = np.array(spec.tables, dtype=np.int64)
+    w = keys % n
+    rem = (keys // n) % (1 << n)
+    tbl = keys // (n * (1 << n))
+    present = ((rem[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+    ent = tables[tbl]
+    sets = np.zeros((len(keys), e), np.int64)
+    for p in range(n):
+        np.add.at(sets, (np.arange(len(keys))[present[:, p]], ent[present[:, p], p]), 1)
+    return sets, ent[np.arange(len(keys)), w]
+
+
+def _pl_cluster_se(spec: TournamentSpec, t: dict[str, np.ndarray], theta: np.ndarray) -> np.ndarray:
+    """Cluster-robust standard errors of the Plackett-Luce fit (one deal = one cluster):
+    :func:`shedsim.analysis.stats.plackett_luce_cluster_se` on the raw events and their
+    within-deal pairs."""
+    from shedsim.analysis import stats
+    keys = t["pl_keys"]
+    sets, winners = _pl_raw(spec, keys)
+    n_keys = len(spec.tables) * (1 << spec.players) * spec.players
+    pk = t["pl_pair_keys"]
+    pa = np.searchsorted(keys, pk // n_keys)
+    pb = np.searchsorted(keys, pk % n_keys)
+    return stats.plackett_luce_cluster_se(theta, sets, winners, t["pl_counts"], pa, pb, t["pl_pair_counts"])
+
+
 def _pl_events(spec: TournamentSpec, keys: np.ndarray, counts: np.ndarray):
     n, e = spec.players, len(spec.entries)
     tables = np.array(spec.tables, dtype=np.int64)
@@ -754,6 +897,83 @@ def _pl_events(spec: TournamentSpec, keys: np.ndarray, counts: np.ndarray):
     return uc[:, :e], uc[:, e], c
 
 
+def degenerate_pairs(spec: TournamentSpec) -> list[tuple[str, str]]:
+    """Pairs of entries (labels) whose head-to-head comparison cannot fail: the same
+    deterministic strategy with the same parameters (:func:`shedsim.plugins.deterministic_identity`),
+    meeting only at tables where every seat holds that same strategy. Every rotation of a
+    deal then replays one game with the seats' labels moved round, so each copy finishes
+    ahead in exactly half of the comparisons: the share is exactly 0.5 and its interval has
+    zero width, whatever the game."""
+    from shedsim.plugins import deterministic_identity, discover
+    try:
+        known = discover(list(spec.strategy_paths))
+    except Exception:  # noqa: BLE001 - a note only; the run itself loaded its strategies
+        return []
+    ident = [deterministic_identity(known, s) for s in spec.entries]
+    out = []
+    e = len(spec.entries)
+    for a in range(e):
+        for b in range(a + 1, e):
+            if ident[a] is None or ident[a] != ident[b]:
+                continue
+            shared = [tb for tb in spec.tables if a in tb and b in tb]
+            if shared and all(all(ident[x] == ident[a] for x in tb) for tb in shared):
+                out.append((spec.labels[a], spec.labels[b]))
+    return out
+
+
+def degenerate_note(pairs: list[tuple[str, str]], players: int) -> str | None:
+    """The note printed for :func:`degenerate_pairs` (None when there are none): which
+    comparisons are degenerate, why, and what to run instead."""
+    if not pairs:
+        return None
+    names = ", ".join(f"{a} vs {b}" for a, b in pairs)
+    return (f"degenerate comparison: {names}: the same deterministic strategy, alone at its tables, so every "
+            f"rotation of a deal replays the same game and each copy wins exactly half: the share is exactly 0.5 "
+            f"(zero-width interval) and this A/A test cannot fail. For an A/A test that can, enter a strategy with "
+            f"randomness (e.g. --strategies random,random) or seat another strategy with the copies "
+            f"(e.g. --strategies greedy,greedy,expert --players {max(3, players)}).")
+
+
+def seat_table(t: dict[str, np.ndarray], players: int):
+    """``seats.csv``: win rate, loss rate and mean place by seat number (``kind`` "seat")
+    and by seat counted in turn order from the starting player (``kind`` "from_starter",
+    0 = the starter), from a tally (:func:`empty_tally`).
+
+    A deal's ``players`` rotations give every seat ``players`` games with the same cards
+    in that seat, so they are strongly correlated (at 2 players one seat often wins both);
+    deals are independent. Rates: :func:`shedsim.analysis.stats.cluster_rate` (Wilson at
+    the design-effect-adjusted size, one deal = one cluster); mean place:
+    :func:`shedsim.analysis.stats.cluster_mean`. Columns: kind, seat, games, deals, wins,
+    win_rate, win_lo, win_hi, losses, loss_rate, loss_lo, loss_hi, mean_place, place_lo,
+    place_hi (rates as shares, places 1 = first out)."""
+    import pandas as pd
+
+    from shedsim.analysis import stats
+    n = players
+    # every deal gives each seat (and each seat counted from the starter) n games: clusters of size n
+    g_total = int(t["games"])
+    n_deals = g_total // n
+    parts = []
+    for kind, pre, wins, losses, p2 in (("seat", "seat", t["seat_wins"], t["seat_losses"], t["seat_place2"]),
+                                        ("from_starter", "off", t["off_wins"], t["off_losses"], t["off_place2"])):
+        k = np.full(n, n_deals, np.int64)
+        m = np.full(n, g_total, np.int64)
+        mm_s = np.full(n, n_deals * n * n, np.int64)
+        swr = stats.cluster_rate(k, wins, m, t[f"{pre}_win_ss"], mm_s, n * wins)
+        slr = stats.cluster_rate(k, losses, m, t[f"{pre}_loss_ss"], mm_s, n * losses)
+        smp = stats.cluster_mean(k, p2 / 2.0, m, t[f"{pre}_p2_ss"] / 4.0, mm_s, n * p2 / 2.0, bounds=(1.0, float(n)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            parts.append(pd.DataFrame({
+                "kind": kind, "seat": np.arange(n), "games": m, "deals": k,
+                "wins": wins, "win_rate": wins / m, "win_lo": swr.lo, "win_hi": swr.hi,
+                "losses": losses, "loss_rate": losses / m, "loss_lo": slr.lo, "loss_hi": slr.hi,
+                "mean_place": smp[0], "place_lo": smp[1], "place_hi": smp[2],
+            }))
+    seats = pd.concat(parts, ignore_index=True)
+    return seats
+
+
 def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     """Statistics from a tally (see :mod:`shedsim.analysis.stats` for every formula)."""
     import pandas as pd
@@ -762,13 +982,19 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     e, n = len(spec.entries), spec.players
     labels = list(spec.labels)
     games = t["seat_games"]
-    win_lo, win_hi = stats.wilson(t["wins"], games)
-    loss_lo, loss_hi = stats.wilson(t["losses"], games)
-    mp, mp_lo, mp_hi = stats.t_interval(games, t["place2_sum"] / 2.0, t["place2_sq"] / 4.0)
+    # every interval treats a deal (its P rotations share the cards) as one cluster
+    # and the table combinations are strata (fixed by the design: within-stratum variance)
+    deals, em, mm = t["e_deals"], t["e_m"], t["e_mm"]
+    wr = stats.cluster_rate(deals, t["win_s"], em, t["win_ss"], mm, t["win_sm"], strata=True)
+    lr = stats.cluster_rate(deals, t["loss_s"], em, t["loss_ss"], mm, t["loss_sm"], strata=True)
+    win_lo, win_hi, loss_lo, loss_hi = wr.lo, wr.hi, lr.lo, lr.hi
+    mp, mp_lo, mp_hi, _ = stats.cluster_mean(deals, t["p2_s"] / 2.0, em, t["p2_ss"] / 4.0, mm,
+                                             t["p2_sm"] / 2.0, bounds=(1.0, float(n)), strata=True)
     if len(t["pl_keys"]):
         sets, winners, counts = _pl_events(spec, t["pl_keys"], t["pl_counts"])
         fit = stats.plackett_luce(sets, winners, counts)
-        rating, rating_se = fit.elo, fit.elo_se
+        rating = fit.elo
+        rating_se = stats.ELO_PER_THETA * _pl_cluster_se(spec, t, fit.theta)
     else:
         fit = None
         rating = rating_se = np.full(e, np.nan)
@@ -832,21 +1058,7 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
 
     # seats: absolute seat number, and seat counted from the starting player
     g_total = int(t["games"])
-    seat_rows = []
-    for kind, wins, losses, p2 in (("seat", t["seat_wins"], t["seat_losses"], t["seat_place2"]),
-                                   ("from_starter", t["off_wins"], t["off_losses"], t["off_place2"])):
-        for s in range(n):
-            seat_rows.append((kind, s, g_total, int(wins[s]), int(losses[s]), int(p2[s])))
-    seats = pd.DataFrame(seat_rows, columns=["kind", "seat", "games", "wins", "losses", "place2"])
-    sl, sh = stats.wilson(seats["wins"], seats["games"])
-    ll, lh = stats.wilson(seats["losses"], seats["games"])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        seats = pd.DataFrame({
-            "kind": seats["kind"], "seat": seats["seat"], "games": seats["games"],
-            "wins": seats["wins"], "win_rate": seats["wins"] / seats["games"], "win_lo": sl, "win_hi": sh,
-            "losses": seats["losses"], "loss_rate": seats["losses"] / seats["games"], "loss_lo": ll, "loss_hi": lh,
-            "mean_place": seats["place2"] / 2.0 / seats["games"],
-        })
+    seats = seat_table(t, n)
 
     lengths, length_info = _lengths(spec, t)
     hist = t["place_hist"].astype(np.float64)
@@ -859,9 +1071,13 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     matches = None
     if spec.rounds > 1:
         mc = t["m_count"]
-        wl, wh = stats.wilson(t["m_wins"], mc)
-        xl, xh = stats.wilson(t["m_losses"], mc)
-        mr, mr_lo, mr_hi = stats.t_interval(mc, t["m_rank2_sum"] / 2.0, t["m_rank2_sq"] / 4.0)
+        # clusters: one table's rotations on the same K deals
+        mk, mm_, mmm = t["m_clusters"], t["m_m"], t["m_mm"]
+        mw = stats.cluster_rate(mk, t["m_win_s"], mm_, t["m_win_ss"], mmm, t["m_win_sm"], strata=True)
+        ml = stats.cluster_rate(mk, t["m_loss_s"], mm_, t["m_loss_ss"], mmm, t["m_loss_sm"], strata=True)
+        wl, wh, xl, xh = mw.lo, mw.hi, ml.lo, ml.hi
+        mr, mr_lo, mr_hi, _ = stats.cluster_mean(mk, t["m_rank2_s"] / 2.0, mm_, t["m_rank2_ss"] / 4.0, mmm,
+                                                 t["m_rank2_sm"] / 2.0, bounds=(1.0, float(n)), strata=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             matches = pd.DataFrame({
                 "strategy": labels, "matches": mc, "rounds": spec.rounds,
@@ -882,9 +1098,11 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
         "ends": {name: int(c) for name, c in zip(END_LABELS, t["ends"])},
         "end_shares": {name: (int(c) / g_total if g_total else None) for name, c in zip(END_LABELS, t["ends"])},
         "lengths": length_info,
+        "degenerate": [list(p) for p in degenerate_pairs(spec)],
         "rating_fit": None if fit is None else {
             "model": "Plackett-Luce (I-LSR via choix.utils.statdist)", "iterations": fit.iterations,
-            "converged": fit.converged, "scale": "Elo points (400/ln 10 per unit log-strength), mean 0"},
+            "converged": fit.converged, "scale": "Elo points (400/ln 10 per unit log-strength), mean 0",
+            "se": "cluster-robust sandwich over deals (the Fisher information around the per-deal scores)"},
     }
     summary = summary.drop(columns="_i")
     return Results(summary, h2h, seats, lengths, matches, h2h_matrix, place_shares, info)

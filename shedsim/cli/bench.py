@@ -60,8 +60,7 @@ def bench(
         rs.check_players(players)
         name, overrides = parse_spec(strategy)
         known = discover([str(p) for p in strategy_path or []])
-        if name not in known:
-            raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
+        known.require(name)
         if not known[name].compiled:
             raise PluginError(f"strategy {name!r} is plain Python: the kernel runs numba strategies only")
         known[name].params_array(overrides)

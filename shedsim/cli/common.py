@@ -38,9 +38,7 @@ def load_players(names: list[str], strategy_path: list[Path] | None):
         players = []
         for spec in names:
             name, overrides = parse_spec(spec)
-            if name not in known:
-                raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
-            players.append(known[name].player(spec, overrides))
+            players.append(known.require(name).player(spec, overrides))
         return players
     except PluginError as e:
         fail(str(e))

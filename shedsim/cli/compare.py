@@ -35,7 +35,7 @@ def compare_rules(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar, notes or tables (errors are still reported).")] = False,
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
 ) -> None:
-    """Compare rule variants: game length, unfinished games, pick-ups, burns, the starting player's fairness and the skill gap between strategies, each variant against the first (the baseline).
+    """Compare rule variants: game length, unfinished games, pick-ups, burns, the starting player's fairness and each strategy's skill edge over random (random's loss rate minus the strategy's: positive = better than random), each variant against the first (the baseline).
 
     Every variant plays the same strategies on the same schedule and seed: game g has the same seating and dealer in every variant and, when the variants deal alike (same decks, hand_size, table_size), the same cards, with independent strategy randomness ("paired" variants). Statistics use the deal (its N rotations) as the unit: intervals are 95%, tests are Wilcoxon / paired t on per-deal differences (paired) or Mann-Whitney within tables / Welch t on per-deal values (unpaired), with the schedule's tables as strata, Holm-corrected over all comparisons.
 
@@ -165,7 +165,7 @@ def _print_tables(res) -> None:
     v = res.variants
     labels = res.info["labels"]
     ref = res.info["reference_strategy"]
-    gaps = [lab for lab in labels if lab != ref]
+    edges = [lab for lab in labels if lab != ref]
     def pct(x, lo, hi):
         return "-" if math.isnan(x) else f"{100 * x:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
 
@@ -191,8 +191,9 @@ def _print_tables(res) -> None:
     console.print(t)
     t = Table(title="Play and fairness",
               caption=f"starter loss: the starting seat's loss rate, p-value against the fair 1/{n}; "
-                      f"gap: loss rate minus {ref}'s, percentage points (negative = loses less)")
-    for col in ("variant", "pick-ups/game", "burns/game", "starter loss", "p vs 1/N", *[f"gap {g}" for g in gaps]):
+                      f"edge: skill edge over {ref}, {ref}'s loss rate minus the strategy's, percentage points "
+                      f"(positive = the strategy does better than {ref})")
+    for col in ("variant", "pick-ups/game", "burns/game", "starter loss", "p vs 1/N", *[f"edge {g}" for g in edges]):
         t.add_column(col, justify="left" if col == "variant" else "right")
     for r in rows:
         t.add_row(name(r),
@@ -200,8 +201,8 @@ def _print_tables(res) -> None:
                   f"{r['burns_per_game']:.2f} [{r['burns_per_game_lo']:.2f}, {r['burns_per_game_hi']:.2f}]",
                   pct(r["starter_loss_rate"], r["starter_loss_lo"], r["starter_loss_hi"]),
                   C.format_p(r["starter_loss_p_value"]),
-                  *[f"{100 * r[f'skill_gap[{g}]']:+.1f} [{100 * r[f'skill_gap_lo[{g}]']:+.1f}, "
-                    f"{100 * r[f'skill_gap_hi[{g}]']:+.1f}]" for g in gaps])
+                  *[f"{100 * r[f'skill_edge[{g}]']:+.1f} [{100 * r[f'skill_edge_lo[{g}]']:+.1f}, "
+                    f"{100 * r[f'skill_edge_hi[{g}]']:+.1f}]" for g in edges])
     console.print(t)
     e = res.effects
     sig = e[e["significant"]]
@@ -217,7 +218,7 @@ def _print_tables(res) -> None:
     def val(metric, x):
         if metric == "mean_moves":
             return f"{x:.1f}"
-        if metric.endswith("_rate") or metric.startswith("skill_gap["):
+        if metric.endswith("_rate") or metric.startswith("skill_edge["):
             return f"{100 * x:.2f}%"
         return f"{x:.3f}"
 

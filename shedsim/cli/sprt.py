@@ -35,6 +35,7 @@ def sprt(
     beta: Annotated[float, typer.Option("--beta", rich_help_panel=_P_TEST, help="Chance of accepting H0 when H1 holds.")] = 0.05,
     max_games: Annotated[int, typer.Option("--max-games", rich_help_panel=_P_TEST, help="Stop without a decision after this many games.")] = 200_000,
     min_games: Annotated[int, typer.Option("--min-games", rich_help_panel=_P_TEST, help="No decision before this many games (the normal approximation needs a few dozen pairs).")] = 100,
+    llr: Annotated[str, typer.Option("--llr", rich_help_panel=_P_TEST, help="The log-likelihood ratio: normal = the normal approximation (fishtest LLR_alt2, the default); mle = the exact ratio of the maximum-likelihood pentanomial/trinomial distributions (fishtest LLR_logistic).")] = "normal",
     batch: Annotated[int, typer.Option("--batch", min=1, max=1_000_000, rich_help_panel=_P_TEST, help="Games per kernel call (progress step); the result does not depend on it.")] = 2000,
     compare_pairing: Annotated[bool, typer.Option("--compare-pairing", rich_help_panel=_P_TEST, help="Instead of the SPRT: play --games games paired and as many unpaired, and compare the 95% interval widths of the score.")] = False,
     games: Annotated[Optional[int], typer.Option("--games", "-g", rich_help_panel=_P_TEST, help="Games per design with --compare-pairing (default: 20000).")] = None,
@@ -44,7 +45,7 @@ def sprt(
 ) -> None:
     """Is strategy X stronger than Y? Play them head to head on paired deals until a sequential probability ratio test decides.
 
-    Each deal is played under every rotation (at 2 players: twice, seats swapped), so deal luck cancels. X scores 1 for finishing ahead of Y, 0 behind, 1/2 when neither finished; the pair scores (0, 1/4, ..., 1: fishtest's pentanomial model) feed a GSPRT with the normal approximation, Elo bounds on the logistic scale, Wald's bounds ln(beta/(1-alpha)) and ln((1-beta)/alpha). The LLR is checked after every pair; the test stops at the first crossing.
+    Each deal is played under every rotation (at 2 players: twice, seats swapped), so deal luck cancels. X scores 1 for finishing ahead of Y, 0 behind, 1/2 when neither finished; the pair scores (0, 1/4, ..., 1: fishtest's pentanomial model) feed a GSPRT with the normal approximation of the log-likelihood ratio (fishtest LLR_alt2; --llr mle: the exact ratio, fishtest LLR_logistic), Elo bounds on the logistic scale (score = 1 / (1 + 10^(-elo/400))), Wald's bounds ln(beta/(1-alpha)) and ln((1-beta)/alpha). The LLR is checked after every pair; the test stops at the first crossing (no overshoot correction).
 
     Prints the decision (H1: X stronger by at least --elo1; H0: not; or no decision at --max-games), the score with its 95% interval, the Elo difference, games used and the LLR.
 
@@ -79,6 +80,8 @@ def sprt(
                 raise S.SPRTError(f"--games: between {2 * players} and 100,000,000, got {n_games}")
         else:
             S.check_options(players, elo0, elo1, alpha, beta, max_games, min_games, batch, paired)
+            if llr not in S.LLR_METHODS:
+                raise S.SPRTError(f"--llr: one of {', '.join(S.LLR_METHODS)}, got {llr!r}")
         S.open_match(a, b, rs, players, seed, paths)  # strategies, players, seed; loads the kernel
     except S.SPRTError as e:
         fail(str(e))
@@ -99,6 +102,9 @@ def sprt(
                 "players": players, "seed": seed, "strategy_paths": list(paths)}
         argv = "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None
 
+        degenerate = S.degenerate_note(a, b, players, paths, paired=paired or compare_pairing)
+        if degenerate and not quiet:
+            err.print(f"[yellow]note:[/] {degenerate}", highlight=False)
         if compare_pairing:
             _compare(a, b, rs, players, n_games, seed, paths, out, quiet, err, spec, argv, rules_txt, t0, session)
             return
@@ -122,10 +128,10 @@ def sprt(
                 with progress:
                     task = progress.add_task("games", total=max_games, info="")
                     res = S.run_sprt(a, b, rs, players, elo0, elo1, alpha, beta, seed, max_games, paired, batch,
-                                     min_games, paths, on_batch)
+                                     min_games, paths, on_batch, llr=llr)
             else:
                 res = S.run_sprt(a, b, rs, players, elo0, elo1, alpha, beta, seed, max_games, paired, batch,
-                                 min_games, paths, on_batch)
+                                 min_games, paths, on_batch, llr=llr)
         except S.SPRTError as e:
             fail(str(e))
         except SimulationError as e:
@@ -143,7 +149,8 @@ def sprt(
             res.decision_text(),
             f"  games   {res.games:,}" + (f" ({n_units})" if n_units else "")
             + f"; {res.unfinished:,} unfinished (stalled, proven loops or the move cap)",
-            f"  LLR     {res.llr:+.3f}  (bounds {res.lower:+.3f}, {res.upper:+.3f})",
+            f"  LLR     {res.llr:+.3f}  (bounds {res.lower:+.3f}, {res.upper:+.3f}; "
+            + ("normal approximation" if res.llr_method == "normal" else "exact maximum likelihood") + ")",
             f"  score   {res.score:.4f}  [{res.lo:.4f}, {res.hi:.4f}]  (95%, t interval over {unit})",
             f"  Elo     {_elo(res.elo)}  [{_elo(res.elo_lo)}, {_elo(res.elo_hi)}]  (logistic, X - Y)",
         ]
@@ -157,12 +164,12 @@ def sprt(
                 f"Elo difference: {_elo(res.elo)} [{_elo(res.elo_lo)}, {_elo(res.elo_hi)}] (95%)",
             ]
             spec.update({"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "max_games": max_games,
-                         "min_games": min_games, "paired": paired, "batch": batch})
+                         "min_games": min_games, "paired": paired, "batch": batch, "llr": llr})
             info = {"command": "shedsim sprt", "argv": argv,
                     "title": f"SPRT {a} vs {b} ({rules_txt}, {players} players, "
                              f"{'paired' if paired else 'unpaired'} deals): {res.decision}",
                     "spec": spec, "seed": seed, "result": res.to_json(), "definitions": S.DEFINITIONS,
-                    "headline": headline, "versions": versions(), "wall_s": round(wall, 3)}
+                    "headline": headline, "notes": [degenerate] if degenerate else [], "versions": versions(), "wall_s": round(wall, 3)}
             _write_set(out, "sprt", res.path_table(), lambda path: S.plot_llr(res, path), "llr.png", info, quiet,
                        session)
 
@@ -238,7 +245,9 @@ def _write_set(out, name: str, table, plot, chart: str, info: dict, quiet: bool,
 
 def _elo(x: float) -> str:
     import math
-    return f"{x:+.1f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+    if not math.isfinite(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x + 0.0:+.1f}".replace("-0.0", "+0.0")  # no "-0.0" from a rounding sign
 
 
 def _progress(console):

@@ -26,7 +26,12 @@ def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
     for s in found.values():
         params = ", ".join(f"{k}={v}" for k, v in s.params.items()) or "-"
         t.add_row(s.name, s.kind, "yes" if s.deterministic else "no", params, s.description, str(s.path))
+    for b in found.broken:  # listed, not fatal: commands that do not name them still run
+        t.add_row(b.names[-1], "[red]broken[/]", "-", "-", b.reason, str(b.path))
     Console().print(t)
+    if found.broken:
+        Console(stderr=True).print(f"[yellow]note:[/] {len(found.broken)} broken plugin file(s) left out: "
+                                   + "; ".join(b.reason for b in found.broken), highlight=False)
 
 
 def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:

@@ -124,6 +124,9 @@ def tournament(
                 f"{blk}, so every table and rotation is played equally often")
         else:
             say(f"{spec.games:,} games = {spec.games // spec.match_block:,} whole blocks of {blk}, paired deals")
+        degenerate = T.degenerate_note(T.degenerate_pairs(spec), spec.players)
+        if degenerate:
+            say(f"[yellow]note:[/] {degenerate}", highlight=False)
         if fresh_over_run:
             say(f"[yellow]note:[/] replacing the earlier run in {str(root)!r} (use --resume to continue a run instead)")
         if resume is not None:
@@ -147,7 +150,8 @@ def tournament(
             rounded_games=spec.games != spec.games_requested,
             unfinished_games=res.info["unfinished"], unfinished_share=res.info["unfinished_share"],
             ends=res.info["ends"], end_shares=res.info["end_shares"], lengths=res.info["lengths"],
-            rating_fit=res.info["rating_fit"], definitions=DEFINITIONS)
+            rating_fit=res.info["rating_fit"], degenerate=res.info["degenerate"],
+            notes=[degenerate] if degenerate else [], definitions=DEFINITIONS)
         try:
             files = session.write_reports(job, outcome, lambda: T.write_outputs(spec, res, Path(root),
                                                                                 plots=not no_plots), info)
@@ -177,9 +181,18 @@ DEFINITIONS = {
                   "match totals; under stalemate:most_cards they are placed by cards held, most = last = loser",
     "ends": "games by how they ended: finished (one player left), stalled, loop (proven loop), cap (move cap); "
             "summary.csv's stalled, loops and capped columns count seat-games (shown when a game stalled or looped)",
-    "mean_place": "1 = first out; t interval over seat-games",
-    "rating": "Plackett-Luce log-strength of the finishing orders on the Elo scale (mean 0); interval = +-1.96 se "
-              "from the Fisher information",
+    "intervals": "95%; the rotations of one deal share its cards, so every interval counts a deal as one "
+                 "cluster (cluster-robust variance, Cochran 1977 sec. 6.9), with the table combinations as strata; "
+                 "where every deal gives the same value the value is exact and the interval has zero width",
+    "win_rate, loss_rate": "Wilson interval at the effective number of games (games / design effect, the "
+                           "design effect being the cluster-robust variance over the binomial one); per strategy, "
+                           "per seat (seats.csv) and per match",
+    "mean_place": "1 = first out; t interval with the cluster-robust standard error over deals",
+    "rating": "Plackett-Luce log-strength of the finishing orders on the Elo scale (mean 0); interval = +-1.96 se, "
+              "the cluster-robust (sandwich) standard error over deals",
+    "degenerate": "pairs of entries that are the same deterministic strategy and meet only at tables of copies of "
+                  "it: every rotation replays the same game, their share is exactly 0.5 and the comparison cannot "
+                  "fail",
     "head_to_head": "share of comparisons (both at the same table) in which a finished ahead of b, ties counted half; "
                     "interval and p-value (H0: share = 0.5) cluster-robust over deals (the rotations of one deal "
                     "are one cluster); p_holm = Holm-corrected over all pairs",
@@ -234,8 +247,9 @@ def _print_table(spec, res, complete: bool) -> None:
     s = res.summary
     title = (f"Ranking: {spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
              + ("" if complete else " [PARTIAL: run interrupted]"))
-    t = Table(title=title, caption="\\[lo, hi] = 95% intervals (Wilson for rates, t for mean place); "
-                                    "rating: Plackett-Luce, Elo scale, +- 1.96 se")
+    t = Table(title=title, caption="\\[lo, hi] = 95% intervals, one deal (its rotations) = one cluster (Wilson at the "
+                                    "effective size for rates, t for mean place); rating: Plackett-Luce, Elo scale, "
+                                    "+- 1.96 cluster-robust se")
     for col, just in (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
                       ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right")):
         t.add_column(col, justify=just)

@@ -89,7 +89,7 @@ save = _save
 
 
 def rates(summary, path: Path, subtitle: str = "") -> Path:
-    """Win rate and loss rate per strategy (ranking order) with 95% Wilson intervals."""
+    """Win rate and loss rate per strategy (ranking order) with 95% intervals (per-deal clusters)."""
     labels = list(summary["strategy"])
     x = np.arange(len(labels))
     fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 2), 4.5))
@@ -102,7 +102,7 @@ def rates(summary, path: Path, subtitle: str = "") -> Path:
     ax.set_xticks(x, labels, rotation=20 if len(labels) > 5 else 0)
     ax.set_xlabel("strategy (ranked by rating)")
     ax.set_ylabel("share of games (%)")
-    ax.set_title("Win and loss rates with 95% Wilson intervals" + (f"\n{subtitle}" if subtitle else ""))
+    ax.set_title("Win and loss rates with 95% intervals" + (f"\n{subtitle}" if subtitle else ""))
     ax.grid(axis="y", alpha=0.3)
     ax.legend()
     return _save(fig, path)
@@ -191,7 +191,7 @@ def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
 
 def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     """Loss rate by seat counted from the starting player (seat 0 starts), with 95%
-    intervals, on an axis from 0. The dashed line is the fair share: every seat losing
+    intervals (one deal = one cluster: ``seats.csv``), on an axis from 0. The dashed line is the fair share: every seat losing
     equally often, i.e. the seats' mean loss rate, which is 1 / players of the *finished*
     games (a game stopped unfinished has no loser, so 1 / players of all games is out of
     reach and is not drawn)."""
@@ -212,7 +212,7 @@ def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     ax.set_xticks(x, [("starter" if s == 0 else f"+{s}") for s in x])
     ax.set_xlabel("seat, counted in turn order from the starting player")
     ax.set_ylabel("loss rate (% of all games, axis from 0)")
-    ax.set_title("Loss rate by seat with 95% intervals" + (f"\n{subtitle}" if subtitle else ""))
+    ax.set_title("Loss rate by seat with 95% intervals (per-deal clusters)" + (f"\n{subtitle}" if subtitle else ""))
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="lower center", fontsize="small")
     return _save(fig, path)

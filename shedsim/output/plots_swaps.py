@@ -16,7 +16,7 @@ from shedsim.output.plots import save as _save
 
 def by_rank(df, path: Path, subtitle: str = "") -> Path:
     """(a) Share of face-up cards of each rank, as dealt and after the swap, and the rate
-    at which a visible card of the rank is put face up (95% Wilson interval)."""
+    at which a visible card of the rank is put face up (95% interval, one game = one cluster)."""
     x = np.arange(len(df))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.3))
     ax1.bar(x - 0.2, df["dealt_share"] * 100, 0.4, label="as dealt", color="0.6")
@@ -117,7 +117,7 @@ def atomic_png(fig, path: Path) -> None:
 
 
 def value_extremes(table, path: Path, subtitle: str = "", k: int = 12) -> Path:
-    """(b) The ``k`` best and ``k`` worst face-up multisets by loss rate, 95% Wilson intervals."""
+    """(b) The ``k`` best and ``k`` worst face-up multisets by loss rate, 95% intervals (per-game clusters)."""
     t = table if len(table) <= 2 * k else table.iloc[list(range(k)) + list(range(len(table) - k, len(table)))]
     y = np.arange(len(t))[::-1]
     rate = t["loss_rate"].to_numpy(float) * 100
@@ -128,7 +128,7 @@ def value_extremes(table, path: Path, subtitle: str = "", k: int = 12) -> Path:
     ax.errorbar(rate, y, xerr=bars(rate, lo, hi), fmt="none", ecolor="0.5", capsize=2)
     ax.scatter(rate, y, c=colours, zorder=3)
     ax.set_yticks(y, t["face_up"])
-    ax.set_xlabel("loss rate (% of seat-games) with 95% Wilson interval")
+    ax.set_xlabel("loss rate (% of seat-games) with 95% interval")
     ax.set_ylabel("face-up cards")
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(f"Best and worst face-up rows (of {len(table)} seen often enough)"

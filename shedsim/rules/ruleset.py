@@ -228,7 +228,35 @@ class RuleSet:
         both = self.low & self.under
         if both and not all(r <= 7 for r in both):
             raise RulesError("under", "an under rank above 7 contradicts its low role")
+        self._check_role_conflicts()
         return self
+
+    ROLE_EFFECTS = {
+        "reset": "anything may follow it",
+        "burn": "it burns the pile, so nothing is left on top",
+        "invisible": "the card below it stays the effective top",
+        "low": "the next play must be its rank or lower",
+    }
+    """The roles that decide what the next play must beat: a rank holds at most one."""
+
+    def _check_role_conflicts(self) -> None:
+        """Refuse a rank with two roles that contradict (RULES.md section 2 gives each
+        special rank one of these): two of :attr:`ROLE_EFFECTS` (what the next play must
+        beat), or ``under`` (placed only on its own rank or higher) with a role that goes
+        on anything (reset, burn, invisible, magic). Raises :class:`RulesError` naming the
+        rank and both roles."""
+        roles = list(self.ROLE_EFFECTS)
+        for i, a in enumerate(roles):
+            for b in roles[i + 1:]:
+                for r in sorted(getattr(self, a) & getattr(self, b)):
+                    raise RulesError(b, f"rank {rank_name(r)} is both {a} and {b}, which contradict: as {a} "
+                                        f"{self.ROLE_EFFECTS[a]}; as {b} {self.ROLE_EFFECTS[b]}. Give the rank "
+                                        f"one of the two roles")
+        for a in ("reset", "burn", "invisible", "magic"):
+            for r in sorted(getattr(self, a) & self.under):
+                raise RulesError("under", f"rank {rank_name(r)} is both {a} and under, which contradict: as {a} "
+                                          f"it goes on anything; as under only on its own rank or higher. Give "
+                                          f"the rank one of the two roles")
 
     def check_players(self, players: int) -> None:
         """Raise :class:`RulesError` (field ``players``) if ``players`` is outside the range."""

@@ -6,8 +6,9 @@ Flow::
       -> plan: job.tasks                         chunk k = (RunSpec, chunk of it); one seed per
                                                  game from the run seed (shedsim.seeding), so
                                                  results never depend on chunking or workers
-      -> workers: simulate.run_tasks             loky locally, dask/ray on a cluster
-      -> job.reduce(k, records)                  a chunk's counters (small int arrays)
+      -> workers: simulate.run_calls             job.call(k), by default play_chunk of tasks[k];
+                                                 loky locally, dask/ray on a cluster
+      -> job.reduce(k, result)                   a chunk's counters (small int arrays)
       -> store: RunStore.save_chunk              DIR/chunks/NNNNN.npz, atomic, key + number
       -> job aggregates the stored chunks        (after play: sum / fill, any order)
       -> the command's analysis and reports      written by Session.write_reports, with
@@ -18,6 +19,14 @@ Flow::
 kept, partial reports written, exit 130 or 143), the progress bar, cluster start-up,
 and run.json's core fields (command, spec, versions, seed, sessions, wall time, games/s,
 peak memory, complete or partial). Command modules only parse options, call it, print.
+
+Adopting it (see :class:`shedsim.analysis.tournament.TournamentJob` and
+:class:`shedsim.analysis.compare_run.CompareJob`): subclass :class:`Job` (key, spec_json,
+tasks, reduce, template; ``call`` for work that is not a plain chunk of games, such as
+rollouts; ``enough`` for a sequential test that stops once it has decided), give the
+command a :class:`shedsim.runs.store.RunStore` subclass naming its error class, then in
+the CLI: ``Session.open`` -> ``Session.run`` -> aggregate the stored chunks ->
+``Session.run_info`` + ``Session.write_reports`` -> ``Session.exit_code``.
 """
 
 from __future__ import annotations
@@ -88,11 +97,27 @@ class Job:
         a, b = s.chunk_bounds(c)
         return b - a
 
-    def reduce(self, k: int, result: ChunkResult, store: RunStore) -> dict[str, np.ndarray]:
-        """Chunk ``k``'s per-game records -> the arrays to store (in the main process).
-        May write companion files through ``store`` (they must be written before the
-        chunk file, which marks the chunk done)."""
+    def call(self, k: int) -> tuple[Callable[..., Any], tuple]:
+        """Chunk ``k``'s work as ``(function, args)``, run in a worker process; what it
+        returns goes to :meth:`reduce`. Default: :func:`shedsim.runs.simulate.play_chunk` of
+        ``tasks[k]`` (a :class:`shedsim.runs.simulate.ChunkResult`). Override for work that
+        is not a plain chunk of games (e.g. rollouts of sample deals); the function must be
+        picklable (module level) and depend only on its arguments."""
+        from shedsim.runs.simulate import play_chunk
+        s, c = self.tasks[k]
+        return play_chunk, (s, *s.chunk_bounds(c), self.keep)
+
+    def reduce(self, k: int, result: Any, store: RunStore) -> dict[str, np.ndarray]:
+        """Chunk ``k``'s result (per-game records by default) -> the arrays to store (in
+        the main process). May write companion files through ``store`` (they must be
+        written before the chunk file, which marks the chunk done)."""
         raise NotImplementedError
+
+    def enough(self, done: list[int]) -> bool:
+        """Whether the run may stop with the chunks ``done`` (sorted): a sequential test
+        that has decided. Checked after every stored chunk (chunks are stored in plan
+        order); True ends the run as complete. Default: never (every chunk is played)."""
+        return False
 
     def template(self, k: int) -> dict[str, np.ndarray]:
         """Zeroed arrays with the dtype and shape chunk ``k``'s stored arrays must have."""
@@ -131,6 +156,10 @@ class Outcome:
     stopped_by: str | None = None
 
 
+class _Enough(Exception):
+    """Raised inside :func:`play` when :meth:`Job.enough` says the run may stop."""
+
+
 def done_chunks(job: Job, store: RunStore, strict: bool = False) -> list[int]:
     """The chunks of ``job`` stored in ``store``; ``strict`` checks every chunk file
     whole (raises ``store.Error`` naming a damaged or foreign one)."""
@@ -160,14 +189,14 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     :class:`shedsim.runs.atomic.WriteError` (a chunk could not be stored: the earlier ones
     are kept) and, with ``resume``, ``store.Error`` for a damaged or foreign chunk file.
     """
-    from shedsim.runs.simulate import run_tasks
+    from shedsim.runs.simulate import run_calls
     if resume:
         done = set(done_chunks(job, store, strict=True))
         store.prepare(job.extra_dirs(store))
     else:
         start_fresh(job, store)
         done = set()
-    todo = [k for k in range(job.n_chunks) if k not in done]
+    todo = [] if job.enough(sorted(done)) else [k for k in range(job.n_chunks) if k not in done]
     limited = stop_after is not None and stop_after < len(todo)
     if limited:
         todo = todo[:max(0, stop_after)]
@@ -177,13 +206,14 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     except ValueError:
         pause = 0.0
 
-    def on_result(j: int, r: ChunkResult) -> None:
+    def on_result(j: int, r: Any) -> None:
         nonlocal played
         k = todo[j]
         arrays = job.reduce(k, r, store)
         store.save_chunk(job.key, k, arrays)
-        r.records.clear()
-        r.seating = None
+        if isinstance(r, ChunkResult):
+            r.records.clear()
+            r.seating = None
         done.add(k)
         n = job.chunk_games(k)
         played += n
@@ -191,30 +221,34 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
             on_progress(n)
         if pause > 0:
             time.sleep(pause)
+        if job.enough(sorted(done)):
+            raise _Enough
 
     t0 = time.perf_counter()
     interrupted, by = limited, ("stop-after" if limited else None)
     try:
         if todo:
             try:
-                run_tasks([job.tasks[k] for k in todo], workers=workers, backend=backend, on_result=on_result,
-                          keep=job.keep, scheduler=scheduler)
+                run_calls([job.call(k) for k in todo], workers=workers, backend=backend, on_result=on_result,
+                          scheduler=scheduler)
             except Exception as e:
                 from shedsim.runs.crash import is_dead_worker, name_crash
                 if not is_dead_worker(e):
                     raise
                 # a worker died (a compiled strategy crashed it?): replay what was in flight
-                found = name_crash([job.tasks[k] for k in todo if k not in done])
+                found = name_crash([job.tasks[k] for k in todo if k not in done and k < len(job.tasks)])
                 if found is None:
                     raise
                 raise SimulationError(*found) from None
+    except _Enough:
+        interrupted, by = False, None
     except KeyboardInterrupt:
         interrupted, by = True, (stopped() if stopped else None) or "SIGINT"
         played -= sum(job.chunk_games(k) for k in done)
         done = set(done_chunks(job, store))  # the signal may have landed just after a chunk was stored
         played += sum(job.chunk_games(k) for k in done)
     play_s = time.perf_counter() - t0
-    complete = len(done) == job.n_chunks
+    complete = len(done) == job.n_chunks or job.enough(sorted(done))
     return Outcome(sorted(done), played, play_s, interrupted and not complete, complete,
                    by if interrupted and not complete else None)
 

@@ -450,33 +450,41 @@ def die_with_parent() -> None:
     threading.Thread(target=watch, name="shedsim-parent-watch", daemon=True).start()
 
 
-def run_tasks(tasks: list[tuple[RunSpec, int]], workers: int = 1, backend: str = "loky",
-              on_result: Any = None, keep: tuple[str, ...] | None = None,
+def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "loky", on_result: Any = None,
               scheduler: str | None = None) -> None:
-    """Play chunk ``c`` of run spec ``s`` for each ``(s, c)`` of ``tasks`` with joblib (the
-    specs may differ: one per rule variant of a comparison). ``on_result(k, result)`` is
-    called in task order as each finishes (``k``: the index in ``tasks``); the results are
-    not kept here. ``backend``/``scheduler``: see :func:`backend_config`; the results do
-    not depend on them. A ``KeyboardInterrupt`` stops the workers and propagates."""
+    """Run ``fn(*args)`` for each ``(fn, args)`` of ``calls`` with joblib (in this process
+    when ``workers`` is 1 and the backend loky); ``fn`` must be picklable (a module-level
+    function). ``on_result(k, value)`` is called in order as each finishes (``k``: the
+    index in ``calls``); the values are not kept here. ``backend``/``scheduler``: see
+    :func:`backend_config`. A ``KeyboardInterrupt`` stops the workers and propagates."""
     from joblib import Parallel, delayed
     if workers <= 1 and backend == "loky":
-        # strategies from outside shedsim's own strategies/ play in a child process (fork),
-        # so that a compiled plugin that crashes cannot kill the run before it is named
-        outside = {id(s): plays_outside_plugins(s) for s, _ in tasks}
-        for k, (s, c) in enumerate(tasks):
-            if outside[id(s)]:
-                r = play_chunk_in_child(s, *s.chunk_bounds(c), keep=keep)
-            else:
-                r = play_chunk(s, *s.chunk_bounds(c), keep=keep)
+        # chunks with strategies from outside shedsim's own strategies/ play in a child
+        # process (fork), so that a compiled plugin that crashes cannot kill the run before
+        # it is named (shedsim.runs.crash)
+        outside: dict[int, bool] = {}
+        for k, (fn, args) in enumerate(calls):
+            if fn is play_chunk and id(args[0]) not in outside:
+                outside[id(args[0])] = plays_outside_plugins(args[0])
+            r = play_chunk_in_child(*args) if fn is play_chunk and outside[id(args[0])] else fn(*args)
             if on_result:
                 on_result(k, r)
         return
     with backend_config(backend, workers, scheduler):
-        gen = Parallel(return_as="generator")(
-            delayed(play_chunk)(s, *s.chunk_bounds(c), keep=keep) for s, c in tasks)
+        gen = Parallel(return_as="generator")(delayed(fn)(*args) for fn, args in calls)
         for k, r in enumerate(gen):
             if on_result:
                 on_result(k, r)
+
+
+def run_tasks(tasks: list[tuple[RunSpec, int]], workers: int = 1, backend: str = "loky",
+              on_result: Any = None, keep: tuple[str, ...] | None = None,
+              scheduler: str | None = None) -> None:
+    """Play chunk ``c`` of run spec ``s`` for each ``(s, c)`` of ``tasks`` (:func:`run_calls`
+    of :func:`play_chunk`; the specs may differ: one per rule variant of a comparison).
+    ``on_result(k, ChunkResult)`` is called in task order as each finishes."""
+    run_calls([(play_chunk, (s, *s.chunk_bounds(c), keep)) for s, c in tasks], workers, backend, on_result,
+              scheduler)
 
 
 def run_chunks(spec: RunSpec, chunks: list[int], workers: int = 1, backend: str = "loky",
