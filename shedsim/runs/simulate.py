@@ -309,7 +309,8 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
         os.environ.setdefault("PYTHONFAULTHANDLER", "")
         _ACTIVE.append((backend, workers, scheduler, workers))
         try:
-            with parallel_config(backend="loky", n_jobs=workers, initializer=die_with_parent):
+            with parallel_config(backend="loky", n_jobs=workers, initializer=die_with_parent,
+                                 initargs=(os.getpid(),)):
                 yield workers
         finally:
             _ACTIVE.pop()
@@ -380,14 +381,14 @@ def play_chunk_in_child(spec: RunSpec, start: int, stop: int, keep: tuple[str, .
     except ValueError:
         return play_chunk(spec, start, stop, keep)
     recv, send = ctx.Pipe(duplex=False)
+    parent = os.getpid()
 
     def child() -> None:
         import faulthandler
-        import os
         faulthandler.disable()  # the parent names the crash in words
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        die_with_parent()
+        die_with_parent(parent)
         try:
             send.send(("ok", play_chunk(spec, start, stop, keep)))
         except SimulationError as e:
@@ -420,18 +421,20 @@ def play_chunk_in_child(spec: RunSpec, start: int, stop: int, keep: tuple[str, .
     raise BrokenProcessPool(f"the process playing games {start}-{stop - 1} died (exit code {proc.exitcode})")
 
 
-def die_with_parent() -> None:
+def die_with_parent(parent: int | None = None) -> None:
     """Make this worker process exit when the process that started it dies, even by
     SIGKILL (issue 10: workers must not outlive a killed run). On Linux the kernel sends
     it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; it works while a compiled strategy holds the
     interpreter); elsewhere a daemon thread checks the parent once a second and exits
-    between chunks. Called at the start of every loky worker and forked chunk player."""
+    between chunks. ``parent``: the pid of the process that started this one (default:
+    the current parent); if it is already gone, exit now. Called at the start of every
+    loky worker and forked chunk player."""
     import ctypes
     import signal
     import sys
     import threading
     import time
-    parent = os.getppid()
+    parent = os.getppid() if parent is None else parent
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
