@@ -126,10 +126,10 @@ def test_tournament_with_a_rule_changing_plugin_exits_1_naming_it(plugin_dir, tm
 
 def test_honest_plugins_are_untouched(plugin_dir):
     """The copies change nothing for strategies that only read: same records as before."""
-    spec = RunSpec(preset("shithead"), 3, ("greedy", "random", "expert"), ("greedy", "random", "expert"),
+    spec = RunSpec(preset("shithead"), 3, ("greedy", "random", "heuristic"), ("greedy", "random", "heuristic"),
                    seed=3, games=60, strategy_paths=(str(plugin_dir),))
     a = play_chunk(spec, 0, 60).records
-    b = play_chunk(RunSpec(preset("shithead"), 3, ("greedy", "random", "expert"), ("greedy", "random", "expert"),
+    b = play_chunk(RunSpec(preset("shithead"), 3, ("greedy", "random", "heuristic"), ("greedy", "random", "heuristic"),
                            seed=3, games=60), 0, 60).records
     for k in ("places", "moves", "face_up"):
         assert (a[k] == b[k]).all()

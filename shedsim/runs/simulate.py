@@ -120,7 +120,10 @@ class ChunkResult:
     seconds: float = 0.0
 
 
-def _loaded(spec: RunSpec):
+def loaded_kernel(spec: RunSpec):
+    """The plugins and compiled kernel ``spec`` plays with: ``(known, kernel module, entry
+    ids int64[n_entries], entry params int64[n_entries, width])``. A strategy that is not
+    compiled into the kernel raises KeyError (commands check their specs before this)."""
     from shedsim.kernel.build import kernel_module
     from shedsim.plugins import discover, parse_spec
     known = discover(list(spec.strategy_paths))
@@ -150,7 +153,7 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
 
     from shedsim.kernel.build import KernelError
     t0 = time.perf_counter()
-    known, k, ids, params = _loaded(spec)
+    known, k, ids, params = loaded_kernel(spec)
     sched = schedule_games(spec, start, stop)
     dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
     ra = spec.rules.compile(spec.players)
@@ -516,7 +519,7 @@ def code_fingerprint(spec: RunSpec) -> str:
     from pathlib import Path
 
     from shedsim import __version__
-    _, k, _, _ = _loaded(spec)
+    _, k, _, _ = loaded_kernel(spec)
     h = hashlib.sha256(Path(k.path).stem.encode())
     here = Path(__file__).parent
     for name in ("rules.py", "seeding.py", "simulate.py", "cards.py", "layout.py"):

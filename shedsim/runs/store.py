@@ -283,7 +283,8 @@ class RunStore:
     def check_chunk(self, key: str, i: int, template: dict[str, np.ndarray], ragged: Iterable[str] = (),
                     option: str = "--resume") -> dict[str, np.ndarray]:
         """Read chunk file ``i`` whole and check it against ``template`` (every array with
-        its dtype and shape; names in ``ragged`` need only be 1-D), this run's ``key`` and
+        its dtype and shape; names in ``ragged`` need only be 1-D of the same kind of dtype:
+        their length, and a text column's width, vary), this run's ``key`` and
         its own number. Returns the arrays; raises :attr:`Error` naming the file."""
         p = self.chunk_path(i)
         ragged = set(ragged)
@@ -306,7 +307,8 @@ class RunStore:
                              f"delete it to play that chunk again")
         for k, v in template.items():
             a = arrays[k]
-            if a.dtype != v.dtype or (a.ndim != 1 if k in ragged else a.shape != v.shape):
+            if ((a.dtype.kind != v.dtype.kind or a.ndim != 1) if k in ragged
+                    else (a.dtype != v.dtype or a.shape != v.shape)):
                 raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({k}: {a.dtype}{list(a.shape)}, "
                                  f"expected {v.dtype}{list(v.shape)}); delete it to play that chunk again")
         return arrays
