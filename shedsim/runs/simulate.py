@@ -429,7 +429,8 @@ def die_with_parent(parent: int | None = None) -> None:
     SIGKILL (issue 10: workers must not outlive a killed run). On Linux the kernel sends
     it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; it works while a compiled strategy holds the
     interpreter); elsewhere a daemon thread checks the parent once a second and exits
-    between chunks. ``parent``: the pid of the process that started this one (default:
+    between chunks. Also shows its Python warnings as plain sentences
+    (:func:`shedsim.runs.notices.plain_warnings`). ``parent``: the pid of the process that started this one (default:
     the current parent); if it is already gone, exit now. Called at the start of every
     loky worker and forked chunk player."""
     import ctypes
@@ -437,6 +438,8 @@ def die_with_parent(parent: int | None = None) -> None:
     import sys
     import threading
     import time
+    from shedsim.runs.notices import plain_warnings
+    plain_warnings()  # a worker's warnings reach the user's terminal too
     parent = os.getppid() if parent is None else parent
     if sys.platform.startswith("linux"):
         try:
