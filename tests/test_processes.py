@@ -62,6 +62,13 @@ def test_sigkill_leaves_no_loky_worker_running(tmp_path):
     assert left == []
 
 
+def test_sigkill_leaves_no_dask_worker_running(tmp_path):
+    left = _kill_and_watch(["tournament", "--strategies", "greedy,random", "--players", "2", "--games",
+                            "50000000", "--chunk-size", "200000", "--workers", "2", "--backend", "dask",
+                            "--quiet", "--no-plots"], 3, tmp_path)
+    assert left == []
+
+
 def test_sigkill_leaves_no_forked_chunk_player_running(tmp_path):
     d = tmp_path / "plugins"
     d.mkdir()
