@@ -173,7 +173,7 @@ class Kernel:
              seating: np.ndarray, deal_keys: np.ndarray, strategy_keys: np.ndarray,
              dealers: np.ndarray, trace_moves: int = 0, swap_from: np.ndarray | None = None,
              forced_up: np.ndarray | None = None, given_seat: np.ndarray | None = None,
-             given_visible: np.ndarray | None = None) -> dict[str, np.ndarray]:
+             given_visible: np.ndarray | None = None, status: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Play games; returns per-game record arrays (see :mod:`shedsim.kernel._loop`).
 
         Entry ``e`` is strategy id ``entry_ids[e]`` (int64[E]) with ``entry_params[e]``
@@ -186,8 +186,11 @@ class Kernel:
         int64[n] (default: none) deal game g conditioned on seat ``given_seat[g]`` (-1:
         an ordinary deal) holding the packed visible cards ``given_visible[g]`` (see
         :mod:`shedsim.kernel._loop`). Raises :class:`KernelError` when a strategy returns
-        an impossible swap or an illegal move, and re-raises (with the game index in
-        ``KernelError.game``) when a strategy raises.
+        an impossible swap or an illegal move, or writes into the rules or parameters, and
+        re-raises (with the game index in ``KernelError.game``) when a strategy raises.
+        ``status`` (int64[8], e.g. in memory shared with a parent process) receives the
+        loop's status words instead of a private array: ``status[0]`` is the game in
+        progress, so a process that dies inside a strategy still tells which game it was.
         """
         n = len(deal_keys)
         p = int(rules_array[L.R_PLAYERS])
@@ -199,7 +202,8 @@ class Kernel:
             "dealt": np.zeros((n, p), np.int64), "face_up": np.zeros((n, p), np.int64),
             "trace": np.zeros((n, trace_moves), np.int32),
         }
-        status = np.zeros(8, np.int64)
+        if status is None:
+            status = np.zeros(8, np.int64)
         slow = {i for i, s in enumerate(self.strategies) if not inlinable(s)}
         ids = np.asarray(entry_ids)
         if slow & set(ids.tolist()):

@@ -228,8 +228,18 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     interrupted, by = limited, ("stop-after" if limited else None)
     try:
         if todo:
-            run_calls([job.call(k) for k in todo], workers=workers, backend=backend, on_result=on_result,
-                      scheduler=scheduler)
+            try:
+                run_calls([job.call(k) for k in todo], workers=workers, backend=backend, on_result=on_result,
+                          scheduler=scheduler)
+            except Exception as e:
+                from shedsim.runs.crash import is_dead_worker, name_crash
+                if not is_dead_worker(e):
+                    raise
+                # a worker died (a compiled strategy crashed it?): replay what was in flight
+                found = name_crash([job.tasks[k] for k in todo if k not in done and k < len(job.tasks)])
+                if found is None:
+                    raise
+                raise SimulationError(*found) from None
     except _Enough:
         interrupted, by = False, None
     except KeyboardInterrupt:
