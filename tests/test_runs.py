@@ -348,3 +348,61 @@ def test_a_sequential_job_stops_when_it_has_enough(tmp_path):
     assert sorted(p.name for p in store.chunks.iterdir()) == ["00000.npz", "00001.npz"]
     again = play(ToyJob(6, stop_at=2), store, resume=True)  # nothing left to play
     assert again.done == [0, 1] and again.complete and again.played_now == 0
+
+
+# ------------------------------------------------------------------ runs too big for the machine
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_run_too_big_to_plan_is_refused_at_once(command, tmp_path):
+    """Issue 10: --games 1000000000000 is refused before the plan is built (exit 2), and
+    nothing is written."""
+    args = list(COMMANDS[command])
+    key = "--games" if "--games" in args else "-g"
+    args[args.index(key) + 1] = "1000000000000"
+    out = tmp_path / "huge"
+    r = runner.invoke(app, [*args, "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    said = " ".join(r.output.split())
+    assert "--games" in said and "at most 200,000 chunks" in said
+    assert not out.exists()
+
+
+def test_a_run_the_disk_cannot_hold_is_refused_before_playing(monkeypatch, tmp_path):
+    """The run store's size is estimated from one chunk file's size; a file system without
+    room for it refuses the run (exit 2) with the estimate, and no chunk is played."""
+    import shutil
+    from collections import namedtuple
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**9, 10**9 - 20_000, 20_000))
+    out = tmp_path / "full"
+    r = runner.invoke(app, [*COMMANDS["tournament"], "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    said = " ".join(r.output.split())
+    assert "would need about" in said and "20.0 kB is free" in said
+    assert not list((out / "chunks").glob("*.npz"))
+
+
+def test_a_long_run_says_how_long_it_will_take(tmp_path):
+    """After the calibration time, one line estimates the rest of a long run from the games
+    per second so far; a short run says nothing."""
+    from rich.console import Console
+    from shedsim.runs.execute import Session
+
+    class Big(Job):
+        tasks = [None] * 1000
+
+        def chunk_games(self, k):
+            return 10
+
+    lines = []
+    console = Console(file=None, width=200)
+    console.print = lambda *a, **k: lines.append(" ".join(map(str, a)))
+    s = Session("tournament", None, console=console)
+    say = s.estimator(Big(), after_s=0.0, say_over_s=0.0)
+    time.sleep(0.01)
+    say(10)
+    say(10)
+    assert len(lines) == 1 and "estimate: about" in lines[0] and "9,990 games" in lines[0]
+    quiet = Session("tournament", None, console=console).estimator(Big(), after_s=0.0, say_over_s=1e9)
+    time.sleep(0.01)
+    quiet(10)
+    assert len(lines) == 1

@@ -102,6 +102,11 @@ def check(spec: StudySpec) -> None:
     spec.rules.check_players(spec.players)
     if spec.games < 1:
         raise SwapStudyError(f"--games: must be at least 1, got {spec.games}")
+    from shedsim.runs.store import plan_size_problem
+    chunk = max(1, spec.chunk_size or 1)
+    too_big = plan_size_problem(3 * -(-spec.games // chunk), 3 * spec.games, chunk)  # parts (a), (b), (c)
+    if too_big:
+        raise SwapStudyError(too_big)
     if spec.deals < 0 or spec.rollouts < 1:
         raise SwapStudyError("--deals must be at least 0 and --rollouts at least 1")
     if not 0 <= spec.seat < spec.players:
