@@ -319,6 +319,8 @@ def test_cli_compare_pairing(tmp_path):
     (("--a", "greedy", "--b", "random", "--compare-pairing", "--games", "3"), "--games"),
     (("--a", "greedy", "--b", "random", "--compare-pairing", "--unpaired"), "--unpaired"),
     (("--a", "greedy", "--b", "random", "--rules", "nope"), "rules"),
+    (("--a", "greedy", "--b", "random", "--max-games", "10000000000", "--batch", "2"), "one run holds at most"),
+    (("--a", "greedy", "--b", "random", "--compare-pairing", "--games", "100000000", "--batch", "2"), "--games"),
 ])
 def test_cli_bad_options_exit_2_and_write_nothing(tmp_path, args, says):
     out = tmp_path / "never"

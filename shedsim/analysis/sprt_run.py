@@ -21,7 +21,7 @@ import numpy as np
 from shedsim.analysis import sprt as S
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.execute import Job
-from shedsim.runs.store import RunStore
+from shedsim.runs.store import MAX_CHUNKS, RunStore
 
 FORMAT = 1
 TEST_FIELDS = ("elo0", "elo1", "alpha", "beta", "max_games", "min_games", "paired", "batch", "llr")
@@ -38,6 +38,11 @@ class SprtStore(RunStore):
 
     Error = S.SPRTError
     what = "sprt"
+
+
+def t_batch(test: dict[str, Any]) -> int:
+    """The ``--batch`` of a test's options."""
+    return int(test["batch"])
 
 
 def play_batch(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy_paths: tuple[str, ...],
@@ -77,6 +82,11 @@ class SprtJob(Job):
         self.paths = tuple(strategy_paths)
         self.store = store
         self.seq = self.sequential()
+        n_batches = -(-self.seq.max_units // self.seq.per_batch)
+        if n_batches > MAX_CHUNKS:
+            raise S.SPRTError(f"--max-games: {self.seq.max_units * self.seq.unit_games:,} games would take "
+                              f"{n_batches:,} batches of --batch {t_batch(test):,} games; one run holds at most "
+                              f"{MAX_CHUNKS:,}: lower --max-games or raise --batch")
         self.plan = self.seq.batches()
         ident = {"format": FORMAT, "command": "sprt", "a": a, "b": b, "rules": rules.to_dict(), "players": players,
                  "seed": self.seed, **self.test, "strategy_hashes": dict(sorted(strategy_hashes(a, b, self.paths).items()))}
@@ -165,6 +175,10 @@ class PairingJob(Job):
         self.n_games, self.batch = int(games), int(batch)
         self.paths = tuple(strategy_paths)
         self.store = store
+        step = max(players, self.batch // players * players)
+        if 2 * -(-self.n_games // step) > MAX_CHUNKS:
+            raise S.SPRTError(f"--games: {self.n_games:,} games per design in batches of {step:,} would take more "
+                              f"than {MAX_CHUNKS:,} batches; play fewer games or raise --batch")
         self.plan = S.pairing_plan(players, self.n_games, self.batch)
         ident = {"format": FORMAT, "command": "sprt", "mode": "compare-pairing", "a": a, "b": b,
                  "rules": rules.to_dict(), "players": players, "seed": self.seed, "games": self.n_games,

@@ -106,6 +106,22 @@ def sprt(
     err = Console(stderr=True)
     scratch = tempfile.TemporaryDirectory(prefix="shedsim-sprt-") if out is None else None
     store = R.SprtStore(out if out is not None else scratch.name)
+    if resume is None:  # the plan is checked before the directory is touched
+        ri = {"rules": rules, "house": list(house or []),
+              "rules_file": str(rules_file.resolve()) if rules_file else None}
+        try:
+            if compare_pairing:
+                by_user = bool(given_on_command_line(ctx, ("batch",)))
+                job = R.PairingJob(a, b, rs, players, seed, n_games, paths, ri, store,
+                                   batch if by_user else R.PAIRING_BATCH)
+            else:
+                job = R.SprtJob(a, b, rs, players, seed, {
+                    "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "max_games": max_games,
+                    "min_games": min_games, "paired": paired, "batch": batch, "llr": llr}, paths, ri, store)
+        except S.SPRTError as e:
+            if scratch is not None:
+                scratch.cleanup()
+            fail(str(e))
     session = Session("sprt", store, resume=resume is not None, outputs=OUTPUTS, force=force, quiet=quiet,
                       console=err, resume_hint=f"shedsim sprt --resume {str(out)}" if out is not None else "")
     try:
@@ -115,17 +131,6 @@ def sprt(
                 if resume is not None:
                     job = R.job_from_store(store, paths if strategy_path else None)
                     done_chunks(job, store, strict=True)  # a damaged or foreign batch file: refuse, change nothing
-                else:
-                    ri = {"rules": rules, "house": list(house or []),
-                          "rules_file": str(rules_file.resolve()) if rules_file else None}
-                    if compare_pairing:
-                        by_user = bool(given_on_command_line(ctx, ("batch",)))
-                        job = R.PairingJob(a, b, rs, players, seed, n_games, paths, ri, store,
-                                           batch if by_user else R.PAIRING_BATCH)
-                    else:
-                        job = R.SprtJob(a, b, rs, players, seed, {
-                            "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "max_games": max_games,
-                            "min_games": min_games, "paired": paired, "batch": batch, "llr": llr}, paths, ri, store)
             except RunError as e:
                 fail(e.message, e.code)
             except (S.SPRTError, RulesError) as e:

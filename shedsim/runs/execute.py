@@ -653,6 +653,11 @@ class Session:
             state["said"] = True
             rest = (total - state["games"]) * spent / state["games"]
             if rest > say_over_s and self.console is not None:
+                if type(job).enough is not Job.enough:  # a sequential test: the plan is its most
+                    self.console.print(f"estimate: at most about {_duration(rest)} more for "
+                                       f"{total - state['games']:,} games ({state['games'] / spent:,.0f} games/s so "
+                                       f"far; the test stops once it has decided); Ctrl-C keeps the finished chunks")
+                    return
                 self.console.print(f"estimate: about {_duration(rest)} more for {total - state['games']:,} games "
                                    f"({state['games'] / spent:,.0f} games/s so far); Ctrl-C keeps the finished chunks")
         return on_games
