@@ -356,13 +356,13 @@ def test_a_run_too_big_to_plan_is_refused_at_once(command, tmp_path):
     """Issue 10: --games 1000000000000 is refused before the plan is built (exit 2), and
     nothing is written."""
     args = list(COMMANDS[command])
-    key = "--games" if "--games" in args else "-g"
+    key = "--max-games" if command == "sprt" else "--games" if "--games" in args else "-g"
     args[args.index(key) + 1] = "1000000000000"
     out = tmp_path / "huge"
     r = runner.invoke(app, [*args, "--out", str(out)])
     assert r.exit_code == 2, r.output
     said = " ".join(r.output.split())
-    assert "--games" in said and "at most 200,000 chunks" in said
+    assert ("--max-games" if command == "sprt" else "--games") in said and "at most 200,000 chunks" in said
     assert not out.exists()
 
 

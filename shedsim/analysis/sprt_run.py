@@ -85,8 +85,8 @@ class SprtJob(Job):
         n_batches = -(-self.seq.max_units // self.seq.per_batch)
         if n_batches > MAX_CHUNKS:
             raise S.SPRTError(f"--max-games: {self.seq.max_units * self.seq.unit_games:,} games would take "
-                              f"{n_batches:,} batches of --batch {t_batch(test):,} games; one run holds at most "
-                              f"{MAX_CHUNKS:,}: lower --max-games or raise --batch")
+                              f"{n_batches:,} batches (chunks) of --batch {t_batch(test):,} games; one run holds at "
+                              f"most {MAX_CHUNKS:,} chunks: lower --max-games or raise --batch")
         self.plan = self.seq.batches()
         ident = {"format": FORMAT, "command": "sprt", "a": a, "b": b, "rules": rules.to_dict(), "players": players,
                  "seed": self.seed, **self.test, "strategy_hashes": dict(sorted(strategy_hashes(a, b, self.paths).items()))}
@@ -178,7 +178,8 @@ class PairingJob(Job):
         step = max(players, self.batch // players * players)
         if 2 * -(-self.n_games // step) > MAX_CHUNKS:
             raise S.SPRTError(f"--games: {self.n_games:,} games per design in batches of {step:,} would take more "
-                              f"than {MAX_CHUNKS:,} batches; play fewer games or raise --batch")
+                              f"than {MAX_CHUNKS:,} batches; one run holds at most {MAX_CHUNKS:,} chunks: play fewer "
+                              f"games or raise --batch")
         self.plan = S.pairing_plan(players, self.n_games, self.batch)
         ident = {"format": FORMAT, "command": "sprt", "mode": "compare-pairing", "a": a, "b": b,
                  "rules": rules.to_dict(), "players": players, "seed": self.seed, "games": self.n_games,

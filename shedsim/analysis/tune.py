@@ -224,16 +224,26 @@ def _elo(s: float) -> float:
 def open_study(spec: TuneSpec, storage: str, study_name: str = STUDY_NAME):
     """Create or load the optuna study at ``storage``. Refuses (:class:`TuneError`) a stored
     study of another tuning run (another strategy, field, rules, players, games, seed,
-    sampler or search space). The first trial of a new study is the starting parameters."""
+    sampler or search space). The first trial of a new study is the starting parameters.
+    Two processes that create the same new storage at once both get it (the one whose
+    schema insert collides opens it again)."""
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     sampler = (optuna.samplers.TPESampler(seed=spec.seed) if spec.sampler == "tpe"
                else optuna.samplers.RandomSampler(seed=spec.seed))
-    try:
-        study = optuna.create_study(storage=storage, study_name=study_name, direction="maximize",
-                                    sampler=sampler, load_if_exists=True)
-    except Exception as e:  # noqa: BLE001 - bad URLs raise many kinds (ArgumentError, ImportError, ...)
-        raise TuneError(f"--storage {storage!r}: cannot open the study: {type(e).__name__}: {e}") from None
+    import time
+    for attempt in range(3):
+        try:
+            study = optuna.create_study(storage=storage, study_name=study_name, direction="maximize",
+                                        sampler=sampler, load_if_exists=True)
+            break
+        except Exception as e:  # noqa: BLE001 - bad URLs raise many kinds (ArgumentError, ImportError, ...)
+            # two processes creating the same new storage at once: the loser's schema insert
+            # fails (sqlalchemy IntegrityError); the storage exists now, so open it again
+            if type(e).__name__ == "IntegrityError" and attempt < 2:
+                time.sleep(0.2)
+                continue
+            raise TuneError(f"--storage {storage!r}: cannot open the study: {type(e).__name__}: {e}") from None
     key = json.loads(json.dumps(spec.key()))
     stored = study.user_attrs.get("shedsim_spec")
     if stored is None:
