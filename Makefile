@@ -59,7 +59,7 @@ report: compile
 	rm -rf $(EXRUNS) && mkdir -p $(EXRUNS)
 	for r in duel nines family palace shithead; do \
 	  p=4; [ $$r = duel ] && p=2; plots=--no-plots; [ $$r = shithead ] && plots=; \
-	  $(SHEDSIM) tournament --rules $$r --players $$p --strategies random,greedy,expert,aggressive \
+	  $(SHEDSIM) tournament --rules $$r --players $$p --strategies random,greedy,heuristic,aggressive \
 	    --games $(REPORT_GAMES) --quiet $$plots --out $(EXRUNS)/tournament-$$r || exit $$?; \
 	  rm -rf $(EXRUNS)/tournament-$$r/chunks $(EXRUNS)/tournament-$$r/spec.json; \
 	done

@@ -1,3 +1,3 @@
-from shedsim.cli import app
+from shedsim.cli import main
 
-app()
+main()

@@ -12,7 +12,7 @@ from shedsim.kernel.build import kernel_module
 from shedsim.layout import END_NAMES
 from shedsim.rules.ruleset import RuleSet
 
-STRATEGIES = ("greedy", "expert", "aggressive", "random")
+STRATEGIES = ("greedy", "heuristic", "aggressive", "random")
 
 
 def kernel_for_builtins():

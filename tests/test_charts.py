@@ -37,9 +37,8 @@ def figures(monkeypatch):
     def keep(fig, path, rect=None):
         seen.append(fig)
         return Path(path)
-    monkeypatch.setattr(P, "_save", keep)
-    monkeypatch.setattr(P, "save", keep)
-    monkeypatch.setattr(PS, "_save", keep)
+    monkeypatch.setattr(P, "save_figure", keep)
+    monkeypatch.setattr(PS, "save_figure", keep)
     monkeypatch.setattr(PS, "atomic_png", lambda fig, path: seen.append(fig))
     monkeypatch.setattr(C, "_save", keep)
     yield seen

@@ -361,7 +361,7 @@ def test_cli_bad_input_exits_2_naming_the_option_and_writes_nothing(tmp_path, ar
 def test_cli_help_teaches():
     r = runner.invoke(app, ["compare-rules", "--help"], env={"COLUMNS": "200"})
     assert r.exit_code == 0
-    for s in ("--each-toggle", "baseline", "Example", "default: 4", "random,greedy,expert", "Exit codes"):
+    for s in ("--each-toggle", "baseline", "Example", "default: 4", "random,greedy,heuristic", "Exit codes"):
         assert s in r.output, s
 
 

@@ -56,18 +56,18 @@ def test_toggles_agree(name, players, toggles):
 
 def test_mc_agrees_on_a_few_games():
     rules = build("shithead", ["max_moves:300"])
-    problems = compare(rules, 3, 4, seed=3, names=("mc", "greedy", "expert"))
+    problems = compare(rules, 3, 4, seed=3, names=("mc", "greedy", "heuristic"))
     assert problems == [], "\n".join(problems)
 
 
 STOP_CASES = [
     # (rules, players, toggles, strategies, ways of ending that must occur)
-    ("shithead", 4, ["stall:0"], ("aggressive", "greedy", "expert"), {"finished", "loop"}),
-    ("shithead", 4, ["stall:200"], ("greedy", "expert", "aggressive", "random"), {"finished", "stalled", "loop"}),
+    ("shithead", 4, ["stall:0"], ("aggressive", "greedy", "heuristic"), {"finished", "loop"}),
+    ("shithead", 4, ["stall:200"], ("greedy", "heuristic", "aggressive", "random"), {"finished", "stalled", "loop"}),
     ("shithead", 3, ["stall:0", "stalemate:most_cards"], ("aggressive", "random", "greedy"), {"finished", "loop", "cap"}),
-    ("palace", 4, ["stall:40", "stalemate:most_cards"], ("aggressive", "random", "greedy", "expert"),
+    ("palace", 4, ["stall:40", "stalemate:most_cards"], ("aggressive", "random", "greedy", "heuristic"),
      {"finished", "stalled"}),
-    ("duel", 2, ["stall:300", "deck_gamble", "stalemate:most_cards"], ("aggressive", "expert", "random"),
+    ("duel", 2, ["stall:300", "deck_gamble", "stalemate:most_cards"], ("aggressive", "heuristic", "random"),
      {"finished", "stalled", "loop"}),
 ]
 

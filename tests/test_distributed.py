@@ -28,9 +28,9 @@ from shedsim.cli import app
 pytest.importorskip("dask.distributed")
 
 CSVS = ("summary.csv", "head_to_head.csv", "seats.csv", "lengths.csv")
-ARGS = ["--strategies", "greedy,random,expert", "--players", "3", "--games", "2000", "--seed", "13",
+ARGS = ["--strategies", "greedy,random,heuristic", "--players", "3", "--games", "2000", "--seed", "13",
         "--chunk-size", "300", "--quiet", "--no-plots"]
-BENCH = ["bench", "--rules", "palace", "--players", "3", "--strategy", "expert", "--games", "3000",
+BENCH = ["bench", "--rules", "palace", "--players", "3", "--strategy", "heuristic", "--games", "3000",
          "--chunk-size", "500", "--seed", "2", "--json"]
 
 runner = CliRunner()

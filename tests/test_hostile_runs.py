@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CSVS = ("summary.csv", "head_to_head.csv", "seats.csv", "lengths.csv")
 REPORTS = (*CSVS, "matches.csv", "rates.png", "places.png", "head_to_head.png", "lengths.png", "seats.png",
            "run.json")
-ARGS = ["--strategies", "greedy,random,expert", "--players", "3", "--games", "2000", "--seed", "4",
+ARGS = ["--strategies", "greedy,random,heuristic", "--players", "3", "--games", "2000", "--seed", "4",
         "--chunk-size", "300", "--workers", "1", "--quiet"]
 
 runner = CliRunner()
@@ -86,8 +86,8 @@ def store(partial_store, tmp_path) -> Path:
 
 # ------------------------------------------------------------------ SIGKILL, then --resume
 def test_killed_run_resumes_to_identical_files(tmp_path):
-    args = ["--rules", "shithead", "--players", "4", "--strategies", "greedy,random,expert,aggressive",
-            "--games", "300000", "--seed", "17", "--chunk-size", "6000", "--workers", "1", "--quiet", "--no-plots"]
+    args = ["--rules", "shithead", "--players", "4", "--strategies", "greedy,random,heuristic,aggressive",
+            "--games", "120000", "--seed", "17", "--chunk-size", "2400", "--workers", "1", "--quiet", "--no-plots"]
     killed, whole = tmp_path / "killed", tmp_path / "whole"
     p = subprocess.Popen([sys.executable, "-m", "shedsim", "tournament", *args, "--out", str(killed)],
                          cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -120,7 +120,7 @@ def test_killed_run_resumes_to_identical_files(tmp_path):
     assert temp_files(killed) == []
     info = json.loads((killed / "run.json").read_text())
     assert info["complete"] and info["chunks_done"] == 50
-    assert info["sessions"][0]["games_played"] == 300000 - 6000 * len(kept)
+    assert info["sessions"][0]["games_played"] == 120000 - 2400 * len(kept)
 
 
 def test_chunk_files_and_spec_are_written_atomically(tmp_path, monkeypatch):
@@ -212,7 +212,7 @@ def _spec(store: Path) -> dict:
     (lambda d: {k: v for k, v in d.items() if k != "players"}, "missing or invalid: players"),
     (lambda d: {**d, "labels": "greedy"}, "missing or invalid: labels"),
     (lambda d: {**d, "players": 9}, "players"),
-    (lambda d: {**d, "entries": ["greedy", "nosuch", "expert"]}, "unknown strategy 'nosuch'"),
+    (lambda d: {**d, "entries": ["greedy", "nosuch", "heuristic"]}, "unknown strategy 'nosuch'"),
     (lambda d: {**d, "seed": 5}, "does not match what it rebuilds to"),
     (lambda d: {**d, "games_requested": -3}, "--games"),
 ])

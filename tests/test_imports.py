@@ -83,3 +83,44 @@ def test_no_import_cycles_in_shedsim_or_strategies():
     graph = module_graph()
     assert "shedsim.cli" in graph and graph["shedsim.cli"], "the graph was not read"
     assert cycles(graph) == []
+
+
+def private_imports(packages: tuple[str, ...] = ("shedsim", "strategies")) -> list[str]:
+    """``from M import _name`` where M is another project module, and imports of a private
+    module (``_loop``, ``_stub``) from outside its own package: one line each."""
+    out = []
+    for pkg in packages:
+        for f in (ROOT / pkg).rglob("*.py"):
+            parts = f.relative_to(ROOT).with_suffix("").parts
+            package = ".".join(parts[:-1])
+            for node in ast.walk(ast.parse(f.read_text())):
+                if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                    continue
+                if node.module.split(".")[0] not in packages:
+                    continue
+                where = f"{f.relative_to(ROOT)}:{node.lineno}"
+                for a in node.names:
+                    if a.name.startswith("_") and not a.name.endswith("__"):
+                        out.append(f"{where}: {a.name} from {node.module}")
+                private_mod = [p for p in node.module.split(".") if p.startswith("_")]
+                if private_mod and node.module.rpartition(".")[0] != package:
+                    out.append(f"{where}: private module {node.module}")
+    return out
+
+
+def test_no_private_names_are_taken_across_modules():
+    """Issue 11: a module uses another's public names only (a private one may change freely)."""
+    assert private_imports() == []
+
+
+def test_the_private_import_check_finds_one(tmp_path):
+    """The check itself can fail: a module that takes a private name is reported."""
+    pkg = tmp_path / "shedsim"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("from shedsim.b import _helper\nfrom shedsim.kernel._loop import x\n")
+    globals()["ROOT"], old = tmp_path, ROOT
+    try:
+        found = private_imports(("shedsim",))
+    finally:
+        globals()["ROOT"] = old
+    assert len(found) == 2 and "_helper" in found[0] and "private module" in found[1]

@@ -99,7 +99,7 @@ def test_aggressive_playouts_and_fallback(tmp_path):
 
 def test_both_engines_agree():
     rules = build("shithead", ["max_moves:300"])
-    problems = compare(rules, 3, 3, seed=5, names=("ismcts", "greedy", "expert"))
+    problems = compare(rules, 3, 3, seed=5, names=("ismcts", "greedy", "heuristic"))
     assert problems == [], "\n".join(problems)
 
 

@@ -68,7 +68,7 @@ def _step_both(rules, names, players, seed, games):
 def test_kernel_observation_equals_reference_observation(name, players, toggles):
     rules = build(name, [*toggles, "max_moves:300"])
     steps = 0
-    for _, ref_obs, kernel_obs in _step_both(rules, ["greedy", "random", "expert"], players, 11, 6):
+    for _, ref_obs, kernel_obs in _step_both(rules, ["greedy", "random", "heuristic"], players, 11, 6):
         assert np.array_equal(ref_obs, kernel_obs), np.nonzero(ref_obs != kernel_obs)
         steps += 1
     assert steps > 50
@@ -215,7 +215,7 @@ def test_a_second_plugin_with_a_taken_name_is_left_out(tmp_path):
 
 
 def test_results_do_not_depend_on_chunks_or_workers():
-    spec = RunSpec(preset("shithead"), 3, ("greedy", "random", "expert"), ("greedy", "random", "expert"),
+    spec = RunSpec(preset("shithead"), 3, ("greedy", "random", "heuristic"), ("greedy", "random", "heuristic"),
                    seed=9, games=600, chunk_size=600)
     whole = play_chunk(spec, 0, 600).records
     small = RunSpec(**{**spec.__dict__, "chunk_size": 70})

@@ -12,7 +12,7 @@ def _chart(tmp_path, name):
     fig, ax = plots.plt.subplots(figsize=(4, 3))
     ax.plot([0, 1, 2], [0, 1, 4], label="a line")
     ax.legend()
-    return plots._save(fig, tmp_path / name)
+    return plots.save_figure(fig, tmp_path / name)
 
 
 def test_default_chart_is_rgba_at_110_dpi(tmp_path, monkeypatch):

@@ -126,10 +126,39 @@ def test_tournament_with_a_rule_changing_plugin_exits_1_naming_it(plugin_dir, tm
 
 def test_honest_plugins_are_untouched(plugin_dir):
     """The copies change nothing for strategies that only read: same records as before."""
-    spec = RunSpec(preset("shithead"), 3, ("greedy", "random", "expert"), ("greedy", "random", "expert"),
+    spec = RunSpec(preset("shithead"), 3, ("greedy", "random", "heuristic"), ("greedy", "random", "heuristic"),
                    seed=3, games=60, strategy_paths=(str(plugin_dir),))
     a = play_chunk(spec, 0, 60).records
-    b = play_chunk(RunSpec(preset("shithead"), 3, ("greedy", "random", "expert"), ("greedy", "random", "expert"),
+    b = play_chunk(RunSpec(preset("shithead"), 3, ("greedy", "random", "heuristic"), ("greedy", "random", "heuristic"),
                            seed=3, games=60), 0, 60).records
     for k in ("places", "moves", "face_up"):
         assert (a[k] == b[k]).all()
+
+
+def test_a_plugin_that_crashes_a_worker_is_named(plugin_dir, tmp_path):
+    """A segmentation fault in a loky worker: the run replays the chunks in flight in child
+    processes and names the strategy, seat, move, seed, game and deal, with the trace
+    command, instead of joblib's bare 'a worker process died'."""
+    r = CliRunner().invoke(app, ["tournament", "--strategies", "greedy,segfaulter", "--players", "2",
+                                 "--games", "40", "--chunk-size", "10", "--seed", "5", "--workers", "2",
+                                 "--quiet", "--no-plots", "--strategy-path", str(plugin_dir),
+                                 "--out", str(tmp_path / "o")])
+    assert r.exit_code == 1, r.output
+    out = r.output
+    assert "a worker process crashed (signal SIGSEGV" in out, out
+    assert "strategy 'segfaulter' at seat " in out and "choosing move " in out, out
+    assert "run seed 5, game 0 (deal 0" in out and "pile (bottom->top)" in out, out
+    cmd = next(ln for ln in out.splitlines() if ln.startswith("replay it move by move: "))
+    assert "shedsim trace " in cmd and "--game 0" in cmd and "--seed 5" in cmd
+
+
+def test_a_crashing_plugin_is_named_with_one_worker_too(plugin_dir, tmp_path):
+    """With --workers 1 a plugin from a --strategy-path plays in a child process, so its
+    crash is named as well (the run does not die with a bare segfault)."""
+    r = CliRunner().invoke(app, ["tournament", "--strategies", "segfaulter,greedy", "--players", "2",
+                                 "--games", "40", "--chunk-size", "20", "--seed", "5", "--workers", "1",
+                                 "--quiet", "--no-plots", "--strategy-path", str(plugin_dir),
+                                 "--out", str(tmp_path / "o")])
+    assert r.exit_code == 1, r.output
+    assert "a worker process crashed (signal SIGSEGV" in r.output, r.output
+    assert "strategy 'segfaulter' at seat " in r.output and "run seed 5, game 0 (deal 0" in r.output

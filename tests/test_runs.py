@@ -29,15 +29,19 @@ ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
 
 COMMANDS = {
-    "tournament": ["tournament", "--strategies", "greedy,random,expert", "--players", "3", "--games", "600",
+    "tournament": ["tournament", "--strategies", "greedy,random,heuristic", "--players", "3", "--games", "600",
                    "--seed", "4", "--chunk-size", "120", "--workers", "1", "--no-plots", "--quiet"],
     "compare-rules": ["compare-rules", "-r", "shithead", "-r", "shithead+pickup:always", "-p", "3", "-S",
                       "random,greedy", "-g", "240", "-s", "1", "-w", "1", "--no-plots", "--quiet"],
+    "swaps": ["swaps", "--games", "300", "--deals", "3", "--rollouts", "4", "--seed", "3", "--workers", "1",
+              "--no-plots", "--quiet"],
 }
 """Command -> small arguments that play several chunks (``--out DIR`` is added)."""
-PAUSE = {"tournament": 0.4, "compare-rules": 0.12}
-"""Seconds each command waits after each chunk it stores (5 and 28 chunks)."""
-FIRST = {"tournament": 1, "compare-rules": 2}
+PAUSE = {"tournament": 0.4, "compare-rules": 0.12, "swaps": 0.12}
+"""Seconds each command waits after each chunk it stores (5, 28 and 20 chunks)."""
+PARTIAL = {"tournament": True, "compare-rules": True, "swaps": False}
+"""Whether an interrupted run writes partial reports (swaps' need the whole study)."""
+FIRST = {"tournament": 1, "compare-rules": 2, "swaps": 1}
 """Chunks before a command has partial results (compare-rules: the first chunk of both variants)."""
 
 
@@ -96,10 +100,14 @@ def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path
     else:
         assert p.returncode == 128 + sig, stderr[-2000:]
         assert ("terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted") in stderr
-        assert "partial results written" in stderr and f"--resume {d}" in stderr
-        info = json.loads((d / "run.json").read_text())
-        assert not info["complete"] and info["interrupted_by"] == sig.name and info["chunks_done"] == kept
-        assert csvs(d)  # partial results
+        assert f"--resume {d}" in stderr
+        if PARTIAL[command]:
+            assert "partial results written" in stderr
+            info = json.loads((d / "run.json").read_text())
+            assert not info["complete"] and info["interrupted_by"] == sig.name and info["chunks_done"] == kept
+            assert csvs(d)  # partial results
+        else:
+            assert "none was written" in stderr and not csvs(d) and not (d / "run.json").exists()
     assert 1 <= kept < spec["n_chunks"]
     r = cli(command, "--resume", str(d), "--quiet", "--no-plots")
     assert r.exit_code == 0, r.output
@@ -228,7 +236,6 @@ def test_an_edited_spec_is_refused_on_resume(command, edit, tmp_path):
 
 # ------------------------------------------------------------------ swaps and sprt: the same directory rules
 OTHERS = {
-    "swaps": ["swaps", "--games", "300", "--deals", "0", "--workers", "1", "--no-plots", "--quiet"],
     "sprt": ["sprt", "--a", "greedy", "--b", "random", "--quiet"],
 }
 
@@ -337,3 +344,61 @@ def test_a_sequential_job_stops_when_it_has_enough(tmp_path):
     assert sorted(p.name for p in store.chunks.iterdir()) == ["00000.npz", "00001.npz"]
     again = play(ToyJob(6, stop_at=2), store, resume=True)  # nothing left to play
     assert again.done == [0, 1] and again.complete and again.played_now == 0
+
+
+# ------------------------------------------------------------------ runs too big for the machine
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_run_too_big_to_plan_is_refused_at_once(command, tmp_path):
+    """Issue 10: --games 1000000000000 is refused before the plan is built (exit 2), and
+    nothing is written."""
+    args = list(COMMANDS[command])
+    key = "--games" if "--games" in args else "-g"
+    args[args.index(key) + 1] = "1000000000000"
+    out = tmp_path / "huge"
+    r = runner.invoke(app, [*args, "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    said = " ".join(r.output.split())
+    assert "--games" in said and "at most 200,000 chunks" in said
+    assert not out.exists()
+
+
+def test_a_run_the_disk_cannot_hold_is_refused_before_playing(monkeypatch, tmp_path):
+    """The run store's size is estimated from one chunk file's size; a file system without
+    room for it refuses the run (exit 2) with the estimate, and no chunk is played."""
+    import shutil
+    from collections import namedtuple
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**9, 10**9 - 20_000, 20_000))
+    out = tmp_path / "full"
+    r = runner.invoke(app, [*COMMANDS["tournament"], "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    said = " ".join(r.output.split())
+    assert "would need about" in said and "20.0 kB is free" in said
+    assert not list((out / "chunks").glob("*.npz"))
+
+
+def test_a_long_run_says_how_long_it_will_take(tmp_path):
+    """After the calibration time, one line estimates the rest of a long run from the games
+    per second so far; a short run says nothing."""
+    from rich.console import Console
+    from shedsim.runs.execute import Session
+
+    class Big(Job):
+        tasks = [None] * 1000
+
+        def chunk_games(self, k):
+            return 10
+
+    lines = []
+    console = Console(file=None, width=200)
+    console.print = lambda *a, **k: lines.append(" ".join(map(str, a)))
+    s = Session("tournament", None, console=console)
+    say = s.estimator(Big(), after_s=0.0, say_over_s=0.0)
+    time.sleep(0.01)
+    say(10)
+    say(10)
+    assert len(lines) == 1 and "estimate: about" in lines[0] and "9,990 games" in lines[0]
+    quiet = Session("tournament", None, console=console).estimator(Big(), after_s=0.0, say_over_s=1e9)
+    time.sleep(0.01)
+    quiet(10)
+    assert len(lines) == 1

@@ -179,7 +179,7 @@ def test_scores_match_the_tournament_kernel_run():
 
 # ------------------------------------------------------------------ the sequential test
 def test_stops_at_the_first_crossing_and_does_not_depend_on_the_batch():
-    runs = [S.run_sprt("greedy", "expert", "shithead", seed=2, batch=b) for b in (2, 37, 2000)]
+    runs = [S.run_sprt("greedy", "heuristic", "shithead", seed=2, batch=b) for b in (2, 37, 2000)]
     r = runs[0]
     for o in runs[1:]:
         assert (o.decision, o.games, o.llr) == (r.decision, r.games, r.llr)
@@ -187,7 +187,7 @@ def test_stops_at_the_first_crossing_and_does_not_depend_on_the_batch():
     assert r.decision in ("H0", "H1") and r.games == 2 * r.units == 2 * len(r.path_llr)
     assert r.counts.sum() == r.units and len(r.counts) == 5
     # recompute the path from the unit scores: only the last unit crosses (from --min-games on)
-    m = S.open_match("greedy", "expert", "shithead", 2, seed=2)
+    m = S.open_match("greedy", "heuristic", "shithead", 2, seed=2)
     h, _ = m.play(0, r.games, paired=True)
     codes = h.reshape(-1, 2).sum(axis=1)
     cum = np.cumsum(np.eye(5, dtype=np.int64)[codes], axis=0)
@@ -241,7 +241,7 @@ def test_identical_deterministic_strategies_are_called_degenerate(tmp_path):
 
 
 def test_unpaired_uses_the_trinomial_model():
-    r = S.run_sprt("greedy", "expert", "shithead", seed=1, paired=False)
+    r = S.run_sprt("greedy", "heuristic", "shithead", seed=1, paired=False)
     assert len(r.counts) == 3 and r.unit_games == 1 and r.games == r.units
     assert r.decision in ("H0", "H1")
 
@@ -268,7 +268,7 @@ def test_bad_options_are_named():
 
 # ------------------------------------------------------------------ what pairing buys
 def test_pairing_narrows_the_interval_for_greedy_vs_expert():
-    g = S.pairing_gain("greedy", "expert", "shithead", 2, games=6000, seed=0)
+    g = S.pairing_gain("greedy", "heuristic", "shithead", 2, games=6000, seed=0)
     assert g.paired.games == g.unpaired.games == 6000
     assert g.paired.units == 3000 and g.unpaired.units == 6000
     assert g.paired.width < g.unpaired.width and g.ratio > 1.2, (g.paired, g.unpaired)
@@ -301,7 +301,7 @@ def test_cli_no_decision_exits_0_and_says_so():
 
 def test_cli_compare_pairing(tmp_path):
     out = tmp_path / "p"
-    r = cli("--a", "greedy", "--b", "expert", "--compare-pairing", "--games", "2000", "--out", str(out), "--quiet")
+    r = cli("--a", "greedy", "--b", "heuristic", "--compare-pairing", "--games", "2000", "--out", str(out), "--quiet")
     assert r.exit_code == 0, r.output
     assert "paired" in r.output and "unpaired" in r.output and "width ratio" in r.output
     assert sorted(p.name for p in out.iterdir() if p.name != ".shedsim.lock") == ["pairing.csv", "pairing.png", "run.json"]

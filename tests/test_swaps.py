@@ -16,14 +16,14 @@ from shedsim.cli import app
 from shedsim.kernel.build import KernelError
 from shedsim.rules.ruleset import preset
 from shedsim.seeding import game_keys
-from shedsim.runs.simulate import RunSpec, _loaded, play_chunk
+from shedsim.runs.simulate import RunSpec, loaded_kernel, play_chunk
 
 SHITHEAD = preset("shithead")
 
 
 def _kernel(players=3):
     spec = RunSpec(SHITHEAD, players, ("greedy",), ("greedy",), games=1, schedule="same")
-    _, k, ids, params = _loaded(spec)
+    _, k, ids, params = loaded_kernel(spec)
     return k, ids, params, SHITHEAD.compile(players)
 
 
@@ -184,6 +184,10 @@ def test_error_bars_are_never_negative():
     assert hi[0] == 0 and lo[2] == 0 and hi[2] == 0
 
 
+RUN_STORE = (".shedsim.lock", "spec.json", "chunks")
+"""The run store's files beside the reports (shedsim.runs.store)."""
+
+
 def test_cli_small_run_then_rerun_keeps_one_consistent_set(tmp_path):
     out = tmp_path / "sw"
     # 600 games: ranks always put face up give a Wilson bound a rounding error below the rate
@@ -197,7 +201,7 @@ def test_cli_small_run_then_rerun_keeps_one_consistent_set(tmp_path):
                                    "--quiet", "--out", str(out)])
     assert res.exit_code == 0, res.output
     second = json.loads((out / "run.json").read_text())
-    assert sorted(p.name for p in out.iterdir() if p.name != ".shedsim.lock") == sorted(second["outputs"])
+    assert sorted(p.name for p in out.iterdir() if p.name not in RUN_STORE) == sorted(second["outputs"])
     assert not any(f.endswith(".png") for f in second["outputs"]) and "regret.csv" not in second["outputs"]
 
 
@@ -206,7 +210,7 @@ def test_disk_full_while_writing_leaves_the_earlier_set(tmp_path, monkeypatch):
     out = tmp_path / "sw"
     args = ["swaps", "--games", "600", "--deals", "0", "--workers", "1", "--no-plots", "--quiet", "--out", str(out)]
     assert CliRunner().invoke(app, args).exit_code == 0
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.name not in RUN_STORE}
     real = atomic._write
     calls = []
 
@@ -218,4 +222,4 @@ def test_disk_full_while_writing_leaves_the_earlier_set(tmp_path, monkeypatch):
     monkeypatch.setattr(atomic, "_write", full)
     res = CliRunner().invoke(app, args[:-2] + ["--seed", "1", "--out", str(out)])
     assert res.exit_code == 3, res.output
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name not in RUN_STORE} == before

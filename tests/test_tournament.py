@@ -54,14 +54,14 @@ def test_parse_entries_labels_and_duplicates():
 
 def test_plan_rounds_games_to_whole_blocks_and_chunks():
     rs = preset("shithead")
-    spec = T.plan(rs, 4, T.parse_entries("greedy,random,expert,aggressive"), 1000)
+    spec = T.plan(rs, 4, T.parse_entries("greedy,random,heuristic,aggressive"), 1000)
     assert len(spec.tables) == 6 and spec.block == 24          # 1 combination x 3! seating orders
     assert spec.games == 1008 and spec.games_requested == 1000
     assert spec.chunk_size % spec.match_block == 0
-    spec = T.plan(rs, 4, T.parse_entries("greedy,random,expert"), 1000, rounds=3)
+    spec = T.plan(rs, 4, T.parse_entries("greedy,random,heuristic"), 1000, rounds=3)
     assert spec.match_block == 3 * spec.block and spec.games % spec.match_block == 0
     assert spec.chunk_size % spec.match_block == 0
-    sorted_spec = T.plan(rs, 4, T.parse_entries("greedy,random,expert,aggressive"), 1000, seat_orders="sorted")
+    sorted_spec = T.plan(rs, 4, T.parse_entries("greedy,random,heuristic,aggressive"), 1000, seat_orders="sorted")
     assert sorted_spec.tables == [(0, 1, 2, 3)] and sorted_spec.games == 1000
 
 
@@ -331,8 +331,8 @@ def _brute_force(spec, start, stop, rec):
 
 
 @pytest.mark.parametrize("players,strategies,rounds,house", [
-    (3, "random,greedy", 2, []), (4, "random,greedy,aggressive,expert", 1, []),
-    (4, "random,greedy,aggressive,expert", 1, ["stall:40", "stalemate:most_cards"])])
+    (3, "random,greedy", 2, []), (4, "random,greedy,aggressive,heuristic", 1, []),
+    (4, "random,greedy,aggressive,heuristic", 1, ["stall:40", "stalemate:most_cards"])])
 def test_aggregate_chunk_matches_brute_force(players, strategies, rounds, house):
     rs = build("shithead", ["max_moves:120", *house])  # a low cap: many unfinished games
     spec = T.plan(rs, players, T.parse_entries(strategies), 600, seed=11, rounds=rounds)
@@ -369,7 +369,7 @@ def test_aggregate_chunk_matches_brute_force(players, strategies, rounds, house)
 
 def test_merge_is_order_independent():
     rs = preset("shithead")
-    spec = T.plan(rs, 3, T.parse_entries("random,greedy,expert"), 900, seed=2, chunk_size=180)
+    spec = T.plan(rs, 3, T.parse_entries("random,greedy,heuristic"), 900, seed=2, chunk_size=180)
     tallies = []
     for i in range(spec.n_chunks):
         a, b = spec.chunk_bounds(i)
@@ -391,7 +391,7 @@ def _read(d: Path) -> dict[str, bytes]:
     return {n: (d / n).read_bytes() for n in names}
 
 
-ARGS = ["--strategies", "greedy,random,expert", "--players", "3", "--games", "3000", "--seed", "5",
+ARGS = ["--strategies", "greedy,random,heuristic", "--players", "3", "--games", "3000", "--seed", "5",
         "--rounds", "2", "--quiet", "--no-plots"]
 
 
@@ -412,7 +412,7 @@ def test_outputs_are_complete_and_deterministic_across_workers(reference_run, tm
     info = json.loads((tmp_path / "run.json").read_text())
     assert info["complete"] and info["games"] == 3000 + (-3000) % 12 and info["seed"] == 5
     assert info["games_per_s"] > 0 and info["wall_s"] > 0 and info["versions"]["numpy"]
-    assert "unfinished_games" in info and info["spec"]["entries"] == ["greedy", "random", "expert"]
+    assert "unfinished_games" in info and info["spec"]["entries"] == ["greedy", "random", "heuristic"]
     import pandas as pd
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert list(summary["rank"]) == [1, 2, 3] and summary["rating"].is_monotonic_decreasing
@@ -565,7 +565,7 @@ def test_degenerate_aa_is_detected_and_exact(tmp_path):
     is exact (zero-width intervals, rating se 0) instead of a made-up +-1.5 points."""
     spec = T.plan(preset("shithead"), 2, T.parse_entries("greedy,greedy,random"), 10)
     assert T.degenerate_pairs(spec) == [("greedy", "greedy#2")]
-    for text, n in (("greedy,greedy,expert:search=0", 3), ("random,random", 2), ("greedy,expert", 2),
+    for text, n in (("greedy,greedy,expert:search=0", 3), ("random,random", 2), ("greedy,heuristic", 2),
                     ("expert:search=0,expert:search=1", 2)):
         assert T.degenerate_pairs(T.plan(preset("shithead"), n, T.parse_entries(text), 10)) == [], text
     assert T.degenerate_pairs(T.plan(preset("shithead"), 4, T.parse_entries("greedy,greedy"), 10)) == [
@@ -600,7 +600,7 @@ def test_greedy_beats_random(tmp_path, rules, players):
 def test_seat_orders_make_identical_strategies_equal(tmp_path):
     """Two copies each of two strategies at 4 seats: with every seating order the copies
     sit in exchangeable places, so the test finds no difference between them."""
-    res = _api_run(tmp_path, preset("shithead"), 4, "greedy,expert,greedy,expert", 960, seed=4)
+    res = _api_run(tmp_path, preset("shithead"), 4, "greedy,heuristic,greedy,heuristic", 960, seed=4)
     h = res.head_to_head.set_index(["a", "b"])
     pair = h.loc[[k for k in h.index if set(k) == {"greedy", "greedy#2"}][0]]
     assert pair["p_value"] > 0.05

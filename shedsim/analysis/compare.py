@@ -87,7 +87,7 @@ from shedsim.layout import END_CAP, END_FINISHED, END_LOOP, END_NAMES, END_STALL
 from shedsim.rules.ruleset import PICKUP_MODES, STALEMATE_MODES, TOGGLES, RuleSet, RulesError, apply_house, build
 
 DEFAULT_OUT = "reports/compare"
-DEFAULT_STRATEGIES = "random,greedy,expert"
+DEFAULT_STRATEGIES = "random,greedy,heuristic"
 DEFAULT_PLAYERS = 4
 DEFAULT_GAMES = 100_000
 TARGET_CHUNK = 20_000
@@ -766,7 +766,7 @@ def chunk_size_for(games: int, block: int) -> int:
 
 
 def compare(variants: Plan | Sequence[Variant], players: int | None = None,
-            entries: Sequence[str] | Sequence[tuple[str, str]] = ("random", "greedy", "expert"),
+            entries: Sequence[str] | Sequence[tuple[str, str]] = ("random", "greedy", "heuristic"),
             games: int = DEFAULT_GAMES, seed: int = 0, workers: int = 1,
             strategy_paths: Sequence[str] = (), on_progress: Callable[[int], None] | None = None,
             chunk_size: int | None = None, backend: str = "loky") -> ComparisonResult:
@@ -1144,10 +1144,10 @@ OVERLAY_MAX = 8
 
 
 def _save(fig, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
-    """Write the chart as every chart is written (:func:`shedsim.output.plots.save`), keeping
+    """Write the chart as every chart is written (:func:`shedsim.output.plots.save_figure`), keeping
     ``rect`` free for a figure legend."""
-    from shedsim.output.plots import save
-    return save(fig, path, rect)
+    from shedsim.output.plots import save_figure
+    return save_figure(fig, path, rect)
 
 
 def _rate_like(metric: str) -> bool:

@@ -124,6 +124,10 @@ def plan(rules: list[str], house: list[str], players: int, each_toggle: bool, en
     total, block = C.round_games(games, players, len(entries))
     chunk = (C.chunk_size_for(total, block) if chunk_size is None
              else max(players, math.ceil(chunk_size / players) * players))
+    from shedsim.runs.store import plan_size_problem
+    too_big = plan_size_problem(len(p.variants) * max(1, math.ceil(total / chunk)), len(p.variants) * total, chunk)
+    if too_big:
+        raise C.CompareError(too_big)
     return CompareSpec(tuple(rules), tuple(p.house), each_toggle, players, tuple(entries), seed, games, total,
                        block, chunk, tuple(strategy_paths), hashes, p)
 

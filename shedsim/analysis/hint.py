@@ -196,7 +196,7 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     observation is read (see the module docstring). Raises :class:`HintError` for an
     unknown policy, a seat that cannot move, or a budget, batch or cap below 1.
     """
-    from shedsim.kernel._playout import N_FACTS
+    from shedsim.kernel.playouts import N_FACTS
     from shedsim.kernel.playouts import playout_module
     from shedsim.seeding import game_keys
     from shedsim.analysis.stats import t_interval, wilson

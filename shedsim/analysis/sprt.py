@@ -272,7 +272,8 @@ def _rules(rules: RuleSet | str) -> RuleSet:
     return build(str(rules), [], None)
 
 
-def _rules_name(rs: RuleSet) -> str:
+def rules_name(rs: RuleSet) -> str:
+    """The rule set as people name it: the preset plus its house toggles (``shithead+low5``)."""
     return rs.name + ("+" + "+".join(rs.house) if rs.house else "")
 
 
@@ -283,7 +284,7 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
     ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules."""
     from shedsim.plugins import PluginError, compiled_strategy, discover
     from shedsim.rules.ruleset import RulesError
-    from shedsim.runs.simulate import RunSpec, _loaded
+    from shedsim.runs.simulate import RunSpec, loaded_kernel
     rs = _rules(rules)
     try:
         rs.check_players(players)
@@ -304,7 +305,7 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
     labels = (a, b if b != a else f"{b}#2")
     spec = RunSpec(rs, players, (a, b), labels, seed=int(seed), games=1, schedule="tournament",
                    strategy_paths=tuple(str(p) for p in strategy_paths))
-    known, k, ids, params = _loaded(spec)
+    known, k, ids, params = loaded_kernel(spec)
     return _Match(spec, known, k, ids, params, rs.compile(players))
 
 
@@ -532,7 +533,7 @@ def run_sprt(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2
     path_score = np.concatenate(score_parts)
     score, lo, hi = _interval(counts)
     return SPRTResult(
-        a=a, b=b, rules=_rules_name(match.spec.rules), players=players, paired=paired, seed=int(seed),
+        a=a, b=b, rules=rules_name(match.spec.rules), players=players, paired=paired, seed=int(seed),
         elo0=float(elo0), elo1=float(elo1), alpha=float(alpha), beta=float(beta), max_games=int(max_games),
         min_games=int(min_games), decision=decision, games=u * unit_games, units=u, unit_games=unit_games,
         llr=float(path_llr[-1]), lower=lower, upper=upper, s0=s0, s1=s1,
@@ -630,13 +631,13 @@ def pairing_gain(a: str, b: str, rules: RuleSet | str = "shithead", players: int
         n = counts.sum()
         sd = math.sqrt(max(0.0, float(counts @ (vals - m) ** 2) / (n - 1)))
         ests.append(Estimate("paired" if paired else "unpaired", total, int(n), unit_games, m, lo, hi, sd))
-    return PairingGain(a, b, _rules_name(match.spec.rules), players, int(seed), ests[0], ests[1])
+    return PairingGain(a, b, rules_name(match.spec.rules), players, int(seed), ests[0], ests[1])
 
 
 # ------------------------------------------------------------------ chart
 def plot_llr(res: SPRTResult, path: Path) -> Path:
     """``llr.png``: the LLR after every unit against games played, with Wald's bounds and the
-    decision (matplotlib, Agg; written atomically by :func:`shedsim.output.plots._save`).
+    decision (matplotlib, Agg; written atomically by :func:`shedsim.output.plots.save_figure`).
 
     Before ``min_games`` (shaded) the regularised variance can be tiny and the LLR huge; the
     vertical axis is scaled to the bounds and the LLR from ``min_games`` on."""
@@ -666,7 +667,7 @@ def plot_llr(res: SPRTResult, path: Path) -> Path:
                  f"alpha {res.alpha:g}, beta {res.beta:g}", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(loc="best", fontsize="small")
-    return P._save(fig, path)
+    return P.save_figure(fig, path)
 
 
 def plot_pairing(gain: PairingGain, path: Path) -> Path:
@@ -685,4 +686,4 @@ def plot_pairing(gain: PairingGain, path: Path) -> Path:
                  f"{gain.rules}, {gain.players} players, {gain.paired.games:,} games each", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize="small")
-    return P._save(fig, path)
+    return P.save_figure(fig, path)

@@ -102,6 +102,11 @@ def check(spec: StudySpec) -> None:
     spec.rules.check_players(spec.players)
     if spec.games < 1:
         raise SwapStudyError(f"--games: must be at least 1, got {spec.games}")
+    from shedsim.runs.store import plan_size_problem
+    chunk = max(1, spec.chunk_size or 1)
+    too_big = plan_size_problem(3 * -(-spec.games // chunk), 3 * spec.games, chunk)  # parts (a), (b), (c)
+    if too_big:
+        raise SwapStudyError(too_big)
     if spec.deals < 0 or spec.rollouts < 1:
         raise SwapStudyError("--deals must be at least 0 and --rollouts at least 1")
     if not 0 <= spec.seat < spec.players:
@@ -135,29 +140,27 @@ def _play(rs: RunSpec, workers: int, keep: tuple[str, ...], reduce: Callable[[in
     return [out[c] for c in sorted(out)]
 
 
-def by_rank(spec: StudySpec, workers: int = 1, progress=None):
-    """(a) What ``spec.strategy`` puts face up against what it was dealt, by rank.
+def reduce_chosen(a: int, b: int, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """(a) One chunk of games with ``spec.strategy``'s swap -> per-rank cluster sums
+    (:func:`shedsim.analysis.stats.cluster_sums` of face-up cards over visible cards, one
+    cluster per game; int64[13] each)."""
+    from shedsim.analysis.stats import cluster_sums
+    up = rank_counts(rec["face_up"]).sum(axis=1)   # [games, 13]
+    vis = rank_counts(rec["dealt"]).sum(axis=1)
+    return cluster_sums(up, vis)
 
-    Returns a DataFrame, one row per rank (2..A): ``visible`` (cards of that rank among
-    the seats' visible cards, over all seat-games), ``dealt_up`` / ``chosen_up`` (face up
-    as dealt / after the strategy's swap), their shares of all face-up cards
-    (``dealt_share``, ``chosen_share``, in [0, 1]) and ``keep_up_rate`` = chosen_up /
-    visible (how often a visible card of that rank ends face up) with a 95% interval that
-    treats each game as one cluster (the cards of one game, one seat's above all, are
-    not independent choices): :func:`shedsim.analysis.stats.cluster_rate`.
-    """
+
+def reduce_dealt(a: int, b: int, rec: dict[str, np.ndarray]) -> np.ndarray:
+    """(a) One chunk of games without swaps -> face-up cards as dealt per rank (int64[13])."""
+    return rank_counts(rec["face_up"]).sum(axis=(0, 1))
+
+
+def finish_by_rank(chosen: list[dict[str, np.ndarray]], dealt: list[np.ndarray]):
+    """(a) The by-rank table from the chunks' :func:`reduce_chosen` and :func:`reduce_dealt`
+    parts (see :func:`by_rank`)."""
     import pandas as pd
 
-    from shedsim.analysis.stats import cluster_rate, cluster_sums
-
-    def red(a, b, rec):
-        up = rank_counts(rec["face_up"]).sum(axis=1)   # [games, 13]
-        vis = rank_counts(rec["dealt"]).sum(axis=1)
-        return cluster_sums(up, vis)
-
-    chosen = _play(spec.run_spec(False), workers, ("face_up", "dealt"), red, progress)
-    dealt = _play(spec.run_spec(True), workers, ("face_up",), lambda a, b, rec: rank_counts(rec["face_up"]).sum(axis=(0, 1)),
-                  progress)
+    from shedsim.analysis.stats import cluster_rate
     cs = {k: np.sum([c[k] for c in chosen], axis=0) for k in chosen[0]}
     chosen_up, visible = cs["s"], cs["m"]
     dealt_up = np.sum(dealt, axis=0)
@@ -170,38 +173,49 @@ def by_rank(spec: StudySpec, workers: int = 1, progress=None):
             "keep_up_rate": chosen_up / visible, "keep_up_lo": lo, "keep_up_hi": hi})
 
 
-def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
-    """(b) Loss rate and mean place by face-up rank multiset, nobody swapping.
+def by_rank(spec: StudySpec, workers: int = 1, progress=None):
+    """(a) What ``spec.strategy`` puts face up against what it was dealt, by rank.
 
-    Returns ``(table, all_rows)``: DataFrames with one row per multiset, ``face_up``
-    (text, highest first), ``packed`` (int64), ``low``/``high`` (lowest and highest rank),
-    ``seat_games``, ``losses``, ``loss_rate`` and ``mean_place`` (1 = first out) with 95%
-    intervals that treat each game as one cluster (two seats of one game may hold the
-    same multiset, and their places are not independent):
-    :func:`shedsim.analysis.stats.cluster_rate` and :func:`~shedsim.analysis.stats.cluster_mean`.
-    Sorted by loss rate (best first). ``table`` keeps multisets seen in at least
-    ``spec.min_games`` seat-games.
+    Returns a DataFrame, one row per rank (2..A): ``visible`` (cards of that rank among
+    the seats' visible cards, over all seat-games), ``dealt_up`` / ``chosen_up`` (face up
+    as dealt / after the strategy's swap), their shares of all face-up cards
+    (``dealt_share``, ``chosen_share``, in [0, 1]) and ``keep_up_rate`` = chosen_up /
+    visible (how often a visible card of that rank ends face up) with a 95% interval that
+    treats each game as one cluster (the cards of one game, one seat's above all, are
+    not independent choices): :func:`shedsim.analysis.stats.cluster_rate`.
     """
+    chosen = _play(spec.run_spec(False), workers, ("face_up", "dealt"), reduce_chosen, progress)
+    dealt = _play(spec.run_spec(True), workers, ("face_up",), reduce_dealt, progress)
+    return finish_by_rank(chosen, dealt)
+
+
+def reduce_values(a: int, b: int, rec: dict[str, np.ndarray], players: int):
+    """(b) One chunk of games without swaps -> a DataFrame indexed by face-up multiset
+    (packed) of per-game cluster sums: seat-games ``n``, ``losses``, twice the places
+    ``p2``, ``clusters`` and the squares and products :func:`finish_values` needs (int64)."""
+    import pandas as pd
+    n = players
+    up = rec["face_up"].ravel()
+    game = np.repeat(np.arange(a, b, dtype=np.int64), n)
+    p2 = seat_places2(rec["places"], n).ravel()
+    loss = (np.asarray(rec["places"]).ravel() == n).astype(np.int64)
+    # per (multiset, game): seat-games, losses, summed places; then the sums over games
+    per = pd.DataFrame({"packed": up, "game": game, "n": 1, "losses": loss, "p2": p2}).groupby(
+        ["packed", "game"]).sum()
+    per["clusters"] = 1
+    per["nn"] = per["n"] ** 2
+    per["l_ss"], per["l_sm"] = per["losses"] ** 2, per["losses"] * per["n"]
+    per["p_ss"], per["p_sm"] = per["p2"] ** 2, per["p2"] * per["n"]
+    return per.groupby(level="packed").sum()
+
+
+def finish_values(spec: StudySpec, parts: list):
+    """(b) The face-up value tables from the chunks' :func:`reduce_values` parts (see
+    :func:`face_up_values`)."""
     import pandas as pd
 
     from shedsim.analysis.stats import cluster_mean, cluster_rate
     n = spec.players
-
-    def red(a, b, rec):
-        up = rec["face_up"].ravel()
-        game = np.repeat(np.arange(a, b, dtype=np.int64), n)
-        p2 = seat_places2(rec["places"], n).ravel()
-        loss = (np.asarray(rec["places"]).ravel() == n).astype(np.int64)
-        # per (multiset, game): seat-games, losses, summed places; then the sums over games
-        per = pd.DataFrame({"packed": up, "game": game, "n": 1, "losses": loss, "p2": p2}).groupby(
-            ["packed", "game"]).sum()
-        per["clusters"] = 1
-        per["nn"] = per["n"] ** 2
-        per["l_ss"], per["l_sm"] = per["losses"] ** 2, per["losses"] * per["n"]
-        per["p_ss"], per["p_sm"] = per["p2"] ** 2, per["p2"] * per["n"]
-        return per.groupby(level="packed").sum()
-
-    parts = _play(spec.run_spec(True), workers, ("face_up", "places"), red, progress)
     g = pd.concat(parts).groupby(level=0).sum().sort_index()
     k = g["n"].to_numpy(np.int64)
     col = {c: g[c].to_numpy(np.float64) for c in g.columns}
@@ -219,6 +233,25 @@ def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
     return rows[rows["seat_games"] >= spec.min_games].reset_index(drop=True), rows
 
 
+
+
+def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
+    """(b) Loss rate and mean place by face-up rank multiset, nobody swapping.
+
+    Returns ``(table, all_rows)``: DataFrames with one row per multiset, ``face_up``
+    (text, highest first), ``packed`` (int64), ``low``/``high`` (lowest and highest rank),
+    ``seat_games``, ``losses``, ``loss_rate`` and ``mean_place`` (1 = first out) with 95%
+    intervals that treat each game as one cluster (two seats of one game may hold the
+    same multiset, and their places are not independent):
+    :func:`shedsim.analysis.stats.cluster_rate` and :func:`~shedsim.analysis.stats.cluster_mean`.
+    Sorted by loss rate (best first). ``table`` keeps multisets seen in at least
+    ``spec.min_games`` seat-games.
+    """
+    parts = _play(spec.run_spec(True), workers, ("face_up", "places"),
+                  lambda a, b, rec: reduce_values(a, b, rec, spec.players), progress)
+    return finish_values(spec, parts)
+
+
 # ---------------------------------------------------------------------- (c)
 def compare_policies(spec: StudySpec, workers: int = 1, progress=None):
     """(c) Swap policies head to head, every entry playing ``spec.strategy``.
@@ -231,19 +264,7 @@ def compare_policies(spec: StudySpec, workers: int = 1, progress=None):
     the :class:`~shedsim.analysis.tournament.TournamentSpec`.
     """
     from shedsim.analysis import tournament as T
-    entries = [(lab, spec.strategy) for lab, _ in spec.policies]
-    tspec = T.plan(spec.rules, spec.players, entries, spec.games, seed=spec.seed,
-                   strategy_paths=spec.strategy_paths, seat_orders="all")
-    sources: list[str] = []
-    swap_from: list[int] = []
-    for _, src in spec.policies:
-        if src is None:
-            swap_from.append(-1)
-            continue
-        if src not in sources:
-            sources.append(src)
-        swap_from.append(len(entries) + sources.index(src))
-    tspec = replace(tspec, swap_sources=tuple(sources), swap_from=tuple(swap_from))
+    tspec = policy_spec(spec)
     total = T.empty_tally(tspec)
     rs = tspec.run_spec()
 
@@ -258,6 +279,25 @@ def compare_policies(spec: StudySpec, workers: int = 1, progress=None):
     return T.analyse(tspec, total), tspec
 
 
+def policy_spec(spec: StudySpec):
+    """(c) The tournament of swap policies: every entry plays ``spec.strategy``, entry k
+    swapping as ``spec.policies[k][1]`` (a :class:`~shedsim.analysis.tournament.TournamentSpec`)."""
+    from shedsim.analysis import tournament as T
+    entries = [(lab, spec.strategy) for lab, _ in spec.policies]
+    tspec = T.plan(spec.rules, spec.players, entries, spec.games, seed=spec.seed,
+                   strategy_paths=spec.strategy_paths, seat_orders="all")
+    sources: list[str] = []
+    swap_from: list[int] = []
+    for _, src in spec.policies:
+        if src is None:
+            swap_from.append(-1)
+            continue
+        if src not in sources:
+            sources.append(src)
+        swap_from.append(len(entries) + sources.index(src))
+    return replace(tspec, swap_sources=tuple(sources), swap_from=tuple(swap_from))
+
+
 # ---------------------------------------------------------------------- (d)
 def face_up_choices(visible: int, table_size: int) -> list[int]:
     """Every distinct face-up multiset of ``table_size`` cards from packed ``visible``
@@ -269,9 +309,9 @@ def face_up_choices(visible: int, table_size: int) -> list[int]:
 def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]]:
     """Evaluate every face-up choice of ``spec.seat`` in sample deals ``first..stop-1``."""
     from shedsim.seeding import game_keys
-    from shedsim.runs.simulate import _loaded
+    from shedsim.runs.simulate import loaded_kernel
     rs = spec.run_spec(False)
-    _, k, ids, params = _loaded(rs)
+    _, k, ids, params = loaded_kernel(rs)
     ra = spec.rules.compile(spec.players)
     n, seat, R = spec.players, spec.seat, spec.rollouts
     idx = np.arange(first, stop, dtype=np.int64)

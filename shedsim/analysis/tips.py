@@ -167,7 +167,7 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
     from statsmodels.stats.multitest import multipletests
 
     from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
-    from shedsim.analysis.sprt import _rules_name, open_match
+    from shedsim.analysis.sprt import rules_name, open_match
     from shedsim.analysis.tune import format_spec
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * max(players):
         raise TipsError(f"--games: at least {2 * max(players)} (two deals under every rotation), got {games!r}")
@@ -189,13 +189,13 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
             try:
                 rs.check_players(p)
             except ValueError:
-                skipped.append(f"{_rules_name(rs)} does not allow {p} players")
+                skipped.append(f"{rules_name(rs)} does not allow {p} players")
                 continue
             for t in tips:
                 if t.applies(rs):
                     cells.append((t, rs, p))
                 else:
-                    skipped.append(f"{t.key} does not apply to {_rules_name(rs)} ({t.where})")
+                    skipped.append(f"{t.key} does not apply to {rules_name(rs)} ({t.where})")
     rows = []
     for i, (t, rs, p) in enumerate(cells):
         follow = format_spec(name, {**start, t.param: t.follow})
@@ -204,7 +204,7 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
         li, pi = per_deal(open_match(ignore, opponents, rs, p, seed, strategy_paths), games)
         ld, llo, lhi, lp = _paired(lf - li)
         pd_, plo, phi, pp = _paired(pf - pi)
-        rows.append({"tip": t.key, "rules": _rules_name(rs), "players": p, "param": t.param,
+        rows.append({"tip": t.key, "rules": rules_name(rs), "players": p, "param": t.param,
                      "follow": t.follow, "ignore": t.ignore, "deals": len(lf), "games": len(lf) * p,
                      "loss_follow": lf.mean(), "loss_ignore": li.mean(), "loss_effect": ld,
                      "loss_lo": llo, "loss_hi": lhi, "loss_p": lp,
@@ -234,7 +234,7 @@ def plot_forest(table, path: Path, subtitle: str = "") -> Path:
     mean place, with its 95% interval; filled markers are Holm-significant."""
     import matplotlib.pyplot as plt
 
-    from shedsim.output.plots import _save, bars
+    from shedsim.output.plots import save_figure, bars
     n = max(1, len(table))
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * n + 1.8), sharey=True)
     labels = [f"{r.tip} · {r.rules} · {r.players}p" for r in table.itertuples()]
@@ -257,7 +257,7 @@ def plot_forest(table, path: Path, subtitle: str = "") -> Path:
     fig.suptitle("Do the beginner tips work? Effect of following each tip, 95% intervals"
                  + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
     height = fig.get_size_inches()[1]
-    return _save(fig, path, rect=(0, 0, 1, 1 - 0.75 / height))
+    return save_figure(fig, path, rect=(0, 0, 1, 1 - 0.75 / height))
 
 
 def headline(table) -> list[str]:

@@ -46,7 +46,7 @@ from shedsim.runs import atomic
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.execute import Job, Outcome, play, versions, write_run_json  # noqa: F401 (re-exported)
 from shedsim.runs.simulate import RunSpec, schedule_games, tournament_tables  # noqa: F401 (re-exported)
-from shedsim.runs.store import RunStore
+from shedsim.runs.store import RunStore, plan_size_problem
 
 FORMAT = 2
 """Version of spec.json and the chunk tallies (2: per-deal cluster sums added)."""
@@ -344,6 +344,9 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
         if chunk_size < 1:
             raise TournamentError(f"--chunk-size: must be at least 1, got {chunk_size}")
         chunk_size = math.ceil(chunk_size / mblock) * mblock
+    too_big = plan_size_problem(math.ceil(total / chunk_size), total, chunk_size)
+    if too_big:
+        raise TournamentError(too_big)
     return TournamentSpec(rules=rules, rules_input=rules_input or {"rules": rules.name, "house": list(rules.house)},
                           players=players, entries=tuple(s for _, s in strategies),
                           labels=tuple(lab for lab, _ in strategies), seed=seed, games_requested=games,

@@ -143,7 +143,7 @@ class TuneSpec:
 
     def __post_init__(self) -> None:
         from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
-        from shedsim.analysis.sprt import SPRTError, _rules_name
+        from shedsim.analysis.sprt import SPRTError, rules_name
         if self.sampler not in SAMPLERS:
             raise TuneError(f"--sampler: one of {', '.join(SAMPLERS)}; got {self.sampler!r}")
         if isinstance(self.games, bool) or not isinstance(self.games, (int, np.integer)) or self.games < 2 * self.players:
@@ -167,7 +167,7 @@ class TuneSpec:
         self.name = name
         self.start = {**s.params, **fixed}
         self.space = search_space(s, fixed, list(self.params))
-        self.rules_name = _rules_name(self.rules)
+        self.rules_name = rules_name(self.rules)
 
     @property
     def start_spec(self) -> str:
@@ -356,7 +356,7 @@ def plot_history(table, start_score: float, path: Path, subtitle: str = "") -> P
     """``history.png``: every completed trial's score, the best so far, the start's score."""
     import matplotlib.pyplot as plt
 
-    from shedsim.output.plots import _save
+    from shedsim.output.plots import save_figure
     done = table[table["state"] == "complete"]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.scatter(done["trial"], done["score"], s=14, color="#4c72b0", label="trial")
@@ -369,14 +369,14 @@ def plot_history(table, start_score: float, path: Path, subtitle: str = "") -> P
     ax.grid(alpha=0.3)
     from matplotlib.ticker import MaxNLocator
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_importance(imp: dict[str, float], path: Path, subtitle: str = "") -> Path:
     """``importance.png``: the importance of each parameter (:func:`importances`; horizontal bars)."""
     import matplotlib.pyplot as plt
 
-    from shedsim.output.plots import _save
+    from shedsim.output.plots import save_figure
     fig, ax = plt.subplots(figsize=(7, 0.35 * max(4, len(imp)) + 1.2))
     if imp:
         names = list(imp)[::-1]
@@ -386,7 +386,7 @@ def plot_importance(imp: dict[str, float], path: Path, subtitle: str = "") -> Pa
         ax.text(0.5, 0.5, "too few completed trials to rate the parameters", ha="center", va="center")
         ax.set_axis_off()
     ax.set_title("Parameter importance" + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def best_toml(spec: TuneSpec, best: dict[str, int], best_trial: int, best_score: float, start_score: float,

@@ -52,9 +52,11 @@ app.command("play")(play_cmd.play)
 
 
 def main() -> None:  # pragma: no cover
-    """Console entry point: run the app."""
+    """Console entry point: run the app, Python warnings shown as plain sentences."""
+    from shedsim.runs.notices import plain_warnings
+    plain_warnings()
     app()
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(app())
+    sys.exit(main())

@@ -13,6 +13,7 @@ _P_OUT = "Output and execution"
 
 
 def swaps(
+    ctx: typer.Context,
     rules: Annotated[str, typer.Option("--rules", "-r", rich_help_panel=_P_RUN, help="Preset (duel, nines, family, palace, shithead) or a rules TOML file.")] = "shithead",
     house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle, repeatable (`shedsim rules list`).")] = None,
     players: Annotated[int, typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table.")] = 3,
@@ -27,9 +28,11 @@ def swaps(
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
     out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory: new, empty, or one holding an earlier shedsim run.")] = Path("reports/swaps"),
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
+    resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted study in this directory (plays only its missing chunks).")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar and no tables.")] = False,
+    stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
 ) -> None:
     """Study the swap phase: which cards belong face up.
 
@@ -39,85 +42,103 @@ def swaps(
 
     Example: shedsim swaps --rules shithead --players 3 --strategy greedy --games 200000
 
+    Ctrl-C (or SIGTERM) keeps every finished chunk (the reports need the whole study, so none is written); --resume DIR continues, also after a killed run, to the same files as an uninterrupted run.
+
     Exit codes: 0 done; 1 a strategy failed; 2 bad options, or a --out directory in use or holding other files (nothing is written); 3 a file could not be written; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
     """  # noqa: E501
+    import json
     import json
     import os
     import time
 
-    from shedsim.runs import atomic
+    from click.core import ParameterSource
+
     from shedsim.analysis import swaps as SW
+    from shedsim.analysis import swaps_run as R
     from shedsim.analysis import tournament as T
     from shedsim.cli.common import fail, load_rules
     from shedsim.rules.ruleset import RulesError
-    from shedsim.runs.execute import RunError, Session, versions
-    from shedsim.runs.simulate import SimulationError
-    from shedsim.runs.store import RunStore
+    from shedsim.runs import atomic
+    from shedsim.runs.execute import RunError, Session
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    rs = load_rules(rules, house, None)
-    policies = list(SW.SWAP_POLICIES)
-    try:
-        for item in swap_policy or []:
-            eq, colon = item.find("="), item.find(":")
-            if eq > 0 and (colon < 0 or eq < colon):  # LABEL=SPEC (a spec's own "=" follows its ":")
-                policies.append((item[:eq].strip(), item[eq + 1:].strip()))
-            else:
-                policies.append((item.strip(), item.strip()))
-        spec = SW.StudySpec(rs, players, strategy, games=games, seed=seed, policies=tuple(policies), deals=deals,
-                            rollouts=rollouts, seat=seat, min_games=min_games, strategy_paths=paths)
-        SW.check(spec)
-    except (SW.SwapStudyError, RulesError, T.TournamentError) as e:
-        fail(str(e))
+    if resume is not None:
+        given = [n for n in ("rules", "house", "players", "strategy", "games", "swap_policy", "deals", "rollouts",
+                             "seat", "min_games", "seed", "strategy_path", "out")
+                 if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
+        if given:
+            fail(f"--resume: {', '.join('--' + n.replace('_', '-') for n in given)} cannot be given with --resume: "
+                 f"the stored study decides them (give --resume DIR alone to continue it)")
+        out = resume
+        spec, rules_input = None, None
+    else:
+        rs = load_rules(rules, house, None)
+        policies = list(SW.SWAP_POLICIES)
+        try:
+            for item in swap_policy or []:
+                eq, colon = item.find("="), item.find(":")
+                if eq > 0 and (colon < 0 or eq < colon):  # LABEL=SPEC (a spec's own "=" follows its ":")
+                    policies.append((item[:eq].strip(), item[eq + 1:].strip()))
+                else:
+                    policies.append((item.strip(), item.strip()))
+            spec = SW.StudySpec(rs, players, strategy, games=games, seed=seed, policies=tuple(policies), deals=deals,
+                                rollouts=rollouts, seat=seat, min_games=min_games, strategy_paths=paths)
+            SW.check(spec)
+        except (SW.SwapStudyError, RulesError, T.TournamentError) as e:
+            fail(str(e))
+        rules_input = {"rules": rules, "house": list(house or [])}
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     err = Console(stderr=True)
-    n_c = T.plan(rs, players, [(lab, strategy) for lab, _ in policies], games, seed=seed,
-                 strategy_paths=paths).games
-    totals = {"a": 2 * games, "b": games, "c": n_c, "d": deals}
-    names = {"a": "(a) face up by rank", "b": "(b) face-up values", "c": "(c) swap policies", "d": "(d) regret (deals)"}
-    progress = None if quiet else Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                           TimeRemainingColumn(), console=err)
-    session = Session("swaps", RunStore(out), outputs=SW.OUTPUTS, force=force, quiet=quiet, console=err)
+    store = R.SwapsStore(out)
+    session = Session("swaps", store, resume=resume is not None, outputs=R.OUTPUTS, force=force, quiet=quiet,
+                      console=err)
     with session:
         try:
             session.open()  # --out safety and the directory's lock
+            if resume is not None:
+                spec, rules_input = R.spec_from_store(store, paths if strategy_path else None)
+            job = R.SwapsJob(spec, rules_input)
+            if resume is not None:
+                from shedsim.runs.execute import done_chunks
+                done_chunks(job, store, strict=True)  # a damaged or foreign chunk file: refuse, change nothing
         except RunError as e:
             fail(e.message, e.code)
+        except (SW.SwapStudyError, RulesError) as e:
+            fail(str(e))
         try:
-            if progress is not None:
-                with progress:
-                    tasks = {k: progress.add_task(names[k], total=v) for k, v in totals.items() if v}
-                    res = SW.study(spec, workers, lambda part, k: progress.advance(tasks[part], k))
-            else:
-                res = SW.study(spec, workers)
-        except SimulationError as e:
-            fail(str(e), 1)
-        except KeyboardInterrupt:
-            how = "terminated (SIGTERM)" if session.got_signal == "SIGTERM" else "interrupted"
-            fail(f"{how}: nothing written (the study keeps no partial results)",
-                 143 if session.got_signal == "SIGTERM" else 130)
-
+            outcome, workers = session.run(job, workers, "loky", None, stop_after)
+        except RunError as e:
+            fail(e.message, e.code)
+        if outcome.interrupted:
+            how = "terminated (SIGTERM)" if outcome.stopped_by == "SIGTERM" else "interrupted"
+            fail(f"{how}: {len(outcome.done)} of {job.n_chunks} chunks finished and kept in {str(out)}; the reports "
+                 f"need the whole study, so none was written; continue with: shedsim swaps --resume {str(out)}",
+                 session.exit_code(outcome))
+        with session.deferred():
+            res = job.results(store)
+        rs = spec.rules
+        policies = spec.policies
         headline = SW.headline(spec, res)
-        info = {
-            "command": "shedsim swaps", "title": f"Swap-phase study: {rs.name}, {players} players, {strategy}",
-            "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy, "games": games,
-            "policy_games": int(res.policies.info["games"]), "seed": seed, "deals": deals, "rollouts": rollouts,
-            "seat": seat, "min_games": min_games,
-            "swap_policies": {lab: (src or "keep as dealt") for lab, src in policies},
-            "face_up_multisets": {"seen": len(res.values_all), "in_table": len(res.values)},
-            "regret": res.regret_summary, "headline": headline, "definitions": SW.DEFINITIONS,
-            "wall_s": round(time.perf_counter() - t0, 2), "workers": workers, "versions": versions(),
-        }
+        info = session.run_info(
+            job, outcome, workers, "loky", command="shedsim swaps",
+            title=f"Swap-phase study: {rs.name}, {spec.players} players, {spec.strategy}",
+            rules=rs.name, house=list(rs.house), players=spec.players, strategy=spec.strategy, games=spec.games,
+            policy_games=int(res.policies.info["games"]), deals=spec.deals, rollouts=spec.rollouts,
+            seat=spec.seat, min_games=spec.min_games,
+            swap_policies={lab: (src or "keep as dealt") for lab, src in policies},
+            face_up_multisets={"seen": len(res.values_all), "in_table": len(res.values)},
+            regret=res.regret_summary, headline=headline, definitions=SW.DEFINITIONS)
+        info["wall_s"] = round(time.perf_counter() - t0, 2)
         with session.deferred():  # the outputs are written as one set
             try:
-                files = SW.write_outputs(spec, res, out, plots=not no_plots, info=info)
+                files = R.write_outputs(spec, res, out, plots=not no_plots, info=info)
             except atomic.WriteError as e:
-                fail(str(e), 3)
+                fail(f"{e} (no report was written or changed; the chunks are kept in {str(out)}: "
+                     f"shedsim swaps --resume {str(out)} writes them)", 3)
     if not quiet:
         from rich.table import Table
         tab = Table(title="Swap policies (play policy fixed)")

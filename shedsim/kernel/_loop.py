@@ -59,7 +59,8 @@ loop compares with the originals after each game (:func:`shedsim.kernel.core.fir
 about 50 + E*W compares a game). A strategy that wrote into them changes nothing the
 kernel reads; its game is not counted and the loop stops with ``status[1] = 3``. The
 observation is the kernel's ``pub`` itself: a copy before each decision (94 entries)
-measured about 25 ns a move on a 30-40 ns move, so a write into it is not caught here.
+made a move 50-60% slower (README, "A plugin cannot change the game"), so a write into it
+is not caught here.
 
 ``status`` int64[8]: on return ``status[0]`` = games completed; when a strategy fails,
 ``status[1]`` = error kind (1 impossible swap, 2 illegal move, 3 the rules (``status[2]`` =

@@ -20,7 +20,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from shedsim import layout as L
 from shedsim.kernel.nb import count, ix, lowest, one, total
-from shedsim.kernel.rng import _GOLDEN, below, mix, rng_below
+from shedsim.kernel.rng import GOLDEN, below, mix, rng_below
 
 
 @njit(cache=True)
@@ -43,7 +43,7 @@ def deal(rules, pub, priv, drng, dealer):
     # rng_below on drng, one per position).
     counter = drng[0]
     for i in range(size - 1, 0, -1):
-        counter += _GOLDEN
+        counter += GOLDEN
         j = ix(L.P_DECK + below(mix(counter), i + 1))
         a = priv[L.P_DECK + i]
         priv[L.P_DECK + i] = priv[j]

@@ -6,7 +6,7 @@ A stream is a ``uint64[1]`` array holding its counter; every draw advances it in
 import numpy as np
 from numba import njit
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30 = np.uint64(30)
@@ -18,7 +18,7 @@ _S32 = np.uint64(32)
 @njit(cache=True, inline="always")
 def rng_next(rng):
     """The next 64-bit output of the stream ``rng`` (``uint64[1]``), as ``uint64``."""
-    z = rng[0] + _GOLDEN
+    z = rng[0] + GOLDEN
     rng[0] = z
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2

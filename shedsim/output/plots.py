@@ -72,7 +72,7 @@ png_bytes = _png
 """The public name of :func:`_png`: the figure's PNG bytes at :func:`dpi` (palette PNG with :func:`compact`)."""
 
 
-def _save(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
+def save_figure(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
     """Write the figure as a PNG atomically (:func:`shedsim.runs.atomic.write_bytes`: a full disk
     leaves no half-written chart) and close it. ``rect``: the area ``tight_layout`` may use
     (leave room for a figure legend). Resolution: :func:`dpi`; palette PNG: :func:`compact`."""
@@ -84,8 +84,6 @@ def _save(fig, path: Path, rect: tuple[float, float, float, float] | None = None
     return path
 
 
-save = _save
-"""The public name of :func:`_save` (for the chart modules of other packages)."""
 
 
 def rates(summary, path: Path, subtitle: str = "") -> Path:
@@ -105,7 +103,7 @@ def rates(summary, path: Path, subtitle: str = "") -> Path:
     ax.set_title("Win and loss rates with 95% intervals" + (f"\n{subtitle}" if subtitle else ""))
     ax.grid(axis="y", alpha=0.3)
     ax.legend()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def place_distribution(place_shares, path: Path, subtitle: str = "") -> Path:
@@ -127,7 +125,7 @@ def place_distribution(place_shares, path: Path, subtitle: str = "") -> Path:
     ax.set_ylim(0, 100)
     ax.set_title("Finishing place distribution" + (f"\n{subtitle}" if subtitle else ""))
     ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize="small")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def head_to_head(matrix, path: Path, subtitle: str = "") -> Path:
@@ -150,7 +148,7 @@ def head_to_head(matrix, path: Path, subtitle: str = "") -> Path:
                             color="white" if abs(m[i, j] - 50) > 30 else "black")
     fig.colorbar(im, ax=ax, label="row finished ahead of column (% of comparisons)")
     ax.set_title("Head to head" + (f"\n{subtitle}" if subtitle else ""))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
@@ -186,7 +184,7 @@ def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
     ax.set_title("Game length" + (f"\n{subtitle}" if subtitle else ""))
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="upper right", fontsize="small")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def seats(seat_table, path: Path, subtitle: str = "") -> Path:
@@ -215,4 +213,4 @@ def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     ax.set_title("Loss rate by seat with 95% intervals (per-deal clusters)" + (f"\n{subtitle}" if subtitle else ""))
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="lower center", fontsize="small")
-    return _save(fig, path)
+    return save_figure(fig, path)

@@ -11,7 +11,7 @@ import numpy as np
 
 from shedsim.rules.cards import RANKS, rank_name
 from shedsim.output.plots import bars, plt
-from shedsim.output.plots import save as _save
+from shedsim.output.plots import save_figure
 
 
 def by_rank(df, path: Path, subtitle: str = "") -> Path:
@@ -41,7 +41,7 @@ def by_rank(df, path: Path, subtitle: str = "") -> Path:
     ax2.legend(fontsize="small")
     ax2.grid(axis="y", alpha=0.3)
     fig.suptitle("Swap choices by rank" + (f"\n{subtitle}" if subtitle else ""))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def value_heatmap(rows, min_games: int, path: Path, subtitle: str = "") -> Path:
@@ -77,7 +77,7 @@ def value_heatmap(rows, min_games: int, path: Path, subtitle: str = "") -> Path:
         fig.colorbar(im, ax=ax, label="loss rate (% of seat-games)")
         ax.set_title("Loss rate by face-up row (lowest x highest card, pooled over the others)"
                      + (f"\n{subtitle}" if subtitle else ""))
-        return _save(fig, path)
+        return save_figure(fig, path)
     ncols = 5
     nrows = -(-len(mids) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.0 * ncols + 1.2, 3.0 * nrows + 1.2), squeeze=False)
@@ -133,7 +133,7 @@ def value_extremes(table, path: Path, subtitle: str = "", k: int = 12) -> Path:
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(f"Best and worst face-up rows (of {len(table)} seen often enough)"
                  + (f"\n{subtitle}" if subtitle else ""))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def regret(df, path: Path, subtitle: str = "") -> Path:
@@ -149,4 +149,4 @@ def regret(df, path: Path, subtitle: str = "") -> Path:
     ax.set_title(f"Regret of the face-up choice (best in {share:.0f}% of deals)" + (f"\n{subtitle}" if subtitle else ""))
     ax.legend()
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)

@@ -228,8 +228,18 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     interrupted, by = limited, ("stop-after" if limited else None)
     try:
         if todo:
-            run_calls([job.call(k) for k in todo], workers=workers, backend=backend, on_result=on_result,
-                      scheduler=scheduler)
+            try:
+                run_calls([job.call(k) for k in todo], workers=workers, backend=backend, on_result=on_result,
+                          scheduler=scheduler)
+            except Exception as e:
+                from shedsim.runs.crash import is_dead_worker, name_crash
+                if not is_dead_worker(e):
+                    raise
+                # a worker died (a compiled strategy crashed it?): replay what was in flight
+                found = name_crash([job.tasks[k] for k in todo if k not in done and k < len(job.tasks)])
+                if found is None:
+                    raise
+                raise SimulationError(*found) from None
     except _Enough:
         interrupted, by = False, None
     except KeyboardInterrupt:
@@ -244,6 +254,17 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
 
 
 # ------------------------------------------------------------------ run.json
+def _duration(seconds: float) -> str:
+    """``seconds`` as people say it: 4 min, 2.5 h, 3.1 days."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:,.1f} days"
+
+
 def versions() -> dict[str, str]:
     """Versions of shedsim, Python and the libraries a result depends on."""
     import platform
@@ -504,6 +525,8 @@ class Session:
         def kept() -> str:
             return f"{len(done_chunks(job, store))} of {job.n_chunks} finished chunks are kept in {where}"
 
+        self.check_room(job)
+        progress = self.estimator(job)
         cluster = contextlib.ExitStack()
         try:
             if backend != "loky":
@@ -519,9 +542,9 @@ class Session:
                 with bar:
                     task = bar.add_task("games", total=job.games, completed=before, initial=before)
                     outcome = play(job, store, workers, backend, self.resume, stop_after,
-                                   lambda n: bar.advance(task, n), scheduler, stopped)
+                                   lambda n: (bar.advance(task, n), progress(n)), scheduler, stopped)
             else:
-                outcome = play(job, store, workers, backend, self.resume, stop_after, None, scheduler, stopped)
+                outcome = play(job, store, workers, backend, self.resume, stop_after, progress, scheduler, stopped)
         except BackendError as e:
             raise RunError(str(e), 2) from None
         except SimulationError as e:
@@ -543,6 +566,46 @@ class Session:
             except Exception:  # noqa: BLE001 - the run's results are already stored
                 pass
         return outcome, workers
+
+    def check_room(self, job: Job) -> None:
+        """Refuse (``RunError``, exit 2) before anything is played when the file system
+        cannot hold the chunk files still to write: their size is estimated from the
+        command's zeroed chunk arrays (:meth:`Job.template`) written as one chunk file is
+        (:func:`shedsim.runs.store.room_problem`). Files a command writes beside its chunks
+        (``--save-games``) are not counted."""
+        import io
+        try:
+            buf = io.BytesIO()
+            np.savez(buf, **job.template(0), _key=np.array(job.key), _chunk=np.int64(0))
+            chunk_bytes = len(buf.getvalue()) + 1024  # ragged arrays (pl_keys) grow: a margin
+        except Exception:  # noqa: BLE001 - a job without a template: nothing to estimate
+            return
+        left = job.n_chunks - (len(done_chunks(job, self.store)) if self.resume else 0)
+        from shedsim.runs.store import room_problem
+        problem = room_problem(self.store.root, left, chunk_bytes)
+        if problem:
+            raise RunError(f"{'--resume' if self.resume else '--out'}: {problem}", 2)
+
+    def estimator(self, job: Job, after_s: float = 5.0, say_over_s: float = 180.0) -> Callable[[int], None]:
+        """A progress callback that, once the run has played for ``after_s`` seconds (the
+        calibration), estimates the time the rest will take from the games per second so far
+        and says it once when it is over ``say_over_s`` seconds (a long run is announced, a
+        short one is not). Printed with --quiet too: it is one line."""
+        total = job.games
+        state = {"t0": time.perf_counter(), "games": 0, "said": False}
+
+        def on_games(n: int) -> None:
+            now = time.perf_counter()
+            state["games"] += n
+            spent = now - state["t0"]
+            if state["said"] or spent < after_s or state["games"] <= 0:
+                return
+            state["said"] = True
+            rest = (total - state["games"]) * spent / state["games"]
+            if rest > say_over_s and self.console is not None:
+                self.console.print(f"estimate: about {_duration(rest)} more for {total - state['games']:,} games "
+                                   f"({state['games'] / spent:,.0f} games/s so far); Ctrl-C keeps the finished chunks")
+        return on_games
 
     # -------------------------------------------------------------- run.json
     def run_info(self, job: Job, outcome: Outcome, workers: int, backend: str,

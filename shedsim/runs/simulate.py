@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,7 +120,10 @@ class ChunkResult:
     seconds: float = 0.0
 
 
-def _loaded(spec: RunSpec):
+def loaded_kernel(spec: RunSpec):
+    """The plugins and compiled kernel ``spec`` plays with: ``(known, kernel module, entry
+    ids int64[n_entries], entry params int64[n_entries, width])``. A strategy that is not
+    compiled into the kernel raises KeyError (commands check their specs before this)."""
     from shedsim.kernel.build import kernel_module
     from shedsim.plugins import discover, parse_spec
     known = discover(list(spec.strategy_paths))
@@ -136,9 +140,11 @@ def _loaded(spec: RunSpec):
     return known, k, np.array(ids, np.int64), np.ascontiguousarray(np.stack(params)[:, :width])
 
 
-def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | None = None) -> ChunkResult:
+def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | None = None,
+               status: np.ndarray | None = None) -> ChunkResult:
     """Play games ``start..stop-1`` of the run on the kernel (in any process). ``keep``
-    limits the record fields returned (all by default).
+    limits the record fields returned (all by default); ``status``: see
+    :meth:`shedsim.kernel.build.Kernel.play` (``status[0]``: the game in progress, from 0).
 
     Raises :class:`SimulationError` naming the strategy, run seed, game index and the
     position (replayed on the reference engine) when a strategy fails.
@@ -147,13 +153,14 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
 
     from shedsim.kernel.build import KernelError
     t0 = time.perf_counter()
-    known, k, ids, params = _loaded(spec)
+    known, k, ids, params = loaded_kernel(spec)
     sched = schedule_games(spec, start, stop)
     dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
     ra = spec.rules.compile(spec.players)
     try:
         swap_from = None if spec.swap_from is None else np.array(spec.swap_from, np.int64)
-        rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from)
+        rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from,
+                     status=status)
     except KernelError as e:
         raise SimulationError(describe_failure(spec, known, sched, dk, sk, e),
                               int(sched["index"][e.game])) from None
@@ -300,9 +307,13 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
             yield slots
             return
     if backend == "loky":
+        # loky turns on faulthandler in its workers, which prints a raw traceback when a
+        # compiled plugin crashes one; the run names the strategy itself (runs.crash)
+        os.environ.setdefault("PYTHONFAULTHANDLER", "")
         _ACTIVE.append((backend, workers, scheduler, workers))
         try:
-            with parallel_config(backend="loky", n_jobs=workers):
+            with parallel_config(backend="loky", n_jobs=workers, initializer=die_with_parent,
+                                 initargs=(os.getpid(),)):
                 yield workers
         finally:
             _ACTIVE.pop()
@@ -346,6 +357,108 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
         ray.shutdown()
 
 
+def plays_outside_plugins(spec: RunSpec) -> bool:
+    """Whether some entry of ``spec`` is a compiled strategy from outside shedsim's own
+    ``strategies/`` (a ``--strategy-path`` or ``$SHEDSIM_STRATEGY_PATH`` plugin)."""
+    from shedsim.plugins import builtin_dir, discover, parse_spec
+    known = discover(list(spec.strategy_paths))
+    here = builtin_dir().resolve()
+    for e in spec.entries:
+        s = known.get(parse_spec(e)[0])
+        if s is not None and s.compiled and s.path.resolve().parent != here:
+            return True
+    return False
+
+
+def play_chunk_in_child(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | None = None) -> ChunkResult:
+    """:func:`play_chunk` in a forked child process; the result comes back through a pipe.
+    Raises what :func:`play_chunk` raises, and ``concurrent.futures.process.BrokenProcessPool``
+    when the child dies (as joblib does for a dead worker; see
+    :func:`shedsim.runs.crash.name_crash`). Plays here where ``fork`` is unavailable. The
+    child ignores SIGINT and SIGTERM (the parent stops it), and dies with its parent."""
+    import multiprocessing as mp
+    import signal
+    from concurrent.futures.process import BrokenProcessPool
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:
+        return play_chunk(spec, start, stop, keep)
+    recv, send = ctx.Pipe(duplex=False)
+    parent = os.getpid()
+
+    def child() -> None:
+        import faulthandler
+        faulthandler.disable()  # the parent names the crash in words
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        die_with_parent(parent)
+        try:
+            send.send(("ok", play_chunk(spec, start, stop, keep)))
+        except SimulationError as e:
+            send.send(("failed", (str(e), e.game)))
+        except BaseException as e:  # noqa: BLE001 - raised again in the parent
+            send.send(("error", f"{type(e).__name__}: {e}"))
+        finally:
+            os._exit(0)
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()
+    try:
+        try:
+            kind, value = recv.recv()
+        except EOFError:
+            kind, value = None, None
+        proc.join()
+    finally:
+        if proc.is_alive():  # Ctrl-C or SIGTERM in the parent
+            proc.kill()
+            proc.join()
+        recv.close()
+    if kind == "ok":
+        return value
+    if kind == "failed":
+        raise SimulationError(*value)
+    if kind == "error":
+        raise RuntimeError(value)
+    raise BrokenProcessPool(f"the process playing games {start}-{stop - 1} died (exit code {proc.exitcode})")
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """Make this worker process exit when the process that started it dies, even by
+    SIGKILL (issue 10: workers must not outlive a killed run). On Linux the kernel sends
+    it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; it works while a compiled strategy holds the
+    interpreter); elsewhere a daemon thread checks the parent once a second and exits
+    between chunks. Also shows its Python warnings as plain sentences
+    (:func:`shedsim.runs.notices.plain_warnings`). ``parent``: the pid of the process that started this one (default:
+    the current parent); if it is already gone, exit now. Called at the start of every
+    loky worker and forked chunk player."""
+    import ctypes
+    import signal
+    import sys
+    import threading
+    import time
+    from shedsim.runs.notices import plain_warnings
+    plain_warnings()  # a worker's warnings reach the user's terminal too
+    parent = os.getppid() if parent is None else parent
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # it died before the call above
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="shedsim-parent-watch", daemon=True).start()
+
+
 def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "loky", on_result: Any = None,
               scheduler: str | None = None) -> None:
     """Run ``fn(*args)`` for each ``(fn, args)`` of ``calls`` with joblib (in this process
@@ -355,8 +468,14 @@ def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "
     :func:`backend_config`. A ``KeyboardInterrupt`` stops the workers and propagates."""
     from joblib import Parallel, delayed
     if workers <= 1 and backend == "loky":
+        # chunks with strategies from outside shedsim's own strategies/ play in a child
+        # process (fork), so that a compiled plugin that crashes cannot kill the run before
+        # it is named (shedsim.runs.crash)
+        outside: dict[int, bool] = {}
         for k, (fn, args) in enumerate(calls):
-            r = fn(*args)
+            if fn is play_chunk and id(args[0]) not in outside:
+                outside[id(args[0])] = plays_outside_plugins(args[0])
+            r = play_chunk_in_child(*args) if fn is play_chunk and outside[id(args[0])] else fn(*args)
             if on_result:
                 on_result(k, r)
         return
@@ -403,7 +522,7 @@ def code_fingerprint(spec: RunSpec) -> str:
     from pathlib import Path
 
     from shedsim import __version__
-    _, k, _, _ = _loaded(spec)
+    _, k, _, _ = loaded_kernel(spec)
     h = hashlib.sha256(Path(k.path).stem.encode())
     here = Path(__file__).parent
     for name in ("rules.py", "seeding.py", "simulate.py", "cards.py", "layout.py"):

@@ -59,6 +59,51 @@ def spec_checksum(d: dict[str, Any]) -> str:
     return hashlib.sha256(canonical(d)).hexdigest()
 
 
+MAX_CHUNKS = 200_000
+"""The most chunks one run may hold: its plan (one entry per chunk) and its run store (one
+file per chunk) stay small. 200,000 chunks of the default 20,000 games are 4 billion games."""
+
+
+def plan_size_problem(n_chunks: int, games: int, chunk_games: int) -> str | None:
+    """Why a plan of ``n_chunks`` chunks of ``chunk_games`` games (``games`` in all) is too
+    big for one run, or None when it is not (at most :data:`MAX_CHUNKS` chunks). Checked
+    before the plan is built, so a mistyped ``--games 1000000000000`` is refused at once
+    instead of filling the memory."""
+    if n_chunks <= MAX_CHUNKS:
+        return None
+    return (f"--games: {games:,} games would take {n_chunks:,} chunks of {chunk_games:,} games; one run holds "
+            f"at most {MAX_CHUNKS:,} chunks ({MAX_CHUNKS * chunk_games:,} games at this chunk size). "
+            f"Play fewer games, raise --chunk-size where the command has it, or split the study into "
+            f"runs with different --seed values")
+
+
+def room_problem(root: Path | str, n_chunks: int, chunk_bytes: int) -> str | None:
+    """Whether the file system under ``root`` can hold ``n_chunks`` chunk files of about
+    ``chunk_bytes`` bytes each (plus 10% and 1 MB to spare): None, or a sentence with the
+    estimate and the free space (:func:`shutil.disk_usage`)."""
+    import shutil
+    need = int(n_chunks * chunk_bytes * 1.1) + (1 << 20)
+    probe = Path(root)
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    try:
+        free = shutil.disk_usage(probe).free
+    except OSError:
+        return None
+    if need <= free:
+        return None
+    return (f"the run store would need about {_size(need)} for {n_chunks:,} chunk files, but only "
+            f"{_size(free)} is free under {str(probe)!r}: free some space, choose another --out or play fewer games")
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "kB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    return f"{n}"
+
+
 def _read_pid(root: Path) -> str:
     try:
         pid = (root / PID).read_text().strip()
@@ -283,7 +328,8 @@ class RunStore:
     def check_chunk(self, key: str, i: int, template: dict[str, np.ndarray], ragged: Iterable[str] = (),
                     option: str = "--resume") -> dict[str, np.ndarray]:
         """Read chunk file ``i`` whole and check it against ``template`` (every array with
-        its dtype and shape; names in ``ragged`` need only be 1-D), this run's ``key`` and
+        its dtype and shape; names in ``ragged`` need only be 1-D of the same kind of dtype:
+        their length, and a text column's width, vary), this run's ``key`` and
         its own number. Returns the arrays; raises :attr:`Error` naming the file."""
         p = self.chunk_path(i)
         ragged = set(ragged)
@@ -306,7 +352,8 @@ class RunStore:
                              f"delete it to play that chunk again")
         for k, v in template.items():
             a = arrays[k]
-            if a.dtype != v.dtype or (a.ndim != 1 if k in ragged else a.shape != v.shape):
+            if ((a.dtype.kind != v.dtype.kind or a.ndim != 1) if k in ragged
+                    else (a.dtype != v.dtype or a.shape != v.shape)):
                 raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({k}: {a.dtype}{list(a.shape)}, "
                                  f"expected {v.dtype}{list(v.shape)}); delete it to play that chunk again")
         return arrays
