@@ -59,15 +59,15 @@ report: compile
 	rm -rf $(EXRUNS) && mkdir -p $(EXRUNS)
 	for r in duel nines family palace shithead; do \
 	  p=4; [ $$r = duel ] && p=2; plots=--no-plots; [ $$r = shithead ] && plots=; \
-	  $(SHEDSIM) tournament --rules $$r --players $$p --strategies random,greedy,heuristic,aggressive \
+	  $(SHEDSIM) tournament --rules $$r --players $$p --strategies random,greedy,expert,aggressive \
 	    --games $(REPORT_GAMES) --quiet $$plots --out $(EXRUNS)/tournament-$$r || exit $$?; \
 	  rm -rf $(EXRUNS)/tournament-$$r/chunks $(EXRUNS)/tournament-$$r/spec.json; \
 	done
 	$(SHEDSIM) compare-rules --rules shithead --rules duel --rules nines --rules family --rules palace \
-	  --players 2 --games $(REPORT_GAMES) --quiet --out $(EXRUNS)/compare-presets-2p
+	  --players 2 --strategies random,greedy,expert --games $(REPORT_GAMES) --quiet --out $(EXRUNS)/compare-presets-2p
 	$(SHEDSIM) compare-rules --rules shithead --rules nines --rules family --rules palace \
-	  --players 4 --games $(REPORT_GAMES) --quiet --out $(EXRUNS)/compare-presets-4p
-	$(SHEDSIM) compare-rules --rules shithead --each-toggle --players 4 --games $(REPORT_GAMES) --quiet \
+	  --players 4 --strategies random,greedy,expert --games $(REPORT_GAMES) --quiet --out $(EXRUNS)/compare-presets-4p
+	$(SHEDSIM) compare-rules --rules shithead --each-toggle --players 4 --strategies random,greedy,expert --games $(REPORT_GAMES) --quiet \
 	  --out $(EXRUNS)/compare-toggles
 	rm -rf $(EXRUNS)/compare-*/chunks $(EXRUNS)/compare-*/spec.json
 	$(SHEDSIM) swaps --rules shithead --players 3 --strategy greedy --games 200000 --quiet --out $(EXRUNS)/swaps
