@@ -90,6 +90,7 @@ PICKUP = 1
 GAMBLE = 2
 FLIP = 16               # FLIP + slot, slot 0..MAX_TABLE-1
 PLAY_MIN = 256          # any code >= PLAY_MIN is a play
+OBS_WRITTEN = -(1 << 40)  # what a plugin's guarded move returns after writing into the observation
 
 # ---- public array (the observation) --------------------------------------------
 O_SEAT = 0              # seat to move (whose decision this is)

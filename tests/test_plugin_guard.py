@@ -62,6 +62,18 @@ PLUGINS = {
         params[0] += 1
         return greedy_move(obs, rules)
     """,
+    # from its fourth move on, tells the kernel it has no face-down cards left (the
+    # observation is the kernel's own state)
+    "obswriter": """
+    @njit(cache=True)
+    def swap(visible, seat, players, rules, params, rng):
+        return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+    @njit(cache=True)
+    def move(obs, rules, params, rng):
+        if obs[L.O_MOVES] >= 3:
+            obs[L.O_FACE_DOWN_N + obs[L.O_SEAT]] = 0
+        return greedy_move(obs, rules)
+    """,
     # reads far outside an array from its fourth move on: a segmentation fault
     "segfaulter": """
     @njit(cache=True)
@@ -102,6 +114,16 @@ def test_a_plugin_that_writes_into_the_game_stops_the_run_named(plugin_dir, name
     cmd = msg.splitlines()[-1].split("replay it move by move: ", 1)[1]
     r = CliRunner().invoke(app, shlex.split(cmd)[1:])
     assert r.exit_code == 1 and f"strategy {name!r} wrote into {what}" in r.output, r.output
+
+
+def test_a_plugin_that_writes_into_the_observation_stops_the_run_named(plugin_dir):
+    """The observation is the kernel's own state: a plugin's move is checked with a hash of
+    it before and after, and a write stops the run naming the plugin and its seat."""
+    with pytest.raises(SimulationError) as err:
+        play_chunk(_spec(plugin_dir, "obswriter"), 0, 10)
+    msg = str(err.value)
+    assert "strategy 'obswriter'" in msg and "wrote into the observation array" in msg, msg
+    assert "seed 42" in msg
 
 
 def test_engine_blames_the_writer_not_the_next_player(plugin_dir):

@@ -58,9 +58,12 @@ copies (``srules`` int64[R_SIZE], ``sparams`` int64[E, W], made by the caller), 
 loop compares with the originals after each game (:func:`shedsim.kernel.core.first_change`,
 about 50 + E*W compares a game). A strategy that wrote into them changes nothing the
 kernel reads; its game is not counted and the loop stops with ``status[1] = 3``. The
-observation is the kernel's ``pub`` itself: a copy before each decision (94 entries)
-made a move 50-60% slower (README, "A plugin cannot change the game"), so a write into it
-is not caught here.
+observation is the kernel's ``pub`` itself (a copy before each decision made a move 50-60%
+slower): a plugin from outside ``strategies/`` decides through a guard generated in the
+dispatch (:func:`shedsim.kernel.build.dispatch_source`) that compares a weighted sum of
+the observation before and after and returns ``layout.OBS_WRITTEN`` on a change, which
+stops the loop as an illegal move that :meth:`shedsim.kernel.build.Kernel.play` reports
+as a write into the observation. Built-in strategies skip the guard.
 
 ``status`` int64[8]: on return ``status[0]`` = games completed; when a strategy fails,
 ``status[1]`` = error kind (1 impossible swap, 2 illegal move, 3 the rules (``status[2]`` =

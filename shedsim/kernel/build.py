@@ -47,7 +47,8 @@ def inlinable(s: Strategy) -> bool:
 
 
 def dispatch_source(strategies: list[Strategy]) -> str:
-    lines = ["import importlib", "from shedsim.plugins import load_module", "",
+    lines = ["import importlib", "from shedsim.plugins import load_module",
+             "from shedsim.kernel.core import obs_checksum", "",
              "# Each strategy's decisions are re-jitted with inline='always' so numba inlines them",
              "# into the game loop: a call between compiled functions costs more than a move."]
     for i, s in enumerate(strategies):
@@ -56,11 +57,23 @@ def dispatch_source(strategies: list[Strategy]) -> str:
         else:
             lines.append(f"_s{i} = load_module({str(s.path)!r}, {s.module.__name__!r})")
         lines.append(f"_swap{i} = _s{i}.swap")
+        # A plugin from outside strategies/ decides on the kernel's own observation array:
+        # its move is checked with a hash of the observation before and after (O_SIZE
+        # multiply-adds a decision; built-in strategies, tested not to write, skip it).
+        guarded = not s.module.__name__.startswith("strategies.")
+        raw = f"_rawmove{i}" if guarded else f"_move{i}"
         if inlinable(s):
             lines.append(f"_swapi{i} = njit(inline='always')(_s{i}.swap.py_func)")
-            lines.append(f"_move{i} = njit(inline='always')(_s{i}.move.py_func)")
+            lines.append(f"{raw} = njit(inline='always')(_s{i}.move.py_func)")
         else:
-            lines.append(f"_move{i} = _s{i}.move")
+            lines.append(f"{raw} = _s{i}.move")
+        if guarded:
+            lines += ["", "", "@njit(inline='always')", f"def _move{i}(obs, rules, params, rng):",
+                      "    before = obs_checksum(obs)",
+                      f"    m = _rawmove{i}(obs, rules, params, rng)",
+                      "    if obs_checksum(obs) != before:",
+                      f"        return np.int64({L.OBS_WRITTEN})",
+                      "    return m", ""]
     for suffix, chosen in (("", list(enumerate(strategies))),
                            ("_fast", [(i, s) for i, s in enumerate(strategies) if inlinable(s)])):
         # the fast loop inlines swaps too (the standard loop calls them: a swap there may allocate)
@@ -253,6 +266,9 @@ class Kernel:
             if tampered is not None:
                 raise tampered
             kind = "swap" if status[1] == 1 else "move"
+            if kind == "move" and int(status[3]) == L.OBS_WRITTEN:
+                raise KernelError("it wrote into the observation array (the game's own state) during its decision",
+                                  g, int(status[2]), "obs", int(status[3]), int(status[4]))
             raise KernelError(f"illegal {kind}", g, int(status[2]), kind, int(status[3]), int(status[4]))
         return rec
 

@@ -627,6 +627,19 @@ def place_by_cards(pub, seat, direction, players, n_in):
         place += 1
 
 
+@njit(cache=True, inline="always")
+def obs_checksum(obs):
+    """A weighted sum of the observation (int64[O_SIZE]) -> int64, entry i weighted by the
+    odd number 2i + 1 (mod 2^64), so a change to any one entry changes it: a plugin's
+    decision that changes it wrote into the game's own state (see
+    :func:`shedsim.kernel.build.dispatch_source`). No chain of dependent multiplies (a
+    polynomial hash cost 300 ns a decision): the sum vectorises."""
+    h = np.int64(0)
+    for i in range(obs.shape[0]):
+        h += obs[i] * np.int64(2 * i + 1)
+    return h
+
+
 @njit(cache=True)
 def first_change(kept, given):
     """Index of the first entry where ``given`` differs from ``kept`` (two ``int64[n]``
