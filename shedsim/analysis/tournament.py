@@ -882,17 +882,10 @@ def _pl_cluster_se(spec: TournamentSpec, t: dict[str, np.ndarray], theta: np.nda
 
 
 def _pl_events(spec: TournamentSpec, keys: np.ndarray, counts: np.ndarray):
-    n, e = spec.players, len(spec.entries)
-    tables = np.array(spec.tables, dtype=np.int64)
-    w = keys % n
-    rem = (keys // n) % (1 << n)
-    tbl = keys // (n * (1 << n))
-    present = ((rem[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
-    ent = tables[tbl]
-    sets = np.zeros((len(keys), e), np.int64)
-    for p in range(n):
-        np.add.at(sets, (np.arange(len(keys))[present[:, p]], ent[present[:, p], p]), 1)
-    winners = ent[np.arange(len(keys)), w]
+    """The raw events of :func:`_pl_raw` with equal choice set and winner merged:
+    (choice sets int64[K, E], winners int64[K], counts float64[K])."""
+    e = len(spec.entries)
+    sets, winners = _pl_raw(spec, keys)
     # merge events that differ only in table/positions but have the same multiset and winner
     code = np.concatenate([sets, winners[:, None]], axis=1)
     uc, inv = np.unique(code, axis=0, return_inverse=True)
