@@ -1,0 +1,116 @@
+"""Playing games of a plugin from outside ``strategies/`` in a forked child process.
+
+numba does not check array bounds, so a compiled plugin that indexes outside an array can
+kill the process that plays it with a segmentation fault, before anything can name it.
+:meth:`shedsim.kernel.build.Kernel.play` therefore runs the game loop of any call that
+plays such a plugin in a child made by ``fork`` (cheap: the compiled kernel is already
+loaded and the child shares the parent's pages), with every array the loop writes (the
+records, the status words, the strategies' copies of the rules and parameters) in memory
+shared with the parent. The loop writes the same values there as it would in this
+process, so results are identical. When the child dies, the parent still reads
+``status[0]``, the game in progress, and raises a :class:`shedsim.kernel.build.KernelError`
+of kind ``"crashed"``; the caller names the strategy by replaying that game
+(:func:`shedsim.runs.recorder.record_game`). Built-in strategies play in the calling process.
+
+Only the child's compiled loop runs between ``fork`` and ``os._exit``: it takes no lock
+another thread of the parent could hold, and it ignores SIGINT and SIGTERM (the parent
+kills it when interrupted) and dies with the parent (Linux ``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import signal
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+ERROR_BYTES = 4096
+"""Room for the text of an exception raised inside the child's loop."""
+
+
+def can_fork() -> bool:
+    """Whether this platform has ``fork`` (Linux, macOS; not Windows)."""
+    return hasattr(os, "fork")
+
+
+def shared_like(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` (same shape and dtype) in anonymous memory that a forked child
+    shares with this process."""
+    buf = mmap.mmap(-1, max(1, a.nbytes))
+    out = np.frombuffer(buf, dtype=a.dtype, count=a.size).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+def crash_words(code: int) -> str:
+    """A child's exit status (``-N``: killed by signal N) in words: ``signal SIGSEGV: a
+    compiled strategy read or wrote outside an array``, ``exit code 3``."""
+    if code < 0 and -code in signal.Signals._value2member_map_:
+        name = signal.Signals(-code).name
+        return f"signal {name}" + (": a compiled strategy read or wrote outside an array"
+                                   if -code in (signal.SIGSEGV, signal.SIGBUS) else "")
+    return f"exit code {code}"
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
+def run_forked(loop: Callable[[], Any]) -> tuple[Any, str | None, int]:
+    """Run ``loop()`` (it writes its results into shared arrays, see :func:`shared_like`)
+    in a forked child. Returns ``(value, error, exit status)``: ``value`` is what ``loop``
+    returned (an int, passed back in shared memory; None if it did not return), ``error``
+    the text of an exception it raised (``"TypeName: message"``) or None, and the exit
+    status 0 when the child finished, ``-N`` when signal N killed it, else its exit code.
+    A ``KeyboardInterrupt`` in this process kills the child and propagates."""
+    ret = shared_like(np.zeros(2, np.int64))  # [finished flag, value]
+    err = shared_like(np.zeros(ERROR_BYTES, np.uint8))
+    parent = os.getpid()
+    import warnings
+    with warnings.catch_warnings():  # Python 3.12+ warns about fork in a threaded process:
+        warnings.simplefilter("ignore", DeprecationWarning)  # the child only runs the loop
+        pid = os.fork()
+    if pid == 0:  # the child: only the loop, then out
+        code = 0
+        try:
+            import faulthandler
+            faulthandler.disable()  # the parent names the crash in words
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            except ValueError:  # not the main thread
+                pass
+            _die_with_parent()
+            if os.getppid() != parent:
+                os._exit(1)
+            ret[1] = int(loop())
+            ret[0] = 1
+        except BaseException as e:  # noqa: BLE001 - reported by the parent
+            text = f"{type(e).__name__}: {e}".encode(errors="replace")[:ERROR_BYTES]
+            err[:len(text)] = np.frombuffer(text, np.uint8)
+            ret[0] = 2
+        finally:
+            os._exit(code)
+    try:
+        _, st = os.waitpid(pid, 0)
+    except BaseException:  # Ctrl-C or SIGTERM here: stop the child too
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        raise
+    code = -os.WTERMSIG(st) if os.WIFSIGNALED(st) else os.WEXITSTATUS(st)
+    if code == 0 and ret[0] == 2:
+        return None, bytes(err).rstrip(b"\0").decode(errors="replace"), 0
+    if code == 0 and ret[0] != 1:
+        code = 1  # it left without finishing (cannot happen but by os._exit elsewhere)
+    return (int(ret[1]) if ret[0] == 1 else None), None, code
