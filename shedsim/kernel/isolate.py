@@ -71,6 +71,22 @@ def _die_with_parent() -> None:
             pass
 
 
+def load_in_parent(fn: Any, args: Any) -> None:
+    """When ``fn`` is a numba dispatcher, compile it (or load it from numba's disk cache)
+    for the types of ``args`` here, before forking: a child's compile or cache load dies
+    with the child, and every call would pay it again (0.1-1 s for the game loop)."""
+    overloads = getattr(fn, "overloads", None)
+    if overloads is None or not hasattr(fn, "compile"):
+        return
+    try:
+        import numba
+        sig = tuple(numba.typeof(a) for a in args)
+    except (ValueError, TypeError):
+        return
+    if sig not in overloads:
+        fn.compile(sig)
+
+
 class ProcessCrash(RuntimeError):
     """A plugin's compiled code killed the child process running it (:func:`call`).
     ``code``: the exit status (``-N``: signal N)."""
@@ -93,6 +109,7 @@ def call(fn: Callable[..., Any], *args: Any) -> tuple[Any, str | None, int]:
     if not can_fork():
         return fn(*args), None, 0
     shared = [shared_like(a) if isinstance(a, np.ndarray) else a for a in args]
+    load_in_parent(fn, shared)
     try:
         return run_forked(lambda: fn(*shared))
     finally:
