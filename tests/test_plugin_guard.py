@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import shlex
 import textwrap
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -238,3 +239,23 @@ def test_every_command_names_a_plugin_that_crashes_the_process(plugin_dir, tmp_p
     if run == "sprt":  # the command replays the game, and the crash is named there too
         t = CliRunner().invoke(app, shlex.split(cmd.split(": ", 1)[1])[1:])
         assert t.exit_code == 1 and "'segfaulter' at seat 0, choosing move 4" in t.output, t.output
+
+
+def test_play_names_a_bot_that_crashes_the_process(plugin_dir):
+    """`shedsim play` asks a plugin bot for each decision in a forked child: its crash ends
+    the game with exit 1 naming the bot, seat and move (it died with exit 139 before)."""
+    r = CliRunner().invoke(app, ["play", "--players", "2", "--opponents", "segfaulter", "--seed", "3",
+                                 "--strategy-path", str(plugin_dir)], input="1\n" * 40)
+    assert r.exit_code == 1, r.output
+    assert re.search(r"strategy 'segfaulter' at seat 1, choosing move \d+: it crashed the process running it "
+                     r"\(signal SIGSEGV", r.output), r.output
+    assert "[seed 3, game 0]" in r.output
+
+
+def test_hint_names_a_policy_that_crashes_the_process(plugin_dir):
+    """`shedsim hint` plays a plugin policy's playouts in a forked child: exit 1 naming it."""
+    pos = Path(__file__).parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
+    r = CliRunner().invoke(app, ["hint", str(pos), "--policy", "segfaulter", "--budget", "10", "--batch", "10",
+                                 "--strategy-path", str(plugin_dir)])
+    assert r.exit_code == 1, r.output
+    assert "policy 'segfaulter' crashed the process playing the playouts (signal SIGSEGV" in r.output, r.output

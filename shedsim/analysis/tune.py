@@ -289,7 +289,14 @@ def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, floa
             study.stop()
 
     stop = optuna.study.MaxTrialsCallback(budget, states=(optuna.trial.TrialState.COMPLETE,))
-    study.optimize(objective, callbacks=[callback, stop], gc_after_trial=False)
+    # a trial that raises is raised again here and reported by the command in words: optuna's
+    # own log of it (a warning with a traceback) would only repeat it
+    level = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    try:
+        study.optimize(objective, callbacks=[callback, stop], gc_after_trial=False)
+    finally:
+        optuna.logging.set_verbosity(level)
 
 
 @dataclass

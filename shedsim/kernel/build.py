@@ -61,7 +61,7 @@ def dispatch_source(strategies: list[Strategy]) -> str:
         # A plugin from outside strategies/ decides on the kernel's own observation array:
         # its move is checked with a hash of the observation before and after (O_SIZE
         # multiply-adds a decision; built-in strategies, tested not to write, skip it).
-        guarded = not s.module.__name__.startswith("strategies.")
+        guarded = s.outside
         raw = f"_rawmove{i}" if guarded else f"_move{i}"
         if inlinable(s):
             lines.append(f"_swapi{i} = njit(inline='always')(_s{i}.swap.py_func)")
@@ -191,7 +191,7 @@ class Kernel:
         """Ids of the plugins from outside shedsim's own ``strategies/`` (a
         ``--strategy-path`` or ``$SHEDSIM_STRATEGY_PATH`` directory): :meth:`play` plays
         any call with one of them in a forked child (:mod:`shedsim.kernel.isolate`)."""
-        return {i for i, s in enumerate(self.strategies) if not s.module.__name__.startswith("strategies.")}
+        return {i for i, s in enumerate(self.strategies) if s.outside}
 
     def play(self, rules_array: np.ndarray, entry_ids: np.ndarray, entry_params: np.ndarray,
              seating: np.ndarray, deal_keys: np.ndarray, strategy_keys: np.ndarray,
@@ -270,14 +270,7 @@ class Kernel:
         if n and self.outside_ids & set(ids.tolist()) and isolate.can_fork():
             # a plugin from outside strategies/ may crash the process (numba checks no
             # bounds): play in a forked child, writing into memory shared with this process
-            caller_status = status
-            rec = {k: isolate.shared_like(v) for k, v in rec.items()}
-            status, srules, sparams = (isolate.shared_like(a) for a in (status, srules, sparams))
-            args[7:18] = [rec[k] for k in ("places", "start", "moves", "pickups", "burns", "unfinished", "end",
-                                           "dealt", "face_up", "trace")] + [status]
-            args[-2:] = [srules, sparams]
-            done, error, code = isolate.run_forked(lambda: loop(*args))
-            caller_status[:] = status
+            done, error, code = isolate.call(loop, *args)
             if code != 0:
                 raise KernelError(f"the process playing the games died ({isolate.crash_words(code)})",
                                   int(status[0]), -1, "crashed", code, 0)

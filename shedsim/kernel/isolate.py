@@ -1,20 +1,27 @@
-"""Playing games of a plugin from outside ``strategies/`` in a forked child process.
+"""Calling a plugin's compiled code in a forked child process, so that a crash is named.
 
 numba does not check array bounds, so a compiled plugin that indexes outside an array can
-kill the process that plays it with a segmentation fault, before anything can name it.
-:meth:`shedsim.kernel.build.Kernel.play` therefore runs the game loop of any call that
-plays such a plugin in a child made by ``fork`` (cheap: the compiled kernel is already
-loaded and the child shares the parent's pages), with every array the loop writes (the
-records, the status words, the strategies' copies of the rules and parameters) in memory
-shared with the parent. The loop writes the same values there as it would in this
-process, so results are identical. When the child dies, the parent still reads
-``status[0]``, the game in progress, and raises a :class:`shedsim.kernel.build.KernelError`
-of kind ``"crashed"``; the caller names the strategy by replaying that game
-(:func:`shedsim.runs.recorder.record_game`). Built-in strategies play in the calling process.
+kill the process that runs it with a segmentation fault, before anything can name it.
+Every call into compiled code that runs a plugin from outside shedsim's own ``strategies/``
+(a ``--strategy-path`` or ``$SHEDSIM_STRATEGY_PATH`` plugin) therefore goes through
+:func:`call`: it runs in a child made by ``fork`` (cheap: the compiled code is already
+loaded and the child shares the parent's pages), with every array argument copied into
+memory shared with the parent and copied back afterwards, so the call writes what it
+would have written in this process (same results). When the child dies, the parent still
+has what the arrays held at that moment (the game loop's ``status[0]``: the game in
+progress) and the exit status. The callers:
 
-Only the child's compiled loop runs between ``fork`` and ``os._exit``: it takes no lock
-another thread of the parent could hold, and it ignores SIGINT and SIGTERM (the parent
-kills it when interrupted) and dies with the parent (Linux ``PR_SET_PDEATHSIG``).
+- :meth:`shedsim.kernel.build.Kernel.play` (every command that plays games on the kernel:
+  tournament, compare-rules, sprt, swaps, tips, tune, bench, strategies' checks); the
+  caller names the strategy by replaying the game (:func:`shedsim.runs.recorder.record_game`);
+- :class:`shedsim.plugins.EnginePlayer` when ``isolated`` (the bots of ``shedsim play``,
+  ``shedsim compile``'s warm-up game), raising :class:`ProcessCrash`;
+- ``shedsim hint``'s playouts (:func:`shedsim.analysis.hint.rank_moves`).
+
+Built-in strategies run in the calling process, with no overhead. Only the compiled
+function runs in the child between ``fork`` and ``os._exit``: it takes no lock another
+thread of the parent could hold; the child ignores SIGINT and SIGTERM (the parent kills it
+when interrupted) and dies with the parent (Linux ``PR_SET_PDEATHSIG``).
 """
 
 from __future__ import annotations
@@ -64,6 +71,53 @@ def _die_with_parent() -> None:
             pass
 
 
+def load_in_parent(fn: Any, args: Any) -> None:
+    """When ``fn`` is a numba dispatcher, compile it (or load it from numba's disk cache)
+    for the types of ``args`` here, before forking: a child's compile or cache load dies
+    with the child, and every call would pay it again (0.1-1 s for the game loop)."""
+    overloads = getattr(fn, "overloads", None)
+    if overloads is None or not hasattr(fn, "compile"):
+        return
+    try:
+        import numba
+        sig = tuple(numba.typeof(a) for a in args)
+    except (ValueError, TypeError):
+        return
+    if sig not in overloads:
+        fn.compile(sig)
+
+
+class ProcessCrash(RuntimeError):
+    """A plugin's compiled code killed the child process running it (:func:`call`).
+    ``code``: the exit status (``-N``: signal N)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"it crashed the process running it ({crash_words(code)})")
+        self.code = code
+
+
+def call(fn: Callable[..., Any], *args: Any) -> tuple[Any, str | None, int]:
+    """``fn(*args)`` in a forked child: array arguments are copied into shared memory
+    (:func:`shared_like`) and back into the caller's arrays afterwards, also after a crash.
+    ``fn`` must return an integer (or None).
+
+    Returns ``(value, error, status)``: ``value`` is what ``fn`` returned (None if it did
+    not return), ``error`` the text of an exception it raised (``"TypeName: message"``) or
+    None, ``status`` 0 when the child finished, ``-N`` when signal N killed it, else its
+    exit code. Where ``fork`` is unavailable ``fn`` runs here (exceptions propagate). A
+    ``KeyboardInterrupt`` in this process kills the child and propagates."""
+    if not can_fork():
+        return fn(*args), None, 0
+    shared = [shared_like(a) if isinstance(a, np.ndarray) else a for a in args]
+    load_in_parent(fn, shared)
+    try:
+        return run_forked(lambda: fn(*shared))
+    finally:
+        for a, sh in zip(args, shared):
+            if isinstance(a, np.ndarray):
+                a[...] = sh
+
+
 def run_forked(loop: Callable[[], Any]) -> tuple[Any, str | None, int]:
     """Run ``loop()`` (it writes its results into shared arrays, see :func:`shared_like`)
     in a forked child. Returns ``(value, error, exit status)``: ``value`` is what ``loop``
@@ -91,7 +145,8 @@ def run_forked(loop: Callable[[], Any]) -> tuple[Any, str | None, int]:
             _die_with_parent()
             if os.getppid() != parent:
                 os._exit(1)
-            ret[1] = int(loop())
+            value = loop()
+            ret[1] = -1 if value is None else int(value)
             ret[0] = 1
         except BaseException as e:  # noqa: BLE001 - reported by the parent
             text = f"{type(e).__name__}: {e}".encode(errors="replace")[:ERROR_BYTES]

@@ -6,6 +6,13 @@ each chunk is played by :func:`play_chunk` in whatever process joblib gives it, 
 loads the plugins and the cached kernel itself. Every random key comes from
 ``(run seed, game or deal index)`` (:mod:`shedsim.seeding`), so results are identical
 for any chunk size, number of workers or backend.
+
+A compiled plugin from outside ``strategies/`` that crashes the process (numba checks no
+bounds) cannot take a run down: the kernel plays any call holding one in a forked child
+(:mod:`shedsim.kernel.isolate`), and :func:`describe_failure` names the strategy, seat,
+move, seed, game and deal, with the ``shedsim trace`` command, by replaying the game with a
+flight recorder (:mod:`shedsim.runs.recorder`). A worker that dies anyway is named by
+:mod:`shedsim.runs.crash`.
 """
 
 from __future__ import annotations
