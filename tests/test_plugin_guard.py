@@ -259,3 +259,18 @@ def test_hint_names_a_policy_that_crashes_the_process(plugin_dir):
                                  "--strategy-path", str(plugin_dir)])
     assert r.exit_code == 1, r.output
     assert "policy 'segfaulter' crashed the process playing the playouts (signal SIGSEGV" in r.output, r.output
+
+
+def test_a_dead_worker_is_named_by_replaying_its_chunks(plugin_dir, monkeypatch):
+    """The fallback for a worker that dies anyway (runs.crash.name_crash): the chunks in
+    flight are replayed in children until one dies, and its game is named. Here the kernel
+    does not fork (as for a built-in strategy), so the crash kills the replaying child."""
+    from shedsim.kernel import isolate
+    from shedsim.runs.crash import name_crash
+    monkeypatch.setattr(isolate, "can_fork", lambda: False)
+    spec = RunSpec(preset("shithead"), 2, ("greedy", "segfaulter"), ("greedy", "segfaulter"), seed=5, games=20,
+                   chunk_size=10, strategy_paths=(str(plugin_dir),))
+    message, game = name_crash([(None, 0), (spec, 1)])
+    assert game == 10, message
+    assert "crashed (signal SIGSEGV" in message and "strategy 'segfaulter' at seat " in message, message
+    assert "run seed 5, game 10 (deal 5" in message and "--game 10" in message, message

@@ -201,9 +201,13 @@ class Evaluator:
         vec = np.array([full[n] for n in self.names], np.int64)
         n = games // p * p
         total = np.zeros(n // p)
+        from dataclasses import replace
+        candidate = format_spec(self.spec.name, full)
         for m in self.matches:
             m.params[0, :] = 0
             m.params[0, :len(vec)] = vec
+            # a failure is named (and replayed by its trace command) with the candidate's parameters
+            m.spec = replace(m.spec, entries=(candidate,) + m.spec.entries[1:])
             h, _ = m.play(0, n, True)
             total += h.reshape(-1, p).sum(axis=1) / (2.0 * (p - 1) * p)
         return total / len(self.matches)

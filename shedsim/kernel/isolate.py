@@ -26,10 +26,14 @@ when interrupted) and dies with the parent (Linux ``PR_SET_PDEATHSIG``).
 
 from __future__ import annotations
 
+import ctypes
+import faulthandler
+import functools
 import mmap
 import os
 import signal
 import sys
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -62,13 +66,16 @@ def crash_words(code: int) -> str:
     return f"exit code {code}"
 
 
-def _die_with_parent() -> None:
+@functools.lru_cache(maxsize=None)
+def _prctl() -> Any:
+    """libc's ``prctl`` on Linux (looked up in the parent: no ``dlopen`` in a forked
+    child of a threaded process), else None."""
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-            ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+            return ctypes.CDLL(None).prctl
         except (OSError, AttributeError):
             pass
+    return None
 
 
 def load_in_parent(fn: Any, args: Any) -> None:
@@ -128,21 +135,21 @@ def run_forked(loop: Callable[[], Any]) -> tuple[Any, str | None, int]:
     ret = shared_like(np.zeros(2, np.int64))  # [finished flag, value]
     err = shared_like(np.zeros(ERROR_BYTES, np.uint8))
     parent = os.getpid()
-    import warnings
+    prctl = _prctl()
     with warnings.catch_warnings():  # Python 3.12+ warns about fork in a threaded process:
         warnings.simplefilter("ignore", DeprecationWarning)  # the child only runs the loop
         pid = os.fork()
     if pid == 0:  # the child: only the loop, then out
         code = 0
         try:
-            import faulthandler
             faulthandler.disable()  # the parent names the crash in words
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
             except ValueError:  # not the main thread
                 pass
-            _die_with_parent()
+            if prctl is not None:
+                prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG: die with the parent
             if os.getppid() != parent:
                 os._exit(1)
             value = loop()
