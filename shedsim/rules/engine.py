@@ -514,7 +514,7 @@ def public_array(state: GameState) -> np.ndarray:
     Holds only public information and the mover's own hand: never another hand, a
     face-down card or the stock order.
     """
-    o = np.zeros(L.O_SIZE, dtype=np.int64)
+    o = [0] * L.O_SIZE  # filled as a list, then one array: item by item into numpy costs more
     s = state.to_move
     o[L.O_SEAT] = s
     o[L.O_PLAYERS] = state.players
@@ -539,7 +539,7 @@ def public_array(state: GameState) -> np.ndarray:
         o[L.O_KNOWN + i] = pack_counts(seat.known)
         o[L.O_PICKUPS + i] = seat.pickups
         o[L.O_BURNS + i] = seat.burns
-    return o
+    return np.array(o, dtype=np.int64)
 
 
 # --------------------------------------------------------------------------- players
@@ -654,6 +654,12 @@ def _params_of(player) -> np.ndarray | None:
     return p.copy() if isinstance(p, np.ndarray) else None
 
 
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays of one dtype hold the same values (``np.array_equal``, without its
+    overhead: the engine compares after every decision)."""
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
 def check_untouched(player, rules_array: np.ndarray, kept_rules: np.ndarray, kept_params: np.ndarray | None,
                     when: str, deal_key: int) -> None:
     """Raise :class:`StrategyError` naming ``player`` when its decision wrote into the rules
@@ -661,14 +667,14 @@ def check_untouched(player, rules_array: np.ndarray, kept_rules: np.ndarray, kep
     parameters (``player.params`` against ``kept_params``). The engine checks after every
     decision, so the strategy named is the one that wrote (issue 10: a plugin must not
     change the game)."""
-    if not np.array_equal(rules_array, kept_rules):
+    if not _same(rules_array, kept_rules):
         i = int(np.flatnonzero(rules_array != kept_rules)[0])
         raise StrategyError(
             f"strategy {player.name!r} wrote into the rules array {when} (deal key {deal_key}): entry {i} "
             f"({L.entry_name('R_', i)}) changed from {int(kept_rules[i])} to {int(rules_array[i])}. A strategy "
             f"must not change the rules of the game; decide on a copy (rules.copy()) if it needs one")
     params = getattr(player, "params", None)
-    if kept_params is not None and isinstance(params, np.ndarray) and not np.array_equal(params, kept_params):
+    if kept_params is not None and isinstance(params, np.ndarray) and not _same(params, kept_params):
         i = int(np.flatnonzero(params != kept_params)[0])
         raise StrategyError(
             f"strategy {player.name!r} wrote into its parameters array {when} (deal key {deal_key}): parameter "
