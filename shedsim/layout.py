@@ -130,7 +130,8 @@ P_LOOP_ON = P_LOOP + 2                    #   1 when every seat still in is dete
 P_LOOP_RNG = P_LOOP + 3                   #   the strategy stream at the save (as int64),
 P_SNAP = P_LOOP + 4                       #   the saved position (kernel.core.save_position)
 P_SNAP_SIZE = 6 + 4 * MAX_PLAYERS
-P_SIZE = P_SNAP + P_SNAP_SIZE
+P_SHUFFLE = P_SNAP + P_SNAP_SIZE          # the deal's scratch: the shuffle's swap positions
+P_SIZE = P_SHUFFLE + MAX_DECK
 
 
 def entry_name(prefix: str, index: int) -> str:

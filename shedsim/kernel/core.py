@@ -32,23 +32,28 @@ def deal(rules, pub, priv, drng, dealer):
     """
     size = rules[L.R_DECK_SIZE]
     per = 4 * rules[L.R_DECKS]
-    for i in range(L.P_DECK + size, L.P_SIZE):  # deal_out clears the rest (loops: a slice costs more)
-        priv[i] = 0
+    # Nothing past the deck needs clearing: the deck's unused tail is never read, and the
+    # loop check's state and the shuffle's scratch are written before they are read.
     pos = L.P_DECK
     for r in range(2, 15):
         for _ in range(per):
             priv[pos] = r
             pos += 1
-    # The stream's counter stays in a local variable during the shuffle (same draws as
-    # rng_below on drng, one per position).
+    # Fisher-Yates in two passes with the same draws as rng_below on drng, one per position
+    # from the last: first every swap position (a pass without memory dependences, which
+    # the compiler vectorises: draw k uses counter + (k + 1) * GOLDEN), then the swaps.
     counter = drng[0]
-    for i in range(size - 1, 0, -1):
-        counter += GOLDEN
-        j = ix(L.P_DECK + below(mix(counter), i + 1))
-        a = priv[L.P_DECK + i]
-        priv[L.P_DECK + i] = priv[j]
+    m = size - 1
+    for k in range(m):
+        z = mix(counter + GOLDEN * np.uint64(k + 1))
+        priv[ix(L.P_SHUFFLE + k)] = L.P_DECK + below(z, m + 1 - k)
+    for k in range(m):
+        i = ix(L.P_DECK + m - k)
+        j = ix(priv[ix(L.P_SHUFFLE + k)])
+        a = priv[i]
+        priv[i] = priv[j]
         priv[j] = a
-    drng[0] = counter
+    drng[0] = counter + GOLDEN * np.uint64(m)
     deal_out(rules, pub, priv, dealer)
 
 
@@ -640,23 +645,36 @@ def obs_checksum(obs):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def first_change(kept, given):
     """Index of the first entry where ``given`` differs from ``kept`` (two ``int64[n]``
     arrays), or -1 when equal. The kernel hands strategies copies of the rules and
     parameters (``given``) and compares them with its own (``kept``) after each game: a
-    strategy that writes into them is stopped and named (issue 10)."""
+    strategy that writes into them is stopped and named (issue 10). The equal case (every
+    game) is one pass without a branch, which the compiler vectorises; the index is
+    searched only when something differs."""
+    diff = np.int64(0)
+    for i in range(kept.shape[0]):
+        diff |= kept[i] ^ given[i]
+    if diff == 0:
+        return -1
     for i in range(kept.shape[0]):
         if kept[i] != given[i]:
             return i
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def first_change_rows(kept, given):
     """:func:`first_change` for two ``int64[E, W]`` arrays: the flat index (``e * W + w``)
     of the first difference, or -1."""
     w = kept.shape[1]
+    diff = np.int64(0)
+    for e in range(kept.shape[0]):
+        for j in range(w):
+            diff |= kept[e, j] ^ given[e, j]
+    if diff == 0:
+        return -1
     for e in range(kept.shape[0]):
         for j in range(w):
             if kept[e, j] != given[e, j]:
