@@ -80,7 +80,7 @@ from numba import njit
 from shedsim import layout as L
 from shedsim.kernel.core import (constants, deal, deal_given, first_change, first_change_rows, legal_with,
                                  place_by_cards, stage_in,
-                                 start_seat, step_with, stop_check, valid_swap, write_public)
+                                 start_seat, step_with, stop_check, valid_swap, write_turn)
 from shedsim.kernel.nb import ix
 from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
@@ -164,7 +164,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
                 # ix(): unsigned indices, which numba uses without a negative-index check
                 st = stage_in(pub, seat, stock_n)  # the seat to move is always still in
                 hand = priv[ix(L.P_HANDS + seat)]
-                write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, n_moves)
+                write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, n_moves)
                 e = row[ix(seat)]
                 m = choose_move(entry_ids[ix(e)], pub, srules, sparams[ix(e)], srng)
                 if not legal_with(rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n):

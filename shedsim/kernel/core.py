@@ -382,6 +382,7 @@ def step_with(rules, rc, pub, priv, move, seat, st, top, trank, run, pile, pile_
         if move == L.GAMBLE:
             card = priv[ix(L.P_DECK + rc[2] - stock_n)]
             stock_n -= 1
+            pub[L.O_STOCK_N] = stock_n
         else:
             slot = move - L.FLIP
             base = L.P_FACE_DOWN + seat * L.MAX_TABLE
@@ -444,17 +445,21 @@ def step_with(rules, rc, pub, priv, move, seat, st, top, trank, run, pile, pile_
             hn += 1
         priv[ix(L.P_HANDS + seat)] = h
         pub[ix(L.O_HAND_N + seat)] = hn
+        pub[L.O_STOCK_N] = stock_n
     # out check (ruling 7: refill came first)
     out = hn == 0 and pub[ix(L.O_FACE_UP + seat)] == 0 and pub[ix(L.O_FACE_DOWN_N + seat)] == 0
     if out:
         pub[ix(L.O_PLACE + seat)] = players - n_in + 1
         n_in -= 1
+        pub[L.O_IN] = n_in
     if (flags & L.F_REVERSE) != 0 and (n & 1) == 1:
         direction = -direction
+        pub[L.O_DIRECTION] = direction
     if n_in == 1:
         for i in range(players):
             if pub[ix(L.O_PLACE + i)] == 0:
                 pub[ix(L.O_PLACE + i)] = players
+        pub[L.O_IN] = 0
         return seat, top, trank, run, pile, pile_n, stock_n, 0, direction
     if burned:
         if rc[4] != 0 or out:
@@ -480,8 +485,12 @@ def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_
 
 
 @njit(cache=True, inline="always")
-def write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, moves):
-    """Write the turn's scalars into the observation array (before a decision)."""
+def write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, moves):
+    """Write the scalars that change from move to move into the observation array (before
+    a decision): the mover, its stage and hand, the pile and the move count. The stock's
+    size, the seats still in and the direction are written by :func:`step_with` when they
+    change (and by :func:`deal_out` at the start), so a loop that only applies moves with
+    :func:`step_with` needs nothing more; every store here costs the game loop time."""
     pub[L.O_SEAT] = seat
     pub[L.O_STAGE] = st
     pub[L.O_HAND] = hand
@@ -490,10 +499,17 @@ def write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_
     pub[L.O_RUN] = run
     pub[L.O_PILE] = pile
     pub[L.O_PILE_N] = pile_n
+    pub[L.O_MOVES] = moves
+
+
+@njit(cache=True, inline="always")
+def write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, moves):
+    """Write the turn's scalars into the observation array (before a decision):
+    :func:`write_turn` plus the stock's size, the seats still in and the direction."""
+    write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, moves)
     pub[L.O_STOCK_N] = stock_n
     pub[L.O_IN] = n_in
     pub[L.O_DIRECTION] = direction
-    pub[L.O_MOVES] = moves
 
 
 @njit(cache=True)
