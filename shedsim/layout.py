@@ -47,7 +47,8 @@ R_MIX_LAST = 46
 R_MAX_MOVES = 47
 R_STALL = 48            # no-progress limit in moves once the stock is empty (0 = off)
 R_STALEMATE = 49        # how a stopped game is scored (STALEMATE_*)
-R_SIZE = 50
+R_RESET_MASK = 50       # ranks that reset the pile
+R_SIZE = 51
 
 F_BURN = 1
 F_RESET = 2
