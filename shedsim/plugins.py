@@ -177,6 +177,13 @@ class Strategy:
     def compiled(self) -> bool:
         return self.kind == "numba"
 
+    @property
+    def outside(self) -> bool:
+        """Whether it comes from outside shedsim's own ``strategies/`` (a ``--strategy-path``
+        or ``$SHEDSIM_STRATEGY_PATH`` directory): its compiled code is not trusted to stay
+        inside its arrays (see :mod:`shedsim.kernel.isolate`)."""
+        return not self.module.__name__.startswith("strategies.")
+
     def params_array(self, overrides: dict[str, int] | None = None) -> np.ndarray:
         """``int64[MAX_PARAMS]`` (16): the parameters with ``overrides`` applied. Raises :class:`PluginError`
         for an unknown parameter name."""
@@ -284,13 +291,30 @@ class EnginePlayer:
     """Adapter between a plugin and :mod:`shedsim.rules.engine` (the ``Player`` protocol).
 
     Plain-Python decisions run under :func:`decision_guard`, so a plugin that loops
-    forever stops the game with an error instead of hanging the run.
+    forever stops the game with an error instead of hanging the run. With ``isolated``
+    (set it for a compiled plugin from outside ``strategies/``, :attr:`Strategy.outside`,
+    where this process must survive it: ``shedsim play``'s bots), each compiled decision
+    runs in a forked child (:func:`shedsim.kernel.isolate.call`; same decision, the random
+    stream and arrays advance as here), and one that crashes the child raises
+    :class:`shedsim.kernel.isolate.ProcessCrash`.
     """
 
     def __init__(self, strategy: Strategy, label: str, params: np.ndarray) -> None:
         self.strategy = strategy
         self.name = label
         self.params = params
+        self.isolated = False
+
+    def _compiled(self, fn, *args) -> int:
+        if not self.isolated:
+            return int(fn(*args))
+        from shedsim.kernel.isolate import ProcessCrash, call
+        value, error, code = call(fn, *args)
+        if code != 0:
+            raise ProcessCrash(code)
+        if error is not None:
+            raise RuntimeError(error)
+        return int(value)
 
     @property
     def deterministic(self) -> bool:
@@ -300,8 +324,8 @@ class EnginePlayer:
     def swap(self, visible: int, seat: int, players: int, rules_array: np.ndarray, rng: np.ndarray) -> int:
         mod = self.strategy.module
         if self.strategy.compiled:
-            return int(mod.swap(np.int64(visible), np.int64(seat), np.int64(players), rules_array,
-                                self.params, rng))
+            return self._compiled(mod.swap, np.int64(visible), np.int64(seat), np.int64(players), rules_array,
+                                  self.params, rng)
         from shedsim.rules.engine import PluginReturnError
         view = RulesView(rules_array)
         with decision_guard(decision_timeout()):
@@ -318,7 +342,7 @@ class EnginePlayer:
         from shedsim.rules.engine import Move, MoveSyntaxError
         mod = self.strategy.module
         if self.strategy.compiled:
-            code = int(mod.move(obs, rules_array, self.params, rng))
+            code = self._compiled(mod.move, obs, rules_array, self.params, rng)
             try:
                 return Move.from_code(code)
             except MoveSyntaxError:

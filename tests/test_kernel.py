@@ -133,24 +133,29 @@ RAISER = PLUGIN.format(name="raiser", misbehave='raise ValueError("raiser gives 
 GARBAGE = PLUGIN.format(name="garbage", misbehave="return -7  # not a move code at all")
 
 
-@pytest.mark.parametrize("source,name", [(ILLEGAL, "cheater"), (RAISER, "raiser"), (GARBAGE, "garbage")])
-def test_failing_plugin_stops_the_run_naming_plugin_seed_and_position(tmp_path, source, name):
-    d = _write_plugin(tmp_path, name, source)
-    spec = RunSpec(preset("shithead"), 2, (name, "greedy"), (name, "greedy"), seed=42, games=10,
-                   strategy_paths=(str(d),))
-    with pytest.raises(SimulationError) as err:
-        play_chunk(spec, 0, 10)
-    msg = str(err.value)
-    assert name in msg and "seed 42" in msg and "pile" in msg and "seat" in msg
-    # the message ends with the command that replays the game; it fails the same way
-    cmd = msg.splitlines()[-1].split("replay it move by move: ", 1)[1]
-    assert f"--game {err.value.game}" in cmd and "--seed 42" in cmd
+def test_failing_plugins_stop_the_run_naming_plugin_seed_and_position(tmp_path):
+    """Each misbehaving plugin (an illegal move, an exception, a code that is no move)
+    stops its run with a message naming it, the seed and the position, ending with the
+    command that replays the game. The three live in one directory, so the kernel holding
+    them is compiled once (seconds) for all three."""
     from typer.testing import CliRunner
     from shedsim.cli import app
-    r = CliRunner().invoke(app, shlex.split(cmd)[1:])
-    assert r.exit_code == 1 and name in r.output and f"game {err.value.game}" in msg
-    # the trace tells the game up to the failure, then the error
-    assert "   3. seat " in r.output and "the game stops here" in r.output
+    for source, name in ((ILLEGAL, "cheater"), (RAISER, "raiser"), (GARBAGE, "garbage")):
+        d = _write_plugin(tmp_path, name, source)
+    for name in ("cheater", "raiser", "garbage"):
+        spec = RunSpec(preset("shithead"), 2, (name, "greedy"), (name, "greedy"), seed=42, games=10,
+                       strategy_paths=(str(d),))
+        with pytest.raises(SimulationError) as err:
+            play_chunk(spec, 0, 10)
+        msg = str(err.value)
+        assert name in msg and "seed 42" in msg and "pile" in msg and "seat" in msg, (name, msg)
+        # the message ends with the command that replays the game; it fails the same way
+        cmd = msg.splitlines()[-1].split("replay it move by move: ", 1)[1]
+        assert f"--game {err.value.game}" in cmd and "--seed 42" in cmd, (name, cmd)
+        r = CliRunner().invoke(app, shlex.split(cmd)[1:])
+        assert r.exit_code == 1 and name in r.output and f"game {err.value.game}" in msg, (name, r.output)
+        # the trace tells the game up to the failure, then the error
+        assert "   3. seat " in r.output and "the game stops here" in r.output, (name, r.output)
 
 
 def test_python_plugin_runs_on_reference_engine_and_illegal_index_is_reported(tmp_path):

@@ -41,7 +41,7 @@ from typing import Any, Callable
 import numpy as np
 
 from shedsim.rules.cards import rank_name
-from shedsim.rules.engine import GameState, Move, legal_moves, public_array
+from shedsim.rules.engine import GameState, Move, StrategyError, legal_moves, public_array
 
 DEFAULT_POLICY = "heuristic"
 DEFAULT_BUDGET_FAST = 4000
@@ -65,6 +65,13 @@ STOP_SINGLE = "single"
 
 class HintError(ValueError):
     """A position, seat or option ``rank_moves`` cannot work with; the message says which."""
+
+
+class PolicyCrash(StrategyError):
+    """The playout policy, a compiled plugin from outside ``strategies/``, crashed the
+    process playing the playouts (a segmentation fault: numba checks no bounds); the
+    message names the policy, the samples and the seed. The playouts of such a policy run
+    in a forked child (:func:`shedsim.kernel.isolate.call`), so the caller survives."""
 
 
 @dataclass
@@ -194,7 +201,8 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     ``seed``: the run seed (same seed, same figures); ``progress(done, budget)`` is
     called after each round; ``why`` adds :func:`explain`'s text. Only the seat's
     observation is read (see the module docstring). Raises :class:`HintError` for an
-    unknown policy, a seat that cannot move, or a budget, batch or cap below 1.
+    unknown policy, a seat that cannot move, or a budget, batch or cap below 1, and
+    :class:`PolicyCrash` when a policy from outside ``strategies/`` crashes or raises.
     """
     from shedsim.kernel.playouts import N_FACTS
     from shedsim.kernel.playouts import playout_module
@@ -245,8 +253,18 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
         k = min(batch, samples_cap - done)
         dk, sk = game_keys(seed, np.arange(done, done + k))
         keys = np.ascontiguousarray(np.stack([dk, sk], axis=1), np.uint64)
-        got = mod.run_samples(rules_array, obs, codes, active, keys, params, cap,
-                              places[done:done + k], facts[done:done + k], status)
+        sample_args = (rules_array, obs, codes, active, keys, params, cap, places[done:done + k],
+                       facts[done:done + k], status)
+        if strat.outside:  # a plugin that crashes cannot take this process with it
+            from shedsim.kernel.isolate import call, crash_words
+            got, error, code = call(mod.run_samples, *sample_args)
+            if code != 0 or error is not None:
+                what = f"crashed the process playing the playouts ({crash_words(code)})" if code else f"raised {error}"
+                raise PolicyCrash(f"policy {policy!r} {what} in samples {done + 1}-{done + k} of the moves of seat {me} "
+                                  f"(--seed {seed}); it plays every seat in the playouts: check it, or use "
+                                  f"another --policy")
+        else:
+            got = mod.run_samples(*sample_args)
         if got < k:
             if status[1] == 1:
                 raise HintError("no deal of the unseen cards fits this position (more hidden places "

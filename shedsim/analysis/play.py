@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from shedsim.kernel.isolate import ProcessCrash
 from shedsim.rules.cards import CardError, format_cards, pack, parse_rank, unpack
 from shedsim.rules.engine import (GameState, Move, MoveSyntaxError, Player, StrategyError, apply_move, deal,
                                   legal_moves, public_array, start_seat)
@@ -118,7 +119,9 @@ class Game:
                 name, overrides = parse_spec(spec)
                 if name not in known:
                     raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
-                self.players.append(known[name].player(spec, overrides))
+                bot = known[name].player(spec, overrides)
+                bot.isolated = known[name].outside  # a crashing plugin is named, not fatal (kernel.isolate)
+                self.players.append(bot)
                 self.names.append(spec)
         except PluginError as e:
             raise PlayError(f"--opponents: {e}") from None
@@ -249,6 +252,9 @@ class Game:
             visible = seat.hand + seat.face_up
             try:
                 up = int(p.swap(pack(visible), i, self.n, self.ra, self.srng))
+            except ProcessCrash as e:
+                raise StrategyError(f"strategy {p.name!r} at seat {i}, in the swap phase: {e} "
+                                    f"[seed {self.seed}, game {self.game}]") from None
             except Exception as e:  # noqa: BLE001 - a plugin may raise anything
                 raise StrategyError(f"strategy {p.name!r} raised in the swap phase at seat {i}: "
                                     f"{type(e).__name__}: {e}") from e
@@ -347,6 +353,9 @@ class Game:
             legal = legal_moves(s)
             try:
                 mv = p.move(s, public_array(s), self.ra, self.srng, legal)
+            except ProcessCrash as e:
+                raise StrategyError(f"strategy {p.name!r} at seat {i}, choosing move {s.moves + 1}: {e} "
+                                    f"[seed {self.seed}, game {self.game}]") from None
             except Exception as e:  # noqa: BLE001
                 raise StrategyError(f"strategy {p.name!r} raised at move {s.moves + 1}: {type(e).__name__}: {e}") from e
             if mv not in legal:
@@ -393,12 +402,17 @@ class Game:
         from shedsim.plugins import PluginError, discover, parse_spec
         try:
             name, overrides = parse_spec(self.hint_policy)
-            p = discover(list(self.strategy_paths))[name].player(self.hint_policy, overrides)
+            known = discover(list(self.strategy_paths))
+            p = known[name].player(self.hint_policy, overrides)
+            p.isolated = known[name].outside
         except (PluginError, KeyError):
             raise InputError(f"hint: unknown policy {self.hint_policy!r}") from None
         me = self.state.seats[self.you]
         rng = np.array([self.seed], dtype=np.uint64)  # a copy: the game's stream is not touched
-        up = unpack(int(p.swap(pack(me.hand + me.face_up), self.you, self.n, self.ra, rng)))
+        try:
+            up = unpack(int(p.swap(pack(me.hand + me.face_up), self.you, self.n, self.ra, rng)))
+        except ProcessCrash as e:
+            raise StrategyError(f"hint: policy {self.hint_policy!r} {e}, choosing your face-up cards") from None
         k = self.choices.index(sorted(up)) + 1
         return [f"hint: {self.hint_policy} would choose {k}: face-up {cards_text(sorted(up))} "
                 f"({swap_changes(self.dealt_up[self.you], up)})",

@@ -261,7 +261,9 @@ class _Match:
             rec = self.kernel.play(self.rules_array, self.ids, self.params, sched["seating"], dk, sk,
                                    sched["dealer"])
         except KernelError as e:
-            raise SimulationError(describe_failure(self.spec, self.known, sched, dk, sk, e)) from None
+            # the trace command replays this schedule's games at 2 players, paired (see schedule)
+            raise SimulationError(describe_failure(self.spec, self.known, sched, dk, sk, e,
+                                                   replay=paired and self.spec.players == 2)) from None
         return half_points(rec["places"], sched["x_seat"]), rec["unfinished"].astype(bool)
 
 

@@ -36,6 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from shedsim.kernel.isolate import crash_words
 from shedsim.rules.cards import RANKS, pack, rank_name, unpack
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.simulate import RunSpec, run_chunks
@@ -306,10 +307,22 @@ def face_up_choices(visible: int, table_size: int) -> list[int]:
     return sorted({pack(c) for c in itertools.combinations(cards, table_size)})
 
 
+def _regret_failure(spec: StudySpec, err, where: str):
+    """A :class:`shedsim.runs.simulate.SimulationError` for a strategy that failed in the
+    regret study (d), whose games (conditioned deals, forced face-up cards) the reference
+    engine cannot replay: the failure, the strategy and where."""
+    from shedsim.runs.simulate import SimulationError
+    what = (f"the process playing the games crashed ({crash_words(err.returned)})" if err.kind == "crashed"
+            else f"a strategy failed ({err})")
+    return SimulationError(f"{what} in the regret study (d), {where}, with strategy {spec.strategy!r} at every "
+                           f"seat [run seed {spec.seed}]")
+
+
 def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]]:
     """Evaluate every face-up choice of ``spec.seat`` in sample deals ``first..stop-1``."""
     from shedsim.seeding import game_keys
     from shedsim.runs.simulate import loaded_kernel
+    from shedsim.kernel.build import KernelError
     rs = spec.run_spec(False)
     _, k, ids, params = loaded_kernel(rs)
     ra = spec.rules.compile(spec.players)
@@ -318,7 +331,10 @@ def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]
     # the sample deals: ordinary deals of a run of its own (seed, stream 1), S swapping everywhere
     dk, sk = game_keys(spec.seed, idx, stream=1)
     dealers = idx % n
-    base = k.play(ra, ids, params, np.zeros((len(idx), n), np.int64), dk, sk, dealers)
+    try:
+        base = k.play(ra, ids, params, np.zeros((len(idx), n), np.int64), dk, sk, dealers)
+    except KernelError as e:
+        raise _regret_failure(spec, e, f"sample deal {int(idx[e.game])}") from None
     out = []
     for j, d in enumerate(idx):
         visible = int(base["dealt"][j, seat])
@@ -330,9 +346,13 @@ def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]
         rdk, rsk = game_keys(spec.seed, ridx, stream=2)
         forced = np.zeros((m * R, n), np.int64)
         forced[:, seat] = np.repeat(options, R)
-        rec = k.play(ra, ids, params, np.zeros((m * R, n), np.int64), np.tile(rdk, m), np.tile(rsk, m),
-                     np.full(m * R, dealers[j]), forced_up=forced, given_seat=np.full(m * R, seat),
-                     given_visible=np.full(m * R, visible))
+        try:
+            rec = k.play(ra, ids, params, np.zeros((m * R, n), np.int64), np.tile(rdk, m), np.tile(rsk, m),
+                         np.full(m * R, dealers[j]), forced_up=forced, given_seat=np.full(m * R, seat),
+                         given_visible=np.full(m * R, visible))
+        except KernelError as e:
+            raise _regret_failure(spec, e, f"rollout {e.game % R} of face-up choice "
+                                           f"{multiset_name(options[e.game // R])} in sample deal {int(d)}") from None
         p2 = seat_places2(rec["places"], n)[:, seat].reshape(m, R) / 2.0
         loss = (rec["places"][:, seat] == n).reshape(m, R)
         mean = p2.mean(axis=1)

@@ -201,9 +201,13 @@ class Evaluator:
         vec = np.array([full[n] for n in self.names], np.int64)
         n = games // p * p
         total = np.zeros(n // p)
+        from dataclasses import replace
+        candidate = format_spec(self.spec.name, full)
         for m in self.matches:
             m.params[0, :] = 0
             m.params[0, :len(vec)] = vec
+            # a failure is named (and replayed by its trace command) with the candidate's parameters
+            m.spec = replace(m.spec, entries=(candidate,) + m.spec.entries[1:])
             h, _ = m.play(0, n, True)
             total += h.reshape(-1, p).sum(axis=1) / (2.0 * (p - 1) * p)
         return total / len(self.matches)
@@ -289,7 +293,14 @@ def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, floa
             study.stop()
 
     stop = optuna.study.MaxTrialsCallback(budget, states=(optuna.trial.TrialState.COMPLETE,))
-    study.optimize(objective, callbacks=[callback, stop], gc_after_trial=False)
+    # a trial that raises is raised again here and reported by the command in words: optuna's
+    # own log of it (a warning with a traceback) would only repeat it
+    level = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    try:
+        study.optimize(objective, callbacks=[callback, stop], gc_after_trial=False)
+    finally:
+        optuna.logging.set_verbosity(level)
 
 
 @dataclass

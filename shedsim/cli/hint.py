@@ -10,10 +10,10 @@ from typing import Annotated, Optional
 import typer
 
 
-def fail(message: str) -> None:
-    """Print ``error: message`` to stderr and exit 2 (bad file or options)."""
+def fail(message: str, code: int = 2) -> None:
+    """Print ``error: message`` to stderr and exit with ``code`` (2: bad file or options)."""
     typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
+    raise typer.Exit(code)
 
 
 def _pct(iv) -> str:
@@ -38,11 +38,11 @@ def hint(
 
     Per move: expected place (1 = first out), P(lose) (last place) and P(first), each with a 95% interval. Moves are raced: a move clearly worse than the best (paired difference, 95% with a union bound) stops being played; the run stops early once one move is left, or when the moves left tie in every sample, else at --budget samples per move. The output says which.
 
-    Exit codes: 0 done; 2 bad file or options (the message names the field).
+    Exit codes: 0 done; 1 the policy (a plugin) crashed or failed (named); 2 bad file or options (the message names the field).
 
     Examples: shedsim hint docs/examples/hint_fourth_seven.toml --why --policy mc:rollouts=8;  shedsim hint pos.toml --policy greedy --budget 20000;  shedsim hint pos.toml --seat 2 --json
     """  # noqa: E501
-    from shedsim.analysis.hint import HintError, rank_moves
+    from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
     from shedsim.rules.scenario import ScenarioError, load_scenario, play_moves
 
     try:
@@ -62,6 +62,8 @@ def hint(
                                  progress=lambda d, t: bar.update(task, completed=d, total=t))
     except HintError as e:
         fail(str(e))
+    except PolicyCrash as e:
+        fail(str(e), 1)
     if as_json:
         out = {"position": str(file), "to_move": state.to_move, **res.to_json()}
         typer.echo(json.dumps(out, indent=2))

@@ -61,8 +61,15 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
             play_chunk(RunSpec(rules, 2, (s.name,), (s.name,), games=1, schedule="same",
                                strategy_paths=spec.strategy_paths), 0, 1)
             break
+    from shedsim.rules.engine import StrategyError
     for s in compiled:  # the reference engine calls the strategies' own dispatchers
-        play_game(rules, [s.player(), s.player()], 1, 2)
+        players = [s.player(), s.player()]
+        for p in players:  # a plugin that crashes is named (shedsim.kernel.isolate), not fatal
+            p.isolated = s.outside
+        try:
+            play_game(rules, players, 1, 2)
+        except StrategyError as e:
+            fail(f"strategy {s.name!r} ({s.path}) fails on the reference engine: {e}", 1)
     from shedsim.analysis.hint import warm_up
     warm_up()  # the playout kernel of `shedsim hint` with its default policy
     typer.echo(f"kernel, hint playouts and {len(compiled)} compiled strategies ready in {time.perf_counter() - t:.1f} s "

@@ -25,6 +25,7 @@ import numba
 import numpy as np
 
 from shedsim import layout as L
+from shedsim.kernel import isolate
 from shedsim.plugins import Strategy
 
 _KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py")
@@ -60,7 +61,7 @@ def dispatch_source(strategies: list[Strategy]) -> str:
         # A plugin from outside strategies/ decides on the kernel's own observation array:
         # its move is checked with a hash of the observation before and after (O_SIZE
         # multiply-adds a decision; built-in strategies, tested not to write, skip it).
-        guarded = not s.module.__name__.startswith("strategies.")
+        guarded = s.outside
         raw = f"_rawmove{i}" if guarded else f"_move{i}"
         if inlinable(s):
             lines.append(f"_swapi{i} = njit(inline='always')(_s{i}.swap.py_func)")
@@ -159,7 +160,10 @@ def fingerprint(strategies: list[Strategy], source: str) -> str:
 
 
 class KernelError(RuntimeError):
-    """A strategy failed inside the kernel. ``game`` is the chunk-relative game index."""
+    """A strategy failed inside the kernel. ``game`` is the chunk-relative game index;
+    ``kind``: ``"swap"``, ``"move"`` (an impossible swap, an illegal move), ``"obs"``,
+    ``"rules"``, ``"params"`` (a write into an array), ``"raised"`` (an exception) or
+    ``"crashed"`` (the process playing the games died; see :meth:`Kernel.play`)."""
 
     def __init__(self, message: str, game: int, seat: int, kind: str, returned: int, move_number: int):
         super().__init__(message)
@@ -182,6 +186,13 @@ class Kernel:
     def ids(self) -> dict[str, int]:
         return {s.name: i for i, s in enumerate(self.strategies)}
 
+    @property
+    def outside_ids(self) -> set[int]:
+        """Ids of the plugins from outside shedsim's own ``strategies/`` (a
+        ``--strategy-path`` or ``$SHEDSIM_STRATEGY_PATH`` directory): :meth:`play` plays
+        any call with one of them in a forked child (:mod:`shedsim.kernel.isolate`)."""
+        return {i for i, s in enumerate(self.strategies) if s.outside}
+
     def play(self, rules_array: np.ndarray, entry_ids: np.ndarray, entry_params: np.ndarray,
              seating: np.ndarray, deal_keys: np.ndarray, strategy_keys: np.ndarray,
              dealers: np.ndarray, trace_moves: int = 0, swap_from: np.ndarray | None = None,
@@ -201,6 +212,11 @@ class Kernel:
         :mod:`shedsim.kernel._loop`). Raises :class:`KernelError` when a strategy returns
         an impossible swap or an illegal move, or writes into the rules or parameters, and
         re-raises (with the game index in ``KernelError.game``) when a strategy raises.
+        A call that plays a plugin from outside ``strategies/`` (:attr:`outside_ids`) runs
+        in a forked child (:mod:`shedsim.kernel.isolate`; same results); when the child
+        dies (a segmentation fault: numba checks no bounds) it raises a
+        :class:`KernelError` of kind ``"crashed"`` (``game``: the game in progress,
+        ``returned``: the exit status, ``-N`` for signal N; ``seat`` -1: unknown).
         ``status`` (int64[8], e.g. in memory shared with a parent process) receives the
         loop's status words instead of a private array: ``status[0]`` is the game in
         progress, so a process that dies inside a strategy still tells which game it was.
@@ -245,20 +261,34 @@ class Kernel:
         rules_array = np.ascontiguousarray(rules_array, np.int64)
         entry_params = np.ascontiguousarray(entry_params, np.int64)
         srules, sparams = rules_array.copy(), entry_params.copy()
-        try:
-            done = loop(
-                rules_array, np.ascontiguousarray(entry_ids, np.int64),
+        args = [rules_array, np.ascontiguousarray(entry_ids, np.int64),
                 entry_params, seating, np.ascontiguousarray(deal_keys, np.uint64),
                 np.ascontiguousarray(strategy_keys, np.uint64), np.ascontiguousarray(dealers, np.int64),
                 rec["places"], rec["start"], rec["moves"], rec["pickups"], rec["burns"],
                 rec["unfinished"], rec["end"], rec["dealt"], rec["face_up"], rec["trace"], status, *scratch,
-                swap_from, forced_up, given_seat, given_visible, srules, sparams)
-        except Exception as e:  # a strategy raised inside compiled code
-            g = int(status[0])
-            tampered = _tampering(rules_array, srules, entry_params, sparams, g, 0)
-            if tampered is not None:
-                raise tampered from e
-            raise KernelError(f"{type(e).__name__}: {e}", g, -1, "raised", 0, 0) from e
+                swap_from, forced_up, given_seat, given_visible, srules, sparams]
+        if n and self.outside_ids & set(ids.tolist()) and isolate.can_fork():
+            # a plugin from outside strategies/ may crash the process (numba checks no
+            # bounds): play in a forked child, writing into memory shared with this process
+            done, error, code = isolate.call(loop, *args)
+            if code != 0:
+                raise KernelError(f"the process playing the games died ({isolate.crash_words(code)})",
+                                  int(status[0]), -1, "crashed", code, 0)
+            if error is not None:
+                g = int(status[0])
+                tampered = _tampering(rules_array, srules, entry_params, sparams, g, 0)
+                if tampered is not None:
+                    raise tampered
+                raise KernelError(error, g, -1, "raised", 0, 0)
+        else:
+            try:
+                done = loop(*args)
+            except Exception as e:  # a strategy raised inside compiled code
+                g = int(status[0])
+                tampered = _tampering(rules_array, srules, entry_params, sparams, g, 0)
+                if tampered is not None:
+                    raise tampered from e
+                raise KernelError(f"{type(e).__name__}: {e}", g, -1, "raised", 0, 0) from e
         if done < n:
             g = int(status[0])
             # an illegal decision after a write into the rules is blamed on the write

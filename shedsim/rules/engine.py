@@ -45,7 +45,7 @@ from typing import Protocol
 import numpy as np
 
 from shedsim import layout as L
-from shedsim.rules.cards import RANKS, format_cards, pack, parse_rank, rank_name, unpack, CardError
+from shedsim.rules.cards import RANKS, format_cards, pack, pack_counts, parse_rank, rank_name, unpack, CardError
 from shedsim.rules.ruleset import RuleSet
 from shedsim.seeding import SplitMix64, shuffle
 
@@ -385,12 +385,14 @@ def _land(state: GameState, seat_index: int, rank: int, n: int, from_hand: int) 
     return notes
 
 
-def apply_move(state: GameState, move: Move) -> str:
+def apply_move(state: GameState, move: Move, legal: list[Move] | None = None) -> str:
     """Apply a legal move in place and return a readable description of what happened.
 
-    Raises :class:`IllegalMoveError` if ``move`` is not in :func:`legal_moves`.
+    ``legal``: :func:`legal_moves` of ``state`` when the caller already has them (saves
+    computing them again). Raises :class:`IllegalMoveError` if ``move`` is not in them.
     """
-    legal = legal_moves(state)
+    if legal is None:
+        legal = legal_moves(state)
     if move not in legal:
         raise IllegalMoveError(
             f"{move} is not legal for seat {state.to_move}; legal: {', '.join(map(str, legal)) or 'none'}")
@@ -441,7 +443,7 @@ def position_key(state: GameState) -> tuple:
     everything the rules and a deterministic strategy's observation depend on
     (move, pick-up and burn counters apart)."""
     trank, run = state.top_run()
-    seats = tuple((pack(s.hand), pack(s.face_up), len(s.face_down), pack(unpack_counter(s.known)))
+    seats = tuple((pack(s.hand), pack(s.face_up), len(s.face_down), pack_counts(s.known))
                   for s in state.seats)
     stream = 0 if state.stream is None else int(state.stream[0])
     return (pack(state.pile), state.to_move, state.effective_top(), trank, run, state.direction,
@@ -522,7 +524,7 @@ def public_array(state: GameState) -> np.ndarray:
     o[L.O_TOP_RANK], o[L.O_RUN] = state.top_run()
     o[L.O_PILE] = pack(state.pile)
     o[L.O_PILE_N] = len(state.pile)
-    o[L.O_BURNED] = pack(unpack_counter(state.burned_cards))
+    o[L.O_BURNED] = pack_counts(state.burned_cards)
     o[L.O_BURNED_N] = state.burned
     o[L.O_STOCK_N] = len(state.stock)
     o[L.O_DIRECTION] = state.direction
@@ -534,14 +536,10 @@ def public_array(state: GameState) -> np.ndarray:
         o[L.O_HAND_N + i] = len(seat.hand)
         o[L.O_FACE_DOWN_N + i] = len(seat.face_down)
         o[L.O_PLACE + i] = state.place_of(i)
-        o[L.O_KNOWN + i] = pack(unpack_counter(seat.known))
+        o[L.O_KNOWN + i] = pack_counts(seat.known)
         o[L.O_PICKUPS + i] = seat.pickups
         o[L.O_BURNS + i] = seat.burns
     return o
-
-
-def unpack_counter(c: Counter) -> list[int]:
-    return [r for r in RANKS for _ in range(c.get(r, 0))]
 
 
 # --------------------------------------------------------------------------- players
@@ -751,7 +749,7 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
                                 f"{state.moves + 1} (deal key {deal_key}); legal: "
                                 f"{', '.join(map(str, legal))}\n{state.describe()}")
         codes.append(move.code)
-        line = apply_move(state, move)
+        line = apply_move(state, move, legal)
         if trace:
             lines.append(f"{state.moves:4d}. {line}")
     places = [state.place_of(i) for i in range(n)]

@@ -6,6 +6,13 @@ each chunk is played by :func:`play_chunk` in whatever process joblib gives it, 
 loads the plugins and the cached kernel itself. Every random key comes from
 ``(run seed, game or deal index)`` (:mod:`shedsim.seeding`), so results are identical
 for any chunk size, number of workers or backend.
+
+A compiled plugin from outside ``strategies/`` that crashes the process (numba checks no
+bounds) cannot take a run down: the kernel plays any call holding one in a forked child
+(:mod:`shedsim.kernel.isolate`), and :func:`describe_failure` names the strategy, seat,
+move, seed, game and deal, with the ``shedsim trace`` command, by replaying the game with a
+flight recorder (:mod:`shedsim.runs.recorder`). A worker that dies anyway is named by
+:mod:`shedsim.runs.crash`.
 """
 
 from __future__ import annotations
@@ -120,15 +127,37 @@ class ChunkResult:
     seconds: float = 0.0
 
 
+_KERNELS: dict[tuple, tuple] = {}
+"""(plugin files and their stat) -> (known, kernel) already loaded by this process."""
+
+
+def _plugin_files(extra: list[str]) -> tuple:
+    """Every ``*.py`` file in the plugin search directories with its modification time
+    and size: :func:`loaded_kernel` discovers the plugins again only when this changes."""
+    from shedsim.plugins import search_dirs
+    out = []
+    for d in search_dirs(extra):
+        for p in sorted(d.glob("*.py")):
+            st = p.stat()
+            out.append((str(p), st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
 def loaded_kernel(spec: RunSpec):
     """The plugins and compiled kernel ``spec`` plays with: ``(known, kernel module, entry
     ids int64[n_entries], entry params int64[n_entries, width])``. A strategy that is not
-    compiled into the kernel raises KeyError (commands check their specs before this)."""
+    compiled into the kernel raises KeyError (commands check their specs before this).
+
+    Discovering the plugins and fingerprinting the kernel take milliseconds, more than a
+    small chunk's games: a process does it once per set of plugin files (path, modification
+    time, size), again as soon as one of them changes, appears or goes."""
     from shedsim.kernel.build import kernel_module
     from shedsim.plugins import discover, parse_spec
-    known = discover(list(spec.strategy_paths))
-    compiled = [s for s in known.values() if s.compiled]
-    k = kernel_module(compiled)
+    files = _plugin_files(list(spec.strategy_paths))
+    if files not in _KERNELS:
+        known = discover(list(spec.strategy_paths))
+        _KERNELS[files] = (known, kernel_module([s for s in known.values() if s.compiled]))
+    known, k = _KERNELS[files]
     ids, params = [], []
     for e in spec.entries:
         name, overrides = parse_spec(e)
@@ -170,8 +199,14 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
                        time.perf_counter() - t0)
 
 
-def describe_failure(spec: RunSpec, known, sched, dk, sk, err) -> str:
-    """Replay the failing game on the reference engine to name the strategy and position."""
+def describe_failure(spec: RunSpec, known, sched, dk, sk, err, replay: bool = True) -> str:
+    """The message for a strategy that failed in the kernel (``err``, a
+    :class:`shedsim.kernel.build.KernelError` in game ``err.game`` of ``sched``, a schedule
+    as :func:`schedule_games` gives it, with its keys ``dk``/``sk``): replay the game on the
+    reference engine to name the strategy, seat, move and position, with the run seed, game,
+    deal and (``replay``: the schedule is ``spec``'s own) the ``shedsim trace`` command
+    that replays it. A game that crashed the process (kind ``"crashed"``) is replayed in a
+    forked child with a flight recorder (:func:`shedsim.runs.recorder.record_game`)."""
     from shedsim.rules.engine import StrategyError, play_game
     from shedsim.plugins import parse_spec
     g = err.game
@@ -183,7 +218,11 @@ def describe_failure(spec: RunSpec, known, sched, dk, sk, err) -> str:
     game = int(sched["index"][g])
     head = (f"run seed {spec.seed}, game {game} (deal {int(sched['deal'][g])}, "
             f"dealer seat {int(sched['dealer'][g])})")
-    command = replay_command(spec, game)
+    command = replay_command(spec, game) if replay else None
+    if err.kind == "crashed":
+        from shedsim.runs.recorder import crash_message, record_game
+        where, code = record_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]))
+        return crash_message(code or err.returned, where, head, [spec.labels[e] for e in seating], command)
     replay = f"\nreplay it move by move: {command}" if command else ""
     try:
         play_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]))
@@ -357,73 +396,6 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
         ray.shutdown()
 
 
-def plays_outside_plugins(spec: RunSpec) -> bool:
-    """Whether some entry of ``spec`` is a compiled strategy from outside shedsim's own
-    ``strategies/`` (a ``--strategy-path`` or ``$SHEDSIM_STRATEGY_PATH`` plugin)."""
-    from shedsim.plugins import builtin_dir, discover, parse_spec
-    known = discover(list(spec.strategy_paths))
-    here = builtin_dir().resolve()
-    for e in spec.entries:
-        s = known.get(parse_spec(e)[0])
-        if s is not None and s.compiled and s.path.resolve().parent != here:
-            return True
-    return False
-
-
-def play_chunk_in_child(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | None = None) -> ChunkResult:
-    """:func:`play_chunk` in a forked child process; the result comes back through a pipe.
-    Raises what :func:`play_chunk` raises, and ``concurrent.futures.process.BrokenProcessPool``
-    when the child dies (as joblib does for a dead worker; see
-    :func:`shedsim.runs.crash.name_crash`). Plays here where ``fork`` is unavailable. The
-    child ignores SIGINT and SIGTERM (the parent stops it), and dies with its parent."""
-    import multiprocessing as mp
-    import signal
-    from concurrent.futures.process import BrokenProcessPool
-    try:
-        ctx = mp.get_context("fork")
-    except ValueError:
-        return play_chunk(spec, start, stop, keep)
-    recv, send = ctx.Pipe(duplex=False)
-    parent = os.getpid()
-
-    def child() -> None:
-        import faulthandler
-        faulthandler.disable()  # the parent names the crash in words
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        die_with_parent(parent)
-        try:
-            send.send(("ok", play_chunk(spec, start, stop, keep)))
-        except SimulationError as e:
-            send.send(("failed", (str(e), e.game)))
-        except BaseException as e:  # noqa: BLE001 - raised again in the parent
-            send.send(("error", f"{type(e).__name__}: {e}"))
-        finally:
-            os._exit(0)
-
-    proc = ctx.Process(target=child, daemon=True)
-    proc.start()
-    send.close()
-    try:
-        try:
-            kind, value = recv.recv()
-        except EOFError:
-            kind, value = None, None
-        proc.join()
-    finally:
-        if proc.is_alive():  # Ctrl-C or SIGTERM in the parent
-            proc.kill()
-            proc.join()
-        recv.close()
-    if kind == "ok":
-        return value
-    if kind == "failed":
-        raise SimulationError(*value)
-    if kind == "error":
-        raise RuntimeError(value)
-    raise BrokenProcessPool(f"the process playing games {start}-{stop - 1} died (exit code {proc.exitcode})")
-
-
 def die_with_parent(parent: int | None = None) -> None:
     """Make this worker process exit when the process that started it dies, even by
     SIGKILL (issue 10: workers must not outlive a killed run). On Linux the kernel sends
@@ -432,7 +404,7 @@ def die_with_parent(parent: int | None = None) -> None:
     between chunks. Also shows its Python warnings as plain sentences
     (:func:`shedsim.runs.notices.plain_warnings`). ``parent``: the pid of the process that started this one (default:
     the current parent); if it is already gone, exit now. Called at the start of every
-    loky worker and forked chunk player."""
+    loky worker."""
     import ctypes
     import signal
     import sys
@@ -468,14 +440,10 @@ def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "
     :func:`backend_config`. A ``KeyboardInterrupt`` stops the workers and propagates."""
     from joblib import Parallel, delayed
     if workers <= 1 and backend == "loky":
-        # chunks with strategies from outside shedsim's own strategies/ play in a child
-        # process (fork), so that a compiled plugin that crashes cannot kill the run before
-        # it is named (shedsim.runs.crash)
-        outside: dict[int, bool] = {}
+        # a plugin from outside strategies/ that crashes cannot kill this process: the
+        # kernel plays every call holding one in a forked child (shedsim.kernel.isolate)
         for k, (fn, args) in enumerate(calls):
-            if fn is play_chunk and id(args[0]) not in outside:
-                outside[id(args[0])] = plays_outside_plugins(args[0])
-            r = play_chunk_in_child(*args) if fn is play_chunk and outside[id(args[0])] else fn(*args)
+            r = fn(*args)
             if on_result:
                 on_result(k, r)
         return

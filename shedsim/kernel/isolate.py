@@ -1,0 +1,178 @@
+"""Calling a plugin's compiled code in a forked child process, so that a crash is named.
+
+numba does not check array bounds, so a compiled plugin that indexes outside an array can
+kill the process that runs it with a segmentation fault, before anything can name it.
+Every call into compiled code that runs a plugin from outside shedsim's own ``strategies/``
+(a ``--strategy-path`` or ``$SHEDSIM_STRATEGY_PATH`` plugin) therefore goes through
+:func:`call`: it runs in a child made by ``fork`` (cheap: the compiled code is already
+loaded and the child shares the parent's pages), with every array argument copied into
+memory shared with the parent and copied back afterwards, so the call writes what it
+would have written in this process (same results). When the child dies, the parent still
+has what the arrays held at that moment (the game loop's ``status[0]``: the game in
+progress) and the exit status. The callers:
+
+- :meth:`shedsim.kernel.build.Kernel.play` (every command that plays games on the kernel:
+  tournament, compare-rules, sprt, swaps, tips, tune, bench, strategies' checks); the
+  caller names the strategy by replaying the game (:func:`shedsim.runs.recorder.record_game`);
+- :class:`shedsim.plugins.EnginePlayer` when ``isolated`` (the bots of ``shedsim play``,
+  ``shedsim compile``'s warm-up game), raising :class:`ProcessCrash`;
+- ``shedsim hint``'s playouts (:func:`shedsim.analysis.hint.rank_moves`).
+
+Built-in strategies run in the calling process, with no overhead. Only the compiled
+function runs in the child between ``fork`` and ``os._exit``: it takes no lock another
+thread of the parent could hold; the child ignores SIGINT and SIGTERM (the parent kills it
+when interrupted) and dies with the parent (Linux ``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import faulthandler
+import functools
+import mmap
+import os
+import signal
+import sys
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+ERROR_BYTES = 4096
+"""Room for the text of an exception raised inside the child's loop."""
+
+
+def can_fork() -> bool:
+    """Whether this platform has ``fork`` (Linux, macOS; not Windows)."""
+    return hasattr(os, "fork")
+
+
+def shared_like(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` (same shape and dtype) in anonymous memory that a forked child
+    shares with this process."""
+    buf = mmap.mmap(-1, max(1, a.nbytes))
+    out = np.frombuffer(buf, dtype=a.dtype, count=a.size).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+def crash_words(code: int) -> str:
+    """A child's exit status (``-N``: killed by signal N) in words: ``signal SIGSEGV: a
+    compiled strategy read or wrote outside an array``, ``exit code 3``."""
+    if code < 0 and -code in signal.Signals._value2member_map_:
+        name = signal.Signals(-code).name
+        return f"signal {name}" + (": a compiled strategy read or wrote outside an array"
+                                   if -code in (signal.SIGSEGV, signal.SIGBUS) else "")
+    return f"exit code {code}"
+
+
+@functools.lru_cache(maxsize=None)
+def _prctl() -> Any:
+    """libc's ``prctl`` on Linux (looked up in the parent: no ``dlopen`` in a forked
+    child of a threaded process), else None."""
+    if sys.platform.startswith("linux"):
+        try:
+            return ctypes.CDLL(None).prctl
+        except (OSError, AttributeError):
+            pass
+    return None
+
+
+def load_in_parent(fn: Any, args: Any) -> None:
+    """When ``fn`` is a numba dispatcher, compile it (or load it from numba's disk cache)
+    for the types of ``args`` here, before forking: a child's compile or cache load dies
+    with the child, and every call would pay it again (0.1-1 s for the game loop)."""
+    overloads = getattr(fn, "overloads", None)
+    if overloads is None or not hasattr(fn, "compile"):
+        return
+    try:
+        import numba
+        sig = tuple(numba.typeof(a) for a in args)
+    except (ValueError, TypeError):
+        return
+    if sig not in overloads:
+        fn.compile(sig)
+
+
+class ProcessCrash(RuntimeError):
+    """A plugin's compiled code killed the child process running it (:func:`call`).
+    ``code``: the exit status (``-N``: signal N)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"it crashed the process running it ({crash_words(code)})")
+        self.code = code
+
+
+def call(fn: Callable[..., Any], *args: Any) -> tuple[Any, str | None, int]:
+    """``fn(*args)`` in a forked child: array arguments are copied into shared memory
+    (:func:`shared_like`) and back into the caller's arrays afterwards, also after a crash.
+    ``fn`` must return an integer (or None).
+
+    Returns ``(value, error, status)``: ``value`` is what ``fn`` returned (None if it did
+    not return), ``error`` the text of an exception it raised (``"TypeName: message"``) or
+    None, ``status`` 0 when the child finished, ``-N`` when signal N killed it, else its
+    exit code. Where ``fork`` is unavailable ``fn`` runs here (exceptions propagate). A
+    ``KeyboardInterrupt`` in this process kills the child and propagates."""
+    if not can_fork():
+        return fn(*args), None, 0
+    shared = [shared_like(a) if isinstance(a, np.ndarray) else a for a in args]
+    load_in_parent(fn, shared)
+    try:
+        return run_forked(lambda: fn(*shared))
+    finally:
+        for a, sh in zip(args, shared):
+            if isinstance(a, np.ndarray):
+                a[...] = sh
+
+
+def run_forked(loop: Callable[[], Any]) -> tuple[Any, str | None, int]:
+    """Run ``loop()`` (it writes its results into shared arrays, see :func:`shared_like`)
+    in a forked child. Returns ``(value, error, exit status)``: ``value`` is what ``loop``
+    returned (an int, passed back in shared memory; None if it did not return), ``error``
+    the text of an exception it raised (``"TypeName: message"``) or None, and the exit
+    status 0 when the child finished, ``-N`` when signal N killed it, else its exit code.
+    A ``KeyboardInterrupt`` in this process kills the child and propagates."""
+    ret = shared_like(np.zeros(2, np.int64))  # [finished flag, value]
+    err = shared_like(np.zeros(ERROR_BYTES, np.uint8))
+    parent = os.getpid()
+    prctl = _prctl()
+    with warnings.catch_warnings():  # Python 3.12+ warns about fork in a threaded process:
+        warnings.simplefilter("ignore", DeprecationWarning)  # the child only runs the loop
+        pid = os.fork()
+    if pid == 0:  # the child: only the loop, then out
+        code = 0
+        try:
+            faulthandler.disable()  # the parent names the crash in words
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            except ValueError:  # not the main thread
+                pass
+            if prctl is not None:
+                prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG: die with the parent
+            if os.getppid() != parent:
+                os._exit(1)
+            value = loop()
+            ret[1] = -1 if value is None else int(value)
+            ret[0] = 1
+        except BaseException as e:  # noqa: BLE001 - reported by the parent
+            text = f"{type(e).__name__}: {e}".encode(errors="replace")[:ERROR_BYTES]
+            err[:len(text)] = np.frombuffer(text, np.uint8)
+            ret[0] = 2
+        finally:
+            os._exit(code)
+    try:
+        _, st = os.waitpid(pid, 0)
+    except BaseException:  # Ctrl-C or SIGTERM here: stop the child too
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        raise
+    code = -os.WTERMSIG(st) if os.WIFSIGNALED(st) else os.WEXITSTATUS(st)
+    if code == 0 and ret[0] == 2:
+        return None, bytes(err).rstrip(b"\0").decode(errors="replace"), 0
+    if code == 0 and ret[0] != 1:
+        code = 1  # it left without finishing (cannot happen but by os._exit elsewhere)
+    return (int(ret[1]) if ret[0] == 1 else None), None, code
