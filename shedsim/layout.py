@@ -47,7 +47,8 @@ R_MIX_LAST = 46
 R_MAX_MOVES = 47
 R_STALL = 48            # no-progress limit in moves once the stock is empty (0 = off)
 R_STALEMATE = 49        # how a stopped game is scored (STALEMATE_*)
-R_SIZE = 50
+R_RESET_MASK = 50       # ranks that reset the pile
+R_SIZE = 51
 
 F_BURN = 1
 F_RESET = 2
@@ -130,7 +131,8 @@ P_LOOP_ON = P_LOOP + 2                    #   1 when every seat still in is dete
 P_LOOP_RNG = P_LOOP + 3                   #   the strategy stream at the save (as int64),
 P_SNAP = P_LOOP + 4                       #   the saved position (kernel.core.save_position)
 P_SNAP_SIZE = 6 + 4 * MAX_PLAYERS
-P_SIZE = P_SNAP + P_SNAP_SIZE
+P_SHUFFLE = P_SNAP + P_SNAP_SIZE          # the deal's scratch: the shuffle's swap positions
+P_SIZE = P_SHUFFLE + MAX_DECK
 
 
 def entry_name(prefix: str, index: int) -> str:

@@ -511,32 +511,46 @@ def discover(extra: list[str | Path] | None = None) -> Plugins:
     reason. A broken file never stops the others from loading.
 
     Raises :class:`PluginError` only for a strategy path that is not a directory.
+
+    The result is kept for this process and given again (as a new :class:`Plugins`) while
+    no plugin file in the search directories is added, removed or changed (name, size
+    and modification time): a run asks for it once per chunk of games.
     """
+    dirs = search_dirs(extra)
+    files = [(d, path) for d in dirs for path in sorted(d.glob("*.py")) if not path.name.startswith("_")]
+    key = tuple((str(path), st.st_mtime_ns, st.st_size) for _, path in files for st in [path.stat()])
+    hit = _DISCOVERED.get(key)
+    if hit is not None:
+        return Plugins(hit.items(), broken=hit.broken)
     found: dict[str, Strategy] = {}
     broken: list[BrokenPlugin] = []
     builtin = builtin_dir()
-    for d in search_dirs(extra):
-        for path in sorted(d.glob("*.py")):
-            if path.name.startswith("_"):
-                continue
-            modname = f"strategies.{path.stem}" if d == builtin else None
-            names = [path.stem]
-            try:
-                mod = load_module(path, modname)
-                nm = getattr(mod, "NAME", None)
-                if isinstance(nm, str) and nm not in names:
-                    names.append(nm)
-                strat = _strategy_from_module(mod, path.resolve())
-            except PluginError as e:
-                broken.append(BrokenPlugin(path.resolve(), tuple(names), str(e)))
-                continue
-            if strat.name in found:
-                broken.append(BrokenPlugin(path.resolve(), tuple(names),
-                                           f"strategy plugin {str(path)!r}: the name {strat.name!r} is already "
-                                           f"used by {str(found[strat.name].path)!r}"))
-                continue
-            found[strat.name] = strat
-    return Plugins(sorted(found.items()), broken=broken)
+    for d, path in files:
+        modname = f"strategies.{path.stem}" if d == builtin else None
+        names = [path.stem]
+        try:
+            mod = load_module(path, modname)
+            nm = getattr(mod, "NAME", None)
+            if isinstance(nm, str) and nm not in names:
+                names.append(nm)
+            strat = _strategy_from_module(mod, path.resolve())
+        except PluginError as e:
+            broken.append(BrokenPlugin(path.resolve(), tuple(names), str(e)))
+            continue
+        if strat.name in found:
+            broken.append(BrokenPlugin(path.resolve(), tuple(names),
+                                       f"strategy plugin {str(path)!r}: the name {strat.name!r} is already "
+                                       f"used by {str(found[strat.name].path)!r}"))
+            continue
+        found[strat.name] = strat
+    result = Plugins(sorted(found.items()), broken=broken)
+    if len(_DISCOVERED) > 16:
+        _DISCOVERED.clear()
+    _DISCOVERED[key] = Plugins(result.items(), broken=result.broken)
+    return result
+
+
+_DISCOVERED: dict[tuple, Plugins] = {}
 
 
 def resolve(names: list[str], extra: list[str | Path] | None = None) -> list[Strategy]:

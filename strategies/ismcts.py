@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import apply, prepare, stage_of, step, write_public
+from shedsim.kernel.core import apply, prepare, stage_of, step, write_public, write_turn
 from shedsim.kernel.nb import legal_moves
 from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_move, strongest_face_up
 from shedsim.kernel.rng import rng_below
@@ -72,8 +72,7 @@ def playout(rules, pub, priv, policy, cap):
     direction = pub[L.O_DIRECTION]
     while n_in > 0 and moves < stop:
         st = stage_of(pub, s, stock_n)
-        write_public(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, stock_n,
-                     n_in, direction, moves)
+        write_turn(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, moves)
         if policy == PLAYOUT_AGGRESSIVE:
             m = aggressive_move(pub, rules)
         else:

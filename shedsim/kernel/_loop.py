@@ -80,7 +80,7 @@ from numba import njit
 from shedsim import layout as L
 from shedsim.kernel.core import (constants, deal, deal_given, first_change, first_change_rows, legal_with,
                                  place_by_cards, stage_in,
-                                 start_seat, step_with, stop_check, valid_swap, write_public)
+                                 start_seat, step_with, stop_check, valid_swap, write_turn)
 from shedsim.kernel.nb import ix
 from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
@@ -155,37 +155,46 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
                 det_mask |= np.int64(1) << s
         end = L.END_FINISHED
         row = seating[g]
-        while n_in > 0 and n_moves < max_moves:
-            # ix(): unsigned indices, which numba uses without a negative-index check
-            st = stage_in(pub, seat, stock_n)  # the seat to move is always still in
-            hand = priv[ix(L.P_HANDS + seat)]
-            write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, n_moves)
-            e = row[ix(seat)]
-            m = choose_move(entry_ids[ix(e)], pub, srules, sparams[ix(e)], srng)
-            if not legal_with(rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n):
-                status[1] = 2
-                status[2] = seat
-                status[3] = m
-                status[4] = n_moves + 1
-                return g
-            if n_moves < trace_len:
-                trace[g, ix(n_moves)] = m
-            n_moves += 1
-            seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
-                rules, rc, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
-            # burned cards only grow, seats in and the stock only shrink: this sum changes
-            # exactly when one of them does (one compare per move)
-            progress = pub[L.O_BURNED_N] - n_in - stock_n
-            if progress != last_progress:
-                last_progress = progress
-                quiet = 0
-            else:
-                quiet += 1
-                if quiet >= check_from:
-                    end = stop_check(pub, priv, players, seat, top, trank, run, pile, direction,
-                                     np.int64(srng[0]), quiet, stall, det_mask, L.LOOP_FROM)
-                    if end != L.END_FINISHED:
+        # The moves of a game run in the inner loop; it is left for the loop search and the
+        # stall rule (a call) only once ``quiet`` reaches ``check_from``, so that ordinary
+        # moves pay only for the counter and the call's register spills stay outside it.
+        while True:
+            checking = False
+            while n_in > 0 and n_moves < max_moves:
+                # ix(): unsigned indices, which numba uses without a negative-index check
+                st = stage_in(pub, seat, stock_n)  # the seat to move is always still in
+                hand = priv[ix(L.P_HANDS + seat)]
+                write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, n_moves)
+                e = row[ix(seat)]
+                m = choose_move(entry_ids[ix(e)], pub, srules, sparams[ix(e)], srng)
+                if not legal_with(rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n):
+                    status[1] = 2
+                    status[2] = seat
+                    status[3] = m
+                    status[4] = n_moves + 1
+                    return g
+                if n_moves < trace_len:
+                    trace[g, ix(n_moves)] = m
+                n_moves += 1
+                seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
+                    rules, rc, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+                # burned cards only grow, seats in and the stock only shrink: this sum changes
+                # exactly when one of them does (one compare per move)
+                progress = pub[L.O_BURNED_N] - n_in - stock_n
+                if progress != last_progress:
+                    last_progress = progress
+                    quiet = 0
+                else:
+                    quiet += 1
+                    if quiet >= check_from:
+                        checking = True
                         break
+            if not checking:
+                break
+            end = stop_check(pub, priv, players, seat, top, trank, run, pile, direction,
+                             np.int64(srng[0]), quiet, stall, det_mask, L.LOOP_FROM)
+            if end != L.END_FINISHED:
+                break
         if n_in > 0:
             if end == L.END_FINISHED:
                 end = L.END_CAP

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import apply, is_legal, legal_now, prepare, stage_of, step, write_public
+from shedsim.kernel.core import apply, is_legal, legal_now, prepare, stage_of, step, write_public, write_turn
 from shedsim.kernel.policies import determinise_any
 from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
@@ -53,8 +53,7 @@ def _play_on(rules, pub, priv, params, srng, me, cap, facts, k, j, status):
     later = 0
     while n_in > 0 and moves < stop:
         st = stage_of(pub, s, stock_n)
-        write_public(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, stock_n,
-                     n_in, direction, moves)
+        write_turn(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, moves)
         m = choose_move(0, pub, rules, params, srng)
         if not legal_now(rules, pub, priv, m, s, st, top, pile_n, stock_n):
             status[1] = 2

@@ -238,7 +238,7 @@ class Kernel:
         if slow & set(ids.tolist()):
             loop = self.module.play_chunk
         else:
-            seated = set(ids[np.unique(seating)].tolist()) if n else set()
+            seated = set(ids[np.flatnonzero(np.bincount(seating.ravel(), minlength=len(ids)))].tolist()) if n else set()
             one = seated.pop() if len(seated) == 1 else None
             loop = getattr(self.module, f"play_chunk_one{one}") if one is not None else self.module.play_chunk_fast
         scratch = (np.zeros(L.O_SIZE, np.int64), np.zeros(L.P_SIZE, np.int64),
@@ -321,6 +321,7 @@ def _tampering(rules_array, srules, params, sparams, game: int, move_number: int
 
 
 _LOADED: dict[str, Kernel] = {}
+_BY_FILES: dict[tuple, Kernel] = {}
 
 
 def kernel_module(strategies: list[Strategy]) -> Kernel:
@@ -332,9 +333,16 @@ def kernel_module(strategies: list[Strategy]) -> Kernel:
     for s in strategies:
         if not s.compiled:
             raise ValueError(f"strategy {s.name!r} is plain Python; the kernel needs numba strategies")
+    # the same strategy files, unchanged, as an earlier call: its kernel, without
+    # generating the source and hashing every file again (a run asks once per chunk)
+    files = tuple((s.name, str(s.path), id(s.module), st.st_mtime_ns, st.st_size)
+                  for s in strategies for st in [s.path.stat()])
+    if files in _BY_FILES:
+        return _BY_FILES[files]
     source = kernel_source(strategies)
     key = fingerprint(strategies, source)
     if key in _LOADED:
+        _BY_FILES[files] = _LOADED[key]
         return _LOADED[key]
     name = f"shedsim_kernel_{key}"
     path = cache_dir() / f"{name}.py"
@@ -353,4 +361,5 @@ def kernel_module(strategies: list[Strategy]) -> Kernel:
         spec.loader.exec_module(mod)
     k = Kernel(list(strategies), mod, path)
     _LOADED[key] = k
+    _BY_FILES[files] = k
     return k

@@ -32,23 +32,28 @@ def deal(rules, pub, priv, drng, dealer):
     """
     size = rules[L.R_DECK_SIZE]
     per = 4 * rules[L.R_DECKS]
-    for i in range(L.P_DECK + size, L.P_SIZE):  # deal_out clears the rest (loops: a slice costs more)
-        priv[i] = 0
+    # Nothing past the deck needs clearing: the deck's unused tail is never read, and the
+    # loop check's state and the shuffle's scratch are written before they are read.
     pos = L.P_DECK
     for r in range(2, 15):
         for _ in range(per):
             priv[pos] = r
             pos += 1
-    # The stream's counter stays in a local variable during the shuffle (same draws as
-    # rng_below on drng, one per position).
+    # Fisher-Yates in two passes with the same draws as rng_below on drng, one per position
+    # from the last: first every swap position (a pass without memory dependences, which
+    # the compiler vectorises: draw k uses counter + (k + 1) * GOLDEN), then the swaps.
     counter = drng[0]
-    for i in range(size - 1, 0, -1):
-        counter += GOLDEN
-        j = ix(L.P_DECK + below(mix(counter), i + 1))
-        a = priv[L.P_DECK + i]
-        priv[L.P_DECK + i] = priv[j]
+    m = size - 1
+    for k in range(m):
+        z = mix(counter + GOLDEN * np.uint64(k + 1))
+        priv[ix(L.P_SHUFFLE + k)] = L.P_DECK + below(z, m + 1 - k)
+    for k in range(m):
+        i = ix(L.P_DECK + m - k)
+        j = ix(priv[ix(L.P_SHUFFLE + k)])
+        a = priv[i]
+        priv[i] = priv[j]
         priv[j] = a
-    drng[0] = counter
+    drng[0] = counter + GOLDEN * np.uint64(m)
     deal_out(rules, pub, priv, dealer)
 
 
@@ -377,6 +382,7 @@ def step_with(rules, rc, pub, priv, move, seat, st, top, trank, run, pile, pile_
         if move == L.GAMBLE:
             card = priv[ix(L.P_DECK + rc[2] - stock_n)]
             stock_n -= 1
+            pub[L.O_STOCK_N] = stock_n
         else:
             slot = move - L.FLIP
             base = L.P_FACE_DOWN + seat * L.MAX_TABLE
@@ -439,17 +445,21 @@ def step_with(rules, rc, pub, priv, move, seat, st, top, trank, run, pile, pile_
             hn += 1
         priv[ix(L.P_HANDS + seat)] = h
         pub[ix(L.O_HAND_N + seat)] = hn
+        pub[L.O_STOCK_N] = stock_n
     # out check (ruling 7: refill came first)
     out = hn == 0 and pub[ix(L.O_FACE_UP + seat)] == 0 and pub[ix(L.O_FACE_DOWN_N + seat)] == 0
     if out:
         pub[ix(L.O_PLACE + seat)] = players - n_in + 1
         n_in -= 1
+        pub[L.O_IN] = n_in
     if (flags & L.F_REVERSE) != 0 and (n & 1) == 1:
         direction = -direction
+        pub[L.O_DIRECTION] = direction
     if n_in == 1:
         for i in range(players):
             if pub[ix(L.O_PLACE + i)] == 0:
                 pub[ix(L.O_PLACE + i)] = players
+        pub[L.O_IN] = 0
         return seat, top, trank, run, pile, pile_n, stock_n, 0, direction
     if burned:
         if rc[4] != 0 or out:
@@ -475,8 +485,12 @@ def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_
 
 
 @njit(cache=True, inline="always")
-def write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, moves):
-    """Write the turn's scalars into the observation array (before a decision)."""
+def write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, moves):
+    """Write the scalars that change from move to move into the observation array (before
+    a decision): the mover, its stage and hand, the pile and the move count. The stock's
+    size, the seats still in and the direction are written by :func:`step_with` when they
+    change (and by :func:`deal_out` at the start), so a loop that only applies moves with
+    :func:`step_with` needs nothing more; every store here costs the game loop time."""
     pub[L.O_SEAT] = seat
     pub[L.O_STAGE] = st
     pub[L.O_HAND] = hand
@@ -485,10 +499,17 @@ def write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_
     pub[L.O_RUN] = run
     pub[L.O_PILE] = pile
     pub[L.O_PILE_N] = pile_n
+    pub[L.O_MOVES] = moves
+
+
+@njit(cache=True, inline="always")
+def write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, moves):
+    """Write the turn's scalars into the observation array (before a decision):
+    :func:`write_turn` plus the stock's size, the seats still in and the direction."""
+    write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, moves)
     pub[L.O_STOCK_N] = stock_n
     pub[L.O_IN] = n_in
     pub[L.O_DIRECTION] = direction
-    pub[L.O_MOVES] = moves
 
 
 @njit(cache=True)
@@ -640,23 +661,36 @@ def obs_checksum(obs):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def first_change(kept, given):
     """Index of the first entry where ``given`` differs from ``kept`` (two ``int64[n]``
     arrays), or -1 when equal. The kernel hands strategies copies of the rules and
     parameters (``given``) and compares them with its own (``kept``) after each game: a
-    strategy that writes into them is stopped and named (issue 10)."""
+    strategy that writes into them is stopped and named (issue 10). The equal case (every
+    game) is one pass without a branch, which the compiler vectorises; the index is
+    searched only when something differs."""
+    diff = np.int64(0)
+    for i in range(kept.shape[0]):
+        diff |= kept[i] ^ given[i]
+    if diff == 0:
+        return -1
     for i in range(kept.shape[0]):
         if kept[i] != given[i]:
             return i
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def first_change_rows(kept, given):
     """:func:`first_change` for two ``int64[E, W]`` arrays: the flat index (``e * W + w``)
     of the first difference, or -1."""
     w = kept.shape[1]
+    diff = np.int64(0)
+    for e in range(kept.shape[0]):
+        for j in range(w):
+            diff |= kept[e, j] ^ given[e, j]
+    if diff == 0:
+        return -1
     for e in range(kept.shape[0]):
         for j in range(w):
             if kept[e, j] != given[e, j]:

@@ -10,7 +10,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from shedsim import layout as L
-from shedsim.kernel.core import constants, stage_of, step_with, write_public
+from shedsim.kernel.core import constants, stage_of, step_with, write_turn
 from shedsim.kernel.nb import count, highest, ix, lowest, one, play, playable, stage_cards, total
 from shedsim.kernel.rng import rng_below
 
@@ -72,14 +72,8 @@ def strongest_face_up(visible, n_up, rules):
     Strength is ``rank + 100 * (rank has a role) + (200 if burn else 150 if reset)``; the
     ranks fall into six bands of that value, so taking each band's cards highest rank
     first gives the cards one at a time in falling strength."""
-    burn = np.int64(0)
-    reset = np.int64(0)
-    for r in range(2, 15):
-        f = rules[L.R_FLAGS + r]
-        if (f & L.F_BURN) != 0:
-            burn |= np.int64(15) << (4 * (r - 2))
-        elif (f & L.F_RESET) != 0:
-            reset |= np.int64(15) << (4 * (r - 2))
+    burn = rules[L.R_BURN_MASK]
+    reset = rules[L.R_RESET_MASK] & ~burn  # a rank that burns counts as a burn card
     role = rules[L.R_SPECIAL_MASK]
     plain = ~role
     left = visible
@@ -187,8 +181,7 @@ def greedy_rollout(rules, pub, priv, seat, cap):
     direction = pub[L.O_DIRECTION]
     while n_in > 0 and moves < stop:
         st = stage_of(pub, s, stock_n)
-        write_public(pub, s, st, priv[ix(L.P_HANDS + s)], top, trank, run, pile, pile_n, stock_n,
-                     n_in, direction, moves)
+        write_turn(pub, s, st, priv[ix(L.P_HANDS + s)], top, trank, run, pile, pile_n, moves)
         m = greedy_move(pub, rules)
         moves += 1
         s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(

@@ -303,6 +303,7 @@ class RuleSet:
             a[L.R_FLAGS + r] = f
         a[L.R_BURN_MASK] = rank_mask(self.burn)
         a[L.R_INVISIBLE_MASK] = rank_mask(self.invisible)
+        a[L.R_RESET_MASK] = rank_mask(self.reset)
         a[L.R_SKIP_MASK] = rank_mask(self.skip)
         a[L.R_REVERSE_MASK] = rank_mask(self.reverse)
         a[L.R_SPECIAL_MASK] = rank_mask(r for r in RANKS if not self.ordinary(r))

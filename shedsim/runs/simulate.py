@@ -127,37 +127,19 @@ class ChunkResult:
     seconds: float = 0.0
 
 
-_KERNELS: dict[tuple, tuple] = {}
-"""(plugin files and their stat) -> (known, kernel) already loaded by this process."""
-
-
-def _plugin_files(extra: list[str]) -> tuple:
-    """Every ``*.py`` file in the plugin search directories with its modification time
-    and size: :func:`loaded_kernel` discovers the plugins again only when this changes."""
-    from shedsim.plugins import search_dirs
-    out = []
-    for d in search_dirs(extra):
-        for p in sorted(d.glob("*.py")):
-            st = p.stat()
-            out.append((str(p), st.st_mtime_ns, st.st_size))
-    return tuple(out)
-
-
 def loaded_kernel(spec: RunSpec):
     """The plugins and compiled kernel ``spec`` plays with: ``(known, kernel module, entry
     ids int64[n_entries], entry params int64[n_entries, width])``. A strategy that is not
     compiled into the kernel raises KeyError (commands check their specs before this).
 
     Discovering the plugins and fingerprinting the kernel take milliseconds, more than a
-    small chunk's games: a process does it once per set of plugin files (path, modification
-    time, size), again as soon as one of them changes, appears or goes."""
+    small chunk's games: :func:`shedsim.plugins.discover` and
+    :func:`shedsim.kernel.build.kernel_module` keep their results for the process while
+    the plugin files (path, modification time, size) stay the same."""
     from shedsim.kernel.build import kernel_module
     from shedsim.plugins import discover, parse_spec
-    files = _plugin_files(list(spec.strategy_paths))
-    if files not in _KERNELS:
-        known = discover(list(spec.strategy_paths))
-        _KERNELS[files] = (known, kernel_module([s for s in known.values() if s.compiled]))
-    known, k = _KERNELS[files]
+    known = discover(list(spec.strategy_paths))
+    k = kernel_module([s for s in known.values() if s.compiled])
     ids, params = [], []
     for e in spec.entries:
         name, overrides = parse_spec(e)
