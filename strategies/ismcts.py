@@ -247,3 +247,26 @@ def move_stats(obs, rules, params, rng, stats):
 @njit(cache=True)
 def move(obs, rules, params, rng):
     return move_stats(obs, rules, params, rng, np.zeros(2, np.int64))
+
+
+@njit(cache=True)
+def playout_stats(obs, rules, params, rng, reps, play, stats):
+    """The playout loop alone, for ``shedsim bench``: ``reps`` determinisations of ``obs``
+    (``int64[O_SIZE]``), each played to the end (or ``cap`` moves) by the playout policy
+    when ``play`` is true. ``stats`` (``int64[2]``): ``stats[0]`` += playout moves,
+    ``stats[1]`` += playouts. The playout policy draws nothing from ``rng``, so timing it
+    with ``play`` false and then true from the same ``rng`` state gives the time of the
+    determinisations and, by difference, of the playouts
+    (:func:`shedsim.runs.benchmark.search_rates`)."""
+    pub = np.empty(L.O_SIZE, np.int64)
+    priv = np.empty(L.P_SIZE, np.int64)
+    cap = max(10, params[3])
+    for _ in range(reps):
+        if not determinise_any(obs, rules, rng, pub, priv):
+            return
+        if play and pub[L.O_IN] > 0:
+            before = pub[L.O_MOVES]
+            prepare(pub, priv)
+            playout(rules, pub, priv, params[2], cap)
+            stats[0] += pub[L.O_MOVES] - before
+            stats[1] += 1

@@ -82,3 +82,26 @@ def move_stats(obs, rules, params, rng, stats):
 @njit(cache=True)
 def move(obs, rules, params, rng):
     return move_stats(obs, rules, params, rng, np.zeros(2, np.int64))
+
+
+@njit(cache=True)
+def playout_stats(obs, rules, params, rng, reps, play, stats):
+    """The rollout loop alone, for ``shedsim bench``: ``reps`` determinisations of
+    ``obs`` (``int64[O_SIZE]``), each rolled out by greedy for every seat (at most ``cap``
+    moves) when ``play`` is true. ``stats`` (``int64[2]``): ``stats[0]`` += rollout moves,
+    ``stats[1]`` += rollouts. Greedy draws nothing from ``rng``, so timing it with
+    ``play`` false and then true from the same ``rng`` state gives the determinisations'
+    time and, by difference, the rollouts' (:func:`shedsim.runs.benchmark.search_rates`)."""
+    pub = np.empty(L.O_SIZE, np.int64)
+    priv = np.empty(L.P_SIZE, np.int64)
+    cap = max(10, params[1])
+    me = obs[L.O_SEAT]
+    for _ in range(reps):
+        if not determinise(obs, rules, rng, pub, priv):
+            if not determinise_any(obs, rules, rng, pub, priv):
+                return
+        if play:
+            before = pub[L.O_MOVES]
+            greedy_rollout(rules, pub, priv, me, cap)
+            stats[0] += pub[L.O_MOVES] - before
+            stats[1] += 1

@@ -78,6 +78,30 @@ def test_mc_search_counts_its_rollouts():
     # every decision sampled has >= 2 moves (or one flip class), 3 rollouts per candidate, <= 50 moves each
     assert 1 <= rates["rollouts_per_decision"] and rates["playout_moves_per_rollout"] <= 50
     assert B.search_rates(known["greedy"], ra, params) is None  # no move_stats(): nothing to time
+    assert rates["playout_loop_moves_per_s"] > 0  # mc defines playout_stats: its loop timed alone
+
+
+def test_playout_stats_plays_the_same_determinisations_with_and_without_playouts():
+    """playout_loop_rate times the loop as (determinise + play) - (determinise alone): both
+    passes must draw the same deals, so the strategy stream ends in the same state, and
+    only the playing pass counts moves (each playout at most ``cap`` moves)."""
+    from shedsim.kernel.probe import sample_positions
+    known = discover([])
+    ra = preset("shithead").compile(3)
+    obs = sample_positions(ra, 4, 3, np.uint64(11))
+    for name, cap in (("mc", {"rollouts": 2, "cap": 30}), ("ismcts", {"iterations": 5, "cap": 30})):
+        params = known[name].params_array(cap)
+        loop = known[name].module.playout_stats
+        ends = []
+        for play in (False, True):
+            rng = np.array([7], np.uint64)
+            stats = np.zeros(2, np.int64)
+            for o in obs:
+                loop(o, ra, params, rng, 5, play, stats)
+            ends.append((int(rng[0]), stats.copy()))
+        assert ends[0][0] == ends[1][0], name
+        assert ends[0][1].tolist() == [0, 0], name
+        assert ends[1][1][1] == 20 and 0 < ends[1][1][0] <= 20 * 30, name
 
 
 def test_cli_table_json(tmp_path, monkeypatch):

@@ -32,8 +32,10 @@ def bench(
     """Measure the compiled kernel: games/s, ns per move, moves per game, kernel load time.
 
     A search strategy (one whose module defines move_stats(), such as mc and ismcts) also gets its
-    decisions per second and playout (rollout) moves per second, timed on positions from
-    greedy self-play, beside the kernel's own moves per second with greedy.
+    decisions per second and the moves per second of its whole search (determinisations,
+    tree and playouts), timed on positions from greedy self-play, and, when the module
+    defines playout_stats(), the moves per second of its playout loop alone; both beside
+    the kernel's own moves per second with greedy.
 
     Timing starts after the kernel is loaded in every worker, so games/s measures play
     alone; the load (or first compile) time is printed separately. With --backend dask
@@ -138,6 +140,8 @@ def bench(
         g = time_kernel(RunSpec(rs, players, ("greedy",), ("greedy",), seed=seed, games=100_000, schedule="same"))
         out["kernel_greedy_moves_per_s"] = round(g.moves / g.wall_s, 1)
         out["playout_vs_kernel"] = round(rates["playout_moves_per_s"] / (g.moves / g.wall_s), 3)
+        if "playout_loop_moves_per_s" in rates:
+            out["playout_loop_vs_kernel"] = round(rates["playout_loop_moves_per_s"] / (g.moves / g.wall_s), 3)
     if as_json:
         typer.echo(json.dumps(out))
         return
@@ -158,9 +162,13 @@ def bench(
     table.add_row("kernel load / compile (s)", f"{load_s:.2f} ({out['kernel_cache']})")
     if rates is not None:
         table.add_row("decisions/s (search alone)", f"{out['decisions_per_s']:,.0f}")
-        table.add_row("playout moves/s", f"{out['playout_moves_per_s']:,.0f}")
+        table.add_row("search moves/s (playouts and tree, all its work)", f"{out['playout_moves_per_s']:,.0f}")
+        if "playout_loop_moves_per_s" in out:
+            table.add_row("playout loop moves/s (playouts alone)", f"{out['playout_loop_moves_per_s']:,.0f}")
         table.add_row("kernel moves/s (greedy)", f"{out['kernel_greedy_moves_per_s']:,.0f}")
-        table.add_row("playout / kernel moves/s", f"{out['playout_vs_kernel']:.2f}")
+        table.add_row("search / kernel moves/s", f"{out['playout_vs_kernel']:.2f}")
+        if "playout_loop_vs_kernel" in out:
+            table.add_row("playout loop / kernel moves/s", f"{out['playout_loop_vs_kernel']:.2f}")
     if reference:
         table.add_row("reference engine games/s", f"{out['reference_games_per_s']:,.1f} (first {out['reference_games']} games)")
         table.add_row("kernel / reference", f"{out['speedup_vs_reference']:,.0f}x")

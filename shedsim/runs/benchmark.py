@@ -11,7 +11,10 @@ its own ``simulate_par`` on 2 numba threads.
 :func:`search_rates` times a search strategy's decisions outside the game loop, on
 positions from greedy self-play (:func:`shedsim.kernel.probe.sample_positions`), where its
 work can be counted: a strategy that defines ``move_stats(obs, rules, params, rng, stats)``
-(its move, counting; ``mc``) adds its rollout moves to ``stats[0]`` and its rollouts to ``stats[1]``.
+(its move, counting; ``mc``) adds its rollout moves to ``stats[0]`` and its rollouts to ``stats[1]``;
+those moves per second are the whole search's (determinisations, tree and playouts). A
+strategy that also defines ``playout_stats`` gets its playout loop timed alone
+(:func:`playout_loop_rate`), the figure to set beside the kernel's own moves per second.
 
 All times are wall-clock seconds (``time.perf_counter``); on a shared machine compare
 ratios measured side by side, not absolute figures from different runs.
@@ -181,5 +184,34 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
         search(o, rules_array, params, rng, stats)
     wall = time.perf_counter() - t
     n = len(obs) - 1
-    return {"search_positions": n, "decisions_per_s": n / wall, "playout_moves_per_s": stats[0] / wall,
-            "rollouts_per_decision": stats[1] / max(n, 1), "playout_moves_per_rollout": stats[0] / max(stats[1], 1)}
+    out = {"search_positions": n, "decisions_per_s": n / wall, "playout_moves_per_s": stats[0] / wall,
+           "rollouts_per_decision": stats[1] / max(n, 1), "playout_moves_per_rollout": stats[0] / max(stats[1], 1)}
+    loop = getattr(strategy.module, "playout_stats", None)
+    if loop is not None:
+        out["playout_loop_moves_per_s"] = playout_loop_rate(loop, obs, rules_array, params, seed)
+    return out
+
+
+def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np.ndarray, seed: int = 0,
+                      reps: int = 50, repeats: int = 3) -> float:
+    """Moves per second of a search strategy's playout loop alone, without its search:
+    ``loop`` is the module's ``playout_stats(obs, rules, params, rng, reps, play, stats)``
+    (``reps`` determinisations of one observation, each played out when ``play``), run
+    over the observations ``obs`` (``int64[N, O_SIZE]``; the first only compiles) once
+    without and once with the playouts, from the same strategy stream; the playouts'
+    time is the difference (the best of ``repeats`` of each, seconds by
+    ``time.perf_counter``). Returns playout moves per second."""
+    def timed(play: bool) -> tuple[float, int]:
+        best = float("inf")
+        for _ in range(repeats):
+            rng = np.array([seed], np.uint64)
+            stats = np.zeros(2, np.int64)
+            t = time.perf_counter()
+            for o in obs[1:]:
+                loop(o, rules_array, params, rng, reps, play, stats)
+            best = min(best, time.perf_counter() - t)
+        return best, int(stats[0])
+    loop(obs[0], rules_array, params, np.array([seed], np.uint64), 1, True, np.zeros(2, np.int64))
+    alone, _ = timed(False)
+    both, moves = timed(True)
+    return moves / max(both - alone, 1e-9)
