@@ -134,7 +134,8 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
         seat = start_seat(rules, pub, priv, drng)
         start[g] = seat
         # The turn's scalars live in local variables (registers); the observation array is
-        # refreshed from them before each decision.
+        # refreshed from them before each decision (write_turn: the ones that change every
+        # move; step_with writes the stock's size, the seats in and the direction itself).
         top = np.int64(0)
         trank = np.int64(0)
         run = np.int64(0)
