@@ -22,6 +22,7 @@ from shedsim.rules.engine import GameResult, StrategyError, play_game
 from shedsim.rules.narrate import narrate_game
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.simulate import RunSpec, schedule_games
+from shedsim.runs.recorder import Recorded
 from shedsim.seeding import game_keys
 
 
@@ -92,34 +93,18 @@ class Replay:
     lines: list[str]
 
 
-class _Recorded:
-    """A player that writes down each call before making it (the flight recorder of
-    :func:`replay_game_guarded`): if the call kills the process, the last record names
-    the strategy, the seat, the move and the position."""
+class _Recorded(Recorded):
+    """The flight recorder of :func:`replay_game_guarded`
+    (:class:`shedsim.runs.recorder.Recorded`: if a call kills the process, the last record
+    names the strategy, the seat, the move and the position) that also keeps the moves
+    chosen, in ``chosen``."""
 
     def __init__(self, player, seat: int, record, chosen: list) -> None:
-        self.player, self.seat, self.record, self.chosen = player, seat, record, chosen
-        self.name = player.name
-
-    @property
-    def deterministic(self) -> bool:
-        return bool(getattr(self.player, "deterministic", False))
-
-    @property
-    def params(self):
-        """The wrapped player's parameters (the engine checks that no decision writes into them)."""
-        return getattr(self.player, "params", None)
-
-    def swap(self, visible, seat, players, rules_array, rng):
-        if self.record:
-            self.record(f"strategy {self.name!r} at seat {self.seat}, in the swap phase")
-        return self.player.swap(visible, seat, players, rules_array, rng)
+        super().__init__(player, seat, record)
+        self.chosen = chosen
 
     def move(self, state, obs, rules_array, rng, legal):
-        if self.record:
-            self.record(f"strategy {self.name!r} at seat {self.seat}, choosing move {state.moves + 1}; the "
-                        f"position:\n{state.describe()}")
-        move = self.player.move(state, obs, rules_array, rng, legal)
+        move = super().move(state, obs, rules_array, rng, legal)
         self.chosen.append(move)
         return move
 

@@ -81,7 +81,7 @@ def crash_message(code: int, where: str | None, head: str, seats: Sequence[str],
 
 class Recorded:
     """A reference-engine player that calls ``record(text)`` before each decision (see
-    :func:`record_game`); otherwise it is ``player``."""
+    :func:`record_game`; ``record`` None records nothing); otherwise it is ``player``."""
 
     def __init__(self, player: Any, seat: int, record: Any) -> None:
         self.player, self.seat, self.record, self.name = player, seat, record, player.name
@@ -92,13 +92,16 @@ class Recorded:
 
     @property
     def params(self):
+        """The wrapped player's parameters (the engine checks that no decision writes into them)."""
         return getattr(self.player, "params", None)
 
     def swap(self, visible, seat, players, rules_array, rng):
-        self.record(f"strategy {self.name!r} at seat {self.seat}, in the swap phase")
+        if self.record:
+            self.record(f"strategy {self.name!r} at seat {self.seat}, in the swap phase")
         return self.player.swap(visible, seat, players, rules_array, rng)
 
     def move(self, state, obs, rules_array, rng, legal):
-        self.record(f"strategy {self.name!r} at seat {self.seat}, choosing move {state.moves + 1}; the "
-                    f"position:\n{state.describe()}")
+        if self.record:
+            self.record(f"strategy {self.name!r} at seat {self.seat}, choosing move {state.moves + 1}; the "
+                        f"position:\n{state.describe()}")
         return self.player.move(state, obs, rules_array, rng, legal)
