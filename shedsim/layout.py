@@ -135,12 +135,16 @@ P_SHUFFLE = P_SNAP + P_SNAP_SIZE          # the deal's scratch: the shuffle's sw
 P_SIZE = P_SHUFFLE + MAX_DECK
 
 
+_LENGTHS = {"R_SIZE", "O_SIZE", "P_SIZE", "P_SNAP_SIZE"}
+"""Names of array lengths, not entries (``R_DECK_SIZE`` and the like are entries)."""
+
+
 def entry_name(prefix: str, index: int) -> str:
     """The layout name of entry ``index`` of the rules (``prefix`` ``"R_"``)
     or observation (``"O_"``) array, e.g. ``R_PLAYABLE+5`` or ``O_FACE_UP+1``."""
     best = None
     for name, value in globals().items():
-        if (name.startswith(prefix) and isinstance(value, int) and not name.endswith("SIZE")
+        if (name.startswith(prefix) and isinstance(value, int) and name not in _LENGTHS
                 and value <= index and (best is None or value >= best[1])):
             best = (name, value)
     if best is None:

@@ -249,3 +249,12 @@ def test_bench_json_and_second_process_loads_cached_kernel():
     for out in (first, second):
         assert out["games"] == 2000 and out["moves_per_game"] > 10 and out["games_per_s"] > 0
     assert first["moves_per_game"] == second["moves_per_game"]  # same seed, same games
+
+
+def test_entry_names_name_the_rules_fields_whose_names_end_in_size():
+    """Error messages name the entry a plugin wrote into: R_TABLE_SIZE, R_DECK_SIZE and
+    R_HAND_SIZE are entries (only R_SIZE, O_SIZE and P_SIZE are array lengths)."""
+    assert L.entry_name("R_", L.R_TABLE_SIZE) == "R_TABLE_SIZE"
+    assert L.entry_name("R_", L.R_DECK_SIZE) == "R_DECK_SIZE"
+    assert L.entry_name("R_", L.R_PLAYABLE + 5) == "R_PLAYABLE+5"
+    assert L.entry_name("O_", L.O_FACE_UP + 1) == "O_FACE_UP+1"
