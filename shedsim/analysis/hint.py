@@ -68,10 +68,13 @@ class HintError(ValueError):
 
 
 class PolicyCrash(StrategyError):
-    """The playout policy, a compiled plugin from outside ``strategies/``, crashed the
-    process playing the playouts (a segmentation fault: numba checks no bounds); the
-    message names the policy, the samples and the seed. The playouts of such a policy run
-    in a forked child (:func:`shedsim.kernel.isolate.call`), so the caller survives."""
+    """The playout policy failed: it made an illegal move (or returned a code that is no
+    move), wrote into the observation, the rules or its parameters (it decides on copies,
+    compared after every sample: the hint is not computed on changed rules), or, a
+    compiled plugin from outside ``strategies/``, crashed the process playing the
+    playouts (a segmentation fault: numba checks no bounds) or raised. The message names
+    the policy, the sample and the seed. The playouts of a plugin from outside run in a
+    forked child (:func:`shedsim.kernel.isolate.call`), so the caller survives."""
 
 
 @dataclass
@@ -185,6 +188,26 @@ def _facts(kernel_facts: np.ndarray) -> dict[str, float]:
     return {name: float(kernel_facts[:, i].mean()) for i, name in enumerate(FACTS)}
 
 
+def _failure_words(status: np.ndarray) -> str:
+    """What a playout policy did wrong, from the playout kernel's ``status`` (int64[8],
+    :func:`shedsim.kernel._playout.run_samples`): an illegal move (a code that is no move
+    at all is named as such), a write into the observation, the rules or its parameters."""
+    from shedsim import layout as L
+    from shedsim.rules.engine import MoveSyntaxError
+    kind, seat, value = int(status[1]), int(status[2]), int(status[3])
+    if kind == 3:
+        if seat == 1:
+            return f"wrote into the rules array (entry {value}, {L.entry_name('R_', value)}) during a playout"
+        return f"wrote into its parameters array (parameter {value}) during a playout"
+    if value == L.OBS_WRITTEN:
+        return f"wrote into the observation array (the playout's own state) for seat {seat}"
+    try:
+        move = f"the illegal move {Move.from_code(value)}"
+    except MoveSyntaxError:
+        move = f"the code {value}, which is no move"
+    return f"returned {move} for seat {seat} in a playout"
+
+
 def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_POLICY,
                budget: int | None = None, seed: int = 0, batch: int = DEFAULT_BATCH,
                cap: int = DEFAULT_CAP, strategy_paths: tuple[str, ...] = (),
@@ -202,7 +225,8 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     called after each round; ``why`` adds :func:`explain`'s text. Only the seat's
     observation is read (see the module docstring). Raises :class:`HintError` for an
     unknown policy, a seat that cannot move, or a budget, batch or cap below 1, and
-    :class:`PolicyCrash` when a policy from outside ``strategies/`` crashes or raises.
+    :class:`PolicyCrash` when the policy fails (an illegal move, a write into the rules,
+    its parameters or the observation; a plugin that crashes or raises).
     """
     from shedsim.kernel.playouts import N_FACTS
     from shedsim.kernel.playouts import playout_module
@@ -269,8 +293,9 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
             if status[1] == 1:
                 raise HintError("no deal of the unseen cards fits this position (more hidden places "
                                 "than unseen cards)")
-            raise HintError(f"policy {policy!r} made the illegal move {Move.from_code(int(status[3])) if status[3] > 0 else status[3]} "
-                            f"for seat {int(status[2])} in a playout")
+            raise PolicyCrash(f"policy {policy!r} {_failure_words(status)} in sample {done + got + 1} of the "
+                              f"moves of seat {me} (--seed {seed}); it plays every seat in the playouts: check "
+                              f"it, or use another --policy")
         done += k
         if progress is not None:
             progress(done, samples_cap)

@@ -9,13 +9,21 @@ off when the policy allocates nothing, as in the fast game loop), and numba cach
 seen) and each candidate move, the move and then the rest of the game with the policy for
 every seat. The same determinisation and the same policy stream serve every move of a
 sample: common random numbers, so the moves' differences are measured on paired games.
+
+As in the game loop (:mod:`shedsim.kernel._loop`), the policy never sees the kernel's own
+rules and parameters: it decides on copies (``srules``, ``sparams``) that are compared with
+the originals after every sample (:func:`shedsim.kernel.core.first_change`); a policy that
+wrote into them stops the playouts (``status[1] = 3``) before the sample counts. A policy
+from outside ``strategies/`` decides through the observation guard of the generated
+dispatch (a write into the observation returns ``layout.OBS_WRITTEN``, an illegal move).
 """
 
 import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import apply, is_legal, legal_now, prepare, stage_of, step, write_public, write_turn
+from shedsim.kernel.core import (apply, first_change, is_legal, legal_now, prepare, stage_of, step, write_public,
+                                 write_turn)
 from shedsim.kernel.policies import determinise_any
 from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
@@ -34,9 +42,10 @@ N_FACTS = 8
 
 
 @njit(cache=True, _nrt=_NRT)
-def _play_on(rules, pub, priv, params, srng, me, cap, facts, k, j, status):
+def _play_on(rules, srules, pub, priv, sparams, srng, me, cap, facts, k, j, status):
     """Play on from ``pub``/``priv`` with the policy for every seat, at most ``cap`` moves,
-    recording facts about the seat ``me``; False if the policy made an illegal move."""
+    recording facts about the seat ``me``; False if the policy made an illegal move. The
+    policy decides on ``srules``/``sparams`` (copies of ``rules`` and its parameters)."""
     moves = pub[L.O_MOVES]
     stop = moves + cap
     s = pub[L.O_SEAT]
@@ -54,7 +63,7 @@ def _play_on(rules, pub, priv, params, srng, me, cap, facts, k, j, status):
     while n_in > 0 and moves < stop:
         st = stage_of(pub, s, stock_n)
         write_turn(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, moves)
-        m = choose_move(0, pub, rules, params, srng)
+        m = choose_move(0, pub, srules, sparams, srng)
         if not legal_now(rules, pub, priv, m, s, st, top, pile_n, stock_n):
             status[1] = 2
             status[2] = s
@@ -94,7 +103,9 @@ def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, sta
     still in at the cap share the places left) and ``facts`` int8[K, M, N_FACTS].
     Returns the samples done; on a failure ``status[1]`` says why (1: no determinisation
     fits the observation, 2: the policy made an illegal move; ``status[2]`` its seat,
-    ``status[3]`` the move).
+    ``status[3]`` the move; 3: the policy wrote into the rules (``status[2]`` = 1) or its
+    parameters (2), ``status[3]`` the first index that differs). The sample that failed
+    is not counted.
     """
     me = obs[L.O_SEAT]
     n = obs[L.O_PLAYERS]
@@ -104,6 +115,8 @@ def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, sta
     priv = np.empty(L.P_SIZE, np.int64)
     drng = np.zeros(1, np.uint64)
     srng = np.zeros(1, np.uint64)
+    srules = rules.copy()  # what the policy sees: a copy, compared after every sample
+    sparams = params.copy()
     for k in range(keys.shape[0]):
         drng[0] = keys[k, 0]
         if not determinise_any(obs, rules, drng, base_pub, base_priv):
@@ -134,7 +147,8 @@ def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, sta
                 if pub[L.O_SEAT] == me:
                     facts[k, j, F_AGAIN] = 1
                 srng[0] = keys[k, 1]
-                if not _play_on(rules, pub, priv, params, srng, me, cap, facts, k, j, status):
+                if not _play_on(rules, srules, pub, priv, sparams, srng, me, cap, facts, k, j, status):
+                    _tampered(rules, srules, params, sparams, status)
                     return k
             else:
                 facts[k, j, F_FINISHED] = 1
@@ -147,4 +161,25 @@ def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, sta
                     if pub[L.O_PLACE + s] == 0:
                         n_in += 1
                 places[k, j] = (n - n_in + 1 + n) / 2.0
+        if _tampered(rules, srules, params, sparams, status):
+            return k
     return keys.shape[0]
+
+
+@njit(cache=True)
+def _tampered(rules, srules, params, sparams, status):
+    """Whether the policy wrote into its copy of the rules or parameters; if so ``status``
+    says where (``status[1] = 3``, ``status[2]`` 1 rules / 2 parameters, ``status[3]`` the
+    first index that differs). Checked after every sample and before an illegal move is
+    reported (an illegal move after such a write is blamed on the write)."""
+    changed = first_change(rules, srules)
+    which = 1
+    if changed < 0:
+        changed = first_change(params, sparams)
+        which = 2
+    if changed < 0:
+        return False
+    status[1] = 3
+    status[2] = which
+    status[3] = changed
+    return True
