@@ -74,9 +74,9 @@ def test_mc_search_counts_its_rollouts():
     params = known["mc"].params_array({"rollouts": 3, "cap": 50})
     rates = B.search_rates(known["mc"], ra, params, positions=5)
     assert rates["search_positions"] == 5
-    assert rates["decisions_per_s"] > 0 and rates["playout_moves_per_s"] > 0
+    assert rates["decisions_per_s"] > 0 and rates["search_moves_per_s"] > 0
     # every decision sampled has >= 2 moves (or one flip class), 3 rollouts per candidate, <= 50 moves each
-    assert 1 <= rates["rollouts_per_decision"] and rates["playout_moves_per_rollout"] <= 50
+    assert 1 <= rates["rollouts_per_decision"] and rates["search_moves_per_rollout"] <= 50
     assert B.search_rates(known["greedy"], ra, params) is None  # no move_stats(): nothing to time
     assert rates["playout_loop_moves_per_s"] > 0  # mc defines playout_stats: its loop timed alone
 

@@ -50,6 +50,7 @@ def bench(
     import numpy as np
 
     from shedsim.plugins import PluginError, discover, parse_spec
+    from shedsim.rules.engine import StrategyError
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs.simulate import (BackendError, RunSpec, SimulationError, backend_config, check_backend, run_chunks,
                            warm_workers)
@@ -120,26 +121,54 @@ def bench(
         "kernel_load_s": round(load_s, 3), "kernel_cache": "hit" if had_cache and load_s < 5 else "compiled",
     }
     if reference:
+        from shedsim.kernel import isolate
         from shedsim.rules.engine import play_game
         from shedsim.seeding import game_keys
         n_ref = min(games, reference_games)
         player = known[name].player(strategy, overrides)
         dk, sk = game_keys(seed, np.arange(n_ref))
-        t1 = time.perf_counter()
-        for g in range(n_ref):
-            play_game(rs, [player] * players, int(dk[g]), int(sk[g]), g % players)
-        ref_s = time.perf_counter() - t1
+        # a plugin from outside strategies/ is timed in a forked child: a crash there is named
+        forked = known[name].outside and isolate.can_fork()
+        at = isolate.shared_like(np.zeros(2)) if forked else np.zeros(2)  # [game in play, seconds]
+
+        def time_reference() -> None:
+            t1 = time.perf_counter()
+            for g in range(n_ref):
+                at[0] = g
+                play_game(rs, [player] * players, int(dk[g]), int(sk[g]), g % players)
+            at[1] = time.perf_counter() - t1
+
+        try:
+            error, code = None, 0
+            if forked:
+                _, error, code = isolate.run_forked(time_reference)
+            else:
+                time_reference()
+        except StrategyError as e:
+            error = str(e)
+        if code != 0 or error is not None:
+            from shedsim.runs.simulate import replay_command
+            g = int(at[0])
+            what = (f"strategy {strategy!r} crashed the process timing the reference engine "
+                    f"({isolate.crash_words(code)})" if code else error)
+            command = replay_command(spec, g, ["--rules-file", str(rules_file)] if rules_file else None)
+            fail(f"--reference: {what}\n[run seed {seed}, game {g}]"
+                 + (f"\nreplay it move by move: {command}" if command else ""), 1)
+        ref_s = float(at[1])
         out["reference_games"] = n_ref
         out["reference_games_per_s"] = round(n_ref / ref_s, 2)
         out["speedup_vs_reference"] = round(out["games_per_s"] / (n_ref / ref_s), 1)
-    from shedsim.runs.benchmark import search_rates
-    rates = search_rates(known[name], rs.compile(players), known[name].params_array(overrides), seed=seed)
+    from shedsim.runs.benchmark import SearchCrash, search_rates
+    try:
+        rates = search_rates(known[name], rs.compile(players), known[name].params_array(overrides), seed=seed)
+    except SearchCrash as e:
+        fail(str(e), 1)
     if rates is not None:  # a search strategy: its playout loop beside the kernel's own moves/s (greedy)
         out.update({k: round(float(v), 1) for k, v in rates.items()})
         from shedsim.runs.benchmark import time_kernel
         g = time_kernel(RunSpec(rs, players, ("greedy",), ("greedy",), seed=seed, games=100_000, schedule="same"))
         out["kernel_greedy_moves_per_s"] = round(g.moves / g.wall_s, 1)
-        out["playout_vs_kernel"] = round(rates["playout_moves_per_s"] / (g.moves / g.wall_s), 3)
+        out["search_vs_kernel"] = round(rates["search_moves_per_s"] / (g.moves / g.wall_s), 3)
         if "playout_loop_moves_per_s" in rates:
             out["playout_loop_vs_kernel"] = round(rates["playout_loop_moves_per_s"] / (g.moves / g.wall_s), 3)
     if as_json:
@@ -162,11 +191,11 @@ def bench(
     table.add_row("kernel load / compile (s)", f"{load_s:.2f} ({out['kernel_cache']})")
     if rates is not None:
         table.add_row("decisions/s (search alone)", f"{out['decisions_per_s']:,.0f}")
-        table.add_row("search moves/s (playouts and tree, all its work)", f"{out['playout_moves_per_s']:,.0f}")
+        table.add_row("search moves/s (playouts and tree, all its work)", f"{out['search_moves_per_s']:,.0f}")
         if "playout_loop_moves_per_s" in out:
             table.add_row("playout loop moves/s (playouts alone)", f"{out['playout_loop_moves_per_s']:,.0f}")
         table.add_row("kernel moves/s (greedy)", f"{out['kernel_greedy_moves_per_s']:,.0f}")
-        table.add_row("search / kernel moves/s", f"{out['playout_vs_kernel']:.2f}")
+        table.add_row("search / kernel moves/s", f"{out['search_vs_kernel']:.2f}")
         if "playout_loop_vs_kernel" in out:
             table.add_row("playout loop / kernel moves/s", f"{out['playout_loop_vs_kernel']:.2f}")
     if reference:

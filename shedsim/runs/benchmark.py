@@ -12,7 +12,8 @@ its own ``simulate_par`` on 2 numba threads.
 positions from greedy self-play (:func:`shedsim.kernel.probe.sample_positions`), where its
 work can be counted: a strategy that defines ``move_stats(obs, rules, params, rng, stats)``
 (its move, counting; ``mc``) adds its rollout moves to ``stats[0]`` and its rollouts to ``stats[1]``;
-those moves per second are the whole search's (determinisations, tree and playouts). A
+those moves per second are the whole search's (determinisations, tree and playouts:
+``search_moves_per_s``). A
 strategy that also defines ``playout_stats`` gets its playout loop timed alone
 (:func:`playout_loop_rate`), the figure to set beside the kernel's own moves per second.
 
@@ -164,53 +165,105 @@ def render_table(rows: list[dict], title: str):
     return t
 
 
+class SearchCrash(RuntimeError):
+    """A search plugin from outside ``strategies/`` crashed the process timing its search
+    (or raised there): the message names the strategy, the function, the position and
+    the seed (:func:`search_rates`)."""
+
+
 def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, positions: int = 200,
                  seed: int = 0) -> dict | None:
-    """Decisions per second and rollout (playout) moves per second of a search strategy
+    """Decisions per second and search moves per second of a search strategy
     (``strategy``: a :class:`shedsim.plugins.Strategy` whose module defines ``move_stats``),
     timed on ``positions`` positions from greedy self-play, one decision each; None for a
-    strategy without ``move_stats``. The first decision (compilation) is not timed."""
+    strategy without ``move_stats``. The first decision (compilation) is not timed.
+
+    Returns ``{search_positions, decisions_per_s, search_moves_per_s (every move of the
+    search: determinisations, tree and playouts, per second), rollouts_per_decision,
+    search_moves_per_rollout}`` and, when the module defines ``playout_stats``,
+    ``playout_loop_moves_per_s`` (:func:`playout_loop_rate`). The strategy decides on
+    copies of ``rules_array`` and ``params``.
+
+    A plugin from outside ``strategies/`` (:attr:`~shedsim.plugins.Strategy.outside`) is
+    timed in a forked child (:func:`shedsim.kernel.isolate.run_forked`: numba checks no
+    bounds), so a crash there raises :class:`SearchCrash` naming it instead of killing
+    this process."""
     search = getattr(strategy.module, "move_stats", None)
     if search is None:
         return None
+    loop = getattr(strategy.module, "playout_stats", None)
     from shedsim.kernel.probe import sample_positions
     obs = sample_positions(rules_array, positions + 1, 7, np.uint64(0x9E3779B97F4A7C15 * (seed + 1) % (1 << 64)))
-    rng = np.array([seed], np.uint64)
-    stats = np.zeros(2, np.int64)
-    search(obs[0], rules_array, params, rng, stats)
-    stats[:] = 0
-    t = time.perf_counter()
-    for o in obs[1:]:
-        search(o, rules_array, params, rng, stats)
-    wall = time.perf_counter() - t
-    n = len(obs) - 1
-    out = {"search_positions": n, "decisions_per_s": n / wall, "playout_moves_per_s": stats[0] / wall,
-           "rollouts_per_decision": stats[1] / max(n, 1), "playout_moves_per_rollout": stats[0] / max(stats[1], 1)}
-    loop = getattr(strategy.module, "playout_stats", None)
+    rules_copy, params_copy = rules_array.copy(), params.copy()
+    from shedsim.kernel import isolate
+    forked = strategy.outside and isolate.can_fork()
+    # figures: [positions, wall s, search moves, rollouts, playout loop moves/s]; where: [function, position]
+    figures = isolate.shared_like(np.full(5, np.nan)) if forked else np.full(5, np.nan)
+    where = isolate.shared_like(np.zeros(2, np.int64)) if forked else np.zeros(2, np.int64)
+
+    def measure() -> None:
+        rng = np.array([seed], np.uint64)
+        stats = np.zeros(2, np.int64)
+        where[0] = 1
+        search(obs[0], rules_copy, params_copy, rng, stats)
+        stats[:] = 0
+        t = time.perf_counter()
+        for i in range(1, len(obs)):
+            where[1] = i
+            search(obs[i], rules_copy, params_copy, rng, stats)
+        figures[:4] = (len(obs) - 1, time.perf_counter() - t, stats[0], stats[1])
+        if loop is not None:
+            where[0] = 2
+            figures[4] = playout_loop_rate(loop, obs, rules_copy, params_copy, seed, at=where[1:])
+
+    if forked:
+        for fn in (search,) + ((loop,) if loop is not None else ()):
+            isolate.load_in_parent(fn, (obs[0], rules_copy, params_copy, np.zeros(1, np.uint64))
+                                   + ((np.zeros(2, np.int64),) if fn is search else
+                                      (np.int64(1), True, np.zeros(2, np.int64))))
+        _, error, code = isolate.run_forked(measure)
+        if code != 0 or error is not None:
+            what = (f"crashed the process timing its search ({isolate.crash_words(code)})" if code
+                    else f"raised {error}")
+            fn = "move_stats" if where[0] == 1 else "playout_stats"
+            raise SearchCrash(f"strategy {strategy.name!r} {what} in {fn}, on position {int(where[1])} of "
+                              f"{len(obs) - 1} (positions from greedy self-play, --seed {seed}; position 0 "
+                              f"only compiles). The games themselves were played before this: check its "
+                              f"{fn}")
+    else:
+        measure()
+    n, wall, moves, rollouts = int(figures[0]), float(figures[1]), float(figures[2]), float(figures[3])
+    out = {"search_positions": n, "decisions_per_s": n / wall, "search_moves_per_s": moves / wall,
+           "rollouts_per_decision": rollouts / max(n, 1), "search_moves_per_rollout": moves / max(rollouts, 1)}
     if loop is not None:
-        out["playout_loop_moves_per_s"] = playout_loop_rate(loop, obs, rules_array, params, seed)
+        out["playout_loop_moves_per_s"] = float(figures[4])
     return out
 
 
 def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np.ndarray, seed: int = 0,
-                      reps: int = 50, repeats: int = 3) -> float:
+                      reps: int = 50, repeats: int = 3, at: np.ndarray | None = None) -> float:
     """Moves per second of a search strategy's playout loop alone, without its search:
     ``loop`` is the module's ``playout_stats(obs, rules, params, rng, reps, play, stats)``
     (``reps`` determinisations of one observation, each played out when ``play``), run
     over the observations ``obs`` (``int64[N, O_SIZE]``; the first only compiles) once
     without and once with the playouts, from the same strategy stream; the playouts'
     time is the difference (the best of ``repeats`` of each, seconds by
-    ``time.perf_counter``). Returns playout moves per second."""
+    ``time.perf_counter``). Returns playout moves per second. ``at`` (int64[1]), when
+    given, holds the index of the observation in play (a crash report names it)."""
     def timed(play: bool) -> tuple[float, int]:
         best = float("inf")
         for _ in range(repeats):
             rng = np.array([seed], np.uint64)
             stats = np.zeros(2, np.int64)
             t = time.perf_counter()
-            for o in obs[1:]:
-                loop(o, rules_array, params, rng, reps, play, stats)
+            for i in range(1, len(obs)):
+                if at is not None:
+                    at[0] = i
+                loop(obs[i], rules_array, params, rng, reps, play, stats)
             best = min(best, time.perf_counter() - t)
         return best, int(stats[0])
+    if at is not None:
+        at[0] = 0
     loop(obs[0], rules_array, params, np.array([seed], np.uint64), 1, True, np.zeros(2, np.int64))
     alone, _ = timed(False)
     both, moves = timed(True)
