@@ -296,7 +296,8 @@ class EnginePlayer:
     where this process must survive it: ``shedsim play``'s bots), each compiled decision
     runs in a forked child (:func:`shedsim.kernel.isolate.call`; same decision, the random
     stream and arrays advance as here), and one that crashes the child raises
-    :class:`shedsim.kernel.isolate.ProcessCrash`.
+    :class:`shedsim.kernel.isolate.ProcessCrash` (one that raises there:
+    :class:`~shedsim.kernel.isolate.ChildRaised`).
     """
 
     def __init__(self, strategy: Strategy, label: str, params: np.ndarray) -> None:
@@ -308,12 +309,12 @@ class EnginePlayer:
     def _compiled(self, fn, *args) -> int:
         if not self.isolated:
             return int(fn(*args))
-        from shedsim.kernel.isolate import ProcessCrash, call
+        from shedsim.kernel.isolate import ChildRaised, ProcessCrash, call
         value, error, code = call(fn, *args)
         if code != 0:
             raise ProcessCrash(code)
         if error is not None:
-            raise RuntimeError(error)
+            raise ChildRaised(error)
         return int(value)
 
     @property

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shedsim.kernel.isolate import ProcessCrash
+from shedsim.kernel.isolate import ProcessCrash, exception_text
 from shedsim.rules.cards import CardError, format_cards, pack, parse_rank, unpack
 from shedsim.rules.engine import (GameState, Move, MoveSyntaxError, Player, StrategyError, apply_move, deal,
                                   legal_moves, public_array, start_seat)
@@ -257,7 +257,7 @@ class Game:
                                     f"[seed {self.seed}, game {self.game}]") from None
             except Exception as e:  # noqa: BLE001 - a plugin may raise anything
                 raise StrategyError(f"strategy {p.name!r} raised in the swap phase at seat {i}: "
-                                    f"{type(e).__name__}: {e}") from e
+                                    f"{exception_text(e)}") from e
             chosen = unpack(up) if 0 <= up < (1 << 52) else None
             if chosen is None or len(chosen) != self.rules.table_size or Counter(chosen) - Counter(visible):
                 raise StrategyError(f"strategy {p.name!r} chose an impossible face-up row at seat {i}")
@@ -357,7 +357,7 @@ class Game:
                 raise StrategyError(f"strategy {p.name!r} at seat {i}, choosing move {s.moves + 1}: {e} "
                                     f"[seed {self.seed}, game {self.game}]") from None
             except Exception as e:  # noqa: BLE001
-                raise StrategyError(f"strategy {p.name!r} raised at move {s.moves + 1}: {type(e).__name__}: {e}") from e
+                raise StrategyError(f"strategy {p.name!r} raised at move {s.moves + 1}: {exception_text(e)}") from e
             if mv not in legal:
                 raise StrategyError(f"strategy {p.name!r} chose the illegal move {mv} at move {s.moves + 1}")
             before = s.copy()

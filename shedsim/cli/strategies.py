@@ -62,14 +62,20 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
                                strategy_paths=spec.strategy_paths), 0, 1)
             break
     from shedsim.rules.engine import StrategyError
+    from shedsim.runs.simulate import replay_command
+    from shedsim.seeding import game_keys
+    dk, sk = game_keys(0, np.array([0]))
     for s in compiled:  # the reference engine calls the strategies' own dispatchers
         players = [s.player(), s.player()]
         for p in players:  # a plugin that crashes is named (shedsim.kernel.isolate), not fatal
             p.isolated = s.outside
-        try:
-            play_game(rules, players, 1, 2)
+        try:  # game 0 of run seed 0 with the strategy in both seats (as trace numbers it)
+            play_game(rules, players, int(dk[0]), int(sk[0]), 0)
         except StrategyError as e:
-            fail(f"strategy {s.name!r} ({s.path}) fails on the reference engine: {e}", 1)
+            command = replay_command(RunSpec(rules, 2, (s.name,), (s.name,), games=1, schedule="same",
+                                             strategy_paths=spec.strategy_paths), 0)
+            fail(f"strategy {s.name!r} ({s.path}) fails on the reference engine: {e}"
+                 + (f"\nreplay it move by move: {command}" if command else ""), 1)
     from shedsim.analysis.hint import warm_up
     warm_up()  # the playout kernel of `shedsim hint` with its default policy
     typer.echo(f"kernel, hint playouts and {len(compiled)} compiled strategies ready in {time.perf_counter() - t:.1f} s "

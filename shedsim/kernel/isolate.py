@@ -103,6 +103,21 @@ class ProcessCrash(RuntimeError):
         self.code = code
 
 
+class ChildRaised(RuntimeError):
+    """A plugin's compiled code raised an exception in the forked child (:func:`call`);
+    the message is the child's ``"TypeName: message"``, so it is shown as it is, not
+    wrapped once more (:func:`exception_text`)."""
+
+
+def exception_text(e: BaseException) -> str:
+    """How a failed plugin decision reads in an error message: ``"TypeName: message"``,
+    but the message alone for :class:`ChildRaised` (it holds the child's type name) and
+    :class:`ProcessCrash` (``it crashed the process running it (signal SIGSEGV ...)``)."""
+    if isinstance(e, (ChildRaised, ProcessCrash)):
+        return str(e)
+    return f"{type(e).__name__}: {e}"
+
+
 def call(fn: Callable[..., Any], *args: Any) -> tuple[Any, str | None, int]:
     """``fn(*args)`` in a forked child: array arguments are copied into shared memory
     (:func:`shared_like`) and back into the caller's arrays afterwards, also after a crash.

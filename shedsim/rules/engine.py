@@ -242,7 +242,7 @@ class GameState:
         """A readable multi-line picture of the position."""
         lines = [f"rules {self.rules.name}{' + ' + ', '.join(self.rules.house) if self.rules.house else ''}"
                  f"; {self.players} seats; dealer {self.dealer}; seat {self.to_move} to move"
-                 f"; direction {'clockwise' if self.direction == 1 else 'reversed'}; move {self.moves}",
+                 f"; direction {'clockwise' if self.direction == 1 else 'reversed'}; {self.moves} moves made",
                  f"pile (bottom->top): {format_cards(self.pile)}  [effective top: "
                  f"{rank_name(self.effective_top())}]",
                  f"stock: {len(self.stock)} cards ({format_cards(self.stock)}); burned: {self.burned}"]
@@ -607,6 +607,20 @@ def start_seat(state: GameState, rng: SplitMix64) -> int:
     return tied[0] if len(tied) == 1 else tied[rng.below(len(tied))]
 
 
+def _exception_text(e: BaseException) -> str:
+    """:func:`shedsim.kernel.isolate.exception_text` (imported when needed)."""
+    from shedsim.kernel.isolate import exception_text
+    return exception_text(e)
+
+
+def _is_crash(e: BaseException) -> bool:
+    """Whether ``e`` says that a plugin's compiled decision, run in a forked child, killed
+    that child (:class:`shedsim.kernel.isolate.ProcessCrash`); the message then names the
+    decision, not a Python exception."""
+    from shedsim.kernel.isolate import ProcessCrash
+    return isinstance(e, ProcessCrash)
+
+
 def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
              dealer: int = 0, rules_array: np.ndarray | None = None) -> tuple[GameState, np.ndarray]:
     """Deal, let each player swap, choose the starting seat. Returns (state, strategy rng).
@@ -630,8 +644,11 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
             raise StrategyError(f"strategy {players[i].name!r} at seat {i} (deal key {deal_key}): {e}") from e
         except Exception as e:  # noqa: BLE001 - a plugin may raise anything
             check_untouched(players[i], ra, kept_rules, kept_params[i], f"in the swap phase at seat {i}", deal_key)
+            if _is_crash(e):
+                raise StrategyError(f"strategy {players[i].name!r} at seat {i}, in the swap phase (deal key "
+                                    f"{deal_key}): {e}") from e
             raise StrategyError(f"strategy {players[i].name!r} raised in the swap phase at seat {i} "
-                                f"(deal key {deal_key}): {type(e).__name__}: {e}") from e
+                                f"(deal key {deal_key}): {_exception_text(e)}") from e
         check_untouched(players[i], ra, kept_rules, kept_params[i], f"in the swap phase at seat {i}", deal_key)
         chosen = unpack(up) if 0 <= up < (1 << 52) else None
         if chosen is None or len(chosen) != rules.table_size or (Counter(chosen) - Counter(visible)):
@@ -742,8 +759,11 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
         except Exception as e:  # noqa: BLE001
             # a write into the rules comes first: it may be why the decision failed
             check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
+            if _is_crash(e):  # a plugin's decision in a forked child killed it (kernel.isolate)
+                raise StrategyError(f"strategy {player.name!r} at seat {seat}, choosing move {state.moves + 1} "
+                                    f"(deal key {deal_key}): {e}\nthe position:\n{state.describe()}") from e
             raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
-                                f"(deal key {deal_key}): {type(e).__name__}: {e}\n"
+                                f"(deal key {deal_key}): {_exception_text(e)}\n"
                                 f"{state.describe()}") from e
         check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
         if move.kind == "invalid":
