@@ -33,12 +33,15 @@ class ReplayError(ValueError):
 
 def tournament_run_spec(rules: RuleSet, players: int, strategies: str, seed: int, game: int,
                         seat_orders: str = "all", stream: int = 0,
-                        strategy_paths: tuple[str, ...] = ()) -> RunSpec:
+                        strategy_paths: tuple[str, ...] = (), schedule: str = "tournament") -> RunSpec:
     """The run whose game ``game`` ``shedsim trace`` plays: one strategy (``--strategies
     greedy``) sits in every seat, deal g in game g (``bench``'s schedule); two or more
     are a tournament of those entries, numbered exactly as ``shedsim tournament
     --strategies ... --seat-orders ...`` numbers its games (tables, rotations, paired
     deals). ``strategies`` is read as the tournament's ``--strategies`` (labels allowed).
+    ``schedule`` ``"head-to-head"`` or ``"head-to-head-unpaired"`` numbers the games as
+    ``shedsim sprt`` (and ``tips``) does: two strategies, X (the first) in one seat and
+    Y in the others (:func:`shedsim.runs.simulate.head_to_head`).
     Raises :class:`ReplayError` naming the option."""
     from shedsim.analysis.tournament import (MAX_ARRANGED_TABLES, SEAT_ORDERS, ArrangedRunSpec, TournamentError,
                                              arranged_count, parse_entries)
@@ -51,6 +54,15 @@ def tournament_run_spec(rules: RuleSet, players: int, strategies: str, seed: int
     labels = tuple(lab for lab, _ in items)
     entries = tuple(spec for _, spec in items)
     games = game + 1
+    from shedsim.runs.simulate import HEAD_TO_HEAD
+    if schedule != "tournament":
+        if schedule not in HEAD_TO_HEAD:
+            raise ReplayError(f"--schedule: one of tournament, {', '.join(HEAD_TO_HEAD)}; got {schedule!r}")
+        if len(items) != 2:
+            raise ReplayError(f"--schedule {schedule}: two strategies (X, then Y, as sprt's --a and --b); got "
+                              f"{len(items)}")
+        return RunSpec(rules, players, entries, labels, seed=seed, games=games, schedule=schedule,
+                       strategy_paths=strategy_paths, stream=stream)
     if len(items) == 1:
         return RunSpec(rules, players, entries, labels, seed=seed, games=games, schedule="same",
                        strategy_paths=strategy_paths, stream=stream)
@@ -152,11 +164,14 @@ def game_heading(spec: RunSpec, game: int) -> str:
             + ", ".join(f"{i} {spec.labels[e]}" for i, e in enumerate(sched["seating"][0])))
 
 
-def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None) -> Replay:
+def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None, isolated: bool = False) -> Replay:
     """Play game ``game`` of ``spec`` on the reference engine (same deal, seats and coin
     flips as the run) and, with ``narrate``, tell it move by move
     (:func:`shedsim.rules.narrate.narrate_game`). ``record(text)``, when given, is called
-    before every strategy decision with the strategy, seat, move and position.
+    before every strategy decision with the strategy, seat, move and position. With
+    ``isolated``, each decision of a compiled plugin from outside ``strategies/`` runs in
+    a forked child (:attr:`shedsim.plugins.EnginePlayer.isolated`: a crash raises a
+    :class:`~shedsim.rules.engine.StrategyError` naming it instead of killing this process).
 
     Raises :class:`ReplayError` for a game index outside the run or a plugin that cannot be
     loaded, :class:`shedsim.rules.engine.StrategyError` when a strategy fails.
@@ -173,6 +188,7 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None) -> 
         for e in seating:
             name, overrides = parse_spec(spec.entries[e])
             players.append(known.require(name).player(spec.labels[e], overrides))
+            players[-1].isolated = isolated and known[name].outside and known[name].compiled
     except PluginError as e:
         raise ReplayError(f"--strategies: {e}") from None
     dealer = int(sched["dealer"][0])
@@ -220,7 +236,12 @@ def saved_record(run_dir: Path, game: int) -> dict[str, np.ndarray] | None:
 
 class StrategyCrash(RuntimeError):
     """A strategy killed the process that played the game (a compiled plugin that read or
-    wrote outside an array: numba does not check bounds); the message names it."""
+    wrote outside an array: numba does not check bounds); the message names it, and
+    ``lines`` tells the game up to the decision that crashed (empty if it cannot)."""
+
+    def __init__(self, message: str, lines: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.lines = lines or []
 
 
 def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Replay:
@@ -232,6 +253,9 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
 
     Raises what :func:`replay_game` raises, and :class:`StrategyCrash` (naming the
     strategy, seat, move, run seed, game, deal and position) when the child is killed.
+    The game up to the crash (``StrategyCrash.lines``) is told by replaying it here with
+    each plugin decision in a forked child of its own (``replay_game(..., isolated=True)``,
+    slower: only after a crash).
     """
     import multiprocessing as mp
     import os
@@ -292,8 +316,16 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
         how = (f"signal {signal.Signals(-code).name}" if code is not None and code < 0
                and -code in signal.Signals._value2member_map_ else f"exit code {code}")
         where = records[-1] if records else "before any strategy decision"
+        lines: list[str] = []
+        if narrate:
+            try:  # again, each plugin decision in a child of its own: the moves before the crash
+                replay_game(spec, game, narrate, isolated=True)
+            except GameFailed as e:
+                lines = e.lines
+            except (StrategyError, ReplayError):
+                pass
         raise StrategyCrash(
             f"the game crashed the process ({how}"
             + (": a compiled strategy read or wrote outside an array" if code == -signal.SIGSEGV else "")
             + f") during {where}\n[run seed {spec.seed}, game {game} (deal {int(sched['deal'][0])}, "
-              f"dealer seat {int(sched['dealer'][0])})]")
+              f"dealer seat {int(sched['dealer'][0])})]", lines)

@@ -62,6 +62,8 @@ correction is applied).
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -208,24 +210,11 @@ LLR_METHODS = ("normal", "mle")
 
 # ------------------------------------------------------------------ playing
 def schedule(players: int, start: int, stop: int, paired: bool = True) -> dict[str, np.ndarray]:
-    """Games ``start..stop-1`` of a head-to-head run: ``index``, ``deal``, ``dealer`` (int64[n]),
-    ``seating`` (int64[n, players]: entry 0 = X in one seat, entry 1 = Y in the others) and
-    ``x_seat`` (int64[n], X's seat).
-
-    Game g is rotation ``r = g % players`` of block ``g // players``; X sits in seat
-    ``(-r) % players``; the dealer is seat ``block % players``. ``paired``: the block's
-    games share deal ``g // players``; otherwise game g has deal g (no two games share
-    cards). At 2 players and paired, identical to
-    :func:`shedsim.runs.simulate.schedule_games` for entries (X, Y) and schedule ``"tournament"``.
-    """
-    idx = np.arange(start, stop, dtype=np.int64)
-    block = idx // players
-    rot = idx % players
-    x_seat = (-rot) % players
-    seating = np.ones((len(idx), players), np.int64)
-    seating[np.arange(len(idx)), x_seat] = 0
-    return {"index": idx, "deal": block if paired else idx.copy(), "dealer": block % players,
-            "seating": seating, "x_seat": x_seat}
+    """Games ``start..stop-1`` of a head-to-head run: :func:`shedsim.runs.simulate.head_to_head`
+    (X, entry 0, in seat ``(-(g % players)) % players``; ``paired``: each deal under every
+    rotation, else a fresh deal for every game)."""
+    from shedsim.runs.simulate import head_to_head
+    return head_to_head(players, start, stop, paired)
 
 
 def half_points(places: np.ndarray, x_seat: np.ndarray) -> np.ndarray:
@@ -261,9 +250,9 @@ class _Match:
             rec = self.kernel.play(self.rules_array, self.ids, self.params, sched["seating"], dk, sk,
                                    sched["dealer"])
         except KernelError as e:
-            # the trace command replays this schedule's games at 2 players, paired (see schedule)
-            raise SimulationError(describe_failure(self.spec, self.known, sched, dk, sk, e,
-                                                   replay=paired and self.spec.players == 2)) from None
+            # the trace command replays this schedule's games (trace --schedule head-to-head...)
+            spec = dataclasses.replace(self.spec, schedule="head-to-head" if paired else "head-to-head-unpaired")
+            raise SimulationError(describe_failure(spec, self.known, sched, dk, sk, e)) from None
         return half_points(rec["places"], sched["x_seat"]), rec["unfinished"].astype(bool)
 
 

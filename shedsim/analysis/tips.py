@@ -134,7 +134,9 @@ def per_deal(match, games: int) -> tuple[np.ndarray, np.ndarray]:
         rec = match.kernel.play(match.rules_array, match.ids, match.params, sched["seating"], dk, sk,
                                 sched["dealer"])
     except KernelError as e:
-        raise SimulationError(describe_failure(match.spec, match.known, sched, dk, sk, e, replay=p == 2)) from None
+        import dataclasses
+        spec = dataclasses.replace(match.spec, schedule="head-to-head")  # trace --schedule head-to-head
+        raise SimulationError(describe_failure(spec, match.known, sched, dk, sk, e)) from None
     rows = np.arange(n)
     x = sched["x_seat"]
     lost = (rec["places"][rows, x] == p).astype(np.float64)

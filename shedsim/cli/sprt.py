@@ -123,7 +123,8 @@ def sprt(
                 scratch.cleanup()
             fail(str(e))
     session = Session("sprt", store, resume=resume is not None, outputs=OUTPUTS, force=force, quiet=quiet,
-                      console=err, resume_hint=f"shedsim sprt --resume {str(out)}" if out is not None else "")
+                      console=err, resume_hint=f"shedsim sprt --resume {str(out)}" if out is not None else "",
+                      scratch=out is None)
     try:
         with session:
             try:

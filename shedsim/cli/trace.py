@@ -28,6 +28,11 @@ def trace(
                                              "cyclic seating order) or sorted.")] = "all",
     stream: Annotated[int, typer.Option("--stream", min=0, help="Strategy-stream number (compare-rules plays "
                                         "rule variant i on stream i); 0 for tournaments.")] = 0,
+    schedule: Annotated[str, typer.Option("--schedule", help="How the run numbered its games: tournament (tournament, "
+                                          "compare-rules, bench); head-to-head (sprt, tips: X, the first of two "
+                                          "--strategies, in one seat and Y in the others, each deal under every "
+                                          "rotation; at 2 players the same as tournament); head-to-head-unpaired "
+                                          "(sprt --unpaired: a fresh deal for every game).")] = "tournament",
     from_dir: Annotated[Optional[Path], typer.Option("--from", help="A finished tournament's output directory: "
                                                      "replay its game --game exactly (rules, strategies, seed "
                                                      "and seating from its spec.json).")] = None,
@@ -55,21 +60,21 @@ def trace(
                 rs.check_players(players)
             except RulesError as e:
                 fail(str(e))
-            spec = tournament_run_spec(rs, players, strategies, seed, game, seat_orders, stream, paths)
+            spec = tournament_run_spec(rs, players, strategies, seed, game, seat_orders, stream, paths, schedule)
         heading = game_heading(spec, game)
         if from_dir is not None:
             heading = f"{from_dir}: {heading}"
         rep = replay_game_guarded(spec, game)
     except ReplayError as e:
         fail(str(e))
-    except GameFailed as e:
+    except (GameFailed, StrategyCrash) as e:
         typer.echo(heading)
         for line in e.lines:
             typer.echo(line)
         if e.lines:
             typer.echo("the game stops here: a strategy failed (see the error)")
         fail(str(e), 1)
-    except (StrategyError, StrategyCrash) as e:
+    except StrategyError as e:
         typer.echo(heading)
         fail(str(e), 1)
     typer.echo(heading)

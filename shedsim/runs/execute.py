@@ -379,13 +379,23 @@ KEEPS_CHUNKS = "Press Ctrl-C to stop: every finished chunk is kept, and --resume
 """How to stop a command that keeps its finished chunks (the default of :func:`stall_message`)."""
 
 
-def stop_hint(workers: int, backend: str = "loky") -> str:
-    """How to stop a run whose strategies may be stuck (the stall notice's last sentence):
-    Ctrl-C when they play in worker processes; with one local worker they play in this
-    process, where Ctrl-C cannot interrupt compiled code, so Ctrl-\\ (SIGQUIT) or ``kill
-    PID``. Either way the finished chunks stay in the run store."""
-    kept = " When stopped, every finished chunk is kept, and --resume continues the run."
+def stop_hint(workers: int, backend: str = "loky", keeps: bool = True) -> str:
+    """How to stop a run whose strategies may be stuck (the stall notice's last sentence).
+    Ctrl-C, where the strategies play in worker processes, or where ``fork`` exists: a
+    plugin from outside ``strategies/`` (the only kind that can be stuck) then plays in a
+    forked child (:mod:`shedsim.kernel.isolate`) that Ctrl-C stops at once, also with one
+    local worker. Without ``fork`` one local worker plays in this process, where Ctrl-C
+    cannot interrupt compiled code, so Ctrl-\\ (SIGQUIT) or ``kill PID``. Either way the
+    finished chunks stay in the run store (``keeps``; False: a temporary store, nothing is
+    kept, and the hint says so)."""
+    from shedsim.kernel.isolate import can_fork
+    kept = (" When stopped, every finished chunk is kept, and --resume continues the run." if keeps else
+            " Without --out nothing is kept when stopped.")
     if workers <= 1 and backend == "loky":
+        if can_fork():
+            return (f"Press Ctrl-C to stop: with --workers 1 a plugin from --strategy-path plays in a child "
+                    f"process, which Ctrl-C stops at once (shedsim's own strategies stop at the end of their "
+                    f"chunk).{kept}")
         return (f"With --workers 1 the strategies play in this process, where Ctrl-C cannot interrupt compiled "
                 f"code: stop it with Ctrl-\\ (SIGQUIT) or kill {os.getpid()}.{kept}")
     return f"Press Ctrl-C to stop.{kept}"
@@ -395,7 +405,7 @@ def stall_message(seconds: float, strategies: list[str] | None, stop_hint: str =
     """What the progress bar prints when no chunk has finished for ``seconds``."""
     who = f" Strategies in play: {', '.join(strategies)}." if strategies else ""
     return (f"[yellow]note:[/] no game has finished for {seconds:,.0f} s. A strategy may be stuck in an endless "
-            f"loop (a compiled plugin cannot be stopped from inside), or the chunks are just slow.{who} {stop_hint}")
+            f"loop (the kernel cannot stop a compiled plugin from inside), or the chunks are just slow.{who} {stop_hint}")
 
 
 def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None,
@@ -494,6 +504,9 @@ class Session:
     console: Any = None
     resume_hint: str = ""
     """What to type to continue (e.g. ``shedsim tournament --resume DIR``)."""
+    scratch: bool = False
+    """The store is a temporary directory, deleted when the command ends (``sprt``
+    without ``--out``): failure messages then say nothing is kept, not where."""
     soft: bool = False
     """A first SIGINT/SIGTERM is only noted (``got_signal``: the command stops at its next
     safe point, e.g. tune after the trial in progress); a second raises ``KeyboardInterrupt``."""
@@ -573,7 +586,12 @@ class Session:
         hint = self.resume_hint or f"shedsim {job.command} --resume {where}"
 
         def kept() -> str:
+            if self.scratch:
+                return f"no --out: the {len(done_chunks(job, store))} finished chunks are not kept"
             return f"{len(done_chunks(job, store))} of {job.n_chunks} finished chunks are kept in {where}"
+
+        if self.scratch:
+            hint = f"the same command with --out DIR, whose finished chunks shedsim {job.command} --resume DIR continues"
 
         self.check_room(job)
         progress = self.estimator(job)
@@ -588,7 +606,7 @@ class Session:
             stopped = lambda: self.got_signal  # noqa: E731
             if not self.quiet and self.console is not None:
                 before = (sum(job.chunk_games(k) for k in done_chunks(job, store)) if self.resume else 0)
-                bar = progress_bar(self.console, job.strategies, stop_hint=stop_hint(workers, backend))
+                bar = progress_bar(self.console, job.strategies, stop_hint=stop_hint(workers, backend, not self.scratch))
                 with bar:
                     task = bar.add_task("games", total=job.games, completed=before, initial=before)
                     outcome = play(job, store, workers, backend, self.resume, stop_after,

@@ -45,8 +45,11 @@ class RunSpec:
     """What to simulate. ``entries`` are strategy specs (``NAME`` or ``NAME:param=v``),
     ``labels`` their display names (distinct; the same strategy may be entered twice).
 
-    ``schedule`` is ``"same"`` (every seat plays entry 0: benchmarks) or ``"tournament"``
-    (balanced tables, every rotation, paired deals: :func:`tournament_tables`).
+    ``schedule`` is ``"same"`` (every seat plays entry 0: benchmarks), ``"tournament"``
+    (balanced tables, every rotation, paired deals: :func:`tournament_tables`), or
+    ``"head-to-head"`` / ``"head-to-head-unpaired"`` (entry 0 in one seat, entry 1 in the
+    others: the games of ``shedsim sprt`` and ``tips``, :func:`head_to_head`; used to
+    replay their games, ``shedsim trace --schedule``).
     """
 
     rules: RuleSet
@@ -93,6 +96,31 @@ def tournament_tables(n_entries: int, players: int) -> list[tuple[int, ...]]:
     return [t for t in itertools.combinations_with_replacement(range(n_entries), players) if len(set(t)) > 1]
 
 
+HEAD_TO_HEAD = {"head-to-head": True, "head-to-head-unpaired": False}
+"""The head-to-head schedules of :class:`RunSpec` and whether their deals are paired."""
+
+
+def head_to_head(players: int, start: int, stop: int, paired: bool = True) -> dict[str, np.ndarray]:
+    """Games ``start..stop-1`` of a head-to-head run (``shedsim sprt``, ``tips``):
+    ``index``, ``deal``, ``dealer`` (int64[n]), ``seating`` (int64[n, players]: entry 0 =
+    X in one seat, entry 1 = Y in the others) and ``x_seat`` (int64[n], X's seat).
+
+    Game g is rotation ``r = g % players`` of block ``g // players``; X sits in seat
+    ``(-r) % players``; the dealer is seat ``block % players``. ``paired``: the block's
+    games share deal ``g // players``; otherwise game g has deal g (no two games share
+    cards). At 2 players and paired, identical to :func:`schedule_games` for entries
+    (X, Y) and schedule ``"tournament"``.
+    """
+    idx = np.arange(start, stop, dtype=np.int64)
+    block = idx // players
+    rot = idx % players
+    x_seat = (-rot) % players
+    seating = np.ones((len(idx), players), np.int64)
+    seating[np.arange(len(idx)), x_seat] = 0
+    return {"index": idx, "deal": block if paired else idx.copy(), "dealer": block % players,
+            "seating": seating, "x_seat": x_seat}
+
+
 def schedule_games(spec: RunSpec, start: int, stop: int) -> dict[str, np.ndarray]:
     """What games ``start..stop-1`` are: ``index``, ``deal`` (deal index: the N rotations of
     a block share a deal), ``dealer``, ``seating`` (int64[n, players] entry per seat).
@@ -101,6 +129,8 @@ def schedule_games(spec: RunSpec, start: int, stop: int) -> dict[str, np.ndarray
     b % n_tables with deal b; seat s holds the table's entry (s + r) % players.
     """
     n = spec.players
+    if spec.schedule in HEAD_TO_HEAD:
+        return head_to_head(n, start, stop, HEAD_TO_HEAD[spec.schedule])
     idx = np.arange(start, stop, dtype=np.int64)
     if spec.schedule == "same":
         deal = idx
@@ -206,6 +236,8 @@ def describe_failure(spec: RunSpec, known, sched, dk, sk, err, replay: bool = Tr
         where, code = record_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]))
         return crash_message(code or err.returned, where, head, [spec.labels[e] for e in seating], command)
     replay = f"\nreplay it move by move: {command}" if command else ""
+    for p in players:  # a plugin's decisions in forked children: a crash in this replay is named
+        p.isolated = p.strategy.outside and p.strategy.compiled
     try:
         play_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]))
     except StrategyError as se:
@@ -253,6 +285,8 @@ def replay_command(spec: RunSpec, game: int, rules_args: list[str] | None = None
             "--seed", str(spec.seed), "--game", str(game)]
     if spec.schedule == "tournament" and type(spec).tables is RunSpec.tables and spec.players > 2:
         args += ["--seat-orders", "sorted"]
+    if spec.schedule in HEAD_TO_HEAD and (spec.players > 2 or not HEAD_TO_HEAD[spec.schedule]):
+        args += ["--schedule", spec.schedule]  # (at 2 players, paired: the tournament's numbering)
     if spec.stream:
         args += ["--stream", str(spec.stream)]
     for p in spec.strategy_paths:
