@@ -82,11 +82,18 @@ def test_a_run_that_progresses_says_nothing():
     assert "no game has finished" not in buf.getvalue()
 
 
-def test_the_stop_hint_is_honest_about_a_strategy_running_in_this_process():
+def test_the_stop_hint_is_honest_about_a_strategy_running_in_this_process(monkeypatch):
     import os
 
+    from shedsim.kernel import isolate
     from shedsim.runs.execute import stop_hint
-    one = stop_hint(1)  # one local worker: the strategies play in this process, Ctrl-C cannot reach compiled code
+    # one local worker: a plugin plays in a forked child, which Ctrl-C stops (the behaviour
+    # itself: tests/test_plugin_guard.py::test_ctrl_c_stops_a_stuck_plugin_with_one_worker)
+    one = stop_hint(1)
+    assert one.startswith("Press Ctrl-C to stop: with --workers 1 a plugin from --strategy-path plays in a child")
+    assert "every finished chunk is kept" in one and "cannot interrupt" not in one
+    monkeypatch.setattr(isolate, "can_fork", lambda: False)  # no fork: it plays in this process
+    one = stop_hint(1)
     assert "Ctrl-C cannot interrupt compiled code" in one and f"kill {os.getpid()}" in one and "Ctrl-\\" in one
     assert "every finished chunk is kept" in one
     two = stop_hint(2)

@@ -39,12 +39,15 @@ HEAD = """
     INLINE = False
     PARAMS = {{"depth": 3}}
 """
-PLUGINS = {
-    # from its fourth move on, every rank is playable on every top (for everybody)
-    "rulebender": """
+SWAP = """
     @njit(cache=True)
     def swap(visible, seat, players, rules, params, rng):
         return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+"""
+"""The swap of every plugin below that defines none of its own."""
+PLUGINS = {
+    # from its fourth move on, every rank is playable on every top (for everybody)
+    "rulebender": """
     @njit(cache=True)
     def move(obs, rules, params, rng):
         if obs[L.O_MOVES] >= 3:
@@ -65,9 +68,6 @@ PLUGINS = {
     # counts its decisions in its own parameters (results would depend on the chunk size)
     "paramcounter": """
     @njit(cache=True)
-    def swap(visible, seat, players, rules, params, rng):
-        return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
-    @njit(cache=True)
     def move(obs, rules, params, rng):
         params[0] += 1
         return greedy_move(obs, rules)
@@ -75,9 +75,6 @@ PLUGINS = {
     # from its fourth move on, tells the kernel it has no face-down cards left (the
     # observation is the kernel's own state)
     "obswriter": """
-    @njit(cache=True)
-    def swap(visible, seat, players, rules, params, rng):
-        return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
     @njit(cache=True)
     def move(obs, rules, params, rng):
         if obs[L.O_MOVES] >= 3:
@@ -87,17 +84,54 @@ PLUGINS = {
     # greedy's decisions, played from outside strategies/ (so in a forked child)
     "honest": """
     @njit(cache=True)
-    def swap(visible, seat, players, rules, params, rng):
-        return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+    def move(obs, rules, params, rng):
+        return greedy_move(obs, rules)
+    """,
+    # returns a code that is no move from its fourth move on: -5 (depth 3), 999999 (else)
+    "nonmove": """
     @njit(cache=True)
     def move(obs, rules, params, rng):
+        if obs[L.O_MOVES] >= 3:
+            return -5 if params[0] == 3 else 999999
+        return greedy_move(obs, rules)
+    """,
+    # plays greedy, but its search (timed by bench) reads far outside an array
+    "searchfaulter": """
+    @njit(cache=True)
+    def move(obs, rules, params, rng):
+        return greedy_move(obs, rules)
+    @njit(cache=True)
+    def move_stats(obs, rules, params, rng, stats):
+        stats[0] += 1
+        stats[1] += 1
+        if obs[L.O_MOVES] >= 0:
+            return rules[1 << 40]
+        return greedy_move(obs, rules)
+    @njit(cache=True)
+    def playout_stats(obs, rules, params, rng, reps, play, stats):
+        return 0
+    """,
+    # raises an exception inside compiled code from its fourth move on
+    "raiser": """
+    @njit(cache=True)
+    def move(obs, rules, params, rng):
+        if obs[L.O_MOVES] >= 3:
+            raise ValueError("raiser gives up")
+        return greedy_move(obs, rules)
+    """,
+    # never returns from its fourth move on (a stuck search; the loop writes memory, so
+    # the compiler cannot drop it)
+    "looper": """
+    @njit(cache=True)
+    def move(obs, rules, params, rng):
+        if obs[L.O_MOVES] >= 3:
+            rng[0] = rng[0] | 1
+            while rng[0] != 0:
+                rng[0] = rng[0] * 6364136223846793005 + 1442695040888963407
         return greedy_move(obs, rules)
     """,
     # reads far outside an array from its fourth move on: a segmentation fault
     "segfaulter": """
-    @njit(cache=True)
-    def swap(visible, seat, players, rules, params, rng):
-        return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
     @njit(cache=True)
     def move(obs, rules, params, rng):
         if obs[L.O_MOVES] >= 3:
@@ -116,7 +150,8 @@ def plugin_dir():
     d = cache_dir() / "tests" / "hostile_plugins"
     d.mkdir(parents=True, exist_ok=True)
     for name, body in PLUGINS.items():
-        text = textwrap.dedent(HEAD.format(name=name)) + textwrap.dedent(body)
+        own_swap = "def swap(" in body
+        text = textwrap.dedent(HEAD.format(name=name)) + ("" if own_swap else textwrap.dedent(SWAP)) + textwrap.dedent(body)
         f = d / f"{name}.py"
         if not f.exists() or f.read_text() != text:
             atomic.write_text(f, text)
@@ -208,6 +243,10 @@ SEGFAULT_RUNS = {
     "tournament-2-workers": ["tournament", "--strategies", "greedy,segfaulter", "--players", "2", "--games", "40",
                              "--chunk-size", "10", "--seed", "5", "--workers", "2", "--no-plots", "--out", "{out}"],
     "sprt": ["sprt", "--a", "segfaulter", "--b", "greedy", "--seed", "5", "--max-games", "40", "--min-games", "0", "--batch", "20"],
+    "sprt-unpaired": ["sprt", "--a", "segfaulter", "--b", "greedy", "--seed", "5", "--max-games", "40", "--min-games",
+                      "0", "--batch", "20", "--unpaired"],
+    "sprt-3-players": ["sprt", "--a", "greedy", "--b", "segfaulter", "--players", "3", "--seed", "5", "--max-games",
+                       "60", "--min-games", "0", "--batch", "30"],
     "sprt-compare-pairing": ["sprt", "--a", "greedy", "--b", "segfaulter", "--seed", "5", "--compare-pairing",
                              "--games", "20"],
     "swaps": ["swaps", "--strategy", "segfaulter", "--players", "2", "--games", "20", "--deals", "0", "--seed", "5",
@@ -232,13 +271,22 @@ def test_every_command_names_a_plugin_that_crashes_the_process(plugin_dir, tmp_p
     out = r.output
     assert r.exit_code == 1, out
     assert "the process playing the games crashed (signal SIGSEGV" in out, out
-    assert re.search(r"during strategy 'segfaulter' at seat [01], choosing move \d+; the position:\n", out), out
+    assert re.search(r"during strategy 'segfaulter' at seat [012], choosing move \d+; the position:\n", out), out
     assert re.search(r"run seed 5, game \d+ \(deal \d+, dealer seat \d\)", out) and "pile (bottom->top)" in out, out
     cmd = next(ln for ln in out.splitlines() if ln.startswith("replay it move by move: "))
     assert "shedsim trace " in cmd and "--seed 5" in cmd and "segfaulter" in cmd, cmd
-    if run == "sprt":  # the command replays the game, and the crash is named there too
+    if run.startswith("sprt") and "--out" not in args:  # the batches live in a temporary directory
+        assert "no --out: the 0 finished chunks are not kept" in out and "kept in /" not in out, out
+    if run.startswith("sprt") and run != "sprt-compare-pairing":
+        # the command replays the game (unpaired, 3 players: trace --schedule), and names the crash too
         t = CliRunner().invoke(app, shlex.split(cmd.split(": ", 1)[1])[1:])
-        assert t.exit_code == 1 and "'segfaulter' at seat 0, choosing move 4" in t.output, t.output
+        assert t.exit_code == 1 and "the game crashed the process (signal SIGSEGV" in t.output, t.output
+        assert re.search(r"'segfaulter' at seat \d, choosing move \d+", t.output), t.output
+    if run == "sprt":
+        assert "'segfaulter' at seat 0, choosing move 4" in t.output, t.output
+        # the moves before the crash are told (before: only the heading and the error)
+        assert re.search(r"^   3\. seat \d \((segfaulter|greedy)\) ", t.output, re.M), t.output
+        assert "the game stops here: a strategy failed" in t.output and "3 moves made" in t.output, t.output
 
 
 def test_play_names_a_bot_that_crashes_the_process(plugin_dir):
@@ -252,6 +300,16 @@ def test_play_names_a_bot_that_crashes_the_process(plugin_dir):
     assert "[seed 3, game 0]" in r.output
 
 
+def test_play_names_a_bot_that_raises_once(plugin_dir):
+    """A plugin bot that raises inside compiled code (in its forked child): the message
+    gives the exception once, as raised (before: "RuntimeError: ValueError: ...")."""
+    r = CliRunner().invoke(app, ["play", "--players", "2", "--opponents", "raiser", "--seed", "3",
+                                 "--strategy-path", str(plugin_dir)], input="1\n" * 40)
+    assert r.exit_code == 1, r.output
+    assert re.search(r"strategy 'raiser' raised at move \d+: ValueError: raiser gives up", r.output), r.output
+    assert "RuntimeError" not in r.output, r.output
+
+
 def test_hint_names_a_policy_that_crashes_the_process(plugin_dir):
     """`shedsim hint` plays a plugin policy's playouts in a forked child: exit 1 naming it."""
     pos = Path(__file__).parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
@@ -259,6 +317,103 @@ def test_hint_names_a_policy_that_crashes_the_process(plugin_dir):
                                  "--strategy-path", str(plugin_dir)])
     assert r.exit_code == 1, r.output
     assert "policy 'segfaulter' crashed the process playing the playouts (signal SIGSEGV" in r.output, r.output
+
+
+@pytest.mark.parametrize("policy,what", [
+    ("rulebender", "wrote into the rules array (entry "),
+    ("paramcounter", "wrote into its parameters array (parameter 0)"),
+    ("obswriter", "wrote into the observation array"),
+    ("nonmove", "returned the code -5, which is no move"),
+    ("nonmove:depth=4", "returned the code 999999, which is no move"),
+])
+def test_hint_names_a_policy_that_breaks_the_game(plugin_dir, policy, what):
+    """A playout policy decides on copies of the rules and its parameters, compared after
+    every sample (before, a policy that wrote into the rules silently changed the hint's
+    answer, exit 0); a code that is no move is named as such (before: a MoveSyntaxError
+    traceback, or exit 2 as if the options were wrong). Exit 1, the policy, the sample and
+    the seed named."""
+    pos = Path(__file__).parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
+    r = CliRunner().invoke(app, ["hint", str(pos), "--policy", policy, "--budget", "10", "--batch", "10",
+                                 "--seed", "4", "--strategy-path", str(plugin_dir)])
+    assert r.exit_code == 1, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert f"policy {policy!r} {what}" in r.output, r.output
+    assert re.search(r"in sample \d+ of the moves of seat 0 \(--seed 4\)", r.output), r.output
+
+
+def test_play_hint_with_a_policy_that_returns_no_move(plugin_dir):
+    """`shedsim play --hint-policy` with a policy returning a code that is no move: the game
+    ends with exit 1 naming the policy (before: a MoveSyntaxError traceback)."""
+    r = CliRunner().invoke(app, ["play", "--players", "2", "--opponents", "greedy", "--seed", "3",
+                                 "--hint-policy", "nonmove:depth=4", "--strategy-path", str(plugin_dir)],
+                           input="1\n" + "1\nhint\n" * 20)
+    assert r.exit_code == 1, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert "policy 'nonmove:depth=4' returned the code 999999, which is no move" in r.output, r.output
+
+
+def test_bench_names_a_search_that_crashes_the_process(plugin_dir):
+    """bench times a search plugin's move_stats outside the game loop: from outside
+    strategies/ it runs in a forked child, so a crash there is named, exit 1 (it died with
+    exit 139 before)."""
+    r = CliRunner().invoke(app, ["bench", "--strategy", "searchfaulter", "--games", "20", "--seed", "5",
+                                 "--strategy-path", str(plugin_dir)])
+    assert r.exit_code == 1, r.output
+    assert ("strategy 'searchfaulter' crashed the process timing its search (signal SIGSEGV" in r.output
+            and "in move_stats, on position 0 of 200" in r.output), r.output
+
+
+def test_compile_names_a_plugin_that_crashes_with_the_trace_command(plugin_dir, tmp_path):
+    """`shedsim compile` plays a test game of every compiled strategy on the reference
+    engine, a plugin's decisions in forked children: a crash is named as a crash (before:
+    "raised ... ProcessCrash") with the trace command that replays that very game."""
+    from shedsim.runs import atomic
+    d = plugin_dir.parent / "compile_plugins"  # a fixed place: numba's cache of the plugin serves later runs
+    d.mkdir(exist_ok=True)
+    text = (plugin_dir / "segfaulter.py").read_text()
+    if not (d / "segfaulter.py").exists() or (d / "segfaulter.py").read_text() != text:
+        atomic.write_text(d / "segfaulter.py", text)
+    r = CliRunner().invoke(app, ["compile", "--strategy-path", str(d)])
+    assert r.exit_code == 1, r.output
+    assert "strategy 'segfaulter' at seat 0, choosing move 4 (deal key " in r.output, r.output
+    assert "it crashed the process running it (signal SIGSEGV" in r.output and "ProcessCrash" not in r.output
+    cmd = next(ln for ln in r.output.splitlines() if ln.startswith("replay it move by move: "))
+    t = CliRunner().invoke(app, shlex.split(cmd.split(": ", 1)[1])[1:])
+    assert t.exit_code == 1 and "'segfaulter' at seat 0, choosing move 4" in t.output, t.output
+
+
+def test_ctrl_c_stops_a_stuck_plugin_with_one_worker(plugin_dir, tmp_path):
+    """With --workers 1 a plugin from --strategy-path plays in a forked child: one stuck in
+    an endless loop is stopped by Ctrl-C (exit 130, finished chunks kept), as the stall
+    notice says. SIGINT is sent once the notice shows that no game is finishing."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    err = tmp_path / "stderr"
+    env = dict(os.environ, SHEDSIM_STALL_NOTICE_S="1")
+    cmd = [sys.executable, "-m", "shedsim", "tournament", "--strategies", "looper,greedy", "--games", "20",
+           "--workers", "1", "--seed", "5", "--no-plots", "--out", str(tmp_path / "o"),
+           "--strategy-path", str(plugin_dir)]
+    with open(err, "w") as f:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=f, env=env, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        try:
+            deadline = time.monotonic() + 400  # the first run compiles the plugin's kernel
+            while time.monotonic() < deadline and "no game has finished" not in err.read_text():
+                assert p.poll() is None, err.read_text()
+                time.sleep(0.2)
+            p.send_signal(signal.SIGINT)
+            p.wait(timeout=60)  # stuck for good in the old process model: killed below, and fails
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    text = err.read_text()
+    assert p.returncode == 130, text[-2000:]
+    assert "Press Ctrl-C to stop: with --workers 1 a plugin" in " ".join(text.split()), text[-2000:]
+    assert "interrupted" in text and "--resume" in text, text[-2000:]
 
 
 def test_a_dead_worker_is_named_by_replaying_its_chunks(plugin_dir, monkeypatch):

@@ -178,6 +178,27 @@ def test_scores_match_the_tournament_kernel_run():
     assert np.array_equal(unf, rec["unfinished"])
 
 
+@pytest.mark.parametrize("players,paired", [(3, True), (2, False), (3, False)])
+def test_trace_schedule_replays_the_head_to_head_games(players, paired):
+    """`shedsim trace --schedule head-to-head[-unpaired]` replays game g of sprt's own run
+    (more than 2 players or unpaired deals, which the tournament numbering cannot name;
+    before, their failures printed no trace command): same places, game by game."""
+    from shedsim.analysis.replay import replay_game, tournament_run_spec
+    from shedsim.runs.simulate import replay_command
+    from shedsim.seeding import game_keys
+    rs = preset("shithead")
+    m = S.open_match("greedy", "random", rs, players, seed=7)
+    sched = S.schedule(players, 0, 3 * players, paired)
+    dk, sk = game_keys(7, sched["index"], sched["deal"])
+    rec = m.kernel.play(m.rules_array, m.ids, m.params, sched["seating"], dk, sk, sched["dealer"])
+    name = "head-to-head" if paired else "head-to-head-unpaired"
+    spec = tournament_run_spec(rs, players, "greedy,random", 7, 3 * players - 1, schedule=name)
+    for g in range(3 * players):
+        got = replay_game(spec, g, narrate=False).result.places
+        assert got == rec["places"][g].tolist(), g
+    assert f"--schedule {name}" in replay_command(spec, 4)
+
+
 # ------------------------------------------------------------------ the sequential test
 def test_stops_at_the_first_crossing_and_does_not_depend_on_the_batch():
     runs = [S.run_sprt("greedy", "heuristic", "shithead", seed=2, batch=b) for b in (2, 37, 2000)]
