@@ -132,7 +132,8 @@ P_LOOP_RNG = P_LOOP + 3                   #   the strategy stream at the save (a
 P_SNAP = P_LOOP + 4                       #   the saved position (kernel.core.save_position)
 P_SNAP_SIZE = 6 + 4 * MAX_PLAYERS
 P_SHUFFLE = P_SNAP + P_SNAP_SIZE          # the deal's scratch: the shuffle's swap positions
-P_SIZE = P_SHUFFLE + MAX_DECK
+P_OBS_COPY = P_SHUFFLE + MAX_DECK         # the observation as it was before a plugin's decision
+P_SIZE = P_OBS_COPY + O_SIZE              # (kernel.build.dispatch_source compares it after)
 
 
 _LENGTHS = {"R_SIZE", "O_SIZE", "P_SIZE", "P_SNAP_SIZE"}

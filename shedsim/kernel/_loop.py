@@ -60,8 +60,9 @@ about 50 + E*W compares a game). A strategy that wrote into them changes nothing
 kernel reads; its game is not counted and the loop stops with ``status[1] = 3``. The
 observation is the kernel's ``pub`` itself (a copy before each decision made a move 50-60%
 slower): a plugin from outside ``strategies/`` decides through a guard generated in the
-dispatch (:func:`shedsim.kernel.build.dispatch_source`) that compares a weighted sum of
-the observation before and after and returns ``layout.OBS_WRITTEN`` on a change, which
+dispatch (:func:`shedsim.kernel.build.dispatch_source`) that copies the observation into
+``priv`` (``P_OBS_COPY``, which no strategy sees) before the decision, compares every entry
+after, and returns ``layout.OBS_WRITTEN`` on a change, which
 stops the loop as an illegal move that :meth:`shedsim.kernel.build.Kernel.play` reports
 as a write into the observation. Built-in strategies skip the guard.
 
@@ -167,7 +168,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
                 hand = priv[ix(L.P_HANDS + seat)]
                 write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, n_moves)
                 e = row[ix(seat)]
-                m = choose_move(entry_ids[ix(e)], pub, srules, sparams[ix(e)], srng)
+                m = choose_move(entry_ids[ix(e)], pub, srules, sparams[ix(e)], srng, priv)
                 if not legal_with(rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n):
                     status[1] = 2
                     status[2] = seat

@@ -63,7 +63,7 @@ def _play_on(rules, srules, pub, priv, sparams, srng, me, cap, facts, k, j, stat
     while n_in > 0 and moves < stop:
         st = stage_of(pub, s, stock_n)
         write_turn(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, moves)
-        m = choose_move(0, pub, srules, sparams, srng)
+        m = choose_move(0, pub, srules, sparams, srng, priv)
         if not legal_now(rules, pub, priv, m, s, st, top, pile_n, stock_n):
             status[1] = 2
             status[2] = s

@@ -5,7 +5,7 @@ def choose_swap(sid, visible, seat, players, rules, params, rng):  # pragma: no 
     raise RuntimeError("the kernel template is not meant to run; use shedsim.kernel.build")
 
 
-def choose_move(sid, obs, rules, params, rng):  # pragma: no cover
+def choose_move(sid, obs, rules, params, rng, priv):  # pragma: no cover
     raise RuntimeError("the kernel template is not meant to run; use shedsim.kernel.build")
 
 

@@ -49,7 +49,7 @@ def inlinable(s: Strategy) -> bool:
 
 def dispatch_source(strategies: list[Strategy]) -> str:
     lines = ["import importlib", "from shedsim.plugins import load_module",
-             "from shedsim.kernel.core import obs_checksum", "",
+             "from shedsim.kernel.core import obs_saved, obs_unchanged", "",
              "# Each strategy's decisions are re-jitted with inline='always' so numba inlines them",
              "# into the game loop: a call between compiled functions costs more than a move."]
     for i, s in enumerate(strategies):
@@ -59,22 +59,26 @@ def dispatch_source(strategies: list[Strategy]) -> str:
             lines.append(f"_s{i} = load_module({str(s.path)!r}, {s.module.__name__!r})")
         lines.append(f"_swap{i} = _s{i}.swap")
         # A plugin from outside strategies/ decides on the kernel's own observation array:
-        # its move is checked with a hash of the observation before and after (O_SIZE
-        # multiply-adds a decision; built-in strategies, tested not to write, skip it).
+        # the observation is copied into the kernel's private state before its move and
+        # compared after (O_SIZE loads and stores a decision, vectorised; exact: any write
+        # within the array is seen). Built-in strategies, tested not to write, skip it.
         guarded = s.outside
-        raw = f"_rawmove{i}" if guarded else f"_move{i}"
+        raw = f"_rawmove{i}"
         if inlinable(s):
             lines.append(f"_swapi{i} = njit(inline='always')(_s{i}.swap.py_func)")
             lines.append(f"{raw} = njit(inline='always')(_s{i}.move.py_func)")
         else:
             lines.append(f"{raw} = _s{i}.move")
         if guarded:
-            lines += ["", "", "@njit(inline='always')", f"def _move{i}(obs, rules, params, rng):",
-                      "    before = obs_checksum(obs)",
+            lines += ["", "", "@njit(inline='always')", f"def _move{i}(obs, rules, params, rng, priv):",
+                      "    obs_saved(obs, priv)",
                       f"    m = _rawmove{i}(obs, rules, params, rng)",
-                      "    if obs_checksum(obs) != before:",
+                      "    if not obs_unchanged(obs, priv):",
                       f"        return np.int64({L.OBS_WRITTEN})",
                       "    return m", ""]
+        else:
+            lines += ["", "", "@njit(inline='always')", f"def _move{i}(obs, rules, params, rng, priv):",
+                      f"    return _rawmove{i}(obs, rules, params, rng)", ""]
     for suffix, chosen in (("", list(enumerate(strategies))),
                            ("_fast", [(i, s) for i, s in enumerate(strategies) if inlinable(s)])):
         # the fast loop inlines swaps too (the standard loop calls them: a swap there may allocate)
@@ -84,17 +88,17 @@ def dispatch_source(strategies: list[Strategy]) -> str:
             lines.append(f"    if sid == {i}:  # {s.name}")
             lines.append(f"        return {swap_name}{i}(visible, seat, players, rules, params, rng)")
         lines += ["    return np.int64(-1)", "", "", "@njit(inline='always')",
-                  f"def choose_move{suffix}(sid, obs, rules, params, rng):"]
+                  f"def choose_move{suffix}(sid, obs, rules, params, rng, priv):"]
         for i, s in chosen:
             lines.append(f"    if sid == {i}:  # {s.name}")
-            lines.append(f"        return _move{i}(obs, rules, params, rng)")
+            lines.append(f"        return _move{i}(obs, rules, params, rng, priv)")
         lines += ["    return np.int64(-1)", ""]
     # One strategy at every seat: the loop again with only that strategy's moves inlined
     # (see _one_variant).
     for i, st in enumerate(strategies):
         if inlinable(st):
-            lines += ["", "@njit(inline='always')", f"def choose_move_one{i}(sid, obs, rules, params, rng):  # {st.name}",
-                      f"    return _move{i}(obs, rules, params, rng)", ""]
+            lines += ["", "@njit(inline='always')", f"def choose_move_one{i}(sid, obs, rules, params, rng, priv):  # {st.name}",
+                      f"    return _move{i}(obs, rules, params, rng, priv)", ""]
     # The loop check (see _loop.py) needs every seat still in to be DETERMINISTIC.
     lines += ["", "@njit(inline='always')", "def is_deterministic(sid):"]
     for i, s in enumerate(strategies):

@@ -649,16 +649,24 @@ def place_by_cards(pub, seat, direction, players, n_in):
 
 
 @njit(cache=True, inline="always")
-def obs_checksum(obs):
-    """A weighted sum of the observation (int64[O_SIZE]) -> int64, entry i weighted by the
-    odd number 2i + 1 (mod 2^64), so a change to any one entry changes it: a plugin's
-    decision that changes it wrote into the game's own state (see
-    :func:`shedsim.kernel.build.dispatch_source`). No chain of dependent multiplies (a
-    polynomial hash cost 300 ns a decision): the sum vectorises."""
-    h = np.int64(0)
-    for i in range(obs.shape[0]):
-        h += obs[i] * np.int64(2 * i + 1)
-    return h
+def obs_saved(obs, priv):
+    """Copy the observation (int64[O_SIZE]) into the kernel's private state
+    (``priv[P_OBS_COPY:P_OBS_COPY + O_SIZE]``, never given to a strategy) before a plugin's
+    decision (see :func:`shedsim.kernel.build.dispatch_source`)."""
+    for i in range(L.O_SIZE):
+        priv[L.P_OBS_COPY + i] = obs[i]
+
+
+@njit(cache=True, inline="always")
+def obs_unchanged(obs, priv):
+    """Whether the observation still equals the copy :func:`obs_saved` made: False when the
+    plugin's decision wrote into the game's own state. Exact (every entry compared), one
+    branch-free pass that the compiler vectorises. (It replaced a weighted sum, which a
+    plugin could balance by writing a second entry.)"""
+    diff = np.int64(0)
+    for i in range(L.O_SIZE):
+        diff |= obs[i] ^ priv[L.P_OBS_COPY + i]
+    return diff == 0
 
 
 @njit(cache=True, inline="always")

@@ -615,10 +615,11 @@ def _exception_text(e: BaseException) -> str:
 
 def _is_crash(e: BaseException) -> bool:
     """Whether ``e`` says that a plugin's compiled decision, run in a forked child, killed
-    that child (:class:`shedsim.kernel.isolate.ProcessCrash`); the message then names the
+    that child (:class:`shedsim.kernel.isolate.ProcessCrash`) or was killed for taking
+    too long (:class:`~shedsim.kernel.isolate.ChildTimeout`); the message then names the
     decision, not a Python exception."""
-    from shedsim.kernel.isolate import ProcessCrash
-    return isinstance(e, ProcessCrash)
+    from shedsim.kernel.isolate import ChildTimeout, ProcessCrash
+    return isinstance(e, (ProcessCrash, ChildTimeout))
 
 
 def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
@@ -699,6 +700,23 @@ def check_untouched(player, rules_array: np.ndarray, kept_rules: np.ndarray, kep
             f"would depend on how games are cut into chunks")
 
 
+def check_observation(player, obs: np.ndarray, kept: np.ndarray, when: str, deal_key: int,
+                      state: "GameState") -> None:
+    """Raise :class:`StrategyError` naming ``player`` when its decision wrote into the
+    observation it was given (``obs`` int64[O_SIZE] no longer equals ``kept``). Here the
+    observation is a copy, but in the kernel it is the game's own state, where the same
+    write changes the game (the kernel's plugin guard stops it:
+    :func:`shedsim.kernel.core.obs_unchanged`); checking it here too makes ``trace``
+    reproduce that failure, with the position."""
+    if not _same(obs, kept):
+        i = int(np.flatnonzero(obs != kept)[0])
+        raise StrategyError(
+            f"strategy {player.name!r} wrote into the observation array {when} (deal key {deal_key}): entry {i} "
+            f"({L.entry_name('O_', i)}) changed from {int(kept[i])} to {int(obs[i])}. The observation is the "
+            f"game's own state in the kernel; decide on a copy (obs.copy()) if it needs one\nthe position:\n"
+            f"{state.describe()}")
+
+
 def visible_dealt(state: GameState) -> list[int]:
     """Packed visible cards per seat (for records), valid right after :func:`deal`."""
     return [pack(s.hand + s.face_up) for s in state.seats]
@@ -748,6 +766,7 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
         player = players[state.to_move]
         seat = state.to_move
         when = f"at move {state.moves + 1}, seat {seat}"
+        obs_kept = obs.copy()
         try:
             move = player.move(state, obs, ra, srng, legal)
         except StrategyError:
@@ -766,6 +785,7 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
                                 f"(deal key {deal_key}): {_exception_text(e)}\n"
                                 f"{state.describe()}") from e
         check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
+        check_observation(player, obs, obs_kept, when, deal_key, state)
         if move.kind == "invalid":
             raise StrategyError(f"strategy {player.name!r} returned {move.rank}, which is not a move, at move "
                                 f"{state.moves + 1} (deal key {deal_key}); legal: "
