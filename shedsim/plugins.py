@@ -247,8 +247,9 @@ class DecisionTimeout(Exception):
 
 
 def decision_timeout() -> float:
-    """Seconds a plain-Python decision may take (``$SHEDSIM_DECISION_TIMEOUT``, default 10;
-    0 turns the guard off)."""
+    """Seconds a plain-Python decision, or a compiled plugin's decision run in a forked child
+    (:attr:`EnginePlayer.isolated`: ``play``'s bots, ``trace`` after a crash, ``compile``),
+    may take (``$SHEDSIM_DECISION_TIMEOUT``, default 10; 0 turns the guard off)."""
     try:
         return float(os.environ.get(DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT))
     except ValueError:
@@ -297,7 +298,8 @@ class EnginePlayer:
     runs in a forked child (:func:`shedsim.kernel.isolate.call`; same decision, the random
     stream and arrays advance as here), and one that crashes the child raises
     :class:`shedsim.kernel.isolate.ProcessCrash` (one that raises there:
-    :class:`~shedsim.kernel.isolate.ChildRaised`).
+    :class:`~shedsim.kernel.isolate.ChildRaised`; one still deciding after
+    :func:`decision_timeout` seconds is killed: :class:`~shedsim.kernel.isolate.ChildTimeout`).
     """
 
     def __init__(self, strategy: Strategy, label: str, params: np.ndarray) -> None:
@@ -310,7 +312,7 @@ class EnginePlayer:
         if not self.isolated:
             return int(fn(*args))
         from shedsim.kernel.isolate import ChildRaised, ProcessCrash, call
-        value, error, code = call(fn, *args)
+        value, error, code = call(fn, *args, timeout_s=decision_timeout())  # raises ChildTimeout
         if code != 0:
             raise ProcessCrash(code)
         if error is not None:
@@ -504,6 +506,40 @@ class Plugins(dict):
         raise PluginError(self.why_missing(name) or f"unknown strategy {name!r}; known: {', '.join(self)}")
 
 
+def type_problem(strat: "Strategy") -> str | None:
+    """Why a compiled plugin's ``swap`` and ``move`` cannot go into the kernel, or None.
+
+    Every compiled strategy is compiled into one kernel (:mod:`shedsim.kernel.build`), so
+    one whose functions do not type-check with numba for the kernel's argument types, or
+    that do not return an integer on every path (e.g. ``swap`` raising on every path
+    gives ``OptionalType(int64)``), would stop every run with a numba error naming no
+    plugin. :func:`discover` calls this for plugins from outside ``strategies/`` and lists
+    such a file as broken with this reason. The compiled code lands in numba's cache
+    (``cache=True``), so later processes only load it."""
+    if not strat.compiled:
+        return None
+    from numba import types
+    vec = types.Array(types.int64, 1, "C")
+    rng = types.Array(types.uint64, 1, "C")
+    i64 = types.int64
+    for fname, sig, args in (("swap", (i64, i64, i64, vec, vec, rng), "visible, seat, players, rules, params, rng"),
+                             ("move", (vec, vec, vec, rng), "obs, rules, params, rng")):
+        fn = getattr(strat.module, fname, None)
+        if fn is None or not hasattr(fn, "compile"):
+            return f"{fname} is not a numba function: decorate it with @njit"
+        try:
+            fn.compile(sig)
+        except Exception as e:  # noqa: BLE001 - numba's typing and lowering errors
+            text = " ".join(ln.strip() for ln in str(e).splitlines() if ln.strip() and not ln.startswith("-"))
+            return (f"{fname}({args}) does not compile with numba for the kernel's argument types: "
+                    f"{text[:400]}{'...' if len(text) > 400 else ''}")
+        ret = fn.overloads[sig].signature.return_type
+        if not isinstance(ret, types.Integer):
+            return (f"{fname} returns {ret}, not an integer: it must return an int64 on every path "
+                    f"(a path that raises or returns nothing gives an optional type)")
+    return None
+
+
 def discover(extra: list[str | Path] | None = None) -> Plugins:
     """Load every plugin in :func:`search_dirs`; returns them by name, sorted, as
     :class:`Plugins` (a dict) whose ``broken`` lists the files that could not be loaded
@@ -537,6 +573,10 @@ def discover(extra: list[str | Path] | None = None) -> Plugins:
             strat = _strategy_from_module(mod, path.resolve())
         except PluginError as e:
             broken.append(BrokenPlugin(path.resolve(), tuple(names), str(e)))
+            continue
+        why = type_problem(strat) if d != builtin else None
+        if why is not None:  # it would break the kernel every strategy is compiled into
+            broken.append(BrokenPlugin(path.resolve(), tuple(names), f"strategy plugin {str(path)!r}: {why}"))
             continue
         if strat.name in found:
             broken.append(BrokenPlugin(path.resolve(), tuple(names),

@@ -109,16 +109,27 @@ class ChildRaised(RuntimeError):
     wrapped once more (:func:`exception_text`)."""
 
 
+class ChildTimeout(RuntimeError):
+    """The child did not finish within the time it was given (:func:`run_forked`'s
+    ``timeout_s``); it was killed. For a plugin's decision: stuck in an endless loop?"""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"it made no decision within {seconds:g} s (SHEDSIM_DECISION_TIMEOUT; 0 turns the "
+                         f"limit off): stuck in an endless loop?")
+        self.seconds = seconds
+
+
 def exception_text(e: BaseException) -> str:
     """How a failed plugin decision reads in an error message: ``"TypeName: message"``,
-    but the message alone for :class:`ChildRaised` (it holds the child's type name) and
-    :class:`ProcessCrash` (``it crashed the process running it (signal SIGSEGV ...)``)."""
-    if isinstance(e, (ChildRaised, ProcessCrash)):
+    but the message alone for :class:`ChildRaised` (it holds the child's type name),
+    :class:`ProcessCrash` (``it crashed the process running it (signal SIGSEGV ...)``)
+    and :class:`ChildTimeout`."""
+    if isinstance(e, (ChildRaised, ProcessCrash, ChildTimeout)):
         return str(e)
     return f"{type(e).__name__}: {e}"
 
 
-def call(fn: Callable[..., Any], *args: Any) -> tuple[Any, str | None, int]:
+def call(fn: Callable[..., Any], *args: Any, timeout_s: float | None = None) -> tuple[Any, str | None, int]:
     """``fn(*args)`` in a forked child: array arguments are copied into shared memory
     (:func:`shared_like`) and back into the caller's arrays afterwards, also after a crash.
     ``fn`` must return an integer (or None).
@@ -127,26 +138,49 @@ def call(fn: Callable[..., Any], *args: Any) -> tuple[Any, str | None, int]:
     not return), ``error`` the text of an exception it raised (``"TypeName: message"``) or
     None, ``status`` 0 when the child finished, ``-N`` when signal N killed it, else its
     exit code. Where ``fork`` is unavailable ``fn`` runs here (exceptions propagate). A
-    ``KeyboardInterrupt`` in this process kills the child and propagates."""
+    ``KeyboardInterrupt`` in this process kills the child and propagates; so does
+    :class:`ChildTimeout` after ``timeout_s`` seconds (None or 0: no limit)."""
     if not can_fork():
         return fn(*args), None, 0
     shared = [shared_like(a) if isinstance(a, np.ndarray) else a for a in args]
     load_in_parent(fn, shared)
     try:
-        return run_forked(lambda: fn(*shared))
+        return run_forked(lambda: fn(*shared), timeout_s)
     finally:
         for a, sh in zip(args, shared):
             if isinstance(a, np.ndarray):
                 a[...] = sh
 
 
-def run_forked(loop: Callable[[], Any]) -> tuple[Any, str | None, int]:
+def _wait(pid: int, timeout_s: float | None) -> int:
+    """``os.waitpid`` for ``pid``, its status; with ``timeout_s`` (> 0) polled, and the
+    child killed and :class:`ChildTimeout` raised when it is still running after that."""
+    if not timeout_s or timeout_s <= 0:
+        return os.waitpid(pid, 0)[1]
+    import time
+    deadline = time.monotonic() + timeout_s
+    pause = 0.0002
+    while True:
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return st
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise ChildTimeout(timeout_s)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
+
+
+def run_forked(loop: Callable[[], Any], timeout_s: float | None = None) -> tuple[Any, str | None, int]:
     """Run ``loop()`` (it writes its results into shared arrays, see :func:`shared_like`)
     in a forked child. Returns ``(value, error, exit status)``: ``value`` is what ``loop``
     returned (an int, passed back in shared memory; None if it did not return), ``error``
     the text of an exception it raised (``"TypeName: message"``) or None, and the exit
     status 0 when the child finished, ``-N`` when signal N killed it, else its exit code.
-    A ``KeyboardInterrupt`` in this process kills the child and propagates."""
+    A ``KeyboardInterrupt`` in this process kills the child and propagates; with
+    ``timeout_s`` (seconds, > 0) a child still running after that is killed and
+    :class:`ChildTimeout` raised."""
     ret = shared_like(np.zeros(2, np.int64))  # [finished flag, value]
     err = shared_like(np.zeros(ERROR_BYTES, np.uint8))
     parent = os.getpid()
@@ -177,7 +211,9 @@ def run_forked(loop: Callable[[], Any]) -> tuple[Any, str | None, int]:
         finally:
             os._exit(code)
     try:
-        _, st = os.waitpid(pid, 0)
+        st = _wait(pid, timeout_s)
+    except ChildTimeout:
+        raise
     except BaseException:  # Ctrl-C or SIGTERM here: stop the child too
         try:
             os.kill(pid, signal.SIGKILL)
