@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shedsim.kernel.isolate import ProcessCrash, exception_text
+from shedsim.kernel.isolate import ChildTimeout, ProcessCrash, exception_text
 from shedsim.rules.cards import CardError, format_cards, pack, parse_rank, unpack
-from shedsim.rules.engine import (GameState, Move, MoveSyntaxError, Player, StrategyError, apply_move, deal,
-                                  legal_moves, public_array, start_seat)
+from shedsim.rules.engine import (GameState, Move, MoveSyntaxError, Player, StrategyError, apply_move,
+                                  check_observation, check_untouched, deal, legal_moves, public_array, start_seat)
 from shedsim.rules.narrate import STAGE_WORDS, cards_text, pile_text, seat_name, stop_reason, swap_changes, tell_move
 from shedsim.rules.ruleset import RuleSet, RulesError
 from shedsim.seeding import game_keys
@@ -250,14 +250,17 @@ class Game:
                 continue
             seat = s.seats[i]
             visible = seat.hand + seat.face_up
+            kept_rules = self.ra.copy()
+            kept_params = p.params.copy() if isinstance(getattr(p, "params", None), np.ndarray) else None
             try:
                 up = int(p.swap(pack(visible), i, self.n, self.ra, self.srng))
-            except ProcessCrash as e:
+            except (ProcessCrash, ChildTimeout) as e:
                 raise StrategyError(f"strategy {p.name!r} at seat {i}, in the swap phase: {e} "
                                     f"[seed {self.seed}, game {self.game}]") from None
             except Exception as e:  # noqa: BLE001 - a plugin may raise anything
                 raise StrategyError(f"strategy {p.name!r} raised in the swap phase at seat {i}: "
                                     f"{exception_text(e)}") from e
+            check_untouched(p, self.ra, kept_rules, kept_params, f"in the swap phase at seat {i}", self.deal_key)
             chosen = unpack(up) if 0 <= up < (1 << 52) else None
             if chosen is None or len(chosen) != self.rules.table_size or Counter(chosen) - Counter(visible):
                 raise StrategyError(f"strategy {p.name!r} chose an impossible face-up row at seat {i}")
@@ -351,13 +354,23 @@ class Game:
             i = s.to_move
             p = self.players[i]
             legal = legal_moves(s)
+            obs = public_array(s)
+            kept_obs, kept_rules = obs.copy(), self.ra.copy()
+            kept_params = p.params.copy() if isinstance(getattr(p, "params", None), np.ndarray) else None
             try:
-                mv = p.move(s, public_array(s), self.ra, self.srng, legal)
-            except ProcessCrash as e:
+                mv = p.move(s, obs, self.ra, self.srng, legal)
+            except (ProcessCrash, ChildTimeout) as e:
                 raise StrategyError(f"strategy {p.name!r} at seat {i}, choosing move {s.moves + 1}: {e} "
                                     f"[seed {self.seed}, game {self.game}]") from None
             except Exception as e:  # noqa: BLE001
                 raise StrategyError(f"strategy {p.name!r} raised at move {s.moves + 1}: {exception_text(e)}") from e
+            # a bot must not change the game: the same checks as the engine's (rules.engine)
+            when = f"at move {s.moves + 1}, seat {i}"
+            check_untouched(p, self.ra, kept_rules, kept_params, when, self.deal_key)
+            check_observation(p, obs, kept_obs, when, self.deal_key, s)
+            if mv.kind == "invalid":
+                raise StrategyError(f"strategy {p.name!r} returned {mv.rank}, which is not a move, at move "
+                                    f"{s.moves + 1} [seed {self.seed}, game {self.game}]")
             if mv not in legal:
                 raise StrategyError(f"strategy {p.name!r} chose the illegal move {mv} at move {s.moves + 1}")
             before = s.copy()
@@ -373,7 +386,7 @@ class Game:
     def hint_lines(self) -> list[str]:
         """``hint``: the person's legal moves ranked by playouts from what they can see
         (:func:`shedsim.analysis.hint.rank_moves`), numbered as the move list."""
-        from shedsim.analysis.hint import HintError, rank_moves
+        from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
         if not self.swapped:
             return self._swap_hint()
         if self.state.to_move != self.you:
@@ -384,6 +397,8 @@ class Game:
                              strategy_paths=self.strategy_paths, why=True)
         except HintError as e:
             raise InputError(f"hint: {e}") from None
+        except PolicyCrash as e:  # the hint policy failed: no hint, but the game goes on
+            raise InputError(f"hint: {e}; no hint this time, the game goes on") from None
         number = {str(m): k for k, m in enumerate(legal_moves(self.state), 1)}
         lines = [f"hint: playouts by {res.policy} for every seat, the unseen cards re-dealt per sample",
                  "   #  move          expected place (95%)   P(lose) (95%)        P(first) (95%)"]
@@ -411,7 +426,7 @@ class Game:
         rng = np.array([self.seed], dtype=np.uint64)  # a copy: the game's stream is not touched
         try:
             up = unpack(int(p.swap(pack(me.hand + me.face_up), self.you, self.n, self.ra, rng)))
-        except ProcessCrash as e:
+        except (ProcessCrash, ChildTimeout) as e:
             raise StrategyError(f"hint: policy {self.hint_policy!r} {e}, choosing your face-up cards") from None
         k = self.choices.index(sorted(up)) + 1
         return [f"hint: {self.hint_policy} would choose {k}: face-up {cards_text(sorted(up))} "
@@ -422,7 +437,7 @@ class Game:
         """``why``: the last bot move, the bot's decision rule in words, and where playouts
         from what that bot could see (its own hand, the public cards) rank its move; the
         other moves it had are not named (they would show its hand)."""
-        from shedsim.analysis.hint import HintError, rank_moves
+        from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
         b = self.last_bot
         if b is None:
             return ["why: no bot has moved yet"]
@@ -439,7 +454,7 @@ class Game:
         try:
             res = rank_moves(b.before, b.seat, self.hint_policy, max(100, self.hint_budget // 2),
                              seed=1000 + b.before.moves, strategy_paths=self.strategy_paths)
-        except HintError as e:
+        except (HintError, PolicyCrash) as e:
             lines.append(f"  (no playouts: {e})")
             return lines
         order = [m for m in res.moves if m.same_as is None]

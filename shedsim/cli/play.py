@@ -77,6 +77,10 @@ def play(
             args += ["--game", str(game)]
         if seat:
             args += ["--seat", str(seat)]
+        if hint_policy != "heuristic":
+            args += ["--hint-policy", hint_policy]
+        if hint_budget != 1000:
+            args += ["--hint-budget", str(hint_budget)]
         for p in paths:
             args += ["--strategy-path", p]
         if g.inputs:
