@@ -30,6 +30,7 @@ from shedsim.rules.ruleset import preset
 from shedsim.runs.simulate import RunSpec, SimulationError, play_chunk
 
 HEAD = """
+    import numpy as np
     from numba import njit
     from shedsim import layout as L
     from shedsim.kernel.policies import greedy_move, strongest_face_up
@@ -79,6 +80,32 @@ PLUGINS = {
     def move(obs, rules, params, rng):
         if obs[L.O_MOVES] >= 3:
             obs[L.O_FACE_DOWN_N + obs[L.O_SEAT]] = 0
+        return greedy_move(obs, rules)
+    """,
+    # tells the kernel it has no face-down cards, and balances the write in another entry
+    # so that a weighted sum of the observation (the guard before) does not change
+    "stealth": """
+    @njit(cache=True)
+    def move(obs, rules, params, rng):
+        a = L.O_FACE_DOWN_N + obs[L.O_SEAT]
+        if obs[L.O_MOVES] >= 2 and obs[a] != 0:
+            w = np.int64(2 * 23 + 1)  # entry 23's weight, and its inverse mod 2^64 (Newton)
+            inv = w
+            for _ in range(6):
+                inv = inv * (np.int64(2) - w * inv)
+            d = -obs[a]
+            obs[a] = 0
+            obs[23] -= d * np.int64(2 * a + 1) * inv
+        return greedy_move(obs, rules)
+    """,
+    # its swap raises on every path, so numba types its result as none: it cannot go into
+    # the kernel, and is listed as broken (before, every run died with a TypingError)
+    "swapraiser": """
+    @njit(cache=True)
+    def swap(visible, seat, players, rules, params, rng):
+        raise ValueError("no swap")
+    @njit(cache=True)
+    def move(obs, rules, params, rng):
         return greedy_move(obs, rules)
     """,
     # greedy's decisions, played from outside strategies/ (so in a forked child)
@@ -178,14 +205,21 @@ def test_a_plugin_that_writes_into_the_game_stops_the_run_named(plugin_dir, name
     assert r.exit_code == 1 and f"strategy {name!r} wrote into {what}" in r.output, r.output
 
 
-def test_a_plugin_that_writes_into_the_observation_stops_the_run_named(plugin_dir):
-    """The observation is the kernel's own state: a plugin's move is checked with a hash of
-    it before and after, and a write stops the run naming the plugin and its seat."""
+@pytest.mark.parametrize("name", ["obswriter", "stealth"])
+def test_a_plugin_that_writes_into_the_observation_stops_the_run_named(plugin_dir, name):
+    """The observation is the kernel's own state: a plugin's move is checked against a copy
+    of it (every entry; stealth balances its write in another entry, which a weighted sum
+    did not see), and a write stops the run naming the plugin, its seat, the move and the
+    position; the reference engine checks too, so the trace command reproduces it (before,
+    trace played the game through, exit 0)."""
     with pytest.raises(SimulationError) as err:
-        play_chunk(_spec(plugin_dir, "obswriter"), 0, 10)
+        play_chunk(_spec(plugin_dir, name), 0, 10)
     msg = str(err.value)
-    assert "strategy 'obswriter'" in msg and "wrote into the observation array" in msg, msg
-    assert "seed 42" in msg
+    assert f"strategy {name!r} wrote into the observation array at move " in msg, msg
+    assert re.search(r"entry \d+ \(O_\w+", msg) and "the position:" in msg and "seed 42" in msg, msg
+    cmd = msg.splitlines()[-1].split("replay it move by move: ", 1)[1]
+    r = CliRunner().invoke(app, shlex.split(cmd)[1:])
+    assert r.exit_code == 1 and f"strategy {name!r} wrote into the observation array" in r.output, r.output
 
 
 def test_engine_blames_the_writer_not_the_next_player(plugin_dir):
@@ -227,7 +261,7 @@ def test_a_plugin_from_outside_plays_in_a_forked_child_with_the_same_results(plu
                    seed=3, games=60, strategy_paths=(str(plugin_dir),))
     forks = []
     run_forked = isolate.run_forked
-    monkeypatch.setattr(isolate, "run_forked", lambda loop: forks.append(1) or run_forked(loop))
+    monkeypatch.setattr(isolate, "run_forked", lambda loop, *a: forks.append(1) or run_forked(loop, *a))
     a = play_chunk(spec, 0, 60).records
     assert forks == [1]
     monkeypatch.setattr(isolate, "can_fork", lambda: False)
@@ -323,6 +357,7 @@ def test_hint_names_a_policy_that_crashes_the_process(plugin_dir):
     ("rulebender", "wrote into the rules array (entry "),
     ("paramcounter", "wrote into its parameters array (parameter 0)"),
     ("obswriter", "wrote into the observation array"),
+    ("stealth", "wrote into the observation array"),
     ("nonmove", "returned the code -5, which is no move"),
     ("nonmove:depth=4", "returned the code 999999, which is no move"),
 ])
@@ -342,14 +377,17 @@ def test_hint_names_a_policy_that_breaks_the_game(plugin_dir, policy, what):
 
 
 def test_play_hint_with_a_policy_that_returns_no_move(plugin_dir):
-    """`shedsim play --hint-policy` with a policy returning a code that is no move: the game
-    ends with exit 1 naming the policy (before: a MoveSyntaxError traceback)."""
+    """`shedsim play --hint-policy` with a policy returning a code that is no move: the hint
+    is refused naming the policy and the game goes on (before: a MoveSyntaxError
+    traceback); the line that continues the game keeps --hint-policy."""
     r = CliRunner().invoke(app, ["play", "--players", "2", "--opponents", "greedy", "--seed", "3",
                                  "--hint-policy", "nonmove:depth=4", "--strategy-path", str(plugin_dir)],
-                           input="1\n" + "1\nhint\n" * 20)
-    assert r.exit_code == 1, r.output
+                           input="1\n1\nhint\n1\n")
     assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
     assert "policy 'nonmove:depth=4' returned the code 999999, which is no move" in r.output, r.output
+    assert "no hint this time, the game goes on" in r.output, r.output
+    assert r.exit_code == 1 and "end of input before the game ended" in r.output, r.output
+    assert "--hint-policy nonmove:depth=4" in r.output and "--moves '1;play " in r.output, r.output
 
 
 def test_bench_names_a_search_that_crashes_the_process(plugin_dir):
@@ -361,6 +399,36 @@ def test_bench_names_a_search_that_crashes_the_process(plugin_dir):
     assert r.exit_code == 1, r.output
     assert ("strategy 'searchfaulter' crashed the process timing its search (signal SIGSEGV" in r.output
             and "in move_stats, on position 0 of 200" in r.output), r.output
+
+
+def test_a_plugin_that_numba_cannot_type_is_broken_and_blocks_nothing(plugin_dir, tmp_path):
+    """swapraiser's swap types as none: the file is listed as broken with the reason, a run
+    that names it exits 2 saying so, and the other plugins of the directory play on (every
+    other test of this file plays them)."""
+    r = CliRunner().invoke(app, ["strategies", "--strategy-path", str(plugin_dir)])
+    assert r.exit_code == 0, r.output
+    flat = " ".join(r.output.split())
+    assert "swapraiser.py': swap returns none, not an integer" in flat, r.output
+    r = CliRunner().invoke(app, ["tournament", "--strategies", "swapraiser,greedy", "--games", "20", "--quiet",
+                                 "--no-plots", "--out", str(tmp_path / "o"), "--strategy-path", str(plugin_dir)])
+    assert r.exit_code == 2 and "strategy 'swapraiser' is broken" in r.output, r.output
+    assert "Traceback" not in r.output and "TypingError" not in r.output, r.output
+
+
+def test_play_stops_a_bot_stuck_in_a_loop(plugin_dir):
+    """A compiled plugin bot decides in a forked child with the decision time limit of
+    plain-Python bots (SHEDSIM_DECISION_TIMEOUT): one stuck in a loop ends the game naming
+    it (before, play hung with no output)."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, SHEDSIM_DECISION_TIMEOUT="2")
+    p = subprocess.run([sys.executable, "-m", "shedsim", "play", "--players", "2", "--opponents", "looper",
+                        "--seed", "3", "--strategy-path", str(plugin_dir)], input="1\n" * 30, text=True,
+                       capture_output=True, env=env, timeout=240)
+    assert p.returncode == 1, p.stdout[-2000:] + p.stderr[-2000:]
+    assert re.search(r"strategy 'looper' at seat 1, choosing move \d+.*: it made no decision within 2 s",
+                     p.stderr), p.stderr[-2000:]
 
 
 def test_compile_names_a_plugin_that_crashes_with_the_trace_command(plugin_dir, tmp_path):
