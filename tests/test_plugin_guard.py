@@ -412,6 +412,9 @@ def test_a_plugin_that_numba_cannot_type_is_broken_and_blocks_nothing(plugin_dir
                                  "--no-plots", "--out", str(tmp_path / "o"), "--strategy-path", str(plugin_dir)])
     assert r.exit_code == 2 and "strategy 'swapraiser' is broken" in r.output, r.output
     assert "Traceback" not in r.output and "TypingError" not in r.output, r.output
+    r = CliRunner().invoke(app, ["play", "--players", "2", "--opponents", "swapraiser", "--seed", "3",
+                                 "--strategy-path", str(plugin_dir)], input="1\n")
+    assert r.exit_code == 2 and "strategy 'swapraiser' is broken: " in r.output, r.output  # (was: unknown)
 
 
 def test_play_stops_a_bot_stuck_in_a_loop(plugin_dir):

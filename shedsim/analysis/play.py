@@ -117,9 +117,7 @@ class Game:
                 spec = opponents[k % len(opponents)]
                 k += 1
                 name, overrides = parse_spec(spec)
-                if name not in known:
-                    raise PluginError(f"unknown strategy {name!r}; known: {', '.join(known)}")
-                bot = known[name].player(spec, overrides)
+                bot = known.require(name).player(spec, overrides)  # a broken file: says why
                 bot.isolated = known[name].outside  # a crashing plugin is named, not fatal (kernel.isolate)
                 self.players.append(bot)
                 self.names.append(spec)
@@ -418,10 +416,10 @@ class Game:
         try:
             name, overrides = parse_spec(self.hint_policy)
             known = discover(list(self.strategy_paths))
-            p = known[name].player(self.hint_policy, overrides)
+            p = known.require(name).player(self.hint_policy, overrides)
             p.isolated = known[name].outside
-        except (PluginError, KeyError):
-            raise InputError(f"hint: unknown policy {self.hint_policy!r}") from None
+        except PluginError as e:
+            raise InputError(f"hint: policy {self.hint_policy!r}: {e}") from None
         me = self.state.seats[self.you]
         rng = np.array([self.seed], dtype=np.uint64)  # a copy: the game's stream is not touched
         try:
