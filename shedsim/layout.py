@@ -7,7 +7,7 @@ Every constant here is a plain ``int``, so numba folds it into compiled code. Th
 * the **public** array (``O_*``), which is also the observation a strategy receives:
   everything every player can see, plus the mover's own hand written in ``O_HAND`` just
   before the decision. Hidden cards (other hands, face-down cards, the stock order) are
-  never in it (RULES.md section 4);
+  never in it (docs/reference/rules.md#observation);
 * the kernel's private state (hands, face-down slots, stock), which no strategy gets.
 
 Packed multisets use 4 bits per rank (:mod:`shedsim.rules.cards`).
@@ -32,7 +32,7 @@ R_INVISIBLE_MASK = 31
 R_SKIP_MASK = 32
 R_REVERSE_MASK = 33
 R_SPECIAL_MASK = 34     # ranks with any role
-R_ORDINARY_MASK = 35    # ranks with no role (start rules, ruling 8)
+R_ORDINARY_MASK = 35    # ranks with no role (start rules: docs/reference/rules.md#ruling-lowest-card-start)
 R_PLAYERS = 36
 R_DECKS = 37
 R_DECK_SIZE = 38

@@ -32,7 +32,7 @@ sets ``INLINE = False`` (worth it for expensive decisions such as search). An in
 strategy's ``move`` and ``swap`` must not allocate arrays (the fast loop runs without
 numba's reference counting); one that does sets ``INLINE = False``.
 
-Neither kind ever receives hidden cards (RULES.md section 4): the observation is built
+Neither kind ever receives hidden cards (docs/reference/rules.md#observation): the observation is built
 from public information and the mover's own hand only.
 """
 

@@ -1,4 +1,4 @@
-"""Seeds and the counter-based random streams shared by both engines (RULES.md ruling 9).
+"""Seeds and the counter-based random streams shared by both engines (docs/reference/rules.md#ruling-game-rng).
 
 Every random choice of a game comes from two splitmix64 streams derived from
 ``(run seed, index)``: the **deal** stream (shuffle, random starts) and the **strategy**

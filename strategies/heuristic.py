@@ -251,8 +251,8 @@ def observation_stream(obs):
     """A ``uint64[1]`` random stream keyed by a hash of the observation (splitmix64
     finaliser over its entries, less the move, pick-up and burn counters). The search draws its samples from it, not from the game's
     strategy stream, so the move is a function of the observation alone: the strategy is
-    deterministic and the kernel can prove a repeating game a loop (RULES.md, games that
-    cannot end)."""
+    deterministic and the kernel can prove a repeating game a loop
+    (docs/reference/rules.md#proven-loop)."""
     h = np.uint64(0x9E3779B97F4A7C15)
     for i in range(L.O_SIZE):
         if i == L.O_MOVES or L.O_PICKUPS <= i < L.O_BURNS + L.MAX_PLAYERS:

@@ -1,4 +1,4 @@
-"""What the charts show (issue 15): each chart function is called with small hand-made or
+"""What the charts show: each chart function is called with small hand-made or
 tiny real data and the figure is inspected before it is written (``save`` is intercepted).
 
 * seats.png: the reference line is the fair share the data can reach (the seats' mean loss

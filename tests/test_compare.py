@@ -19,7 +19,7 @@ from shedsim.runs.simulate import RunSpec, play_chunk, schedule_games
 runner = CliRunner()
 # expert without its end-game look-ahead (search=0): with the look-ahead the 4-player field
 # has heavier-tailed game lengths, and the A/A test below rejected equal mean lengths in 10%
-# of its 200 seeds (2-8% allowed); see issue 12's report
+# of its 200 seeds (2-8% allowed)
 ENTRIES = ["random", "greedy", "expert:search=0"]
 
 

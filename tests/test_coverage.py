@@ -1,4 +1,4 @@
-"""Coverage of the tournament's 95% intervals (issue 10, part 1): many small tournaments
+"""Coverage of the tournament's 95% intervals: many small tournaments
 against one large one.
 
 Each small run is a block of consecutive games of one long schedule (its own deals); the
@@ -62,7 +62,7 @@ def seat_coverage(players: int, strategies: str, runs: int, games: int, truth_ga
                   seed: int = 100) -> dict[str, float]:
     """Share of the seats.csv win- and loss-rate intervals (both kinds, every seat) of
     ``runs`` small runs that contain the large run's rate: ``new`` (the intervals written)
-    and ``old`` (plain Wilson over seat-games, as before issue 10)."""
+    and ``old`` (plain Wilson over seat-games, the intervals written before these)."""
     truth_t, _ = _truth(players, strategies, truth_games, seed + 1)
     truth = T.seat_table(truth_t, players)
     hits = {"new": [], "old": []}

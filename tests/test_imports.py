@@ -1,4 +1,4 @@
-"""The project's own modules import each other in one direction: no cycles (issue 11).
+"""The project's own modules import each other in one direction: no cycles.
 
 The import graph is read from the source with :mod:`ast` (module-level and function-level
 imports alike, relative ones resolved), and searched for strongly connected components.
@@ -109,7 +109,7 @@ def private_imports(packages: tuple[str, ...] = ("shedsim", "strategies")) -> li
 
 
 def test_no_private_names_are_taken_across_modules():
-    """Issue 11: a module uses another's public names only (a private one may change freely)."""
+    """A module uses another's public names only (a private one may change freely)."""
     assert private_imports() == []
 
 

@@ -1,4 +1,4 @@
-"""Messages a person reads in the terminal (issue 15): a plain-Python plugin that returns the
+"""Messages a person reads in the terminal: a plain-Python plugin that returns the
 wrong kind of value is told what it had to return; a run whose chunks stop arriving says so,
 names the strategies and how to stop."""
 

@@ -1,5 +1,5 @@
 """Hostile compiled plugins: a strategy that writes into the rules or its parameters, or
-crashes the process, stops the run with the strategy named (issue 10, part 5).
+crashes the process, stops the run with the strategy named.
 
 The kernel hands strategies copies of the rules and parameters and compares them after
 each game; the reference engine checks after every decision, so the message names the

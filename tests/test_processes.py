@@ -1,4 +1,4 @@
-"""Processes a run starts die with it (issue 10, part 6): SIGKILL the main process of a
+"""Processes a run starts die with it: SIGKILL the main process of a
 run and every worker and helper it started is gone within seconds (loky workers, their
 resource trackers, and the forked chunk player that runs --strategy-path plugins)."""
 

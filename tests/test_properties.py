@@ -1,6 +1,6 @@
 """Property tests of the reference engine: whole games of uniformly random legal moves.
 
-Hypothesis draws a preset, a compatible set of house toggles (RULES.md section 3), a
+Hypothesis draws a preset, a compatible set of house toggles (docs/reference/rules.md#house), a
 player count in the rule set's range and the seeds; the game is played on
 :mod:`shedsim.rules.engine` with a small move cap, and invariants are checked after every move:
 
@@ -8,7 +8,7 @@ player count in the rule set's range and the seeds; the game is played on
   stock, burned), per rank as well as in total;
 * the move applied was legal, and every legal move is well formed for the position;
 * nobody's cards but the mover's change; an out seat never moves again;
-* refill (RULES.md section 1): while the stock has cards, every seat still in holds at
+* refill (docs/reference/rules.md#refill): while the stock has cards, every seat still in holds at
   least ``hand_size`` hand cards;
 * at the end: finished (``places`` a permutation of the seats, only the loser holds
   cards) or unfinished exactly at the move cap.
@@ -135,7 +135,7 @@ def _check_conservation(state: engine.GameState) -> None:
 
 
 def _check_legal_set(state: engine.GameState, legal: list[Move]) -> None:
-    """Every legal move is well formed for the position (RULES.md section 1)."""
+    """Every legal move is well formed for the position (docs/reference/rules.md#moves)."""
     rules = state.rules
     seat = state.seats[state.to_move]
     stage = state.stage()

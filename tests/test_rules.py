@@ -1,7 +1,7 @@
-"""Rule sets as data (RULES.md sections 2 and 3): presets, toggles, TOML files, compiling.
+"""Rule sets as data (docs/reference/rules.md#presets and docs/reference/rules.md#house): presets, toggles, TOML files, compiling.
 
-The ``can_play`` oracles below are written straight from the bullet list of RULES.md
-section 2, independently of :meth:`shedsim.rules.RuleSet.can_play`, and compared with it
+The ``can_play`` oracles below are written straight from the per-preset rules of
+docs/reference/rules.md#presets, independently of :meth:`shedsim.rules.RuleSet.can_play`, and compared with it
 on every (effective top, rank) pair that can occur (a burn rank never stays on top and an
 invisible rank is never the effective top, so those rows are left out).
 """
@@ -70,7 +70,7 @@ def oracle_with_low(base, lows: set[int]):
 
 
 def oracle_duel_low(lows: set[int]):
-    """Ruling 10: the low ranks take the whole role of duel's 5."""
+    """docs/reference/rules.md#ruling-low7-duel: the low ranks take the whole role of duel's 5."""
     magic = {2, 10} | lows
 
     def f(t: int, r: int) -> bool:
@@ -194,7 +194,7 @@ def test_palace_low7_row():
 
 
 def test_duel_low7_takes_the_role_of_the_five():
-    """Ruling 10: the 7 goes on anything, the next play is seven or lower; the 5 is then
+    """docs/reference/rules.md#ruling-low7-duel: the 7 goes on anything, the next play is seven or lower; the 5 is then
     ordinary."""
     rs = build("duel", ["low7"])
     assert_table(rs, oracle_duel_low({7}))
@@ -244,7 +244,7 @@ def test_invisible_toggle(name, r):
 
 
 def test_pile_of_invisible_cards_counts_as_empty_but_can_be_picked_up():
-    """Ruling 13."""
+    """docs/reference/rules.md#ruling-invisible-pile."""
     rs = build("shithead", ["invisible:8", "pickup:hand"])
     state = GameState(rules=rs, seats=[Seat(hand=[3, K]), Seat(hand=[4, 5, 6])], pile=[8, 8])
     legal = legal_moves(state)
@@ -276,7 +276,7 @@ def test_each_toggle_sets_its_field():
 
 @pytest.mark.parametrize("name", PRESETS)
 def test_two_decks_allow_ten_players(name):
-    """Ruling 15."""
+    """docs/reference/rules.md#ruling-two-decks."""
     rs = build(name, ["two_decks"])
     for n in range(2, 11):
         rs.check_players(n)
@@ -576,7 +576,7 @@ def test_compile_agrees_with_can_play(name, house):
 
 
 def test_ordinary_ranks_per_preset():
-    """Ruling 8: 2 and 10 (and in nines also 5, 9 and A) never count for the start."""
+    """docs/reference/rules.md#ruling-lowest-card-start: 2 and 10 (and in nines also 5, 9 and A) never count for the start."""
     ordinary = {name: [r for r in RANKS if build(name).ordinary(r)] for name in PRESETS}
     plain = [3, 4, 5, 6, 7, 8, 9, J, Q, K, A]
     assert ordinary["family"] == ordinary["palace"] == ordinary["shithead"] == plain

@@ -353,7 +353,7 @@ def test_a_sequential_job_stops_when_it_has_enough(tmp_path):
 # ------------------------------------------------------------------ runs too big for the machine
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_a_run_too_big_to_plan_is_refused_at_once(command, tmp_path):
-    """Issue 10: --games 1000000000000 is refused before the plan is built (exit 2), and
+    """--games 1000000000000 is refused before the plan is built (exit 2), and
     nothing is written."""
     args = list(COMMANDS[command])
     key = "--max-games" if command == "sprt" else "--games" if "--games" in args else "-g"

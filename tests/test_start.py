@@ -1,10 +1,11 @@
-"""Who starts, and the dealer rotation, for every preset (RULES.md section 2, rulings 1, 8, 9).
+"""Who starts, and the dealer rotation, for every preset (docs/reference/rules.md#start, docs/reference/rules.md#dealer,
+docs/reference/rules.md#ruling-game-rng).
 
 Positions are built with :func:`shedsim.rules.engine.deal` and then given the seat cards each
 case needs; :func:`shedsim.rules.engine.start_seat` is asked with a :class:`SplitMix64` stream
 of a fixed key. The oracles are written from the spec:
 
-* ``duel`` ("first seat"), ``family``, ``palace``: the seat after the dealer (ruling 1);
+* ``duel`` ("first seat"), ``family``, ``palace``: the seat after the dealer (docs/reference/rules.md#ruling-dealer-rotates);
 * ``shithead`` (and ``palace`` with ``lowest_starts``): the lowest ordinary hand card, 2s
   and 10s excluded; ties by seat order from the dealer's left; nobody: dealer's left;
 * ``nines``: the lowest ordinary face-up card (3, 4, 6, 7, 8, J, Q, K); a tie is settled at
@@ -262,7 +263,7 @@ def _keep_players(rules, n, key, dealer):
 
 @pytest.mark.parametrize("name", PRESETS)
 def test_new_game_start_continues_the_deal_stream(name):
-    """The start rule draws from the game's deal stream after the shuffle (ruling 9)."""
+    """The start rule draws from the game's deal stream after the shuffle (docs/reference/rules.md#ruling-game-rng)."""
     base = build(name)
     for rs in (base, build(name, ["random_starts"])):
         for n in player_counts(name):

@@ -9,7 +9,7 @@ another rounding) regenerates the file and says so in the commit message::
     .venv/bin/python tools/golden.py --check    # compare only (exit 1 on a difference)
 
 The first recording was made from main at commit 2a23a65, before the run machinery
-(issue 11) was ported onto the commands; the tournament's again from main at 35fb181
+was ported onto the commands; the tournament's again from main at 35fb181
 (expert became heuristic with search=32), with that main's code. To record from another
 checkout's code with this venv: ``PYTHONPATH=/path/to/checkout .venv/bin/python tools/golden.py``
 run inside that checkout.

@@ -96,7 +96,7 @@ KEEP = ("places", "start", "moves", "unfinished", "end", "pickups", "burns")
 """Record fields each chunk returns (the others are never transferred)."""
 
 REVERSE_RANK = "K"
-"""The rank ``--each-toggle`` uses for ``reverse:R`` (RULES.md ruling 11's example)."""
+"""The rank ``--each-toggle`` uses for ``reverse:R`` (the example of docs/reference/rules.md#ruling-reverse)."""
 
 
 class CompareError(ValueError):

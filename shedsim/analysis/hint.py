@@ -8,8 +8,8 @@ Method.
 
 * **Information.** The seat's observation is :func:`shedsim.rules.engine.public_array` of the
   position with that seat to move: its own hand, every face-up row, the pile, the
-  counts, the cards seen picked up and the burned cards whose ranks are known (RULES.md
-  section 4). Nothing else of the position is read. Each sample re-deals every card the
+  counts, the cards seen picked up and the burned cards whose ranks are known
+  (docs/reference/rules.md#observation). Nothing else of the position is read. Each sample re-deals every card the
   seat has not seen (the deck minus what it saw) into the places it cannot see (other
   hands beyond their known cards, every face-down slot, the stock), uniformly at random
   (:func:`shedsim.kernel.policies.determinise_any`, the ``mc`` strategy's determinisation

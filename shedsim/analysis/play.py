@@ -8,7 +8,7 @@ deal and the bots' coin flips come from ``(seed, game)`` as in every run
 (:func:`shedsim.seeding.game_keys`), and ``hint`` and ``why`` search on their own seeds, so
 they never change the game. Bad input raises :class:`InputError` and changes nothing.
 
-The person sees what their seat may see (RULES.md section 4): their own hand, every
+The person sees what their seat may see (docs/reference/rules.md#observation): their own hand, every
 face-up row, hand sizes and face-down counts, the pile, the stock's size, the cards seen
 picked up; never another hand, a face-down card before it is turned or the stock.
 """

@@ -1,7 +1,7 @@
 """The swap-phase study: which cards belong face up (``shedsim swaps``).
 
 Before play each player chooses which ``table_size`` of their visible cards (hand plus
-face-up, RULES.md section 1, "Swap phase") lie face up. Four analyses, all on the compiled
+face-up, docs/reference/rules.md#swap) lie face up. Four analyses, all on the compiled
 kernel and all reproducible from ``(seed, game index)`` for any number of workers:
 
 (a) :func:`by_rank`: what a strategy S puts face up compared with what it was dealt, by

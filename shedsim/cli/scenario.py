@@ -1,4 +1,4 @@
-"""`shedsim scenario run|show`: scenario files (SCENARIOS.md)."""
+"""`shedsim scenario run|show`: scenario files (docs/reference/scenarios.md)."""
 
 from __future__ import annotations
 

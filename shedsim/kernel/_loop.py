@@ -11,7 +11,7 @@ bool[n] (the game was stopped: ``end != END_FINISHED``), ``ends`` int8[n] (how i
 ``layout.END_*``: finished, stalled, proven loop, move cap), ``dealt`` / ``face_up``
 int64[n, P] (packed visible cards dealt, face-up cards chosen).
 
-Games that cannot end (issue 12; the same rules as :func:`shedsim.rules.engine.apply_move`):
+Games that cannot end (docs/reference/rules.md#cannot-end; the same rules as :func:`shedsim.rules.engine.apply_move`):
 after each move that burns nothing, puts nobody out and draws no card from the stock,
 ``quiet`` (moves since the last such event) grows by one. (Once the stock is empty, that
 is "no card leaves play"; while it lasts, a draw is progress too, since players holding

@@ -189,7 +189,7 @@ def valid_swap(visible, up, table_size):
 
 @njit(cache=True)
 def start_seat(rules, pub, priv, drng):
-    """The starting seat after the swap (RULES.md section 2, ruling 8); draws from ``drng``
+    """The starting seat after the swap (docs/reference/rules.md#start); draws from ``drng``
     only where the start rule is random."""
     n = rules[L.R_PLAYERS]
     dealer = pub[L.O_DEALER]
@@ -446,7 +446,7 @@ def step_with(rules, rc, pub, priv, move, seat, st, top, trank, run, pile, pile_
         priv[ix(L.P_HANDS + seat)] = h
         pub[ix(L.O_HAND_N + seat)] = hn
         pub[L.O_STOCK_N] = stock_n
-    # out check (ruling 7: refill came first)
+    # out check (refill came first: docs/reference/rules.md#ruling-refill-before-out)
     out = hn == 0 and pub[ix(L.O_FACE_UP + seat)] == 0 and pub[ix(L.O_FACE_DOWN_N + seat)] == 0
     if out:
         pub[ix(L.O_PLACE + seat)] = players - n_in + 1
@@ -674,7 +674,7 @@ def first_change(kept, given):
     """Index of the first entry where ``given`` differs from ``kept`` (two ``int64[n]``
     arrays), or -1 when equal. The kernel hands strategies copies of the rules and
     parameters (``given``) and compares them with its own (``kept``) after each game: a
-    strategy that writes into them is stopped and named (issue 10). The equal case (every
+    strategy that writes into them is stopped and named. The equal case (every
     game) is one pass without a branch, which the compiler vectorises; the index is
     searched only when something differs."""
     diff = np.int64(0)

@@ -2,7 +2,7 @@
 
 ``greedy_move`` is the built-in ``greedy`` strategy's move rule; the ``mc`` strategy uses
 it for every seat in its rollouts. :func:`determinise` samples the hidden cards
-consistently with an observation (RULES.md section 4: what a seat may know).
+consistently with an observation (docs/reference/rules.md#observation: what a seat may know).
 """
 
 import numpy as np
@@ -203,7 +203,7 @@ def determinise_any(obs, rules, rng, pub, priv):
     the stock) take a uniformly random subset of them, in random order, and the rest are
     out of play. In a game dealt from a whole deck the subset is all of them, and the
     result has the same distribution as :func:`determinise`'s. In a scenario position
-    (which lists only the cards that matter, RULES.md section 4 and SCENARIOS.md), the
+    (which lists only the cards that matter, docs/reference/scenarios.md#unlisted-cards), the
     mover cannot tell a hidden card from one left out, so both are unseen alike: the
     sample never depends on which hidden cards the file names. Returns False only when
     fewer unseen cards remain than hidden places (an impossible position).

@@ -1,10 +1,10 @@
 """The game as data: cards, rule sets and house toggles, the reference engine, scenario files.
 
-* :mod:`shedsim.rules.cards`: card codes and names (RULES.md section 1).
+* :mod:`shedsim.rules.cards`: card codes and names (docs/reference/rules.md#cards).
 * :mod:`shedsim.rules.ruleset`: the five presets, house toggles, TOML rules files and the
-  compiled rule arrays the kernel reads (RULES.md sections 2-3).
+  compiled rule arrays the kernel reads (docs/reference/rules.md#presets, docs/reference/rules.md#house).
 * :mod:`shedsim.rules.engine`: the pure-Python reference engine (the specification in code).
-* :mod:`shedsim.rules.scenario`: scenario files (SCENARIOS.md): a position, moves, expectations.
+* :mod:`shedsim.rules.scenario`: scenario files (docs/reference/scenarios.md): a position, moves, expectations.
 
 The rule-set API is re-exported here, so ``from shedsim.rules import build`` works.
 """

@@ -1,6 +1,6 @@
 """Cards as ranks, and rank multisets packed into one integer.
 
-Suits never matter (RULES.md section 1), so a card is its rank: an ``int`` from 2 to 14
+Suits never matter (docs/reference/rules.md#cards), so a card is its rank: an ``int`` from 2 to 14
 (J=11, Q=12, K=13, A=14). Rank 0 stands for "no card" (an empty pile's effective top).
 
 A multiset of ranks (a hand, a face-up row, the pile's contents) is packed into one

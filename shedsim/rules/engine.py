@@ -1,22 +1,22 @@
-"""The reference engine: plain Python that follows RULES.md line by line.
+"""The reference engine: plain Python that follows docs/reference/rules.md line by line.
 
 This is the executable specification. Scenario files, ``shedsim trace`` and plain-Python
 strategies run on it; the compiled kernel (:mod:`shedsim.kernel`) must agree with it move
 for move (tests/test_differential.py). Speed does not matter here; clarity does.
 
-Conventions (all from RULES.md section 1 unless noted):
+Conventions (all from docs/reference/rules.md unless noted):
 
 * A card is its rank, an int 2..14. The pile is a list, bottom first; the stock a list,
   top first; ``face_down`` a list in slot order (a flip removes the slot, the rest close up).
-* Deal (ruling 9): the deck (ranks in order, 4 of each per deck) is shuffled with the
+* Deal (docs/reference/rules.md#deal): the deck (ranks in order, 4 of each per deck) is shuffled with the
   game's deal stream (:func:`shedsim.seeding.shuffle`); cards go one at a time round the
   table from the dealer's left: ``table_size`` rounds face down, ``table_size`` rounds
   face up, ``hand_size`` rounds to the hands; the rest is the stock, its top the next card.
 * Swap phase: each seat's strategy picks which of its visible cards lie face up.
-* Start (section 2 and ruling 8), then moves until one player is left or the game is
+* Start (docs/reference/rules.md#start), then moves until one player is left or the game is
   stopped (:func:`apply_move`): a proven loop, the no-progress rule (``stall:N``) or the
-  move cap (``max_moves``). RULES.md does not cover games that cannot end; shedsim's rules
-  for them, the same in the kernel (:mod:`shedsim.kernel._loop`):
+  move cap (``max_moves``). shedsim's rules for games that cannot end
+  (docs/reference/rules.md#cannot-end), the same in the kernel (:mod:`shedsim.kernel._loop`):
 
   - ``quiet`` counts the moves since a card last left play (a burn), a seat went out or
     a card was drawn from the stock (with the stock empty: since a card left play or a
@@ -198,7 +198,7 @@ class GameState:
 
     # ----------------------------------------------------------- derived views
     def effective_top(self) -> int:
-        """The topmost pile card that is not invisible; 0 if none (RULES.md section 1)."""
+        """The topmost pile card that is not invisible; 0 if none (docs/reference/rules.md#effective-top)."""
         for card in reversed(self.pile):
             if card not in self.rules.invisible:
                 return card
@@ -303,7 +303,7 @@ def legal_moves(state: GameState) -> list[Move]:
 # --------------------------------------------------------------------------- applying
 def _advance(state: GameState, seat: int, steps: int) -> int:
     """The seat ``steps`` turns after ``seat`` in the current direction, counting only
-    seats still in (``seat`` itself counts if it is still in: ruling 12)."""
+    seats still in (``seat`` itself counts if it is still in: docs/reference/rules.md#ruling-skip8)."""
     pos = seat
     n = state.players
     for _ in range(steps):
@@ -334,7 +334,7 @@ def _finish_if_over(state: GameState) -> None:
 
 
 def _land(state: GameState, seat_index: int, rank: int, n: int, from_hand: int) -> list[str]:
-    """Cards have landed on the pile: burn, refill, out, next player (section 1)."""
+    """Cards have landed on the pile: burn, refill, out, next player (docs/reference/rules.md#landing)."""
     rules = state.rules
     seat = state.seats[seat_index]
     notes = []
@@ -359,19 +359,19 @@ def _land(state: GameState, seat_index: int, rank: int, n: int, from_hand: int) 
     if drawn:
         seat.hand = sorted(seat.hand + drawn)
         notes.append(f"draws {len(drawn)}")
-    # 3. out check (ruling 7: never out while the stock has cards).
+    # 3. out check (never out while the stock has cards: docs/reference/rules.md#ruling-refill-before-out).
     if not seat.holds_cards():
         seat.out = True
         state.places.append(seat_index)
         notes.append(f"is out (place {len(state.places)})")
-    # direction (ruling 11): each reverse card turns it, even on a burn or a last card.
+    # direction: each reverse card turns it, even on a burn or a last card (docs/reference/rules.md#ruling-reverse).
     if rank in rules.reverse and n % 2 == 1:
         state.direction = -state.direction
         notes.append("reverses")
     _finish_if_over(state)
     if state.finished:
         return notes
-    # 4. next player (rulings 5, 6, 12).
+    # 4. next player (docs/reference/rules.md#turn-order).
     if burned_now:
         if rules.burn_passes or seat.out:
             state.to_move = _advance(state, seat_index, 1)
@@ -509,7 +509,7 @@ def place_stopped(state: GameState) -> None:
 
 # --------------------------------------------------------------------------- observation
 def public_array(state: GameState) -> np.ndarray:
-    """The ``int64[layout.O_SIZE]`` observation of the seat to move (RULES.md section 4).
+    """The ``int64[layout.O_SIZE]`` observation of the seat to move (docs/reference/rules.md#observation).
 
     Holds only public information and the mover's own hand: never another hand, a
     face-down card or the stock order.
@@ -582,7 +582,7 @@ def deal(rules: RuleSet, players: int, deal_key: int, dealer: int = 0) -> tuple[
 
 
 def start_seat(state: GameState, rng: SplitMix64) -> int:
-    """The first seat to move, after the swap (RULES.md section 2 and ruling 8)."""
+    """The first seat to move, after the swap (docs/reference/rules.md#start)."""
     rules, n = state.rules, state.players
     order = [(state.dealer + 1 + i) % n for i in range(n)]
     if rules.start == "dealer_left":
@@ -683,8 +683,8 @@ def check_untouched(player, rules_array: np.ndarray, kept_rules: np.ndarray, kep
     """Raise :class:`StrategyError` naming ``player`` when its decision wrote into the rules
     array (``rules_array`` int64[R_SIZE] no longer equals ``kept_rules``) or into its
     parameters (``player.params`` against ``kept_params``). The engine checks after every
-    decision, so the strategy named is the one that wrote (issue 10: a plugin must not
-    change the game)."""
+    decision, so the strategy named is the one that wrote (a plugin must not change
+    the game)."""
     if not _same(rules_array, kept_rules):
         i = int(np.flatnonzero(rules_array != kept_rules)[0])
         raise StrategyError(

@@ -3,12 +3,12 @@
 Everything here reads positions of the reference engine (:mod:`shedsim.rules.engine`) and
 changes none. A move is told from the position before it and the position after it:
 which stage the cards came from (hand, face-up row, face-down card), what landed, whether
-the pile burned and why (a burn rank, or the fourth of a rank on top: RULES.md section 1),
+the pile burned and why (a burn rank, or the fourth of a rank on top: docs/reference/rules.md#burns),
 why players were skipped or the direction turned, what was drawn from the stock, who went
 out, and the pile's top cards and size afterwards.
 
 ``viewer``: ``None`` tells everything (a trace of a finished game); a seat number tells only
-what that seat may see (RULES.md section 4: its own hand, never another hand, a face-down
+what that seat may see (docs/reference/rules.md#observation: its own hand, never another hand, a face-down
 card before it is turned or the stock), as ``shedsim play`` shows the game to its player.
 """
 
@@ -75,7 +75,7 @@ def _role(state: GameState, rank: int, n: int) -> str:
 
 def _walk(state: GameState, seat: int, steps: int) -> list[int]:
     """The seats met walking ``steps`` turns from ``seat`` in ``state``'s direction, counting
-    only seats still in (the engine's turn order, RULES.md rulings 5, 6, 12)."""
+    only seats still in (the engine's turn order, docs/reference/rules.md#turn-order)."""
     out, pos, n = [], seat, state.players
     for _ in range(steps):
         pos = (pos + state.direction) % n

@@ -1,11 +1,11 @@
 """Rules as data: the five presets, the house toggles, TOML rules files, compiled arrays.
 
-A :class:`RuleSet` is a frozen description of one variant (RULES.md sections 1-3). The
+A :class:`RuleSet` is a frozen description of one variant (docs/reference/rules.md). The
 engines never branch on a preset's name: they read the per-rank sets and scalars here,
 or the arrays :meth:`RuleSet.compile` builds from them (the ``can_play`` table, per-rank
 flags and scalars, laid out as in :mod:`shedsim.layout`).
 
-Card roles, per rank (RULES.md section 2):
+Card roles, per rank (docs/reference/rules.md#roles):
 
 * ``reset``: goes on anything; anything may follow it (2).
 * ``burn``: goes on anything and burns the pile (10).
@@ -26,20 +26,22 @@ Card roles, per rank (RULES.md section 2):
     r under                   -> r <= t and t is not magic
     otherwise                 -> r >= t
 
-Decisions where RULES.md is silent (each is tested in tests/scenarios/):
+shedsim's own rulings (docs/reference/rules.md#rulings; each is tested in tests/scenarios/):
 
 * ``low7`` / ``low5`` move the preset's low-card role: on a preset with a low card (duel's
   5, nines' 5) the 7 takes that card's whole role and the old card becomes ordinary unless
-  ``low5`` is also set (ruling 10); on a preset without one the rank becomes low with
-  ordinary placement (palace's "7 is low": the 7 itself goes on a 7 or lower, like any
-  ordinary card, and then limits the next play).
+  ``low5`` is also set (docs/reference/rules.md#ruling-low7-duel,
+  docs/reference/rules.md#ruling-low7-nines); on a preset without one the rank becomes low
+  with ordinary placement (palace's "7 is low": the 7 itself goes on a 7 or lower, like
+  any ordinary card, and then limits the next play).
 * ``lowest_starts`` means the lowest *hand* card after the swap (palace's option,
   shithead's rule); ties go by seat order from the dealer's left.
-* "Ordinary" ranks for the start rule are those with no role at all (ruling 8, extended
-  to the house roles: a skip or reverse rank is not ordinary).
+* "Ordinary" ranks for the start rule are those with no role at all
+  (docs/reference/rules.md#ruling-lowest-card-start, extended to the house roles: a skip or
+  reverse rank is not ordinary).
 * ``mix_last_hand`` applies only once the stock is empty (face-up cards are never played
   while the stock lasts).
-* Games that cannot end (RULES.md has no rule): a proven loop ends the game; so does
+* Games that cannot end (docs/reference/rules.md#cannot-end): a proven loop ends the game; so does
   ``stall`` moves without a burn, a seat going out or a draw (default: see
   :data:`STALL_DEFAULTS`); a stopped game is scored by ``stalemate`` (:data:`STALEMATE_MODES`).
   The rules are spelled out in :mod:`shedsim.rules.engine`.
@@ -75,7 +77,7 @@ STALEMATE_MODES: tuple[str, ...] = ("share", "most_cards")
 """How a stopped game (stalled, proven loop or move cap) is scored; index = ``layout.STALEMATE_*``.
 ``share``: the seats still in share the remaining places (nobody loses); ``most_cards``:
 they are placed by cards held, fewest first, so the seat holding most is the loser (ties
-in turn order from the seat to move). RULES.md does not settle this; shedsim's choice."""
+in turn order from the seat to move). shedsim's choice: docs/reference/rules.md#stalemate."""
 
 STALL_DEFAULTS: tuple[tuple[int, int], ...] = ((MAX_PLAYERS_TWO_DECKS, 4000),)
 """Default of the no-progress rule (``stall:N``) by player count: ``(up to P players, N)``.
@@ -107,7 +109,7 @@ class RulesError(ValueError):
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One variant of the game, as data (RULES.md sections 1-3).
+    """One variant of the game, as data (docs/reference/rules.md).
 
     Rank sets hold ints 2..14. ``players`` is the allowed range (inclusive). Build one with
     :func:`preset`, :func:`build` or :func:`load_rules_file`; invalid combinations raise
@@ -166,7 +168,7 @@ class RuleSet:
         return table
 
     def ordinary(self, r: int) -> bool:
-        """Whether ``r`` counts for lowest-card start rules (ruling 8)."""
+        """Whether ``r`` counts for lowest-card start rules (docs/reference/rules.md#ruling-lowest-card-start)."""
         roles = (self.reset | self.burn | self.invisible | self.magic | self.low | self.under
                  | self.skip | self.reverse)
         return r not in roles
@@ -240,8 +242,8 @@ class RuleSet:
     """The roles that decide what the next play must beat: a rank holds at most one."""
 
     def _check_role_conflicts(self) -> None:
-        """Refuse a rank with two roles that contradict (RULES.md section 2 gives each
-        special rank one of these): two of :attr:`ROLE_EFFECTS` (what the next play must
+        """Refuse a rank with two roles that contradict (docs/reference/rules.md#role-conflicts):
+        two of :attr:`ROLE_EFFECTS` (what the next play must
         beat), or ``under`` (placed only on its own rank or higher) with a role that goes
         on anything (reset, burn, invisible, magic). Raises :class:`RulesError` naming the
         rank and both roles."""
@@ -343,7 +345,7 @@ def _ranks(*names: str | int) -> frozenset[int]:
 
 
 def preset(name: str) -> RuleSet:
-    """The named preset (RULES.md section 2). Raises :class:`RulesError` (field ``rules``)."""
+    """The named preset (docs/reference/rules.md#presets). Raises :class:`RulesError` (field ``rules``)."""
     if name == "duel":
         rs = RuleSet("duel", 2, 2, reset=_ranks(2), burn=_ranks(10), magic=_ranks(5),
                      low=_ranks(5), pickup="always", deck_gamble=True, start="dealer_left",
@@ -390,7 +392,7 @@ TOGGLES: dict[str, str] = {
     "stalemate:MODE": "scoring of a stopped game (stalled, proven loop, move cap): share (default: seats "
                       "still in share the remaining places) | most_cards (placed by cards held, most = loser)",
 }
-"""Every house toggle (RULES.md section 3) with a one-line description."""
+"""Every house toggle (docs/reference/rules.md#house) with a one-line description."""
 
 _START_TOGGLES = {"lowest_starts": "lowest_hand", "random_starts": "random",
                   "dealer_left_starts": "dealer_left"}
@@ -404,7 +406,7 @@ def _int_arg(toggle: str, arg: str) -> int:
 
 
 def apply_house(base: RuleSet, toggles: Sequence[str]) -> RuleSet:
-    """Apply house toggles (RULES.md section 3) to ``base``; order does not matter.
+    """Apply house toggles (docs/reference/rules.md#house) to ``base``; order does not matter.
 
     Raises :class:`RulesError` naming the toggle for unknown, malformed or contradictory
     toggles, and the field for an unplayable result.

@@ -1,4 +1,4 @@
-"""Naming the strategy that killed a worker process (issue 10, part 5).
+"""Naming the strategy that killed a worker process.
 
 numba does not check array bounds, so a compiled strategy that indexes outside an array
 can kill the process that plays it (a segmentation fault). A plugin from outside

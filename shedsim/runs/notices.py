@@ -1,4 +1,4 @@
-"""Python warnings told as one plain sentence (issue 10, part 6).
+"""Python warnings told as one plain sentence.
 
 Libraries warn through Python's :mod:`warnings` (numpy on an empty mean, matplotlib on an
 empty chart, joblib when its temporary folder cannot be used, numba on a slow path); by

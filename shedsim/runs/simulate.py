@@ -414,7 +414,7 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
 
 def die_with_parent(parent: int | None = None) -> None:
     """Make this worker process exit when the process that started it dies, even by
-    SIGKILL (issue 10: workers must not outlive a killed run). On Linux the kernel sends
+    SIGKILL (workers must not outlive a killed run). On Linux the kernel sends
     it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; it works while a compiled strategy holds the
     interpreter); elsewhere a daemon thread checks the parent once a second and exits
     between chunks. Also shows its Python warnings as plain sentences
