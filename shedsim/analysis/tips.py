@@ -319,8 +319,9 @@ def row_sentence(row) -> str:
     name = "the loss rate" if m == "loss" else "the mean place"
     small = f"{100 * PRACTICAL[m]:g} percentage point" if m == "loss" else f"{PRACTICAL[m]:g} places"
     head = f"\"{_advice(row.advice)}\" ({row.rules}, {row.players} players)"
+    p = getattr(row, f"{m}_p_holm")
     figs = (f"{name} {_figure(row, m, 'follow')} following it, {_figure(row, m, 'ignore')} ignoring it: "
-            f"{_effect(row, m)}, Holm p {getattr(row, f'{m}_p_holm'):.2g}")
+            f"{_effect(row, m)}, Holm p {'< 1e-300' if p == 0 else f'{p:.2g}'}")
     if row.verdict == "helps":
         return f"{head} helps: {figs}"
     if row.verdict == "hurts":
