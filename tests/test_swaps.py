@@ -249,7 +249,7 @@ def test_the_best_face_up_rows_are_the_set_the_data_cannot_tell_apart(small_stud
                            f"be told apart from the best")
     assert f"the lowest alone, {v['face_up'].iloc[0]}, is the minimum of {len(v)} noisy rows" in h[0]
     assert h[1].startswith(f"worst face-up triple by loss rate: {len(worst)} of {len(v)}")
-    assert h[2].startswith("swap policies by loss rate: best ")
+    assert h[2].startswith("swap policies by loss rate (subset selection, Bonferroni): best ")
 
 
 def test_the_face_up_table_ranks_by_what_the_rules_score():

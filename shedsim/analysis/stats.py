@@ -251,7 +251,7 @@ def cluster_mean(clusters, s, m, ss, mm, sm, bounds: tuple[float, float] = (-np.
     return r, lo, hi, se
 
 
-def not_worse_than_best(cost, se, alpha: float = 0.05) -> np.ndarray:
+def not_worse_than_best(cost, se, alpha: float = 0.05, dependent: bool = False) -> np.ndarray:
     """Which of k estimates (``cost``, lower is better, with standard errors ``se``;
     float arrays) are not significantly worse than any other: ``bool[k]``.
 
@@ -261,8 +261,12 @@ def not_worse_than_best(cost, se, alpha: float = 0.05) -> np.ndarray:
     z_{1 - alpha / (k - 1)}`` (``scipy.stats.norm.isf``). For independent estimates the
     subset holds the truly best entry with probability at least ``1 - alpha``, so it
     corrects for picking the best out of many noisy ones: the single lowest estimate is
-    only the best of the subset. Entries with a NaN estimate or standard error are left
-    out (False); a difference with a standard error of 0 counts as exact."""
+    only the best of the subset. ``dependent``: the estimates may be correlated in any
+    way (entries that share games: when one loses the others do not, so their loss rates
+    are negatively correlated and the independent formula understates the difference's
+    error); the difference's standard error is then bounded by ``se_i + se_j``
+    (Cauchy-Schwarz), which keeps the guarantee. Entries with a NaN estimate or standard
+    error are left out (False); a difference with a standard error of 0 counts as exact."""
     from scipy.stats import norm
     c = np.asarray(cost, dtype=np.float64)
     e = np.asarray(se, dtype=np.float64)
@@ -276,7 +280,7 @@ def not_worse_than_best(cost, se, alpha: float = 0.05) -> np.ndarray:
         return out
     ci, ei = c[ok], e[ok]
     diff = ci[:, None] - ci[None, :]
-    sd = np.sqrt(ei[:, None] ** 2 + ei[None, :] ** 2)
+    sd = ei[:, None] + ei[None, :] if dependent else np.sqrt(ei[:, None] ** 2 + ei[None, :] ** 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(sd > 0, diff / np.where(sd > 0, sd, 1.0), np.where(diff > 0, np.inf, 0.0))
     crit = float(norm.isf(alpha / (k - 1)))

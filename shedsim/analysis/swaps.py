@@ -588,8 +588,8 @@ def headline(spec: StudySpec, res: StudyResult) -> list[str]:
     col, lo, hi = ("loss_rate", "loss_lo", "loss_hi") if figure == "loss_rate" else ("mean_place", "place_lo", "place_hi")
     s = s.sort_values([col, "strategy"], kind="stable").reset_index(drop=True)
     se = (s[hi] - s[lo]).to_numpy(float) / (2 * Z95)  # the intervals' standard errors
-    best = not_worse_than_best(s[col].to_numpy(float), se)
-    worst = not_worse_than_best(-s[col].to_numpy(float), se)
+    best = not_worse_than_best(s[col].to_numpy(float), se, dependent=True)  # the policies share games
+    worst = not_worse_than_best(-s[col].to_numpy(float), se, dependent=True)
 
     def fmt(r) -> str:
         if col == "loss_rate":
