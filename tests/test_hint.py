@@ -74,6 +74,15 @@ face_down = {d2}
 """
 
 
+# Three seats, nothing hidden: the 10 burns, the seat moves again and goes out with the K
+# (first); the K alone lets seat 1 out on its A, and the seat finishes second. Nobody
+# else can lose but seat 2.
+THREE_SEATS = OPEN_DUEL + """
+[[seats]]
+face_up = ["3", "4"]
+"""
+
+
 def _state(tmp_path, text, name="pos.toml"):
     p = tmp_path / name
     p.write_text(text)
@@ -104,23 +113,7 @@ def test_open_position_forced_win_against_forced_loss(tmp_path):
 
 
 def test_three_players_visible_endgame(tmp_path):
-    text = """
-rules = "shithead"
-to_move = 0
-pile = ["6"]
-stock = []
-burned = 40
-
-[[seats]]
-hand = ["10", "K"]
-
-[[seats]]
-face_up = ["A"]
-
-[[seats]]
-face_up = ["3", "4"]
-"""
-    res = rank_moves(_state(tmp_path, text), policy=G, budget=1000, seed=0)
+    res = rank_moves(_state(tmp_path, THREE_SEATS), policy=G, budget=1000, seed=0, objective="place")
     assert [m.move for m in res.moves] == ["play 10x1", "play Kx1"]
     assert res.moves[0].place.value == 1.0 and res.moves[1].place.value == 2.0
 
@@ -324,23 +317,7 @@ def test_the_race_and_the_order_follow_the_objective(tmp_path):
     lets seat 1 out on its A and leaves the seat second. Neither loses: ranked by P(lose)
     the two tie in every sample (the place orders them); ranked by place the 10 is
     separated; ranked by P(first) too."""
-    text = """
-rules = "shithead"
-to_move = 0
-pile = ["6"]
-stock = []
-burned = 40
-
-[[seats]]
-hand = ["10", "K"]
-
-[[seats]]
-face_up = ["A"]
-
-[[seats]]
-face_up = ["3", "4"]
-"""
-    st = _state(tmp_path, text)
+    st = _state(tmp_path, THREE_SEATS)
     lose = rank_moves(st, policy=G, budget=1000, seed=0)
     assert lose.stopped == "tied" and "lost or did not lose together" in lose.stop_text()
     assert [m.move for m in lose.moves] == ["play 10x1", "play Kx1"]
