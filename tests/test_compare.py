@@ -453,10 +453,10 @@ def _synthetic(deals=3000, seed=0):
 
 
 def test_findings_say_the_typical_game_the_mean_fairness_and_luck_in_words():
-    """Before, the headline listed the largest mean effects only: a typical game moved with
-    the mean unchanged (skip8's 137 -> 157 moves) was left out, the low7-like shift read
-    "-20%" while the median rose, and nothing said the starter is favoured or that a
-    falling edge means more luck."""
+    """Before, the headline listed the largest mean effects only: a typical game that moved
+    with the mean unchanged was left out, a shift whose median rose while its mean fell
+    read as a percentage fall, and nothing said the starter is favoured or that a falling
+    edge means more luck."""
     res = _synthetic()
     e = res.effects.set_index(["variant", "metric"])
     low7, skip8 = e.loc[("shithead+low7", "mean_moves")], e.loc[("shithead+skip8", "mean_moves")]

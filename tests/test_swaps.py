@@ -227,7 +227,7 @@ def test_disk_full_while_writing_leaves_the_earlier_set(tmp_path, monkeypatch):
 
 def test_the_best_face_up_rows_are_the_set_the_data_cannot_tell_apart(small_study):
     """Before, the headline named the single lowest row (the minimum of hundreds of noisy
-    rows: 10 10 3 in one run, 10 10 6 in a larger one) as "best". Now it names the rows
+    rows, which another seed or size names differently) as "best". Now it names the rows
     not significantly worse than any other (subset selection with a Bonferroni correction),
     which holds the best with 95% confidence, and says the lowest alone is a minimum."""
     spec, res = small_study

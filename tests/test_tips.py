@@ -106,8 +106,8 @@ def _row(objective="loss", effect=0.0, lo=0.0, hi=0.0, p=1.0, **kw):
 
 
 def test_the_verdict_has_a_practical_threshold_and_follows_the_objective():
-    """Before, +0.07 pp of loss rate with Holm p < 0.05 read "hurts" like a 12-point effect,
-    and the verdict judged by the loss rate in rule sets that score places."""
+    """Before, a significant change far below a point of loss rate read "hurts" like a
+    large one, and the verdict judged by the loss rate in rule sets that score places."""
     assert TP.verdict(_row(effect=0.0007, lo=0.0002, hi=0.0012, p=0.01)) == "no practical effect"
     assert TP.verdict(_row(effect=0.12, lo=0.11, hi=0.13, p=1e-9)) == "hurts"
     assert TP.verdict(_row(effect=-0.02, lo=-0.03, hi=-0.01, p=1e-4)) == "helps"
