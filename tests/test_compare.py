@@ -4,6 +4,7 @@ per-deal aggregation, the statistics (calibration included), workers, the CLI.""
 from __future__ import annotations
 
 import gc
+import math
 import json
 
 import numpy as np
@@ -274,7 +275,8 @@ def test_real_differences_are_detected():
         v.loc["shithead+pickup:always", "mean_moves"] - v.loc["shithead", "mean_moves"])
     assert (res.effects["p_holm"] >= res.effects["p_value"]).all()
     h = res.headline()
-    assert any("mean game length" in s and "shithead+pickup:always" in s for s in h)
+    line = next(s for s in h if s.startswith("shithead+pickup:always against shithead: "))
+    assert "games get longer" in line and "t test Holm p" in line
     # the intervals hold their estimates
     v = res.variants
     for val, lo, hi in (("mean_moves", "mean_moves_lo", "mean_moves_hi"),
@@ -416,3 +418,85 @@ def test_stalled_and_looped_games_are_counted_per_variant():
     lengths = res.lengths.groupby(["variant", "kind"])["games"].sum()
     assert lengths[("shithead+stall:250", "stalled")] == v["stalled"].iloc[1]
     assert lengths[("shithead+stall:0", "proven loop")] == v["loops"].iloc[0]
+
+
+# ------------------------------------------------------------------ findings in words
+def _synthetic(deals=3000, seed=0):
+    """Per-deal tallies made up for three paired variants at 2 players (random, greedy at
+    one table): the baseline; a low7-like variant whose typical game is longer while the
+    mean falls (the longest games are cut short); a skip8-like variant whose typical game
+    is longer with the same mean. The starter loses 40% at the baseline (fair: 50%) and
+    50% in the variants; random loses 70% of its games at the baseline, 60% in the
+    variants (greedy's edge falls)."""
+    rng = np.random.default_rng(seed)
+    n = 2
+    plan = C.plan_variants(["shithead", "shithead+low7", "shithead+skip8"], players=n)
+    base = np.round(rng.gamma(2.0, 70.0, size=(deals, n))).astype(np.int64) + 20
+    q = np.quantile(base, 0.9)
+    low7 = np.where(base > q, base * 0.6, base * 1.06)
+    skip8 = base.astype(np.float64)
+    short = base <= np.quantile(base, 0.8)
+    skip8[short] *= 1.2
+    skip8[~short] -= (skip8[short] - base[short]).sum() / (~short).sum()
+    tallies = []
+    pickups, burns = rng.poisson(40 * n, deals), rng.poisson(5 * n, deals)  # the same in every variant
+    for lengths, p_random, p_start in ((base, 0.7, 0.4), (low7, 0.6, 0.5), (skip8, 0.6, 0.5)):
+        t = C.Tally.empty(deals, n, 2, 5000)
+        t.lengths[:] = np.round(lengths)
+        t.pickups[:], t.burns[:] = pickups, burns
+        t.starter_lost[:] = rng.binomial(n, p_start, deals)
+        lost = rng.binomial(n, p_random, deals)
+        t.losses[:, 0], t.losses[:, 1] = lost, n - lost
+        t.done[:] = True
+        tallies.append(t)
+    return C.analyse(plan, [("random", "random"), ("greedy", "greedy")], tallies)
+
+
+def test_findings_say_the_typical_game_the_mean_fairness_and_luck_in_words():
+    """Before, the headline listed the largest mean effects only: a typical game that moved
+    with the mean unchanged was left out, a shift whose median rose while its mean fell
+    read as a percentage fall, and nothing said the starter is favoured or that a falling
+    edge means more luck."""
+    res = _synthetic()
+    e = res.effects.set_index(["variant", "metric"])
+    low7, skip8 = e.loc[("shithead+low7", "mean_moves")], e.loc[("shithead+skip8", "mean_moves")]
+    assert low7["effect"] < 0 and low7["significant"] and low7["median_shift"] == 1 and low7["significant_median"]
+    assert low7["median_variant"] > low7["median_baseline"]
+    assert not skip8["significant"] and skip8["significant_median"] and skip8["median_shift"] == 1
+    h = res.headline()
+    assert h[0].startswith("Under shithead the starting player is favoured: the starter loses 39.6%")
+    lines = {s.split(" against ")[0]: s for s in h[1:-1]}
+    assert set(lines) == {"shithead+low7", "shithead+skip8"}
+    assert "the typical game gets longer (median" in lines["shithead+low7"]
+    assert "but the mean falls" in lines["shithead+low7"] and "fewer very long games" in lines["shithead+low7"]
+    assert ("the typical game gets longer (median" in lines["shithead+skip8"]
+            and "while the mean does not change significantly" in lines["shithead+skip8"])
+    for line in lines.values():
+        assert "more luck: the edge over random of greedy falls" in line
+        assert "fairer: the start becomes fair within noise" in line
+    assert h[-1].startswith("6 of ") and "Holm-corrected" in h[-1]
+    v = res.variants.set_index("variant")
+    assert list(v["starter_verdict"]) == ["favoured", "fair within noise", "fair within noise"]
+    assert (v["starter_fair_rate"] == 0.5).all()
+
+
+def test_the_significant_effects_table_keeps_every_test_and_prints_the_findings(capsys):
+    from shedsim.cli.compare import _print_tables
+    res = _synthetic()
+    _print_tables(res)
+    out = capsys.readouterr().out
+    table = out[out.index("Significant effects"):out.index("Findings:")]
+    assert "shithead+skip8" in table and "mean game length" in table.split("shithead+skip8", 1)[1]
+    assert "median" in table and "longer" in table
+    assert "favoured" in out and "Findings:" in out and "fewer very long games" in out
+
+
+def test_rank_test_direction():
+    rng = np.random.default_rng(3)
+    x0 = rng.normal(100, 10, 600)
+    strata = np.arange(600) % 3
+    for paired in (True, False):
+        up = C.effect_test(x0, x0 + rng.normal(3, 5, 600), "length", paired, strata)
+        down = C.effect_test(x0, x0 - rng.normal(3, 5, 600), "length", paired, strata)
+        assert up["rank_direction"] == 1 and down["rank_direction"] == -1 and up["p_rank"] < 0.05
+    assert math.isnan(C.effect_test(x0, x0 + 1, "rate", True, strata)["rank_direction"])

@@ -74,6 +74,15 @@ face_down = {d2}
 """
 
 
+# Three seats, nothing hidden: the 10 burns, the seat moves again and goes out with the K
+# (first); the K alone lets seat 1 out on its A, and the seat finishes second. Nobody
+# else can lose but seat 2.
+THREE_SEATS = OPEN_DUEL + """
+[[seats]]
+face_up = ["3", "4"]
+"""
+
+
 def _state(tmp_path, text, name="pos.toml"):
     p = tmp_path / name
     p.write_text(text)
@@ -104,23 +113,7 @@ def test_open_position_forced_win_against_forced_loss(tmp_path):
 
 
 def test_three_players_visible_endgame(tmp_path):
-    text = """
-rules = "shithead"
-to_move = 0
-pile = ["6"]
-stock = []
-burned = 40
-
-[[seats]]
-hand = ["10", "K"]
-
-[[seats]]
-face_up = ["A"]
-
-[[seats]]
-face_up = ["3", "4"]
-"""
-    res = rank_moves(_state(tmp_path, text), policy=G, budget=1000, seed=0)
+    res = rank_moves(_state(tmp_path, THREE_SEATS), policy=G, budget=1000, seed=0, objective="place")
     assert [m.move for m in res.moves] == ["play 10x1", "play Kx1"]
     assert res.moves[0].place.value == 1.0 and res.moves[1].place.value == 2.0
 
@@ -252,6 +245,8 @@ def test_cli_bad_input_exits_2(tmp_path):
     out = tmp_path / "over.toml"
     out.write_text(OPEN_DUEL.replace('face_up = ["A"]', 'out = true'))
     assert runner.invoke(app, ["hint", str(out)]).exit_code == 2
+    r = runner.invoke(app, ["hint", str(p), "--objective", "win"])
+    assert r.exit_code == 2 and "--objective" in r.output
 
 
 def test_moves_equal_in_every_sample_stop_as_tied(tmp_path):
@@ -277,13 +272,57 @@ face_up = ["3"]
 
 
 def test_readme_example_position():
-    """The README's example: with mc playouts the fourth 7 comes first and the race stops
-    early; greedy and heuristic (the default) playouts put the Q first (the README says so)."""
+    """The README's example. shithead scores only losing, so the moves are ranked by P(lose):
+    the fourth 7 (burn, move again) loses far less often than the Q, whatever the playout
+    policy, though the Q goes out first more often and has the better expected place.
+    Ranked by expected place (--objective place), greedy and heuristic playouts put the Q
+    first and mc the 7."""
     from pathlib import Path
     path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
     st = play_moves(load_scenario(path))[0]
-    res = rank_moves(st, policy="mc:rollouts=8", why=True)
+    for policy in (G, "heuristic"):
+        res = rank_moves(st, policy=policy, budget=1000, why=True)
+        assert res.objective == "lose" and "shithead's scoring: count of games not lost" in res.ranked_by()
+        seven, queen = res.moves[0], res.moves[1]
+        assert [seven.move, queen.move] == ["play 7x1", "play Qx1"] and res.stopped == "separated"
+        assert seven.p_lose.hi < queen.p_lose.lo
+        assert queen.place.value < seven.place.value and queen.p_first.value > seven.p_first.value
+        # the why argues from the ranking's own figure and names the trade-off
+        first = res.why.split(" samples; ")[0]
+        assert first.startswith("play 7x1 rather than play Qx1, ranked by P(lose)")
+        assert f"you lose {100 * seven.p_lose.value:.0f}% against {100 * queen.p_lose.value:.0f}%" in first
+        assert "favour play Qx1: a trade-off, and the ranking follows P(lose)" in res.why
+        assert "The 7 is the fourth of its rank on top: the pile burns; you move again." in res.why
+        assert rank_moves(st, policy=policy, budget=1000, objective="place").moves[0].move == "play Qx1"
+    res = rank_moves(st, policy="mc:rollouts=8", objective="place")
     assert [m.move for m in res.moves][:2] == ["play 7x1", "play Qx1"] and res.stopped == "separated"
-    assert "The 7 is the fourth of its rank on top: the pile burns; you move again." in res.why
-    assert rank_moves(st, policy=G, budget=1000).moves[0].move == "play Qx1"
-    assert rank_moves(st, budget=1000).moves[0].move == "play Qx1"
+    assert res.objective_source == "--objective place"
+
+
+def test_the_objective_follows_each_presets_scoring():
+    """duel (loser = idiot), family (idiot tally) and shithead (games not lost) score only
+    losing; nines (places) and palace (summed places) score every place. A rules file's own
+    scoring text is read by its words; --objective overrides it."""
+    from shedsim.rules.ruleset import preset, rules_from_mapping
+    from shedsim.rules.scoring import objective_of
+    assert {n: objective_of(preset(n)) for n in ("duel", "nines", "family", "palace", "shithead")} == {
+        "duel": "lose", "nines": "place", "family": "lose", "palace": "place", "shithead": "lose"}
+    assert objective_of(rules_from_mapping({"preset": "palace", "scoring": "the loser buys the drinks"})) == "lose"
+    assert objective_of(rules_from_mapping({"preset": "shithead", "scoring": "first out wins"})) == "first"
+    assert objective_of(rules_from_mapping({"preset": "shithead", "scoring": "points"})) == "place"
+
+
+def test_the_race_and_the_order_follow_the_objective(tmp_path):
+    """Three seats, nothing hidden: the 10 burns and the K goes out (first); the K alone
+    lets seat 1 out on its A and leaves the seat second. Neither loses: ranked by P(lose)
+    the two tie in every sample (the place orders them); ranked by place the 10 is
+    separated; ranked by P(first) too."""
+    st = _state(tmp_path, THREE_SEATS)
+    lose = rank_moves(st, policy=G, budget=1000, seed=0)
+    assert lose.stopped == "tied" and "lost or did not lose together" in lose.stop_text()
+    assert [m.move for m in lose.moves] == ["play 10x1", "play Kx1"]
+    for objective in ("place", "first"):
+        res = rank_moves(st, policy=G, budget=1000, seed=0, objective=objective)
+        assert res.stopped == "separated" and res.moves[0].move == "play 10x1", objective
+    with pytest.raises(HintError, match="--objective: one of lose, place, first"):
+        rank_moves(st, policy=G, objective="win")

@@ -157,3 +157,23 @@ def test_a_stopped_game_says_why_and_shares_the_places():
     assert r.exit_code == 0, r.output
     res = result_of(r.output)
     assert "shares the places left" in res and "game stopped: move cap 10 reached" in res
+
+
+def test_hint_and_why_rank_by_what_the_rules_score():
+    """shithead scores only losing: hint ranks by P(lose) and says so, and why judges the
+    bot's move by it; --hint-objective place ranks by expected place and stays on the
+    go-on line; an unknown objective is refused naming the option."""
+    args = ["play", "--players", "2", "--opponents", "heuristic", "--seed", "4", "--hint-budget", "40"]
+    r = invoke(args, "1\nhint\n1\nwhy\nquit\n")
+    assert r.exit_code == 0, r.output
+    assert "ranked by P(lose), i.e. not losing (shithead's scoring: count of games not lost)" in r.output
+    why = [ln for ln in r.output.splitlines() if "playouts from what" in ln or "the only legal move" in ln]
+    assert why and all("ranked by P(lose)" in ln and "its move has P(lose) " in ln for ln in why
+                       if "playouts from what" in ln)
+    r = invoke(args + ["--hint-objective", "place"], "1\nhint\nquit\n")
+    assert r.exit_code == 0 and "ranked by expected place (--hint-objective place)" in r.output
+    assert "--hint-objective place" in r.output.strip().splitlines()[-1]
+    with pytest.raises(PlayError, match="--hint-objective: one of lose, place, first"):
+        Game(preset("shithead"), 3, ["greedy"], hint_objective="win")
+    r = invoke(args + ["--hint-objective", "win"], "")
+    assert r.exit_code == 2 and "--hint-objective" in r.stderr

@@ -219,12 +219,19 @@ def test_tables_are_formatted_as_the_console_does_and_long_ones_are_cut(inputs, 
     assert "<th>rating se</th>" not in text and "<th>packed</th>" not in text
 
 
-def test_tournament_without_headline_gets_one_from_its_summary(inputs):
-    run = R.load_run(inputs[0])
+def test_tournament_without_headline_gets_one_from_its_summary(inputs, tmp_path):
+    import shutil
+    assert R.load_run(inputs[0]).headline_source == "run.json"  # the tournament writes its own
+    old = tmp_path / "old"
+    shutil.copytree(inputs[0], old)
+    info = json.loads((old / "run.json").read_text())
+    del info["headline"]  # as a run written before the tournament recorded one
+    (old / "run.json").write_text(json.dumps(info))
+    run = R.load_run(old)
     assert run.kind == "tournament"  # run.json's command is null when not run by the `shedsim` script
     assert run.headline_source == "summary.csv"
     assert run.headline[0] == "Ranking: 1. greedy, 2. random"
-    assert run.headline[1].startswith("greedy leads: win rate ")
+    assert run.headline[1].startswith("greedy is first by rating: win rate ")
     assert run.title.startswith("Tournament: random, greedy (shithead, 3 players, 2,004 games")
     assert [c.name for c in run.charts] == ["rates.png", "places.png", "head_to_head.png", "seats.png", "lengths.png"]
     assert run.tables[0].name == "summary.csv" and run.tables[0].n_rows == 2
@@ -235,7 +242,7 @@ def test_markdown_summary(inputs, built):
     md = md_path.read_text()
     assert md.startswith("# All <runs> & more\n")
     assert "- H1 accepted after 4,000 games" in md and "- palace games are 12% [10%, 14%] longer" in md
-    assert "- Ranking: 1. greedy, 2. random" in md
+    assert "- Ranking by rating (Plackett-Luce strength of the finishing orders): 1. greedy, 2. random" in md
     assert "| setting | value |" in md and "| rules | shithead |" in md and "| house | low7 |" in md
     assert "| rank | strategy | games | win rate | loss rate | mean place | rating |" in md  # the main table
     assert f"first 30 of {LONG_ROWS} rows: the full table is in [rules.csv](../{inputs[1].parent.name}/compare/rules.csv)" in md

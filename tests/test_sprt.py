@@ -369,3 +369,31 @@ def test_cli_help_teaches():
     assert r.exit_code == 0
     for s in ("--elo1", "--unpaired", "--compare-pairing", "Example", "Exit codes"):
         assert s in r.output, s
+
+
+# ------------------------------------------------------------------ what the verdicts say
+def test_the_decision_says_what_the_test_rules_out():
+    """Before, H1 read "stronger by at least elo1 Elo" and H0 "the difference is near elo0
+    or below": the SPRT rules out elo0 or less (H1) or elo1 or more (H0), nothing more."""
+    import dataclasses
+    r = S.run_sprt("greedy", "random", "shithead", max_games=2000)
+    assert r.decision == "H1"
+    text = r.decision_text()
+    assert text.startswith("H1 accepted: greedy is stronger than random (the test rules out a difference of 0 Elo "
+                           "or less") and "at least" not in text
+    h0 = dataclasses.replace(r, decision="H0").decision_text()
+    assert h0.startswith("H0 accepted: greedy is not stronger than random by 5 Elo or more")
+    assert "a difference between 0 and 5 is not ruled out" in h0 and "near" not in h0
+    assert "is not weaker than random by 5 Elo or more" in dataclasses.replace(r, elo0=-5.0).decision_text()
+
+
+def test_the_pairing_verdict_is_tested():
+    """Before, any width ratio above 1 read "pairing helps"; now an F test of the two
+    designs' variances decides, and a ratio near 1 is no clear difference."""
+    def gain(sd_unpaired):
+        paired = S.Estimate("paired", 2000, 1000, 2, 0.5, 0.47, 0.53, 0.5)
+        unpaired = S.Estimate("unpaired", 2000, 2000, 1, 0.5, 0.46, 0.54, sd_unpaired)
+        return S.PairingGain("a", "b", "shithead", 2, 0, paired, unpaired)
+    assert gain(0.5 * 2 ** 0.5 * 1.01).verdict().startswith("no clear difference")
+    assert gain(0.5 * 2 ** 0.5 * 1.3).verdict().startswith("pairing helps (F test p")
+    assert gain(0.5 * 2 ** 0.5 * 0.7).verdict().startswith("pairing hurts here")

@@ -223,3 +223,40 @@ def test_disk_full_while_writing_leaves_the_earlier_set(tmp_path, monkeypatch):
     res = CliRunner().invoke(app, args[:-2] + ["--seed", "1", "--out", str(out)])
     assert res.exit_code == 3, res.output
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.name not in RUN_STORE} == before
+
+
+def test_the_best_face_up_rows_are_the_set_the_data_cannot_tell_apart(small_study):
+    """Before, the headline named the single lowest row (the minimum of hundreds of noisy
+    rows, which another seed or size names differently) as "best". Now it names the rows
+    not significantly worse than any other (subset selection with a Bonferroni correction),
+    which holds the best with 95% confidence, and says the lowest alone is a minimum."""
+    spec, res = small_study
+    v = res.values
+    best, worst = v[v["in_best_set"]], v[v["in_worst_set"]]
+    assert 1 < len(best) < len(v) and 1 < len(worst) < len(v) and not (v["in_best_set"] & v["in_worst_set"]).any()
+    assert v["in_best_set"].iloc[0] and v["in_worst_set"].iloc[-1]
+    # every row left out of the best set is significantly worse than some row of it
+    from scipy.stats import norm
+    crit = norm.isf(0.05 / (len(v) - 1))
+    for _, r in v[~v["in_best_set"]].iterrows():
+        z = (r["loss_rate"] - v["loss_rate"]) / np.sqrt(r["loss_se"] ** 2 + v["loss_se"] ** 2)
+        assert (z > crit).any()
+    for _, r in best.iterrows():
+        z = (r["loss_rate"] - v["loss_rate"]) / np.sqrt(r["loss_se"] ** 2 + v["loss_se"] ** 2)
+        assert not (z > crit).any()
+    h = SW.headline(spec, res)
+    assert h[0].startswith(f"no swap, greedy play: best face-up triple by loss rate: {len(best)} of {len(v)} cannot "
+                           f"be told apart from the best")
+    assert f"the lowest alone, {v['face_up'].iloc[0]}, is the minimum of {len(v)} noisy rows" in h[0]
+    assert h[1].startswith(f"worst face-up triple by loss rate: {len(worst)} of {len(v)}")
+    assert h[2].startswith("swap policies by loss rate (subset selection, Bonferroni): best ")
+
+
+def test_the_face_up_table_ranks_by_what_the_rules_score():
+    """palace scores places: its face-up rows are ranked by mean place, shithead's by the
+    loss rate (only losing counts)."""
+    spec = SW.StudySpec(preset("palace"), 3, "greedy", games=1500, seed=1, deals=0, min_games=20)
+    v, _ = SW.face_up_values(spec)
+    assert SW.value_figure(spec) == ("mean_place", "mean place")
+    assert list(v["mean_place"]) == sorted(v["mean_place"]) and list(v["loss_rate"]) != sorted(v["loss_rate"])
+    assert SW.value_figure(SW.StudySpec(SHITHEAD, 3, "greedy")) == ("loss_rate", "loss rate")

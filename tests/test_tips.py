@@ -76,7 +76,11 @@ def test_cli_writes_tips_and_report_reads_them(tmp_path):
                                                  ("pass_on_nine", "nines")]
     info = json.loads((out / "run.json").read_text())
     assert info["command"] == "shedsim tips" and (out / "forest.png").stat().st_size > 0
-    assert len(info["headline"]) == 3
+    heads = info["headline"]
+    assert len(heads) == 2 + 3  # a summary line per tip, then a sentence per row
+    assert heads[0].startswith('"Play all copies of a rank together": ') and "of 2 rule set" in heads[0]
+    assert heads[2].startswith('"Play all copies of a rank together" (')
+    assert set(t["objective"]) == {"loss", "place"}  # shithead scores losing, nines places
     r = CliRunner().invoke(app, ["report", str(out), "--out", str(tmp_path / "r.html")])
     assert r.exit_code == 0, r.output
     assert "Beginner tips put to the test" in (tmp_path / "r.html").read_text()
@@ -90,3 +94,39 @@ def test_cli_refuses_bad_options(tmp_path, args, msg):
     r = CliRunner().invoke(app, ["tips", *args, "--games", "40", "--players", "2", "--out", str(tmp_path / "x"),
                                  "--quiet"])
     assert r.exit_code == 2 and msg in r.output, r.output
+
+
+def _row(objective="loss", effect=0.0, lo=0.0, hi=0.0, p=1.0, **kw):
+    from types import SimpleNamespace
+    other = "place" if objective == "loss" else "loss"
+    return SimpleNamespace(objective=objective, **{f"{objective}_effect": effect, f"{objective}_lo": lo,
+                                                    f"{objective}_hi": hi, f"{objective}_p_holm": p},
+                           **{f"{other}_effect": 0.5, f"{other}_lo": 0.4, f"{other}_hi": 0.6, f"{other}_p_holm": 0.0},
+                           **kw)
+
+
+def test_the_verdict_has_a_practical_threshold_and_follows_the_objective():
+    """Before, a significant change far below a point of loss rate read "hurts" like a
+    large one, and the verdict judged by the loss rate in rule sets that score places."""
+    assert TP.verdict(_row(effect=0.0007, lo=0.0002, hi=0.0012, p=0.01)) == "no practical effect"
+    assert TP.verdict(_row(effect=0.12, lo=0.11, hi=0.13, p=1e-9)) == "hurts"
+    assert TP.verdict(_row(effect=-0.02, lo=-0.03, hi=-0.01, p=1e-4)) == "helps"
+    assert TP.verdict(_row(effect=0.001, lo=-0.004, hi=0.006, p=0.9)) == "no practical effect"
+    assert TP.verdict(_row(effect=0.01, lo=-0.01, hi=0.03, p=0.9)) == "no clear effect"
+    # a rule set scoring places: the mean place decides (the loss rate here would say "hurts")
+    assert TP.verdict(_row("place", effect=-0.05, lo=-0.07, hi=-0.03, p=1e-5)) == "helps"
+    assert TP.verdict(_row("place", effect=0.01, lo=0.005, hi=0.015, p=1e-3)) == "no practical effect"
+    row = _row(effect=0.0007, lo=0.0002, hi=0.0012, p=0.01, tip="block", rules="shithead", players=4,
+               advice=TP.TIPS[5].advice, loss_follow=0.2507, loss_ignore=0.25)
+    row.verdict = TP.verdict(row)
+    text = TP.row_sentence(row)
+    assert text.startswith('"Block a player about to go out (2 cards or fewer): play what they are least likely '
+                           'to beat" (shithead, 4 players): no practical effect, the change is below 1 percentage '
+                           'point: the loss rate 25.1% following it, 25.0% ignoring it: +0.07 pp [+0.02, +0.12]')
+
+
+def test_rows_carry_the_rule_sets_objective():
+    table, _ = TP.run_tips([preset("shithead"), preset("palace")], [2], TP.select(["pairs_together"]), 400, seed=1)
+    assert dict(zip(table["rules"], table["objective"])) == {"shithead": "loss", "palace": "place"}
+    assert dict(zip(table["rules"], table["threshold"])) == {"shithead": 0.01, "palace": 0.02}
+    assert TP.summary(table)[0].startswith('"Play all copies of a rank together": ')

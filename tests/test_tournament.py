@@ -557,6 +557,12 @@ def test_aa_tournament_shows_no_difference(tmp_path, strategies):
         assert r.win_lo <= 0.25 <= r.win_hi, (r.strategy, r.win_lo, r.win_hi)
     assert len(res.head_to_head) == 1
     assert res.head_to_head["p_value"].iloc[0] > 0.05
+    # the headline does not crown the first by rating when the data cannot tell the two apart
+    # (before, the report said "X leads" of whichever came first)
+    if strategies == "random,random":
+        h = T.headline(T.plan(preset("shithead"), 4, T.parse_entries(strategies), 4000, seed=21), res)
+        assert " are not separated: " in h[1] and "the rating's first place is within noise" in h[1]
+        assert "not separated from random" in h[2]
 
 
 def test_degenerate_aa_is_detected_and_exact(tmp_path):
@@ -595,6 +601,13 @@ def test_greedy_beats_random(tmp_path, rules, players):
     assert h["a"] == "greedy" and h["share_a_ahead"] > 0.5
     assert h["p_value"] < 0.001 and h["p_holm"] < 0.001
     assert res.summary["strategy"].iloc[0] == "greedy"
+    # the headline judges by what the rules score: the loss rate where only losing counts
+    spec = T.plan(preset(rules), players, T.parse_entries("greedy,random"), 1200, seed=3)
+    line = T.headline(spec, res)
+    assert line[1].startswith("greedy leads: it finishes ahead of random, the second, in ")
+    figure = "lowest mean place" if rules in ("nines", "palace") else "lowest loss rate"
+    assert line[2].startswith(f"By what {rules} scores ({preset(rules).scoring}): the {figure} is greedy")
+    assert "separated from every other" in line[2]
 
 
 def test_seat_orders_make_identical_strategies_equal(tmp_path):

@@ -60,8 +60,26 @@ Each variant against the baseline (per-deal values x_b of both; :func:`effect_te
   the two edges' standard errors (unpaired) or from the per-deal differences of the
   linearised values (paired: the shared deals' covariance is kept). A positive effect:
   the variant widens the strategy's edge over random (rewards skill more).
-* Holm's correction over every variant x metric comparison (:func:`shedsim.analysis.stats.holm`,
-  ``statsmodels.stats.multitest.multipletests``).
+* Holm's correction over every test of the run together: each variant x metric
+  comparison's test of the effect, for lengths and counts its rank test, and for game
+  length a median test (:func:`median_test`: the share of each deal's games at or below
+  the baseline's median; Mood 1950, counted by deal) (:func:`shedsim.analysis.stats.holm`,
+  ``statsmodels.stats.multitest.multipletests``). A finding is an effect significant by
+  any of its tests; the rank test's direction (the sign of ``W+ - E[W+]`` for Wilcoxon,
+  of the combined z for Mann-Whitney) and the median's are reported with it, since with
+  skewed game lengths the typical game can get longer while the mean falls (fewer very
+  long games), and a rank test of per-deal means, which weighs how much each deal
+  changes, can point with the mean.
+* The starting player's fairness: the starter's loss rate against its fair share, the
+  share of games with a loser divided by N (1/N when every game finishes; less when
+  unfinished games have no loser under stalemate:share), t test over per-deal
+  differences, Holm-corrected over the variants; below the fair share the starter is
+  favoured.
+
+:func:`findings` says each finding in words: longer or shorter typical game (median) and
+mean, more skill or more luck (skill edges), fairer or less fair (the starter's loss rate
+moving toward or away from its fair share), more or fewer unfinished games, pick-ups and
+burns.
 
 Calibration (tests/test_compare.py): A/A comparisons (one rule set under two names) over
 200 seeds reject mean length at p < 0.05 in 2-8% of repeats. Rank tests and mean
@@ -586,8 +604,11 @@ def variant_stats(v: Variant, t: Tally, labels: Sequence[str], ref: int, paired:
         row.update({key: m.value, f"{key}_lo": m.lo, f"{key}_hi": m.hi})
     s, lo, hi = _rate(vals["starter_loss_rate"], n, strata)
     est["starter_loss_rate"] = s
+    fair = t.losses.sum(axis=1, dtype=np.int64) / (n * n)  # per deal: games with a loser / N, per game
+    gap = stratified_mean(vals["starter_loss_rate"] - fair, strata)
+    p_fair = gap.test(0.0)[1] if gap.se > 0 else (1.0 if gap.value == 0 else 0.0)
     row.update(starter_loss_rate=s.value, starter_loss_lo=lo, starter_loss_hi=hi,
-               starter_loss_p_value=s.test(1.0 / n)[1])
+               starter_loss_p_value=p_fair, starter_fair_rate=float(fair.mean()))
     seats = seat_games(n, len(labels), d).astype(np.float64)
     losses = t.losses.astype(np.float64)
     z = {e: ratio_values(losses[:, e], seats[:, e]) for e in range(len(labels))}
@@ -632,15 +653,20 @@ def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
     The t test decides ``p_value`` (so a significant effect's interval excludes 0 before
     the Holm correction); the rank test's ``p_rank`` says whether the typical deal shifts,
     which for skewed game lengths can differ from the mean (reported, not corrected).
+    ``rank_direction``: which way the rank test points, +1 (the variant's deals are
+    typically higher), -1 (lower) or 0: the sign of ``W+ - n (n + 1) / 4`` over the n
+    non-zero differences (paired; ``W+`` = ``scipy.stats.wilcoxon(d, alternative="greater")``'s
+    statistic, the sum of the ranks of the positive differences), of the combined z
+    (unpaired); NaN when there is no rank test.
     Returns dict(effect, lo, hi, test, statistic, p_value, rank_test, rank_statistic,
-    p_rank); p NaN (``not tested``) when the values do not vary.
+    p_rank, rank_direction); p NaN (``not tested``) when the values do not vary.
     """
     from scipy import stats as ss
     x0 = np.asarray(x0, np.float64)
     x1 = np.asarray(x1, np.float64)
     strata = np.zeros(len(x0), np.int64) if strata is None else strata
     effect = float(x1.mean() - x0.mean())
-    stat = p = rstat = rp = math.nan
+    stat = p = rstat = rp = rdir = math.nan
     rtest = ""
     if paired:
         dlt = x1 - x0
@@ -656,6 +682,9 @@ def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
                 rtest = "Wilcoxon signed-rank (per-deal differences)"
                 w = ss.wilcoxon(dlt)
                 rstat, rp = float(w.statistic), float(w.pvalue)
+                nz = int(np.count_nonzero(dlt))
+                w_plus = float(ss.wilcoxon(dlt, alternative="greater").statistic)
+                rdir = float(np.sign(w_plus - nz * (nz + 1) / 4))
     else:
         e0, e1 = stratified_mean(x0, strata), stratified_mean(x1, strata)
         se, df = _welch(e0, e1)
@@ -671,8 +700,31 @@ def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
             if kind != "rate":
                 rtest = "stratified Mann-Whitney U (per-deal means, within tables; z)"
                 rstat, rp = stratified_mannwhitney(x1, x0, strata)
+                rdir = float(np.sign(rstat)) if rstat == rstat else math.nan
     return {"effect": effect, "lo": float(lo), "hi": float(hi), "test": test, "statistic": float(stat),
-            "p_value": float(p), "rank_test": rtest, "rank_statistic": float(rstat), "p_rank": float(rp)}
+            "p_value": float(p), "rank_test": rtest, "rank_statistic": float(rstat), "p_rank": float(rp),
+            "rank_direction": float(rdir)}
+
+
+def median_test(lengths0: np.ndarray, lengths1: np.ndarray, paired: bool,
+                strata: np.ndarray | None = None) -> dict[str, Any]:
+    """Does the typical game get longer or shorter? A median test of game length that
+    counts a deal as one cluster: the share of each deal's games at or below the
+    baseline's median ``m0`` (``lengths0``/``lengths1`` int[D, N], per deal and rotation),
+    compared between the variants as a rate by :func:`effect_test` (paired t on the
+    per-deal differences, or Welch t; Mood's median test, Mood 1950, on clustered data).
+    Fewer of the variant's games at or below ``m0`` means a longer typical game.
+
+    Returns dict(median_baseline, median_variant (inverse-ECDF medians, as in
+    variants.csv), median_shift (+1: the typical game is longer, -1: shorter, 0: the
+    same share), p_median); p NaN when the shares do not vary."""
+    m0 = float(np.quantile(lengths0.ravel(), 0.5, method="inverted_cdf"))
+    m1 = float(np.quantile(lengths1.ravel(), 0.5, method="inverted_cdf"))
+    s0 = (lengths0 <= m0).mean(axis=1)
+    s1 = (lengths1 <= m0).mean(axis=1)
+    r = effect_test(s0, s1, "rate", paired, strata)
+    return {"median_baseline": m0, "median_variant": m1, "median_shift": float(-np.sign(r["effect"])),
+            "p_median": r["p_value"]}
 
 
 def stratified_mannwhitney(x1: np.ndarray, x0: np.ndarray, strata: np.ndarray) -> tuple[float, float]:
@@ -743,9 +795,9 @@ class ComparisonResult:
     plan: Plan
     entries: list[tuple[str, str]]
 
-    def headline(self, limit: int = 10) -> list[str]:
-        """The largest Holm-significant effects of each metric with their intervals (see
-        :func:`headline`); or a line saying there are none."""
+    def headline(self, limit: int | None = None) -> list[str]:
+        """The findings in words, one sentence per variant (see :func:`headline`); or a
+        line saying there are none."""
         return headline(self, limit)
 
 
@@ -852,6 +904,8 @@ def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Ta
     vs = [variant_stats(v, t, labels, ref, p) for v, t, p in zip(plan.variants, tallies, paired)]
     vdf = pd.DataFrame([s.row for s in vs])
     vdf.insert(3, "baseline", [i == 0 for i in range(len(vs))])
+    vdf["starter_loss_p_holm"] = stats.holm(vdf["starter_loss_p_value"].to_numpy(float))
+    vdf["starter_verdict"] = [starter_verdict(r) for r in vdf.to_dict("records")]
     if any(np.isin(t.ends, (END_STALLED, END_LOOP)).any() for t in tallies):
         # how the unfinished games ended (only when some stalled or looped: otherwise all hit the cap)
         at = vdf.columns.get_loc("unfinished_hi") + 1
@@ -865,6 +919,8 @@ def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Ta
         vals = deal_values(tallies[i])
         for name, kind, unit in METRICS:
             r = effect_test(base_vals[name], vals[name], kind, paired[i], strata)
+            if name == "mean_moves":
+                r.update(median_test(tallies[0].lengths, tallies[i].lengths, paired[i], strata))
             rows.append(_effect_row(plan.variants[i].label, base.label, name, unit, paired[i],
                                     vs[0].row[name], vs[i].row[name], r, vs[0].est[name], vs[i].est[name], d))
         for e, lab in enumerate(labels):
@@ -875,11 +931,24 @@ def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Ta
             rows.append(_effect_row(plan.variants[i].label, base.label, key, "share", paired[i],
                                     vs[0].row[key], vs[i].row[key], r, vs[0].est[key], vs[i].est[key], d))
     edf = pd.DataFrame(rows)
-    edf["p_holm"] = stats.holm(edf["p_value"].to_numpy(float))
+    for c, default in (("rank_test", ""), ("rank_statistic", math.nan), ("p_rank", math.nan),
+                       ("rank_direction", math.nan), ("median_baseline", math.nan), ("median_variant", math.nan),
+                       ("median_shift", math.nan), ("p_median", math.nan)):
+        if c not in edf:
+            edf[c] = default
+    # one Holm family: every effect's test, every rank test and every median test of the run
+    k = len(edf)
+    family = stats.holm(np.concatenate([edf[c].to_numpy(float) for c in ("p_value", "p_rank", "p_median")]))
+    edf["p_holm"] = family[:k]
     edf["significant"] = edf["p_holm"] < ALPHA
+    edf["p_rank_holm"] = family[k:2 * k]
+    edf["significant_rank"] = edf["p_rank_holm"] < ALPHA
+    edf["p_median_holm"] = family[2 * k:]
+    edf["significant_median"] = edf["p_median_holm"] < ALPHA
     cols = ["variant", "baseline", "metric", "unit", "paired", "baseline_value", "variant_value", "effect",
             "lo", "hi", "relative", "std_effect", "test", "statistic", "p_value", "p_holm", "significant",
-            "rank_test", "rank_statistic", "p_rank"]
+            "rank_test", "rank_statistic", "p_rank", "rank_direction", "p_rank_holm", "significant_rank",
+            "median_baseline", "median_variant", "median_shift", "p_median", "p_median_holm", "significant_median"]
     for c, default in (("rank_test", ""), ("rank_statistic", math.nan), ("p_rank", math.nan)):
         if c not in edf:
             edf[c] = default
@@ -993,34 +1062,196 @@ def format_p(p: float) -> str:
     return "< 1e-300" if p == 0 else f"{p:.2g}"
 
 
-def headline(res: ComparisonResult, limit: int = 10, per_metric: int = 2) -> list[str]:
-    """See :meth:`ComparisonResult.headline`: the Holm-significant effects, metric by
-    metric (game length, skill edges, starter's loss, unfinished, pick-ups, burns), the
-    ``per_metric`` largest ones (by absolute effect) of each, at most ``limit``; then a
-    count. Each line gives the effect and its 95% interval."""
+def starter_verdict(row: dict[str, Any]) -> str:
+    """The starting player's position in one variants.csv row: ``favoured`` (loses less
+    often than its fair share, ``starter_fair_rate``, Holm p < 0.05 over the variants),
+    ``disfavoured`` (more often) or ``fair within noise``."""
+    p = row.get("starter_loss_p_holm", math.nan)
+    if not p < ALPHA:
+        return "fair within noise"
+    return "favoured" if row["starter_loss_rate"] < row["starter_fair_rate"] else "disfavoured"
+
+
+def _pc(x: float, digits: int = 1) -> str:
+    return f"{100 * x:.{digits}f}%"
+
+
+def starter_sentence(row: dict[str, Any], players: int) -> str:
+    """The starter's fairness in one variant, in words: ``under shithead the starting
+    player is favoured: it loses 20.4% [19.9, 20.9] of games, its fair share being 24.8%
+    (p ...)``."""
+    v, fair = row["starter_loss_rate"], row["starter_fair_rate"]
+    verdict = starter_verdict(row)
+    what = {"favoured": "the starting player is favoured", "disfavoured": "the starting player is at a disadvantage",
+            "fair within noise": "the start is fair within noise"}[verdict]
+    return (f"under {row['variant']} {what}: the starter loses {_pc(v)} [{_pc(row['starter_loss_lo'])}, "
+            f"{_pc(row['starter_loss_hi'])}] of games, its fair share being {_pc(fair)} (1/{players} of the games "
+            f"with a loser; Holm p {format_p(row.get('starter_loss_p_holm', math.nan))})")
+
+
+_SHIFT_WORDS = {
+    "pickups_per_game": ("more pick-ups", "fewer pick-ups"),
+    "burns_per_game": ("more burns", "fewer burns"),
+}
+
+
+def _shift_sentence(r: dict[str, Any], vrow: dict[str, Any], brow: dict[str, Any]) -> str | None:
+    """A length or count finding in words; None when no test of it is significant.
+
+    Game length: the typical game (the medians and :func:`median_test`), the mean (t test)
+    and, when significant, the direction of the rank test of the per-deal lengths (which
+    weighs the deals' sizes of change, so it can point with the mean against the median).
+    Counts: the typical deal (the rank test's direction) and the mean."""
+    mean_sig, rank_sig = bool(r["significant"]), bool(r.get("significant_rank", False))
+    med_sig = bool(r.get("significant_median", False))
+    if not (mean_sig or rank_sig or med_sig):
+        return None
+    rdir, mdir = r.get("rank_direction", math.nan), float(np.sign(r["effect"]))
+    eff = format_effect(r["metric"], r["effect"], r["lo"], r["hi"])
+    pr, pt = f"rank test Holm p {format_p(r['p_rank_holm'])}", f"t test Holm p {format_p(r['p_holm'])}"
+    if r["metric"] == "mean_moves":
+        def w(d: float) -> str:
+            return "longer" if d > 0 else "shorter"
+        rel = f", {100 * r['relative']:+.0f}%" if r["relative"] == r["relative"] else ""
+        sdir = r.get("median_shift", math.nan)
+        med = (f"median {r['median_baseline']:.0f} -> {r['median_variant']:.0f} moves; median test Holm p "
+               f"{format_p(r['p_median_holm'])}")
+        mean = f"{r['baseline_value']:.0f} -> {r['variant_value']:.0f} moves, {eff}{rel}; {pt}"
+        if med_sig and mean_sig and sdir == mdir:
+            text = f"games get {w(sdir)}: the typical game ({med}) and the mean ({mean})"
+        elif med_sig and mean_sig:
+            text = (f"the typical game gets {w(sdir)} ({med}) but the mean {'rises' if mdir > 0 else 'falls'} "
+                    f"({mean}): {'fewer' if sdir > 0 else 'more'} very long games")
+        elif med_sig:
+            text = f"the typical game gets {w(sdir)} ({med}) while the mean does not change significantly ({mean})"
+        elif mean_sig:
+            text = (f"games get {w(mdir)} on average ({mean}) while the typical game does not change "
+                    f"significantly ({med})")
+        else:
+            text = (f"neither the typical game ({med}) nor the mean ({mean}) changes significantly")
+        if rank_sig and med_sig and rdir == sdir:
+            text += f"; the rank test of the per-deal lengths agrees (Holm p {format_p(r['p_rank_holm'])})"
+        elif rank_sig:
+            text += (f"; the rank test of the per-deal lengths points {w(rdir)} (Holm p {format_p(r['p_rank_holm'])}), "
+                     f"as it weighs how much each deal changes")
+        return text
+    up, down = _SHIFT_WORDS[r["metric"]]
+
+    def c(d: float) -> str:
+        return up if d > 0 else down
+    mean = f"{r['baseline_value']:.2f} -> {r['variant_value']:.2f} per game, {eff}"
+    if mean_sig and rank_sig and rdir == mdir:
+        return f"{c(mdir)}, in the typical deal and on average: {mean} ({pr}, {pt})"
+    if mean_sig and rank_sig:
+        return f"{c(rdir)} in the typical deal ({pr}) but {c(mdir).split()[0]} on average ({mean}; {pt})"
+    if rank_sig:
+        return f"{c(rdir)} in the typical deal ({pr}) while the mean does not change significantly ({mean}; {pt})"
+    return f"{c(mdir)} on average ({mean}; {pt}) while the typical deal does not change significantly ({pr})"
+
+
+def _edge_sentences(rows: list[dict[str, Any]], reference: str) -> list[str]:
+    """Skill-edge findings, grouped by direction: more skill (a strategy's edge over the
+    reference grows) or more luck (it falls)."""
+    out = []
+    for sign, words in ((1, "more skill"), (-1, "more luck")):
+        got = [r for r in rows if np.sign(r["effect"]) == sign]
+        if not got:
+            continue
+        each = [f"{r['metric'][11:-1]} {'rises' if sign > 0 else 'falls'} {100 * r['baseline_value']:.1f} -> "
+                f"{100 * r['variant_value']:.1f} pp ({format_effect(r['metric'], r['effect'], r['lo'], r['hi'])}; "
+                f"Holm p {format_p(r['p_holm'])})" for r in got]
+        out.append(f"{words}: the edge over {reference} of " + ", ".join(each))
+    return out
+
+
+def _fair_sentence(r: dict[str, Any], vrow: dict[str, Any], brow: dict[str, Any]) -> str:
+    """A starter's-loss finding: fairer or less fair (toward or away from the fair share),
+    with the variant's own verdict (:func:`starter_verdict`)."""
+    b, v = r["baseline_value"], r["variant_value"]
+    fb, fv = brow["starter_fair_rate"], vrow["starter_fair_rate"]
+    db, dv = b - fb, v - fv
+    was, now = starter_verdict(brow), starter_verdict(vrow)
+    verdict = "fairer" if abs(dv) < abs(db) else "less fair"
+    if now == "fair within noise":
+        how = "the start becomes fair within noise"
+    elif was == "fair within noise":
+        how = f"the starter becomes {'favoured' if now == 'favoured' else 'disadvantaged'}"
+    elif was != now:
+        how = ("the starter's advantage turns into a disadvantage" if was == "favoured" else
+               "the starter's disadvantage turns into an advantage")
+    else:
+        what = "advantage" if db < 0 else "disadvantage"
+        how = f"the starter's {what} {'shrinks' if abs(dv) < abs(db) else 'grows'}"
+    return (f"{verdict}: {how}, its loss rate {_pc(b, 2)} -> {_pc(v, 2)} against a fair share of {_pc(fv, 2)} "
+            f"({format_effect(r['metric'], r['effect'], r['lo'], r['hi'])}; Holm p {format_p(r['p_holm'])})")
+
+
+def _unfinished_sentence(r: dict[str, Any]) -> str:
+    more = "more" if r["effect"] > 0 else "fewer"
+    return (f"{more} games end unfinished: {_pc(r['baseline_value'], 2)} -> {_pc(r['variant_value'], 2)} "
+            f"({format_effect(r['metric'], r['effect'], r['lo'], r['hi'])}; Holm p {format_p(r['p_holm'])})")
+
+
+def findings(res: ComparisonResult) -> dict[str, list[str]]:
+    """Every finding of every variant in words, keyed by variant label (variants with none
+    are left out): each Holm-significant effect of either test (the effect's test or the
+    rank test), as what it means for a player: longer or shorter typical game (median and
+    rank test) and mean, more or fewer pick-ups and burns, more skill or more luck (skill
+    edges), fairer or less fair (the starter's loss rate toward or away from its fair
+    share), more or fewer unfinished games. Each part quotes the values, the effect's 95%
+    interval and the Holm p-value it rests on."""
+    e = res.effects
+    v = res.variants.set_index("variant", drop=False)
+    base = res.info["baseline"]
+    ref = res.info["reference_strategy"]
+    brow = v.loc[base].to_dict()
+    out: dict[str, list[str]] = {}
+    for lab in [x.label for x in res.plan.variants[1:]]:
+        rows = {r["metric"]: r for r in e[e["variant"] == lab].to_dict("records")}
+        vrow = v.loc[lab].to_dict()
+        parts = []
+        for metric in ("mean_moves",):
+            if metric in rows and (t := _shift_sentence(rows[metric], vrow, brow)):
+                parts.append(t)
+        parts += _edge_sentences([r for m, r in rows.items() if m.startswith("skill_edge[") and r["significant"]], ref)
+        if "starter_loss_rate" in rows and rows["starter_loss_rate"]["significant"]:
+            parts.append(_fair_sentence(rows["starter_loss_rate"], vrow, brow))
+        if "unfinished_rate" in rows and rows["unfinished_rate"]["significant"]:
+            parts.append(_unfinished_sentence(rows["unfinished_rate"]))
+        for metric in ("pickups_per_game", "burns_per_game"):
+            if metric in rows and (t := _shift_sentence(rows[metric], vrow, brow)):
+                parts.append(t)
+        if parts:
+            out[lab] = parts
+    return out
+
+
+def headline(res: ComparisonResult, limit: int | None = None) -> list[str]:
+    """See :meth:`ComparisonResult.headline`: the baseline's fairness in words
+    (:func:`starter_sentence`), then one sentence per variant with every finding of
+    :func:`findings` (at most ``limit`` variants, in the order given; None: all), then a
+    count of the significant comparisons."""
     e = res.effects
     base = res.info["baseline"]
     n_var = len(res.plan.variants) - 1
-    sig = e[e["significant"]]
-    if sig.empty:
-        return [f"no variant differs significantly from the baseline {base} in any metric "
-                f"({len(e)} comparisons, Holm-corrected 5%)"]
-    order = ["mean_moves", *sorted(m for m in set(e["metric"]) if m.startswith("skill_edge[")),
-             "starter_loss_rate", "unfinished_rate", "pickups_per_game", "burns_per_game"]
-    out = []
-    for metric in order:
-        d = sig[sig["metric"] == metric]
-        d = d.assign(_k=-d["effect"].abs()).sort_values(["_k", "variant"], kind="mergesort")
-        for r in d.head(per_metric).itertuples(index=False):
-            rel = f", {100 * r.relative:+.1f}%" if r.metric == "mean_moves" and r.relative == r.relative else ""
-            test = str(r.test).split(" (")[0]
-            out.append(f"{r.variant} vs {base}: {metric_title(r.metric)} "
-                       f"{format_effect(r.metric, r.effect, r.lo, r.hi)}{rel} "
-                       f"({test}, Holm p {'' if r.p_holm == 0 else '= '}{format_p(r.p_holm)})")
-    out = out[:limit]
-    out.append(f"{len(sig)} of {len(e)} comparisons significant (Holm-corrected 5%) across {n_var} variant(s) "
-               f"vs {base}")
+    v = res.variants.set_index("variant", drop=False)
+    out = [_sentence(starter_sentence(v.loc[base].to_dict(), res.info["players"]))]
+    found = findings(res)
+    n_tests = int(sum(e[c].notna().sum() for c in ("p_value", "p_rank", "p_median")))
+    if not found:
+        out.append(f"no variant differs significantly from the baseline {base} in any metric "
+                   f"({len(e)} comparisons, {n_tests} tests, Holm-corrected 5%)")
+        return out
+    for lab, parts in list(found.items())[:limit]:
+        out.append(f"{lab} against {base}: " + "; ".join(parts) + ".")
+    sig = int((e["significant"] | e["significant_rank"] | e["significant_median"]).sum())
+    out.append(f"{sig} of {len(e)} comparisons significant by the effect's test, the rank test or the median test "
+               f"({n_tests} tests, Holm-corrected 5%) across {n_var} variant(s) vs {base}")
     return out
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 DEFINITIONS: dict[str, str] = {
@@ -1052,10 +1283,16 @@ DEFINITIONS: dict[str, str] = {
               "are within-table (stratified sampling, Cochran 1977 eq. 5.6), df = deals - tables",
     "pickups_per_game": "pick-ups per game, summed over all seats; t interval over per-deal means (stratified)",
     "burns_per_game": "burns per game, summed over all seats; t interval over per-deal means (stratified)",
-    "starter_loss_rate": "share of games in which the seat that started finished last; a fair game gives 1/N "
-                         "(slightly less when games are unfinished under stalemate:share: nobody loses those)",
-    "starter_loss_p_value": "two-sided p-value of starter_loss_rate = 1/N (t test over per-deal rates, "
-                            "stratified standard error)",
+    "starter_loss_rate": "share of games in which the seat that started finished last; a fair game gives "
+                         "starter_fair_rate",
+    "starter_fair_rate": "the starter's fair share of losses: games with a loser / N (1/N when every game "
+                         "finishes; less when unfinished games have no loser under stalemate:share)",
+    "starter_loss_p_value": "two-sided p-value of starter_loss_rate = starter_fair_rate (t test over per-deal "
+                            "differences, stratified standard error); starter_loss_p_holm: Holm-corrected over the "
+                            "variants",
+    "starter_verdict": "favoured: the starter loses less often than its fair share (starter_loss_p_holm < 0.05); "
+                       "disfavoured: more often; fair within noise: otherwise. A variant that moves the starter's "
+                       "loss rate toward its fair share makes the game fairer",
     "loss_rate[S]": "share of strategy S's seat-games finished in last place (a strategy seated twice at a table "
                     "plays two seat-games); ratio estimator linearised per deal, stratified t interval",
     "skill_edge[S]": "the reference strategy's loss rate (random, or the first entry without it) minus "
@@ -1070,14 +1307,31 @@ DEFINITIONS: dict[str, str] = {
     "test": "the test of the effect shown (it decides p_value, p_holm and significant): paired t on per-deal "
             "differences (paired), Welch t on per-deal values (unpaired), both with within-table variances; skill "
             "edges: z test of the difference of edges",
-    "rank_test, p_rank": "lengths and counts only, uncorrected: Wilcoxon signed-rank on per-deal differences "
+    "rank_test, p_rank": "lengths and counts only: Wilcoxon signed-rank on per-deal differences "
                          "(paired) or Mann-Whitney U on per-deal means within each table combined over tables "
                          "(van Elteren; statistic = combined z) (unpaired). It asks whether the typical deal "
-                         "shifts, which for skewed game lengths can differ from the mean",
+                         "shifts, which for skewed game lengths can differ from the mean (the typical game can "
+                         "get longer while the mean falls: fewer very long games)",
+    "rank_direction": "which way the rank test points: +1 the variant's deals are typically higher (longer games, "
+                      "more pick-ups), -1 lower; the sign of W+ - n(n+1)/4 (Wilcoxon) or of the combined z",
+    "p_rank_holm, significant_rank": "the rank test's p-value Holm-corrected in the same family as p_holm, and "
+                                     "p_rank_holm < 0.05",
+    "median_baseline, median_variant": "mean_moves rows: the median game length of the baseline and the variant "
+                                       "(moves, inverse-ECDF as in variants.csv)",
+    "median_shift, p_median": "mean_moves rows: does the typical game get longer (+1) or shorter (-1)? The median "
+                              "test: the share of each deal's games at or below the baseline's median, compared as a "
+                              "rate (paired t on per-deal differences, or Welch t); p_median_holm and "
+                              "significant_median: Holm-corrected in the same family as p_holm",
     "lo, hi": "95% interval; for effects: t interval of the mean per-deal difference (paired), Welch interval "
               "(unpaired), normal interval (skill edges); all with within-table standard errors",
-    "p_holm": "Holm-corrected p-value over every variant x metric comparison of the run",
-    "significant": "p_holm < 0.05",
+    "p_holm": "Holm-corrected p-value of the effect's test; the family is every test of the run: each variant x "
+              "metric comparison's test of the effect and its rank test (lengths and counts)",
+    "significant": "p_holm < 0.05 (the effect's test); a finding is significant by any of its tests "
+                   "(significant, significant_rank or significant_median)",
+    "headline": "the findings in words, one sentence per variant: every effect significant by either test, as "
+                "longer or shorter typical game (median, rank test) and mean, more skill or more luck (skill "
+                "edges), fairer or less fair (starter's loss rate toward or away from its fair share), more or "
+                "fewer unfinished games, pick-ups and burns",
     "games, share (lengths.csv)": "games of the variant in the length bin, and their share of all its games",
 }
 
@@ -1101,7 +1355,7 @@ def _write_csv(df, path: Path) -> None:
     from shedsim.analysis.tournament import PVALUE_COLUMNS, write_csv
     out = df.copy()
     for c in out.columns:
-        if (c.endswith("p_value") or c == "p_rank") and c not in PVALUE_COLUMNS:
+        if (c.startswith("p_") or c.endswith(("p_value", "p_holm"))) and c not in PVALUE_COLUMNS:
             out[c] = [("" if np.isnan(v) else f"{v:.4e}") for v in out[c].astype(float)]
     write_csv(out, path)
 

@@ -22,13 +22,19 @@ Method.
 * **Figures.** Per move: the seat's expected place (1 = first out) with a Student t
   interval, the probability of losing (last place) and of going out first, each with a
   Wilson interval (:mod:`shedsim.analysis.stats`), all 95%.
+* **Objective.** Moves are ranked by what the rule set's scoring rewards
+  (:func:`shedsim.rules.scoring.objective_of`): P(lose) where only losing is scored
+  (duel, family, shithead), expected place where places are (nines, palace); or by the
+  ``objective`` asked for (``lose``, ``place`` or ``first``). The other figures break ties.
 * **Racing.** Samples come in rounds; after each round a move is dropped when its paired
-  place difference to the current best move is above zero with confidence (successive
+  difference in the objective (a loss, the place, or going out first, per sample) to the
+  current best move is above zero with confidence (successive
   elimination, Even-Dar, Mannor and Mansour, JMLR 7, 2006, with normal-approximation
   bounds at level ``0.05 / (moves * rounds)``, a union bound over every test the race can
   make; none before ``MIN_RACE`` samples). The race ends when one move is left
-  ("separated"), when the moves left gave the same place in every one of at least
-  ``MIN_TIED`` samples ("tied"), or at the budget of samples per move ("budget").
+  ("separated"), when the moves left gave the same result for the objective in every one
+  of at least ``MIN_TIED`` samples ("tied"), or at the budget of samples per move
+  ("budget").
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import numpy as np
 
 from shedsim.rules.cards import rank_name
 from shedsim.rules.engine import GameState, Move, StrategyError, legal_moves, public_array
+from shedsim.rules.scoring import FIGURE_NAMES
 
 DEFAULT_POLICY = "heuristic"
 DEFAULT_BUDGET_FAST = 4000
@@ -107,6 +114,10 @@ class MoveFigures:
     same_as: str | None = None
     facts: dict[str, float] = field(default_factory=dict)
 
+    def figure(self, objective: str) -> Interval:
+        """The figure ``objective`` ranks by: ``p_lose``, ``place`` or ``p_first``."""
+        return {"lose": self.p_lose, "place": self.place, "first": self.p_first}[objective]
+
     def to_json(self) -> dict[str, Any]:
         return {"move": self.move, "samples": self.samples, "expected_place": self.place.to_json(),
                 "p_lose": self.p_lose.to_json(), "p_first": self.p_first.to_json(),
@@ -116,8 +127,10 @@ class MoveFigures:
 
 @dataclass
 class HintResult:
-    """What :func:`rank_moves` found. ``moves`` is ordered best first; ``stopped`` is one of
-    ``separated``, ``tied``, ``budget`` or ``single`` (one legal move: nothing to rank)."""
+    """What :func:`rank_moves` found. ``moves`` is ordered best first by ``objective``
+    (``lose``, ``place`` or ``first``; ``objective_source`` says why: the rule set's
+    scoring or the option); ``stopped`` is one of ``separated``, ``tied``, ``budget`` or
+    ``single`` (one legal move: nothing to rank)."""
 
     seat: int
     players: int
@@ -129,6 +142,13 @@ class HintResult:
     moves: list[MoveFigures]
     seconds: float
     why: str | None = None
+    objective: str = "place"
+    objective_source: str = ""
+
+    def ranked_by(self) -> str:
+        """``ranked by P(lose), i.e. not losing (shithead's scoring: count of games not lost)``."""
+        from shedsim.rules.scoring import ranked_by
+        return ranked_by(self.objective, self.objective_source)
 
     def stop_text(self) -> str:
         """The way the race ended, in words."""
@@ -136,16 +156,19 @@ class HintResult:
             return "only one legal move"
         if self.stopped == STOP_SEPARATED:
             return (f"stopped early after {self.samples} samples: the best move is separated from "
-                    f"every other with 95% confidence")
+                    f"every other in {FIGURE_NAMES[self.objective]} with 95% confidence")
         if self.stopped == STOP_TIED:
             left = [m.move for m in self.moves if m.dropped_after is None and m.same_as is None]
-            return (f"stopped after {self.samples} samples: {', '.join(left)} gave the same place in "
-                    f"every sample (tied)")
+            what = {"lose": "lost or did not lose together", "place": "gave the same place",
+                    "first": "went out first or not together"}[self.objective]
+            return (f"stopped after {self.samples} samples: {', '.join(left)} {what} in every sample "
+                    f"(tied in {FIGURE_NAMES[self.objective]}; the other figures order them)")
         return (f"stopped at the budget of {self.budget} samples per move: the best move is not "
-                f"separated from every other with 95% confidence")
+                f"separated from every other in {FIGURE_NAMES[self.objective]} with 95% confidence")
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "players": self.players, "policy": self.policy, "seed": self.seed,
+                "objective": self.objective, "objective_source": self.objective_source,
                 "budget": self.budget, "samples": self.samples, "stopped": self.stopped,
                 "stop_reason": self.stop_text(), "seconds": round(self.seconds, 3),
                 "moves": [m.to_json() for m in self.moves], "why": self.why}
@@ -211,7 +234,8 @@ def _failure_words(status: np.ndarray) -> str:
 def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_POLICY,
                budget: int | None = None, seed: int = 0, batch: int = DEFAULT_BATCH,
                cap: int = DEFAULT_CAP, strategy_paths: tuple[str, ...] = (),
-               progress: Callable[[int, int], None] | None = None, why: bool = False) -> HintResult:
+               progress: Callable[[int, int], None] | None = None, why: bool = False,
+               objective: str | None = None, objective_option: str = "--objective") -> HintResult:
     """Rank every legal move of ``seat`` (default: the seat to move) in ``state``.
 
     ``policy``: the compiled strategy that plays every seat after the move (``NAME`` or
@@ -222,9 +246,12 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     for :data:`SEARCH_POLICIES`; else :data:`DEFAULT_BUDGET`); ``batch``: samples per
     round of the race; ``cap``: the most moves of a playout after the candidate;
     ``seed``: the run seed (same seed, same figures); ``progress(done, budget)`` is
-    called after each round; ``why`` adds :func:`explain`'s text. Only the seat's
-    observation is read (see the module docstring). Raises :class:`HintError` for an
-    unknown policy, a seat that cannot move, or a budget, batch or cap below 1, and
+    called after each round; ``why`` adds :func:`explain`'s text; ``objective``: ``lose``,
+    ``place`` or ``first`` (default: what the rule set's scoring rewards,
+    :func:`shedsim.rules.scoring.objective_of`), named ``objective_option`` in messages
+    and in the ranking's words. Only the seat's observation is read (see
+    the module docstring). Raises :class:`HintError` for an unknown policy or objective, a
+    seat that cannot move, or a budget, batch or cap below 1, and
     :class:`PolicyCrash` when the policy fails (an illegal move, a write into the rules,
     its parameters or the observation; a plugin that crashes or raises).
     """
@@ -235,7 +262,13 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
 
     from shedsim.kernel.build import inlinable
 
+    from shedsim.rules.scoring import ObjectiveError, per_sample, resolve
+
     t0 = time.perf_counter()
+    try:
+        objective, objective_source = resolve(objective, state.rules, objective_option)
+    except ObjectiveError as e:
+        raise HintError(str(e)) from None
     strat, params = _policy(policy, strategy_paths)
     if budget is None:
         budget = (DEFAULT_BUDGET_FAST if inlinable(strat) else
@@ -302,9 +335,10 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
         if n_moves == 1 or done < MIN_RACE:
             continue
         idx = np.flatnonzero(active)
-        means = places[:done, idx].mean(axis=0)
+        cost = per_sample(places[:done], n_players, objective)  # lower is better
+        means = cost[:, idx].mean(axis=0)
         best = idx[int(np.argmin(means))]
-        diffs = places[:done, idx] - places[:done, best][:, None]
+        diffs = cost[:, idx] - cost[:, best][:, None]
         dmean = diffs.mean(axis=0)
         dsd = diffs.std(axis=0, ddof=1)
         lower = dmean - z * dsd / math.sqrt(done)
@@ -334,8 +368,10 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
             str(m), n, Interval(float(mean), float(lo), float(hi)),
             Interval(lose / n, float(llo), float(lhi)), Interval(first / n, float(flo), float(fhi)),
             None if dropped[j] < 0 else int(dropped[j]), None, _facts(facts[:n, j]))
-    order = sorted(figs.values(), key=lambda f: (f.dropped_after is not None, -(f.dropped_after or 0),
-                                                  f.place.value, f.p_lose.value, -f.p_first.value))
+    keys = {"lose": lambda f: (f.p_lose.value, f.place.value, -f.p_first.value),
+            "place": lambda f: (f.place.value, f.p_lose.value, -f.p_first.value),
+            "first": lambda f: (-f.p_first.value, f.place.value, f.p_lose.value)}[objective]
+    order = sorted(figs.values(), key=lambda f: (f.dropped_after is not None, -(f.dropped_after or 0), *keys(f)))
     out: list[MoveFigures] = []
     for f in order:
         out.append(f)
@@ -343,7 +379,8 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
             if rep == f.move:
                 out.append(MoveFigures(m, f.samples, f.place, f.p_lose, f.p_first, f.dropped_after, rep,
                                        dict(f.facts)))
-    result = HintResult(me, n_players, policy, seed, budget, done, stopped, out, 0.0)
+    result = HintResult(me, n_players, policy, seed, budget, done, stopped, out, 0.0,
+                        objective=objective, objective_source=objective_source)
     if why:
         result.why = explain(st, result, places[:done], {str(m): j for j, m in enumerate(reps)})
     result.seconds = time.perf_counter() - t0
@@ -427,23 +464,62 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
+_CLAIM = {
+    "lose": ("you lose {a} against {b}", "{x} avoids a loss that {y} suffers in {w} of them, the reverse in {l}"),
+    "place": ("expected place {a} against {b}", "{x} finishes ahead of {y} in {w} of them, behind in {l}"),
+    "first": ("you go out first {a} against {b}",
+              "{x} goes out first where {y} does not in {w} of them, the reverse in {l}"),
+}
+"""How :func:`explain` states the ranking's own figure and the per-sample comparison."""
+
+
+def _figure_text(objective: str, p: np.ndarray, players: int) -> str:
+    if objective == "place":
+        return f"{p.mean():.2f}"
+    return _pct((p == players).mean() if objective == "lose" else (p == 1).mean())
+
+
 def explain(state: GameState, result: HintResult, places: np.ndarray, column: dict[str, int]) -> str:
-    """The reason, from the playouts, for the top move against the runner-up: their
-    figures on the same samples, what the top move does at once, and the facts of the
-    playouts that differ most between the two."""
+    """The reason, from the playouts, for the top move against the runner-up: the
+    ranking's own figure (``result.objective``) for both on the same samples and how often
+    each did better in it, whether the race separated the two (else: within noise), the
+    other figures (saying which favour the runner-up: a
+    trade-off the ranking settles by its objective), what the top move does at once, and
+    the facts of the playouts that differ most between the two."""
+    from shedsim.rules.scoring import per_sample
     ranked = [m for m in result.moves if m.same_as is None]
     if len(ranked) == 1:
         return f"{ranked[0].move} is the only move."
     a, b = ranked[0], ranked[1]
     n = min(a.samples, b.samples)
     pa, pb = places[:n, column[a.move]], places[:n, column[b.move]]
-    better = float((pa < pb).mean())
-    worse = float((pa > pb).mean())
+    obj, players = result.objective, result.players
+    ca, cb = per_sample(pa, players, obj), per_sample(pb, players, obj)
+    better, worse = float((ca < cb).mean()), float((ca > cb).mean())
     ma, mb = Move.parse(a.move), Move.parse(b.move)
-    lines = [f"{a.move} rather than {b.move}: expected place {pa.mean():.2f} against {pb.mean():.2f}, "
-             f"last {_pct((pa == result.players).mean())} against {_pct((pb == result.players).mean())}, "
-             f"first {_pct((pa == 1).mean())} against {_pct((pb == 1).mean())} on the same {n} samples "
-             f"(better in {_pct(better)} of them, worse in {_pct(worse)})."]
+    claim, pairs = _CLAIM[obj]
+    lines = [f"{a.move} rather than {b.move}, {result.ranked_by()}: "
+             + claim.format(a=_figure_text(obj, pa, players), b=_figure_text(obj, pb, players))
+             + f" on the same {n} samples; " + pairs.format(x=a.move, y=b.move, w=_pct(better), l=_pct(worse)) + "."]
+    if b.dropped_after is None and result.stopped != STOP_TIED:
+        lines.append(f"The race does not separate the two in {FIGURE_NAMES[obj]} with 95% confidence: within noise, "
+                     f"either is as good.")
+    favour: dict[str, list[str]] = {"a": [], "b": [], "=": []}
+    for other, label in (("place", "expected place"), ("lose", "losing"), ("first", "going out first")):
+        if other == obj:
+            continue
+        xa, xb = per_sample(pa, players, other).mean(), per_sample(pb, players, other).mean()
+        side = "=" if xa == xb else "a" if xa < xb else "b"
+        favour[side].append(f"{label} {_figure_text(other, pa, players)} against {_figure_text(other, pb, players)}")
+    def verb(items: list[str]) -> str:
+        return "favour" if len(items) > 1 else "favours"
+    if favour["a"]:
+        lines.append(_sentence(" and ".join(favour["a"]) + f" also {verb(favour['a'])} {a.move}"))
+    if favour["b"]:
+        lines.append(_sentence(" and ".join(favour["b"]) + f" {verb(favour['b'])} {b.move}: a trade-off, and the "
+                               f"ranking follows {FIGURE_NAMES[obj]}"))
+    if favour["="]:
+        lines.append(_sentence(" and ".join(favour["="]) + (": equal" if len(favour["="]) == 1 else ": equal each")))
     lines.append(_sentence(move_effect(state, ma, a.facts)))
     diffs = sorted(((abs(a.facts[k] - b.facts[k]), k) for k in _FACT_WORDS), reverse=True)
     said = 0

@@ -27,6 +27,7 @@ from shedsim.rules.engine import (GameState, Move, MoveSyntaxError, Player, Stra
                                   check_observation, check_untouched, deal, legal_moves, public_array, start_seat)
 from shedsim.rules.narrate import STAGE_WORDS, cards_text, pile_text, seat_name, stop_reason, swap_changes, tell_move
 from shedsim.rules.ruleset import RuleSet, RulesError
+from shedsim.rules.scoring import FIGURE_NAMES
 from shedsim.seeding import game_keys
 
 YOU = "you"
@@ -36,7 +37,8 @@ HELP = [
     "  1, 2, ...   play the move with that number in the list",
     "  play 7x2    play two 7s (play Rxk; play Rxk+j adds j face-up cards to your last hand cards)",
     "  pickup      pick up the pile;  flip 2: turn face-down card 2;  gamble: turn the stock's top card",
-    "  hint        rank your moves by playouts (expected place, P(lose), P(first), 95% intervals)",
+    "  hint        rank your moves by playouts (expected place, P(lose), P(first), 95% intervals; ranked by",
+    "              what the rules score: P(lose) where only losing counts, expected place where places do)",
     "  why         why the last bot move was made: the bot's rule, and how playouts from what it saw rank it",
     "  table       show the table again;  help: this list;  quit: stop (prints how to go on later)",
     "swap phase: a choice's number (1 = keep the cards as dealt) or the cards to put face up, e.g. 'K A 10'",
@@ -87,12 +89,14 @@ def swap_choices(visible: list[int], dealt_up: list[int], size: int) -> list[lis
 
 class Game:
     """One game: the person in seat ``seat``, ``opponents`` (strategy specs, repeated in
-    turn over the other seats) elsewhere. Raises :class:`PlayError` for a player count the
-    rules do not allow, an unknown strategy or seat."""
+    turn over the other seats) elsewhere. ``hint`` and ``why`` rank moves by
+    ``hint_objective`` (``lose``, ``place`` or ``first``; default: what the rules' scoring
+    rewards, :func:`shedsim.rules.scoring.objective_of`). Raises :class:`PlayError` for a
+    player count the rules do not allow, an unknown strategy, seat or objective."""
 
     def __init__(self, rules: RuleSet, players: int, opponents: list[str], seed: int = 0, game: int = 0,
                  seat: int = 0, strategy_paths: tuple[str, ...] = (), hint_policy: str = "heuristic",
-                 hint_budget: int = 1000) -> None:
+                 hint_budget: int = 1000, hint_objective: str | None = None) -> None:
         from shedsim.plugins import PluginError, discover, parse_spec
         try:
             rules.check_players(players)
@@ -104,6 +108,12 @@ class Game:
             raise PlayError("--opponents: name at least one strategy")
         self.rules, self.n, self.you, self.seed, self.game = rules, players, seat, seed, game
         self.hint_policy, self.hint_budget, self.strategy_paths = hint_policy, hint_budget, strategy_paths
+        self.hint_objective = hint_objective
+        from shedsim.rules.scoring import ObjectiveError, resolve
+        try:
+            resolve(hint_objective, rules, "--hint-objective")  # checked now, not at the first hint
+        except ObjectiveError as e:
+            raise PlayError(str(e)) from None
         try:
             known = discover(list(strategy_paths))
             self.players: list[Player | None] = []
@@ -392,13 +402,15 @@ class Game:
         self.hints += 1
         try:
             res = rank_moves(self.state, self.you, self.hint_policy, self.hint_budget, seed=self.hints,
-                             strategy_paths=self.strategy_paths, why=True)
+                             strategy_paths=self.strategy_paths, why=True, objective=self.hint_objective,
+                             objective_option="--hint-objective")
         except HintError as e:
             raise InputError(f"hint: {e}") from None
         except PolicyCrash as e:  # the hint policy failed: no hint, but the game goes on
             raise InputError(f"hint: {e}; no hint this time, the game goes on") from None
         number = {str(m): k for k, m in enumerate(legal_moves(self.state), 1)}
-        lines = [f"hint: playouts by {res.policy} for every seat, the unseen cards re-dealt per sample",
+        lines = [f"hint: playouts by {res.policy} for every seat, the unseen cards re-dealt per sample; "
+                 f"{res.ranked_by()}",
                  "   #  move          expected place (95%)   P(lose) (95%)        P(first) (95%)"]
         for m in res.moves:
             note = f"  same as {m.same_as}" if m.same_as else (f"  dropped after {m.dropped_after}"
@@ -451,7 +463,8 @@ class Game:
             return lines
         try:
             res = rank_moves(b.before, b.seat, self.hint_policy, max(100, self.hint_budget // 2),
-                             seed=1000 + b.before.moves, strategy_paths=self.strategy_paths)
+                             seed=1000 + b.before.moves, strategy_paths=self.strategy_paths,
+                             objective=self.hint_objective, objective_option="--hint-objective")
         except (HintError, PolicyCrash) as e:
             lines.append(f"  (no playouts: {e})")
             return lines
@@ -460,20 +473,30 @@ class Game:
         if mine is None:
             return lines
         ref = mine if mine.same_as is None else next(m for m in res.moves if m.move == mine.same_as)
+        obj = res.objective
         head = (f"  playouts from what {seat_name(b.seat, self.names)} could see ({res.policy} for every seat, "
-                f"{ref.samples} samples): its move has expected place {ref.place.value:.2f} "
-                f"({ref.place.lo:.2f}-{ref.place.hi:.2f}), P(lose) {_pct(ref.p_lose).strip()}")
+                f"{ref.samples} samples, {res.ranked_by()}): its move has {_figure(obj, ref)}, "
+                + ", ".join(_figure(o, ref) for o in ("lose", "place", "first") if o != obj))
         if order[0] is ref:
-            lines.append(head + "; no other move it had does better")
+            lines.append(head + f"; no other move it had does better in {FIGURE_NAMES[obj]}")
+        elif ref.dropped_after is None:  # the race could not separate the best from it
+            lines.append(head + f"; another move it had looks better ({_figure(obj, order[0])}), but within noise: "
+                                f"the playouts do not separate the two")
         else:
-            best = order[0]
-            lines.append(head + f"; the playouts prefer another move it had ({best.place.value:.2f}"
-                         + (", within noise)" if best.place.hi >= ref.place.lo else ")"))
+            lines.append(head + f"; the playouts prefer another move it had ({_figure(obj, order[0])}; its own "
+                                f"was dropped as worse after {ref.dropped_after} samples)")
         return lines
 
 
 def _pct(iv) -> str:
     return f"{100 * iv.value:5.1f}% ({100 * iv.lo:4.1f}-{100 * iv.hi:4.1f})"
+
+
+def _figure(objective: str, m) -> str:
+    """One figure of a move's :class:`shedsim.analysis.hint.MoveFigures` with its interval."""
+    if objective == "place":
+        return f"expected place {m.place.value:.2f} ({m.place.lo:.2f}-{m.place.hi:.2f})"
+    return f"{FIGURE_NAMES[objective]} {_pct(m.figure(objective)).strip()}"
 
 
 def _swap_rule(player) -> str:

@@ -326,9 +326,10 @@ def degenerate_note(a: str, b: str, players: int, strategy_paths: tuple[str, ...
 class SPRTResult:
     """The outcome of :func:`run_sprt`.
 
-    ``decision``: ``"H1"`` (X is stronger by ``elo1`` or more), ``"H0"`` (the difference is
-    near ``elo0`` or below: X is not stronger by ``elo1``), each wrong with chance at most
-    about ``alpha`` / ``beta``, or ``"none"`` (``max_games`` reached first).
+    ``decision``: ``"H1"`` (the data favour ``elo1`` over ``elo0``: a difference of ``elo0``
+    or less is ruled out, wrongly with chance at most about ``alpha``), ``"H0"`` (they
+    favour ``elo0``: a difference of ``elo1`` or more is ruled out, wrongly with chance at
+    most about ``beta``), or ``"none"`` (``max_games`` reached first).
     ``games`` = ``units * unit_games`` played and used; ``llr`` the final LLR; ``lower``,
     ``upper`` Wald's bounds; ``path_games`` (int64[units]) and ``path_llr``, ``path_score``
     (float64[units]) the running games, LLR and mean score after every unit; ``counts``
@@ -377,12 +378,24 @@ class SPRTResult:
         return "pairs" if self.paired and self.players == 2 else ("deals" if self.paired else "games")
 
     def decision_text(self) -> str:
-        """One line: what the test decided."""
+        """One line: what the test decided, as much as it shows. Accepting H1 rules out a
+        difference of ``elo0`` or less (wrong with chance at most about ``alpha``), not one
+        below ``elo1``; accepting H0 rules out ``elo1`` or more (wrong with chance at most
+        about ``beta``), not one above ``elo0``: between the two either decision can come."""
+        a, b, e0, e1 = self.a, self.b, self.elo0, self.elo1
         if self.decision == "H1":
-            return f"H1 accepted: {self.a} is stronger than {self.b} by at least {self.elo1:g} Elo"
+            if e0 == 0:
+                claim = f"{a} is stronger than {b}"
+            elif e0 > 0:
+                claim = f"{a} is stronger than {b} by more than {e0:g} Elo"
+            else:
+                claim = f"{a} is not weaker than {b} by {-e0:g} Elo or more"
+            return (f"H1 accepted: {claim} (the test rules out a difference of {e0:g} Elo or less, with chance at "
+                    f"most about {self.alpha:g} of a wrong H1; it was set to detect {e1:g})")
         if self.decision == "H0":
-            return (f"H0 accepted: {self.a} is not stronger than {self.b} by {self.elo1:g} Elo "
-                    f"(the difference is near {self.elo0:g} or below)")
+            return (f"H0 accepted: {a} is not stronger than {b} by {e1:g} Elo or more (the test rules that out, with "
+                    f"chance at most about {self.beta:g} of a wrong H0; a difference between {e0:g} and {e1:g} "
+                    f"is not ruled out)")
         return f"no decision within --max-games {self.max_games:,}: the LLR stayed between the bounds"
 
     def path_table(self, max_rows: int = 1000):
@@ -630,6 +643,29 @@ class PairingGain:
     @property
     def variance_ratio(self) -> float:
         return self.ratio ** 2
+
+    @property
+    def p_value(self) -> float:
+        """Two-sided F test that both designs estimate the score equally precisely: the
+        variances of the two mean scores, ``sd^2 / units`` each, whose ratio is
+        F(units_unpaired - 1, units_paired - 1) distributed under that hypothesis for
+        normal unit scores (``scipy.stats.f``); NaN when a variance is 0."""
+        from scipy.stats import f
+        vu = self.unpaired.sd ** 2 / self.unpaired.units
+        vp = self.paired.sd ** 2 / self.paired.units
+        if not (vu > 0 and vp > 0):
+            return math.nan
+        ratio, du, dp = vu / vp, self.unpaired.units - 1, self.paired.units - 1
+        return float(min(1.0, 2 * min(f.sf(ratio, du, dp), f.cdf(ratio, du, dp))))
+
+    def verdict(self) -> str:
+        """``pairing helps`` / ``pairing hurts here`` (the F test of :attr:`p_value` below
+        0.05, the paired mean score's variance smaller / larger) or ``no clear difference``."""
+        p = self.p_value
+        if not p < 0.05:
+            return f"no clear difference between the designs (F test p {p:.2g})"
+        helps = self.unpaired.sd ** 2 / self.unpaired.units > self.paired.sd ** 2 / self.paired.units
+        return f"pairing {'helps' if helps else 'hurts here'} (F test p {p:.2g})"
 
     def table(self):
         """Both designs as a DataFrame (design, games, units, unit_games, score, lo, hi, width, sd)."""

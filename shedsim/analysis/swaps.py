@@ -216,22 +216,42 @@ def finish_values(spec: StudySpec, parts: list):
     import pandas as pd
 
     from shedsim.analysis.stats import cluster_mean, cluster_rate
+    from shedsim.analysis.stats import not_worse_than_best
     n = spec.players
     g = pd.concat(parts).groupby(level=0).sum().sort_index()
     k = g["n"].to_numpy(np.int64)
     col = {c: g[c].to_numpy(np.float64) for c in g.columns}
     cr = cluster_rate(col["clusters"], col["losses"], k, col["l_ss"], col["nn"], col["l_sm"])
     lo, hi = cr.lo, cr.hi
-    mean, mlo, mhi, _ = cluster_mean(col["clusters"], col["p2"] / 2.0, k, col["p_ss"] / 4.0, col["nn"],
-                                     col["p_sm"] / 2.0, bounds=(1.0, float(n)))
+    mean, mlo, mhi, mse = cluster_mean(col["clusters"], col["p2"] / 2.0, k, col["p_ss"] / 4.0, col["nn"],
+                                       col["p_sm"] / 2.0, bounds=(1.0, float(n)))
     packed = g.index.to_numpy(np.int64)
     rows = pd.DataFrame({
         "face_up": [multiset_name(p) for p in packed], "packed": packed,
         "low": [min(unpack(int(p))) for p in packed], "high": [max(unpack(int(p))) for p in packed],
         "seat_games": k, "losses": g["losses"].to_numpy(np.int64), "loss_rate": g["losses"].to_numpy() / k,
-        "loss_lo": lo, "loss_hi": hi, "mean_place": mean, "place_lo": mlo, "place_hi": mhi})
-    rows = rows.sort_values(["loss_rate", "mean_place", "packed"], kind="stable").reset_index(drop=True)
-    return rows[rows["seat_games"] >= spec.min_games].reset_index(drop=True), rows
+        "loss_lo": lo, "loss_hi": hi, "mean_place": mean, "place_lo": mlo, "place_hi": mhi,
+        "loss_se": cr.se, "place_se": mse})
+    figure, _ = value_figure(spec)
+    order = [figure, "mean_place" if figure == "loss_rate" else "loss_rate", "packed"]
+    rows = rows.sort_values(order, kind="stable").reset_index(drop=True)
+    seen = (rows["seat_games"] >= spec.min_games).to_numpy()
+    se = rows["loss_se" if figure == "loss_rate" else "place_se"].to_numpy(np.float64)
+    cost = rows[figure].to_numpy(np.float64)
+    for name, sign in (("in_best_set", 1.0), ("in_worst_set", -1.0)):
+        flag = np.zeros(len(rows), np.bool_)
+        flag[seen] = not_worse_than_best(sign * cost[seen], se[seen])
+        rows[name] = flag
+    return rows[seen].reset_index(drop=True), rows
+
+
+def value_figure(spec: StudySpec) -> tuple[str, str]:
+    """The column of the face-up value table that ranks face-up rows, and its name: the
+    loss rate where the rules score only losing, the mean place where they score places
+    (:func:`shedsim.rules.scoring.objective_of`; going out first has no column here, so
+    the mean place stands for it)."""
+    from shedsim.rules.scoring import objective_of
+    return ("loss_rate", "loss rate") if objective_of(spec.rules) == "lose" else ("mean_place", "mean place")
 
 
 
@@ -245,8 +265,13 @@ def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
     intervals that treat each game as one cluster (two seats of one game may hold the
     same multiset, and their places are not independent):
     :func:`shedsim.analysis.stats.cluster_rate` and :func:`~shedsim.analysis.stats.cluster_mean`.
-    Sorted by loss rate (best first). ``table`` keeps multisets seen in at least
-    ``spec.min_games`` seat-games.
+    ``loss_se``/``place_se`` are the standard errors. Sorted best first by what the rules
+    score (:func:`value_figure`: loss rate, or mean place). ``table`` keeps multisets seen
+    in at least ``spec.min_games`` seat-games; among them ``in_best_set`` marks those not
+    significantly worse than any other (and ``in_worst_set`` those not significantly
+    better than any other) by :func:`shedsim.analysis.stats.not_worse_than_best`: the
+    best (worst) row is among them with 95% confidence, whereas the top row alone is the
+    minimum of many noisy ones.
     """
     parts = _play(spec.run_spec(True), workers, ("face_up", "places"),
                   lambda a, b, rec: reduce_values(a, b, rec, spec.players), progress)
@@ -516,23 +541,66 @@ def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
     return sorted(files)
 
 
+def _rows_text(rows, figure: str, most: int = 8) -> str:
+    """``10 10 3 (22.1% [20.9, 23.4]), 10 10 6 (...), and 4 more``."""
+    def one(r) -> str:
+        if figure == "loss_rate":
+            return f"{r['face_up']} ({r['loss_rate']:.1%} [{r['loss_lo']:.1%}, {r['loss_hi']:.1%}])"
+        return f"{r['face_up']} ({r['mean_place']:.3f} [{r['place_lo']:.3f}, {r['place_hi']:.3f}])"
+    items = [one(r) for _, r in rows.head(most).iterrows()]
+    more = len(rows) - most
+    return ", ".join(items) + (f" and {more} more" if more > 0 else "")
+
+
+def _set_sentence(v, flag: str, figure: str, name: str, word: str, what: str) -> str:
+    """The face-up rows of one end of the table that the data cannot tell apart from the
+    best (or worst) one, in words."""
+    rows = v[v[flag]] if flag == "in_best_set" else v[v[flag]].iloc[::-1]
+    k = len(v)
+    top = rows.iloc[0]
+    if len(rows) == 1:
+        return (f"{word} face-up {what} by {name}: {_rows_text(rows, figure)}, significantly "
+                f"{'better' if flag == 'in_best_set' else 'worse'} than each of the other {k - 1} "
+                f"(subset selection, Bonferroni over {k - 1} comparisons)")
+    return (f"{word} face-up {what} by {name}: {len(rows)} of {k} cannot be told apart from the "
+            f"{word} (no other {what} is significantly {'better' if flag == 'in_best_set' else 'worse'} than any "
+            f"of them; "
+            f"subset selection, Bonferroni over {k - 1} comparisons, holds the {word} with 95% confidence): "
+            f"{_rows_text(rows, figure)}; the {'lowest' if flag == 'in_best_set' else 'highest'} alone, "
+            f"{top['face_up']}, is the {'minimum' if flag == 'in_best_set' else 'maximum'} of {k} noisy rows")
+
+
 def headline(spec: StudySpec, res: StudyResult) -> list[str]:
-    """Short findings with intervals (for run.json and the report)."""
+    """Short findings with intervals (for run.json and the report): the face-up rows that
+    the data cannot tell apart from the best and from the worst (by what the rules score,
+    :func:`value_figure`), the swap policies likewise, and the regret study."""
+    from shedsim.analysis.stats import Z95, not_worse_than_best
     out = []
     v = res.values
-    if len(v):
-        b, w = v.iloc[0], v.iloc[-1]
-        out.append(f"best face-up triple (no swap, {spec.strategy} play): {b['face_up']}: loss rate "
-                   f"{b['loss_rate']:.1%} [{b['loss_lo']:.1%}, {b['loss_hi']:.1%}], mean place {b['mean_place']:.2f}")
-        out.append(f"worst face-up triple: {w['face_up']}: loss rate {w['loss_rate']:.1%} "
-                   f"[{w['loss_lo']:.1%}, {w['loss_hi']:.1%}], mean place {w['mean_place']:.2f}")
+    figure, name = value_figure(spec)
+    what = "triple" if spec.rules.table_size == 3 else "row"
+    if len(v) and "in_best_set" in v:
+        out.append(f"no swap, {spec.strategy} play: " + _set_sentence(v, "in_best_set", figure, name, "best", what))
+        out.append(_set_sentence(v, "in_worst_set", figure, name, "worst", what))
     else:
         out.append(f"no face-up multiset was seen in {spec.min_games} seat-games: raise --games or lower --min-games")
-    s = res.policies.summary.sort_values(["loss_rate", "strategy"], kind="stable")
+    s = res.policies.summary
+    col, lo, hi = ("loss_rate", "loss_lo", "loss_hi") if figure == "loss_rate" else ("mean_place", "place_lo", "place_hi")
+    s = s.sort_values([col, "strategy"], kind="stable").reset_index(drop=True)
+    se = (s[hi] - s[lo]).to_numpy(float) / (2 * Z95)  # the intervals' standard errors
+    best = not_worse_than_best(s[col].to_numpy(float), se, dependent=True)  # the policies share games
+    worst = not_worse_than_best(-s[col].to_numpy(float), se, dependent=True)
+
+    def fmt(r) -> str:
+        if col == "loss_rate":
+            return f"{r['strategy']} ({r['loss_rate']:.1%} [{r['loss_lo']:.1%}, {r['loss_hi']:.1%}])"
+        return f"{r['strategy']} ({r['mean_place']:.3f} [{r['place_lo']:.3f}, {r['place_hi']:.3f}])"
     top, low = s.iloc[0], s.iloc[-1]
-    out.append(f"lowest loss rate: swap policy {top['strategy']} ({top['loss_rate']:.1%} "
-               f"[{top['loss_lo']:.1%}, {top['loss_hi']:.1%}]); highest: {low['strategy']} "
-               f"({low['loss_rate']:.1%} [{low['loss_lo']:.1%}, {low['loss_hi']:.1%}])")
+    def others(flags, one) -> str:
+        tied = [fmt(r) for (_, r), b in zip(s.iterrows(), flags) if b and r["strategy"] != one["strategy"]]
+        return f", not separated from {', '.join(tied)}" if tied else ", separated from every other"
+    out.append(f"swap policies by {name} (subset selection, Bonferroni): best {fmt(top)}{others(best, top)}; "
+               f"worst {fmt(low)}{others(worst, low)}")
     r = res.regret_summary
     if r.get("deals"):
         out.append(f"{spec.strategy}'s face-up choice was the best of {r['mean_choices']:.1f} options in "

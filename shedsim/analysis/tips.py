@@ -20,6 +20,12 @@ seats still in when a game was stopped share the places left). The effect is
 follow - ignore, with the Student t interval (95%) and the paired t test over per-deal
 differences (:func:`scipy.stats.ttest_1samp`); every p-value is Holm-corrected over all
 the rows of the run (:func:`statsmodels.stats.multitest.multipletests`).
+
+**The verdict** judges each row by what its rule set scores
+(:func:`shedsim.rules.scoring.objective_of`): the loss rate where only losing counts
+(duel, family, shithead), the mean place where places do (nines, palace). An effect
+smaller than :data:`PRACTICAL` (1 percentage point of loss rate, 0.02 places) is no
+practical effect even when it is significant: a player would not notice it.
 """
 
 from __future__ import annotations
@@ -85,6 +91,10 @@ TIPS: tuple[Tip, ...] = (
 )
 """The tips of the rule pages (``../shared/seeds/``), as ``heuristic`` parameters."""
 
+PRACTICAL = {"loss": 0.01, "place": 0.02}
+"""The smallest effect that counts as a practical one: 1 percentage point of loss rate
+(one more or fewer lost game in a hundred) and 0.02 places (one place in fifty games)."""
+
 DEFINITIONS = {
     "follow / ignore": "the base strategy with the tip's parameter at its follow / ignore value; every "
                        "other parameter as in the base",
@@ -95,8 +105,15 @@ DEFINITIONS = {
     "effect": "follow minus ignore on the same deals, with a 95% Student t interval over deals (a deal = "
               "its rotations, the tested player once in every seat)",
     "p_holm": "paired t test of the effect, Holm-corrected over every row of the run",
-    "helps": "the tip significantly lowers the loss rate (p_holm < 0.05); 'hurts' raises it; "
-             "'no clear effect' otherwise",
+    "objective": "what the verdict judges by: the rule set's scoring; loss = the loss rate (duel, family, "
+                 "shithead score only losing), place = the mean place (nines, palace score places)",
+    "verdict": "helps: following the tip lowers the objective's figure significantly (Holm p < 0.05) by at least "
+               "the practical threshold (1 percentage point of loss rate, 0.02 places); hurts: raises it so; no "
+               "practical effect: the effect is below the threshold (significant or not) and, when not "
+               "significant, its 95% interval lies within plus or minus the threshold; no clear effect: not "
+               "significant and the interval reaches beyond the threshold (more games would tell)",
+    "threshold": "the practical threshold of the objective's figure (a share for the loss rate, places for the "
+                 "mean place)",
 }
 
 
@@ -198,6 +215,7 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
                     cells.append((t, rs, p))
                 else:
                     skipped.append(f"{t.key} does not apply to {rules_name(rs)} ({t.where})")
+    from shedsim.rules.scoring import objective_of
     rows = []
     for i, (t, rs, p) in enumerate(cells):
         follow = format_spec(name, {**start, t.param: t.follow})
@@ -211,7 +229,8 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
                      "loss_follow": lf.mean(), "loss_ignore": li.mean(), "loss_effect": ld,
                      "loss_lo": llo, "loss_hi": lhi, "loss_p": lp,
                      "place_follow": pf.mean(), "place_ignore": pi.mean(), "place_effect": pd_,
-                     "place_lo": plo, "place_hi": phi, "place_p": pp, "advice": t.advice})
+                     "place_lo": plo, "place_hi": phi, "place_p": pp, "advice": t.advice,
+                     "objective": "loss" if objective_of(rs) == "lose" else "place"})
         if on_cell is not None:
             on_cell(i + 1, len(cells))
     table = pd.DataFrame(rows)
@@ -220,20 +239,31 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
         holm = multipletests(ps, method="holm")[1]
         table.insert(table.columns.get_loc("loss_p") + 1, "loss_p_holm", holm[: len(table)])
         table.insert(table.columns.get_loc("place_p") + 1, "place_p_holm", holm[len(table):])
+        table["threshold"] = [PRACTICAL[o] for o in table["objective"]]
         table.insert(3, "verdict", [verdict(r) for r in table.itertuples()])
     return table, skipped
 
 
 def verdict(row) -> str:
-    """``helps`` / ``hurts`` (loss rate, Holm p < 0.05) or ``no clear effect``."""
-    if row.loss_p_holm < 0.05:
-        return "helps" if row.loss_effect < 0 else "hurts"
+    """``helps`` or ``hurts`` (the objective's figure, Holm p < 0.05, by at least the
+    practical threshold), ``no practical effect`` (below the threshold: significant, or
+    with its whole 95% interval within plus or minus it) or ``no clear effect`` (see
+    :data:`DEFINITIONS`). ``row`` has ``objective`` (``loss`` or ``place``) and that
+    figure's ``_effect``, ``_lo``, ``_hi`` and ``_p_holm``."""
+    m = getattr(row, "objective", "loss")
+    eff, lo, hi, p = (getattr(row, f"{m}_{k}") for k in ("effect", "lo", "hi", "p_holm"))
+    small = PRACTICAL[m]
+    if p < 0.05 and abs(eff) >= small:
+        return "helps" if eff < 0 else "hurts"
+    if p < 0.05 or (-small < lo and hi < small):
+        return "no practical effect"
     return "no clear effect"
 
 
 def plot_forest(table, path: Path, subtitle: str = "") -> Path:
     """``forest.png``: every row's effect on the loss rate (percentage points) and on the
-    mean place, with its 95% interval; filled markers are Holm-significant."""
+    mean place, with its 95% interval; filled markers are Holm-significant; the grey band
+    is the practical threshold (:data:`PRACTICAL`)."""
     import matplotlib.pyplot as plt
 
     from shedsim.output.plots import save_figure, bars
@@ -251,6 +281,8 @@ def plot_forest(table, path: Path, subtitle: str = "") -> Path:
         ax.scatter(v[sig], y[sig], color="#c44e52", zorder=3, s=22, label="Holm p < 0.05")
         ax.scatter(v[~sig], y[~sig], facecolor="white", edgecolor="0.3", zorder=3, s=22, label="not significant")
         ax.axvline(0, color="0.2", lw=0.8)
+        band = PRACTICAL[col] * scale
+        ax.axvspan(-band, band, color="0.88", zorder=0, lw=0, label=f"no practical effect (within +-{band:g})")
         ax.set_xlabel(f"follow - ignore: {unit}\n(below 0: following the tip helps)")
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(y)
@@ -262,11 +294,61 @@ def plot_forest(table, path: Path, subtitle: str = "") -> Path:
     return save_figure(fig, path, rect=(0, 0, 1, 1 - 0.75 / height))
 
 
-def headline(table) -> list[str]:
-    """One sentence per row: the tip, where, its effect on the loss rate and the verdict."""
+def _advice(text: str) -> str:
+    """A tip's advice without the note on what ignoring it means."""
+    return text.split(" (ignored")[0]
+
+
+def _figure(row, m: str, which: str) -> str:
+    v = getattr(row, f"{m}_{which}")
+    return f"{100 * v:.1f}%" if m == "loss" else f"{v:.3f}"
+
+
+def _effect(row, m: str) -> str:
+    e, lo, hi = (getattr(row, f"{m}_{k}") for k in ("effect", "lo", "hi"))
+    if m == "loss":
+        return f"{100 * e:+.2f} pp [{100 * lo:+.2f}, {100 * hi:+.2f}]"
+    return f"{e:+.3f} places [{lo:+.3f}, {hi:+.3f}]"
+
+
+def row_sentence(row) -> str:
+    """One row in words, in the tip's own wording: where, the verdict, and the figure it
+    rests on (loss rate or mean place, following vs ignoring the tip, the effect and its
+    95% interval, the Holm p-value); a verdict of no practical effect states the threshold."""
+    m = row.objective
+    name = "the loss rate" if m == "loss" else "the mean place"
+    small = f"{100 * PRACTICAL[m]:g} percentage point" if m == "loss" else f"{PRACTICAL[m]:g} places"
+    head = f"\"{_advice(row.advice)}\" ({row.rules}, {row.players} players)"
+    p = getattr(row, f"{m}_p_holm")
+    figs = (f"{name} {_figure(row, m, 'follow')} following it, {_figure(row, m, 'ignore')} ignoring it: "
+            f"{_effect(row, m)}, Holm p {'< 1e-300' if p == 0 else f'{p:.2g}'}")
+    if row.verdict == "helps":
+        return f"{head} helps: {figs}"
+    if row.verdict == "hurts":
+        return f"{head} hurts: {figs}"
+    if row.verdict == "no practical effect":
+        return f"{head}: no practical effect, the change is below {small}: {figs}"
+    return f"{head}: no clear effect, not significant and not ruled out beyond {small}: {figs}"
+
+
+def summary(table) -> list[str]:
+    """Per tip (in :data:`TIPS` order), one line: in how many of the rule sets and
+    player counts measured it helps, hurts, has no practical effect or no clear one."""
     out = []
-    for r in table.itertuples():
-        out.append(f"{r.tip} ({r.rules}, {r.players} players): loss rate {100 * r.loss_effect:+.2f} pp "
-                   f"[{100 * r.loss_lo:+.2f}, {100 * r.loss_hi:+.2f}], mean place {r.place_effect:+.3f} "
-                   f"[{r.place_lo:+.3f}, {r.place_hi:+.3f}]: {r.verdict}")
+    order = {t.key: k for k, t in enumerate(TIPS)}
+    for key in sorted(set(table["tip"]), key=lambda k: order.get(k, len(order))):
+        rows = table[table["tip"] == key]
+        counts = rows["verdict"].value_counts()
+        parts = [f"{word} in {int(counts[v])}" for v, word in (("helps", "helps"), ("hurts", "hurts"),
+                                                              ("no practical effect", "no practical effect"),
+                                                              ("no clear effect", "no clear effect")) if v in counts]
+        where = ", ".join(f"{r.rules} {r.players}p" for r in rows.itertuples() if r.verdict in ("helps", "hurts"))
+        out.append(f"\"{_advice(rows['advice'].iloc[0])}\": {'; '.join(parts)} of {len(rows)} rule set and player "
+                   f"count(s) measured" + (f" (helps or hurts: {where})" if where else ""))
     return out
+
+
+def headline(table) -> list[str]:
+    """The summary (one line per tip, :func:`summary`), then one sentence per row
+    (:func:`row_sentence`)."""
+    return summary(table) + [row_sentence(r) for r in table.itertuples()]

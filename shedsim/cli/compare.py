@@ -190,30 +190,37 @@ def _print_tables(res) -> None:
                   *((f"{r['stalled']:,} / {r['loops']:,} / {r['capped']:,}",) if ends else ()))
     console.print(t)
     t = Table(title="Play and fairness",
-              caption=f"starter loss: the starting seat's loss rate, p-value against the fair 1/{n}; "
+              caption=f"starter loss: the starting seat's loss rate, against its fair share (1/{n} of the games with a "
+                      f"loser), Holm p over the variants; favoured = loses less often than that; "
                       f"edge: skill edge over {ref}, {ref}'s loss rate minus the strategy's, percentage points "
                       f"(positive = the strategy does better than {ref})")
-    for col in ("variant", "pick-ups/game", "burns/game", "starter loss", "p vs 1/N", *[f"edge {g}" for g in edges]):
+    for col in ("variant", "pick-ups/game", "burns/game", "starter loss", "fair share", "starter", "p (Holm)",
+                *[f"edge {g}" for g in edges]):
         t.add_column(col, justify="left" if col == "variant" else "right")
     for r in rows:
         t.add_row(name(r),
                   f"{r['pickups_per_game']:.2f} [{r['pickups_per_game_lo']:.2f}, {r['pickups_per_game_hi']:.2f}]",
                   f"{r['burns_per_game']:.2f} [{r['burns_per_game_lo']:.2f}, {r['burns_per_game_hi']:.2f}]",
                   pct(r["starter_loss_rate"], r["starter_loss_lo"], r["starter_loss_hi"]),
-                  C.format_p(r["starter_loss_p_value"]),
+                  f"{100 * r['starter_fair_rate']:.2f}%", r["starter_verdict"], C.format_p(r["starter_loss_p_holm"]),
                   *[f"{100 * r[f'skill_edge[{g}]']:+.1f} [{100 * r[f'skill_edge_lo[{g}]']:+.1f}, "
                     f"{100 * r[f'skill_edge_hi[{g}]']:+.1f}]" for g in edges])
     console.print(t)
     e = res.effects
-    sig = e[e["significant"]]
+    sig = e[e["significant"] | e["significant_rank"] | e["significant_median"]]
     if sig.empty:
         console.print(f"No significant difference from the baseline {res.info['baseline']} "
                       f"({len(e)} comparisons, Holm-corrected 5%).")
+        for line in res.headline():
+            console.print(f"- {line}", highlight=False)
         return
-    s = Table(title=f"Significant effects vs {res.info['baseline']} ({len(sig)} of {len(e)} comparisons, "
-                    f"Holm-corrected 5%)")
-    for col in ("variant", "metric", "baseline", "variant value", "effect [95% interval]", "test", "p (Holm)"):
-        s.add_column(col, justify="left" if col in ("variant", "metric", "test") else "right")
+    s = Table(title=f"Significant effects vs {res.info['baseline']} ({len(sig)} of {len(e)} comparisons "
+                    f"significant by any of their tests, Holm-corrected 5% over every test)",
+              caption="p (Holm): the effect's test; typical: the median test (game length) and the rank test, "
+                      "each with its direction and Holm p")
+    for col in ("variant", "metric", "baseline", "variant value", "effect [95% interval]", "test", "p (Holm)",
+                "typical"):
+        s.add_column(col, justify="left" if col in ("variant", "metric", "test", "typical") else "right")
 
     def val(metric, x):
         if metric == "mean_moves":
@@ -222,8 +229,23 @@ def _print_tables(res) -> None:
             return f"{100 * x:.2f}%"
         return f"{x:.3f}"
 
+    def typical(r):
+        up, down = ("longer", "shorter") if r["metric"] == "mean_moves" else ("higher", "lower")
+        out = []
+        if r["p_median"] == r["p_median"]:
+            way = up if r["median_shift"] > 0 else down if r["median_shift"] < 0 else "same"
+            out.append(f"median {r['median_baseline']:.0f} -> {r['median_variant']:.0f}: {way} "
+                       f"(p {C.format_p(r['p_median_holm'])})")
+        if r["p_rank"] == r["p_rank"]:
+            way = up if r["rank_direction"] > 0 else down if r["rank_direction"] < 0 else "same"
+            out.append(f"rank test: {way} (p {C.format_p(r['p_rank_holm'])})")
+        return "; ".join(out) or "-"
+
     for r in sig.to_dict("records"):
         s.add_row(r["variant"], C.metric_title(r["metric"]), val(r["metric"], r["baseline_value"]),
                   val(r["metric"], r["variant_value"]), C.format_effect(r["metric"], r["effect"], r["lo"], r["hi"]),
-                  r["test"].split(" (")[0], C.format_p(r["p_holm"]))
+                  r["test"].split(" (")[0], C.format_p(r["p_holm"]), typical(r))
     console.print(s)
+    console.print("Findings:")
+    for line in res.headline():
+        console.print(f"- {line}", highlight=False)

@@ -28,6 +28,7 @@ def hint(
     batch: Annotated[int, typer.Option("--batch", min=1, help="Samples per round of the race (the early-stop check runs after each).")] = 100,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the re-deals and the policy's coin flips (same seed, same figures).")] = 0,
     cap: Annotated[int, typer.Option("--cap", min=1, help="The most moves of a playout after the candidate move (seats still in then share the places left).")] = 400,
+    objective: Annotated[Optional[str], typer.Option("--objective", help="What the ranking follows: lose (P(lose), lower first), place (expected place) or first (P(first), higher first). Default: what the rule set's scoring rewards: lose for duel, family and shithead (only losing counts), place for nines and palace.")] = None,
     why: Annotated[bool, typer.Option("--why", help="Say, from the playouts, why the top move beats the runner-up.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (moves best first) instead of the table.")] = False,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable.")] = None,
@@ -36,7 +37,7 @@ def hint(
 
     Uses only what the seat can see: each sample re-deals every card the seat has not seen (other hands, face-down cards, the stock, and cards the file leaves out) into the places it cannot see, then plays each legal move and finishes the game with --policy for every seat. Every move is played on the same samples (common random numbers).
 
-    Per move: expected place (1 = first out), P(lose) (last place) and P(first), each with a 95% interval. Moves are raced: a move clearly worse than the best (paired difference, 95% with a union bound) stops being played; the run stops early once one move is left, or when the moves left tie in every sample, else at --budget samples per move. The output says which.
+    Per move: expected place (1 = first out), P(lose) (last place) and P(first), each with a 95% interval. Moves are ranked by the rule set's objective (--objective): P(lose) where only losing is scored (duel, family, shithead), expected place where places are (nines, palace). Moves are raced: a move clearly worse than the best in that objective (paired difference, 95% with a union bound) stops being played; the run stops early once one move is left, or when the moves left tie in every sample, else at --budget samples per move. The output says which.
 
     Exit codes: 0 done; 1 the policy (a plugin) crashed or failed (named); 2 bad file or options (the message names the field).
 
@@ -53,12 +54,12 @@ def hint(
     paths = tuple(str(p) for p in strategy_path or [])
     try:
         if as_json:
-            res = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, why=why)
+            res = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective)
         else:
             from rich.progress import Progress
             with Progress(transient=True) as bar:
                 task = bar.add_task("samples per move", total=None)
-                res = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, why=why,
+                res = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective,
                                  progress=lambda d, t: bar.update(task, completed=d, total=t))
     except HintError as e:
         fail(str(e))
@@ -73,7 +74,7 @@ def hint(
 
     whose = (f"seat {res.seat} to move" if res.seat == state.to_move else
              f"seat {res.seat}, as if it were its turn (seat {state.to_move} is to move)")
-    t = Table(title=f"{file}: {whose}, {res.players} players, playouts by {res.policy}")
+    t = Table(title=f"{file}: {whose}, {res.players} players, playouts by {res.policy}; {res.ranked_by()}")
     for col, just in (("#", "right"), ("move", "left"), ("expected place (95%)", "right"),
                       ("P(lose) (95%)", "right"), ("P(first) (95%)", "right"), ("samples", "right"), ("", "left")):
         t.add_column(col, justify=just)

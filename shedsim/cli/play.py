@@ -33,13 +33,16 @@ def play(
                                              "why (as hint's --policy).")] = "heuristic",
     hint_budget: Annotated[int, typer.Option("--hint-budget", min=10, help="Most samples per move for hint "
                                              "(why uses half).")] = 1000,
+    hint_objective: Annotated[Optional[str], typer.Option("--hint-objective", help="What hint and why rank by "
+                                                          "(as hint's --objective: lose, place or first; default: "
+                                                          "what the rules score).")] = None,
     strategy_path: StrategyPathOpt = None,
 ) -> None:
     """Play a game against the bots in the terminal.
 
     You see your hand and face-up row, every face-up row, hand size and face-down count, the pile's top cards and size, the stock, and every move the bots make, with the reason for each burn, skip and reverse in words. First choose your face-up cards (a choice's number, 1 = keep the cards as dealt, or the cards, e.g. 'K A 10'); then on each turn type a move's number from the list or the move itself (play 7x1, play 7x2, pickup, flip 2, gamble), or:
 
-    hint: your moves ranked by playouts from what you can see (expected place, P(lose), P(first), 95% intervals); why: the last bot move explained (the bot's rule and how playouts from what it saw rank the move); table: the table again; help; quit.
+    hint: your moves ranked by playouts from what you can see (expected place, P(lose), P(first), 95% intervals; ranked by what the rules score, or --hint-objective); why: the last bot move explained (the bot's rule and how playouts from what it saw rank the move); table: the table again; help; quit.
 
     When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on. quit or the end of input print the command that continues the game later (--moves).
 
@@ -54,7 +57,7 @@ def play(
     specs = [s.strip() for s in _split_specs(opponents)]
     try:
         g = Game(rs, players, specs, seed=seed, game=game, seat=seat, strategy_paths=paths,
-                 hint_policy=hint_policy, hint_budget=hint_budget)
+                 hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective)
     except PlayError as e:
         fail(str(e))
     tty = sys.stdin.isatty()
@@ -81,6 +84,8 @@ def play(
             args += ["--hint-policy", hint_policy]
         if hint_budget != 1000:
             args += ["--hint-budget", str(hint_budget)]
+        if hint_objective is not None:
+            args += ["--hint-objective", hint_objective]
         for p in paths:
             args += ["--strategy-path", p]
         if g.inputs:

@@ -251,7 +251,7 @@ def _compare(job, out, quiet: bool, no_plots: bool, err, session, stop_after: in
                f"(t over {p.units:,} {unit})")
     typer.echo(f"  unpaired  score {u.score:.4f}  [{u.lo:.4f}, {u.hi:.4f}]  width {u.width:.4f}  "
                f"(t over {u.units:,} games)")
-    verdict = ("pairing helps" if gain.ratio > 1 else "pairing does not help here")
+    verdict = gain.verdict()
     typer.echo(f"  width ratio unpaired / paired = {gain.ratio:.3f}: {verdict}; unpaired deals need "
                f"{gain.variance_ratio:.2f}x as many games for the same precision")
     if out is None:
@@ -264,7 +264,8 @@ def _compare(job, out, quiet: bool, no_plots: bool, err, session, stop_after: in
         definitions=S.DEFINITIONS,
         headline=[f"paired deals: score {p.score:.4f} [{p.lo:.4f}, {p.hi:.4f}], width {p.width:.4f}",
                   f"unpaired deals: score {u.score:.4f} [{u.lo:.4f}, {u.hi:.4f}], width {u.width:.4f}",
-                  f"width ratio {gain.ratio:.3f} (unpaired needs {gain.variance_ratio:.2f}x the games)"],
+                  f"width ratio {gain.ratio:.3f} (unpaired needs {gain.variance_ratio:.2f}x the games): "
+                  f"{gain.verdict()}"],
         notes=[degenerate] if degenerate else [])
     _write_set(job, outcome, out, "pairing", gain.table(),
                None if no_plots else (lambda path: S.plot_pairing(gain, path)), "pairing.png", info, quiet, session)

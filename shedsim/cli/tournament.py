@@ -151,7 +151,7 @@ def tournament(
             unfinished_games=res.info["unfinished"], unfinished_share=res.info["unfinished_share"],
             ends=res.info["ends"], end_shares=res.info["end_shares"], lengths=res.info["lengths"],
             rating_fit=res.info["rating_fit"], degenerate=res.info["degenerate"],
-            notes=[degenerate] if degenerate else [], definitions=DEFINITIONS)
+            notes=[degenerate] if degenerate else [], definitions=DEFINITIONS, headline=T.headline(spec, res))
         try:
             files = session.write_reports(job, outcome, lambda: T.write_outputs(spec, res, Path(root),
                                                                                 plots=not no_plots), info)

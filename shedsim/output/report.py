@@ -459,8 +459,9 @@ def _num(s: str) -> float | None:
 
 def _tournament_headline(summary: Table | None, info: dict[str, Any]) -> list[str]:
     """A short headline from a tournament's summary.csv (for run.json files written before
-    the tournament recorded one): the ranking, the leader's win rate, mean place and rating
-    with their 95% intervals, and the share of unfinished games."""
+    the tournament recorded one): the ranking, the first's win rate, mean place and rating
+    with their 95% intervals (first by rating, which says nothing of whether it is
+    separated from the second), and the share of unfinished games."""
     if summary is None or "strategy" not in summary.header:
         return []
     col = {c: i for i, c in enumerate(summary.header)}
@@ -485,7 +486,7 @@ def _tournament_headline(summary: Table | None, info: dict[str, Any]) -> list[st
         if None not in (rt, lo, hi):
             parts.append(f"rating {rt:+.1f} [{lo:+.1f}, {hi:+.1f}] Elo")
         if parts:
-            out.append(f"{r[si]} leads: " + "; ".join(parts) + " (95% intervals)")
+            out.append(f"{r[si]} is first by rating: " + "; ".join(parts) + " (95% intervals)")
     share = info.get("unfinished_share")
     if isinstance(share, (int, float)) and not isinstance(share, bool):
         out.append(f"{100 * share:.2f}% of games unfinished ({_ends_text(info)})")

@@ -43,7 +43,7 @@ HIDDEN: dict[str, set[str]] = {
 """Per known CSV name: estimates (by their value column) left off the page."""
 
 PCT_NAME = re.compile(r"(rate|share|^score$|skill_gap|skill_edge)")
-P_NAME = re.compile(r"^(p|p_value|p_holm|p_rank|.*_p_value|.*_p)$")
+P_NAME = re.compile(r"^(p|p_value|p_holm|p_rank|p_median|p_.*_holm|.*_p_value|.*_p|.*_p_holm)$")
 
 
 @dataclass(frozen=True)

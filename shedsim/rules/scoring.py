@@ -1,0 +1,91 @@
+"""What a rule set's scoring rewards, as the objective that moves and choices are ranked by.
+
+Each preset scores a game its own way (the ``scoring`` field of
+:class:`shedsim.rules.ruleset.RuleSet`): ``duel`` names the loser (the Idiot), ``family``
+keeps a tally of Idiots and ``shithead`` counts the games a player did not lose, so in
+those three only losing counts; ``nines`` scores places and ``palace`` sums places over a
+match, so there every place counts. An advice that ranks by expected place where only
+losing is scored recommends moves that risk the loss for a chance of going out first.
+
+Objectives (:data:`OBJECTIVES`):
+
+* ``lose``: the probability of finishing last (P(lose)); lower is better.
+* ``place``: the expected place (1 = first out); lower is better.
+* ``first``: the probability of going out first (P(first)); higher is better.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+OBJECTIVES = ("lose", "place", "first")
+"""The objectives a ranking can follow (``--objective``)."""
+
+SCORING_OBJECTIVES = {
+    "loser is the idiot": "lose",
+    "idiot tally": "lose",
+    "count of games not lost": "lose",
+    "places": "place",
+    "places summed over a match of 1-10 rounds": "place",
+}
+"""The presets' scoring texts and the objective each rewards."""
+
+OBJECTIVE_NAMES = {"lose": "not losing", "place": "expected place", "first": "going out first"}
+"""The objective in words, as in "ranked by not losing"."""
+
+FIGURE_NAMES = {"lose": "P(lose)", "place": "expected place", "first": "P(first)"}
+"""The figure each objective ranks by, as the tables name it."""
+
+
+def ranked_by(objective: str, source: str) -> str:
+    """``ranked by P(lose), i.e. not losing (shithead's scoring: count of games not lost)``."""
+    fig, name = FIGURE_NAMES[objective], OBJECTIVE_NAMES[objective]
+    return f"ranked by {fig}" + ("" if fig == name else f", i.e. {name}") + f" ({source})"
+
+
+class ObjectiveError(ValueError):
+    """An objective that is not one of :data:`OBJECTIVES`; the message names the option."""
+
+
+def objective_of(rules: Any) -> str:
+    """The objective the scoring of ``rules`` (a :class:`~shedsim.rules.ruleset.RuleSet`)
+    rewards: a preset's scoring from :data:`SCORING_OBJECTIVES`; a rules file's own
+    ``scoring`` text by its words (loser, lost, idiot or shithead: ``lose``; first or win:
+    ``first``; anything else, places included: ``place``)."""
+    text = " ".join(str(getattr(rules, "scoring", "places")).lower().split())
+    if text in SCORING_OBJECTIVES:
+        return SCORING_OBJECTIVES[text]
+    if any(w in text for w in ("loser", "lost", "lose", "idiot", "shithead")):
+        return "lose"
+    if any(w in text for w in ("first", "win")):
+        return "first"
+    return "place"
+
+
+def resolve(objective: str | None, rules: Any, option: str = "--objective") -> tuple[str, str]:
+    """``(objective, source)``: ``objective`` when given (checked), else the rules' own
+    (:func:`objective_of`); ``source`` says where it came from in words. Raises
+    :class:`ObjectiveError` naming ``option`` for an unknown objective."""
+    if objective is None:
+        return objective_of(rules), f"{getattr(rules, 'name', 'the rules')}'s scoring: {rules.scoring}"
+    if objective not in OBJECTIVES:
+        raise ObjectiveError(f"{option}: one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    return objective, f"{option} {objective}"
+
+
+def per_sample(places: np.ndarray, players: int, objective: str) -> np.ndarray:
+    """The objective's cost per sample from places (float64 array, 1 = first out; seats
+    still in at a cap share the places left): 1 for a loss (``lose``), the place
+    (``place``), -1 for going out first (``first``), else 0; lower is better."""
+    p = np.asarray(places, dtype=np.float64)
+    if objective == "lose":
+        return (p == players).astype(np.float64)
+    if objective == "first":
+        return -(p == 1).astype(np.float64)
+    return p
+
+
+__all__ = ["OBJECTIVES", "SCORING_OBJECTIVES", "OBJECTIVE_NAMES", "FIGURE_NAMES", "ObjectiveError",
+           "objective_of", "resolve", "ranked_by", "per_sample"]
