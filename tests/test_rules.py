@@ -627,3 +627,36 @@ def test_rules_file_stall_keys(tmp_path):
         with pytest.raises(RulesError) as ei:
             load_rules_file(_write(tmp_path, f'preset = "shithead"\n{line}\n'))
         assert ei.value.field == key
+
+
+def test_rules_file_house_counts_for_its_checks(tmp_path):
+    """A rules file's settings and ``house`` toggles are applied before anything is checked:
+    ``two_decks`` in the file lifts the player cap and the cards for the deal (as
+    ``rules show palace --house two_decks`` does); a ``players`` range given in the file
+    stands. The same for extra toggles (``--rules-file F --house T``) and scenario files."""
+    rs = load_rules_file(_write(tmp_path, 'preset = "palace"\nhouse = ["two_decks"]\nplayers = [2, 8]\n'))
+    assert (rs.min_players, rs.max_players, rs.decks) == (2, 8, 2)
+    rs = load_rules_file(_write(tmp_path, 'preset = "palace"\nhouse = ["two_decks"]\n'))
+    assert (rs.min_players, rs.max_players) == (2, 10) == (build("palace", ["two_decks"]).min_players,
+                                                          build("palace", ["two_decks"]).max_players)
+    big = 'preset = "shithead"\nhand_size = 10\ntable_size = 6\nplayers = [3, 4]\n'  # 66 cards at 3 seats
+    assert load_rules_file(_write(tmp_path, big + 'house = ["two_decks"]\n')).deck_size == 104
+    assert build(rules_file=_write(tmp_path, big, "big.toml"), house=["two_decks"]).decks == 2
+    eight = _write(tmp_path, 'preset = "palace"\nplayers = [2, 8]\n', "eight.toml")
+    assert build(rules_file=eight, house=["two_decks"]).max_players == 10
+    for text, want in (('preset = "palace"\nhouse = ["two_decks"]\nplayers = [2, 12]\n', "at most 10 players"),
+                       ('preset = "palace"\nplayers = [2, 8]\n', "at most 5 players with 1 deck")):
+        with pytest.raises(RulesError) as ei:
+            load_rules_file(_write(tmp_path, text))
+        assert ei.value.field == "players" and want in str(ei.value)
+    from typer.testing import CliRunner
+
+    from shedsim.cli import app
+    from shedsim.rules.scenario import run_scenario
+    r = CliRunner().invoke(app, ["rules", "show", "--rules-file", str(_write(tmp_path, 'preset = "palace"\n'
+                                 'house = ["two_decks"]\nplayers = [2, 8]\n'))])
+    assert r.exit_code == 0 and "2-8" in r.output, r.output
+    seats = "".join(f'[[seats]]\nhand = ["{c}"]\n' for c in "3456789")
+    sc = _write(tmp_path, f'rules = "eight.toml"\nhouse = ["two_decks"]\nmoves = ["play 3x1"]\n{seats}'
+                          '[expect]\nto_move = 1\n', "seven_seats.toml")
+    assert run_scenario(sc) == []

@@ -358,22 +358,26 @@ def build(rules: str = "shithead", house: Sequence[str] = (), rules_file: str | 
     """A rule set from a preset name (or a rules TOML path) plus house toggles.
 
     ``rules_file`` takes precedence over ``rules``. ``rules`` ending in ``.toml`` is read as
-    a file. Raises :class:`RulesError`.
+    a file; ``house`` then applies on top of the file's settings and toggles before
+    anything is checked (:func:`rules_from_mapping`). Raises :class:`RulesError`.
     """
     if rules_file is not None:
-        base = load_rules_file(rules_file)
-    elif rules.endswith(".toml"):
-        base = load_rules_file(rules)
-    else:
-        base = preset(rules)
+        return load_rules_file(rules_file, house)
+    if rules.endswith(".toml"):
+        return load_rules_file(rules, house)
+    base = preset(rules)
     return apply_house(base, list(house)) if house else base.validate()
 
 
 # ---------------------------------------------------------------- rules files
-def rules_from_mapping(data: dict[str, Any], where: str = "rules") -> RuleSet:
+def rules_from_mapping(data: dict[str, Any], where: str = "rules", house: Sequence[str] = ()) -> RuleSet:
     """A rule set from a parsed rules TOML mapping (keys: :data:`shedsim.rules.settings.FILE_KEYS`).
 
-    Raises :class:`RulesError` naming the key for wrong types, unknown keys or values.
+    The preset, then the file's settings, then its ``house`` toggles, then its ``players``
+    (a range given in the file stands: ``two_decks`` lifts the cap to 10, it does not
+    widen the file's range), then the extra ``house`` toggles; the result is checked once,
+    at the end. Raises :class:`RulesError` naming the key for wrong types, unknown keys or
+    values.
     """
     if not isinstance(data, dict):
         raise RulesError(where, "expected a table of rule settings")
@@ -388,22 +392,28 @@ def rules_from_mapping(data: dict[str, Any], where: str = "rules") -> RuleSet:
     rs = preset(data["preset"])
     changes: dict[str, Any] = {}
     for s in S.SETTINGS:
-        if s.key in data:
+        if s.key in data and s.kind != "players":
             changes.update(s.from_file(data[s.key]))
+    players = S.BY_KEY["players"].from_file(data["players"]) if "players" in data else {}
     if "name" not in changes:
         changes["name"] = f"{rs.name}*" if len(data) > 1 else rs.name
-    rs = dataclasses.replace(rs, **changes).validate()
-    house = data.get("house", [])
-    if not isinstance(house, list) or not all(isinstance(h, str) for h in house):
-        raise RulesError("house", f"must be a list of toggle strings, got {S.shown(house)}")
-    return apply_house(rs, house) if house else rs
+    own = data.get("house", [])
+    if not isinstance(own, list) or not all(isinstance(h, str) for h in own):
+        raise RulesError("house", f"must be a list of toggle strings, got {S.shown(own)}")
+    rs = dataclasses.replace(rs, **changes)
+    if own:
+        rs = dataclasses.replace(rs, **_house_changes(rs, own))
+    rs = dataclasses.replace(rs, **players)
+    if house:
+        rs = dataclasses.replace(rs, **_house_changes(rs, house))
+    return rs.validate()
 
 
-def load_rules_file(path: str | Path) -> RuleSet:
+def load_rules_file(path: str | Path, house: Sequence[str] = ()) -> RuleSet:
     """Read a rules TOML file: ``preset = "NAME"`` plus optional settings (every key of
     :data:`shedsim.rules.settings.SETTINGS`; ``shedsim rules list`` prints them) and
-    ``house`` (:func:`rules_from_mapping`). Raises :class:`RulesError` naming the file
-    (field ``rules-file``) or the key.
+    ``house``; then the extra ``house`` toggles (:func:`rules_from_mapping`). Raises
+    :class:`RulesError` naming the file (field ``rules-file``) or the key.
     """
     p = Path(path)
     try:
@@ -416,4 +426,4 @@ def load_rules_file(path: str | Path) -> RuleSet:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise RulesError("rules-file", f"{str(p)!r} is not valid TOML: {e}") from None
-    return rules_from_mapping(data, where=str(p))
+    return rules_from_mapping(data, where=str(p), house=house)
