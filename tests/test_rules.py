@@ -660,3 +660,24 @@ def test_rules_file_house_counts_for_its_checks(tmp_path):
     sc = _write(tmp_path, f'rules = "eight.toml"\nhouse = ["two_decks"]\nmoves = ["play 3x1"]\n{seats}'
                           '[expect]\nto_move = 1\n', "seven_seats.toml")
     assert run_scenario(sc) == []
+
+
+@pytest.mark.parametrize("value", ["[" * 5000 + "]" * 5000, "[" * 2000 + '"2"' + "]" * 2000,
+                                   "{a = " * 3000 + "1" + "}" * 3000])
+def test_rules_file_nested_too_deeply_is_refused_naming_the_file(tmp_path, value):
+    """tomllib recurses once per level of nesting and gives up with RecursionError (not a
+    TOMLDecodeError): refused as a file that cannot be read, with its name and the line,
+    exit 2 from every command that takes a rules file."""
+    p = _write(tmp_path, f'preset = "palace"\nname = "deep"\nburn = {value}\n')
+    with pytest.raises(RulesError) as ei:
+        load_rules_file(p)
+    assert ei.value.field == "rules-file"
+    assert str(p) in str(ei.value) and "nested too deeply" in str(ei.value) and "line 3" in str(ei.value)
+    from typer.testing import CliRunner
+
+    from shedsim.cli import app
+    for args in (["rules", "show", "--rules-file", str(p)], ["rules", "show", str(p)],
+                 ["rules", "show", "shithead", "--rules-file", str(p), "--house", "skip8"]):
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 2 and "nested too deeply" in r.output, r.output
+        assert not isinstance(r.exception, RecursionError)

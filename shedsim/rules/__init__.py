@@ -4,6 +4,7 @@
 * :mod:`shedsim.rules.settings`: the one table of every rule setting and house toggle.
 * :mod:`shedsim.rules.ruleset`: the five presets, house toggles, TOML rules files and the
   compiled rule arrays the kernel reads (RULES.md sections 2-3), read from that table.
+* :mod:`shedsim.rules.files`: reading TOML files (rules and scenario files).
 * :mod:`shedsim.rules.engine`: the pure-Python reference engine (the specification in code).
 * :mod:`shedsim.rules.scenario`: scenario files (SCENARIOS.md): a position, moves, expectations.
 

@@ -52,7 +52,6 @@ Decisions where RULES.md is silent (each is tested in tests/scenarios/):
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +62,7 @@ import numpy as np
 import shedsim.rules.settings as S
 from shedsim import layout as L
 from shedsim.rules.cards import RANKS, rank_mask, rank_name
+from shedsim.rules.files import FileProblem, read_toml
 from shedsim.rules.settings import (  # noqa: F401 - re-exported
     MAX_PLAYERS_ONE_DECK, MAX_PLAYERS_TWO_DECKS, PICKUP_MODES, PRESETS, STALEMATE_MODES, STALL_DEFAULTS, START_RULES,
     RulesError, default_stall,
@@ -413,17 +413,12 @@ def load_rules_file(path: str | Path, house: Sequence[str] = ()) -> RuleSet:
     """Read a rules TOML file: ``preset = "NAME"`` plus optional settings (every key of
     :data:`shedsim.rules.settings.SETTINGS`; ``shedsim rules list`` prints them) and
     ``house``; then the extra ``house`` toggles (:func:`rules_from_mapping`). Raises
-    :class:`RulesError` naming the file (field ``rules-file``) or the key.
+    :class:`RulesError` naming the file (field ``rules-file``: unreadable, not UTF-8, not
+    TOML, nested too deeply) or the key.
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise RulesError("rules-file", f"cannot read {str(p)!r}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise RulesError("rules-file", f"{str(p)!r} is not UTF-8 text") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise RulesError("rules-file", f"{str(p)!r} is not valid TOML: {e}") from None
+        data = read_toml(p)
+    except FileProblem as e:
+        raise RulesError("rules-file", f"{str(p)!r}: {e}") from None
     return rules_from_mapping(data, where=str(p), house=house)
