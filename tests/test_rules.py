@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import shedsim.rules.settings as S
 from shedsim import layout as L
 from shedsim.rules.cards import RANKS
 from shedsim.rules.engine import GameState, Move, Seat, legal_moves
@@ -288,22 +289,18 @@ def test_two_decks_allow_ten_players(name):
     assert ei.value.field == "players"
 
 
-_FLAGS = ("low7", "low5", "invisible:3", "invisible:8", "invisible:9", "skip8", "reverse:K",
-          "reverse:3", "burn_passes", "deck_gamble", "mix_last_hand", "two_decks")
+_FREE, _GROUPS = S.toggle_groups()
 
 
 @st.composite
 def toggle_lists(draw):
-    toggles = list(draw(st.sets(st.sampled_from(_FLAGS))))
-    for group in (("lowest_starts", "random_starts", "dealer_left_starts"),
-                  ("pickup:never", "pickup:hand", "pickup:hand+faceup", "pickup:always")):
+    """Every toggle of the table may be drawn: any of those that compose freely, and at
+    most one per other setting."""
+    toggles = list(draw(st.sets(st.sampled_from(_FREE))))
+    for group in _GROUPS.values():
         c = draw(st.none() | st.sampled_from(group))
         if c:
             toggles.append(c)
-    for name in ("hand_size", "table_size"):
-        n = draw(st.none() | st.integers(2, 4))
-        if n:
-            toggles.append(f"{name}:{n}")
     return toggles
 
 

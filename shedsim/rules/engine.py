@@ -581,14 +581,17 @@ def deal(rules: RuleSet, players: int, deal_key: int, dealer: int = 0) -> tuple[
     return state, rng
 
 
-def start_seat(state: GameState, rng: SplitMix64) -> int:
-    """The first seat to move, after the swap (RULES.md section 2 and ruling 8)."""
+def start_candidates(state: GameState) -> list[int]:
+    """The seats that may move first in ``state`` taken as just dealt and swapped (the
+    start rule of :func:`start_seat`), ascending: one seat where the start rule decides, several
+    where it is settled at random (``random``: every seat; ``lowest_faceup``: the tied
+    seats, or every seat when nobody holds an ordinary face-up card)."""
     rules, n = state.rules, state.players
     order = [(state.dealer + 1 + i) % n for i in range(n)]
     if rules.start == "dealer_left":
-        return order[0]
+        return [order[0]]
     if rules.start == "random":
-        return rng.below(n)
+        return list(range(n))
 
     def lowest(cards: list[int]) -> int:
         ordinary = [c for c in cards if rules.ordinary(c)]
@@ -597,14 +600,20 @@ def start_seat(state: GameState, rng: SplitMix64) -> int:
     if rules.start == "lowest_hand":
         best = min(lowest(state.seats[s].hand) for s in order)
         if best == 99:
-            return order[0]
-        return next(s for s in order if lowest(state.seats[s].hand) == best)
+            return [order[0]]
+        return [next(s for s in order if lowest(state.seats[s].hand) == best)]
     # lowest_faceup (nines): ties, and nobody, settled at random.
     best = min(lowest(state.seats[s].face_up) for s in range(n))
     if best == 99:
-        return rng.below(n)
-    tied = [s for s in range(n) if lowest(state.seats[s].face_up) == best]
-    return tied[0] if len(tied) == 1 else tied[rng.below(len(tied))]
+        return list(range(n))
+    return [s for s in range(n) if lowest(state.seats[s].face_up) == best]
+
+
+def start_seat(state: GameState, rng: SplitMix64) -> int:
+    """The first seat to move, after the swap (RULES.md section 2 and ruling 8): the one of
+    :func:`start_candidates`, or one of several drawn with ``rng.below`` (as the kernel)."""
+    seats = start_candidates(state)
+    return seats[0] if len(seats) == 1 else seats[rng.below(len(seats))]
 
 
 def _exception_text(e: BaseException) -> str:

@@ -4,7 +4,10 @@ The format is described in the README ("Scenario files"): top-level keys ``rules
 ``house``, ``to_move``, ``pile`` (bottom first), ``stock`` (top first), ``burned``,
 ``dealer``, ``direction``, ``moves``, ``deterministic`` (the moves are taken as
 deterministic players': a repeated position ends the game as a proven loop); one ``[[seats]]`` table per seat (``hand``,
-``face_up``, ``face_down`` in slot order, ``out``); an ``[expect]`` table. The moves run
+``face_up``, ``face_down`` in slot order, ``out``); an ``[expect]`` table. Its ``starts``
+is about the position before the moves, taken as just dealt and swapped: the seats the
+start rule may pick (:func:`shedsim.rules.engine.start_candidates`; one, or several when
+it is settled at random). The moves run
 on the reference engine (:mod:`shedsim.rules.engine`), exactly as ``shedsim scenario run``
 does.
 
@@ -23,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from shedsim.rules.cards import CardError, format_cards, parse_cards, rank_name
-from shedsim.rules.engine import GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, apply_move, legal_moves
+from shedsim.rules.engine import (GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, apply_move, legal_moves,
+                                  start_candidates)
 from shedsim.rules.files import FileProblem, read_toml
 from shedsim.rules.ruleset import RuleSet, RulesError, build
 from shedsim.rules.settings import shown
@@ -32,7 +36,7 @@ TOP_KEYS = {"rules", "house", "to_move", "pile", "stock", "burned", "dealer", "d
             "moves", "seats", "expect", "description", "deterministic"}
 SEAT_KEYS = {"hand", "face_up", "face_down", "out"}
 EXPECT_KEYS = {"pile", "burned", "to_move", "legal", "places", "finished", "unfinished",
-               "stock", "direction", "end", "quiet"}
+               "stock", "direction", "end", "quiet", "starts"}
 END_VALUES = ("playing", "finished", "stalled", "loop", "cap")
 """``expect.end``: how the game ended (``playing``: not over yet)."""
 SEAT_EXPECT_FIELDS = {"hand", "face_up", "face_down", "out"}
@@ -197,6 +201,9 @@ def load_scenario(path: str | Path) -> Scenario:
                             f"{', '.join(sorted(EXPECT_KEYS))}, seats.N.hand/face_up/face_down/out")
     if "end" in expect and expect["end"] not in END_VALUES:
         raise ScenarioError(sp, "expect.end", f"one of {', '.join(END_VALUES)}; got {shown(expect['end'])}")
+    if "starts" in expect and (not isinstance(expect["starts"], list) or not all(
+            isinstance(x, int) and not isinstance(x, bool) for x in expect["starts"])):
+        raise ScenarioError(sp, "expect.starts", f"must be a list of seats, got {shown(expect['starts'])}")
     if "quiet" in expect and (isinstance(expect["quiet"], bool) or not isinstance(expect["quiet"], int)):
         raise ScenarioError(sp, "expect.quiet", f"must be an integer, got {shown(expect['quiet'])}")
     desc = data.get("description", "")
@@ -273,6 +280,8 @@ def check(sc: Scenario, state: GameState) -> list[Failure]:
         fail("end", e["end"], state.end or "playing")
     if "quiet" in e and e["quiet"] != state.quiet:
         fail("quiet", e["quiet"], state.quiet)
+    if "starts" in e and sorted(e["starts"]) != start_candidates(sc.state):
+        fail("starts", sorted(e["starts"]), start_candidates(sc.state))
     for key, value in e.items():
         parts = key.split(".")
         if parts[0] != "seats":

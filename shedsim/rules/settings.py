@@ -378,14 +378,37 @@ def toggle_value(text: str) -> tuple[Toggle, Setting, Any]:
 
 def toggle_examples(t: Toggle) -> tuple[str, ...]:
     """Concrete toggles the tests try for ``t``: its ``examples``, else the toggle itself,
-    each allowed rank, or each mode."""
+    each allowed rank, each mode, or an integer one below and one above the default."""
     if t.examples is not None:
         return t.examples
     if not t.takes_arg:
         return (t.syntax,)
     s = SETTING_OF[t.syntax]
-    args = [rank_name(r) for r in t.ranks] if s.kind == "ranks" else list(s.choices)
+    if s.kind == "ranks":
+        args = [rank_name(r) for r in t.ranks]
+    elif s.kind == "choice":
+        args = list(s.choices)
+    else:
+        args = [str(s.default + d) for d in (-1, 1) if s.lo <= s.default + d <= s.hi]
     return tuple(f"{t.name}:{a}" for a in args)
+
+
+def toggle_groups(leave_out: Iterable[str] = ()) -> tuple[list[str], dict[str, list[str]]]:
+    """Every toggle example (:func:`toggle_examples`) as the tests compose them: those that
+    compose freely (a rank added to a set, a yes/no switched on), and per other setting
+    the examples of which a rule set takes at most one (two that set it differently
+    contradict). Settings named in ``leave_out`` are left out."""
+    free: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for syntax, t in TOGGLES.items():
+        s = SETTING_OF[syntax]
+        if s.key in leave_out:
+            continue
+        if s.kind in ("ranks", "bool"):
+            free += toggle_examples(t)
+        else:
+            groups.setdefault(s.key, []).extend(toggle_examples(t))
+    return free, groups
 
 
 def each_toggle_candidates(base: Any) -> tuple[list[str], list[tuple[str, str]]]:
