@@ -16,8 +16,8 @@ it (``tests/test_settings.py`` fails without one; the differential test plays ev
 toggle's first example).
 
 The presets' values are those of the published rule sets, the toggles those of the
-published house rules, plus shedsim's own for games that cannot end (``stall:N``,
-``stalemate:MODE``).
+published house rules, plus shedsim's own: ``burn_run:N`` and, for games that cannot
+end, ``stall:N`` and ``stalemate:MODE``.
 
 This module imports only :mod:`shedsim.rules.cards`.
 """
@@ -305,7 +305,8 @@ SETTINGS: tuple[Setting, ...] = (
             toggles=(Toggle("table_size:N", "face-up and face-down cards each (default 3)",
                             examples=("table_size:2", "table_size:4")),)),
     Setting("burn_run", "int", "this many cards of one rank on top of the pile burn it", default=4, lo=2, hi=8,
-            slot="R_BURN_RUN"),
+            slot="R_BURN_RUN",
+            toggles=(Toggle("burn_run:N", "N cards of one rank on top of the pile burn it (default 4)"),)),
     Setting("max_moves", "int", "move cap after which a game is unfinished", default=5000, lo=10, hi=10_000_000,
             slot="R_MAX_MOVES",
             toggles=(Toggle("max_moves:N", "move cap after which a game is unfinished (default 5000)", each=(),
