@@ -66,3 +66,14 @@ def test_scenario_nested_too_deeply_is_refused_naming_the_file(tmp_path):
             result = CliRunner().invoke(app, command)
             assert result.exit_code == 2 and "nested too deeply" in result.output, (command, result.output)
             assert not isinstance(result.exception, RecursionError)
+
+
+def test_a_description_that_is_not_text_is_refused(tmp_path):
+    """``description`` is text; any other value (a list, a number, a deep array) was
+    silently dropped, now it is refused naming the field."""
+    p = tmp_path / "desc.toml"
+    p.write_text('rules = "shithead"\ndescription = ["a", "b"]\n[[seats]]\nhand = ["3"]\n[[seats]]\nhand = ["4"]\n')
+    with pytest.raises(ScenarioError) as ei:
+        run_scenario(p)
+    assert ei.value.field == "description"
+    assert CliRunner().invoke(app, ["scenario", "run", str(p)]).exit_code == 2

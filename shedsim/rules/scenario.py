@@ -207,7 +207,9 @@ def load_scenario(path: str | Path) -> Scenario:
     if "quiet" in expect and (isinstance(expect["quiet"], bool) or not isinstance(expect["quiet"], int)):
         raise ScenarioError(sp, "expect.quiet", f"must be an integer, got {shown(expect['quiet'])}")
     desc = data.get("description", "")
-    return Scenario(sp, rules, state, moves, expect, desc if isinstance(desc, str) else "")
+    if not isinstance(desc, str):
+        raise ScenarioError(sp, "description", f"must be a string, got {shown(desc)}")
+    return Scenario(sp, rules, state, moves, expect, desc)
 
 
 def play_moves(sc: Scenario) -> tuple[GameState, list[str]]:
