@@ -181,8 +181,9 @@ def test_rules_list():
     assert r.exit_code == 0, r.output
     for name in ("duel", "nines", "family", "palace", "shithead"):
         assert name in r.output
-    for toggle in ("low7", "skip8", "burn_passes", "two_decks", "mix_last_hand", "deck_gamble"):
-        assert toggle in r.output
+    from shedsim.rules.settings import FILE_KEYS, TOGGLES
+    for word in (*TOGGLES, *FILE_KEYS):  # every house toggle and rules-file key of the table
+        assert word in r.output, word
 
 
 def test_rules_list_and_show_fit_80_columns_and_say_yes_or_no():

@@ -12,10 +12,12 @@ cases, which also check that each way of ending actually occurs in them.
 
 import os
 
+import numpy as np
 import pytest
 
+import shedsim.rules.settings as S
 from differential import compare
-from shedsim.rules.ruleset import PRESETS, build, preset
+from shedsim.rules.ruleset import PRESETS, RulesError, build, preset
 
 GAMES = int(os.environ.get("SHEDSIM_DIFF_GAMES", "2000"))
 PER_PRESET = int(os.environ.get("SHEDSIM_DIFF_PER_PRESET", "0"))
@@ -25,7 +27,7 @@ CASES = [(name, p) for name in PRESETS for p in range(preset(name).min_players, 
 
 TOGGLE_SETS = [
     ["low7"], ["low5"], ["low7", "low5"], ["invisible:3"], ["invisible:8", "skip8"], ["skip8"],
-    ["reverse:K"], ["reverse:8", "skip8"], ["burn_passes"], ["lowest_starts"], ["random_starts"],
+    ["reverse:K"], ["reverse:8", "skip8"], ["burn_passes"], ["random_starts"],
     ["dealer_left_starts"], ["pickup:always"], ["pickup:hand"], ["deck_gamble"], ["mix_last_hand"],
     ["two_decks"], ["hand_size:4", "table_size:2"], ["invisible:9", "reverse:3", "burn_passes", "deck_gamble"],
     ["two_decks", "skip8", "low7", "mix_last_hand", "pickup:hand+faceup"],
@@ -35,6 +37,51 @@ TOGGLE_CASES = [("shithead", 4, t) for t in TOGGLE_SETS] + [
     ("palace", 5, ["invisible:8", "burn_passes"]), ("palace", 2, ["two_decks", "deck_gamble"]),
     ("shithead", 8, ["two_decks"]), ("nines", 4, ["two_decks", "pickup:always", "invisible:3"]),
 ]
+
+STOP_CASES = [
+    # (rules, players, toggles, strategies, ways of ending that must occur)
+    ("shithead", 4, ["stall:0"], ("aggressive", "greedy", "heuristic"), {"finished", "loop"}),
+    ("shithead", 4, ["stall:200"], ("greedy", "heuristic", "aggressive", "random"), {"finished", "stalled", "loop"}),
+    ("shithead", 3, ["stall:0", "stalemate:most_cards"], ("aggressive", "random", "greedy"), {"finished", "loop", "cap"}),
+    ("palace", 4, ["stall:40", "stalemate:most_cards"], ("aggressive", "random", "greedy", "heuristic"),
+     {"finished", "stalled"}),
+    ("duel", 2, ["stall:300", "deck_gamble", "stalemate:most_cards"], ("aggressive", "heuristic", "random"),
+     {"finished", "stalled", "loop"}),
+]
+
+
+def changes(name: str, players: int, toggles: list[str], toggle: str) -> bool:
+    """Whether ``toggle`` (one of ``toggles``) changes the compiled rules of ``name`` with
+    ``toggles`` at ``players`` seats."""
+    try:
+        with_it = build(name, toggles).compile(players)
+        without = build(name, [t for t in toggles if t != toggle]).compile(players)
+    except RulesError:
+        return False
+    return not np.array_equal(with_it, without)
+
+
+def covered(syntax: str, cases) -> bool:
+    """Whether one of ``cases`` plays the toggle ``syntax`` (``pickup:MODE``...), the move
+    cap included, where it changes the rules."""
+    return any(S.find_toggle(t).syntax == syntax and changes(name, players, [*toggles, CAP], t)
+               for name, players, toggles, *_ in cases for t in [*toggles, CAP])
+
+
+def _first_change(t: S.Toggle) -> tuple[str, int, list[str]]:
+    """A case for toggle ``t``: its first example on the first preset it changes (at 4
+    players, or the preset's most), trying shithead, palace, family, nines, duel."""
+    for name in ("shithead", "palace", "family", "nines", "duel"):
+        players = min(4, preset(name).max_players)
+        for example in S.toggle_examples(t):
+            if changes(name, players, [example, CAP], example):
+                return name, players, [example]
+    raise AssertionError(f"no example of {t.syntax} changes any preset")
+
+
+TOGGLE_CASES += [_first_change(t) for syntax, t in S.TOGGLES.items()
+                 if not covered(syntax, TOGGLE_CASES + STOP_CASES)]
+"""Every house toggle of the table that the cases above do not play gets its own case."""
 
 
 @pytest.mark.parametrize("name,players", CASES, ids=[f"{n}-{p}p" for n, p in CASES])
@@ -60,16 +107,6 @@ def test_mc_agrees_on_a_few_games():
     assert problems == [], "\n".join(problems)
 
 
-STOP_CASES = [
-    # (rules, players, toggles, strategies, ways of ending that must occur)
-    ("shithead", 4, ["stall:0"], ("aggressive", "greedy", "heuristic"), {"finished", "loop"}),
-    ("shithead", 4, ["stall:200"], ("greedy", "heuristic", "aggressive", "random"), {"finished", "stalled", "loop"}),
-    ("shithead", 3, ["stall:0", "stalemate:most_cards"], ("aggressive", "random", "greedy"), {"finished", "loop", "cap"}),
-    ("palace", 4, ["stall:40", "stalemate:most_cards"], ("aggressive", "random", "greedy", "heuristic"),
-     {"finished", "stalled"}),
-    ("duel", 2, ["stall:300", "deck_gamble", "stalemate:most_cards"], ("aggressive", "heuristic", "random"),
-     {"finished", "stalled", "loop"}),
-]
 
 
 @pytest.mark.parametrize("name,players,toggles,names,want", STOP_CASES,

@@ -11,6 +11,7 @@ from shedsim import plugins
 from shedsim.rules import engine
 from shedsim.rules.ruleset import RulesError, load_rules_file, preset
 from shedsim.rules.scenario import ScenarioError, run_scenario
+from shedsim.rules.settings import FILE_KEYS
 
 SETTINGS = settings(derandomize=True, max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -18,10 +19,7 @@ SETTINGS = settings(derandomize=True, max_examples=300, deadline=None,
 card = st.sampled_from(["2", "3", "5", "7", "9", "10", "J", "Q", "K", "A", "1", "11", "X", "", "z"])
 scalar = st.one_of(st.integers(-3, 12), st.booleans(), st.text(max_size=6), card)
 value = st.one_of(scalar, st.lists(scalar, max_size=5))
-rules_keys = st.sampled_from(["preset", "house", "players", "reset", "burn", "invisible", "magic", "low",
-                              "under", "skip", "reverse", "pickup", "start", "deck_gamble", "burn_passes",
-                              "mix_last_hand", "decks", "hand_size", "table_size", "burn_run", "max_moves",
-                              "name", "scoring", "bogus"])
+rules_keys = st.sampled_from([*FILE_KEYS, "bogus"])
 
 
 def toml_value(v):

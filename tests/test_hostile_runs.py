@@ -215,6 +215,7 @@ def _spec(store: Path) -> dict:
     (b'{"name": "my-webapp", "version": "2.1.0", "private": true}\n', "is not a shedsim tournament spec"),
     (b"[1, 2, 3]", "is not a shedsim tournament spec"),
     (b'{"format": 1, "key": "abc", ', "is not valid JSON"),
+    (b'{"format": 1, "key": ' + b"[" * 5000 + b"]" * 5000 + b"}", "is not valid JSON"),  # RecursionError in json
     (b"\x89PNG\r\n\x1a\n\x00\x00garbage", "is not valid JSON"),
     (lambda d: {**d, "format": 99}, "has format 99, this shedsim writes format 2"),
     (lambda d: {k: v for k, v in d.items() if k != "players"}, "missing or invalid: players"),
@@ -238,6 +239,29 @@ def test_resume_refuses_a_foreign_directory(store, content, needle):
     assert "--resume" in r.output and needle in r.output
     assert "Traceback" not in r.output
     assert snapshot(store) == before
+
+
+def test_json_nested_too_deeply_is_no_run_and_no_crash(tmp_path):
+    """json gives up on deep nesting with RecursionError, which is not a ValueError: a
+    directory holding such a run.json or spec.json is no shedsim run (--out refuses it,
+    exit 2), never a traceback."""
+    from shedsim.runs.store import RunStore
+    deep = "[" * 5000 + "]" * 5000
+    (tmp_path / "run.json").write_text('{"command": "shedsim tournament", "x": ' + deep + "}")
+    (tmp_path / "spec.json").write_text('{"format": 2, "key": ' + deep + "}")
+    assert not RunStore.holds_run(tmp_path)
+    r = cli("--out", str(tmp_path), "--quiet")
+    assert r.exit_code == 2 and "holds no shedsim run" in r.output and "Traceback" not in r.output, r.output
+
+
+def test_resume_over_a_run_json_nested_too_deeply(store, reference):
+    """The earlier sessions read from run.json on --resume: one nested too deeply for json
+    (RecursionError) counts as none, the run completes and run.json is written anew."""
+    (store / "run.json").write_text('{"command": "shedsim tournament", "sessions": ' + "[" * 5000 + "]" * 5000 + "}")
+    r = cli("--resume", str(store), "--quiet")
+    assert r.exit_code == 0, r.output
+    assert tables(store) == tables(reference)
+    assert len(json.loads((store / "run.json").read_text())["sessions"]) == 1
 
 
 def test_resume_refuses_what_is_not_a_directory(tmp_path):

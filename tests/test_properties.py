@@ -31,6 +31,7 @@ from shedsim import layout as L
 from shedsim.rules.cards import RANKS, pack, unpack
 from shedsim.rules.engine import IllegalMoveError, Move
 from shedsim.rules.ruleset import PRESETS, RulesError, build
+from shedsim.rules.settings import toggle_groups
 
 # --------------------------------------------------------------------------- players
 
@@ -58,24 +59,19 @@ class RandomPlayer:
 
 # --------------------------------------------------------------------------- toggles
 
-_FLAGS = ("low7", "low5", "invisible:3", "invisible:8", "invisible:9", "skip8", "reverse:K",
-          "reverse:3", "burn_passes", "deck_gamble", "mix_last_hand", "two_decks")
-_START = ("lowest_starts", "random_starts", "dealer_left_starts")
-_PICKUP = ("pickup:never", "pickup:hand", "pickup:hand+faceup", "pickup:always")
+_FREE, _GROUPS = toggle_groups(leave_out=("max_moves", "stall", "stalemate"))
+"""Every toggle of the table but those that stop or score games otherwise (the move cap is
+the test's own; the end check expects a finished game or one stopped at the cap)."""
 
 
 @st.composite
 def house_toggles(draw) -> list[str]:
     """A list of compatible house toggles, in a drawn order."""
-    toggles = list(draw(st.sets(st.sampled_from(_FLAGS))))
-    for group in (_START, _PICKUP):
+    toggles = list(draw(st.sets(st.sampled_from(_FREE))))
+    for group in _GROUPS.values():
         choice = draw(st.none() | st.sampled_from(group))
         if choice is not None:
             toggles.append(choice)
-    for name in ("hand_size", "table_size"):
-        n = draw(st.none() | st.integers(2, 4))
-        if n is not None:
-            toggles.append(f"{name}:{n}")
     return draw(st.permutations(toggles))
 
 

@@ -292,6 +292,9 @@ def _damage(kind: str, d: Path) -> tuple[Path, str]:
     if kind == "run.json not json":
         (d / "run.json").write_text('{"command": "shedsim swaps", ')
         return d, "run.json' is not valid JSON"
+    if kind == "run.json nested too deeply":  # json gives up with RecursionError, not a ValueError
+        (d / "run.json").write_text('{"command": "shedsim swaps", "x": ' + "[" * 5000 + "]" * 5000 + "}")
+        return d, "run.json' is not valid JSON"
     if kind == "run.json a list":
         (d / "run.json").write_text("[1, 2]")
         return d, "run.json' is not a shedsim run.json"
@@ -344,7 +347,8 @@ def _damage(kind: str, d: Path) -> tuple[Path, str]:
 
 BAD = ["missing dir", "a file as dir", "no run.json", "run.json not json", "run.json a list", "run.json not utf8",
        "headline a string", "output outside", "listed csv missing", "ragged csv", "csv not utf8", "empty csv",
-       "csv is a directory", "truncated png", "not a png", "run.json empty", "run.json near-empty", "csv cut mid-line"]
+       "csv is a directory", "truncated png", "not a png", "run.json empty", "run.json near-empty", "csv cut mid-line",
+       "run.json nested too deeply"]
 
 
 @pytest.mark.parametrize("kind", BAD)

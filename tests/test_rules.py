@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import shedsim.rules.settings as S
 from shedsim import layout as L
 from shedsim.rules.cards import RANKS
 from shedsim.rules.engine import GameState, Move, Seat, legal_moves
@@ -288,22 +289,18 @@ def test_two_decks_allow_ten_players(name):
     assert ei.value.field == "players"
 
 
-_FLAGS = ("low7", "low5", "invisible:3", "invisible:8", "invisible:9", "skip8", "reverse:K",
-          "reverse:3", "burn_passes", "deck_gamble", "mix_last_hand", "two_decks")
+_FREE, _GROUPS = S.toggle_groups()
 
 
 @st.composite
 def toggle_lists(draw):
-    toggles = list(draw(st.sets(st.sampled_from(_FLAGS))))
-    for group in (("lowest_starts", "random_starts", "dealer_left_starts"),
-                  ("pickup:never", "pickup:hand", "pickup:hand+faceup", "pickup:always")):
+    """Every toggle of the table may be drawn: any of those that compose freely, and at
+    most one per other setting."""
+    toggles = list(draw(st.sets(st.sampled_from(_FREE))))
+    for group in _GROUPS.values():
         c = draw(st.none() | st.sampled_from(group))
         if c:
             toggles.append(c)
-    for name in ("hand_size", "table_size"):
-        n = draw(st.none() | st.integers(2, 4))
-        if n:
-            toggles.append(f"{name}:{n}")
     return toggles
 
 
@@ -627,3 +624,57 @@ def test_rules_file_stall_keys(tmp_path):
         with pytest.raises(RulesError) as ei:
             load_rules_file(_write(tmp_path, f'preset = "shithead"\n{line}\n'))
         assert ei.value.field == key
+
+
+def test_rules_file_house_counts_for_its_checks(tmp_path):
+    """A rules file's settings and ``house`` toggles are applied before anything is checked:
+    ``two_decks`` in the file lifts the player cap and the cards for the deal (as
+    ``rules show palace --house two_decks`` does); a ``players`` range given in the file
+    stands. The same for extra toggles (``--rules-file F --house T``) and scenario files."""
+    rs = load_rules_file(_write(tmp_path, 'preset = "palace"\nhouse = ["two_decks"]\nplayers = [2, 8]\n'))
+    assert (rs.min_players, rs.max_players, rs.decks) == (2, 8, 2)
+    rs = load_rules_file(_write(tmp_path, 'preset = "palace"\nhouse = ["two_decks"]\n'))
+    assert (rs.min_players, rs.max_players) == (2, 10) == (build("palace", ["two_decks"]).min_players,
+                                                          build("palace", ["two_decks"]).max_players)
+    big = 'preset = "shithead"\nhand_size = 10\ntable_size = 6\nplayers = [3, 4]\n'  # 66 cards at 3 seats
+    assert load_rules_file(_write(tmp_path, big + 'house = ["two_decks"]\n')).deck_size == 104
+    assert build(rules_file=_write(tmp_path, big, "big.toml"), house=["two_decks"]).decks == 2
+    eight = _write(tmp_path, 'preset = "palace"\nplayers = [2, 8]\n', "eight.toml")
+    assert build(rules_file=eight, house=["two_decks"]).max_players == 10
+    for text, want in (('preset = "palace"\nhouse = ["two_decks"]\nplayers = [2, 12]\n', "at most 10 players"),
+                       ('preset = "palace"\nplayers = [2, 8]\n', "at most 5 players with 1 deck")):
+        with pytest.raises(RulesError) as ei:
+            load_rules_file(_write(tmp_path, text))
+        assert ei.value.field == "players" and want in str(ei.value)
+    from typer.testing import CliRunner
+
+    from shedsim.cli import app
+    from shedsim.rules.scenario import run_scenario
+    r = CliRunner().invoke(app, ["rules", "show", "--rules-file", str(_write(tmp_path, 'preset = "palace"\n'
+                                 'house = ["two_decks"]\nplayers = [2, 8]\n'))])
+    assert r.exit_code == 0 and "2-8" in r.output, r.output
+    seats = "".join(f'[[seats]]\nhand = ["{c}"]\n' for c in "3456789")
+    sc = _write(tmp_path, f'rules = "eight.toml"\nhouse = ["two_decks"]\nmoves = ["play 3x1"]\n{seats}'
+                          '[expect]\nto_move = 1\n', "seven_seats.toml")
+    assert run_scenario(sc) == []
+
+
+@pytest.mark.parametrize("value", ["[" * 5000 + "]" * 5000, "[" * 2000 + '"2"' + "]" * 2000,
+                                   "{a = " * 3000 + "1" + "}" * 3000])
+def test_rules_file_nested_too_deeply_is_refused_naming_the_file(tmp_path, value):
+    """tomllib recurses once per level of nesting and gives up with RecursionError (not a
+    TOMLDecodeError): refused as a file that cannot be read, with its name and the line,
+    exit 2 from every command that takes a rules file."""
+    p = _write(tmp_path, f'preset = "palace"\nname = "deep"\nburn = {value}\n')
+    with pytest.raises(RulesError) as ei:
+        load_rules_file(p)
+    assert ei.value.field == "rules-file"
+    assert str(p) in str(ei.value) and "nested too deeply" in str(ei.value) and "line 3" in str(ei.value)
+    from typer.testing import CliRunner
+
+    from shedsim.cli import app
+    for args in (["rules", "show", "--rules-file", str(p)], ["rules", "show", str(p)],
+                 ["rules", "show", "shithead", "--rules-file", str(p), "--house", "skip8"]):
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 2 and "nested too deeply" in r.output, r.output
+        assert not isinstance(r.exception, RecursionError)

@@ -102,7 +102,8 @@ from typing import Any
 import numpy as np
 
 from shedsim.layout import END_CAP, END_FINISHED, END_LOOP, END_NAMES, END_STALLED
-from shedsim.rules.ruleset import PICKUP_MODES, STALEMATE_MODES, TOGGLES, RuleSet, RulesError, apply_house, build
+import shedsim.rules.settings as S
+from shedsim.rules.ruleset import PICKUP_MODES, RuleSet, RulesError, apply_house, build
 
 DEFAULT_OUT = "reports/compare"
 DEFAULT_STRATEGIES = "random,greedy,heuristic"
@@ -112,10 +113,6 @@ TARGET_CHUNK = 20_000
 ALPHA = 0.05
 KEEP = ("places", "start", "moves", "unfinished", "end", "pickups", "burns")
 """Record fields each chunk returns (the others are never transferred)."""
-
-REVERSE_RANK = "K"
-"""The rank ``--each-toggle`` uses for ``reverse:R`` (the example of docs/reference/rules.md#ruling-reverse)."""
-
 
 class CompareError(ValueError):
     """Bad input for a comparison; the message starts with the option at fault."""
@@ -209,33 +206,12 @@ def _unique_labels(texts: Sequence[str]) -> list[str]:
 
 
 def toggle_candidates(base: RuleSet) -> list[str]:
-    """The toggles ``--each-toggle`` tries on ``base``, in :data:`shedsim.rules.TOGGLES`
-    order: every plain toggle; ``invisible:3/8/9``; ``reverse:K``; each pick-up mode that
-    differs from ``base.pickup``; ``stall:0`` (the no-progress rule off) and each
-    stalemate scoring that differs from ``base.stalemate``; ``hand_size`` and ``table_size`` one below and one above
-    ``base``'s. ``max_moves`` is left out (it only moves the cap)."""
-    out: list[str] = []
-    for key in TOGGLES:
-        name = key.partition(":")[0]
-        if name == "max_moves":
-            continue
-        if name == "invisible":
-            out += ["invisible:3", "invisible:8", "invisible:9"]
-        elif name == "reverse":
-            out.append(f"reverse:{REVERSE_RANK}")
-        elif name == "pickup":
-            out += [f"pickup:{m}" for m in PICKUP_MODES if m != base.pickup]
-        elif name == "stall":
-            if base.stall != 0:
-                out.append("stall:0")
-        elif name == "stalemate":
-            out += [f"stalemate:{m}" for m in STALEMATE_MODES if m != base.stalemate]
-        elif name in ("hand_size", "table_size"):
-            v = getattr(base, name)
-            out += [f"{name}:{v + d}" for d in (-1, 1) if v + d >= 1]
-        else:
-            out.append(key)
-    return out
+    """The toggles ``--each-toggle`` tries on ``base``, in the table's order
+    (:func:`shedsim.rules.settings.each_toggle_candidates`: every flag toggle;
+    ``invisible:3/8/9``; ``reverse:K``; ``stall:0``; each pick-up mode and stalemate
+    scoring that differs from ``base``'s; the integer toggles one below and one above
+    ``base``'s; ``max_moves`` is left out)."""
+    return S.each_toggle_candidates(base)[0]
 
 
 def each_toggle_variants(text: str, house: Sequence[str], players: int
@@ -255,8 +231,8 @@ def each_toggle_variants(text: str, house: Sequence[str], players: int
         raise CompareError(f"--players: {text}: {e}") from None
     base_arr = rs.compile(players)
     variants = [Variant(text, text, rs, applied)]
-    skipped: list[dict[str, str]] = [{"variant": f"{text}+max_moves:N",
-                                      "reason": "max_moves only moves the cap of unfinished games"}]
+    skipped: list[dict[str, str]] = [{"variant": f"{text}+{syntax}", "reason": why}
+                                     for syntax, why in S.each_toggle_candidates(rs)[1]]
     seen: dict[bytes, str] = {base_arr.tobytes(): text}
     for t in toggle_candidates(rs):
         label = f"{text}+{t}"

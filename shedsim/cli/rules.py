@@ -1,4 +1,5 @@
-"""`shedsim rules list|show`: the presets and house toggles."""
+"""`shedsim rules list|show`: the presets, house toggles and rules-file keys, all read from
+:data:`shedsim.rules.settings.SETTINGS`."""
 
 from __future__ import annotations
 
@@ -12,38 +13,45 @@ from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt
 rules_app = typer.Typer(help="List and inspect rule sets and house toggles.", no_args_is_help=True)
 
 
-def yes_no(v) -> str:
-    """A setting's value as text, booleans as yes/no (the one vocabulary of rules list and show)."""
-    return ("yes" if v else "no") if isinstance(v, bool) else str(v)
-
-
 @rules_app.command("list")
 def rules_list() -> None:
-    """List the presets and every house toggle."""
+    """List the presets, every house toggle and every rules-file key."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    from shedsim.rules.ruleset import PRESETS, TOGGLES, preset
+    import shedsim.rules.settings as S
+    from shedsim.rules.ruleset import preset
     console = Console()
-    t = Table(title="Rule sets (--rules)", show_lines=True)
+    rows = {name: dict(preset(name).describe()) for name in S.PRESETS}
+    varies = [s for s in S.SETTINGS if s.key not in ("name", "players")
+              and len({repr(s.value(name)) for name in S.PRESETS}) > 1]
+    same = [s for s in S.SETTINGS if s.key != "name" and s not in varies and s.kind != "players"]
+    t = Table(title="Rule sets (--rules)", show_lines=True, caption_justify="left", caption=escape(
+        "Every preset: " + "; ".join(f"{s.title}: {S.show_value(s.default)}" for s in same)))
     t.add_column("name", no_wrap=True)
     t.add_column("players", no_wrap=True)
     t.add_column("how it plays (see shedsim rules show NAME)", ratio=1, overflow="fold")
-    for name in PRESETS:
-        rs = preset(name)
-        roles = rs.describe_roles()
-        other = "; ".join(f"{k}: {v}" for k, v in roles.items() if k not in ("reset", "burn") and v != "-")
-        text = (f"reset {roles['reset']}, burn {roles['burn']}" + (f"; {other}" if other else "")
-                + f". Voluntary pick-up: {rs.pickup}. Gamble on the stock: {yes_no(rs.deck_gamble)}. "
-                f"Who starts: {rs.start}. Scoring: {rs.scoring}.")
-        t.add_row(name, f"{rs.min_players}-{rs.max_players}", text)
+    for name, row in rows.items():
+        t.add_row(name, row["players"], escape("; ".join(f"{s.title}: {row[s.title]}" for s in varies
+                                                         if row[s.title] != "-") + "."))
     console.print(t)
     h = Table(title="House toggles (--house, repeatable; all compose)")
     h.add_column("toggle", no_wrap=True)
+    h.add_column("sets", no_wrap=True)
     h.add_column("effect", ratio=1, overflow="fold")
-    for k, v in TOGGLES.items():
-        h.add_row(k, v)
+    for syntax, toggle in S.TOGGLES.items():
+        h.add_row(syntax, S.SETTING_OF[syntax].key, escape(toggle.help))
     console.print(h)
+    k = Table(title="Rules-file keys (--rules-file FILE.toml)")
+    k.add_column("key", no_wrap=True)
+    k.add_column("value", ratio=1, overflow="fold")
+    k.add_column("meaning", ratio=2, overflow="fold")
+    k.add_row("preset", " | ".join(S.PRESETS), "the preset the file starts from (required)")
+    k.add_row("house", "list of toggles", "house toggles applied on top of the file's settings")
+    for s in S.SETTINGS:
+        k.add_row(s.key, escape(s.values_text()), escape(s.help))
+    console.print(k)
 
 
 @rules_app.command("show")
@@ -62,19 +70,8 @@ def rules_show(
     s = Table(title=f"Rule set {rs.name}" + (f" + {', '.join(rs.house)}" if rs.house else ""), show_header=False)
     s.add_column("setting")
     s.add_column("value")
-    s.add_row("players", f"{rs.min_players}-{rs.max_players}")
-    for k, v in rs.describe_roles().items():
-        s.add_row(k, v)
-    for k in ("pickup", "deck_gamble", "start", "burn_passes", "mix_last_hand", "decks", "hand_size",
-              "table_size", "burn_run", "max_moves", "scoring"):
-        s.add_row(k.replace("_", " "), yes_no(getattr(rs, k)))
-        if k == "max_moves":
-            groups: dict[int, list[int]] = {}
-            for p in range(rs.min_players, rs.max_players + 1):
-                groups.setdefault(rs.stall_moves(p), []).append(p)
-            s.add_row("stall (no-progress moves)", "off" if rs.stall == 0 else "; ".join(
-                f"{n} ({ps[0]}{'' if len(ps) == 1 else f'-{ps[-1]}'} players)" for n, ps in groups.items()))
-            s.add_row("stalemate (stopped games)", rs.stalemate)
+    for label, value in rs.describe():
+        s.add_row(label, value)
     console.print(s)
     t = Table(title="can play: row = effective top of the pile, column = rank played (x = legal)")
     t.add_column("top \\ rank")

@@ -172,7 +172,7 @@ def read_json(path: Path) -> dict[str, Any]:
         raise ReportError(f"{_q(path)} is empty (an interrupted write?): not a shedsim run.json")
     try:
         info = json.loads(text)
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:  # RecursionError: arrays or objects nested too deeply
         raise ReportError(f"{_q(path)} is not valid JSON, truncated or damaged ({e})") from None
     if not isinstance(info, dict):
         raise ReportError(f"{_q(path)} is not a shedsim run.json (a JSON object was expected, "

@@ -581,30 +581,30 @@ def deal(rules: RuleSet, players: int, deal_key: int, dealer: int = 0) -> tuple[
     return state, rng
 
 
-def start_seat(state: GameState, rng: SplitMix64) -> int:
-    """The first seat to move, after the swap (docs/reference/rules.md#start)."""
+def start_candidates(state: GameState) -> list[int]:
+    """The seats that may move first in ``state`` as dealt and swapped, ascending: one, or
+    several that the start rule settles at random (``random``; ``lowest_faceup`` ties, nobody)."""
     rules, n = state.rules, state.players
     order = [(state.dealer + 1 + i) % n for i in range(n)]
-    if rules.start == "dealer_left":
-        return order[0]
-    if rules.start == "random":
-        return rng.below(n)
+    if rules.start in ("dealer_left", "random"):
+        return [order[0]] if rules.start == "dealer_left" else list(range(n))
 
     def lowest(cards: list[int]) -> int:
         ordinary = [c for c in cards if rules.ordinary(c)]
         return min(ordinary) if ordinary else 99
 
-    if rules.start == "lowest_hand":
+    if rules.start == "lowest_hand":  # nobody: the dealer's left
         best = min(lowest(state.seats[s].hand) for s in order)
-        if best == 99:
-            return order[0]
-        return next(s for s in order if lowest(state.seats[s].hand) == best)
-    # lowest_faceup (nines): ties, and nobody, settled at random.
-    best = min(lowest(state.seats[s].face_up) for s in range(n))
-    if best == 99:
-        return rng.below(n)
-    tied = [s for s in range(n) if lowest(state.seats[s].face_up) == best]
-    return tied[0] if len(tied) == 1 else tied[rng.below(len(tied))]
+        return [next((s for s in order if best < 99 and lowest(state.seats[s].hand) == best), order[0])]
+    best = min(lowest(state.seats[s].face_up) for s in range(n))  # lowest_faceup (nines)
+    return [s for s in range(n) if best == 99 or lowest(state.seats[s].face_up) == best]
+
+
+def start_seat(state: GameState, rng: SplitMix64) -> int:
+    """The first seat to move, after the swap (docs/reference/rules.md#start): the one of
+    :func:`start_candidates`, or one drawn among several with ``rng.below`` (as the kernel)."""
+    seats = start_candidates(state)
+    return seats[0] if len(seats) == 1 else seats[rng.below(len(seats))]
 
 
 def _exception_text(e: BaseException) -> str:

@@ -1,5 +1,9 @@
 """Rules as data: the five presets, the house toggles, TOML rules files, compiled arrays.
 
+Every setting and toggle is declared once, in :data:`shedsim.rules.settings.SETTINGS`:
+the :class:`RuleSet` fields, their checks, the presets, :func:`apply_house` and the
+rules-file loader are read from that table.
+
 A :class:`RuleSet` is a frozen description of one variant (docs/reference/rules.md). The
 engines never branch on a preset's name: they read the per-rank sets and scalars here,
 or the arrays :meth:`RuleSet.compile` builds from them (the ``can_play`` table, per-rank
@@ -50,96 +54,47 @@ shedsim's own rulings (docs/reference/rules.md#rulings; each is tested in tests/
 from __future__ import annotations
 
 import dataclasses
-import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+import shedsim.rules.settings as S
 from shedsim import layout as L
-from shedsim.rules.cards import RANKS, CardError, parse_rank, rank_mask, rank_name
+from shedsim.rules.cards import RANKS, rank_mask, rank_name
+from shedsim.rules.files import FileProblem, read_toml
+from shedsim.rules.settings import (  # noqa: F401 - re-exported
+    MAX_PLAYERS_ONE_DECK, MAX_PLAYERS_TWO_DECKS, PICKUP_MODES, PRESETS, STALEMATE_MODES, STALL_DEFAULTS, START_RULES,
+    RulesError, default_stall,
+)
 
-PICKUP_MODES: tuple[str, ...] = ("never", "hand", "hand+faceup", "always")
-"""Where voluntary pick-up is allowed; forced pick-up (no legal play) is always allowed."""
+TOGGLES: dict[str, str] = {syntax: t.help for syntax, t in S.TOGGLES.items()}
+"""Every house toggle (docs/reference/rules.md#house) with a one-line description (from the table)."""
 
-START_RULES: tuple[str, ...] = ("dealer_left", "lowest_hand", "lowest_faceup", "random")
-"""Who starts: the seat after the dealer; the lowest ordinary hand card (ties by seat
-order from the dealer's left); the lowest ordinary face-up card (ties and nobody settled
-at random, nines); a random seat."""
-
-PRESETS: tuple[str, ...] = ("duel", "nines", "family", "palace", "shithead")
-
-MAX_PLAYERS_TWO_DECKS = 10
-
-STALEMATE_MODES: tuple[str, ...] = ("share", "most_cards")
-"""How a stopped game (stalled, proven loop or move cap) is scored; index = ``layout.STALEMATE_*``.
-``share``: the seats still in share the remaining places (nobody loses); ``most_cards``:
-they are placed by cards held, fewest first, so the seat holding most is the loser (ties
-in turn order from the seat to move). shedsim's choice: docs/reference/rules.md#stalemate."""
-
-STALL_DEFAULTS: tuple[tuple[int, int], ...] = ((MAX_PLAYERS_TWO_DECKS, 4000),)
-"""Default of the no-progress rule (``stall:N``) by player count: ``(up to P players, N)``.
-A game ends as stalled after N moves in a row in which no card leaves play (no burn),
-nobody goes out and nobody draws from the stock (with the stock empty: no card leaves
-play and nobody goes out). Chosen from data (README, "Games that cannot end",
-``tools/stall_cut.py``): the smallest N tried at which no preset at any player count,
-with the default field or with aggressive seated twice, cuts 1 in 1,000 of the games
-that finish without the rule (stuck players whom a random player eventually frees can
-go thousands of moves without progress, most of all at five players)."""
+_RANK_SETS = tuple(s for s in S.SETTINGS if s.kind == "ranks")
 
 
-def default_stall(players: int) -> int:
-    """The default ``stall:N`` for ``players`` seats (:data:`STALL_DEFAULTS`)."""
-    for most, n in STALL_DEFAULTS:
-        if players <= most:
-            return n
-    return STALL_DEFAULTS[-1][1]
+def _table_fields(cls: type) -> type:
+    """Make ``cls`` a frozen, keyword-only dataclass whose fields are the table's settings
+    (:data:`shedsim.rules.settings.SETTINGS`, in order), then ``house``."""
+    own = dict(cls.__dict__.get("__annotations__", {}))
+    cls.__annotations__ = {f: s.annotation() for s in S.SETTINGS for f in s.fields} | own
+    return dataclass(frozen=True, kw_only=True)(cls)
 
 
-
-class RulesError(ValueError):
-    """Invalid rules input. ``field`` names the offending field, toggle or key."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-
-
-@dataclass(frozen=True)
+@_table_fields
 class RuleSet:
     """One variant of the game, as data (docs/reference/rules.md).
 
-    Rank sets hold ints 2..14. ``players`` is the allowed range (inclusive). Build one with
-    :func:`preset`, :func:`build` or :func:`load_rules_file`; invalid combinations raise
+    The fields are the settings of :data:`shedsim.rules.settings.SETTINGS` (``players`` as
+    ``min_players`` and ``max_players``, the range allowed, inclusive), then ``house``: the
+    toggles applied. Rank sets hold ints 2..14. Build one with :func:`preset`,
+    :func:`build` or :func:`load_rules_file`; invalid combinations raise
     :class:`RulesError` from :meth:`validate`.
     """
 
-    name: str
-    min_players: int
-    max_players: int
-    reset: frozenset[int]
-    burn: frozenset[int]
-    invisible: frozenset[int] = frozenset()
-    magic: frozenset[int] = frozenset()
-    low: frozenset[int] = frozenset()
-    under: frozenset[int] = frozenset()
-    skip: frozenset[int] = frozenset()
-    reverse: frozenset[int] = frozenset()
-    pickup: str = "never"
-    deck_gamble: bool = False
-    start: str = "dealer_left"
-    burn_passes: bool = False
-    mix_last_hand: bool = False
-    decks: int = 1
-    hand_size: int = 3
-    table_size: int = 3
-    burn_run: int = 4
-    max_moves: int = 5000
-    stall: int | None = None
-    stalemate: str = "share"
-    scoring: str = "places"
     house: tuple[str, ...] = field(default=())
 
     # ------------------------------------------------------------------ roles
@@ -168,57 +123,52 @@ class RuleSet:
         return table
 
     def ordinary(self, r: int) -> bool:
-        """Whether ``r`` counts for lowest-card start rules (docs/reference/rules.md#ruling-lowest-card-start)."""
-        roles = (self.reset | self.burn | self.invisible | self.magic | self.low | self.under
-                 | self.skip | self.reverse)
-        return r not in roles
+        """Whether ``r`` counts for lowest-card start rules (docs/reference/rules.md#ruling-lowest-card-start): it has no role (is
+        in no rank set of the table)."""
+        return not any(r in getattr(self, s.key) for s in _RANK_SETS)
 
     @property
     def deck_size(self) -> int:
         """Cards in the deck: 52 per deck."""
         return 52 * self.decks
 
-    def describe_roles(self) -> dict[str, str]:
-        """Readable per-role rank lists, for ``shedsim rules show``."""
-        def names(s: Iterable[int]) -> str:
-            return " ".join(rank_name(r) for r in sorted(s)) or "-"
-        return {
-            "reset": names(self.reset), "burn": names(self.burn),
-            "invisible": names(self.invisible), "goes on anything": names(
-                r for r in RANKS if self.goes_on_anything(r)),
-            "low (next play this or lower)": names(self.low),
-            "under (goes on this rank or higher)": names(self.under),
-            "skip": names(self.skip), "reverse": names(self.reverse),
-        }
+    def describe(self) -> list[tuple[str, str]]:
+        """``(label, value)`` of every setting but the name, in table order, for ``rules
+        show``: ``goes on anything`` lists every rank that does (magic, reset, burn and
+        invisible ranks); ``stall`` its limit by player count."""
+        out = []
+        for s in S.SETTINGS:
+            if s.key == "name":
+                continue
+            if s.key == "magic":
+                v = S.names(r for r in RANKS if self.goes_on_anything(r))
+            elif s.key == "stall":
+                v = self.describe_stall()
+            elif s.kind == "players":
+                v = S.show_value((self.min_players, self.max_players))
+            else:
+                v = S.show_value(getattr(self, s.key))
+            out.append((s.title, v))
+        return out
+
+    def describe_stall(self) -> str:
+        """The no-progress limit over the player range: ``off`` or ``N (2-5 players)``."""
+        if self.stall == 0:
+            return "off"
+        groups: dict[int, list[int]] = {}
+        for p in range(self.min_players, self.max_players + 1):
+            groups.setdefault(self.stall_moves(p), []).append(p)
+        return "; ".join(f"{n} ({ps[0]}{'' if len(ps) == 1 else f'-{ps[-1]}'} players)" for n, ps in groups.items())
 
     # ------------------------------------------------------------ validation
     def validate(self) -> RuleSet:
-        """Check the rule set is playable; returns ``self``. Raises :class:`RulesError`."""
-        for fname in ("reset", "burn", "invisible", "magic", "low", "under", "skip", "reverse"):
-            for r in getattr(self, fname):
-                if not isinstance(r, int) or r not in RANKS:
-                    raise RulesError(fname, f"unknown rank {r!r}")
-        if self.pickup not in PICKUP_MODES:
-            raise RulesError("pickup", f"unknown mode {self.pickup!r}; one of {', '.join(PICKUP_MODES)}")
-        if self.start not in START_RULES:
-            raise RulesError("start", f"unknown rule {self.start!r}; one of {', '.join(START_RULES)}")
-        if self.stalemate not in STALEMATE_MODES:
-            raise RulesError("stalemate", f"unknown mode {self.stalemate!r}; one of {', '.join(STALEMATE_MODES)}")
-        if self.stall is not None and (not isinstance(self.stall, int) or isinstance(self.stall, bool)
-                                       or not 0 <= self.stall <= 10_000_000):
-            raise RulesError("stall", f"must be an integer from 0 (off) to 10000000, got {self.stall!r}")
-        if self.decks not in (1, 2):
-            raise RulesError("decks", f"must be 1 or 2, got {self.decks!r}")
-        for fname, lo, hi in (("hand_size", 1, 10), ("table_size", 1, 6), ("burn_run", 2, 8),
-                              ("max_moves", 10, 10_000_000)):
-            v = getattr(self, fname)
-            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-                raise RulesError(fname, f"must be an integer from {lo} to {hi}, got {v!r}")
-        cap = MAX_PLAYERS_TWO_DECKS if self.decks == 2 else 5
-        if not (isinstance(self.min_players, int) and isinstance(self.max_players, int)
-                and 2 <= self.min_players <= self.max_players):
-            raise RulesError("players", f"range must be 2 <= min <= max, got "
-                             f"{self.min_players!r}..{self.max_players!r}")
+        """Check the rule set is playable; returns ``self``. Raises :class:`RulesError`:
+        a setting outside its type or range (:meth:`shedsim.rules.settings.Setting.check`),
+        more players than the decks allow, too few cards for the deal at the smallest
+        table, or a rank with two roles that contradict."""
+        for s in S.SETTINGS:
+            s.check((self.min_players, self.max_players) if s.kind == "players" else getattr(self, s.key))
+        cap = MAX_PLAYERS_TWO_DECKS if self.decks == 2 else MAX_PLAYERS_ONE_DECK
         if self.max_players > cap:
             raise RulesError("players", f"at most {cap} players with {self.decks} deck(s), "
                              f"got {self.max_players}")
@@ -284,7 +234,12 @@ class RuleSet:
 
     # ------------------------------------------------------------- compiling
     def compile(self, players: int) -> np.ndarray:
-        """The ``int64[L.R_SIZE]`` array the kernel reads (layout in :mod:`shedsim.layout`).
+        """The ``int64[L.R_SIZE]`` array the kernel reads (layout in :mod:`shedsim.layout`):
+        each setting's ``slot`` of the table (a rank set as a packed mask, a choice as its
+        index, ``stall`` as :meth:`stall_moves`, ``players`` as ``players``), the per-rank
+        flags of the rank sets with a ``flag``, and what follows from them: the can-play
+        masks, ``F_MAGIC`` (goes on anything), ``F_ORDINARY``, the special and ordinary
+        masks and the deck size.
 
         Raises :class:`RulesError` if ``players`` is outside the rule set's range.
         """
@@ -294,37 +249,32 @@ class RuleSet:
             a[L.R_PLAYABLE + t] = rank_mask(r for r in RANKS if self.can_play(t, r))
         for r in RANKS:
             f = 0
-            f |= L.F_BURN if r in self.burn else 0
-            f |= L.F_RESET if r in self.reset else 0
-            f |= L.F_INVISIBLE if r in self.invisible else 0
-            f |= L.F_SKIP if r in self.skip else 0
-            f |= L.F_REVERSE if r in self.reverse else 0
+            for s in _RANK_SETS:
+                if s.flag is not None and r in getattr(self, s.key):
+                    f |= getattr(L, s.flag)
             f |= L.F_MAGIC if self.goes_on_anything(r) else 0
-            f |= L.F_LOW if r in self.low else 0
             f |= L.F_ORDINARY if self.ordinary(r) else 0
             a[L.R_FLAGS + r] = f
-        a[L.R_BURN_MASK] = rank_mask(self.burn)
-        a[L.R_INVISIBLE_MASK] = rank_mask(self.invisible)
-        a[L.R_RESET_MASK] = rank_mask(self.reset)
-        a[L.R_SKIP_MASK] = rank_mask(self.skip)
-        a[L.R_REVERSE_MASK] = rank_mask(self.reverse)
+        for s in S.SETTINGS:
+            if s.slot is not None:
+                a[getattr(L, s.slot)] = self._slot_value(s, players)
         a[L.R_SPECIAL_MASK] = rank_mask(r for r in RANKS if not self.ordinary(r))
         a[L.R_ORDINARY_MASK] = rank_mask(r for r in RANKS if self.ordinary(r))
-        a[L.R_PLAYERS] = players
-        a[L.R_DECKS] = self.decks
         a[L.R_DECK_SIZE] = self.deck_size
-        a[L.R_HAND_SIZE] = self.hand_size
-        a[L.R_TABLE_SIZE] = self.table_size
-        a[L.R_BURN_RUN] = self.burn_run
-        a[L.R_PICKUP] = PICKUP_MODES.index(self.pickup)
-        a[L.R_GAMBLE] = int(self.deck_gamble)
-        a[L.R_START] = START_RULES.index(self.start)
-        a[L.R_BURN_PASSES] = int(self.burn_passes)
-        a[L.R_MIX_LAST] = int(self.mix_last_hand)
-        a[L.R_MAX_MOVES] = self.max_moves
-        a[L.R_STALL] = self.stall_moves(players)
-        a[L.R_STALEMATE] = STALEMATE_MODES.index(self.stalemate)
         return a
+
+    def _slot_value(self, s: S.Setting, players: int) -> int:
+        """The rules-array value of setting ``s`` at ``players`` seats."""
+        if s.kind == "players":
+            return players
+        if s.key == "stall":
+            return self.stall_moves(players)
+        v = getattr(self, s.key)
+        if s.kind == "ranks":
+            return rank_mask(v)
+        if s.kind == "choice":
+            return s.choices.index(v)
+        return int(v)
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict (rank sets as sorted name lists), for ``run.json`` and display."""
@@ -340,69 +290,61 @@ class RuleSet:
 
 
 # ---------------------------------------------------------------- presets
-def _ranks(*names: str | int) -> frozenset[int]:
-    return frozenset(parse_rank(n) for n in names)
-
-
 def preset(name: str) -> RuleSet:
-    """The named preset (docs/reference/rules.md#presets). Raises :class:`RulesError` (field ``rules``)."""
-    if name == "duel":
-        rs = RuleSet("duel", 2, 2, reset=_ranks(2), burn=_ranks(10), magic=_ranks(5),
-                     low=_ranks(5), pickup="always", deck_gamble=True, start="dealer_left",
-                     scoring="loser is the idiot")
-    elif name == "nines":
-        rs = RuleSet("nines", 2, 4, reset=_ranks(2), burn=_ranks(10), invisible=_ranks(9),
-                     magic=_ranks("A"), low=_ranks(5), under=_ranks(5), pickup="never",
-                     start="lowest_faceup", scoring="places")
-    elif name == "family":
-        rs = RuleSet("family", 2, 4, reset=_ranks(2), burn=_ranks(10), pickup="hand+faceup",
-                     start="dealer_left", scoring="idiot tally")
-    elif name == "palace":
-        rs = RuleSet("palace", 2, 5, reset=_ranks(2), burn=_ranks(10), pickup="hand+faceup",
-                     start="dealer_left", scoring="places summed over a match of 1-10 rounds")
-    elif name == "shithead":
-        rs = RuleSet("shithead", 2, 5, reset=_ranks(2), burn=_ranks(10), pickup="never",
-                     start="lowest_hand", scoring="count of games not lost")
-    else:
+    """The named preset (docs/reference/rules.md#presets): each setting's value for it in the table.
+    Raises :class:`RulesError` (field ``rules``)."""
+    if name not in PRESETS:
         raise RulesError("rules", f"unknown rule set {name!r}; one of {', '.join(PRESETS)}")
-    return rs
+    values: dict[str, Any] = {}
+    for s in S.SETTINGS:
+        v = s.value(name)
+        values.update(zip(s.fields, v) if s.kind == "players" else [(s.key, v)])
+    return RuleSet(**values)
 
 
-TOGGLES: dict[str, str] = {
-    "low7": "7 is low: after a 7 the next play must be 7 or lower (on duel/nines the 7 takes the 5's role)",
-    "low5": "5 is low: after a 5 the next play must be 5 or lower",
-    "invisible:R": "R in {3, 8, 9} goes on anything and is see-through",
-    "skip8": "each 8 played skips the next player (k eights skip k players)",
-    "reverse:R": "each card of rank R played reverses the direction of play",
-    "burn_passes": "after a burn the next player leads instead of the burner",
-    "lowest_starts": "the lowest ordinary hand card starts (ties by seat order from the dealer's left)",
-    "random_starts": "a random seat starts",
-    "dealer_left_starts": "the seat after the dealer starts",
-    "pickup:MODE": "voluntary pick-up: never | hand | hand+faceup | always",
-    "deck_gamble": "the duel's blind gamble on the stock's top card, in any preset",
-    "mix_last_hand": "with the last hand card you may add face-up cards of its rank (stock empty)",
-    "two_decks": "104 cards, up to 10 players",
-    "hand_size:N": "hand cards dealt and refilled to (default 3)",
-    "table_size:N": "face-up and face-down cards each (default 3)",
-    "max_moves:N": "move cap after which a game is unfinished (default 5000)",
-    "stall:N": "N moves in a row without a burn, anyone going out or a draw from the stock: the game "
-               "is stalled and ends (default " + ", ".join(
-                   f"{n} up to {p} players" if p < MAX_PLAYERS_TWO_DECKS else f"{n}" for p, n in STALL_DEFAULTS)
-               + "; 0 = off)",
-    "stalemate:MODE": "scoring of a stopped game (stalled, proven loop, move cap): share (default: seats "
-                      "still in share the remaining places) | most_cards (placed by cards held, most = loser)",
-}
-"""Every house toggle (docs/reference/rules.md#house) with a one-line description."""
+# ---------------------------------------------------------------- house toggles
+def _house_changes(base: RuleSet, toggles: Sequence[str]) -> dict[str, Any]:
+    """The fields the house ``toggles`` change on ``base`` (not checked: the caller
+    validates once everything is applied). Raises :class:`RulesError` naming the toggle
+    for an unknown or malformed one, or two that set one setting differently."""
+    toggles = [t.strip() for t in toggles if t.strip()]
+    changes: dict[str, Any] = {}
+    seen: dict[str, str] = {}
+    sets = {s.key: set(getattr(base, s.key)) for s in _RANK_SETS}
+    low_requested: set[int] = set()
+    for text in toggles:
+        toggle, s, value = S.toggle_value(text)
+        if s.key == "low":
+            low_requested.add(value)
+        elif s.kind == "ranks":
+            sets[s.key].add(value)
+        else:
+            if s.key in seen and seen[s.key] != text:
+                raise RulesError(text, f"contradicts {seen[s.key]!r} (both set {s.key})")
+            seen[s.key] = text
+            changes[s.key] = value
+            changes.update(toggle.also)
+    if low_requested:
+        _hand_on_low_role(base, low_requested, sets)
+    changes.update({k: frozenset(v) for k, v in sets.items()})
+    changes["house"] = tuple(sorted(set(base.house) | set(toggles)))
+    return changes
 
-_START_TOGGLES = {"lowest_starts": "lowest_hand", "random_starts": "random",
-                  "dealer_left_starts": "dealer_left"}
 
-
-def _int_arg(toggle: str, arg: str) -> int:
-    try:
-        return int(arg)
-    except ValueError:
-        raise RulesError(toggle, f"expects an integer after ':', got {arg!r}") from None
+def _hand_on_low_role(base: RuleSet, requested: set[int], sets: dict[str, set[int]]) -> None:
+    """``low7``/``low5`` (docs/reference/rules.md#ruling-low7-duel): the preset's own low card (duel's 5, nines' 5) defines
+    the role to hand on; a low card not requested loses it (low, magic, under)."""
+    base_low = sorted(base.low)
+    role = ({"magic"} if base_low and base_low[0] in base.magic else set()) | (
+        {"under"} if base_low and base_low[0] in base.under else set())
+    for old in base_low:
+        if old not in requested:
+            for k in ("low", "magic", "under"):
+                sets[k].discard(old)
+    for r in requested:
+        sets["low"].add(r)
+        for k in role:
+            sets[k].add(r)
 
 
 def apply_house(base: RuleSet, toggles: Sequence[str]) -> RuleSet:
@@ -411,189 +353,74 @@ def apply_house(base: RuleSet, toggles: Sequence[str]) -> RuleSet:
     Raises :class:`RulesError` naming the toggle for unknown, malformed or contradictory
     toggles, and the field for an unplayable result.
     """
-    toggles = [t.strip() for t in toggles if t.strip()]
-    changes: dict[str, Any] = {}
-    seen: dict[str, str] = {}
-
-    def once(key: str, toggle: str) -> None:
-        if key in seen and seen[key] != toggle:
-            raise RulesError(toggle, f"contradicts {seen[key]!r} (both set {key})")
-        seen[key] = toggle
-
-    low_requested: set[int] = set()
-    invisible = set(base.invisible)
-    skip = set(base.skip)
-    reverse = set(base.reverse)
-    for t in toggles:
-        name, _, arg = t.partition(":")
-        if name in ("low7", "low5") and not arg:
-            low_requested.add(int(name[3]))
-        elif name == "invisible" and arg:
-            try:
-                r = parse_rank(arg)
-            except CardError:
-                raise RulesError(t, f"unknown rank {arg!r}") from None
-            if r not in (3, 8, 9):
-                raise RulesError(t, "invisible ranks are 3, 8 or 9")
-            invisible.add(r)
-        elif name == "skip8" and not arg:
-            skip.add(8)
-        elif name == "reverse" and arg:
-            try:
-                reverse.add(parse_rank(arg))
-            except CardError:
-                raise RulesError(t, f"unknown rank {arg!r}") from None
-        elif name == "burn_passes" and not arg:
-            changes["burn_passes"] = True
-        elif name in _START_TOGGLES and not arg:
-            once("start", t)
-            changes["start"] = _START_TOGGLES[name]
-        elif name == "pickup" and arg:
-            if arg not in PICKUP_MODES:
-                raise RulesError(t, f"unknown pick-up mode {arg!r}; one of {', '.join(PICKUP_MODES)}")
-            once("pickup", t)
-            changes["pickup"] = arg
-        elif name == "deck_gamble" and not arg:
-            changes["deck_gamble"] = True
-        elif name == "mix_last_hand" and not arg:
-            changes["mix_last_hand"] = True
-        elif name == "two_decks" and not arg:
-            changes["decks"] = 2
-            changes["max_players"] = MAX_PLAYERS_TWO_DECKS
-        elif name == "stalemate" and arg:
-            if arg not in STALEMATE_MODES:
-                raise RulesError(t, f"unknown stalemate mode {arg!r}; one of {', '.join(STALEMATE_MODES)}")
-            once("stalemate", t)
-            changes["stalemate"] = arg
-        elif name in ("hand_size", "table_size", "max_moves", "stall") and arg:
-            once(name, t)
-            changes[name] = _int_arg(t, arg)
-        else:
-            known = ", ".join(TOGGLES)
-            raise RulesError(t, f"unknown house toggle; known toggles: {known}")
-
-    magic, low, under = set(base.magic), set(base.low), set(base.under)
-    if low_requested:
-        # The preset's own low card (duel's 5, nines' 5) defines the role to hand on.
-        base_low = sorted(base.low)
-        role = ({"magic"} if base_low and base_low[0] in base.magic else set()) | (
-            {"under"} if base_low and base_low[0] in base.under else set())
-        for old in base_low:
-            if old not in low_requested:
-                low.discard(old)
-                magic.discard(old)
-                under.discard(old)
-        for r in low_requested:
-            low.add(r)
-            if "magic" in role:
-                magic.add(r)
-            if "under" in role:
-                under.add(r)
-    changes.update(invisible=frozenset(invisible), skip=frozenset(skip),
-                   reverse=frozenset(reverse), magic=frozenset(magic), low=frozenset(low),
-                   under=frozenset(under), house=tuple(sorted(set(base.house) | set(toggles))))
-    rs = dataclasses.replace(base, **changes)
-    return rs.validate()
+    return dataclasses.replace(base, **_house_changes(base, toggles)).validate()
 
 
 def build(rules: str = "shithead", house: Sequence[str] = (), rules_file: str | Path | None = None) -> RuleSet:
     """A rule set from a preset name (or a rules TOML path) plus house toggles.
 
     ``rules_file`` takes precedence over ``rules``. ``rules`` ending in ``.toml`` is read as
-    a file. Raises :class:`RulesError`.
+    a file; ``house`` then applies on top of the file's settings and toggles before
+    anything is checked (:func:`rules_from_mapping`). Raises :class:`RulesError`.
     """
     if rules_file is not None:
-        base = load_rules_file(rules_file)
-    elif rules.endswith(".toml"):
-        base = load_rules_file(rules)
-    else:
-        base = preset(rules)
+        return load_rules_file(rules_file, house)
+    if rules.endswith(".toml"):
+        return load_rules_file(rules, house)
+    base = preset(rules)
     return apply_house(base, list(house)) if house else base.validate()
 
 
-_TOML_RANK_SETS = ("reset", "burn", "invisible", "magic", "low", "under", "skip", "reverse")
-_TOML_BOOLS = ("deck_gamble", "burn_passes", "mix_last_hand")
-_TOML_INTS = ("decks", "hand_size", "table_size", "burn_run", "max_moves", "stall")
-_TOML_STRS = ("pickup", "start", "name", "scoring", "stalemate")
+# ---------------------------------------------------------------- rules files
+def rules_from_mapping(data: dict[str, Any], where: str = "rules", house: Sequence[str] = ()) -> RuleSet:
+    """A rule set from a parsed rules TOML mapping (keys: :data:`shedsim.rules.settings.FILE_KEYS`).
 
-
-def rules_from_mapping(data: dict[str, Any], where: str = "rules") -> RuleSet:
-    """A rule set from a parsed rules TOML mapping (see :func:`load_rules_file`).
-
-    Raises :class:`RulesError` naming the key for wrong types, unknown keys or values.
+    The preset, then the file's settings, then its ``house`` toggles, then its ``players``
+    (a range given in the file stands: ``two_decks`` lifts the cap to 10, it does not
+    widen the file's range), then the extra ``house`` toggles; the result is checked once,
+    at the end. Raises :class:`RulesError` naming the key for wrong types, unknown keys or
+    values.
     """
     if not isinstance(data, dict):
         raise RulesError(where, "expected a table of rule settings")
-    known = {"preset", "house", "players", *_TOML_RANK_SETS, *_TOML_BOOLS, *_TOML_INTS, *_TOML_STRS}
     for k in data:
-        if k not in known:
-            raise RulesError(k, f"unknown key in {where}; known keys: {', '.join(sorted(known))}")
+        if k not in S.FILE_KEYS:
+            raise RulesError(k, f"unknown key in {where}; known keys: {', '.join(sorted(S.FILE_KEYS))}")
     if "preset" not in data:
         raise RulesError("preset", f"missing in {where}: name the preset the file starts from "
                          f"({', '.join(PRESETS)})")
     if not isinstance(data["preset"], str):
-        raise RulesError("preset", f"must be a string, got {data['preset']!r}")
+        raise RulesError("preset", f"must be a string, got {S.shown(data['preset'])}")
     rs = preset(data["preset"])
     changes: dict[str, Any] = {}
-    for k in _TOML_RANK_SETS:
-        if k in data:
-            v = data[k]
-            if not isinstance(v, list):
-                raise RulesError(k, f"must be a list of ranks, got {v!r}")
-            try:
-                changes[k] = frozenset(parse_rank(x) for x in v)
-            except CardError as e:
-                raise RulesError(k, str(e)) from None
-    for k in _TOML_BOOLS:
-        if k in data:
-            if not isinstance(data[k], bool):
-                raise RulesError(k, f"must be true or false, got {data[k]!r}")
-            changes[k] = data[k]
-    for k in _TOML_INTS:
-        if k in data:
-            if not isinstance(data[k], int) or isinstance(data[k], bool):
-                raise RulesError(k, f"must be an integer, got {data[k]!r}")
-            changes[k] = data[k]
-    for k in _TOML_STRS:
-        if k in data:
-            if not isinstance(data[k], str):
-                raise RulesError(k, f"must be a string, got {data[k]!r}")
-            changes[k] = data[k]
-    if "players" in data:
-        p = data["players"]
-        if isinstance(p, int) and not isinstance(p, bool):
-            p = [p, p]
-        if (not isinstance(p, list) or len(p) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in p)):
-            raise RulesError("players", f"must be an integer or [min, max], got {data['players']!r}")
-        changes["min_players"], changes["max_players"] = p
+    for s in S.SETTINGS:
+        if s.key in data and s.kind != "players":
+            changes.update(s.from_file(data[s.key]))
+    players = S.BY_KEY["players"].from_file(data["players"]) if "players" in data else {}
     if "name" not in changes:
         changes["name"] = f"{rs.name}*" if len(data) > 1 else rs.name
-    rs = dataclasses.replace(rs, **changes).validate()
-    house = data.get("house", [])
-    if not isinstance(house, list) or not all(isinstance(h, str) for h in house):
-        raise RulesError("house", f"must be a list of toggle strings, got {house!r}")
-    return apply_house(rs, house) if house else rs
+    own = data.get("house", [])
+    if not isinstance(own, list) or not all(isinstance(h, str) for h in own):
+        raise RulesError("house", f"must be a list of toggle strings, got {S.shown(own)}")
+    rs = dataclasses.replace(rs, **changes)
+    if own:
+        rs = dataclasses.replace(rs, **_house_changes(rs, own))
+    rs = dataclasses.replace(rs, **players)
+    if house:
+        rs = dataclasses.replace(rs, **_house_changes(rs, house))
+    return rs.validate()
 
 
-def load_rules_file(path: str | Path) -> RuleSet:
-    """Read a rules TOML file: ``preset = "NAME"`` plus optional overrides and ``house``.
-
-    Keys: ``preset``, ``house`` (list of toggles), ``players`` (int or [min, max]), rank
-    lists ``reset burn invisible magic low under skip reverse``, ``pickup``, ``start``,
-    ``deck_gamble``, ``burn_passes``, ``mix_last_hand``, ``decks``, ``hand_size``,
-    ``table_size``, ``burn_run``, ``max_moves``, ``stall``, ``stalemate``, ``name``. Raises :class:`RulesError` naming
-    the file and field.
+def load_rules_file(path: str | Path, house: Sequence[str] = ()) -> RuleSet:
+    """Read a rules TOML file: ``preset = "NAME"`` plus optional settings (every key of
+    :data:`shedsim.rules.settings.SETTINGS`; ``shedsim rules list`` prints them) and
+    ``house``; then the extra ``house`` toggles (:func:`rules_from_mapping`). Raises
+    :class:`RulesError` naming the file (field ``rules-file``: unreadable, not UTF-8, not
+    TOML, nested too deeply) or the key.
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise RulesError("rules-file", f"cannot read {str(p)!r}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise RulesError("rules-file", f"{str(p)!r} is not UTF-8 text") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise RulesError("rules-file", f"{str(p)!r} is not valid TOML: {e}") from None
-    return rules_from_mapping(data, where=str(p))
+        data = read_toml(p)
+    except FileProblem as e:
+        raise RulesError("rules-file", f"{str(p)!r}: {e}") from None
+    return rules_from_mapping(data, where=str(p), house=house)

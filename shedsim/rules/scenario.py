@@ -4,7 +4,10 @@ The format is described in the README ("Scenario files"): top-level keys ``rules
 ``house``, ``to_move``, ``pile`` (bottom first), ``stock`` (top first), ``burned``,
 ``dealer``, ``direction``, ``moves``, ``deterministic`` (the moves are taken as
 deterministic players': a repeated position ends the game as a proven loop); one ``[[seats]]`` table per seat (``hand``,
-``face_up``, ``face_down`` in slot order, ``out``); an ``[expect]`` table. The moves run
+``face_up``, ``face_down`` in slot order, ``out``); an ``[expect]`` table. Its ``starts``
+is about the position before the moves, taken as just dealt and swapped: the seats the
+start rule may pick (:func:`shedsim.rules.engine.start_candidates`; one, or several when
+it is settled at random). The moves run
 on the reference engine (:mod:`shedsim.rules.engine`), exactly as ``shedsim scenario run``
 does.
 
@@ -17,21 +20,23 @@ field, and the CLI exits 2. A scenario whose expectations fail returns failures
 
 from __future__ import annotations
 
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from shedsim.rules.cards import CardError, format_cards, parse_cards, rank_name
-from shedsim.rules.engine import GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, apply_move, legal_moves
+from shedsim.rules.engine import (GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, apply_move, legal_moves,
+                                  start_candidates)
+from shedsim.rules.files import FileProblem, read_toml
 from shedsim.rules.ruleset import RuleSet, RulesError, build
+from shedsim.rules.settings import shown
 
 TOP_KEYS = {"rules", "house", "to_move", "pile", "stock", "burned", "dealer", "direction",
             "moves", "seats", "expect", "description", "deterministic"}
 SEAT_KEYS = {"hand", "face_up", "face_down", "out"}
 EXPECT_KEYS = {"pile", "burned", "to_move", "legal", "places", "finished", "unfinished",
-               "stock", "direction", "end", "quiet"}
+               "stock", "direction", "end", "quiet", "starts"}
 END_VALUES = ("playing", "finished", "stalled", "loop", "cap")
 """``expect.end``: how the game ended (``playing``: not over yet)."""
 SEAT_EXPECT_FIELDS = {"hand", "face_up", "face_down", "out"}
@@ -54,7 +59,7 @@ class Failure:
     actual: Any
 
     def __str__(self) -> str:
-        return f"{self.key}: expected {self.expected!r}, actual {self.actual!r}"
+        return f"{self.key}: expected {shown(self.expected)}, actual {shown(self.actual)}"
 
 
 @dataclass
@@ -71,7 +76,7 @@ class Scenario:
 
 def _cards(path: str, where: str, value: Any) -> list[int]:
     if not isinstance(value, list):
-        raise ScenarioError(path, where, f"must be a list of cards, got {value!r}")
+        raise ScenarioError(path, where, f"must be a list of cards, got {shown(value)}")
     try:
         return parse_cards([str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value])
     except CardError as e:
@@ -80,7 +85,7 @@ def _cards(path: str, where: str, value: Any) -> list[int]:
 
 def _int(path: str, where: str, value: Any, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ScenarioError(path, where, f"must be an integer from {lo} to {hi}, got {value!r}")
+        raise ScenarioError(path, where, f"must be an integer from {lo} to {hi}, got {shown(value)}")
     return value
 
 
@@ -89,22 +94,18 @@ def load_scenario(path: str | Path) -> Scenario:
     p = Path(path)
     sp = str(p)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ScenarioError(sp, "file", f"cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise ScenarioError(sp, "file", "not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(sp, "file", f"not valid TOML: {e}") from None
+        data = read_toml(p)
+    except FileProblem as e:
+        raise ScenarioError(sp, "file", str(e)) from None
     for k in data:
         if k not in TOP_KEYS:
             raise ScenarioError(sp, k, f"unknown key; known keys: {', '.join(sorted(TOP_KEYS))}")
     rules_name = data.get("rules", None)
     if not isinstance(rules_name, str):
-        raise ScenarioError(sp, "rules", f"must name a preset or a rules TOML file, got {rules_name!r}")
+        raise ScenarioError(sp, "rules", f"must name a preset or a rules TOML file, got {shown(rules_name)}")
     house = data.get("house", [])
     if not isinstance(house, list) or not all(isinstance(h, str) for h in house):
-        raise ScenarioError(sp, "house", f"must be a list of toggle strings, got {house!r}")
+        raise ScenarioError(sp, "house", f"must be a list of toggle strings, got {shown(house)}")
     try:
         if rules_name.endswith(".toml"):
             rules = build(rules_file=(p.parent / rules_name), house=house)
@@ -133,7 +134,7 @@ def load_scenario(path: str | Path) -> Scenario:
                     face_down=_cards(sp, f"seats.{i}.face_down", sd.get("face_down", [])))
         out = sd.get("out", False)
         if not isinstance(out, bool):
-            raise ScenarioError(sp, f"seats.{i}.out", f"must be true or false, got {out!r}")
+            raise ScenarioError(sp, f"seats.{i}.out", f"must be true or false, got {shown(out)}")
         if len(seat.face_down) > 6:
             raise ScenarioError(sp, f"seats.{i}.face_down", "at most 6 face-down slots")
         if out:
@@ -150,7 +151,7 @@ def load_scenario(path: str | Path) -> Scenario:
     dealer = _int(sp, "dealer", data.get("dealer", (to_move - 1) % n), 0, n - 1)
     direction = data.get("direction", 1)
     if direction not in (1, -1) or isinstance(direction, bool):
-        raise ScenarioError(sp, "direction", f"must be 1 or -1, got {direction!r}")
+        raise ScenarioError(sp, "direction", f"must be 1 or -1, got {shown(direction)}")
     # conservation: no rank more often than the decks hold
     every = Counter(pile + stock)
     for s in seats:
@@ -173,13 +174,13 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(sp, "seats", "at least two seats must still be in")
     deterministic = data.get("deterministic", False)
     if not isinstance(deterministic, bool):
-        raise ScenarioError(sp, "deterministic", f"must be true or false, got {deterministic!r}")
+        raise ScenarioError(sp, "deterministic", f"must be true or false, got {shown(deterministic)}")
     state = GameState(rules=rules, seats=seats, pile=pile, stock=stock, burned=burned,
                       dealer=dealer, to_move=to_move, direction=direction, places=list(out_seats),
                       deterministic=[deterministic] * n)
     moves_data = data.get("moves", [])
     if not isinstance(moves_data, list):
-        raise ScenarioError(sp, "moves", f"must be a list of move strings, got {moves_data!r}")
+        raise ScenarioError(sp, "moves", f"must be a list of move strings, got {shown(moves_data)}")
     moves = []
     for i, m in enumerate(moves_data):
         try:
@@ -199,11 +200,16 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(sp, f"expect.{k}", f"unknown expectation; known: "
                             f"{', '.join(sorted(EXPECT_KEYS))}, seats.N.hand/face_up/face_down/out")
     if "end" in expect and expect["end"] not in END_VALUES:
-        raise ScenarioError(sp, "expect.end", f"one of {', '.join(END_VALUES)}; got {expect['end']!r}")
+        raise ScenarioError(sp, "expect.end", f"one of {', '.join(END_VALUES)}; got {shown(expect['end'])}")
+    if "starts" in expect and (not isinstance(expect["starts"], list) or not all(
+            isinstance(x, int) and not isinstance(x, bool) for x in expect["starts"])):
+        raise ScenarioError(sp, "expect.starts", f"must be a list of seats, got {shown(expect['starts'])}")
     if "quiet" in expect and (isinstance(expect["quiet"], bool) or not isinstance(expect["quiet"], int)):
-        raise ScenarioError(sp, "expect.quiet", f"must be an integer, got {expect['quiet']!r}")
+        raise ScenarioError(sp, "expect.quiet", f"must be an integer, got {shown(expect['quiet'])}")
     desc = data.get("description", "")
-    return Scenario(sp, rules, state, moves, expect, desc if isinstance(desc, str) else "")
+    if not isinstance(desc, str):
+        raise ScenarioError(sp, "description", f"must be a string, got {shown(desc)}")
+    return Scenario(sp, rules, state, moves, expect, desc)
 
 
 def play_moves(sc: Scenario) -> tuple[GameState, list[str]]:
@@ -276,6 +282,8 @@ def check(sc: Scenario, state: GameState) -> list[Failure]:
         fail("end", e["end"], state.end or "playing")
     if "quiet" in e and e["quiet"] != state.quiet:
         fail("quiet", e["quiet"], state.quiet)
+    if "starts" in e and sorted(e["starts"]) != start_candidates(sc.state):
+        fail("starts", sorted(e["starts"]), start_candidates(sc.state))
     for key, value in e.items():
         parts = key.split(".")
         if parts[0] != "seats":

@@ -694,7 +694,7 @@ class Session:
         if self.resume:
             try:
                 prev = json.loads((self.store.root / "run.json").read_text())
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):
                 prev = {}
         session = session_entry(outcome.played_now, outcome.play_s, workers, backend, outcome.interrupted,
                                 time.time() - (time.perf_counter() - self.t_start))

@@ -165,7 +165,7 @@ class RunStore:
                 d = json.loads((root / name).read_bytes().decode("utf-8"))
                 if isinstance(d, dict) and ok(d):
                     return True
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested too deeply
                 pass
         try:
             names = [p.name for p in root.iterdir()]
@@ -270,7 +270,7 @@ class RunStore:
                              f"(not a {self.what} directory)") from None
         except OSError as e:
             raise self.Error(f"{option}: cannot read {str(p)!r}: {e.strerror or e}") from None
-        except ValueError as e:  # UnicodeDecodeError and json.JSONDecodeError
+        except (ValueError, RecursionError) as e:  # UnicodeDecodeError, JSONDecodeError, nested too deeply
             raise self.Error(f"{option}: {str(p)!r} is not valid JSON ({e}); "
                              f"not a shedsim {self.what} directory") from None
         if not isinstance(d, dict) or "format" not in d or "key" not in d:

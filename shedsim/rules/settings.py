@@ -1,0 +1,488 @@
+"""Every rule setting and house toggle, declared once (:data:`SETTINGS`).
+
+A row (:class:`Setting`) is one setting of a :class:`shedsim.rules.RuleSet`: its name (the
+``RuleSet`` field and the rules-file key), its type and range, a one-line help, each
+preset's value, the rules array entry the kernel reads (a name in :mod:`shedsim.layout`)
+and the house toggles (:class:`Toggle`) that change it. Everything else reads this table:
+the ``RuleSet`` fields and their checks, the presets, the ``--house`` parser and its
+messages, the rules-file loader and its messages, ``shedsim rules list`` and ``show``, the
+``--each-toggle`` candidates of ``compare-rules`` and the tests' parametrisation (after
+OpenSpiel's ``parameter_specification``: a game declares its parameters once).
+
+Adding a house toggle means one :class:`Toggle` in its setting's row (a new setting: a
+row, and its entry in :mod:`shedsim.layout` when the kernel reads it), its move logic in
+the kernel and in the reference engine, and a scenario file in ``tests/scenarios/`` using
+it (``tests/test_settings.py`` fails without one; the differential test plays every
+toggle's first example).
+
+The presets' values are those of the published rule sets, the toggles those of the
+published house rules, plus shedsim's own: ``burn_run:N`` and, for games that cannot
+end, ``stall:N`` and ``stalemate:MODE``.
+
+This module imports only :mod:`shedsim.rules.cards`.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from shedsim.rules.cards import RANKS, CardError, parse_rank, rank_name
+
+PRESETS: tuple[str, ...] = ("duel", "nines", "family", "palace", "shithead")
+"""The five published rule sets (the CLI's ``--rules`` names)."""
+
+PICKUP_MODES: tuple[str, ...] = ("never", "hand", "hand+faceup", "always")
+"""Where voluntary pick-up is allowed; forced pick-up (no legal play) is always allowed."""
+
+START_RULES: tuple[str, ...] = ("dealer_left", "lowest_hand", "lowest_faceup", "random")
+"""Who starts: the seat after the dealer; the lowest ordinary hand card (ties by seat
+order from the dealer's left); the lowest ordinary face-up card (ties and nobody settled
+at random, nines); a random seat."""
+
+STALEMATE_MODES: tuple[str, ...] = ("share", "most_cards")
+"""How a stopped game (stalled, proven loop or move cap) is scored; index = ``layout.STALEMATE_*``.
+``share``: the seats still in share the remaining places (nobody loses); ``most_cards``:
+they are placed by cards held, fewest first, so the seat holding most is the loser (ties
+in turn order from the seat to move). The published rules do not settle this; shedsim's choice."""
+
+MAX_PLAYERS_ONE_DECK = 5
+MAX_PLAYERS_TWO_DECKS = 10
+
+STALL_DEFAULTS: tuple[tuple[int, int], ...] = ((MAX_PLAYERS_TWO_DECKS, 4000),)
+"""Default of the no-progress rule (``stall:N``) by player count: ``(up to P players, N)``.
+A game ends as stalled after N moves in a row in which no card leaves play (no burn),
+nobody goes out and nobody draws from the stock (with the stock empty: no card leaves
+play and nobody goes out). Chosen from data (README, "Games that cannot end",
+``tools/stall_cut.py``): the smallest N tried at which no preset at any player count,
+with the default field or with aggressive seated twice, cuts 1 in 1,000 of the games
+that finish without the rule (stuck players whom a random player eventually frees can
+go thousands of moves without progress, most of all at five players)."""
+
+KINDS = ("text", "players", "ranks", "bool", "choice", "int")
+"""A setting's type: free text; a player range (``min_players``, ``max_players``); a set of
+ranks 2..14; true/false; one of ``choices``; an integer from ``lo`` to ``hi``."""
+
+
+class RulesError(ValueError):
+    """Invalid rules input. ``field`` names the offending field, toggle or key."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+_short = reprlib.Repr()
+_short.maxlevel, _short.maxstring, _short.maxother = 4, 100, 100
+_short.maxlist = _short.maxtuple = _short.maxset = _short.maxfrozenset = _short.maxdict = 110
+
+
+def shown(value: Any) -> str:
+    """``repr(value)``, cut short past 4 levels of nesting, 110 items (two decks' cards) or
+    100 characters, for messages: a value from a file may be deep or huge."""
+    return _short.repr(value)
+
+
+def default_stall(players: int) -> int:
+    """The default ``stall:N`` for ``players`` seats (:data:`STALL_DEFAULTS`)."""
+    for most, n in STALL_DEFAULTS:
+        if players <= most:
+            return n
+    return STALL_DEFAULTS[-1][1]
+
+
+@dataclass(frozen=True)
+class Toggle:
+    """A house toggle: ``syntax`` is how it is written (``skip8``; ``NAME:ARG`` with ``ARG``
+    one of ``R`` a rank, ``MODE`` a choice, ``N`` an integer).
+
+    Without an argument it sets its setting to ``value`` (a rank set gets the rank
+    ``value`` added). ``ranks``: the ranks ``R`` may be (empty: any). ``also``: other
+    fields it sets (``two_decks`` raises the player cap). ``each``: the arguments
+    ``--each-toggle`` tries (``None``: by kind, see :func:`each_toggle_candidates`; ``()``:
+    never tried, ``why`` says why). ``examples``: toggles the tests try (``None``: by kind).
+    """
+
+    syntax: str
+    help: str
+    value: Any = None
+    ranks: tuple[int, ...] = ()
+    also: tuple[tuple[str, Any], ...] = ()
+    each: tuple[str, ...] | None = None
+    why: str = ""
+    examples: tuple[str, ...] | None = None
+
+    @property
+    def name(self) -> str:
+        """The part before ``:`` (``pickup`` of ``pickup:MODE``)."""
+        return self.syntax.partition(":")[0]
+
+    @property
+    def takes_arg(self) -> bool:
+        return ":" in self.syntax
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One rule setting (a row of :data:`SETTINGS`).
+
+    ``key``: the ``RuleSet`` field and the rules-file key (``players`` is the two fields
+    ``min_players`` and ``max_players``). ``kind``: one of :data:`KINDS`; ``lo``/``hi``
+    bound an ``int``, ``choices`` a ``choice`` (``noun`` names one in messages);
+    ``optional``: ``None`` is allowed (``stall``: the default by player count).
+    ``default``: the value of a preset not in ``presets``. ``slot``: the rules-array
+    entry (a :mod:`shedsim.layout` name); ``flag``: a rank set's per-rank flag (``F_*``).
+    ``label``: the name in ``rules show`` (default: the key with spaces).
+    """
+
+    key: str
+    kind: str
+    help: str
+    default: Any
+    presets: dict[str, Any] = field(default_factory=dict)
+    lo: int | None = None
+    hi: int | None = None
+    choices: tuple[str, ...] = ()
+    noun: str = ""
+    optional: bool = False
+    slot: str | None = None
+    flag: str | None = None
+    label: str = ""
+    toggles: tuple[Toggle, ...] = ()
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The ``RuleSet`` fields this setting is stored in."""
+        return ("min_players", "max_players") if self.kind == "players" else (self.key,)
+
+    @property
+    def title(self) -> str:
+        return self.label or self.key.replace("_", " ")
+
+    def value(self, preset: str) -> Any:
+        """This setting's value in ``preset``."""
+        return self.presets.get(preset, self.default)
+
+    def annotation(self) -> str:
+        return {"text": "str", "players": "int", "ranks": "frozenset[int]", "bool": "bool",
+                "choice": "str", "int": "int | None" if self.optional else "int"}[self.kind]
+
+    def values_text(self) -> str:
+        """The values a rules file may give, in words."""
+        if self.kind == "int":
+            return f"{self.lo}-{self.hi}" + (" (absent: by player count)" if self.optional else "")
+        return {"text": "text", "players": "N or [min, max], 2-10", "ranks": "list of ranks",
+                "bool": "true or false", "choice": " | ".join(self.choices)}[self.kind]
+
+    def check(self, value: Any) -> None:
+        """Raise :class:`RulesError` (field: the key) unless ``value`` is allowed for this
+        setting (``players``: the pair ``(min, max)``; the cap by decks is the rule set's
+        check)."""
+        if self.kind == "ranks":
+            for r in value:
+                if not isinstance(r, int) or r not in RANKS:
+                    raise RulesError(self.key, f"unknown rank {shown(r)}")
+        elif self.kind == "choice":
+            if value not in self.choices:
+                raise RulesError(self.key, f"unknown {self.noun} {shown(value)}; one of {', '.join(self.choices)}")
+        elif self.kind == "int":
+            if value is None and self.optional:
+                return
+            if not _is_int(value) or not self.lo <= value <= self.hi:
+                raise RulesError(self.key, f"must be an integer from {self.lo} to {self.hi}, got {shown(value)}")
+        elif self.kind == "bool":
+            if not isinstance(value, bool):
+                raise RulesError(self.key, f"must be true or false, got {shown(value)}")
+        elif self.kind == "text":
+            if not isinstance(value, str):
+                raise RulesError(self.key, f"must be a string, got {shown(value)}")
+        elif self.kind == "players":
+            lo, hi = value
+            if not (_is_int(lo) and _is_int(hi) and 2 <= lo <= hi):
+                raise RulesError("players", f"range must be 2 <= min <= max, got {shown(lo)}..{shown(hi)}")
+
+    def from_file(self, value: Any) -> dict[str, Any]:
+        """The ``RuleSet`` fields a rules-file value gives (types checked; ranges are
+        :meth:`check`'s, once every key and toggle is applied). Raises :class:`RulesError`
+        naming the key."""
+        if self.kind == "players":
+            p = [value, value] if _is_int(value) else value
+            if not isinstance(p, list) or len(p) != 2 or not all(_is_int(x) for x in p):
+                raise RulesError("players", f"must be an integer or [min, max], got {shown(value)}")
+            return {"min_players": p[0], "max_players": p[1]}
+        if self.kind == "ranks":
+            if not isinstance(value, list):
+                raise RulesError(self.key, f"must be a list of ranks, got {shown(value)}")
+            try:
+                return {self.key: frozenset(parse_rank(x) for x in value)}
+            except CardError as e:
+                raise RulesError(self.key, str(e)) from None
+        if self.kind == "bool" and not isinstance(value, bool):
+            raise RulesError(self.key, f"must be true or false, got {shown(value)}")
+        if self.kind == "int" and not _is_int(value):
+            raise RulesError(self.key, f"must be an integer, got {shown(value)}")
+        if self.kind in ("choice", "text") and not isinstance(value, str):
+            raise RulesError(self.key, f"must be a string, got {shown(value)}")
+        return {self.key: value}
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _ranks(*names: str | int) -> frozenset[int]:
+    return frozenset(parse_rank(n) for n in names)
+
+
+_STALL_HELP = ("N moves in a row without a burn, anyone going out or a draw from the stock: the game is "
+               "stalled and ends (default " + ", ".join(
+                   f"{n} up to {p} players" if p < MAX_PLAYERS_TWO_DECKS else f"{n}" for p, n in STALL_DEFAULTS)
+               + "; 0 = off)")
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("name", "text", "the rule set's name (a file's default: its preset's, with * when it changes it)",
+            default="", presets={p: p for p in PRESETS}),
+    Setting("players", "players", "the player counts allowed, at most 5 with one deck and 10 with two",
+            default=(2, MAX_PLAYERS_ONE_DECK), presets={"duel": (2, 2), "nines": (2, 4), "family": (2, 4)},
+            slot="R_PLAYERS"),
+    Setting("reset", "ranks", "goes on anything; anything may follow it", default=_ranks(2),
+            slot="R_RESET_MASK", flag="F_RESET"),
+    Setting("burn", "ranks", "goes on anything and burns the pile", default=_ranks(10),
+            slot="R_BURN_MASK", flag="F_BURN"),
+    Setting("invisible", "ranks", "goes on anything and is see-through: the card below stays the effective top",
+            default=frozenset(), presets={"nines": _ranks(9)}, slot="R_INVISIBLE_MASK", flag="F_INVISIBLE",
+            toggles=(Toggle("invisible:R", "R in {3, 8, 9} goes on anything and is see-through",
+                            ranks=(3, 8, 9), each=("3", "8", "9")),)),
+    Setting("magic", "ranks", "goes on anything (reset, burn and invisible ranks do too)",
+            default=frozenset(), presets={"duel": _ranks(5), "nines": _ranks("A")}, label="goes on anything"),
+    Setting("low", "ranks", "once it is the effective top, the next play must be this rank or lower",
+            default=frozenset(), presets={"duel": _ranks(5), "nines": _ranks(5)}, flag="F_LOW",
+            label="low (next play this or lower)",
+            toggles=(Toggle("low7", "7 is low: after a 7 the next play must be 7 or lower (on duel/nines the 7 "
+                                    "takes the 5's role)", value=7),
+                     Toggle("low5", "5 is low: after a 5 the next play must be 5 or lower", value=5))),
+    Setting("under", "ranks", "placed only on an effective top of its own rank or higher that is not magic",
+            default=frozenset(), presets={"nines": _ranks(5)}, label="under (goes on this rank or higher)"),
+    Setting("skip", "ranks", "each card of the rank played skips the next player", default=frozenset(),
+            slot="R_SKIP_MASK", flag="F_SKIP",
+            toggles=(Toggle("skip8", "each 8 played skips the next player (k eights skip k players)", value=8),)),
+    Setting("reverse", "ranks", "each card of the rank played reverses the direction of play",
+            default=frozenset(), slot="R_REVERSE_MASK", flag="F_REVERSE",
+            toggles=(Toggle("reverse:R", "each card of rank R played reverses the direction of play",
+                            each=("K",), examples=("reverse:K", "reverse:3", "reverse:8", "reverse:A")),)),
+    Setting("pickup", "choice", "where voluntary pick-up is allowed (forced pick-up always is)",
+            default="never", presets={"duel": "always", "family": "hand+faceup", "palace": "hand+faceup"},
+            choices=PICKUP_MODES, noun="pick-up mode", slot="R_PICKUP",
+            toggles=(Toggle("pickup:MODE", "voluntary pick-up: " + " | ".join(PICKUP_MODES)),)),
+    Setting("deck_gamble", "bool", "the blind gamble on the stock's top card", default=False,
+            presets={"duel": True}, slot="R_GAMBLE",
+            toggles=(Toggle("deck_gamble", "the duel's blind gamble on the stock's top card, in any preset",
+                            value=True),)),
+    Setting("start", "choice", "who starts", default="dealer_left",
+            presets={"nines": "lowest_faceup", "shithead": "lowest_hand"}, choices=START_RULES,
+            noun="start rule", slot="R_START",
+            toggles=(Toggle("lowest_starts", "the lowest ordinary hand card starts (ties by seat order from the "
+                                             "dealer's left)", value="lowest_hand"),
+                     Toggle("random_starts", "a random seat starts", value="random"),
+                     Toggle("dealer_left_starts", "the seat after the dealer starts", value="dealer_left"))),
+    Setting("burn_passes", "bool", "after a burn the next player leads instead of the burner", default=False,
+            slot="R_BURN_PASSES",
+            toggles=(Toggle("burn_passes", "after a burn the next player leads instead of the burner",
+                            value=True),)),
+    Setting("mix_last_hand", "bool", "with the last hand card face-up cards of its rank may join (stock empty)",
+            default=False, slot="R_MIX_LAST",
+            toggles=(Toggle("mix_last_hand", "with the last hand card you may add face-up cards of its rank "
+                                             "(stock empty)", value=True),)),
+    Setting("decks", "int", "52-card decks shuffled together", default=1, lo=1, hi=2, slot="R_DECKS",
+            toggles=(Toggle("two_decks", f"104 cards, up to {MAX_PLAYERS_TWO_DECKS} players", value=2,
+                            also=(("max_players", MAX_PLAYERS_TWO_DECKS),)),)),
+    Setting("hand_size", "int", "hand cards dealt and refilled to", default=3, lo=1, hi=10, slot="R_HAND_SIZE",
+            toggles=(Toggle("hand_size:N", "hand cards dealt and refilled to (default 3)",
+                            examples=("hand_size:2", "hand_size:4", "hand_size:5")),)),
+    Setting("table_size", "int", "face-up and face-down cards each", default=3, lo=1, hi=6, slot="R_TABLE_SIZE",
+            toggles=(Toggle("table_size:N", "face-up and face-down cards each (default 3)",
+                            examples=("table_size:2", "table_size:4")),)),
+    Setting("burn_run", "int", "this many cards of one rank on top of the pile burn it", default=4, lo=2, hi=8,
+            slot="R_BURN_RUN",
+            toggles=(Toggle("burn_run:N", "N cards of one rank on top of the pile burn it (default 4)"),)),
+    Setting("max_moves", "int", "move cap after which a game is unfinished", default=5000, lo=10, hi=10_000_000,
+            slot="R_MAX_MOVES",
+            toggles=(Toggle("max_moves:N", "move cap after which a game is unfinished (default 5000)", each=(),
+                            why="max_moves only moves the cap of unfinished games", examples=("max_moves:123",)),)),
+    Setting("stall", "int", _STALL_HELP, default=None, lo=0, hi=10_000_000, optional=True, slot="R_STALL",
+            label="stall (no-progress moves)",
+            toggles=(Toggle("stall:N", _STALL_HELP, each=("0",), examples=("stall:200", "stall:0")),)),
+    Setting("stalemate", "choice", "scoring of a stopped game (stalled, proven loop, move cap)", default="share",
+            choices=STALEMATE_MODES, noun="stalemate mode", slot="R_STALEMATE", label="stalemate (stopped games)",
+            toggles=(Toggle("stalemate:MODE", "scoring of a stopped game (stalled, proven loop, move cap): share "
+                                              "(default: seats still in share the remaining places) | most_cards "
+                                              "(placed by cards held, most = loser)"),)),
+    Setting("scoring", "text", "how the preset's results are scored (a description)", default="places",
+            presets={"duel": "loser is the idiot", "family": "idiot tally",
+                     "palace": "places summed over a match of 1-10 rounds", "shithead": "count of games not lost"}),
+)
+"""Every rule setting, in ``RuleSet`` field order."""
+
+BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}
+
+TOGGLES: dict[str, Toggle] = {t.syntax: t for s in SETTINGS for t in s.toggles}
+"""Every house toggle by its syntax, in table order."""
+
+SETTING_OF: dict[str, Setting] = {t.syntax: s for s in SETTINGS for t in s.toggles}
+"""The setting each toggle (by syntax) changes."""
+
+FILE_KEYS: tuple[str, ...] = ("preset", "house", *(s.key for s in SETTINGS))
+"""Every key a rules file may hold: ``preset`` (required), ``house`` (a list of toggles), the settings."""
+
+
+def find_toggle(text: str) -> Toggle:
+    """The toggle ``text`` is written as (``pickup:always`` -> ``pickup:MODE``). Raises
+    :class:`RulesError` (field: ``text``) for no known toggle, or an argument missing or
+    given where none is taken."""
+    name, colon, _ = text.partition(":")
+    for t in TOGGLES.values():
+        if t.name == name and t.takes_arg == bool(colon):
+            return t
+    raise RulesError(text, f"unknown house toggle; known toggles: {', '.join(TOGGLES)}")
+
+
+def toggle_value(text: str) -> tuple[Toggle, Setting, Any]:
+    """Parse one house toggle: ``(toggle, its setting, the value it gives)`` (a rank for a
+    rank set). Raises :class:`RulesError` naming the toggle."""
+    t = find_toggle(text)
+    s = SETTING_OF[t.syntax]
+    if not t.takes_arg:
+        return t, s, t.value
+    arg = text.partition(":")[2]
+    if s.kind == "ranks":
+        try:
+            r = parse_rank(arg)
+        except CardError:
+            raise RulesError(text, f"unknown rank {shown(arg)}") from None
+        if t.ranks and r not in t.ranks:
+            raise RulesError(text, f"{s.key} ranks are {', '.join(rank_name(x) for x in t.ranks)}")
+        return t, s, r
+    if s.kind == "choice":
+        if arg not in s.choices:
+            raise RulesError(text, f"unknown {s.noun} {shown(arg)}; one of {', '.join(s.choices)}")
+        return t, s, arg
+    try:
+        v = int(arg)
+    except ValueError:
+        raise RulesError(text, f"expects an integer after ':', got {shown(arg)}") from None
+    if not s.lo <= v <= s.hi:
+        raise RulesError(text, f"must be an integer from {s.lo} to {s.hi}, got {v}")
+    return t, s, v
+
+
+def toggle_examples(t: Toggle) -> tuple[str, ...]:
+    """Concrete toggles the tests try for ``t``: its ``examples``, else the toggle itself,
+    each allowed rank, each mode, or an integer one below and one above the default."""
+    if t.examples is not None:
+        return t.examples
+    if not t.takes_arg:
+        return (t.syntax,)
+    s = SETTING_OF[t.syntax]
+    if s.kind == "ranks":
+        args = [rank_name(r) for r in t.ranks]
+    elif s.kind == "choice":
+        args = list(s.choices)
+    else:
+        args = [str(s.default + d) for d in (-1, 1) if s.lo <= s.default + d <= s.hi]
+    return tuple(f"{t.name}:{a}" for a in args)
+
+
+def toggle_groups(leave_out: Iterable[str] = ()) -> tuple[list[str], dict[str, list[str]]]:
+    """Every toggle example (:func:`toggle_examples`) as the tests compose them: those that
+    compose freely (a rank added to a set, a yes/no switched on), and per other setting
+    the examples of which a rule set takes at most one (two that set it differently
+    contradict). Settings named in ``leave_out`` are left out."""
+    free: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for syntax, t in TOGGLES.items():
+        s = SETTING_OF[syntax]
+        if s.key in leave_out:
+            continue
+        if s.kind in ("ranks", "bool"):
+            free += toggle_examples(t)
+        else:
+            groups.setdefault(s.key, []).extend(toggle_examples(t))
+    return free, groups
+
+
+def each_toggle_candidates(base: Any) -> tuple[list[str], list[tuple[str, str]]]:
+    """The toggles ``compare-rules --each-toggle`` tries on the rule set ``base``, in table
+    order, and those never tried ``(NAME:ARG, why)``: a toggle's ``each`` arguments when
+    given; otherwise a flag toggle itself, each mode other than ``base``'s, and an
+    integer one below and one above ``base``'s (within the range)."""
+    out: list[str] = []
+    never: list[tuple[str, str]] = []
+    for t in TOGGLES.values():
+        s = SETTING_OF[t.syntax]
+        if t.each == ():
+            never.append((t.syntax, t.why))
+        elif t.each is not None:
+            out += [f"{t.name}:{a}" for a in t.each]
+        elif not t.takes_arg:
+            out.append(t.syntax)
+        elif s.kind == "choice":
+            out += [f"{t.name}:{m}" for m in s.choices if m != getattr(base, s.key)]
+        else:
+            v = getattr(base, s.key)
+            out += [f"{t.name}:{v + d}" for d in (-1, 1) if s.lo <= v + d <= s.hi]
+    return out, never
+
+
+def each_toggle_summary() -> str:
+    """In words, what :func:`each_toggle_candidates` tries (for ``--each-toggle``'s help)."""
+    fixed, others, near, never = [], [], [], []
+    for t in TOGGLES.values():
+        s = SETTING_OF[t.syntax]
+        if t.each == ():
+            never.append(t.name)
+        elif t.each is not None:
+            fixed.append(f"{t.name}:{'/'.join(t.each)}")
+        elif t.takes_arg and s.kind == "choice":
+            others.append(t.name)
+        elif t.takes_arg:
+            near.append(t.name)
+    return (f"every flag toggle; {', '.join(fixed)}; the {' and '.join(others)} modes other than X's; "
+            f"{_and(near)} one below and above; {_and(never)} left out")
+
+
+def _and(words: list[str]) -> str:
+    return ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1] if words else "none"
+
+
+def file_value_text(value: Any) -> str:
+    """A setting's value as a rules file writes it (for documentation and tests)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, frozenset):
+        return "[" + ", ".join(f'"{rank_name(r)}"' for r in sorted(value)) + "]"
+    if isinstance(value, tuple):
+        return f"[{value[0]}, {value[1]}]"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return str(value)
+
+
+def show_value(value: Any) -> str:
+    """A setting's value as ``rules list`` and ``show`` print it: yes/no, rank names, a
+    range as ``2-5``; ``None`` (``stall``'s default) as set by player count."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "by player count (stall:N)"
+    if isinstance(value, (frozenset, set)):
+        return names(value)
+    if isinstance(value, tuple):
+        return f"{value[0]}-{value[1]}"
+    return str(value)
+
+
+def names(ranks: Iterable[int]) -> str:
+    """Rank names, lowest first, ``-`` for none."""
+    return " ".join(rank_name(r) for r in sorted(ranks)) or "-"
