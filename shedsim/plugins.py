@@ -27,6 +27,11 @@ A strategy is one Python module (a file in ``strategies/``, in a directory given
 
   ``rng`` is a :class:`StreamRandom` on the game's strategy stream.
 
+A module may also declare ``PARAM_RANGES`` (the values each parameter accepts; a spec
+outside them is refused) and ``PARAM_SPACE`` (``shedsim tune``'s search ranges): see
+:mod:`shedsim.plugin_meta`, which also holds :class:`StrategyInfo`, the part of a loaded
+plugin the kernel reads.
+
 A compiled strategy's ``move`` is inlined into the kernel's game loop unless the module
 sets ``INLINE = False`` (worth it for expensive decisions such as search). An inlined
 strategy's ``move`` and ``swap`` must not allocate arrays (the fast loop runs without
@@ -39,12 +44,8 @@ from public information and the mover's own hand only.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib
-import importlib.util
 import os
 import signal
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,14 +55,12 @@ from typing import Any
 import numpy as np
 
 from shedsim import layout as L
+from shedsim.plugin_meta import (MAX_PARAMS, PluginError, StrategyInfo, hash_file, load_module,  # noqa: F401
+                                 module_name, read_ranges, read_space)
 from shedsim.rules.cards import pack, unpack
 from shedsim.seeding import SplitMix64
 
 ENV_PATH = "SHEDSIM_STRATEGY_PATH"
-
-
-class PluginError(ValueError):
-    """A strategy plugin that cannot be loaded or used; the message names the plugin."""
 
 
 class StreamRandom:
@@ -156,49 +155,14 @@ class RulesView:
     def players(self) -> int: return int(self.array[L.R_PLAYERS])
 
 
-MAX_PARAMS = 16
-
-
 @dataclass
-class Strategy:
-    """A loaded plugin. ``kind`` is ``"numba"`` or ``"python"``; ``path`` its source file;
-    ``params`` the defaults of its integer parameters (at most :data:`MAX_PARAMS`), in order."""
-
-    name: str
-    description: str
-    deterministic: bool
-    kind: str
-    module: ModuleType
-    path: Path
-    source_hash: str
-    params: dict[str, int]
-
-    @property
-    def compiled(self) -> bool:
-        return self.kind == "numba"
-
-    @property
-    def outside(self) -> bool:
-        """Whether it comes from outside shedsim's own ``strategies/`` (a ``--strategy-path``
-        or ``$SHEDSIM_STRATEGY_PATH`` directory): its compiled code is not trusted to stay
-        inside its arrays (see :mod:`shedsim.kernel.isolate`)."""
-        return not self.module.__name__.startswith("strategies.")
-
-    def params_array(self, overrides: dict[str, int] | None = None) -> np.ndarray:
-        """``int64[MAX_PARAMS]`` (16): the parameters with ``overrides`` applied. Raises :class:`PluginError`
-        for an unknown parameter name."""
-        values = dict(self.params)
-        for k, v in (overrides or {}).items():
-            if k not in values:
-                known = ", ".join(values) or "none"
-                raise PluginError(f"strategy {self.name!r} has no parameter {k!r}; parameters: {known}")
-            values[k] = int(v)
-        a = np.zeros(MAX_PARAMS, np.int64)
-        a[: len(values)] = list(values.values())
-        return a
+class Strategy(StrategyInfo):
+    """A loaded plugin (:class:`shedsim.plugin_meta.StrategyInfo`: name, kind, parameters
+    and their ranges, traits, ...) that can also play on the reference engine."""
 
     def player(self, label: str | None = None, overrides: dict[str, int] | None = None) -> "EnginePlayer":
-        """An adapter that plays this strategy on the reference engine."""
+        """An adapter that plays this strategy on the reference engine. Raises
+        :class:`PluginError` for an unknown parameter or a value outside its range."""
         return EnginePlayer(self, label or self.name, self.params_array(overrides))
 
 
@@ -362,45 +326,6 @@ class EnginePlayer:
         return legal[int(index)]
 
 
-def _hash_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
-def _module_name(path: Path) -> str:
-    digest = hashlib.sha256(str(path.parent.resolve()).encode()).hexdigest()[:10]
-    return f"shedsim_plugin_{digest}_{path.stem}"
-
-
-def load_module(path: str | Path, module_name: str | None = None) -> ModuleType:
-    """Import a plugin file under a stable module name (kept in ``sys.modules``).
-
-    Built-in strategies import as ``strategies.NAME``. Raises :class:`PluginError` naming
-    the file for syntax errors and exceptions at import.
-    """
-    path = Path(path).resolve()
-    name = module_name or _module_name(path)
-    if name in sys.modules:
-        return sys.modules[name]
-    try:
-        if name.startswith("strategies."):
-            return importlib.import_module(name)
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise PluginError(f"strategy plugin {str(path)!r}: not a Python module")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        return mod
-    except PluginError:
-        raise
-    except SyntaxError as e:
-        sys.modules.pop(name, None)
-        raise PluginError(f"strategy plugin {str(path)!r} has a syntax error at line {e.lineno}: {e.msg}") from None
-    except Exception as e:  # noqa: BLE001 - plugin code may raise anything on import
-        sys.modules.pop(name, None)
-        raise PluginError(f"strategy plugin {str(path)!r} failed to import: {type(e).__name__}: {e}") from None
-
-
 def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
     where = f"strategy plugin {str(path)!r}"
     name = getattr(mod, "NAME", None)
@@ -430,8 +355,12 @@ def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
                        for k, v in params.items())):
         raise PluginError(f"{where} ({name}): PARAMS must be a dict of at most {MAX_PARAMS} "
                           f"integer defaults, e.g. {{'rollouts': 16}}")
+    where = f"{where} ({name})"
+    ranges = read_ranges(mod, where, params)
+    read_space(mod, where, ranges)
     return Strategy(name=name, description=desc.strip().splitlines()[0], deterministic=det,
-                    kind=kind, module=mod, path=path, source_hash=_hash_file(path), params=dict(params))
+                    kind=kind, module=mod, path=path, source_hash=hash_file(path), params=dict(params),
+                    ranges=ranges)
 
 
 def builtin_dir() -> Path:
@@ -544,8 +473,9 @@ def discover(extra: list[str | Path] | None = None) -> Plugins:
     """Load every plugin in :func:`search_dirs`; returns them by name, sorted, as
     :class:`Plugins` (a dict) whose ``broken`` lists the files that could not be loaded
     (a syntax error, an exception at import, a missing or wrong NAME, DESCRIPTION,
-    DETERMINISTIC or functions, or a NAME already taken by an earlier file) with the
-    reason. A broken file never stops the others from loading.
+    DETERMINISTIC, PARAMS, PARAM_RANGES, PARAM_SPACE or functions, or a NAME already
+    taken by an earlier file) with the reason. A broken file never stops the others from
+    loading.
 
     Raises :class:`PluginError` only for a strategy path that is not a directory.
 

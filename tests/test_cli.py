@@ -292,3 +292,49 @@ def test_import_cli_does_not_import_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+# --------------------------------------------------------------------------- parameter ranges
+def _range_cases(spec: str, out: Path):
+    """Every command that takes a strategy spec, with ``spec`` in the option that takes it."""
+    hint_file = HERE.parent / "docs" / "examples" / "hint_fourth_seven.toml"
+    quiet = ("--games", "10", "--quiet")
+    return [
+        ("tournament --strategies", ["tournament", "--strategies", f"greedy,{spec}", *quiet, "--out", out]),
+        ("sprt --a", ["sprt", "--a", spec, "--b", "greedy", "--quiet", "--out", out]),
+        ("compare-rules --strategies", ["compare-rules", "-r", "shithead", "-r", "duel", "-p", "2", "-S",
+                                        f"greedy,{spec}", *quiet, "--out", out]),
+        ("swaps --strategy", ["swaps", "--strategy", spec, *quiet, "--out", out]),
+        ("swaps --swap-policy", ["swaps", "--swap-policy", spec, *quiet, "--out", out]),
+        ("tips --base", ["tips", "--base", spec, *quiet, "--out", out]),
+        ("tips --opponents", ["tips", "--opponents", spec, *quiet, "--out", out]),
+        ("tune --strategy", ["tune", "--strategy", spec, "--budget", "1", *quiet, "--out", out]),
+        ("tune --field", ["tune", "--field", f"greedy,{spec}", "--budget", "1", *quiet, "--out", out]),
+        ("hint --policy", ["hint", hint_file, "--policy", spec]),
+        ("play --opponents", ["play", "--opponents", spec]),
+        ("play --hint-policy", ["play", "--hint-policy", spec]),
+        ("bench --strategy", ["bench", "--strategy", spec, "--games", "10"]),
+        ("trace --strategies", ["trace", "--strategies", f"{spec},greedy"]),
+    ]
+
+
+@pytest.mark.parametrize("value", ["-1", "999999999999999999999"])
+def test_every_command_refuses_a_parameter_outside_its_range(tmp_path, value):
+    """heuristic:search=-1 was played, and heuristic:search=999999999999999999999 ended in an
+    OverflowError traceback: every command that takes a strategy spec refuses both with exit
+    2, naming the option, the strategy, the parameter, the value and the range, before it
+    writes anything."""
+    want = f"strategy 'heuristic': parameter search={value} is outside its range 0..1000"
+    for i, (option, args) in enumerate(_range_cases(f"heuristic:search={value}", tmp_path / "out")):
+        r = runner.invoke(app, [str(a) for a in args], env=ENV, input="")
+        err = " ".join(stderr_of(r).split())
+        assert r.exit_code == 2 and want in err, (option, r.exit_code, r.output)
+        assert option.split()[1] in err, (option, err)  # the option is named
+        assert "Traceback" not in r.output and "OverflowError" not in r.output, (option, r.output)
+        assert not (tmp_path / "out").exists(), f"{option} left {tmp_path / 'out'} behind"
+
+
+def test_tune_refuses_a_search_range_outside_the_declared_range(tmp_path):
+    r = invoke("tune", "--param", "search=0:5000", "--budget", "1", "--out", tmp_path / "u")
+    assert_usage_error(r, "--param 'search=0:5000': strategy 'heuristic': parameter search accepts 0..1000")
+    assert not (tmp_path / "u").exists()

@@ -88,7 +88,7 @@ def swap_choices(visible: list[int], dealt_up: list[int], size: int) -> list[lis
 class Game:
     """One game: the person in seat ``seat``, ``opponents`` (strategy specs, repeated in
     turn over the other seats) elsewhere. Raises :class:`PlayError` for a player count the
-    rules do not allow, an unknown strategy or seat."""
+    rules do not allow, an unknown strategy, a parameter outside its range, or a bad seat."""
 
     def __init__(self, rules: RuleSet, players: int, opponents: list[str], seed: int = 0, game: int = 0,
                  seat: int = 0, strategy_paths: tuple[str, ...] = (), hint_policy: str = "heuristic",
@@ -123,6 +123,12 @@ class Game:
                 self.names.append(spec)
         except PluginError as e:
             raise PlayError(f"--opponents: {e}") from None
+        try:  # its parameters are checked now; the rest (compiled, not broken) when a hint is asked
+            name, overrides = parse_spec(self.hint_policy)
+            if name in known:
+                known[name].params_array(overrides)
+        except PluginError as e:
+            raise PlayError(f"--hint-policy: {e}") from None
         dk, sk = game_keys(seed, np.array([game]))
         self.deal_key, self.dealer = int(dk[0]), game % players
         self.state, self.deal_rng = deal(rules, players, self.deal_key, self.dealer)

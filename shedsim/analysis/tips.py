@@ -157,6 +157,31 @@ def _paired(d: np.ndarray) -> tuple[float, float, float, float]:
     return float(m), float(lo), float(hi), p
 
 
+def check_players(base: str, opponents: str, tips: list[Tip], strategy_paths: tuple[str, ...] = ()):
+    """Check ``base`` and ``opponents`` before anything is played or written: compiled
+    strategies with valid parameters (each inside its range), and ``base`` with every
+    tip's parameter, at values inside its ranges. Returns the base's strategy. Raises
+    :class:`TipsError` naming the option."""
+    from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
+    for option, spec in (("--base", base), ("--opponents", opponents)):
+        try:
+            s = compiled_strategy(discover(list(strategy_paths)), spec, "tips")
+        except PluginError as e:
+            raise TipsError(f"{option}: {e}") from None
+        if option == "--base":
+            strategy, name = s, parse_spec(spec)[0]
+    for t in tips:
+        if t.param not in strategy.params:
+            raise TipsError(f"--base {base!r}: strategy {name!r} has no parameter {t.param!r} (tip {t.key}); "
+                            f"the tips are parameters of heuristic")
+        try:
+            strategy.check_param(t.param, t.follow)
+            strategy.check_param(t.param, t.ignore)
+        except PluginError as e:
+            raise TipsError(f"--base {base!r}: tip {t.key}: {e}") from None
+    return strategy
+
+
 def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], games: int, base: str = "heuristic:search=0",
              opponents: str = "greedy", seed: int = 0, strategy_paths: tuple[str, ...] = (),
              on_cell: Callable[[int, int], None] | None = None):
@@ -168,22 +193,13 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
 
-    from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
+    from shedsim.plugins import parse_spec
     from shedsim.analysis.sprt import rules_name, open_match
     from shedsim.analysis.tune import format_spec
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * max(players):
         raise TipsError(f"--games: at least {2 * max(players)} (two deals under every rotation), got {games!r}")
-    try:
-        known = discover(list(strategy_paths))
-        s = compiled_strategy(known, base, "tips")
-        compiled_strategy(known, opponents, "tips")
-    except PluginError as e:
-        raise TipsError(str(e)) from None
+    s = check_players(base, opponents, tips, strategy_paths)
     name, fixed = parse_spec(base)
-    for t in tips:
-        if t.param not in s.params:
-            raise TipsError(f"--base {base!r}: strategy {name!r} has no parameter {t.param!r} (tip {t.key}); "
-                            f"the tips are parameters of heuristic")
     start = {**s.params, **fixed}
     cells, skipped = [], []
     for rs in rule_sets:

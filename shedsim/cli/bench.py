@@ -61,14 +61,17 @@ def bench(
     rs = load_rules(rules, house, rules_file)
     try:
         rs.check_players(players)
-        name, overrides = parse_spec(strategy)
         known = discover([str(p) for p in strategy_path or []])
+    except (RulesError, PluginError) as e:
+        fail(str(e))
+    try:
+        name, overrides = parse_spec(strategy)
         known.require(name)
         if not known[name].compiled:
             raise PluginError(f"strategy {name!r} is plain Python: the kernel runs numba strategies only")
         known[name].params_array(overrides)
-    except (RulesError, PluginError) as e:
-        fail(str(e))
+    except PluginError as e:
+        fail(f"--strategy: {e}")
     paths = tuple(str(p) for p in strategy_path or [])
     if table_mode:
         from shedsim.runs.benchmark import CalibrationError, bench_table, find_calibration, render_table

@@ -55,6 +55,7 @@ def tips(
         fail(f"--rules: {e}")
     try:
         chosen = TP.select(list(tip or []))
+        TP.check_players(base, opponents, chosen, paths)  # before --out is made
         if any(p < 2 for p in counts):
             raise TP.TipsError(f"--players: at least 2, got {min(counts)}")
         Store.check_writable(out)
