@@ -1,5 +1,5 @@
-"""What a strategy plugin says about itself (its parameters' ranges) and the record of a
-loaded plugin that the kernel reads.
+"""What a strategy plugin says about itself: its traits, its parameters' ranges, and the
+record of a loaded plugin that the kernel reads.
 
 This module sits below the kernel: :mod:`shedsim.kernel.build` and
 :mod:`shedsim.kernel.playouts` import it (for :class:`StrategyInfo` and
@@ -17,6 +17,21 @@ Besides ``NAME``, ``DESCRIPTION``, ``DETERMINISTIC``, ``PARAMS`` and ``INLINE``
 ``PARAM_SPACE``
     ``{name: (lo, hi[, "log"])}``: what ``shedsim tune`` searches by default; it must lie
     inside the parameter's range.
+``TRAITS``
+    A dict of facts about the strategy that commands select strategies by (the default
+    fields, the reference opponent, hint's default policy; :mod:`shedsim.plugins`), in
+    the spirit of the Axelrod library's ``classifier``. Keys (all optional; see
+    :data:`TRAIT_HELP`):
+
+    ``cost``: ``"fast"``, ``"moderate"`` or ``"slow"`` (:data:`COSTS`); default
+    ``"fast"`` for a compiled plugin inlined into the fast game loop, else
+    ``"moderate"``. ``search``: True when it looks ahead by playing out samples of the
+    cards it cannot see (default False). ``search_param``: the parameter whose value 0
+    turns that search off (default None: it cannot be turned off). ``uses``: what it
+    decides on beyond which moves are legal, a subset of :data:`USES` (default: all of
+    them, since every plugin is given all of it). ``swap``: its face-up rule, one of
+    :data:`SWAP_RULES` (default ``"own"``). ``self_play_loops``: True when its games
+    against copies of itself tend to repeat a position instead of ending (default False).
 
 Every value is checked when the plugin loads; a wrong one makes the file broken with a
 message naming the field (:class:`PluginError`).
@@ -40,9 +55,59 @@ MAX_PARAMS = 16
 INT64_MIN = -(2 ** 63)
 INT64_MAX = 2 ** 63 - 1
 
+COSTS = ("fast", "moderate", "slow")
+"""Cost classes, cheapest first: ``fast``, a rule of thumb of a few comparisons a decision;
+``moderate``, more work at some decisions (card counting, an occasional look-ahead);
+``slow``, many playouts at every decision."""
+USES = ("own_cards", "pile", "opponents", "unseen")
+"""What a strategy may decide on beyond which of its moves are legal: ``own_cards``, its
+own cards (copies, special ranks); ``pile``, the pile's size or cards below the top;
+``opponents``, other seats' card counts, face-up rows or known cards; ``unseen``, which
+cards it has not seen (card counting, sampling the hidden cards)."""
+SWAP_RULES = {
+    "greedy-high": "the strongest cards face up: burn and reset ranks, other special ranks, then high ranks",
+    "expert-table": "the highest values of a face-up value table (its parameters) face up",
+    "random": "a uniformly random choice of the visible cards",
+    "own": "a rule of its own",
+}
+"""Face-up rules of the swap phase, by the label ``shedsim swaps`` gives them."""
+TRAIT_HELP = {
+    "cost": "cost class: " + ", ".join(COSTS) + " (cheapest first)",
+    "search": "looks ahead by playing out samples of the cards it cannot see",
+    "search_param": "the parameter whose value 0 turns the search off",
+    "uses": "what it decides on beyond its legal moves: " + ", ".join(USES),
+    "swap": "its face-up rule: " + ", ".join(SWAP_RULES),
+    "self_play_loops": "its games against copies of itself tend to repeat instead of ending",
+}
+"""Each key of ``TRAITS`` in a few words (``shedsim strategies`` prints them)."""
+
 
 class PluginError(ValueError):
     """A strategy plugin that cannot be loaded or used; the message names the plugin."""
+
+
+@dataclass(frozen=True)
+class Traits:
+    """A plugin's ``TRAITS``, checked and completed with the defaults (module docstring)."""
+
+    cost: str = "moderate"
+    search: bool = False
+    search_param: str | None = None
+    uses: tuple[str, ...] = USES
+    swap: str = "own"
+    self_play_loops: bool = False
+
+    @property
+    def cost_rank(self) -> int:
+        """0 for ``fast``, 1 for ``moderate``, 2 for ``slow``."""
+        return COSTS.index(self.cost)
+
+    def describe(self) -> dict[str, str]:
+        """The traits as short words, by key (for ``shedsim strategies``)."""
+        return {"cost": self.cost, "search": "yes" if self.search else "no",
+                "search_param": self.search_param or "-",
+                "uses": ", ".join(self.uses) if self.uses else "legal moves only",
+                "swap": self.swap, "self_play_loops": "yes" if self.self_play_loops else "no"}
 
 
 def _is_int(v: Any) -> bool:
@@ -97,6 +162,47 @@ def read_space(mod: ModuleType, where: str, ranges: dict[str, tuple[int, int]]) 
     return dict(space)
 
 
+def read_traits(mod: ModuleType, where: str, params: dict[str, int], ranges: dict[str, tuple[int, int]],
+                inline: bool) -> Traits:
+    """``TRAITS`` of ``mod``, checked and completed with the defaults (``inline``: whether
+    it is a compiled plugin that runs in the fast game loop; the default cost depends on
+    it). Raises :class:`PluginError` naming the key for an unknown key or a wrong value."""
+    given = getattr(mod, "TRAITS", {})
+    if not isinstance(given, dict):
+        raise PluginError(f"{where}: TRAITS must be a dict with keys {', '.join(TRAIT_HELP)}; got {given!r}")
+    unknown = [k for k in given if k not in TRAIT_HELP]
+    if unknown:
+        raise PluginError(f"{where}: TRAITS has no key {unknown[0]!r}; the keys are {', '.join(TRAIT_HELP)}")
+    cost = given.get("cost", "fast" if inline else "moderate")
+    if cost not in COSTS:
+        raise PluginError(f"{where}: TRAITS['cost'] must be one of {', '.join(COSTS)}; got {cost!r}")
+    for key in ("search", "self_play_loops"):
+        if not isinstance(given.get(key, False), bool):
+            raise PluginError(f"{where}: TRAITS[{key!r}] must be True or False; got {given[key]!r}")
+    search = given.get("search", False)
+    sp = given.get("search_param")
+    if sp is not None:
+        if sp not in params:
+            raise PluginError(f"{where}: TRAITS['search_param'] must name a parameter of PARAMS "
+                              f"({', '.join(params) or 'none'}); got {sp!r}")
+        if not search:
+            raise PluginError(f"{where}: TRAITS['search_param'] names the parameter that turns the search off, "
+                              f"so TRAITS['search'] must be True")
+        if not ranges[sp][0] <= 0 <= ranges[sp][1]:
+            raise PluginError(f"{where}: TRAITS['search_param'] {sp!r} must accept 0 (search off); its range is "
+                              f"{range_text(ranges[sp])}")
+    uses = given.get("uses", USES)
+    if (not isinstance(uses, (tuple, list, set, frozenset)) or not all(u in USES for u in uses)
+            or len(set(uses)) != len(uses)):
+        raise PluginError(f"{where}: TRAITS['uses'] must be a tuple of distinct words from "
+                          f"{', '.join(USES)} (() for legal moves only); got {uses!r}")
+    swap = given.get("swap", "own")
+    if swap not in SWAP_RULES:
+        raise PluginError(f"{where}: TRAITS['swap'] must be one of {', '.join(SWAP_RULES)}; got {swap!r}")
+    return Traits(cost=cost, search=search, search_param=sp, uses=tuple(u for u in USES if u in uses),
+                  swap=swap, self_play_loops=given.get("self_play_loops", False))
+
+
 def range_text(r: tuple[int, int]) -> str:
     """``"0..1000"``; the whole ``int64`` range as such."""
     return "any 64-bit integer" if r == (INT64_MIN, INT64_MAX) else f"{r[0]}..{r[1]}"
@@ -107,7 +213,9 @@ class StrategyInfo:
     """A loaded plugin as the kernel and the selections see it. ``kind`` is ``"numba"`` or
     ``"python"``; ``path`` its source file; ``params`` the defaults of its integer
     parameters (at most :data:`MAX_PARAMS`), in order; ``ranges`` each parameter's
-    ``(lo, hi)``."""
+    ``(lo, hi)``; ``traits`` its :class:`Traits`; ``variant_of`` the name of the plugin
+    whose ``move`` and ``swap`` it reuses with other parameters (``expert`` is
+    ``heuristic`` with a deeper search), or None."""
 
     name: str
     description: str
@@ -118,6 +226,8 @@ class StrategyInfo:
     source_hash: str
     params: dict[str, int]
     ranges: dict[str, tuple[int, int]]
+    traits: Traits
+    variant_of: str | None = None
 
     @property
     def compiled(self) -> bool:

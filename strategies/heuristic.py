@@ -121,6 +121,8 @@ PARAM_RANGES = {
     "end_pile": _PILE,
     "search": (0, 1000),  # samples per end-game move
 }
+TRAITS = {"cost": "moderate", "search": True, "search_param": "search",
+          "uses": ("own_cards", "pile", "opponents", "unseen"), "swap": "expert-table"}
 PARAM_SPACE = {
     # what ``shedsim tune`` searches: (lowest, highest[, "log"]) integers; "log" samples
     # on a log scale (pile sizes where 99 means never)

@@ -294,7 +294,7 @@ def test_import_cli_does_not_import_numba():
     assert out.stdout.strip() == "ok"
 
 
-# --------------------------------------------------------------------------- parameter ranges
+# --------------------------------------------------------------------------- parameter ranges, defaults by traits
 def _range_cases(spec: str, out: Path):
     """Every command that takes a strategy spec, with ``spec`` in the option that takes it."""
     hint_file = HERE.parent / "docs" / "examples" / "hint_fourth_seven.toml"
@@ -338,3 +338,41 @@ def test_tune_refuses_a_search_range_outside_the_declared_range(tmp_path):
     r = invoke("tune", "--param", "search=0:5000", "--budget", "1", "--out", tmp_path / "u")
     assert_usage_error(r, "--param 'search=0:5000': strategy 'heuristic': parameter search accepts 0..1000")
     assert not (tmp_path / "u").exists()
+
+
+def test_help_names_the_defaults_the_traits_select():
+    """The defaults shown in --help are derived from the plugins' traits when the help is
+    shown, never hand-typed: every command's help has its marks filled in."""
+    from shedsim.plugins import discover, select
+    known = discover([])
+    for info in app.registered_commands:
+        r = invoke(info.name, "--help")
+        assert r.exit_code == 0 and "<<" not in r.output, (info.name, r.output)
+    def flat(command: str) -> str:  # the help as one line, the table's borders taken out
+        return " ".join(invoke(command, "--help").output.replace("│", " ").split())
+
+    text = flat("tournament")
+    assert f"(default: {', '.join(select(known, 'default'))}: every built-in" in text, text
+    text = flat("hint")
+    assert f"Default: {select(known, 'policy')[0]}: the cheapest built-in strategy that searches" in text, text
+    from shedsim.analysis.tips import default_base
+    text = flat("tips")
+    assert f"(default: {default_base()}: the built-in strategy whose parameters carry every tip" in text, text
+
+
+def test_strategies_shows_traits_ranges_and_the_choices():
+    r = invoke("strategies")
+    assert r.exit_code == 0, r.output
+    out = " ".join(r.output.split())
+    assert "heuristic: the beginner tips" in out and "search=8 (0..1000)" in out
+    assert "traits: cost moderate; search yes (off with search=0); uses own_cards, pile, opponents, unseen" in out
+    assert "a variant of heuristic" in out and "loops in self-play" in out
+    assert "@default: aggressive, greedy, heuristic, random (every built-in" in out
+    assert "@reference: greedy (" in out and "@policy: heuristic (" in out
+
+
+def test_a_role_in_strategies_expands_to_what_the_traits_select():
+    from shedsim.analysis.tournament import TournamentError, parse_entries
+    assert parse_entries("@baseline,@reference") == [("random", "random"), ("greedy", "greedy")]
+    with pytest.raises(TournamentError, match=r"'@best' names no selection; use one of @default, @ladder"):
+        parse_entries("@best")
