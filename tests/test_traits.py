@@ -220,3 +220,26 @@ def test_the_skill_edge_reference_is_the_random_baseline_by_traits(plain_python_
     assert reference_entry([("a", "greedy"), ("b", "random:"), ("c", "random")]) == 1
     assert reference_entry([("a", "greedy"), ("b", "heuristic:search=0")]) == 0
     assert reference_entry([("a", "pyplayer"), ("b", "random")], [str(plain_python_plugins)]) == 1
+
+
+def test_a_user_plugin_declares_its_own_range_and_a_wrong_trait_breaks_only_its_file(plain_python_plugins):
+    """A plugin from --strategy-path declares PARAM_RANGES (play refuses a value outside it,
+    exit 2, naming it); one with a wrong TRAITS value is listed broken with the key named,
+    and the others load."""
+    from typer.testing import CliRunner
+
+    from shedsim.cli import app
+    body = ("DESCRIPTION = 'first legal move'\nDETERMINISTIC = True\nPARAMS = {'depth': 3}\nEXTRA\n"
+            "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
+            "def choose_move(obs, legal, rng):\n    return 0\n")
+    (plain_python_plugins / "pyrange.py").write_text("NAME = 'pyrange'\n" + body.replace(
+        "EXTRA", "PARAM_RANGES = {'depth': (1, 9)}"))
+    (plain_python_plugins / "pybad.py").write_text("NAME = 'pybad'\n" + body.replace("EXTRA", "TRAITS = {'cost': 'quick'}"))
+    known = discover([plain_python_plugins])
+    assert known["pyrange"].ranges == {"depth": (1, 9)} and "pyplayer" in known
+    assert [b.names for b in known.broken] == [("pybad",)]
+    assert "(pybad): TRAITS['cost'] must be one of fast, moderate, slow; got 'quick'" in known.broken[0].reason
+    r = CliRunner().invoke(app, ["play", "--opponents", "pyrange:depth=10", "--strategy-path",
+                                 str(plain_python_plugins)], input="")
+    assert r.exit_code == 2 and "strategy 'pyrange': parameter depth=10 is outside its range 1..9" in r.output
+    assert "Traceback" not in r.output
