@@ -106,7 +106,15 @@ import shedsim.rules.settings as S
 from shedsim.rules.ruleset import PICKUP_MODES, RuleSet, RulesError, apply_house, build
 
 DEFAULT_OUT = "reports/compare"
-DEFAULT_STRATEGIES = "random,greedy,heuristic"
+def default_strategies() -> str:
+    """The default ``--strategies``: the random baseline, the reference opponent and hint's
+    default policy, as the built-in strategies' traits select them
+    (:func:`shedsim.plugins.select`, role ``compare``; ``random,greedy,heuristic``). Raises
+    :class:`shedsim.plugins.PluginError` when a role has no built-in strategy."""
+    from shedsim.plugins import choice
+    return ",".join(choice("compare"))
+
+
 DEFAULT_PLAYERS = 4
 DEFAULT_GAMES = 100_000
 TARGET_CHUNK = 20_000
@@ -320,11 +328,22 @@ def _normal_entries(entries: Sequence[str] | Sequence[tuple[str, str]]) -> list[
     return out
 
 
-def reference_entry(entries: Sequence[tuple[str, str]]) -> int:
-    """Index of the skill-edge reference: the first entry playing ``random``, else 0."""
-    from shedsim.plugins import parse_spec
+def reference_entry(entries: Sequence[tuple[str, str]], strategy_paths: Sequence[str] = ()) -> int:
+    """Index of the skill-edge reference: the first entry whose strategy is a random
+    baseline (its ``TRAITS`` say it uses nothing but its legal moves, and it is not
+    deterministic: ``random``), else 0. An entry whose strategy cannot be found (in
+    ``strategy_paths`` and the built-ins) is passed over."""
+    from shedsim.plugins import PluginError, discover, is_random_baseline, parse_spec
+    try:
+        known = discover(list(strategy_paths))
+    except PluginError:
+        known = discover([])
     for i, (_, spec) in enumerate(entries):
-        if parse_spec(spec)[0] == "random":
+        try:
+            s = known.get(parse_spec(spec)[0])
+        except PluginError:
+            continue
+        if s is not None and is_random_baseline(s):
             return i
     return 0
 
@@ -794,7 +813,7 @@ def chunk_size_for(games: int, block: int) -> int:
 
 
 def compare(variants: Plan | Sequence[Variant], players: int | None = None,
-            entries: Sequence[str] | Sequence[tuple[str, str]] = ("random", "greedy", "heuristic"),
+            entries: Sequence[str] | Sequence[tuple[str, str]] | None = None,
             games: int = DEFAULT_GAMES, seed: int = 0, workers: int = 1,
             strategy_paths: Sequence[str] = (), on_progress: Callable[[int], None] | None = None,
             chunk_size: int | None = None, backend: str = "loky") -> ComparisonResult:
@@ -802,8 +821,8 @@ def compare(variants: Plan | Sequence[Variant], players: int | None = None,
 
     ``variants``: a :class:`Plan` (from :func:`plan_variants`) or variants (the first is
     the baseline; ``players`` then required). ``entries``: strategy specs or
-    ``(label, spec)`` pairs. ``games`` per variant is rounded up to whole blocks (every
-    table of the schedule x every rotation). Variant i plays ``RunSpec(rules_i, players,
+    ``(label, spec)`` pairs (default: :func:`default_strategies`). ``games`` per variant
+    is rounded up to whole blocks (every table of the schedule x every rotation). Variant i plays ``RunSpec(rules_i, players,
     entries, labels, seed, games, "tournament", stream=i)``; chunks are aggregated as they
     arrive (:func:`shedsim.runs.simulate.run_chunks` with ``on_result``), so the results are
     identical for any ``workers`` and ``chunk_size``. ``on_progress(k)`` is called with
@@ -826,6 +845,12 @@ def compare(variants: Plan | Sequence[Variant], players: int | None = None,
             v.rules.check_players(n)
         except RulesError as e:
             raise CompareError(f"--players: {v.label}: {e}") from None
+    if entries is None:
+        from shedsim.plugins import PluginError
+        try:
+            entries = default_strategies().split(",")
+        except PluginError as e:
+            raise CompareError(f"--strategies: {e}") from None
     ent = _normal_entries(entries)
     check_entries(ent, strategy_paths)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -859,7 +884,7 @@ def compare(variants: Plan | Sequence[Variant], players: int | None = None,
             run_chunks(spec, list(range(spec.n_chunks())), workers=workers, backend=backend,
                        on_result=on_result, keep=KEEP)
     play_s = time.perf_counter() - t0
-    res = analyse(plan, ent, tallies)
+    res = analyse(plan, ent, tallies, strategy_paths)
     res.info.update(games_requested=games, games=total, block=block, chunk_size=chunk, seed=seed,
                     play_s=round(play_s, 3),
                     games_per_s=round(total * len(tallies) / play_s, 1) if play_s > 0 else None,
@@ -867,14 +892,16 @@ def compare(variants: Plan | Sequence[Variant], players: int | None = None,
     return res
 
 
-def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Tally]) -> ComparisonResult:
-    """Statistics and tables from the per-deal tallies (one per variant of ``plan``)."""
+def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Tally],
+            strategy_paths: Sequence[str] = ()) -> ComparisonResult:
+    """Statistics and tables from the per-deal tallies (one per variant of ``plan``);
+    ``strategy_paths`` find the entries' plugins (the skill-edge reference: :func:`reference_entry`)."""
     import pandas as pd
 
     from shedsim.analysis import stats
     ent = list(entries)
     labels = [lab for lab, _ in ent]
-    ref = reference_entry(ent)
+    ref = reference_entry(ent, strategy_paths)
     base = plan.variants[0]
     paired = [deal_alike(base.rules, v.rules) for v in plan.variants]
     vs = [variant_stats(v, t, labels, ref, p) for v, t, p in zip(plan.variants, tallies, paired)]
@@ -1015,8 +1042,8 @@ METRIC_NAMES = {
 
 
 def metric_title(metric: str) -> str:
-    """Readable name of a metric key (``skill_edge[expert]`` -> ``skill edge of expert over
-    random``; the reference's name is not in the key, so "random" stands for it)."""
+    """Readable name of a metric key (``skill_edge[expert]`` -> ``skill edge of expert``; the
+    reference it is measured against, :func:`reference_entry`, is not in the key)."""
     if metric.startswith("skill_edge["):
         return f"skill edge of {metric[11:-1]}"
     return METRIC_NAMES.get(metric, metric)

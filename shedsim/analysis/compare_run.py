@@ -231,7 +231,7 @@ def analyse(job: CompareJob, tallies: list[C.Tally], play_s: float, played: int)
     """The comparison of ``tallies`` (:func:`shedsim.analysis.compare.analyse`) with the run's
     figures in ``info`` as :func:`shedsim.analysis.compare.compare` gives them."""
     spec = job.spec
-    res = C.analyse(spec.plan, list(spec.entries), tallies)
+    res = C.analyse(spec.plan, list(spec.entries), tallies, spec.strategy_paths)
     res.info.update(games_requested=spec.games_requested, games=spec.games, block=spec.block,
                     chunk_size=spec.chunk_size, seed=spec.seed, play_s=round(play_s, 3),
                     games_per_s=round(played / play_s, 1) if play_s > 0 else None,

@@ -50,13 +50,13 @@ from shedsim.rules.cards import rank_name
 from shedsim.rules.engine import GameState, Move, StrategyError, legal_moves, public_array
 from shedsim.rules.scoring import FIGURE_NAMES
 
-DEFAULT_POLICY = "heuristic"
 DEFAULT_BUDGET_FAST = 4000
 DEFAULT_BUDGET = 2000
 DEFAULT_BUDGET_SEARCH = 500
-SEARCH_POLICIES = ("mc", "ismcts")
-"""Policies that search at every decision: hundreds of times slower a playout than greedy,
-so their default budget is :data:`DEFAULT_BUDGET_SEARCH`."""
+"""The default budget of a policy whose ``TRAITS['cost']`` is ``slow`` (a search at every
+decision: hundreds of times slower a playout than a fast one); ``fast`` ones get
+:data:`DEFAULT_BUDGET_FAST`, ``moderate`` ones :data:`DEFAULT_BUDGET`."""
+BUDGETS = {"fast": DEFAULT_BUDGET_FAST, "moderate": DEFAULT_BUDGET, "slow": DEFAULT_BUDGET_SEARCH}
 DEFAULT_BATCH = 100
 DEFAULT_CAP = 400
 MIN_TIED = 400
@@ -181,6 +181,17 @@ to move went out on that move; the seat's own next move was a pick-up; the game 
 within the cap; the move took the seat out."""
 
 
+def default_policy() -> str:
+    """The default playout policy: the cheapest built-in strategy that searches, slow ones
+    left out (:func:`shedsim.plugins.select`, role ``policy``: ``heuristic``), the
+    strongest that answers in seconds. Raises :class:`HintError` when none qualifies."""
+    from shedsim.plugins import PluginError, choice
+    try:
+        return choice("policy")[0]
+    except PluginError as e:
+        raise HintError(f"--policy: {e}") from None
+
+
 def _policy(spec: str, strategy_paths: tuple[str, ...]):
     from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
     try:
@@ -231,7 +242,7 @@ def _failure_words(status: np.ndarray) -> str:
     return f"returned {move} for seat {seat} in a playout"
 
 
-def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_POLICY,
+def rank_moves(state: GameState, seat: int | None = None, policy: str | None = None,
                budget: int | None = None, seed: int = 0, batch: int = DEFAULT_BATCH,
                cap: int = DEFAULT_CAP, strategy_paths: tuple[str, ...] = (),
                progress: Callable[[int, int], None] | None = None, why: bool = False,
@@ -239,11 +250,9 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     """Rank every legal move of ``seat`` (default: the seat to move) in ``state``.
 
     ``policy``: the compiled strategy that plays every seat after the move (``NAME`` or
-    ``NAME:param=v``; the default, ``heuristic``, is the strongest policy that answers in
-    seconds: as strong as ``mc`` and far faster a playout, see the README);
-    ``budget``: the most samples per move (default: :data:`DEFAULT_BUDGET_FAST` for a
-    policy that runs in the fast game loop, such as greedy; :data:`DEFAULT_BUDGET_SEARCH`
-    for :data:`SEARCH_POLICIES`; else :data:`DEFAULT_BUDGET`); ``batch``: samples per
+    ``NAME:param=v``; default :func:`default_policy`);
+    ``budget``: the most samples per move (default: by the policy's ``TRAITS['cost']``,
+    :data:`BUDGETS`); ``batch``: samples per
     round of the race; ``cap``: the most moves of a playout after the candidate;
     ``seed``: the run seed (same seed, same figures); ``progress(done, budget)`` is
     called after each round; ``why`` adds :func:`explain`'s text; ``objective``: ``lose``,
@@ -260,8 +269,6 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     from shedsim.seeding import game_keys
     from shedsim.analysis.stats import t_interval, wilson
 
-    from shedsim.kernel.build import inlinable
-
     from shedsim.rules.scoring import ObjectiveError, per_sample, resolve
 
     t0 = time.perf_counter()
@@ -269,10 +276,11 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
         objective, objective_source = resolve(objective, state.rules, objective_option)
     except ObjectiveError as e:
         raise HintError(str(e)) from None
+    if policy is None:
+        policy = default_policy()
     strat, params = _policy(policy, strategy_paths)
     if budget is None:
-        budget = (DEFAULT_BUDGET_FAST if inlinable(strat) else
-                  DEFAULT_BUDGET_SEARCH if strat.name in SEARCH_POLICIES else DEFAULT_BUDGET)
+        budget = BUDGETS[strat.traits.cost]
     for name, v in (("--budget", budget), ("--batch", batch), ("--cap", cap)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise HintError(f"{name}: must be a positive integer, got {v!r}")
@@ -387,9 +395,10 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     return result
 
 
-def warm_up(policy: str = DEFAULT_POLICY) -> None:
+def warm_up(policy: str | None = None) -> None:
     """Compile (or load from numba's cache) the playout kernel of ``policy`` by ranking the
-    moves of one dealt position with one sample (``shedsim compile`` calls it)."""
+    moves of one dealt position with one sample (``shedsim compile`` calls it; default:
+    :func:`default_policy`)."""
     from shedsim.rules.engine import deal
     from shedsim.rules.ruleset import build
     state, _ = deal(build("shithead"), 2, 1)
@@ -545,5 +554,5 @@ def explain(state: GameState, result: HintResult, places: np.ndarray, column: di
 
 
 __all__ = ["HintError", "HintResult", "MoveFigures", "Interval", "rank_moves", "explain", "move_effect",
-           "observed_state", "warm_up", "DEFAULT_POLICY", "DEFAULT_BUDGET_FAST",
-           "DEFAULT_BUDGET", "DEFAULT_BUDGET_SEARCH", "SEARCH_POLICIES", "FACTS"]
+           "observed_state", "warm_up", "default_policy", "DEFAULT_BUDGET_FAST",
+           "DEFAULT_BUDGET", "DEFAULT_BUDGET_SEARCH", "BUDGETS", "FACTS"]

@@ -87,15 +87,28 @@ def swap_choices(visible: list[int], dealt_up: list[int], size: int) -> list[lis
     return [list(first)] + [list(r) for r in rows if r != first]
 
 
+def default_opponents() -> list[str]:
+    """The default bots: hint's default policy, then the reference opponent, as the
+    built-in strategies' traits select them (:func:`shedsim.plugins.select`, roles
+    ``policy`` and ``reference``: ``heuristic, greedy``). Raises :class:`PlayError`."""
+    from shedsim.plugins import PluginError, choice
+    try:
+        return choice("policy") + choice("reference")
+    except PluginError as e:
+        raise PlayError(f"--opponents: {e}") from None
+
+
 class Game:
     """One game: the person in seat ``seat``, ``opponents`` (strategy specs, repeated in
-    turn over the other seats) elsewhere. ``hint`` and ``why`` rank moves by
+    turn over the other seats) elsewhere; ``hint_policy`` answers hint and why (default:
+    :func:`shedsim.analysis.hint.default_policy`). ``hint`` and ``why`` rank moves by
     ``hint_objective`` (``lose``, ``place`` or ``first``; default: what the rules' scoring
     rewards, :func:`shedsim.rules.scoring.objective_of`). Raises :class:`PlayError` for a
-    player count the rules do not allow, an unknown strategy, seat or objective."""
+    player count the rules do not allow, an unknown strategy, a parameter outside its range,
+    a bad seat or objective."""
 
     def __init__(self, rules: RuleSet, players: int, opponents: list[str], seed: int = 0, game: int = 0,
-                 seat: int = 0, strategy_paths: tuple[str, ...] = (), hint_policy: str = "heuristic",
+                 seat: int = 0, strategy_paths: tuple[str, ...] = (), hint_policy: str | None = None,
                  hint_budget: int = 1000, hint_objective: str | None = None) -> None:
         from shedsim.plugins import PluginError, discover, parse_spec
         try:
@@ -133,6 +146,18 @@ class Game:
                 self.names.append(spec)
         except PluginError as e:
             raise PlayError(f"--opponents: {e}") from None
+        if hint_policy is None:
+            from shedsim.analysis.hint import HintError, default_policy
+            try:
+                self.hint_policy = default_policy()
+            except HintError as e:
+                raise PlayError(f"--hint-policy: {e}") from None
+        try:  # its parameters are checked now; the rest (compiled, not broken) when a hint is asked
+            name, overrides = parse_spec(self.hint_policy)
+            if name in known:
+                known[name].params_array(overrides)
+        except PluginError as e:
+            raise PlayError(f"--hint-policy: {e}") from None
         dk, sk = game_keys(seed, np.array([game]))
         self.deal_key, self.dealer = int(dk[0]), game % players
         self.state, self.deal_rng = deal(rules, players, self.deal_key, self.dealer)
@@ -448,14 +473,15 @@ class Game:
         from what that bot could see (its own hand, the public cards) rank its move; the
         other moves it had are not named (they would show its hand)."""
         from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
+        from shedsim.plugins import is_random_baseline
         b = self.last_bot
         if b is None:
             return ["why: no bot has moved yet"]
         lines = [f"why: {b.text.split('  |')[0]}",
                  f"  {b.label}'s rule: {strategy_rule(b.player)}"]
         strategy = getattr(b.player, "strategy", None)
-        if getattr(strategy, "name", "") == "random":
-            lines.append("  (random chose among its legal moves with equal chance: no reason beyond the coin)")
+        if strategy is not None and is_random_baseline(strategy):
+            lines.append(f"  ({strategy.name} chose among its legal moves with equal chance: no reason beyond the coin)")
             return lines
         legal = legal_moves(b.before)
         if len(legal) == 1:

@@ -56,9 +56,6 @@ DEFAULT_GAMES = 200_000
 DEFAULT_PLAYERS = 4
 DEFAULT_RULES = "shithead"
 DEFAULT_OUT = "reports/latest"
-EXCLUDED_FROM_DEFAULT = ("mc", "ismcts", "expert")
-"""Built-in strategies left out of the default field (``mc`` and ``ismcts`` are search players,
-far slower; ``expert`` is ``heuristic`` under its old name)."""
 TARGET_CHUNK = 20_000
 MAX_LENGTH_BINS = 10_000
 
@@ -87,12 +84,18 @@ def parse_entries(text: str) -> list[tuple[str, str]]:
     A piece ``param=INTEGER`` right after a spec with parameters continues that spec
     (``mc:rollouts=64,cap=200``). Without a label, the spec is the label; a spec entered
     again gets ``#2``, ``#3``, ... (``greedy,greedy`` gives ``greedy`` and ``greedy#2``:
-    an A/A test). Raises :class:`TournamentError`.
+    an A/A test). A piece ``@ROLE`` stands for the built-in strategies that role selects
+    by their traits (:data:`shedsim.plugins.ROLES`: ``@default`` is the default field,
+    ``@ladder`` every built-in strategy but variants, ``@reference``, ...). Raises
+    :class:`TournamentError`.
     """
     pieces = [p.strip() for p in text.split(",")]
     items: list[list[str | None]] = []  # [label, spec]
     for p in pieces:
         if not p:
+            continue
+        if p.startswith("@"):
+            items += [[None, name] for name in _role_names(p)]
             continue
         if items and _PARAM_RE.match(p) and ":" in (items[-1][1] or ""):
             items[-1][1] = f"{items[-1][1]},{p.replace(' ', '')}"
@@ -128,12 +131,30 @@ def parse_entries(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _role_names(piece: str) -> list[str]:
+    """The names ``@ROLE`` stands for (:func:`shedsim.plugins.select` among the built-in
+    strategies). Raises :class:`TournamentError` for an unknown role."""
+    from shedsim.plugins import ROLES, PluginError, choice
+    role = piece[1:].strip()
+    if role not in ROLES:
+        raise TournamentError(f"--strategies: {piece!r} names no selection; use one of "
+                              f"{', '.join('@' + r for r in ROLES)}")
+    try:
+        return choice(role)
+    except PluginError as e:
+        raise TournamentError(f"--strategies: {piece}: {e}") from None
+
+
 def default_strategies(extra_paths: tuple[str, ...] = ()) -> list[str]:
-    """Every built-in compiled strategy except :data:`EXCLUDED_FROM_DEFAULT`, by name."""
-    from shedsim.plugins import builtin_dir, discover
-    here = builtin_dir()
-    return [s.name for s in discover(list(extra_paths)).values()
-            if s.compiled and s.path.parent == here and s.name not in EXCLUDED_FROM_DEFAULT]
+    """The default field, by name: every built-in compiled strategy that is neither slow
+    (``TRAITS['cost']``) nor a variant of another (:func:`shedsim.plugins.select`, role
+    ``default``). Plugins from ``extra_paths`` are never in it. Raises
+    :class:`TournamentError` when no built-in strategy qualifies or a path is not a directory."""
+    from shedsim.plugins import PluginError, discover, select
+    try:
+        return select(discover(list(extra_paths)), "default")
+    except PluginError as e:
+        raise TournamentError(str(e)) from None
 
 
 # ---------------------------------------------------------------------- seating orders

@@ -89,12 +89,14 @@ def parse_param(text: str) -> Param:
 
 def search_space(strategy, fixed: dict[str, int], params: list[str] | None = None) -> list[Param]:
     """The parameters to tune: ``params`` (``NAME=LO:HI[:log]``) when given, else the
-    plugin's ``PARAM_SPACE`` (``{name: (lo, hi[, "log"])}``); less the ones ``fixed`` in
-    the spec. Raises :class:`TuneError` for an unknown name, a starting value outside its
-    range, or nothing to tune."""
+    plugin's ``PARAM_SPACE`` (``{name: (lo, hi[, "log"])}``, checked against the ranges
+    when the plugin loaded); less the ones ``fixed`` in the spec. Raises :class:`TuneError`
+    for an unknown name, a ``--param`` range outside the parameter's declared range
+    (``PARAM_RANGES``), a starting value outside its range, or nothing to tune."""
+    from shedsim.plugin_meta import range_text
     space: dict[str, Param] = {}
     if not params:
-        for name, rng in (getattr(strategy.module, "PARAM_SPACE", None) or {}).items():
+        for name, rng in strategy.param_space.items():
             space[name] = Param(name, int(rng[0]), int(rng[1]), len(rng) > 2 and rng[2] == "log")
     for text in params or []:
         p = parse_param(text)
@@ -102,6 +104,10 @@ def search_space(strategy, fixed: dict[str, int], params: list[str] | None = Non
             known = ", ".join(strategy.params) or "none"
             raise TuneError(f"--param {text!r}: strategy {strategy.name!r} has no parameter {p.name!r}; "
                             f"parameters: {known}")
+        lo, hi = strategy.ranges[p.name]
+        if not lo <= p.lo <= p.hi <= hi:
+            raise TuneError(f"--param {text!r}: strategy {strategy.name!r}: parameter {p.name} accepts "
+                            f"{range_text((lo, hi))}, so {p.lo}:{p.hi} is outside its range")
         space[p.name] = p
     start = {**strategy.params, **fixed}
     out = []
@@ -156,11 +162,16 @@ class TuneSpec:
             raise TuneError(f"--players: {e}") from None
         try:
             known = discover(list(self.strategy_paths))
+        except PluginError as e:
+            raise TuneError(f"--strategy-path: {e}") from None
+        option = "--strategy"
+        try:
             s = compiled_strategy(known, self.strategy, "tune")
+            option = "--field"
             for f in self.field:
                 compiled_strategy(known, f, "tune")
         except PluginError as e:
-            raise TuneError(str(e)) from None
+            raise TuneError(f"{option}: {e}") from None
         except SPRTError as e:  # pragma: no cover - compiled_strategy raises PluginError
             raise TuneError(str(e)) from None
         name, fixed = parse_spec(self.strategy)

@@ -15,6 +15,7 @@ import sys
 import typer
 
 from shedsim.cli import bench as bench_cmd
+from shedsim.cli import common as C
 from shedsim.cli import compare as compare_cmd
 from shedsim.cli import hint as hint_cmd
 from shedsim.cli import play as play_cmd
@@ -49,6 +50,9 @@ app.command("tune")(tune_cmd.tune)
 app.command("tips")(tips_cmd.tips)
 app.command("hint")(hint_cmd.hint)
 app.command("play")(play_cmd.play)
+for _info in app.registered_commands:  # help that names the defaults the plugins' traits select
+    if _info.cls in (None, C.TyperCommand):
+        _info.cls = C.ChoiceHelp
 
 
 def main() -> None:  # pragma: no cover

@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
+from shedsim.cli.common import (HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, choice_help, fail,  # noqa: F401
+                                load_players, load_rules)
 
 
 def bench(
@@ -15,7 +16,7 @@ def bench(
     house: HouseOpt = None,
     rules_file: RulesFileOpt = None,
     players: Annotated[int, typer.Option("--players", "-p", help="Seats at the table.")] = 2,
-    strategy: Annotated[str, typer.Option("--strategy", help="Strategy played by every seat (NAME or NAME:param=v).")] = "greedy",
+    strategy: Annotated[Optional[str], typer.Option("--strategy", help="Strategy played by every seat (NAME or NAME:param=v; default: the reference opponent, " + choice_help("reference") + ").")] = None,
     games: Annotated[int, typer.Option("--games", "-g", help="Games to play.", min=1)] = 1_000_000,
     workers: Annotated[int, typer.Option("--workers", "-w", help="Worker processes (loky, or the local dask cluster).", min=1)] = 1,
     backend: Annotated[str, typer.Option("--backend", help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray).")] = "loky",
@@ -35,7 +36,7 @@ def bench(
     decisions per second and the moves per second of its whole search (determinisations,
     tree and playouts), timed on positions from greedy self-play, and, when the module
     defines playout_stats(), the moves per second of its playout loop alone; both beside
-    the kernel's own moves per second with greedy.
+    the kernel's own moves per second with the reference opponent (<<reference>>).
 
     Timing starts after the kernel is loaded in every worker, so games/s measures play
     alone; the load (or first compile) time is printed separately. With --backend dask
@@ -49,7 +50,7 @@ def bench(
 
     import numpy as np
 
-    from shedsim.plugins import PluginError, discover, parse_spec
+    from shedsim.plugins import PluginError, choice, discover, parse_spec
     from shedsim.rules.engine import StrategyError
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs.simulate import (BackendError, RunSpec, SimulationError, backend_config, check_backend, run_chunks,
@@ -61,14 +62,19 @@ def bench(
     rs = load_rules(rules, house, rules_file)
     try:
         rs.check_players(players)
-        name, overrides = parse_spec(strategy)
         known = discover([str(p) for p in strategy_path or []])
+    except (RulesError, PluginError) as e:
+        fail(str(e))
+    try:
+        base = choice("reference")[0]  # the kernel's own moves/s beside a search strategy's
+        strategy = base if strategy is None else strategy
+        name, overrides = parse_spec(strategy)
         known.require(name)
         if not known[name].compiled:
             raise PluginError(f"strategy {name!r} is plain Python: the kernel runs numba strategies only")
         known[name].params_array(overrides)
-    except (RulesError, PluginError) as e:
-        fail(str(e))
+    except PluginError as e:
+        fail(f"--strategy: {e}")
     paths = tuple(str(p) for p in strategy_path or [])
     if table_mode:
         from shedsim.runs.benchmark import CalibrationError, bench_table, find_calibration, render_table
@@ -163,10 +169,10 @@ def bench(
         rates = search_rates(known[name], rs.compile(players), known[name].params_array(overrides), seed=seed)
     except SearchCrash as e:
         fail(str(e), 1)
-    if rates is not None:  # a search strategy: its playout loop beside the kernel's own moves/s (greedy)
+    if rates is not None:  # a search strategy: its playout loop beside the kernel's own moves/s (reference)
         out.update({k: round(float(v), 1) for k, v in rates.items()})
         from shedsim.runs.benchmark import time_kernel
-        g = time_kernel(RunSpec(rs, players, ("greedy",), ("greedy",), seed=seed, games=100_000, schedule="same"))
+        g = time_kernel(RunSpec(rs, players, (base,), (base,), seed=seed, games=100_000, schedule="same"))
         out["kernel_greedy_moves_per_s"] = round(g.moves / g.wall_s, 1)
         out["search_vs_kernel"] = round(rates["search_moves_per_s"] / (g.moves / g.wall_s), 3)
         if "playout_loop_moves_per_s" in rates:
@@ -194,7 +200,7 @@ def bench(
         table.add_row("search moves/s (playouts and tree, all its work)", f"{out['search_moves_per_s']:,.0f}")
         if "playout_loop_moves_per_s" in out:
             table.add_row("playout loop moves/s (playouts alone)", f"{out['playout_loop_moves_per_s']:,.0f}")
-        table.add_row("kernel moves/s (greedy)", f"{out['kernel_greedy_moves_per_s']:,.0f}")
+        table.add_row(f"kernel moves/s ({base})", f"{out['kernel_greedy_moves_per_s']:,.0f}")
         table.add_row("search / kernel moves/s", f"{out['search_vs_kernel']:.2f}")
         if "playout_loop_vs_kernel" in out:
             table.add_row("playout loop / kernel moves/s", f"{out['playout_loop_vs_kernel']:.2f}")

@@ -4,15 +4,59 @@ module, so the command modules and :mod:`shedsim.cli` import it without a cycle.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperCommand
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.")]
 HouseOpt = Annotated[Optional[list[str]], typer.Option("--house", "-H", help="House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim rules list`).")]
 RulesFileOpt = Annotated[Optional[Path], typer.Option("--rules-file", help="A rules TOML file (preset = \"...\" plus overrides); overrides --rules.")]
 StrategyPathOpt = Annotated[Optional[list[Path]], typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable.")]
+
+
+_CHOICE = re.compile(r"<<([a-z:-]+)>>")
+
+
+def choice_help(role: str) -> str:
+    """A mark in an option's help (or a command's docstring) that :class:`ChoiceHelp`
+    replaces, when the help is shown, with the default the traits select: the names and
+    the rule, e.g. ``greedy: the built-in strategy that is fast, ...``. ``role`` is a key
+    of :func:`shedsim.plugins.choices_text` or ``tips-base``."""
+    return f"<<{role}>>"
+
+
+def choices_text() -> dict[str, str]:
+    """Every text :func:`choice_help` marks stand for (loads the built-in plugins)."""
+    from shedsim.analysis.hint import BUDGETS
+    from shedsim.analysis.tips import default_base_text
+    from shedsim.plugins import choices_text as texts
+    out = {**texts(), "tips-base": default_base_text()}
+    out["budgets"] = "; ".join(f"{n} for {c} ones ({out['cost:' + c]})" for c, n in BUDGETS.items())
+    return out
+
+
+class ChoiceHelp(TyperCommand):
+    """A command whose help names defaults derived from the plugins' traits: the marks of
+    :func:`choice_help` are filled in only when the help is shown, so a command that runs
+    (and ``shedsim --help``) does not load the plugins for its help."""
+
+    def format_help(self, ctx, formatter) -> None:
+        texts: dict[str, str] | None = None
+
+        def fill(text: str | None) -> str | None:
+            nonlocal texts
+            if not text or not _CHOICE.search(text):
+                return text
+            texts = texts if texts is not None else choices_text()
+            return _CHOICE.sub(lambda m: texts.get(m.group(1), m.group(0)), text)
+
+        self.help = fill(self.help)
+        for p in self.params:
+            p.help = fill(getattr(p, "help", None))
+        return super().format_help(ctx, formatter)
 
 
 def fail(message: str, code: int = 2) -> None:

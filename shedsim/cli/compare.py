@@ -12,6 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 _P_RUN = "What to compare"
 _P_OUT = "Output and execution"
 
@@ -21,7 +23,7 @@ def compare_rules(
     house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle applied to every variant, repeatable (`shedsim rules list`).")] = None,
     each_toggle: Annotated[bool, typer.Option("--each-toggle", rich_help_panel=_P_RUN, help="With one --rules X: compare X with X+T for every house toggle T that changes X at --players (every flag toggle; invisible:3/8/9, reverse:K and stall:0; the pick-up and stalemate modes other than X's; the integer toggles such as hand_size one below and above; max_moves left out: `shedsim rules list` lists them all). Skipped toggles are listed with the reason.")] = False,
     players: Annotated[Optional[int], typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table; variants that do not allow it are skipped with a note (default: 4).")] = None,
-    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries seated at every variant's tables: NAME, NAME:param=v or LABEL=SPEC (default: random,greedy,heuristic; aggressive loops in self-play: its games end as proven loops).")] = None,
+    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries seated at every variant's tables: NAME, NAME:param=v, LABEL=SPEC or @ROLE (as the tournament's --strategies) (default: " + choice_help("compare") + ").")] = None,
     games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games per variant, rounded up to whole blocks (every table x every rotation) (default: 100000).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed: the same seed gives the same deals in every variant (default: 0).")] = None,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
@@ -78,7 +80,7 @@ def compare_rules(
         root = Path(C.DEFAULT_OUT) if out is None else out
         n_players = C.DEFAULT_PLAYERS if players is None else players
         try:
-            entries = T.parse_entries(C.DEFAULT_STRATEGIES if strategies is None else strategies)
+            entries = T.parse_entries("@compare" if strategies is None else strategies)
             spec = R.plan(list(rules or []), list(house or []), n_players, each_toggle, entries,
                           C.DEFAULT_GAMES if games is None else games, seed=0 if seed is None else seed,
                           strategy_paths=paths)

@@ -9,6 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 
 def fail(message: str, code: int = 2) -> None:
     """Print ``error: message`` to stderr and exit with ``code`` (2: bad file or options)."""
@@ -23,8 +25,8 @@ def _pct(iv) -> str:
 def hint(
     file: Annotated[Path, typer.Argument(help="A scenario TOML file (the format of tests/scenarios/); the position is the one after its moves.")],
     seat: Annotated[Optional[int], typer.Option("--seat", help="The seat to advise (default: the seat to move; another seat is advised as if it were its turn).")] = None,
-    policy: Annotated[str, typer.Option("--policy", help="The compiled strategy that finishes every sampled game for every seat (NAME or NAME:param=v). Default heuristic: the strongest that answers in seconds (as strong as mc, far faster a playout). Also greedy (fastest, weaker), mc:rollouts=8, ismcts:iterations=40 (search at every decision: slow), any plugin.")] = "heuristic",
-    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=1, help="The most samples (re-deals of the unseen cards) per move. Default: 4000 for policies of the fast game loop (greedy, aggressive, random), 500 for the search policies mc and ismcts, else 2000 (heuristic).")] = None,
+    policy: Annotated[Optional[str], typer.Option("--policy", help="The compiled strategy that finishes every sampled game for every seat (NAME or NAME:param=v). Default: " + choice_help("policy") + ", the strongest that answers in seconds. Also greedy (fastest, weaker), mc:rollouts=8, ismcts:iterations=40 (search at every decision: slow), any plugin.")] = None,
+    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=1, help="The most samples (re-deals of the unseen cards) per move. Default, by the policy's cost class (its TRAITS): " + choice_help("budgets") + ".")] = None,
     batch: Annotated[int, typer.Option("--batch", min=1, help="Samples per round of the race (the early-stop check runs after each).")] = 100,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the re-deals and the policy's coin flips (same seed, same figures).")] = 0,
     cap: Annotated[int, typer.Option("--cap", min=1, help="The most moves of a playout after the candidate move (seats still in then share the places left).")] = 400,

@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 _P_RUN = "What to play"
 _P_OUT = "Output and execution"
 
@@ -17,7 +19,7 @@ def swaps(
     rules: Annotated[str, typer.Option("--rules", "-r", rich_help_panel=_P_RUN, help="Preset (duel, nines, family, palace, shithead) or a rules TOML file.")] = "shithead",
     house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle, repeatable (`shedsim rules list`).")] = None,
     players: Annotated[int, typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table.")] = 3,
-    strategy: Annotated[str, typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The play policy S (NAME or NAME:param=v): every seat plays it; its swap is the one studied in (a) and (d).")] = "greedy",
+    strategy: Annotated[Optional[str], typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The play policy S (NAME or NAME:param=v): every seat plays it; its swap is the one studied in (a) and (d) (default: the reference opponent, " + choice_help("reference") + ").")] = None,
     games: Annotated[int, typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games for (a)+(b) and again for (c) (rounded up to whole tournament blocks in (c)).")] = 100_000,
     swap_policy: Annotated[Optional[list[str]], typer.Option("--swap-policy", rich_help_panel=_P_RUN, help="Another strategy whose swap joins the policy comparison (c), repeatable (LABEL=NAME to name it).")] = None,
     deals: Annotated[int, typer.Option("--deals", min=0, rich_help_panel=_P_RUN, help="Sample deals for the regret study (d); 0 skips it.")] = 200,
@@ -36,7 +38,7 @@ def swaps(
 ) -> None:
     """Study the swap phase: which cards belong face up.
 
-    (a) what --strategy puts face up against what it was dealt, by rank; (b) a face-up value table: loss rate and mean place by face-up rank multiset, every seat playing --strategy but keeping its face-up cards as dealt; (c) swap policies head to head with the play policy held fixed (no swap, greedy-high, expert-table, random, and each --swap-policy), paired deals; (d) for --deals sample deals, every distinct face-up choice of one seat scored by --rollouts re-deals of what it cannot see, how often the strategy's choice is the best, and its mean regret in places.
+    (a) what --strategy puts face up against what it was dealt, by rank; (b) a face-up value table: loss rate and mean place by face-up rank multiset, every seat playing --strategy but keeping its face-up cards as dealt; (c) swap policies head to head with the play policy held fixed (no swap, then each face-up rule the built-in strategies declare: <<swaps>>; and each --swap-policy), paired deals; (d) for --deals sample deals, every distinct face-up choice of one seat scored by --rollouts re-deals of what it cannot see, how often the strategy's choice is the best, and its mean regret in places.
 
     Writes by_rank.csv, face_up_values.csv, policies.csv, policies_head_to_head.csv, regret.csv, their PNG charts and run.json into --out.
 
@@ -74,8 +76,9 @@ def swaps(
         spec, rules_input = None, None
     else:
         rs = load_rules(rules, house, None)
-        policies = list(SW.SWAP_POLICIES)
         try:
+            policies = list(SW.default_policies())
+            strategy = SW.default_strategy() if strategy is None else strategy
             for item in swap_policy or []:
                 eq, colon = item.find("="), item.find(":")
                 if eq > 0 and (colon < 0 or eq < colon):  # LABEL=SPEC (a spec's own "=" follows its ":")

@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 _P_RUN = "What to play"
 _P_OUT = "Output"
 PRESETS = ("duel", "nines", "family", "palace", "shithead")
@@ -19,8 +21,8 @@ def tips(
     players: Annotated[Optional[list[int]], typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Player count, repeatable; default: 2 and 4 (counts a rule set does not allow are skipped).")] = None,
     tip: Annotated[Optional[list[str]], typer.Option("--tip", "-t", rich_help_panel=_P_RUN, help="Only this tip, repeatable (default: every tip).")] = None,
     games: Annotated[int, typer.Option("--games", "-g", rich_help_panel=_P_RUN, help="Games per variant (follow, ignore) and cell, whole deals.")] = 40_000,
-    base: Annotated[str, typer.Option("--base", rich_help_panel=_P_RUN, help="The tested player before a tip is switched: a heuristic spec.")] = "heuristic:search=0",
-    opponents: Annotated[str, typer.Option("--opponents", rich_help_panel=_P_RUN, help="Strategy of the other seats.")] = "greedy",
+    base: Annotated[Optional[str], typer.Option("--base", rich_help_panel=_P_RUN, help="The tested player before a tip is switched: a spec of a strategy with every tip's parameter (default: " + choice_help("tips-base") + ").")] = None,
+    opponents: Annotated[Optional[str], typer.Option("--opponents", rich_help_panel=_P_RUN, help="Strategy of the other seats (default: the reference opponent, " + choice_help("reference") + ").")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed (the deals).")] = 0,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
     out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory.")] = Path("reports/tips"),
@@ -55,6 +57,9 @@ def tips(
         fail(f"--rules: {e}")
     try:
         chosen = TP.select(list(tip or []))
+        base = TP.default_base() if base is None else base
+        opponents = TP.default_opponents() if opponents is None else opponents
+        TP.check_players(base, opponents, chosen, paths)  # before --out is made
         if any(p < 2 for p in counts):
             raise TP.TipsError(f"--players: at least 2, got {min(counts)}")
         Store.check_writable(out)

@@ -12,6 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 _P_RUN = "What to play"
 _P_OUT = "Output and execution"
 
@@ -21,7 +23,7 @@ def tournament(
     house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle, repeatable (`shedsim rules list`).")] = None,
     rules_file: Annotated[Optional[Path], typer.Option("--rules-file", rich_help_panel=_P_RUN, help="A rules TOML file; overrides --rules.")] = None,
     players: Annotated[Optional[int], typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table (default: 4).")] = None,
-    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries: NAME, NAME:param=v, or LABEL=SPEC; a strategy named twice gets NAME#2 (A/A test) (default: every built-in strategy except mc).")] = None,
+    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries: NAME, NAME:param=v, or LABEL=SPEC, or @ROLE for the built-in strategies a role selects by their traits (@default, @ladder, ...; `shedsim strategies` lists them); a strategy named twice gets NAME#2 (A/A test) (default: " + choice_help("default") + ").")] = None,
     games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games to play, rounded up to whole blocks (every table x every rotation x rounds) (default: 200000).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed (default: 0).")] = None,
     rounds: Annotated[Optional[int], typer.Option("--rounds", min=1, max=10, rich_help_panel=_P_RUN, help="Rounds per match (1-10), scored by summed places as palace does; >1 adds matches.csv (default: 1).")] = None,
@@ -49,7 +51,7 @@ def tournament(
 
     Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (disk full: finished chunks are kept, --resume DIR continues); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 
-    With no options: every built-in strategy except mc, shithead, 4 players, 200,000 games, into reports/latest/.
+    With no options: shithead, 4 players, 200,000 games, into reports/latest/, with the default field: <<default>>.
     """  # noqa: E501 (typer shows each paragraph as one line)
     import os
 

@@ -8,14 +8,16 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 _P_RUN = "What to tune"
 _P_SEARCH = "The search"
 _P_OUT = "Output"
 
 
 def tune(
-    strategy: Annotated[str, typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The strategy and its starting parameters: NAME or NAME:param=v (parameters given here stay fixed).")] = "heuristic",
-    field: Annotated[Optional[str], typer.Option("--field", "-F", rich_help_panel=_P_RUN, help="Comma-separated opponents (NAME or NAME:param=v); default: greedy and the strategy with its starting parameters.")] = None,
+    strategy: Annotated[Optional[str], typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The strategy and its starting parameters: NAME or NAME:param=v (parameters given here stay fixed; default: " + choice_help("tunable") + ").")] = None,
+    field: Annotated[Optional[str], typer.Option("--field", "-F", rich_help_panel=_P_RUN, help="Comma-separated opponents (NAME or NAME:param=v); default: the reference opponent, " + choice_help("reference") + ", and the strategy with its starting parameters.")] = None,
     rules: Annotated[str, typer.Option("--rules", "-r", rich_help_panel=_P_RUN, help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.")] = "shithead",
     house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle, repeatable (`shedsim rules list`).")] = None,
     rules_file: Annotated[Optional[Path], typer.Option("--rules-file", rich_help_panel=_P_RUN, help="A rules TOML file; overrides --rules.")] = None,
@@ -24,7 +26,7 @@ def tune(
     budget: Annotated[int, typer.Option("--budget", "-b", rich_help_panel=_P_SEARCH, help="Completed trials the study should hold (earlier runs and other processes count).")] = 50,
     games: Annotated[int, typer.Option("--games", "-g", rich_help_panel=_P_SEARCH, help="Games per trial and field entry (whole deals; the same deals in every trial).")] = 4000,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, rich_help_panel=_P_SEARCH, help="Run seed: the deals of every trial and the sampler's seed.")] = 0,
-    param: Annotated[Optional[list[str]], typer.Option("--param", rich_help_panel=_P_SEARCH, help="Tune this parameter in this range, NAME=LO:HI or NAME=LO:HI:log, repeatable; only the parameters named are tuned (default: all in the plugin's PARAM_SPACE).")] = None,
+    param: Annotated[Optional[list[str]], typer.Option("--param", rich_help_panel=_P_SEARCH, help="Tune this parameter in this range, NAME=LO:HI or NAME=LO:HI:log, repeatable, inside the parameter's declared range (`shedsim strategies`); only the parameters named are tuned (default: all in the plugin's PARAM_SPACE).")] = None,
     sampler: Annotated[str, typer.Option("--sampler", rich_help_panel=_P_SEARCH, help="tpe (optuna's Tree-structured Parzen Estimator) or random.")] = "tpe",
     confirm_games: Annotated[int, typer.Option("--confirm-games", min=0, rich_help_panel=_P_SEARCH, help="Games per match of the confirmation on fresh deals (0: skip it).")] = 20_000,
     out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory; holds the study (study.db) unless --storage is given.")] = Path("reports/tune"),
@@ -56,13 +58,17 @@ def tune(
     except RulesError as e:
         fail(str(e))
     try:
-        from shedsim.plugins import PluginError, parse_spec
+        from shedsim.plugins import PluginError, choice, parse_spec
         try:
+            strategy = choice("tunable")[0] if strategy is None else strategy
             name, fixed = parse_spec(strategy)
         except PluginError as e:
             raise TU.TuneError(f"--strategy: {e}") from None
         if field is None:
-            entries = ("greedy", strategy)
+            try:
+                entries = (choice("reference")[0], strategy)
+            except PluginError as e:
+                raise TU.TuneError(f"--field: {e}") from None
         else:
             entries = tuple(x.strip() for x in field.split(",") if x.strip())
         spec = TU.TuneSpec(strategy, entries, rs, players, games, seed, tuple(param or []), sampler, paths)

@@ -26,7 +26,7 @@ import numpy as np
 
 from shedsim import layout as L
 from shedsim.kernel import isolate
-from shedsim.plugins import Strategy
+from shedsim.plugin_meta import StrategyInfo
 
 _KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py")
 DISPATCH_MARK = "from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH"
@@ -39,16 +39,16 @@ def cache_dir() -> Path:
     return d
 
 
-def inlinable(s: Strategy) -> bool:
+def inlinable(s: StrategyInfo) -> bool:
     """Whether a strategy's decisions (``move`` and ``swap``) are inlined into the fast game
     loop (module ``INLINE``, default True). The fast loop runs without numba's reference
     counting, so its strategies must not allocate arrays; one that does sets
     ``INLINE = False`` and runs in the standard loop."""
-    return bool(getattr(s.module, "INLINE", True))
+    return s.inline
 
 
-def dispatch_source(strategies: list[Strategy]) -> str:
-    lines = ["import importlib", "from shedsim.plugins import load_module",
+def dispatch_source(strategies: list[StrategyInfo]) -> str:
+    lines = ["import importlib", "from shedsim.plugin_meta import load_module",
              "from shedsim.kernel.core import obs_saved, obs_unchanged", "",
              "# Each strategy's decisions are re-jitted with inline='always' so numba inlines them",
              "# into the game loop: a call between compiled functions costs more than a move."]
@@ -130,7 +130,7 @@ def _one_variant(fast: str, i: int) -> str:
     return one.replace("choose_move_fast(", f"choose_move_one{i}(")
 
 
-def kernel_source(strategies: list[Strategy]) -> str:
+def kernel_source(strategies: list[StrategyInfo]) -> str:
     """The generated module's source for these compiled strategies (ids = list order)."""
     template = (Path(__file__).parent / "_loop.py").read_text()
     if DISPATCH_MARK not in template:
@@ -146,7 +146,7 @@ def kernel_source(strategies: list[Strategy]) -> str:
     return header + template.replace(DISPATCH_MARK, dispatch_source(strategies))
 
 
-def fingerprint(strategies: list[Strategy], source: str) -> str:
+def fingerprint(strategies: list[StrategyInfo], source: str) -> str:
     h = hashlib.sha256()
     here = Path(__file__).parent
     for name in _KERNEL_SOURCES:
@@ -182,7 +182,7 @@ RECORD_FIELDS = ("places", "start", "moves", "pickups", "burns", "unfinished", "
 class Kernel:
     """A compiled kernel for a fixed list of strategies; ``ids[name]`` is each one's id."""
 
-    strategies: list[Strategy]
+    strategies: list[StrategyInfo]
     module: object
     path: Path
 
@@ -328,7 +328,7 @@ _LOADED: dict[str, Kernel] = {}
 _BY_FILES: dict[tuple, Kernel] = {}
 
 
-def kernel_module(strategies: list[Strategy]) -> Kernel:
+def kernel_module(strategies: list[StrategyInfo]) -> Kernel:
     """Generate (if needed), import and return the kernel for these compiled strategies.
 
     The first call compiles (seconds); later processes load numba's cache. Plain-Python

@@ -111,7 +111,7 @@ def time_calibration(mod, players: int, games: int, workers: int = 1, seed: int 
     return Timing(games, int(np.asarray(res[1], dtype=np.int64).sum()), wall)
 
 
-def bench_table(rules, strategy: str = "greedy", games: int = 1_000_000, players=(2, 4), workers=(1, 2),
+def bench_table(rules, strategy: str | None = None, games: int = 1_000_000, players=(2, 4), workers=(1, 2),
                 repeats: int = 3, calib: Path | None = None, seed: int = 0, strategy_paths=(),
                 chunk_size: int = 50_000, progress=None) -> list[dict]:
     """Rows ``{players, workers, games_per_s, ns_per_move, moves_per_game}`` (medians of
@@ -119,8 +119,12 @@ def bench_table(rules, strategy: str = "greedy", games: int = 1_000_000, players
     / calibration games per second, the median of the run-for-run ratios) when ``calib``
     (a directory, :func:`find_calibration`) is given. The calibration kernel plays
     shithead with greedy play only: the ratio compares like with like only for those.
+    ``strategy`` defaults to the reference opponent (:func:`shedsim.plugins.select`).
     ``progress(text)`` is called before each cell."""
     from shedsim.runs.simulate import RunSpec
+    if strategy is None:
+        from shedsim.plugins import choice
+        strategy = choice("reference")[0]
     mod = load_calibration(calib) if calib is not None else None
     rows = []
     for p in players:
