@@ -233,7 +233,7 @@ def test_tournament_without_headline_gets_one_from_its_summary(inputs):
 def test_markdown_summary(inputs, built):
     md_path = built.with_suffix(".md")
     md = md_path.read_text()
-    assert md.startswith("# All <runs> & more\n")
+    assert md.startswith("<!-- generator: shedsim report -->\n# All <runs> & more\n")  # the mark, hidden when shown
     assert "- H1 accepted after 4,000 games" in md and "- palace games are 12% [10%, 14%] longer" in md
     assert "- Ranking: 1. greedy, 2. random" in md
     assert "| setting | value |" in md and "| rules | shithead |" in md and "| house | low7 |" in md
@@ -385,7 +385,7 @@ def test_bad_out_and_md_are_refused(inputs, tmp_path):
 
 def test_a_failed_write_exits_3_and_changes_nothing(inputs, tmp_path, monkeypatch):
     out = tmp_path / "r.html"
-    out.write_text("old page")
+    out.write_text(f"{atomic.MARK_HTML} old page")  # an earlier report: shedsim may replace it
     real = atomic._write
 
     def full_disk(f, data, path):
@@ -397,7 +397,7 @@ def test_a_failed_write_exits_3_and_changes_nothing(inputs, tmp_path, monkeypatc
     r = cli(str(inputs[2]), "--out", str(out))
     assert r.exit_code == 3, r.output
     assert "r.md" in r.output and "No space left on device" in r.output
-    assert out.read_text() == "old page" and not out.with_suffix(".md").exists()  # both or neither
+    assert out.read_text() == f"{atomic.MARK_HTML} old page" and not out.with_suffix(".md").exists()  # both or neither
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
 
 

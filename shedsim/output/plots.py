@@ -17,7 +17,7 @@ import numpy as np  # noqa: E402
 
 from shedsim.runs import atomic  # noqa: E402
 
-_META = {"Software": None}  # no version string in the file: same input, same bytes
+_META = {"Software": atomic.PNG_SOFTWARE}  # shedsim's mark, no version: same input, same bytes
 
 
 def bars(value, lo, hi) -> list:
@@ -61,15 +61,19 @@ def _png(fig) -> bytes:
         return buf.getvalue()
     from PIL import Image  # matplotlib's own dependency
     buf.seek(0)
+    from PIL import PngImagePlugin
     img = Image.open(buf).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
                                                   dither=Image.Dither.NONE)
     out = io.BytesIO()
-    img.save(out, format="PNG", optimize=True)
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Software", atomic.PNG_SOFTWARE)
+    img.save(out, format="PNG", optimize=True, pnginfo=info)
     return out.getvalue()
 
 
 png_bytes = _png
-"""The public name of :func:`_png`: the figure's PNG bytes at :func:`dpi` (palette PNG with :func:`compact`)."""
+"""The public name of :func:`_png`: the figure's PNG bytes at :func:`dpi` (palette PNG with :func:`compact`),
+with shedsim's ``Software`` text (:data:`shedsim.runs.atomic.PNG_SOFTWARE`)."""
 
 
 def save_figure(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
