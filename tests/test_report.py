@@ -181,8 +181,8 @@ def test_page_shows_each_run_with_its_parts(inputs, built):
     assert "<dt>win_rate</dt><dd>share of games finished first</dd>" in text  # glossary
     assert "<dt>odd&lt;key&gt;</dt><dd>a &amp; b</dd>" in text
     assert "<details><summary>Versions</summary>" in text
-    assert "<th>rules</th><td>shithead</td></tr><tr><th>house</th><td>low7</td>" in text  # specification
-    assert "<th>seed</th><td>3</td>" in text and "<th>alpha</th><td>0.05</td>" in text
+    assert "<th>rules</th><td>shithead + low7</td></tr><tr><th>players</th><td>4</td>" in text  # specification
+    assert "<th>seed</th><td>3</td>" in text
     assert "nested.deep" in text  # every other run.json field, in the collapsed table
     # the tournament: summary table first, then its charts
     t = text[text.index('id="run-1"'):text.index('id="run-2"')]
@@ -236,7 +236,7 @@ def test_markdown_summary(inputs, built):
     assert md.startswith("<!-- generator: shedsim report -->\n# All <runs> & more\n")  # the mark, hidden when shown
     assert "- H1 accepted after 4,000 games" in md and "- palace games are 12% [10%, 14%] longer" in md
     assert "- Ranking: 1. greedy, 2. random" in md
-    assert "| setting | value |" in md and "| rules | shithead |" in md and "| house | low7 |" in md
+    assert "| setting | value |" in md and "| rules | shithead + low7 |" in md
     assert "| rank | strategy | games | win rate | loss rate | mean place | rating (Elo) |" in md  # the main table
     assert f"first 30 of {LONG_ROWS} rows: the full table is in [rules.csv](../{inputs[1].parent.name}/compare/rules.csv)" in md
     assert "| 43.00% [41.00, 45.00] | 0.0015 |" in md
@@ -561,3 +561,68 @@ def test_a_count_is_never_shown_as_a_percentage():
     v = view("matches.csv", ["rank", "strategy", "matches", "shared_first", "match_win_rate", "match_win_lo",
                              "match_win_hi"], [["1", "greedy", "2500", "25", "0.3", "0.29", "0.31"]])
     assert v.rows == [["1", "greedy", "2,500", "25", "30.00% [29.00, 31.00]"]]
+
+
+# ------------------------------------------------------------------ the specification, in words
+EXAMPLE_RUNS = Path(__file__).resolve().parent.parent / "reports" / "example" / "runs"
+INTERNAL_WORDS = ("key", "format", "block", "chunk", "hash", "hashes", "checksum", "argv", "backend", "subtitle",
+                  "store", "rules input", "n chunks", "interrupted by", "strategy paths")
+REQUIRED = {"tournament": {"rules", "players", "strategies", "games", "seed", "run time"},
+            "compare-rules": {"baseline", "variants", "players", "strategies", "games per variant", "seed"},
+            "swaps": {"rules", "players", "play policy", "swap policies", "seed"},
+            "sprt": {"strategies", "rules", "players", "hypotheses", "error rates", "games", "seed"},
+            "sprt --compare-pairing": {"strategies", "rules", "players", "games per design", "seed"},
+            "tips": {"tested player", "opponents", "rules", "players", "tips", "seed"},
+            "tune": {"strategy", "opponents", "rules", "tuned parameters", "trials", "games per trial", "seed"}}
+
+
+def _spec_problems(run) -> list[str]:
+    import re
+    out = []
+    labels = [k for k, _ in run.spec]
+    kind = run.kind + (" --compare-pairing" if (run.command or "").endswith("--compare-pairing") else "")
+    missing = REQUIRED.get(kind, set()) - set(labels)
+    if missing:
+        out.append(f"misses {sorted(missing)}")
+    for label, value in run.spec:
+        where = f"{label!r} = {value!r}"
+        if "_" in label or any(re.search(rf"\b{w}\b", label) for w in INTERNAL_WORDS):
+            out.append(f"{where}: an internal name, not words")
+        if re.search(r"\b[0-9a-f]{16}\b", value):
+            out.append(f"{where}: shows a hash")
+        decimals = re.findall(r"(?<![\d.])\d+\.\d+(?![\d])", value)
+        if (any(len(x.replace(".", "").lstrip("0")) > 4 for x in decimals)  # 66.002, 0.04791: more than 4 digits
+                or re.search(r"(?<![\d.,])\d{3,}\.0(?![\d])", value)):  # 3206.0: a whole number as a float
+            out.append(f"{where}: a raw number (to be formatted for a reader)")
+        if label != "seed" and "/" not in value and re.search(r"(?<![\d.,:=])\d{4,}(?![\d,])", value):
+            out.append(f"{where}: a number without thousands separators")
+    return [f"{run.directory.name}: {p}" for p in out]
+
+
+def test_every_specification_reads_in_words(every_run):
+    """Every run's specification table (a tiny run of every command, and the committed example
+    report's real runs) names what was played in words, with formatted numbers: no internals
+    (spec key, format, block, chunk size, hashes, the command line again), no raw numbers such
+    as 66.002 s or 3206.0 games/s."""
+    dirs = [d for d in sorted(every_run.iterdir()) if d.is_dir()]
+    dirs += [d for d in sorted(EXAMPLE_RUNS.iterdir()) if (d / "run.json").is_file()]
+    problems, kinds = [], set()
+    for d in dirs:
+        run = R.load_run(d)
+        kinds.add(run.kind + (" --compare-pairing" if (run.command or "").endswith("--compare-pairing") else ""))
+        assert run.spec, f"{d}: no specification"
+        problems += _spec_problems(run)
+    assert kinds >= set(REQUIRED)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_run_of_another_command_keeps_its_short_fields_formatted(tmp_path):
+    d = _synthetic(tmp_path / "x", "shedsim newcommand", "A new command", ["fine"], {"a.csv": "x\n1\n"}, [],
+                   extra={"wall_s": 66.002, "games_per_s": 3206.0, "key": "4bcb58f7f290d788", "block": 6,
+                          "ratio": 1.2912144313736036, "spec": {"format": 1, "chunk_size": 2502}})
+    run = R.load_run(d)
+    spec = dict(run.spec)
+    assert spec["run time"] == "1 min 6 s" and spec["speed"] == "3,206 games/s" and spec["ratio"] == "1.291"
+    assert spec["games"] == "1,000" and spec["house"] == "low7" and spec["strategies"] == "greedy, expert"
+    assert not {"key", "block", "format", "chunk size"} & set(spec)
+    assert not _spec_problems(run)
