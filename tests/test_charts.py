@@ -23,7 +23,7 @@ from matplotlib.colors import to_rgba
 
 from shedsim.analysis import compare as C
 from shedsim.analysis import tournament as T
-from shedsim.layout import END_CAP, END_FINISHED
+from shedsim.layout import END_CAP, END_FINISHED, END_LOOP, END_STALLED
 from shedsim.output import plots as P
 from shedsim.output import plots_swaps as PS
 from shedsim.rules.ruleset import preset
@@ -143,3 +143,86 @@ def test_a_tournament_with_no_game_writes_no_chart_and_no_warning(tmp_path):
         files = T.write_outputs(spec, res, tmp_path, plots=True)
     assert not [f for f in files if f.endswith(".png")] and not list(tmp_path.glob("*.png"))
     assert "summary.csv" in files
+
+
+def _legend_texts(fig) -> list[str]:
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
+    return [t.get_text() for lg in legends for t in lg.get_texts()]
+
+
+def _titled(figures, start: str):
+    found = [f for f in figures if any((ax.get_title() or "").startswith(start) for ax in f.axes)
+             or (f._suptitle is not None and f._suptitle.get_text().startswith(start))]
+    assert len(found) == 1, [ax.get_title() for f in figures for ax in f.axes]
+    return found[0]
+
+
+def test_places_legend_names_only_what_happened(figures, tmp_path):
+    """A tournament whose unfinished games all stalled (nines with stall:40, no game near the
+    move cap): the places chart's grey segment is "still in when stopped: stalled", never "at
+    cap"; a place no strategy took has no legend entry."""
+    from shedsim.rules.ruleset import build
+    spec = T.plan(build("nines", ["stall:40"]), 4, T.parse_entries("random,greedy"), 96, seed=0)
+    store = T.Store(tmp_path)
+    outcome = T.run(spec, store, workers=1)
+    res = T.analyse(spec, store.load_total(spec, outcome.done))
+    assert res.info["ends"]["stalled"] > 0 and res.info["ends"]["cap"] == 0 == res.info["ends"]["loop"]
+    T.write_outputs(spec, res, tmp_path, plots=True)
+    names = _legend_texts(_titled(figures, "Finishing place distribution"))
+    assert "still in when stopped:\nstalled" in names, names
+    assert not [n for n in names if "cap" in n or "loop" in n]
+    placed = [c for c in res.place_shares.columns if c != "unfinished" and res.place_shares[c].sum() > 0]
+    assert [n for n in names if n.startswith("place ")] == [f"place {c}" for c in placed]
+
+
+def test_places_legend_leaves_out_what_is_not_in_the_data(figures):
+    shares = pd.DataFrame({"1": [0.6, 0.4], "2": [0.4, 0.6], "3": [0.0, 0.0], "unfinished": [0.0, 0.0]},
+                          index=["greedy", "random"])
+    P.place_distribution(shares, Path("places.png"), ends={"finished": 10, "stalled": 0, "loop": 0, "cap": 0})
+    assert _legend_texts(figures[0]) == ["place 1", "place 2"]
+    assert P.stopped_words({"stalled": 0, "loop": 3, "cap": 1}) == "a proven loop or the move cap"
+
+
+def test_seats_legend_speaks_of_games_without_a_loser_only_when_there_are_some(figures):
+    rates = np.array([0.26, 0.25, 0.25, 0.24])  # every game had a loser
+    table = pd.DataFrame({"kind": "from_starter", "seat": range(4), "loss_rate": rates,
+                          "loss_lo": rates - 0.01, "loss_hi": rates + 0.01})
+    P.seats(table, Path("seats.png"))
+    names = _legend_texts(figures[0])
+    assert "fair share 25.00% (1/4: every seat losing equally often)" in names, names
+    assert not [n for n in names if "no loser" in n]
+
+
+def test_forest_legends_hold_only_what_the_chart_holds(figures, tmp_path):
+    res = SimpleNamespace(
+        plan=SimpleNamespace(variants=[SimpleNamespace(label=x) for x in ("shithead", "low7", "skip8")]),
+        info={"baseline": "shithead", "players": 4, "labels": ["greedy"], "games": 100, "seed": 0},
+        effects=pd.DataFrame({"variant": ["low7", "skip8"], "metric": ["mean_moves"] * 2,
+                              "effect": [-5.0, 3.0], "lo": [-7.0, 1.0], "hi": [-3.0, 5.0],
+                              "significant": [True, True], "paired": [True, True]}))
+    C.plot_forest(res, tmp_path / "forest.png")
+    assert _legend_texts(figures[0]) == ["colour: significant (Holm 5%)", "filled circle: paired deals"]
+    from shedsim.analysis import tips as TP
+    table = pd.DataFrame({"tip": ["save_specials"], "rules": ["shithead"], "players": [2],
+                          "loss_effect": [0.01], "loss_lo": [-0.02], "loss_hi": [0.04], "loss_p_holm": [0.6],
+                          "place_effect": [0.01], "place_lo": [-0.02], "place_hi": [0.04], "place_p_holm": [0.6]})
+    TP.plot_forest(table, tmp_path / "tips.png")
+    assert _legend_texts(figures[1]) == ["not significant"]
+
+
+def test_compare_lengths_legend_names_only_the_ways_games_ended(figures):
+    res = _fake_comparison(3)
+    for t in res.tallies:  # unfinished games: stalled and proven loops, none at the cap
+        k = np.arange(t.ends.size)
+        t.ends = np.where(k % 50 == 0, END_STALLED, np.where(k % 70 == 1, END_LOOP, END_FINISHED))
+        t.unfinished = t.ends != END_FINISHED
+    C.plot_lengths(res, Path("lengths.png"))
+    names = _legend_texts(figures[0])
+    assert names and all("stalled" in n and "loops" in n and "cap" not in n for n in names), names
+
+
+def test_tune_history_draws_no_start_line_when_the_start_was_not_a_trial(figures):
+    from shedsim.analysis import tune as TU
+    table = pd.DataFrame({"trial": [0, 1, 2], "state": ["complete"] * 3, "score": [0.5, 0.55, 0.52]})
+    TU.plot_history(table, float("nan"), Path("history.png"))
+    assert _legend_texts(figures[0]) == ["trial", "best so far"]

@@ -1198,11 +1198,16 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
     for k in range(len(metrics), nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
     from matplotlib.patches import Patch
-    handles = [Patch(color="tab:red", label="colour: significant (Holm 5%)"),
-               Patch(color="0.45", label="colour: not significant"),
-               Line2D([], [], color="black", marker="o", ls="", label="filled circle: paired deals"),
-               Line2D([], [], color="black", marker="s", mfc="white", ls="", label="open square: unpaired deals")]
-    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize="small", frameon=False)
+    drawn = e[e["effect"].notna() & e["variant"].isin(variants)]
+    sig, paired = drawn["significant"].astype(bool), drawn["paired"].astype(bool)
+    handles = [h for h, shown in (  # legend entries only for what the chart holds
+        (Patch(color="tab:red", label="colour: significant (Holm 5%)"), sig.any()),
+        (Patch(color="0.45", label="colour: not significant"), (~sig).any()),
+        (Line2D([], [], color="black", marker="o", ls="", label="filled circle: paired deals"), paired.any()),
+        (Line2D([], [], color="black", marker="s", mfc="white", ls="", label="open square: unpaired deals"),
+         (~paired).any())) if shown]
+    if handles:
+        fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize="small", frameon=False)
     fig.suptitle(f"Effect of each variant vs the baseline {res.info['baseline']}, 95% intervals\n{subtitle(res)}")
     return _save(fig, path, rect=(0, 0.4 / height, 1, 1 - 0.75 / height))  # room for the two-line title
 
@@ -1231,9 +1236,10 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
         g = t.lengths.size
         unf = t.unfinished.sum() / g if g else 0.0
         short = f"unfinished {100 * unf:.2f}%"
-        if g and np.isin(t.ends, (END_STALLED, END_LOOP)).any():
-            sh = [100 * (t.ends == c).sum() / g for c in (END_STALLED, END_LOOP, END_CAP)]
-            return short, f"{short}: stalled {sh[0]:.2f}, loops {sh[1]:.2f}, cap {sh[2]:.2f}"
+        if g and np.isin(t.ends, (END_STALLED, END_LOOP)).any():  # how they ended: only the ways some did
+            ways = [f"{name} {100 * (t.ends == c).sum() / g:.2f}" for c, name in
+                    ((END_STALLED, "stalled"), (END_LOOP, "loops"), (END_CAP, "cap")) if (t.ends == c).any()]
+            return short, f"{short}: {', '.join(ways)}"
         return short, short
 
     def ecdf(ax, fin, g, **kw):

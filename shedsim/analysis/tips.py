@@ -248,8 +248,10 @@ def plot_forest(table, path: Path, subtitle: str = "") -> Path:
         hi = table[f"{col}_hi"].to_numpy() * scale
         sig = table[f"{col}_p_holm"].to_numpy() < 0.05
         ax.errorbar(v, y, xerr=bars(v, lo, hi), fmt="none", ecolor="0.5", lw=1)
-        ax.scatter(v[sig], y[sig], color="#c44e52", zorder=3, s=22, label="Holm p < 0.05")
-        ax.scatter(v[~sig], y[~sig], facecolor="white", edgecolor="0.3", zorder=3, s=22, label="not significant")
+        # legend entries only for what the chart holds
+        ax.scatter(v[sig], y[sig], color="#c44e52", zorder=3, s=22, label="Holm p < 0.05" if sig.any() else None)
+        ax.scatter(v[~sig], y[~sig], facecolor="white", edgecolor="0.3", zorder=3, s=22,
+                   label="not significant" if (~sig).any() else None)
         ax.axvline(0, color="0.2", lw=0.8)
         ax.set_xlabel(f"follow - ignore: {unit}\n(below 0: following the tip helps)")
         ax.grid(axis="x", alpha=0.3)

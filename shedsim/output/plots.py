@@ -110,9 +110,24 @@ def rates(summary, path: Path, subtitle: str = "") -> Path:
     return save_figure(fig, path)
 
 
-def place_distribution(place_shares, path: Path, subtitle: str = "") -> Path:
-    """Stacked bars: the share of each strategy's games finished in each place (and still
-    in at the move cap)."""
+END_WORDS = {"stalled": "stalled", "loop": "a proven loop", "cap": "the move cap"}
+"""How a stopped game ended, in the charts' words (run.json's ``ends`` keys)."""
+
+
+def stopped_words(ends: dict[str, int] | None) -> str:
+    """The ways some game of ``ends`` (run.json's ``ends``: games per way of ending) was
+    stopped, in words: ``"stalled or a proven loop"``; ``"stalled, a proven loop or the move
+    cap"`` when ``ends`` is None (not recorded)."""
+    ways = [w for k, w in END_WORDS.items() if ends is None or ends.get(k, 0) > 0] or list(END_WORDS.values())
+    return ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1]
+
+
+def place_distribution(place_shares, path: Path, subtitle: str = "", ends: dict[str, int] | None = None) -> Path:
+    """Stacked bars: the share of each strategy's games finished in each place, and still in
+    when the game was stopped unfinished (column ``unfinished``). The legend names only what
+    the data holds: a place no strategy took, or no seat still in, has no entry, and the
+    stopped games are named by how they ended (``ends``: run.json's ``ends``, games per way
+    of ending: stalled, proven loop, move cap)."""
     labels = list(place_shares.index)
     cols = list(place_shares.columns)
     fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 3), 4.5))
@@ -120,8 +135,11 @@ def place_distribution(place_shares, path: Path, subtitle: str = "") -> Path:
     bottom = np.zeros(len(labels))
     for k, c in enumerate(cols):
         v = place_shares[c].to_numpy(float) * 100
-        colour = "0.6" if c.startswith("still") else cmap(k)
-        name = c if c.startswith("still") else f"place {c}"
+        if not np.nansum(v) > 0:
+            continue  # nothing of this in the data: no bar, no legend entry
+        stopped = c == "unfinished"
+        colour = "0.6" if stopped else cmap(k)
+        name = f"still in when stopped:\n{stopped_words(ends)}" if stopped else f"place {c}"
         ax.bar(labels, v, bottom=bottom, color=colour, label=name, edgecolor="white", linewidth=0.5)
         bottom += np.nan_to_num(v)
     ax.set_xlabel("strategy (ranked by rating)")
@@ -194,9 +212,10 @@ def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
 def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     """Loss rate by seat counted from the starting player (seat 0 starts), with 95%
     intervals (one deal = one cluster: ``seats.csv``), on an axis from 0. The dashed line is the fair share: every seat losing
-    equally often, i.e. the seats' mean loss rate, which is 1 / players of the *finished*
-    games (a game stopped unfinished has no loser, so 1 / players of all games is out of
-    reach and is not drawn)."""
+    equally often, i.e. the seats' mean loss rate, which is 1 / players of the games with a
+    loser. A game stopped unfinished has no loser under ``stalemate:share``, so 1 / players
+    of all games is then out of reach and is not drawn; the legend says so only when the
+    seats' loss rates add up to less than every game (some game had no loser)."""
     d = seat_table[seat_table["kind"] == "from_starter"]
     x = d["seat"].to_numpy(int)
     rate = d["loss_rate"].to_numpy(float) * 100
@@ -207,8 +226,10 @@ def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     ax.errorbar(x, rate, yerr=bars(rate, lo, hi), fmt="o", capsize=4, color="tab:red", label="loss rate of the seat")
     if len(rate) and np.isfinite(rate).any():
         fair = float(np.nanmean(rate))
-        ax.axhline(fair, ls="--", color="0.4",
-                   label=f"fair share {fair:.2f}% (1/{n} of finished games; unfinished games have no loser)")
+        with_loser = float(np.nansum(rate))  # % of games that had a loser
+        why = (f"1/{n} of the {with_loser:.2f}% of games with a loser; unfinished games have no loser"
+               if with_loser < 99.995 else f"1/{n}: every seat losing equally often")
+        ax.axhline(fair, ls="--", color="0.4", label=f"fair share {fair:.2f}% ({why})")
         top = float(np.nanmax(np.concatenate([hi[np.isfinite(hi)], rate[np.isfinite(rate)]])))
         ax.set_ylim(0, max(1.0, top * 1.3))
     ax.set_xticks(x, [("starter" if s == 0 else f"+{s}") for s in x])
