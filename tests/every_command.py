@@ -41,26 +41,35 @@ def chart_facts(fig, dpi: int) -> dict:
     ``dpi``, and every visible text (tick labels, titles, axis labels, legends, colour-bar
     labels, annotations) with its font size in points, its axes' id (ticks) and its box in
     pixels."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.text import Text
+    canvas = fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)  # a closed figure
     fig.set_dpi(dpi)
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    canvas.draw()
+    renderer = canvas.get_renderer()
     texts = []
-    axes_ids = {id(ax): k for k, ax in enumerate(fig.axes)}
+    ticks: dict[int, str | None] = {}  # tick label -> "x3" (axis and axes), None when not drawn (off the view)
+    for k, ax in enumerate(fig.axes):
+        for name, a in (("x", ax.xaxis), ("y", ax.yaxis)):
+            lo, hi = sorted(a.get_view_interval())
+            tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
+            locs = {**{id(t): loc for t, loc in zip(a.get_major_ticks(), a.get_majorticklocs())},
+                    **{id(t): loc for t, loc in zip(a.get_minor_ticks(), a.get_minorticklocs())}}
+            for tick in a.majorTicks + a.minorTicks:
+                loc = locs.get(id(tick))
+                shown = ax.get_visible() and loc is not None and lo - tol <= loc <= hi + tol  # drawn: in the view
+                for x in (tick.label1, tick.label2):
+                    ticks[id(x)] = f"{name}{k}" if shown else None
     for t in fig.findobj(Text):
         if not t.get_visible() or not t.get_text().strip():
             continue
-        ax = t.axes
-        if ax is not None and not ax.get_visible():
+        if t.axes is not None and not t.axes.get_visible():
+            continue
+        axis = ticks.get(id(t), "")
+        if axis is None:
             continue
         box = t.get_window_extent(renderer)
-        axis = None
-        if ax is not None:
-            if t in ax.get_xticklabels():
-                axis = f"x{axes_ids.get(id(ax))}"
-            elif t in ax.get_yticklabels():
-                axis = f"y{axes_ids.get(id(ax))}"
-        texts.append({"text": t.get_text(), "size": float(t.get_fontsize()), "tick_axis": axis,
+        texts.append({"text": t.get_text(), "size": float(t.get_fontsize()), "tick_axis": axis or None,
                       "box": [float(box.x0), float(box.y0), float(box.x1), float(box.y1)]})
     w, h = fig.get_size_inches()
     return {"width_in": float(w), "height_in": float(h), "dpi": dpi, "texts": texts}

@@ -226,3 +226,84 @@ def test_tune_history_draws_no_start_line_when_the_start_was_not_a_trial(figures
     table = pd.DataFrame({"trial": [0, 1, 2], "state": ["complete"] * 3, "score": [0.5, 0.55, 0.52]})
     TU.plot_history(table, float("nan"), Path("history.png"))
     assert _legend_texts(figures[0]) == ["trial", "best so far"]
+
+
+# ------------------------------------------------------------------ readable at the report's size
+MIN_TEXT_PX = 9.0
+"""The smallest text a chart may show, in CSS pixels of the report page in a 1400-pixel window."""
+
+
+def unreadable(name: str, facts: dict) -> list[str]:
+    """Why the chart ``name`` (:func:`every_command.chart_facts`) is hard to read on the report
+    page: a text smaller than :data:`MIN_TEXT_PX` once the chart is shown at most
+    :data:`every_command.REPORT_WIDTH_PX` wide, tick labels of one axis that overlap, or a
+    text cut off at the figure's edge."""
+    from every_command import REPORT_WIDTH_PX
+    width, height = facts["width_in"] * facts["dpi"], facts["height_in"] * facts["dpi"]
+    scale = min(1.0, REPORT_WIDTH_PX / width)
+    out = []
+    small = sorted({(round(t["size"] * facts["dpi"] / 72 * scale, 1), t["text"][:40]) for t in facts["texts"]
+                    if t["size"] * facts["dpi"] / 72 * scale < MIN_TEXT_PX})
+    if small:
+        out.append(f"{name}: text below {MIN_TEXT_PX} px on the page: {small[:4]}")
+    ticks: dict[str, list] = {}
+    for t in facts["texts"]:
+        x0, y0, x1, y1 = t["box"]
+        if x0 < -1 or y0 < -1 or x1 > width + 1 or y1 > height + 1:
+            out.append(f"{name}: {t['text'][:40]!r} is cut off at the edge")
+        if t["tick_axis"]:
+            ticks.setdefault(t["tick_axis"], []).append(t)
+    for axis, ts in ticks.items():
+        for i, a in enumerate(ts):
+            for b in ts[i + 1:]:
+                (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a["box"], b["box"]
+                if ax0 < bx1 - 0.5 and bx0 < ax1 - 0.5 and ay0 < by1 - 0.5 and by0 < ay1 - 0.5:
+                    out.append(f"{name}: tick labels {a['text']!r} and {b['text']!r} overlap")
+    return out
+
+
+def test_every_chart_is_readable_at_the_reports_size(every_run):
+    """Every chart of a tiny run of every command, at the example report's settings (80 dots
+    per inch): every text at least 9 CSS pixels high on the page in a 1400-pixel window (a
+    chart wider than the page's content is shown scaled down), no overlapping tick labels,
+    nothing cut off."""
+    import json
+    facts = json.loads((every_run / "charts.json").read_text())
+    assert len(facts) >= 18 and "swaps/face_up_heatmap.png" in facts
+    problems = [p for name, f in sorted(facts.items()) for p in unreadable(name, f)]
+    assert not problems, "\n".join(problems)
+
+
+def _facts(fig, dpi: int = 80) -> dict:
+    from every_command import chart_facts
+    return chart_facts(fig, dpi)
+
+
+@pytest.mark.parametrize("dpi", [80, 110])
+def test_big_charts_are_readable_at_the_reports_size(figures, tmp_path, dpi):
+    """The charts that grow with their data, at their size in the example report: compare-rules
+    over every house toggle (22 variants: the forest plot and the small multiples of game
+    lengths) and the swap heat map with every face-up triple, at 80 dots per inch (make report)
+    and at the default 110."""
+    n = 23
+    res = _fake_comparison(n)
+    C.plot_lengths(res, tmp_path / "lengths.png")
+    variants = [v.label for v in res.plan.variants]
+    metrics = ["mean_moves", "unfinished_rate", "pickups_per_game", "burns_per_game", "starter_loss_rate",
+               "skill_edge[greedy]", "skill_edge[expert]"]
+    rng = np.random.default_rng(1)
+    rows = [{"variant": v, "metric": m, "effect": e, "lo": e - 1, "hi": e + 1, "significant": e > 0, "paired": True}
+            for v in variants[1:] for m in metrics for e in [float(rng.normal())]]
+    forest = SimpleNamespace(plan=res.plan, info={**res.info, "labels": ["random", "greedy", "expert"]},
+                             effects=pd.DataFrame(rows))
+    C.plot_forest(forest, tmp_path / "forest.png")
+    from itertools import combinations_with_replacement
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    triples = [" ".join(reversed(t)) for t in combinations_with_replacement(ranks, 3)]
+    heat = pd.DataFrame({"face_up": triples, "seat_games": 300, "losses": rng.integers(20, 200, len(triples))})
+    PS.value_heatmap(heat, 200, tmp_path / "heat.png", "shithead, 3 players, play policy greedy, 200,000 games")
+    problems = []
+    for name, fig in zip(("compare lengths", "compare forest", "swap heat map"), figures):
+        fig.tight_layout() if name != "swap heat map" else None
+        problems += unreadable(name, _facts(fig, dpi))
+    assert not problems, "\n".join(problems)

@@ -1173,8 +1173,9 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
     nrows = math.ceil(len(metrics) / ncols)
     longest = max(len(v) for v in variants)
     height = nrows * (0.27 * nv + 1.3) + 1.4
-    fig, axes = plt.subplots(nrows, ncols, sharey=True, squeeze=False,
-                             figsize=(4.2 * ncols + 0.09 * longest + 0.8, height))
+    labels_in = 0.09 * longest + 0.8  # the variants' names on the left
+    fig, axes = plt.subplots(nrows, ncols, sharey=True, squeeze=False,  # at most as wide as the report's page
+                             figsize=(min(4.2 * ncols, P.WIDEST - labels_in) + labels_in, height))
     y = np.arange(nv)[::-1]
     for k, metric in enumerate(metrics):
         ax = axes[k // ncols][k % ncols]
@@ -1224,6 +1225,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
     title. Variants with no game draw nothing (an empty partial run)."""
     from matplotlib.ticker import FuncFormatter
 
+    from shedsim.output import plots as P
     from shedsim.output.plots import plt
     labels = [v.label for v in res.plan.variants]
     caps = sorted({v.rules.max_moves for v in res.plan.variants})
@@ -1260,7 +1262,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
         ncols = 4 if n <= 16 else 5
         nrows = math.ceil(n / ncols)
         fig, axes = plt.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False,
-                                 figsize=(3.3 * ncols, 2.5 * nrows + 1.3))
+                                 figsize=(P.WIDEST / 5 * ncols, 2.5 * nrows + 1.3))
         base_t, base_fin = res.tallies[0], fins[0]
         for k in range(nrows * ncols):
             ax = axes[k // ncols][k % ncols]
@@ -1273,7 +1275,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
             log_axis(ax)
             ax.set_ylim(0, 100)
             ax.set_title(f"{labels[k + 1]}\n{unfinished(t)[0]}", fontsize="small")
-            ax.tick_params(labelsize="x-small")
+            ax.tick_params(labelsize=9)
             if k % ncols == 0:
                 ax.set_ylabel("finished within (%)", fontsize="small")
             if k // ncols == nrows - 1 or k + ncols >= n:
@@ -1311,6 +1313,6 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
     ax2.set_ylim(0, 100)
     if any(f.size for f in fins):
         ax2.legend(fontsize="small", loc="upper left",
-                   title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves", title_fontsize="x-small")
+                   title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves", title_fontsize="small")
     fig.suptitle(f"Game length by rule variant\n{subtitle(res)}")
     return _save(fig, path)

@@ -238,7 +238,7 @@ def plot_forest(table, path: Path, subtitle: str = "") -> Path:
 
     from shedsim.output.plots import save_figure, bars
     n = max(1, len(table))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * n + 1.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * n + 2.6), sharey=True)
     labels = [f"{r.tip} · {r.rules} · {r.players}p" for r in table.itertuples()]
     y = np.arange(len(table))[::-1]
     for ax, col, scale, unit in ((axes[0], "loss", 100.0, "loss rate, percentage points"),
@@ -256,8 +256,8 @@ def plot_forest(table, path: Path, subtitle: str = "") -> Path:
         ax.set_xlabel(f"follow - ignore: {unit}\n(below 0: following the tip helps)")
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(y)
-    axes[0].set_yticklabels(labels, fontsize=8)
-    axes[1].legend(loc="lower right", fontsize=8)
+    axes[0].set_yticklabels(labels, fontsize=9)
+    axes[1].legend(loc="lower right", fontsize=9)
     fig.suptitle("Do the beginner tips work? Effect of following each tip, 95% intervals"
                  + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
     height = fig.get_size_inches()[1]

@@ -19,6 +19,12 @@ from shedsim.runs import atomic  # noqa: E402
 
 _META = {"Software": atomic.PNG_SOFTWARE}  # shedsim's mark, no version: same input, same bytes
 
+WIDEST = 14.0
+"""The widest chart, in inches: the report page's content (1124 CSS pixels in a 1400-pixel
+window) holds it unscaled at 80 dots per inch (``make report``), so a 9-point label reads 10
+pixels high; every chart's labels are 9 points or more (matplotlib's ``small``, 8.3 points, at
+the least)."""
+
 
 def bars(value, lo, hi) -> list:
     """Error-bar lengths ``[value - lo, hi - value]`` for matplotlib (float arrays, never
@@ -94,7 +100,7 @@ def rates(summary, path: Path, subtitle: str = "") -> Path:
     """Win rate and loss rate per strategy (ranking order) with 95% intervals (per-deal clusters)."""
     labels = list(summary["strategy"])
     x = np.arange(len(labels))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 2), 4.5))
+    fig, ax = plt.subplots(figsize=(min(WIDEST, max(6.0, 1.2 * len(labels) + 2)), 4.5))
     for off, col, name, colour in ((-0.15, "win", "win rate (first out)", "tab:green"),
                                    (0.15, "loss", "loss rate (last place)", "tab:red")):
         rate = summary[f"{col}_rate"].to_numpy(float) * 100
@@ -130,7 +136,7 @@ def place_distribution(place_shares, path: Path, subtitle: str = "", ends: dict[
     of ending: stalled, proven loop, move cap)."""
     labels = list(place_shares.index)
     cols = list(place_shares.columns)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 3), 4.5))
+    fig, ax = plt.subplots(figsize=(min(WIDEST, max(6.0, 1.2 * len(labels) + 3)), 4.5))
     cmap = plt.get_cmap("RdYlGn_r", max(2, len(cols) - 1))
     bottom = np.zeros(len(labels))
     for k, c in enumerate(cols):
@@ -155,7 +161,7 @@ def head_to_head(matrix, path: Path, subtitle: str = "") -> Path:
     (when both sat at the same table), in percent; blank where they never met."""
     labels = list(matrix.index)
     m = matrix.to_numpy(float) * 100
-    size = max(4.5, 0.9 * len(labels) + 2.5)
+    size = min(WIDEST - 1, max(4.5, 0.9 * len(labels) + 2.5))
     fig, ax = plt.subplots(figsize=(size + 1, size))
     im = ax.imshow(np.ma.masked_invalid(m), cmap="RdBu", vmin=0, vmax=100)
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
@@ -166,7 +172,7 @@ def head_to_head(matrix, path: Path, subtitle: str = "") -> Path:
         for i in range(len(labels)):
             for j in range(len(labels)):
                 if not np.isnan(m[i, j]):
-                    ax.text(j, i, f"{m[i, j]:.1f}", ha="center", va="center", fontsize=8,
+                    ax.text(j, i, f"{m[i, j]:.1f}", ha="center", va="center", fontsize=9,
                             color="white" if abs(m[i, j] - 50) > 30 else "black")
     fig.colorbar(im, ax=ax, label="row finished ahead of column (% of comparisons)")
     ax.set_title("Head to head" + (f"\n{subtitle}" if subtitle else ""))
@@ -222,7 +228,7 @@ def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     lo = d["loss_lo"].to_numpy(float) * 100
     hi = d["loss_hi"].to_numpy(float) * 100
     n = max(1, len(x))
-    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    fig, ax = plt.subplots(figsize=(6.5, 4.8))
     ax.errorbar(x, rate, yerr=bars(rate, lo, hi), fmt="o", capsize=4, color="tab:red", label="loss rate of the seat")
     if len(rate) and np.isfinite(rate).any():
         fair = float(np.nanmean(rate))
@@ -237,5 +243,5 @@ def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     ax.set_ylabel("loss rate (% of all games, axis from 0)")
     ax.set_title("Loss rate by seat with 95% intervals (per-deal clusters)" + (f"\n{subtitle}" if subtitle else ""))
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="lower center", fontsize="small")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize="small")  # below: never over the points
     return save_figure(fig, path)
