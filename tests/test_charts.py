@@ -111,14 +111,18 @@ def test_swap_heatmap_shows_every_card_of_the_triple(figures):
     assert cell("K", "3", "K") == pytest.approx(30) and cell("4", "3", "5") == pytest.approx(40)
 
 
-def test_forest_legend_keeps_significance_and_design_apart(figures, tmp_path):
-    res = SimpleNamespace(
+def _forest(significant: list[bool], paired: list[bool]) -> SimpleNamespace:
+    """A comparison of two variants (low7, two_decks) against shithead on the mean game length."""
+    return SimpleNamespace(
         plan=SimpleNamespace(variants=[SimpleNamespace(label=x) for x in ("shithead", "low7", "two_decks")]),
         info={"baseline": "shithead", "players": 4, "labels": ["greedy"], "games": 100, "seed": 0},
         effects=pd.DataFrame({"variant": ["low7", "two_decks"], "metric": ["mean_moves"] * 2,
                               "effect": [-5.0, 3.0], "lo": [-7.0, 1.0], "hi": [-3.0, 5.0],
-                              "significant": [True, False], "paired": [True, False]}))
-    C.plot_forest(res, tmp_path / "forest.png")
+                              "significant": significant, "paired": paired}))
+
+
+def test_forest_legend_keeps_significance_and_design_apart(figures, tmp_path):
+    C.plot_forest(_forest([True, False], [True, False]), tmp_path / "forest.png")
     legend = figures[0].legends[0]
     handles = dict(zip([t.get_text() for t in legend.get_texts()], legend.legend_handles))
     markers = {name: getattr(h, "get_marker", lambda: None)() for name, h in handles.items()}
@@ -194,13 +198,7 @@ def test_seats_legend_speaks_of_games_without_a_loser_only_when_there_are_some(f
 
 
 def test_forest_legends_hold_only_what_the_chart_holds(figures, tmp_path):
-    res = SimpleNamespace(
-        plan=SimpleNamespace(variants=[SimpleNamespace(label=x) for x in ("shithead", "low7", "skip8")]),
-        info={"baseline": "shithead", "players": 4, "labels": ["greedy"], "games": 100, "seed": 0},
-        effects=pd.DataFrame({"variant": ["low7", "skip8"], "metric": ["mean_moves"] * 2,
-                              "effect": [-5.0, 3.0], "lo": [-7.0, 1.0], "hi": [-3.0, 5.0],
-                              "significant": [True, True], "paired": [True, True]}))
-    C.plot_forest(res, tmp_path / "forest.png")
+    C.plot_forest(_forest([True, True], [True, True]), tmp_path / "forest.png")
     assert _legend_texts(figures[0]) == ["colour: significant (Holm 5%)", "filled circle: paired deals"]
     from shedsim.analysis import tips as TP
     table = pd.DataFrame({"tip": ["save_specials"], "rules": ["shithead"], "players": [2],
