@@ -1430,8 +1430,9 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
     nrows = math.ceil(len(metrics) / ncols)
     longest = max(len(v) for v in variants)
     height = nrows * (0.27 * nv + 1.3) + 1.4
-    fig, axes = plt.subplots(nrows, ncols, sharey=True, squeeze=False,
-                             figsize=(4.2 * ncols + 0.09 * longest + 0.8, height))
+    labels_in = 0.09 * longest + 0.8  # the variants' names on the left
+    fig, axes = plt.subplots(nrows, ncols, sharey=True, squeeze=False,  # at most as wide as the report's page
+                             figsize=(min(4.2 * ncols, P.WIDEST - labels_in) + labels_in, height))
     y = np.arange(nv)[::-1]
     for k, metric in enumerate(metrics):
         ax = axes[k // ncols][k % ncols]
@@ -1455,11 +1456,16 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
     for k in range(len(metrics), nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
     from matplotlib.patches import Patch
-    handles = [Patch(color="tab:red", label="colour: significant (Holm 5%)"),
-               Patch(color="0.45", label="colour: not significant"),
-               Line2D([], [], color="black", marker="o", ls="", label="filled circle: paired deals"),
-               Line2D([], [], color="black", marker="s", mfc="white", ls="", label="open square: unpaired deals")]
-    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize="small", frameon=False)
+    drawn = e[e["effect"].notna() & e["variant"].isin(variants)]
+    sig, paired = drawn["significant"].astype(bool), drawn["paired"].astype(bool)
+    handles = [h for h, shown in (  # legend entries only for what the chart holds
+        (Patch(color="tab:red", label="colour: significant (Holm 5%)"), sig.any()),
+        (Patch(color="0.45", label="colour: not significant"), (~sig).any()),
+        (Line2D([], [], color="black", marker="o", ls="", label="filled circle: paired deals"), paired.any()),
+        (Line2D([], [], color="black", marker="s", mfc="white", ls="", label="open square: unpaired deals"),
+         (~paired).any())) if shown]
+    if handles:
+        fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize="small", frameon=False)
     fig.suptitle(f"Effect of each variant vs the baseline {res.info['baseline']}, 95% intervals\n{subtitle(res)}")
     return _save(fig, path, rect=(0, 0.4 / height, 1, 1 - 0.75 / height))  # room for the two-line title
 
@@ -1476,6 +1482,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
     title. Variants with no game draw nothing (an empty partial run)."""
     from matplotlib.ticker import FuncFormatter
 
+    from shedsim.output import plots as P
     from shedsim.output.plots import plt
     labels = [v.label for v in res.plan.variants]
     caps = sorted({v.rules.max_moves for v in res.plan.variants})
@@ -1488,9 +1495,10 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
         g = t.lengths.size
         unf = t.unfinished.sum() / g if g else 0.0
         short = f"unfinished {100 * unf:.2f}%"
-        if g and np.isin(t.ends, (END_STALLED, END_LOOP)).any():
-            sh = [100 * (t.ends == c).sum() / g for c in (END_STALLED, END_LOOP, END_CAP)]
-            return short, f"{short}: stalled {sh[0]:.2f}, loops {sh[1]:.2f}, cap {sh[2]:.2f}"
+        if g and np.isin(t.ends, (END_STALLED, END_LOOP)).any():  # how they ended: only the ways some did
+            ways = [f"{name} {100 * (t.ends == c).sum() / g:.2f}" for c, name in
+                    ((END_STALLED, "stalled"), (END_LOOP, "loops"), (END_CAP, "cap")) if (t.ends == c).any()]
+            return short, f"{short}: {', '.join(ways)}"
         return short, short
 
     def ecdf(ax, fin, g, **kw):
@@ -1511,7 +1519,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
         ncols = 4 if n <= 16 else 5
         nrows = math.ceil(n / ncols)
         fig, axes = plt.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False,
-                                 figsize=(3.3 * ncols, 2.5 * nrows + 1.3))
+                                 figsize=(P.WIDEST / 5 * ncols, 2.5 * nrows + 1.3))
         base_t, base_fin = res.tallies[0], fins[0]
         for k in range(nrows * ncols):
             ax = axes[k // ncols][k % ncols]
@@ -1524,7 +1532,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
             log_axis(ax)
             ax.set_ylim(0, 100)
             ax.set_title(f"{labels[k + 1]}\n{unfinished(t)[0]}", fontsize="small")
-            ax.tick_params(labelsize="x-small")
+            ax.tick_params(labelsize=9)
             if k % ncols == 0:
                 ax.set_ylabel("finished within (%)", fontsize="small")
             if k // ncols == nrows - 1 or k + ncols >= n:
@@ -1562,6 +1570,6 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
     ax2.set_ylim(0, 100)
     if any(f.size for f in fins):
         ax2.legend(fontsize="small", loc="upper left",
-                   title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves", title_fontsize="x-small")
+                   title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves", title_fontsize="small")
     fig.suptitle(f"Game length by rule variant\n{subtitle(res)}")
     return _save(fig, path)

@@ -1083,7 +1083,7 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
         shares = hist / hist.sum(axis=1, keepdims=True)
     place_shares = pd.DataFrame(shares[order][:, list(range(1, n + 1)) + [0]],
                                 index=[labels[i] for i in order],
-                                columns=[str(p) for p in range(1, n + 1)] + ["still in at cap"])
+                                columns=[str(p) for p in range(1, n + 1)] + ["unfinished"])
 
     matches = None
     if spec.rounds > 1:
@@ -1309,7 +1309,7 @@ def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = T
         from shedsim.output import plots as P
         sub = f"{spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
         P.rates(res.summary, out / "rates.png", subtitle=sub)
-        P.place_distribution(res.place_shares, out / "places.png", subtitle=sub)
+        P.place_distribution(res.place_shares, out / "places.png", subtitle=sub, ends=res.info["ends"])
         P.head_to_head(res.h2h_matrix, out / "head_to_head.png", subtitle=sub)
         P.game_lengths(res.lengths, out / "lengths.png", subtitle=sub)
         P.seats(res.seats, out / "seats.png", subtitle=sub)

@@ -393,7 +393,8 @@ def plot_history(table, start_score: float, path: Path, subtitle: str = "") -> P
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.scatter(done["trial"], done["score"], s=14, color="#4c72b0", label="trial")
     ax.step(done["trial"], done["score"].cummax(), where="post", color="#dd8452", label="best so far")
-    ax.axhline(start_score, color="0.4", ls="--", lw=1, label="starting parameters")
+    if start_score == start_score:  # no line, no legend entry, when the start was not a trial
+        ax.axhline(start_score, color="0.4", ls="--", lw=1, label="starting parameters")
     ax.set_xlabel("trial")
     ax.set_ylabel("score against the field (in-sample)")
     ax.set_title("Optimisation history" + (f"\n{subtitle}" if subtitle else ""), fontsize=11)

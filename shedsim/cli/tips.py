@@ -13,6 +13,8 @@ from shedsim.cli.common import choice_help
 _P_RUN = "What to play"
 _P_OUT = "Output"
 PRESETS = ("duel", "nines", "family", "palace", "shithead")
+TIPS_OUTPUTS = ("tips.csv", "forest.png", "run.json")
+"""What tips writes into --out: a file of these names that shedsim did not write is never replaced."""
 
 
 def tips(
@@ -25,7 +27,7 @@ def tips(
     opponents: Annotated[Optional[str], typer.Option("--opponents", rich_help_panel=_P_RUN, help="Strategy of the other seats (default: the reference opponent, " + choice_help("reference") + ").")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed (the deals).")] = 0,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory.")] = Path("reports/tips"),
+    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory. A file there that shedsim did not write is never replaced.")] = Path("reports/tips"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar.")] = False,
 ) -> None:
     """Do the beginner tips work? Each tip followed against ignored, everything else equal.
@@ -62,6 +64,7 @@ def tips(
         TP.check_players(base, opponents, chosen, paths)  # before --out is made
         if any(p < 2 for p in counts):
             raise TP.TipsError(f"--players: at least 2, got {min(counts)}")
+        Store.check_out(out, TIPS_OUTPUTS, force_option=None)  # never replaces a file of yours
         Store.check_writable(out)
     except (TP.TipsError, TournamentError) as e:
         fail(str(e))

@@ -13,6 +13,9 @@ from shedsim.cli.common import choice_help
 _P_RUN = "What to tune"
 _P_SEARCH = "The search"
 _P_OUT = "Output"
+TUNE_OUTPUTS = ("best.toml", "trials.csv", "history.png", "importance.png", "run.json")
+"""The reports tune writes into --out (the study, study.db, is opened there, not replaced): a file of
+these names that shedsim did not write is never replaced."""
 
 
 def tune(
@@ -29,7 +32,7 @@ def tune(
     param: Annotated[Optional[list[str]], typer.Option("--param", rich_help_panel=_P_SEARCH, help="Tune this parameter in this range, NAME=LO:HI or NAME=LO:HI:log, repeatable, inside the parameter's declared range (`shedsim strategies`); only the parameters named are tuned (default: all in the plugin's PARAM_SPACE).")] = None,
     sampler: Annotated[str, typer.Option("--sampler", rich_help_panel=_P_SEARCH, help="tpe (optuna's Tree-structured Parzen Estimator) or random.")] = "tpe",
     confirm_games: Annotated[int, typer.Option("--confirm-games", min=0, rich_help_panel=_P_SEARCH, help="Games per match of the confirmation on fresh deals (0: skip it).")] = 20_000,
-    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory; holds the study (study.db) unless --storage is given.")] = Path("reports/tune"),
+    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory; holds the study (study.db) unless --storage is given. A file there that shedsim did not write is never replaced.")] = Path("reports/tune"),
     storage: Annotated[Optional[str], typer.Option("--storage", rich_help_panel=_P_OUT, help="An optuna storage URL for the study (default: sqlite:///OUT/study.db).")] = None,
     study_name: Annotated[str, typer.Option("--study-name", rich_help_panel=_P_OUT, help="Name of the study in the storage.")] = "shedsim-tune",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar.")] = False,
@@ -74,6 +77,7 @@ def tune(
         spec = TU.TuneSpec(strategy, entries, rs, players, games, seed, tuple(param or []), sampler, paths)
         if budget < 1:
             raise TU.TuneError(f"--budget: at least 1 trial, got {budget}")
+        Store.check_out(out, TUNE_OUTPUTS, force_option=None)  # never replaces a file of yours
         Store.check_writable(out)
         url = storage or f"sqlite:///{(out / 'study.db').resolve()}"
         study = TU.open_study(spec, url, study_name)

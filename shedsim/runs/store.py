@@ -15,7 +15,8 @@ plus the command's reports (CSVs, charts, run.json), replaced as a whole at the 
 Safety of ``--out`` (:meth:`RunStore.check_out`): a run writes only into a missing or
 empty directory or one that already holds a shedsim run store; any other directory is
 refused unless ``--force``, and even then the run refuses to start when a file it would
-write already exists there, so no file it did not create is touched. ``/`` and the home
+write already exists there without shedsim's mark, so no file it did not create is touched
+(the same rule as for a single output file: :func:`shedsim.runs.atomic.replace_problem`). ``/`` and the home
 directory are refused outright.
 """
 
@@ -175,17 +176,20 @@ class RunStore:
 
     @classmethod
     def check_out(cls, root: Path | str, outputs: Iterable[str], force: bool = False,
-                  option: str = "--out") -> None:
+                  option: str = "--out", force_option: str | None = "--force") -> None:
         """Refuse an output directory the run must not write into (raises :attr:`Error`):
 
         * ``/`` or the user's home directory, always;
         * a path that exists and is not a directory;
         * a non-empty directory that holds no shedsim run (:meth:`holds_run`), unless
           ``force``; with ``force``, still refused when one of ``outputs`` (the names the
-          run writes: reports, ``spec.json``, ``chunks``, ...) already exists there.
+          run writes: reports, ``spec.json``, ``chunks``, ...) already exists there and is
+          not a file shedsim wrote (:func:`shedsim.runs.atomic.written_by_shedsim`).
 
         A missing or empty directory, or one holding a run store, is accepted (the earlier
-        run there is replaced)."""
+        run there is replaced). ``force_option``: the command's option that gives ``force``,
+        named in the messages; None for a command without one, which always writes beside
+        other files (as ``force``) and still never replaces one."""
         root = Path(root)
         res = root.expanduser().resolve()
         if res == Path(res.anchor) or res == Path.home().resolve():
@@ -202,16 +206,17 @@ class RunStore:
         if not names or cls.holds_run(root):
             return
         mine = set(outputs) | set(STORE_FILES)
-        clash = [n for n in names if n in mine]
+        clash = [n for n in names if n in mine and not atomic.written_by_shedsim(root / n)]
         shown = lambda ns: ", ".join(ns[:6]) + (f" and {len(ns) - 6} more" if len(ns) > 6 else "")  # noqa: E731
-        if not force:
+        if not force and force_option is not None:
             raise cls.Error(f"{option}: {str(root)!r} is not empty and holds no shedsim run ({shown(names)}); "
-                            f"choose a new or empty directory, or add --force to write beside these files "
+                            f"choose a new or empty directory, or add {force_option} to write beside these files "
                             f"(none of them is changed)")
         if clash:
+            rule = (f"{force_option} never replaces a file shedsim did not write" if force_option is not None
+                    else "shedsim never replaces a file it did not write")
             raise cls.Error(f"{option}: {str(root)!r} already holds {shown(clash)}, which this run would write; "
-                            f"--force never replaces a file shedsim did not write: move them or choose another "
-                            f"directory")
+                            f"{rule}: move them or choose another directory")
 
     # ------------------------------------------------------------ the lock
     @contextlib.contextmanager
