@@ -18,14 +18,18 @@ A strategy is one Python module (a file in ``strategies/``, in a directory given
   ``obs`` the ``int64`` observation and ``rules`` the compiled rules (layouts in
   :mod:`shedsim.layout`); ``params`` the strategy's integer parameters (``int64[16]``, in
   the order of the module's ``PARAMS`` dict of defaults, e.g. ``{"rollouts": 16}``, set
-  on the command line as ``mc:rollouts=64``); ``rng`` the game's strategy stream (``uint64[1]``, draw with
-  :func:`shedsim.kernel.rng.rng_below`);
+  on the command line as ``mc:rollouts=64``); ``rng`` a random stream (``uint64[1]``, draw with
+  :func:`shedsim.kernel.rng.rng_below`): the game's strategy stream for shedsim's own
+  strategies, the seat's own stream for a plugin from outside ``strategies/`` (its draws
+  reach no other seat; it must write nothing past ``rng[0]``, which is named as a write
+  into a stream it does not own; a ``DETERMINISTIC`` plugin's stream starts afresh at
+  every decision);
 * or plain-Python decisions, which run on the reference engine only::
 
       choose_swap(visible: list[int], seat: int, players: int, rules: RulesView, rng) -> list[int]
       choose_move(obs: Observation, legal: list[Move], rng) -> int   # index into legal
 
-  ``rng`` is a :class:`StreamRandom` on the game's strategy stream.
+  ``rng`` is a :class:`StreamRandom` on the seat's own stream, as for a compiled plugin.
 
 A compiled strategy's ``move`` is inlined into the kernel's game loop unless the module
 sets ``INLINE = False`` (worth it for expensive decisions such as search). An inlined
@@ -65,13 +69,14 @@ class PluginError(ValueError):
 
 
 class StreamRandom:
-    """The game's strategy stream (a ``uint64[1]`` array) for plain-Python strategies."""
+    """A random stream (a ``uint64[1]`` array: the seat's own, see the module docstring) for
+    plain-Python strategies."""
 
     def __init__(self, state: np.ndarray) -> None:
         self._state = state
 
     def below(self, n: int) -> int:
-        """A uniform draw in ``0..n-1``; advances the shared stream like the kernel does."""
+        """A uniform draw in ``0..n-1``; advances the stream like the kernel does."""
         sm = SplitMix64(int(self._state[0]))
         v = sm.below(n)
         self._state[0] = np.uint64(sm.state)
@@ -323,6 +328,13 @@ class EnginePlayer:
     def deterministic(self) -> bool:
         """The plugin's ``DETERMINISTIC`` (the engine's loop check relies on it)."""
         return self.strategy.deterministic
+
+    @property
+    def outside(self) -> bool:
+        """Whether the plugin comes from outside ``strategies/`` (:attr:`Strategy.outside`):
+        the engine lends it its seat's own random stream
+        (:class:`shedsim.rules.engine.GameStreams`), as the kernel does."""
+        return self.strategy.outside
 
     def swap(self, visible: int, seat: int, players: int, rules_array: np.ndarray, rng: np.ndarray) -> int:
         mod = self.strategy.module

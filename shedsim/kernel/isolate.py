@@ -56,6 +56,23 @@ def shared_like(a: np.ndarray) -> np.ndarray:
     return out
 
 
+def _shared_arg(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(to pass, caller's array, its shared copy)`` for an array argument of :func:`call`.
+    A 1-d view into a 1-d array of at most a page (a plugin's lent random stream, a view of
+    the game's streams: :class:`shedsim.rules.engine.GameStreams`) is passed as the same
+    view of a shared copy of that array, so that a write past the view's end lands where
+    it would in this process, and is seen; any other array is copied alone."""
+    base = a.base
+    if (isinstance(base, np.ndarray) and a.ndim == 1 and base.ndim == 1 and base.dtype == a.dtype
+            and base.flags.c_contiguous and a.flags.c_contiguous and base.nbytes <= mmap.PAGESIZE):
+        off, rest = divmod(a.ctypes.data - base.ctypes.data, a.itemsize)
+        if rest == 0 and 0 <= off and off + a.size <= base.size:
+            whole = shared_like(base)
+            return whole[off:off + a.size], base, whole
+    sh = shared_like(a)
+    return sh, a, sh
+
+
 def crash_words(code: int) -> str:
     """A child's exit status (``-N``: killed by signal N) in words: ``signal SIGSEGV: a
     compiled strategy read or wrote outside an array``, ``exit code 3``."""
@@ -131,7 +148,8 @@ def exception_text(e: BaseException) -> str:
 
 def call(fn: Callable[..., Any], *args: Any, timeout_s: float | None = None) -> tuple[Any, str | None, int]:
     """``fn(*args)`` in a forked child: array arguments are copied into shared memory
-    (:func:`shared_like`) and back into the caller's arrays afterwards, also after a crash.
+    (:func:`shared_like`; a small view with the array it views, :func:`_shared_arg`) and back
+    into the caller's arrays afterwards, also after a crash.
     ``fn`` must return an integer (or None).
 
     Returns ``(value, error, status)``: ``value`` is what ``fn`` returned (None if it did
@@ -142,14 +160,20 @@ def call(fn: Callable[..., Any], *args: Any, timeout_s: float | None = None) -> 
     :class:`ChildTimeout` after ``timeout_s`` seconds (None or 0: no limit)."""
     if not can_fork():
         return fn(*args), None, 0
-    shared = [shared_like(a) if isinstance(a, np.ndarray) else a for a in args]
+    shared, back = [], []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            passed, mine, copy = _shared_arg(a)
+            shared.append(passed)
+            back.append((mine, copy))
+        else:
+            shared.append(a)
     load_in_parent(fn, shared)
     try:
         return run_forked(lambda: fn(*shared), timeout_s)
     finally:
-        for a, sh in zip(args, shared):
-            if isinstance(a, np.ndarray):
-                a[...] = sh
+        for mine, copy in back:
+            mine[...] = copy
 
 
 def _wait(pid: int, timeout_s: float | None) -> int:

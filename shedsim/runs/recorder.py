@@ -91,6 +91,12 @@ class Recorded:
         return bool(getattr(self.player, "deterministic", False))
 
     @property
+    def outside(self) -> bool:
+        """Whether the wrapped player is a plugin from outside ``strategies/`` (it is lent
+        its seat's own random stream: :class:`shedsim.rules.engine.GameStreams`)."""
+        return bool(getattr(self.player, "outside", False))
+
+    @property
     def params(self):
         """The wrapped player's parameters (the engine checks that no decision writes into them)."""
         return getattr(self.player, "params", None)
