@@ -585,3 +585,23 @@ def test_play_names_a_bot_that_writes_past_its_own_stream(plugin_dir):
                                  "--strategy-path", str(plugin_dir)], input="1\n" * 40)
     assert r.exit_code == 1, r.output
     assert "strategy 'rngwriter:depth=4' wrote into the game's strategy stream" in r.output, r.output
+
+
+LOOP_RUNS = {run: [a.replace("segfaulter", "looper") for a in SEGFAULT_RUNS[run]]
+             for run in ("tournament-1-worker", "sprt", "swaps", "tips", "tune", "bench")}
+LOOP_RUNS["trace"] = ["trace", "--strategies", "looper,greedy", "--seed", "5", "--game", "0"]
+
+
+@pytest.mark.parametrize("run", list(LOOP_RUNS))
+def test_every_command_stops_a_plugin_stuck_in_a_loop(plugin_dir, tmp_path, monkeypatch, run):
+    """A plugin decision that never ends: every command that plays it (here in one process,
+    the kernel's games in a forked child that keeps a beat word per plugin decision) stops
+    it after SHEDSIM_DECISION_TIMEOUT seconds and names it as `play` does: strategy, seat,
+    move, exit 1 (before, all but play hung until killed)."""
+    monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", "1")
+    args = [a.replace("{out}", str(tmp_path / "o")) for a in LOOP_RUNS[run]]
+    quiet = [] if run in ("bench", "trace") else ["--quiet"]
+    r = CliRunner().invoke(app, args + quiet + ["--strategy-path", str(plugin_dir)])
+    assert r.exit_code == 1, r.output
+    assert re.search(r"strategy 'looper' at seat \d, choosing move \d+ .*it made no decision within 1 s "
+                     r"\(SHEDSIM_DECISION_TIMEOUT", r.output), r.output

@@ -26,7 +26,7 @@ import numpy as np
 
 from shedsim import layout as L
 from shedsim.kernel import isolate
-from shedsim.plugins import Strategy
+from shedsim.plugins import Strategy, decision_timeout
 
 _KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py")
 DISPATCH_MARK = ("from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic"
@@ -203,7 +203,9 @@ class KernelError(RuntimeError):
     ``kind``: ``"swap"``, ``"move"`` (an impossible swap, an illegal move), ``"obs"``,
     ``"rules"``, ``"params"`` (a write into an array), ``"stream"`` (a plugin wrote into a
     random stream it does not own; ``returned``: which, ``layout.S_*``), ``"raised"`` (an
-    exception) or ``"crashed"`` (the process playing the games died; see :meth:`Kernel.play`)."""
+    exception), ``"crashed"`` (the process playing the games died) or ``"timeout"`` (a
+    plugin's decision ran past ``SHEDSIM_DECISION_TIMEOUT``; ``seat``, ``move_number``: the
+    decision); see :meth:`Kernel.play`."""
 
     def __init__(self, message: str, game: int, seat: int, kind: str, returned: int, move_number: int):
         super().__init__(message)
@@ -257,7 +259,9 @@ class Kernel:
         in a forked child (:mod:`shedsim.kernel.isolate`; same results); when the child
         dies (a segmentation fault: numba checks no bounds) it raises a
         :class:`KernelError` of kind ``"crashed"`` (``game``: the game in progress,
-        ``returned``: the exit status, ``-N`` for signal N; ``seat`` -1: unknown).
+        ``returned``: the exit status, ``-N`` for signal N; ``seat`` -1: unknown); a plugin
+        decision still running after :func:`shedsim.plugins.decision_timeout` seconds
+        kills the child: kind ``"timeout"``. Ctrl-C there kills the child too.
         ``status`` (int64[8], e.g. in memory shared with a parent process) receives the
         loop's status words instead of a private array: ``status[0]`` is the game in
         progress, so a process that dies inside a strategy still tells which game it was.
@@ -309,8 +313,14 @@ class Kernel:
                 swap_from, forced_up, given_seat, given_visible, srules, sparams]
         if n and self.outside_ids & set(ids.tolist()) and isolate.can_fork():
             # a plugin from outside strategies/ may crash the process (numba checks no
-            # bounds): play in a forked child, writing into memory shared with this process
-            done, error, code = isolate.call(loop, *args)
+            # bounds) or never decide: play in a forked child, writing into memory shared
+            # with this process, each plugin decision timed by the streams' beat word
+            pub, streams = scratch[0], scratch[2]
+            try:
+                done, error, code = isolate.call(loop, *args, beat=(streams, L.S_BEAT), beat_s=decision_timeout())
+            except isolate.ChildTimeout as e:
+                raise KernelError(str(e), int(status[0]), int(pub[L.O_SEAT]), "timeout", 0,
+                                  int(pub[L.O_MOVES]) + 1) from None
             if code != 0:
                 raise KernelError(f"the process playing the games died ({isolate.crash_words(code)})",
                                   int(status[0]), -1, "crashed", code, 0)
