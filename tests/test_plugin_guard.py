@@ -605,3 +605,48 @@ def test_every_command_stops_a_plugin_stuck_in_a_loop(plugin_dir, tmp_path, monk
     assert r.exit_code == 1, r.output
     assert re.search(r"strategy 'looper' at seat \d, choosing move \d+ .*it made no decision within 1 s "
                      r"\(SHEDSIM_DECISION_TIMEOUT", r.output), r.output
+
+
+def test_hint_stops_a_policy_stuck_in_a_loop(plugin_dir, monkeypatch):
+    """hint's playouts of a plugin policy run in a forked child, each decision timed by the
+    playouts' beat word: one that never ends stops the hint after SHEDSIM_DECISION_TIMEOUT,
+    exit 1, naming the policy (before, hint hung)."""
+    monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", "1")
+    pos = Path(__file__).parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
+    r = CliRunner().invoke(app, ["hint", str(pos), "--policy", "looper", "--budget", "10", "--batch", "10",
+                                 "--strategy-path", str(plugin_dir)])
+    assert r.exit_code == 1, r.output
+    assert ("policy 'looper' in samples 1-10 of the moves of seat 0 (--seed 0): it made no decision within 1 s"
+            in " ".join(r.output.split())), r.output
+
+
+def test_ctrl_c_stops_hint_with_a_policy_stuck_in_a_loop(plugin_dir, tmp_path):
+    """Ctrl-C while a plugin policy's playouts are stuck: the child goes with the hint, which
+    says it was interrupted, exit 130. SIGINT is sent once the playouts' child exists."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    pos = Path(__file__).parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
+    env = dict(os.environ, SHEDSIM_DECISION_TIMEOUT="0")  # no limit: only Ctrl-C stops it
+    p = subprocess.Popen([sys.executable, "-m", "shedsim", "hint", str(pos), "--policy", "looper", "--budget", "10",
+                          "--batch", "10", "--strategy-path", str(plugin_dir)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    children = Path(f"/proc/{p.pid}/task/{p.pid}/children")
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not children.read_text().split():
+            assert p.poll() is None, p.communicate()
+            time.sleep(0.1)
+        kid = children.read_text().split()[0]
+        time.sleep(1)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 130 and "interrupted: no hint computed" in err, err[-2000:]
+    assert not Path(f"/proc/{kid}").exists()  # the playouts' child is gone too

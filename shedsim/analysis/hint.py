@@ -276,7 +276,7 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     z = float(norm.ppf(1 - LEVEL / (2 * max(1, n_moves - 1) * rounds)))
     mod = playout_module(strat)
     status = np.zeros(8, np.int64)
-    streams = np.zeros(L.S_SIZE, np.uint64)  # the playouts' random streams (see run_samples)
+    streams = np.zeros(L.S_SIZE, np.uint64)  # the playouts' random streams (a beat word: see run_samples)
     done = 0
     stopped = STOP_SINGLE if n_moves == 1 else STOP_BUDGET
     while done < samples_cap:
@@ -285,9 +285,16 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
         keys = np.ascontiguousarray(np.stack([dk, sk], axis=1), np.uint64)
         sample_args = (rules_array, obs, codes, active, keys, params, cap, places[done:done + k],
                        facts[done:done + k], status, streams)
-        if strat.outside:  # a plugin that crashes cannot take this process with it
-            from shedsim.kernel.isolate import call, crash_words
-            got, error, code = call(mod.run_samples, *sample_args)
+        if strat.outside:  # a plugin that crashes or never decides cannot take this process with it
+            from shedsim.kernel.isolate import ChildTimeout, call, crash_words
+            from shedsim.plugins import decision_timeout
+            try:
+                got, error, code = call(mod.run_samples, *sample_args, beat=(streams, L.S_BEAT),
+                                        beat_s=decision_timeout())
+            except ChildTimeout as e:
+                raise PolicyCrash(f"policy {policy!r} in samples {done + 1}-{done + k} of the moves of seat {me} "
+                                  f"(--seed {seed}): {e} It plays every seat in the playouts: check it, or use "
+                                  f"another --policy") from None
             if code != 0 or error is not None:
                 what = f"crashed the process playing the playouts ({crash_words(code)})" if code else f"raised {error}"
                 raise PolicyCrash(f"policy {policy!r} {what} in samples {done + 1}-{done + k} of the moves of seat {me} "
