@@ -18,14 +18,18 @@ A strategy is one Python module (a file in ``strategies/``, in a directory given
   ``obs`` the ``int64`` observation and ``rules`` the compiled rules (layouts in
   :mod:`shedsim.layout`); ``params`` the strategy's integer parameters (``int64[16]``, in
   the order of the module's ``PARAMS`` dict of defaults, e.g. ``{"rollouts": 16}``, set
-  on the command line as ``mc:rollouts=64``); ``rng`` the game's strategy stream (``uint64[1]``, draw with
-  :func:`shedsim.kernel.rng.rng_below`);
+  on the command line as ``mc:rollouts=64``); ``rng`` a random stream (``uint64[1]``, draw with
+  :func:`shedsim.kernel.rng.rng_below`): the game's strategy stream for shedsim's own
+  strategies, the seat's own stream for a plugin from outside ``strategies/`` (its draws
+  reach no other seat; it must write nothing past ``rng[0]``, which is named as a write
+  into a stream it does not own; a ``DETERMINISTIC`` plugin's stream starts afresh at
+  every decision);
 * or plain-Python decisions, which run on the reference engine only::
 
       choose_swap(visible: list[int], seat: int, players: int, rules: RulesView, rng) -> list[int]
       choose_move(obs: Observation, legal: list[Move], rng) -> int   # index into legal
 
-  ``rng`` is a :class:`StreamRandom` on the game's strategy stream.
+  ``rng`` is a :class:`StreamRandom` on the seat's own stream, as for a compiled plugin.
 
 A module may also declare ``PARAM_RANGES`` (the values each parameter accepts; a spec
 outside them is refused), ``PARAM_SPACE`` (``shedsim tune``'s search ranges) and ``TRAITS``
@@ -62,18 +66,21 @@ from shedsim.plugin_meta import (MAX_PARAMS, PluginError, StrategyInfo, hash_fil
                                  module_name, read_ranges, read_space, read_traits)
 from shedsim.rules.cards import pack, unpack
 from shedsim.seeding import SplitMix64
+from shedsim.kernel.isolate import (DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT,  # noqa: F401 - re-exported
+                                    decision_timeout)
 
 ENV_PATH = "SHEDSIM_STRATEGY_PATH"
 
 
 class StreamRandom:
-    """The game's strategy stream (a ``uint64[1]`` array) for plain-Python strategies."""
+    """A random stream (a ``uint64[1]`` array: the seat's own, see the module docstring) for
+    plain-Python strategies."""
 
     def __init__(self, state: np.ndarray) -> None:
         self._state = state
 
     def below(self, n: int) -> int:
-        """A uniform draw in ``0..n-1``; advances the shared stream like the kernel does."""
+        """A uniform draw in ``0..n-1``; advances the stream like the kernel does."""
         sm = SplitMix64(int(self._state[0]))
         v = sm.below(n)
         self._state[0] = np.uint64(sm.state)
@@ -205,22 +212,10 @@ def deterministic_identity(known: dict[str, "Strategy"], spec: str) -> tuple | N
         return None
 
 
-DECISION_TIMEOUT_ENV = "SHEDSIM_DECISION_TIMEOUT"
-DEFAULT_DECISION_TIMEOUT = 10.0
 
 
 class DecisionTimeout(Exception):
     """A plain-Python strategy took longer than the per-decision limit."""
-
-
-def decision_timeout() -> float:
-    """Seconds a plain-Python decision, or a compiled plugin's decision run in a forked child
-    (:attr:`EnginePlayer.isolated`: ``play``'s bots, ``trace`` after a crash, ``compile``),
-    may take (``$SHEDSIM_DECISION_TIMEOUT``, default 10; 0 turns the guard off)."""
-    try:
-        return float(os.environ.get(DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT))
-    except ValueError:
-        return DEFAULT_DECISION_TIMEOUT
 
 
 @contextlib.contextmanager
@@ -290,6 +285,13 @@ class EnginePlayer:
     def deterministic(self) -> bool:
         """The plugin's ``DETERMINISTIC`` (the engine's loop check relies on it)."""
         return self.strategy.deterministic
+
+    @property
+    def outside(self) -> bool:
+        """Whether the plugin comes from outside ``strategies/`` (:attr:`Strategy.outside`):
+        the engine lends it its seat's own random stream
+        (:class:`shedsim.rules.engine.GameStreams`), as the kernel does."""
+        return self.strategy.outside
 
     def swap(self, visible: int, seat: int, players: int, rules_array: np.ndarray, rng: np.ndarray) -> int:
         mod = self.strategy.module

@@ -225,7 +225,8 @@ def _facts(kernel_facts: np.ndarray) -> dict[str, float]:
 def _failure_words(status: np.ndarray) -> str:
     """What a playout policy did wrong, from the playout kernel's ``status`` (int64[8],
     :func:`shedsim.kernel._playout.run_samples`): an illegal move (a code that is no move
-    at all is named as such), a write into the observation, the rules or its parameters."""
+    at all is named as such), a write into the observation, the rules, its parameters or a
+    random stream it does not own."""
     from shedsim import layout as L
     from shedsim.rules.engine import MoveSyntaxError
     kind, seat, value = int(status[1]), int(status[2]), int(status[3])
@@ -235,6 +236,9 @@ def _failure_words(status: np.ndarray) -> str:
         return f"wrote into its parameters array (parameter {value}) during a playout"
     if value == L.OBS_WRITTEN:
         return f"wrote into the observation array (the playout's own state) for seat {seat}"
+    if value - L.RNG_WRITTEN in L.STREAM_NAMES:
+        k = value - L.RNG_WRITTEN
+        return f"wrote into {L.STREAM_NAMES[k]} (rng[{k - L.S_LENT}], past its own stream rng[0]) for seat {seat}"
     try:
         move = f"the illegal move {Move.from_code(value)}"
     except MoveSyntaxError:
@@ -269,6 +273,7 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
     from shedsim.seeding import game_keys
     from shedsim.analysis.stats import t_interval, wilson
 
+    from shedsim import layout as L
     from shedsim.rules.scoring import ObjectiveError, per_sample, resolve
 
     t0 = time.perf_counter()
@@ -312,6 +317,7 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
     z = float(norm.ppf(1 - LEVEL / (2 * max(1, n_moves - 1) * rounds)))
     mod = playout_module(strat)
     status = np.zeros(8, np.int64)
+    streams = np.zeros(L.S_SIZE, np.uint64)  # the playouts' random streams (a beat word: see run_samples)
     done = 0
     stopped = STOP_SINGLE if n_moves == 1 else STOP_BUDGET
     while done < samples_cap:
@@ -319,10 +325,17 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
         dk, sk = game_keys(seed, np.arange(done, done + k))
         keys = np.ascontiguousarray(np.stack([dk, sk], axis=1), np.uint64)
         sample_args = (rules_array, obs, codes, active, keys, params, cap, places[done:done + k],
-                       facts[done:done + k], status)
-        if strat.outside:  # a plugin that crashes cannot take this process with it
-            from shedsim.kernel.isolate import call, crash_words
-            got, error, code = call(mod.run_samples, *sample_args)
+                       facts[done:done + k], status, streams)
+        if strat.outside:  # a plugin that crashes or never decides cannot take this process with it
+            from shedsim.kernel.isolate import ChildTimeout, call, crash_words
+            from shedsim.kernel.isolate import decision_timeout
+            try:
+                got, error, code = call(mod.run_samples, *sample_args, beat=(streams, L.S_BEAT),
+                                        beat_s=decision_timeout())
+            except ChildTimeout as e:
+                raise PolicyCrash(f"policy {policy!r} in samples {done + 1}-{done + k} of the moves of seat {me} "
+                                  f"(--seed {seed}): {e} It plays every seat in the playouts: check it, or use "
+                                  f"another --policy") from None
             if code != 0 or error is not None:
                 what = f"crashed the process playing the playouts ({crash_words(code)})" if code else f"raised {error}"
                 raise PolicyCrash(f"policy {policy!r} {what} in samples {done + 1}-{done + k} of the moves of seat {me} "

@@ -23,7 +23,7 @@ import numpy as np
 
 from shedsim.kernel.isolate import ChildTimeout, ProcessCrash, exception_text
 from shedsim.rules.cards import CardError, format_cards, pack, parse_rank, unpack
-from shedsim.rules.engine import (GameState, Move, MoveSyntaxError, Player, StrategyError, apply_move,
+from shedsim.rules.engine import (GameState, GameStreams, Move, MoveSyntaxError, Player, StrategyError, apply_move,
                                   check_observation, check_untouched, deal, legal_moves, public_array, start_seat)
 from shedsim.rules.narrate import STAGE_WORDS, cards_text, pile_text, seat_name, stop_reason, swap_changes, tell_move
 from shedsim.rules.ruleset import RuleSet, RulesError
@@ -162,7 +162,8 @@ class Game:
         self.deal_key, self.dealer = int(dk[0]), game % players
         self.state, self.deal_rng = deal(rules, players, self.deal_key, self.dealer)
         self.ra = rules.compile(players)
-        self.srng = np.array([int(sk[0])], dtype=np.uint64)
+        self.streams = GameStreams(self.players, int(sk[0]), self.deal_rng)  # as the engine's
+        self.srng = self.streams.shared
         me = self.state.seats[seat]
         self.dealt_up = [list(s.face_up) for s in self.state.seats]
         self.choices = swap_choices(me.hand + me.face_up, me.face_up, rules.table_size)
@@ -286,7 +287,7 @@ class Game:
             kept_rules = self.ra.copy()
             kept_params = p.params.copy() if isinstance(getattr(p, "params", None), np.ndarray) else None
             try:
-                up = int(p.swap(pack(visible), i, self.n, self.ra, self.srng))
+                up = int(p.swap(pack(visible), i, self.n, self.ra, self.streams.lend(i)))
             except (ProcessCrash, ChildTimeout) as e:
                 raise StrategyError(f"strategy {p.name!r} at seat {i}, in the swap phase: {e} "
                                     f"[seed {self.seed}, game {self.game}]") from None
@@ -294,6 +295,7 @@ class Game:
                 raise StrategyError(f"strategy {p.name!r} raised in the swap phase at seat {i}: "
                                     f"{exception_text(e)}") from e
             check_untouched(p, self.ra, kept_rules, kept_params, f"in the swap phase at seat {i}", self.deal_key)
+            self.streams.give_back(i, p, f"in the swap phase at seat {i}", self.deal_key)
             chosen = unpack(up) if 0 <= up < (1 << 52) else None
             if chosen is None or len(chosen) != self.rules.table_size or Counter(chosen) - Counter(visible):
                 raise StrategyError(f"strategy {p.name!r} chose an impossible face-up row at seat {i}")
@@ -391,7 +393,7 @@ class Game:
             kept_obs, kept_rules = obs.copy(), self.ra.copy()
             kept_params = p.params.copy() if isinstance(getattr(p, "params", None), np.ndarray) else None
             try:
-                mv = p.move(s, obs, self.ra, self.srng, legal)
+                mv = p.move(s, obs, self.ra, self.streams.lend(i), legal)
             except (ProcessCrash, ChildTimeout) as e:
                 raise StrategyError(f"strategy {p.name!r} at seat {i}, choosing move {s.moves + 1}: {e} "
                                     f"[seed {self.seed}, game {self.game}]") from None
@@ -401,6 +403,7 @@ class Game:
             when = f"at move {s.moves + 1}, seat {i}"
             check_untouched(p, self.ra, kept_rules, kept_params, when, self.deal_key)
             check_observation(p, obs, kept_obs, when, self.deal_key, s)
+            self.streams.give_back(i, p, when, self.deal_key)
             if mv.kind == "invalid":
                 raise StrategyError(f"strategy {p.name!r} returned {mv.rank}, which is not a move, at move "
                                     f"{s.moves + 1} [seed {self.seed}, game {self.game}]")

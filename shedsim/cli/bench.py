@@ -133,25 +133,32 @@ def bench(
         n_ref = min(games, reference_games)
         player = known[name].player(strategy, overrides)
         dk, sk = game_keys(seed, np.arange(n_ref))
-        # a plugin from outside strategies/ is timed in a forked child: a crash there is named
+        # a plugin from outside strategies/ is timed in a forked child: a crash there is named,
+        # and a decision past the decision limit stopped (by the beat word)
         forked = known[name].outside and isolate.can_fork()
         at = isolate.shared_like(np.zeros(2)) if forked else np.zeros(2)  # [game in play, seconds]
+        beat = isolate.beat_word() if forked else None
+        from shedsim.runs.recorder import Recorded
+        seated = [Recorded(player, s, None, beat) for s in range(players)] if forked else [player] * players
 
         def time_reference() -> None:
             t1 = time.perf_counter()
             for g in range(n_ref):
                 at[0] = g
-                play_game(rs, [player] * players, int(dk[g]), int(sk[g]), g % players)
+                play_game(rs, seated, int(dk[g]), int(sk[g]), g % players)
             at[1] = time.perf_counter() - t1
 
         try:
             error, code = None, 0
             if forked:
-                _, error, code = isolate.run_forked(time_reference)
+                from shedsim.kernel.isolate import decision_timeout
+                _, error, code = isolate.run_forked(time_reference, beat=(beat, 0), beat_s=decision_timeout())
             else:
                 time_reference()
         except StrategyError as e:
             error = str(e)
+        except isolate.ChildTimeout as e:
+            error = f"strategy {strategy!r} on the reference engine: {e}"
         if code != 0 or error is not None:
             from shedsim.runs.simulate import replay_command
             g = int(at[0])

@@ -41,7 +41,7 @@ def hint(
 
     Per move: expected place (1 = first out), P(lose) (last place) and P(first), each with a 95% interval. Moves are ranked by the rule set's objective (--objective): P(lose) where only losing is scored (duel, family, shithead), expected place where places are (nines, palace). Moves are raced: a move clearly worse than the best in that objective (paired difference, 95% with a union bound) stops being played; the run stops early once one move is left, or when the moves left tie in every sample, else at --budget samples per move. The output says which.
 
-    Exit codes: 0 done; 1 the policy (a plugin) crashed or failed (named); 2 bad file or options (the message names the field).
+    Exit codes: 0 done; 1 the policy (a plugin) crashed, failed or made no decision within SHEDSIM_DECISION_TIMEOUT seconds (10 by default; named); 2 bad file or options (the message names the field); 130 interrupted (Ctrl-C).
 
     Examples: shedsim hint docs/examples/hint_fourth_seven.toml --why --policy mc:rollouts=8;  shedsim hint pos.toml --policy greedy --budget 20000;  shedsim hint pos.toml --seat 2 --json
     """  # noqa: E501
@@ -67,6 +67,8 @@ def hint(
         fail(str(e))
     except PolicyCrash as e:
         fail(str(e), 1)
+    except KeyboardInterrupt:  # a plugin policy's playouts run in a child, which is stopped with them
+        fail("interrupted: no hint computed", 130)
     if as_json:
         out = {"position": str(file), "to_move": state.to_move, **res.to_json()}
         typer.echo(json.dumps(out, indent=2))

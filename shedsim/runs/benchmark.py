@@ -204,31 +204,38 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
     # figures: [positions, wall s, search moves, rollouts, playout loop moves/s]; where: [function, position]
     figures = isolate.shared_like(np.full(5, np.nan)) if forked else np.full(5, np.nan)
     where = isolate.shared_like(np.zeros(2, np.int64)) if forked else np.zeros(2, np.int64)
+    beat = isolate.beat_word() if forked else None  # odd while a decision runs: timed by the parent
 
     def measure() -> None:
         rng = np.array([seed], np.uint64)
         stats = np.zeros(2, np.int64)
         where[0] = 1
-        search(obs[0], rules_copy, params_copy, rng, stats)
+        isolate.timed(beat, lambda: search(obs[0], rules_copy, params_copy, rng, stats))
         stats[:] = 0
         t = time.perf_counter()
         for i in range(1, len(obs)):
             where[1] = i
-            search(obs[i], rules_copy, params_copy, rng, stats)
+            isolate.timed(beat, lambda: search(obs[i], rules_copy, params_copy, rng, stats))
         figures[:4] = (len(obs) - 1, time.perf_counter() - t, stats[0], stats[1])
         if loop is not None:
             where[0] = 2
-            figures[4] = playout_loop_rate(loop, obs, rules_copy, params_copy, seed, at=where[1:])
+            figures[4] = playout_loop_rate(loop, obs, rules_copy, params_copy, seed, at=where[1:], beat=beat)
 
     if forked:
         for fn in (search,) + ((loop,) if loop is not None else ()):
             isolate.load_in_parent(fn, (obs[0], rules_copy, params_copy, np.zeros(1, np.uint64))
                                    + ((np.zeros(2, np.int64),) if fn is search else
                                       (np.int64(1), True, np.zeros(2, np.int64))))
-        _, error, code = isolate.run_forked(measure)
-        if code != 0 or error is not None:
+        from shedsim.kernel.isolate import decision_timeout
+        try:
+            _, error, code = isolate.run_forked(measure, beat=(beat, 0), beat_s=decision_timeout())
+        except isolate.ChildTimeout as e:
+            error, code, stuck = None, 0, str(e)
+        else:
+            stuck = None
+        if code != 0 or error is not None or stuck is not None:
             what = (f"crashed the process timing its search ({isolate.crash_words(code)})" if code
-                    else f"raised {error}")
+                    else f"raised {error}" if error is not None else f"timing its search: {stuck}")
             fn = "move_stats" if where[0] == 1 else "playout_stats"
             raise SearchCrash(f"strategy {strategy.name!r} {what} in {fn}, on position {int(where[1])} of "
                               f"{len(obs) - 1} (positions from greedy self-play, --seed {seed}; position 0 "
@@ -245,7 +252,8 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
 
 
 def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np.ndarray, seed: int = 0,
-                      reps: int = 50, repeats: int = 3, at: np.ndarray | None = None) -> float:
+                      reps: int = 50, repeats: int = 3, at: np.ndarray | None = None,
+                      beat: np.ndarray | None = None) -> float:
     """Moves per second of a search strategy's playout loop alone, without its search:
     ``loop`` is the module's ``playout_stats(obs, rules, params, rng, reps, play, stats)``
     (``reps`` determinisations of one observation, each played out when ``play``), run
@@ -253,7 +261,11 @@ def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np
     without and once with the playouts, from the same strategy stream; the playouts'
     time is the difference (the best of ``repeats`` of each, seconds by
     ``time.perf_counter``). Returns playout moves per second. ``at`` (int64[1]), when
-    given, holds the index of the observation in play (a crash report names it)."""
+    given, holds the index of the observation in play (a crash report names it); ``beat``
+    (:func:`shedsim.kernel.isolate.beat_word`) is odd while a call of ``loop`` runs (the
+    parent of a forked child times it, :func:`shedsim.kernel.isolate.watch`)."""
+    from shedsim.kernel import isolate
+
     def timed(play: bool) -> tuple[float, int]:
         best = float("inf")
         for _ in range(repeats):
@@ -263,12 +275,13 @@ def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np
             for i in range(1, len(obs)):
                 if at is not None:
                     at[0] = i
-                loop(obs[i], rules_array, params, rng, reps, play, stats)
+                isolate.timed(beat, lambda: loop(obs[i], rules_array, params, rng, reps, play, stats))
             best = min(best, time.perf_counter() - t)
         return best, int(stats[0])
     if at is not None:
         at[0] = 0
-    loop(obs[0], rules_array, params, np.array([seed], np.uint64), 1, True, np.zeros(2, np.int64))
+    isolate.timed(beat, lambda: loop(obs[0], rules_array, params, np.array([seed], np.uint64), 1, True,
+                                     np.zeros(2, np.int64)))
     alone, _ = timed(False)
     both, moves = timed(True)
     return moves / max(both - alone, 1e-9)
