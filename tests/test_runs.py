@@ -125,6 +125,37 @@ def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path
     assert not (d / ".shedsim.pid").exists()
 
 
+# ------------------------------------------------------------------ resume stopped late, resume finished
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_resume_stopped_late_and_resume_of_a_finished_run(command, clean, tmp_path):
+    """A run stopped one chunk before its end (every kind of chunk a command stores is then
+    in the store: swaps' swap-policy tournament and regret rows, compare-rules' last
+    variant) resumes to the bytes of an uninterrupted run, and ``--resume`` of the finished
+    run is accepted and changes no CSV."""
+    d = tmp_path / "run"
+    r = cli(*COMMANDS[command], "--out", str(d), "--stop-after", str(DONE[command] - 1))
+    assert r.exit_code == 130, r.output
+    assert len(list((d / "chunks").glob("*.npz"))) == DONE[command] - 1
+    for _ in ("the last chunk", "nothing left to play"):
+        r = cli(command, "--resume", str(d), "--quiet", "--no-plots")
+        assert r.exit_code == 0, r.output
+        assert csvs(d) == clean[command]
+        info = json.loads((d / "run.json").read_text())
+        assert info["complete"] and info["chunks_done"] == DONE[command]
+    assert len(info["sessions"]) == (2 if PARTIAL[command] else 1) + 1
+
+
+def test_compare_pairing_resumes_stopped_late_and_finished(tmp_path):
+    whole = tmp_path / "whole"
+    assert cli(*PAIRING, "--out", str(whole)).exit_code == 0
+    d = tmp_path / "run"
+    assert cli(*PAIRING, "--out", str(d), "--stop-after", "11").exit_code == 130
+    for _ in range(2):
+        r = cli("sprt", "--resume", str(d), "--quiet")
+        assert r.exit_code == 0, r.output
+        assert csvs(d) == csvs(whole)
+
+
 # ------------------------------------------------------------------ a busy directory
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_second_run_into_a_busy_directory_is_refused(command, clean, tmp_path):
@@ -339,6 +370,27 @@ def test_a_job_with_its_own_work_stops_and_resumes(tmp_path):
         bad = ToyJob(5)
         bad.key = "other"
         play(bad, store, resume=True)
+
+
+def test_a_chunk_its_resume_would_refuse_is_never_stored(tmp_path):
+    """The check --resume makes of every chunk file (dtype and shape per the command's
+    template, lengths free only for its ragged names) is made before a chunk is stored:
+    a command whose chunks and template disagree fails at its first chunk instead of
+    leaving a run store that cannot be resumed."""
+    from shedsim.runs.execute import ChunkShapeError
+
+    class Longer(ToyJob):
+        def reduce(self, k, result, store):
+            import numpy as np
+            return {"v": np.zeros(4 + k, np.int64)}
+
+    store = RunStore(tmp_path / "toy")
+    with pytest.raises(ChunkShapeError, match=r"chunk 0 .*v: int64\[4\], expected int64\[3\]"):
+        play(Longer(3), store)
+    assert not list(store.chunks.glob("*.npz"))
+    ragged = Longer(3)
+    ragged.ragged = ("v",)
+    assert play(ragged, store).complete
 
 
 def test_a_sequential_job_stops_when_it_has_enough(tmp_path):

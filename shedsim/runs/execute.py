@@ -44,7 +44,7 @@ import numpy as np
 
 from shedsim.runs import atomic
 from shedsim.runs.simulate import BackendError, ChunkResult, RunSpec, SimulationError
-from shedsim.runs.store import RunStore, StoreError
+from shedsim.runs.store import RunStore, StoreError, array_problem
 
 EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (SIGINT) or ``--stop-after``: 128 + SIGINT."""
@@ -64,6 +64,12 @@ class RunError(RuntimeError):
         super().__init__(message)
         self.message = message
         self.code = code
+
+
+class ChunkShapeError(RuntimeError):
+    """A chunk's arrays (:meth:`Job.reduce`) differ from the command's :meth:`Job.template`
+    and ``ragged`` names: a defect in the command, found before the chunk is stored, so
+    no run store holds a chunk its own ``--resume`` would call damaged."""
 
 
 class Job:
@@ -187,7 +193,9 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     finished chunk is kept and the outcome says ``interrupted``; ``stopped()`` names the
     signal. Raises :class:`shedsim.runs.simulate.SimulationError` (a strategy failed),
     :class:`shedsim.runs.atomic.WriteError` (a chunk could not be stored: the earlier ones
-    are kept) and, with ``resume``, ``store.Error`` for a damaged or foreign chunk file.
+    are kept), :class:`ChunkShapeError` (a chunk's arrays are not what the command's
+    ``--resume`` check expects: it is not stored) and, with ``resume``, ``store.Error`` for a
+    damaged or foreign chunk file.
     """
     from shedsim.runs.simulate import run_calls
     if resume:
@@ -210,6 +218,10 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
         nonlocal played
         k = todo[j]
         arrays = job.reduce(k, r, store)
+        wrong = array_problem(arrays, job.template(k), job.ragged)
+        if wrong:  # a chunk --resume would refuse is never stored
+            raise ChunkShapeError(f"chunk {k} of this {job.command} run does not have the arrays its --resume "
+                                  f"check expects ({wrong}); the run stops before storing it")
         store.save_chunk(job.key, k, arrays)
         if isinstance(r, ChunkResult):
             r.records.clear()

@@ -112,6 +112,24 @@ def _read_pid(root: Path) -> str:
     return pid if pid.isdigit() else "unknown"
 
 
+def array_problem(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray],
+                  ragged: Iterable[str] = ()) -> str | None:
+    """How ``arrays`` differ from ``template`` (a command's zeroed chunk arrays), or None:
+    every array of ``template`` must be there with its dtype and shape, except that a name
+    in ``ragged`` need only be 1-D of the same kind of dtype (its length, and a text
+    column's width, vary from chunk to chunk). The check :meth:`RunStore.check_chunk` makes
+    on ``--resume``, and :func:`shedsim.runs.execute.play` before it stores a chunk."""
+    ragged = set(ragged)
+    for k, v in template.items():
+        if k not in arrays:
+            return f"missing {k}"
+        a = arrays[k]
+        if ((a.dtype.kind != v.dtype.kind or a.ndim != 1) if k in ragged
+                else (a.dtype != v.dtype or a.shape != v.shape)):
+            return f"{k}: {a.dtype}{list(a.shape)}, expected {v.dtype}{list(v.shape)}"
+    return None
+
+
 class RunStore:
     """A run's directory (see the module docstring). ``Error`` is the exception raised
     (a command may give a subclass of :class:`StoreError`); ``what`` names the kind of run
@@ -332,7 +350,6 @@ class RunStore:
         their length, and a text column's width, vary), this run's ``key`` and
         its own number. Returns the arrays; raises :attr:`Error` naming the file."""
         p = self.chunk_path(i)
-        ragged = set(ragged)
         try:
             with np.load(p, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
@@ -350,12 +367,10 @@ class RunStore:
         if arrays["_chunk"].shape != () or int(arrays["_chunk"]) != i:
             raise self.Error(f"{option}: chunk file {str(p)!r} holds chunk {arrays['_chunk'].tolist()!r}, not {i}; "
                              f"delete it to play that chunk again")
-        for k, v in template.items():
-            a = arrays[k]
-            if ((a.dtype.kind != v.dtype.kind or a.ndim != 1) if k in ragged
-                    else (a.dtype != v.dtype or a.shape != v.shape)):
-                raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({k}: {a.dtype}{list(a.shape)}, "
-                                 f"expected {v.dtype}{list(v.shape)}); delete it to play that chunk again")
+        problem = array_problem(arrays, template, ragged)
+        if problem:
+            raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({problem}); "
+                             f"delete it to play that chunk again")
         return arrays
 
     def chunk_is_done(self, key: str, i: int) -> bool:
