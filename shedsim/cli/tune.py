@@ -36,7 +36,7 @@ def tune(
 
     Each trial plays the candidate parameters head to head against every field entry on paired deals (each deal under every rotation); its score is the share of other seats it finished ahead of, averaged over the field. Every trial plays the same deals (common random numbers), so trials differ by their parameters, not by their cards. optuna's TPE sampler proposes the next parameters; the first trial is the starting parameters.
 
-    The study is stored (SQLite in --out by default): run the same command again to resume after Ctrl-C, raise --budget to go on, or start the same command in several terminals to share the work. A stored study of other options is refused.
+    The study is stored (SQLite in --out by default): run the same command again to resume after Ctrl-C or a kill (a trial a killed process left running is marked failed), raise --budget to go on, or start the same command in several terminals, also at the same moment, to share the work. A stored study of other options is refused.
 
     At the end the best parameters are confirmed on fresh deals, against the starting parameters head to head and against the field, with 95% intervals: the in-sample best score overstates the gain (winner's curse).
 
@@ -117,9 +117,9 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
                 task = progress.add_task("trials", total=budget, completed=min(before, budget), info="")
                 TU.run_trials(spec, study, budget, lambda n, v, best: progress.update(
                     task, completed=min(n, budget), info=f"last {v:.4f}  best {best:.4f}"),
-                    lambda: session.got_signal is not None)
+                    lambda: session.got_signal is not None, url)
         else:
-            TU.run_trials(spec, study, budget, should_stop=lambda: session.got_signal is not None)
+            TU.run_trials(spec, study, budget, should_stop=lambda: session.got_signal is not None, url=url)
         if session.got_signal is not None:
             raise KeyboardInterrupt
     except (TU.TuneError, SPRTError) as e:
