@@ -323,6 +323,39 @@ def test_sprt_resume_refuses_options_and_a_run_of_another_command(tmp_path):
     assert r.exit_code == 2 and "is not an sprt run" in r.output, r.output
 
 
+def test_a_run_of_another_command_is_named_with_the_command_that_reads_it(tmp_path):
+    """``--resume`` of another command's run directory, and ``trace --from`` one that is not a
+    tournament, say which command's run it is and the command that continues it (not "has
+    format 1, this shedsim writes format 2"); a directory holding only another command's
+    reports says whose they are."""
+    dirs = {}
+    for command in COMMANDS:
+        dirs[command] = tmp_path / command
+        assert cli(*COMMANDS[command], "--out", str(dirs[command]), "--stop-after", "1").exit_code == 130
+    for command in COMMANDS:
+        for other, d in dirs.items():
+            if other == command:
+                continue
+            r = cli(command, "--resume", str(d), "--quiet")
+            said = " ".join(r.output.split())
+            assert r.exit_code == 2, said
+            article = "an" if other == "sprt" else "a"
+            assert f"it holds {article} {other} run" in said and f"continue it with: shedsim {other} --resume {d}" \
+                in said, said
+            assert "format" not in said
+    for other in ("compare-rules", "swaps", "sprt"):
+        r = runner.invoke(app, ["trace", "--from", str(dirs[other])])
+        said = " ".join(r.output.split())
+        assert r.exit_code == 2 and "trace --from reads tournament runs only" in said, said
+        assert f"shedsim {other} --resume {dirs[other]} continues it" in said and "format" not in said
+    tips = tmp_path / "tips"
+    tips.mkdir()
+    (tips / "run.json").write_text(json.dumps({"command": "shedsim tips"}))
+    r = cli("tournament", "--resume", str(tips), "--quiet")
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "holds no spec.json" in said and "reports of shedsim tips" in said, said
+
+
 # ------------------------------------------------------------------ the machinery's hooks for other commands
 def _triple(k: int):
     """A chunk's work that is not a chunk of games (module level: picklable)."""

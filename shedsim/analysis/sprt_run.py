@@ -222,9 +222,7 @@ def job_from_store(store: SprtStore, strategy_paths: tuple[str, ...] | None = No
     from shedsim.rules.ruleset import RulesError, build
     d = store.read_spec()
     where = repr(str(store.spec_path()))
-    if d.get("format") != FORMAT or d.get("command") != "sprt":
-        raise S.SPRTError(f"--resume: {where} is not an sprt run (command {d.get('command')!r}); "
-                          f"resume it with its own command")
+    store.check_command(d, FORMAT)
     try:
         ri = d["rules_input"]
         rs = build(ri["rules"], list(ri.get("house", [])), ri.get("rules_file"))

@@ -193,9 +193,7 @@ def spec_from_store(store: SwapsStore, strategy_paths: tuple[str, ...] | None = 
     from shedsim.rules.ruleset import RulesError, build
     d = store.read_spec()
     where = repr(str(store.spec_path()))
-    if d.get("format") != FORMAT or d.get("command") != "swaps":
-        raise SW.SwapStudyError(f"--resume: {where} is not a swaps run (command {d.get('command')!r}); "
-                                f"resume it with its own command")
+    store.check_command(d, FORMAT)
     try:
         ri = d["rules_input"]
         rules = build(ri["rules"], list(ri.get("house", [])), None)

@@ -733,9 +733,7 @@ def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None)
     from shedsim.rules.ruleset import RulesError, build
     d = store.read_spec()
     where = repr(str(store.spec_path()))
-    if d.get("format") != FORMAT:
-        raise TournamentError(f"--resume: {where} has format {d.get('format')!r}, "
-                              f"this shedsim writes format {FORMAT}")
+    store.check_command(d, FORMAT)
     bad = [k for k, typ in _SPEC_FIELDS.items()
            if not isinstance(d.get(k), typ) or (typ is int and isinstance(d.get(k), bool))]
     bad += [k for k in ("entries", "labels") if k not in bad and not all(isinstance(x, str) for x in d[k])]

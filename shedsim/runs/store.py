@@ -104,6 +104,23 @@ def _size(n: int) -> str:
     return f"{n}"
 
 
+RUN_COMMANDS = ("tournament", "compare-rules", "swaps", "sprt")
+"""The commands that keep a run store (and resume with ``shedsim COMMAND --resume DIR``)."""
+
+
+def spec_command(d: dict[str, Any]) -> str | None:
+    """The command whose run store holds the spec.json content ``d``: its ``command`` field
+    (a tournament's spec.json has none: "tournament"); None when it names no command of
+    :data:`RUN_COMMANDS`."""
+    c = d.get("command", "tournament")
+    return c if c in RUN_COMMANDS else None
+
+
+def with_article(name: str) -> str:
+    """``name`` with its article as it is read aloud ("an sprt run", "a swaps run")."""
+    return f"an {name}" if name == "sprt" else f"a {name}"
+
+
 def _read_pid(root: Path) -> str:
     try:
         pid = (root / PID).read_text().strip()
@@ -285,7 +302,7 @@ class RunStore:
             d = json.loads(p.read_bytes().decode("utf-8"))
         except FileNotFoundError:
             raise self.Error(f"{option}: {str(self.root)!r} holds no spec.json "
-                             f"(not a {self.what} directory)") from None
+                             f"(not a {self.what} directory{self._reports_of()})") from None
         except OSError as e:
             raise self.Error(f"{option}: cannot read {str(p)!r}: {e.strerror or e}") from None
         except ValueError as e:  # UnicodeDecodeError and json.JSONDecodeError
@@ -295,6 +312,40 @@ class RunStore:
             raise self.Error(f"{option}: {str(p)!r} is not a shedsim {self.what} spec "
                              f"(no \"format\" and \"key\" fields); not a shedsim {self.what} directory")
         return d
+
+    def check_command(self, d: dict[str, Any], fmt: int, option: str = "--resume") -> None:
+        """Raise :attr:`Error` unless ``d`` (as read from spec.json) is the spec of a run of
+        this store's command (:attr:`what`, :func:`spec_command`) in format ``fmt``. A run of
+        another command is named, with the command that continues it; another format is
+        one written by another version of shedsim."""
+        other = spec_command(d)
+        where = str(self.root)
+        if other is None:
+            raise self.Error(f"{option}: {str(self.spec_path())!r} is not a shedsim {self.what} spec (command "
+                             f"{d.get('command')!r}); not a shedsim {self.what} directory")
+        if other != self.what:
+            raise self.Error(f"{option}: {where!r} is not {with_article(self.what)} run: it holds {with_article(other)} run, which "
+                             f"shedsim {other} reads; continue it with: shedsim {other} --resume {where}")
+        if d.get("format") != fmt:
+            raise self.Error(f"{option}: {str(self.spec_path())!r} has format {d.get('format')!r}, this shedsim "
+                             f"writes format {fmt}: the run was started by another version of shedsim; finish it "
+                             f"with that version, or start a new run")
+
+    def _reports_of(self) -> str:
+        """What a directory without spec.json holds, when its run.json names the command
+        that wrote it (``; it holds the reports of shedsim tune, ...``), else ``""``."""
+        try:
+            cmd = str(json.loads((self.root / "run.json").read_text()).get("command") or "").split()
+        except (OSError, ValueError, AttributeError):
+            return ""
+        if len(cmd) < 2 or cmd[0] != "shedsim":
+            return ""
+        name = cmd[1]
+        if name in RUN_COMMANDS:  # its run store was removed (as make report removes the example's)
+            return f"; it holds the reports of shedsim {name}, without their run store: nothing is left to resume"
+        if name == "tune":
+            return "; it holds the reports of shedsim tune, whose study resumes when the same tune command runs again"
+        return f"; it holds the reports of shedsim {name}, which keeps no run store: run that command again"
 
     def verify_checksum(self, d: dict[str, Any], option: str = "--resume") -> None:
         """Raise :attr:`Error` unless ``d`` (as read from spec.json) carries the checksum
