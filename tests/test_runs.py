@@ -145,6 +145,36 @@ def test_resume_stopped_late_and_resume_of_a_finished_run(command, clean, tmp_pa
     assert len(info["sessions"]) == (2 if PARTIAL[command] else 1) + 1
 
 
+def pngs(d: Path) -> list[str]:
+    return sorted(p.name for p in d.glob("*.png"))
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_no_plots_holds_on_every_path(command, tmp_path):
+    """--no-plots on a fresh run holds when it is resumed and when the finished run is
+    resumed again, with or without --no-plots then; a run started with charts and resumed
+    with --no-plots keeps no chart of its partial reports, and one resumed without it
+    draws them (run.json lists what is there)."""
+    bare = tmp_path / "bare"
+    assert cli(*COMMANDS[command], "--out", str(bare), "--stop-after", "1").exit_code == 130
+    for extra in ((), (), ("--no-plots",)):  # the rest, the finished run, the finished run again
+        r = cli(command, "--resume", str(bare), "--quiet", *extra)
+        assert r.exit_code == 0, r.output
+        assert pngs(bare) == [] and not [f for f in json.loads((bare / "run.json").read_text())["outputs"]
+                                          if f.endswith(".png")]
+    drawn = tmp_path / "drawn"
+    args = [a for a in COMMANDS[command] if a != "--no-plots"]
+    assert cli(*args, "--out", str(drawn), "--stop-after", str(FIRST[command])).exit_code == 130
+    assert bool(pngs(drawn)) == PARTIAL[command]  # partial reports have their charts
+    r = cli(command, "--resume", str(drawn), "--quiet", "--no-plots")
+    assert r.exit_code == 0, r.output
+    assert pngs(drawn) == []
+    r = cli(command, "--resume", str(drawn), "--quiet")
+    assert r.exit_code == 0, r.output
+    listed = [f for f in json.loads((drawn / "run.json").read_text())["outputs"] if f.endswith(".png")]
+    assert pngs(drawn) and pngs(drawn) == sorted(listed)
+
+
 def test_compare_pairing_resumes_stopped_late_and_finished(tmp_path):
     whole = tmp_path / "whole"
     assert cli(*PAIRING, "--out", str(whole)).exit_code == 0

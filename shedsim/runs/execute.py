@@ -519,6 +519,9 @@ class Session:
     scratch: bool = False
     """The store is a temporary directory, deleted when the command ends (``sprt``
     without ``--out``): failure messages then say nothing is kept, not where."""
+    plots: bool = True
+    """Whether the reports include the charts (``--no-plots``: False). Stored in a fresh
+    run's spec.json; on ``--resume`` a run started with ``--no-plots`` stays without charts."""
     soft: bool = False
     """A first SIGINT/SIGTERM is only noted (``got_signal``: the command stops at its next
     safe point, e.g. tune after the trial in progress); a second raises ``KeyboardInterrupt``."""
@@ -566,11 +569,13 @@ class Session:
     def open(self) -> None:
         """Make the directory ready and take its lock. A fresh run: refuse an unsafe
         ``--out`` (:meth:`RunStore.check_out`), prove it writable; ``--resume``: the
-        directory must exist and hold a spec.json. Raises :class:`RunError` (exit 2)."""
+        directory must exist and hold a spec.json (whose ``plots`` False turns
+        :attr:`plots` off). Raises :class:`RunError` (exit 2)."""
         opt = "--resume" if self.resume else "--out"
         try:
             if self.resume:
-                self.store.read_spec(opt)
+                if self.store.read_spec(opt).get("plots") is False:
+                    self.plots = False
                 self.store.check_writable(self.store.root, create=False, option=opt)
             else:
                 self.store.check_out(self.store.root, self.outputs, force=self.force, option=opt)
@@ -606,6 +611,8 @@ class Session:
             hint = f"the same command with --out DIR, whose finished chunks shedsim {job.command} --resume DIR continues"
 
         self.check_room(job)
+        if not self.resume:  # spec.json remembers --no-plots for --resume
+            job.spec_json = {**job.spec_json, "plots": bool(self.plots)}
         progress = self.estimator(job)
         cluster = contextlib.ExitStack()
         try:
@@ -749,7 +756,8 @@ class Session:
         """Write the reports all or none (:func:`shedsim.runs.atomic.batch`) with signals
         deferred: ``write()`` writes the command's files and returns their names; then
         run.json (``info`` with this session's wall time and peak memory, and ``wall_s``
-        summed over the sessions). Raises :class:`RunError` (3) when a file cannot be
+        summed over the sessions); then the earlier reports not written again are removed
+        (:meth:`remove_stale`). Raises :class:`RunError` (3) when a file cannot be
         written: no report changes, the chunks are kept."""
         with self.deferred():
             try:
@@ -762,8 +770,20 @@ class Session:
                 raise RunError(f"{e}\n(no report was written or changed; the {len(outcome.done)} of {job.n_chunks} "
                                f"finished chunks are kept in {where}; free some space, then write the results with: "
                                f"{self.resume_hint or f'shedsim {job.command} --resume {where}'})", 3) from None
+            self.remove_stale(files)
         self.wall_s = wall
         return files
+
+    def remove_stale(self, files: list[str]) -> None:
+        """Remove the reports of an earlier session that this one did not write again (the
+        charts after ``--no-plots``, ``matches.csv`` of another run): files named in
+        :attr:`outputs` only, so the directory never mixes two sessions' reports and no
+        file shedsim does not write is touched."""
+        for name in set(self.outputs) - set(files) - {"run.json"}:
+            p = self.store.root / name
+            if p.is_file():
+                with contextlib.suppress(OSError):  # the new reports are written; an old file is left
+                    p.unlink()
 
     def exit_code(self, outcome: Outcome) -> int:
         """0 when the run was not stopped early (a signal while the reports of a complete
