@@ -145,6 +145,53 @@ def test_resume_stopped_late_and_resume_of_a_finished_run(command, clean, tmp_pa
     assert len(info["sessions"]) == (2 if PARTIAL[command] else 1) + 1
 
 
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_signal_once_play_is_over_lets_the_reports_be_written(command, clean, tmp_path, monkeypatch):
+    """SIGINT after the last chunk, while the command computes its results (here: as it
+    builds run.json), is only noted: the complete run writes its reports and exits 0
+    (it used to stop half-way with a KeyboardInterrupt and no reports)."""
+    from shedsim.runs.execute import Session
+    real = Session.run_info
+
+    def run_info(self, *a, **k):
+        os.kill(os.getpid(), signal.SIGINT)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Session, "run_info", run_info)
+    d = tmp_path / "run"
+    r = cli(*COMMANDS[command], "--out", str(d))
+    assert r.exit_code == 0, r.output
+    assert csvs(d) == clean[command] and json.loads((d / "run.json").read_text())["complete"]
+
+
+def test_a_signal_after_the_last_chunk_stops_nothing(clean, tmp_path):
+    """A real SIGINT that lands after the last chunk is stored (the run waits after each
+    chunk) finds nothing left to stop: the complete reports, exit 0."""
+    d = tmp_path / "run"
+    p = start([*COMMANDS["tournament"], "--out", str(d)], 2.0)
+    try:
+        wait_for_chunk(p, d, DONE["tournament"])
+        p.send_signal(signal.SIGINT)
+        _, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, stderr[-2000:]
+    assert csvs(d) == clean["tournament"] and json.loads((d / "run.json").read_text())["complete"]
+
+
+def test_ctrl_c_while_the_command_line_is_read_is_one_line(monkeypatch, capsys):
+    import shedsim.cli as C
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(C, "app", interrupted)
+    with pytest.raises(SystemExit) as e:
+        C.main()
+    assert e.value.code == 130 and capsys.readouterr().err == "interrupted: nothing was played or written\n"
+
+
 def pngs(d: Path) -> list[str]:
     return sorted(p.name for p in d.glob("*.png"))
 

@@ -263,3 +263,21 @@ def test_a_trial_left_running_by_a_killed_process_is_marked_failed(tmp_path):
     assert r.exit_code == 0, r.output
     rows = (out / "trials.csv").read_text().splitlines()
     assert sum(",fail," in row for row in rows) == len(left)
+
+
+@pytest.mark.parametrize("confirm", ["0", "100"])
+def test_a_signal_once_the_trials_are_done_lets_the_reports_be_written(confirm, tmp_path, monkeypatch):
+    """SIGINT after the confirmation (or after the trials, without one), while the command
+    builds run.json, is only noted: the reports are written and the command exits 0."""
+    from shedsim.runs.execute import Session
+    real = Session.info
+
+    def info(self, *a, **k):
+        os.kill(os.getpid(), signal.SIGINT)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Session, "info", info)
+    out = tmp_path / "t"
+    r = CliRunner().invoke(app, [*ARGS, "--confirm-games", confirm, "--budget", "2", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert (out / "best.toml").exists() and (out / "run.json").exists()

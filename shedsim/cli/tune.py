@@ -130,7 +130,6 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
         n = len(TU.completed(study))
         fail(stopped(f": {n} completed trials are kept in {url}; run the same command again to resume"),
              session.signal_code())
-    session.soft = False  # the confirmation stops at the first signal
     play_s = time.perf_counter() - t_play
 
     done = TU.completed(study)
@@ -143,7 +142,11 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
         if not quiet:
             err.print(f"confirming the best trial ({best_t.number}) on fresh deals ...", highlight=False)
         try:
+            session.soft = False  # the confirmation stops at the first signal (one since the trials, too)
+            if session.got_signal is not None:
+                raise KeyboardInterrupt
             conf = TU.confirm(spec, best, confirm_games)
+            session.finishing()  # a signal from now on lets the reports be written
         except SPRTError as e:
             fail(str(e))
         except SimulationError as e:
@@ -151,6 +154,7 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
         except KeyboardInterrupt:
             fail(stopped(" during the confirmation: the study is kept; run the same command again"),
                  session.signal_code())
+    session.finishing()  # a signal from now on lets the reports be written
 
     best_spec = TU.format_spec(spec.name, {**spec.start, **best})
     table = TU.trials_table(study, spec)

@@ -500,8 +500,8 @@ class Session:
         sys.exit(s.exit_code(outcome))
 
     Entering installs handlers for SIGINT and SIGTERM: while games are played either
-    raises ``KeyboardInterrupt`` (play stops, finished chunks are kept); while reports are
-    written it is only noted (the reports are finished first). Leaving restores the
+    raises ``KeyboardInterrupt`` (play stops, finished chunks are kept); once play is over
+    (:meth:`finishing`) it is only noted (the results and reports are finished first). Leaving restores the
     handlers and releases the lock. Every failure is raised as :class:`RunError` with its
     exit code and a message that says what was kept and how to continue.
     """
@@ -555,6 +555,13 @@ class Session:
         if self._lock is not None:
             self._lock.__exit__(None, None, None)
             self._lock = None
+
+    def finishing(self) -> None:
+        """The play is over: from now on SIGINT and SIGTERM are only noted (:attr:`got_signal`),
+        so the command finishes its results and reports (a complete run still exits 0)
+        instead of stopping half-way with a ``KeyboardInterrupt``. :meth:`run` calls it when
+        play ends; a command that plays without :meth:`run` (tips, tune) calls it itself."""
+        self._defer = True
 
     @contextlib.contextmanager
     def deferred(self) -> Iterator[None]:
@@ -648,6 +655,7 @@ class Session:
         except Exception as e:  # noqa: BLE001 - a worker died or could not load the kernel
             raise RunError(f"the run failed: {type(e).__name__}: {e}\n({kept()}; continue with: {hint})", 1) from None
         finally:
+            self.finishing()  # a signal from now on lets the reports be written
             try:
                 cluster.close()
             except Exception:  # noqa: BLE001 - the run's results are already stored
