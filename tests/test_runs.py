@@ -543,28 +543,58 @@ def test_a_run_the_disk_cannot_hold_is_refused_before_playing(monkeypatch, tmp_p
     assert not list((out / "chunks").glob("*.npz"))
 
 
-def test_a_long_run_says_how_long_it_will_take(tmp_path):
-    """After the calibration time, one line estimates the rest of a long run from the games
-    per second so far; a short run says nothing."""
+class Big(Job):
+    tasks = [None] * 1000
+
+    def chunk_games(self, k):
+        return 10
+
+
+def _estimates(job, monkeypatch, before=0, start_s=120.0, chunks=10, say_over_s=0.0):
+    """What :meth:`Session.estimator` says (its lines) for ``job`` when the first chunk is stored
+    ``start_s`` seconds after the start (the workers start, the kernel is loaded or compiled) and
+    each further one 1 s later (``time.perf_counter`` is replaced by a clock the test moves)."""
     from rich.console import Console
     from shedsim.runs.execute import Session
-
-    class Big(Job):
-        tasks = [None] * 1000
-
-        def chunk_games(self, k):
-            return 10
-
+    now = [0.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: now[0])
     lines = []
     console = Console(file=None, width=200)
     console.print = lambda *a, **k: lines.append(" ".join(map(str, a)))
-    s = Session("tournament", None, console=console)
-    say = s.estimator(Big(), after_s=0.0, say_over_s=0.0)
-    time.sleep(0.01)
+    say = Session("tournament", None, console=console).estimator(job, say_over_s=say_over_s, before=before)
+    now[0] = start_s
     say(10)
-    say(10)
-    assert len(lines) == 1 and "estimate: about" in lines[0] and "9,990 games" in lines[0]
-    quiet = Session("tournament", None, console=console).estimator(Big(), after_s=0.0, say_over_s=1e9)
-    time.sleep(0.01)
-    quiet(10)
-    assert len(lines) == 1
+    for _ in range(chunks):
+        now[0] += 1.0
+        say(10)
+    return lines
+
+
+def test_a_long_run_says_how_long_it_will_take(monkeypatch):
+    """After the calibration time, one line estimates the rest of a long run from the games
+    per second of play so far; a short run says nothing."""
+    lines = _estimates(Big(), monkeypatch)
+    assert len(lines) == 1 and "estimate: about" in lines[0]
+    assert _estimates(Big(), monkeypatch, say_over_s=1e9) == []
+
+
+def test_the_estimate_counts_play_only_and_what_is_left(monkeypatch):
+    """The rate is measured from the first stored chunk on, so two minutes of start-up
+    (workers, kernel) are not counted as play: 10 games/s, and 9,940 games left after 6
+    chunks take about 17 min (not the 1.4 days that 10 games in 120 s would give). On
+    resume, the games stored before are not left to play."""
+    lines = _estimates(Big(), monkeypatch)
+    assert lines and "about 17 min more for 9,940 games (10 games/s so far)" in lines[0], lines
+    lines = _estimates(Big(), monkeypatch, before=6_000)
+    assert lines and "about 7 min more for 3,940 games" in lines[0], lines
+
+
+def test_sprt_shows_its_expected_length_and_its_bound(tmp_path, monkeypatch):
+    """sprt's progress bar counts up to the test's expected length (from its LLR so far),
+    with --max-games as the bound: not to --max-games alone."""
+    monkeypatch.setenv("COLUMNS", "200")  # the bar on one line
+    args = [a for a in COMMANDS["sprt"] if a != "--quiet"]
+    r = cli(*args, "--out", str(tmp_path / "run"))
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())
+    assert "/~" in said and "(max 1,200)" in said, said

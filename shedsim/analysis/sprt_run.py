@@ -135,6 +135,12 @@ class SprtJob(Job):
             self._fed += 1
         return self.seq.finished
 
+    def expected_games(self) -> int | None:
+        """The test's expected games at its decision from the batches fed so far
+        (:meth:`shedsim.analysis.sprt.Sequential.expected_units`); None before the first."""
+        u = self.seq.expected_units()
+        return None if u is None else u * self.seq.unit_games
+
     def result(self) -> S.SPRTResult:
         """The test's result rebuilt from the stored batches (the run must be complete).
         Raises :class:`shedsim.analysis.sprt.SPRTError` when a needed batch is missing."""

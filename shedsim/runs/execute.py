@@ -125,6 +125,12 @@ class Job:
         order); True ends the run as complete. Default: never (every chunk is played)."""
         return False
 
+    def expected_games(self) -> int | None:
+        """A sequential test's expected games in all at its decision, from what it has seen
+        so far (:meth:`games` is then only its bound); None when that is not known yet.
+        Default (every chunk is played): :meth:`games`."""
+        return self.games
+
     def template(self, k: int) -> dict[str, np.ndarray]:
         """Zeroed arrays with the dtype and shape chunk ``k``'s stored arrays must have."""
         raise NotImplementedError
@@ -229,11 +235,12 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
         done.add(k)
         n = job.chunk_games(k)
         played += n
+        decided = job.enough(sorted(done))  # before the progress, which shows a test's expected length
         if on_progress:
             on_progress(n)
         if pause > 0:
             time.sleep(pause)
-        if job.enough(sorted(done)):
+        if decided:
             raise _Enough
 
     t0 = time.perf_counter()
@@ -373,6 +380,34 @@ def finish_info(info: dict[str, Any], wall_s: float) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ progress
+class PlayRate:
+    """Games per second of play only. The clock starts when the first chunk of a session
+    is stored, and that chunk's games are not counted: until then the time also went to
+    starting the workers and loading (or compiling) the kernel, which a rate over the
+    whole session would count as play. ``clock``: seconds (``time.perf_counter``)."""
+
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self.clock = clock or (lambda: time.perf_counter())
+        self.t_first: float | None = None
+        self.games = 0
+
+    def add(self, n: int) -> None:
+        """A chunk of ``n`` games was stored now."""
+        if self.t_first is None:
+            self.t_first = self.clock()
+        else:
+            self.games += n
+
+    def seconds(self) -> float:
+        """Seconds since the first chunk was stored (0 before)."""
+        return 0.0 if self.t_first is None else self.clock() - self.t_first
+
+    def rate(self) -> float | None:
+        """Games per second since the first chunk, or None before a second chunk."""
+        t = self.seconds()
+        return self.games / t if self.games > 0 and t > 0 else None
+
+
 STALL_NOTICE_S = 90.0
 """Seconds without a finished chunk after which the progress bar says the run may be stuck
 (``SHEDSIM_STALL_NOTICE_S`` overrides it)."""
@@ -422,19 +457,32 @@ def stall_message(seconds: float, strategies: list[str] | None, stop_hint: str =
 
 def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None,
                  stop_hint: str = KEEPS_CHUNKS):
-    """A rich progress bar: games done, games/s and ETA from the mean rate of this session
-    (chunks arrive in bursts, so rich's windowed speed estimate would jump about).
+    """A rich progress bar: games done (of a sequential test: of its expected length, with
+    its plan as the bound, task fields ``most``), games/s and ETA from the task's
+    :class:`PlayRate` (field ``rate``: play only, from the first chunk of the session on;
+    chunks arrive in bursts, so rich's windowed speed estimate would jump about).
 
     While it is shown, a watcher thread prints :func:`stall_message` (naming ``strategies``)
     and ``stop_hint`` (how to stop) once whenever no task has advanced for ``stall_after``
     seconds (default :func:`stall_notice_s`), and again after each further stall once
     progress resumed."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
     def rate(task) -> float | None:
-        played = task.completed - task.fields.get("initial", 0)
-        return played / task.elapsed if task.elapsed and played > 0 else None
+        r = task.fields.get("rate")
+        return r.rate() if isinstance(r, PlayRate) else None
+
+    class Games(ProgressColumn):
+        """``done/total``; a sequential test's: ``done/~expected (max PLAN)``."""
+
+        def render(self, task) -> Text:
+            most = task.fields.get("most")
+            if task.total is None:
+                return Text(f"{int(task.completed):,}/?" + (f" (max {most:,})" if most else ""), style="progress.download")
+            if most and most != task.total:
+                return Text(f"{int(task.completed):,}/~{int(task.total):,} (max {most:,})", style="progress.download")
+            return Text(f"{int(task.completed):,}/{int(task.total):,}", style="progress.download")
 
     class GamesPerSecond(ProgressColumn):
         def render(self, task) -> Text:
@@ -446,7 +494,7 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
             r = rate(task)
             if task.finished:
                 return Text("ETA 0:00:00", style="green")
-            if r is None:
+            if r is None or task.total is None:
                 return Text("ETA -:--:--", style="green")
             left = int((task.total - task.completed) / r)
             return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="green")
@@ -481,7 +529,7 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
                                        highlight=False)
                     told = True
 
-    return Watched(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+    return Watched(TextColumn("[bold]{task.description}"), BarColumn(), Games(),
                    GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
 
 
@@ -620,7 +668,9 @@ class Session:
         self.check_room(job)
         if not self.resume:  # spec.json remembers --no-plots for --resume
             job.spec_json = {**job.spec_json, "plots": bool(self.plots)}
-        progress = self.estimator(job)
+        before = sum(job.chunk_games(k) for k in done_chunks(job, store)) if self.resume else 0
+        rate = PlayRate()
+        progress = self.estimator(job, before=before, rate=rate)
         cluster = contextlib.ExitStack()
         try:
             if backend != "loky":
@@ -631,12 +681,22 @@ class Session:
                 simulate.warm_workers(job.tasks[0][0], workers, backend, scheduler)
             stopped = lambda: self.got_signal  # noqa: E731
             if not self.quiet and self.console is not None:
-                before = (sum(job.chunk_games(k) for k in done_chunks(job, store)) if self.resume else 0)
                 bar = progress_bar(self.console, job.strategies, stop_hint=stop_hint(workers, backend, not self.scratch))
                 with bar:
-                    task = bar.add_task("games", total=job.games, completed=before, initial=before)
-                    outcome = play(job, store, workers, backend, self.resume, stop_after,
-                                   lambda n: (bar.advance(task, n), progress(n)), scheduler, stopped)
+                    task = bar.add_task("games", total=job.expected_games(), completed=before, rate=rate,
+                                        most=job.games)
+
+                    shown = {"games": before}
+
+                    def advance(n: int) -> None:
+                        progress(n)  # (it times the chunk for the bar's rate too)
+                        shown["games"] += n
+                        expected = job.expected_games()
+                        bar.update(task, completed=shown["games"],
+                                   total=None if expected is None else max(expected, shown["games"]))
+
+                    outcome = play(job, store, workers, backend, self.resume, stop_after, advance, scheduler,
+                                   stopped)
             else:
                 outcome = play(job, store, workers, backend, self.resume, stop_after, progress, scheduler, stopped)
         except BackendError as e:
@@ -681,30 +741,42 @@ class Session:
         if problem:
             raise RunError(f"{'--resume' if self.resume else '--out'}: {problem}", 2)
 
-    def estimator(self, job: Job, after_s: float = 5.0, say_over_s: float = 180.0) -> Callable[[int], None]:
-        """A progress callback that, once the run has played for ``after_s`` seconds (the
-        calibration), estimates the time the rest will take from the games per second so far
-        and says it once when it is over ``say_over_s`` seconds (a long run is announced, a
-        short one is not). Printed with --quiet too: it is one line."""
-        total = job.games
-        state = {"t0": time.perf_counter(), "games": 0, "said": False}
+    def estimator(self, job: Job, after_s: float = 5.0, say_over_s: float = 180.0, before: int = 0,
+                  rate: PlayRate | None = None, clock: Callable[[], float] | None = None) -> Callable[[int], None]:
+        """A progress callback (games of each stored chunk) that, once the run has played for
+        ``after_s`` seconds since its first chunk of this session finished, estimates the
+        time the rest will take and says it once when it is over ``say_over_s`` seconds (a
+        long run is announced, a short one is not). Printed with --quiet too: it is one line.
+
+        The rate is play's only (:class:`PlayRate`: from the first finished chunk on, so the
+        start of the workers and loading or compiling the kernel are not counted); the rest
+        is what this session has still to play (``before``: games stored by earlier
+        sessions), and for a sequential test its expected length
+        (:meth:`Job.expected_games`) with the plan's size as the bound. ``rate`` (shared
+        with the progress bar) and ``clock`` (seconds) may be given."""
+        rate = PlayRate(clock) if rate is None else rate
+        state = {"done": before, "said": False}
 
         def on_games(n: int) -> None:
-            now = time.perf_counter()
-            state["games"] += n
-            spent = now - state["t0"]
-            if state["said"] or spent < after_s or state["games"] <= 0:
+            rate.add(n)
+            state["done"] += n
+            r = rate.rate()
+            if state["said"] or r is None or rate.seconds() < after_s:
                 return
             state["said"] = True
-            rest = (total - state["games"]) * spent / state["games"]
-            if rest > say_over_s and self.console is not None:
-                if type(job).enough is not Job.enough:  # a sequential test: the plan is its most
-                    self.console.print(f"estimate: at most about {_duration(rest)} more for "
-                                       f"{total - state['games']:,} games ({state['games'] / spent:,.0f} games/s so "
-                                       f"far; the test stops once it has decided); Ctrl-C keeps the finished chunks")
-                    return
-                self.console.print(f"estimate: about {_duration(rest)} more for {total - state['games']:,} games "
-                                   f"({state['games'] / spent:,.0f} games/s so far); Ctrl-C keeps the finished chunks")
+            expected = job.expected_games()
+            left = max(0, (job.games if expected is None else expected) - state["done"])
+            rest = left / r
+            if rest <= say_over_s or self.console is None:
+                return
+            if type(job).expected_games is not Job.expected_games:  # a test that stops once it has decided
+                self.console.print(f"estimate: about {_duration(rest)} more for about {left:,} games (the "
+                                   f"test's expected length from its LLR so far; at most "
+                                   f"{job.games - state['done']:,} more) at {r:,.0f} games/s; Ctrl-C keeps the "
+                                   f"finished chunks")
+                return
+            self.console.print(f"estimate: about {_duration(rest)} more for {left:,} games ({r:,.0f} games/s "
+                               f"so far); Ctrl-C keeps the finished chunks")
         return on_games
 
     # -------------------------------------------------------------- run.json
