@@ -281,3 +281,23 @@ def test_a_signal_once_the_trials_are_done_lets_the_reports_be_written(confirm, 
     r = CliRunner().invoke(app, [*ARGS, "--confirm-games", confirm, "--budget", "2", "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert (out / "best.toml").exists() and (out / "run.json").exists()
+
+
+def test_ctrl_c_late_in_the_confirmation_keeps_the_study_and_the_same_command_finishes(tmp_path, monkeypatch):
+    """Stopped late: every trial of the budget done, SIGINT during the confirmation: exit 130,
+    the study kept, no report; the same command then plays no trial and writes the reports."""
+    real = TU.confirm
+
+    def confirm(*a, **k):
+        os.kill(os.getpid(), signal.SIGINT)
+        return real(*a, **k)
+
+    out = tmp_path / "t"
+    monkeypatch.setattr(TU, "confirm", confirm)
+    r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
+    assert r.exit_code == 130, r.output
+    assert "during the confirmation: the study is kept" in r.output and not (out / "best.toml").exists()
+    monkeypatch.setattr(TU, "confirm", real)
+    r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == 2
