@@ -19,3 +19,24 @@ def plain_python_plugins(tmp_path):
         "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
         "def choose_move(obs, legal, rng):\n    return 0\n")
     return d
+
+
+@pytest.fixture
+def sigint_when_called(monkeypatch):
+    """``sigint_when_called(owner, name)``: replace ``owner.name`` (a function or method) by one
+    that sends SIGINT to this process, then calls the original: a Ctrl-C that lands exactly
+    there (the handler a command installed runs at once, in the main thread)."""
+    import os
+    import signal
+
+    def patch(owner, name):
+        real = getattr(owner, name)
+
+        def interrupted(*a, **k):
+            os.kill(os.getpid(), signal.SIGINT)
+            return real(*a, **k)
+
+        monkeypatch.setattr(owner, name, interrupted)
+        return real
+
+    return patch

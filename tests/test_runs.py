@@ -72,6 +72,20 @@ def wait_for_chunk(p: subprocess.Popen, d: Path, n: int = 1) -> None:
     assert p.poll() is None, p.communicate()[1][-2000:]
 
 
+def signalled(args: list[str], d: Path, pause: float, chunks: int, sig: int) -> tuple[int, str]:
+    """Run ``shedsim ARGS`` (into ``d``), send ``sig`` once ``chunks`` chunks are stored; its
+    exit status and stderr."""
+    p = start(args, pause)
+    try:
+        wait_for_chunk(p, d, chunks)
+        p.send_signal(sig)
+        _, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, stderr
+
+
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory) -> dict[str, dict[str, bytes]]:
     """The CSVs of an uninterrupted run of each command."""
@@ -91,21 +105,14 @@ def clean(tmp_path_factory) -> dict[str, dict[str, bytes]]:
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path):
     d = tmp_path / "run"
-    p = start([*COMMANDS[command], "--out", str(d)], PAUSE[command])
-    try:
-        wait_for_chunk(p, d, FIRST[command])
-        p.send_signal(sig)
-        _, stderr = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
+    code, stderr = signalled([*COMMANDS[command], "--out", str(d)], d, PAUSE[command], FIRST[command], sig)
     spec = json.loads((d / "spec.json").read_text())
     kept = len(list((d / "chunks").glob("*.npz")))
     if sig == signal.SIGKILL:
-        assert p.returncode == -signal.SIGKILL
+        assert code == -signal.SIGKILL
         assert not (d / "run.json").exists()
     else:
-        assert p.returncode == 128 + sig, stderr[-2000:]
+        assert code == 128 + sig, stderr[-2000:]
         assert ("terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted") in stderr
         assert f"--resume {d}" in stderr
         if PARTIAL[command]:
@@ -146,18 +153,12 @@ def test_resume_stopped_late_and_resume_of_a_finished_run(command, clean, tmp_pa
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_a_signal_once_play_is_over_lets_the_reports_be_written(command, clean, tmp_path, monkeypatch):
+def test_a_signal_once_play_is_over_lets_the_reports_be_written(command, clean, tmp_path, sigint_when_called):
     """SIGINT after the last chunk, while the command computes its results (here: as it
     builds run.json), is only noted: the complete run writes its reports and exits 0
     (it used to stop half-way with a KeyboardInterrupt and no reports)."""
     from shedsim.runs.execute import Session
-    real = Session.run_info
-
-    def run_info(self, *a, **k):
-        os.kill(os.getpid(), signal.SIGINT)
-        return real(self, *a, **k)
-
-    monkeypatch.setattr(Session, "run_info", run_info)
+    sigint_when_called(Session, "run_info")
     d = tmp_path / "run"
     r = cli(*COMMANDS[command], "--out", str(d))
     assert r.exit_code == 0, r.output
@@ -168,15 +169,8 @@ def test_a_signal_after_the_last_chunk_stops_nothing(clean, tmp_path):
     """A real SIGINT that lands after the last chunk is stored (the run waits after each
     chunk) finds nothing left to stop: the complete reports, exit 0."""
     d = tmp_path / "run"
-    p = start([*COMMANDS["tournament"], "--out", str(d)], 2.0)
-    try:
-        wait_for_chunk(p, d, DONE["tournament"])
-        p.send_signal(signal.SIGINT)
-        _, stderr = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-    assert p.returncode == 0, stderr[-2000:]
+    code, stderr = signalled([*COMMANDS["tournament"], "--out", str(d)], d, 2.0, DONE["tournament"], signal.SIGINT)
+    assert code == 0, stderr[-2000:]
     assert csvs(d) == clean["tournament"] and json.loads((d / "run.json").read_text())["complete"]
 
 

@@ -92,20 +92,11 @@ def test_cli_refuses_bad_options(tmp_path, args, msg):
     assert r.exit_code == 2 and msg in r.output, r.output
 
 
-def test_a_signal_once_the_tips_are_played_lets_the_reports_be_written(tmp_path, monkeypatch):
+def test_a_signal_once_the_tips_are_played_lets_the_reports_be_written(tmp_path, sigint_when_called):
     """SIGINT after the last cell, while the command builds run.json, is only noted: the
     reports are written and the command exits 0 (it used to stop with a KeyboardInterrupt)."""
-    import os
-    import signal
-
     from shedsim.runs.execute import Session
-    real = Session.info
-
-    def info(self, *a, **k):
-        os.kill(os.getpid(), signal.SIGINT)
-        return real(self, *a, **k)
-
-    monkeypatch.setattr(Session, "info", info)
+    sigint_when_called(Session, "info")
     out = tmp_path / "tips"
     r = CliRunner().invoke(app, ["tips", "--rules", "shithead", "--players", "2", "--tip", "pairs_together",
                                  "--tip", "block", "--games", "40", "--out", str(out), "--quiet"])

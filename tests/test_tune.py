@@ -266,34 +266,23 @@ def test_a_trial_left_running_by_a_killed_process_is_marked_failed(tmp_path):
 
 
 @pytest.mark.parametrize("confirm", ["0", "100"])
-def test_a_signal_once_the_trials_are_done_lets_the_reports_be_written(confirm, tmp_path, monkeypatch):
+def test_a_signal_once_the_trials_are_done_lets_the_reports_be_written(confirm, tmp_path, sigint_when_called):
     """SIGINT after the confirmation (or after the trials, without one), while the command
     builds run.json, is only noted: the reports are written and the command exits 0."""
     from shedsim.runs.execute import Session
-    real = Session.info
-
-    def info(self, *a, **k):
-        os.kill(os.getpid(), signal.SIGINT)
-        return real(self, *a, **k)
-
-    monkeypatch.setattr(Session, "info", info)
+    sigint_when_called(Session, "info")
     out = tmp_path / "t"
     r = CliRunner().invoke(app, [*ARGS, "--confirm-games", confirm, "--budget", "2", "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert (out / "best.toml").exists() and (out / "run.json").exists()
 
 
-def test_ctrl_c_late_in_the_confirmation_keeps_the_study_and_the_same_command_finishes(tmp_path, monkeypatch):
+def test_ctrl_c_late_in_the_confirmation_keeps_the_study_and_the_same_command_finishes(tmp_path, monkeypatch,
+                                                                                       sigint_when_called):
     """Stopped late: every trial of the budget done, SIGINT during the confirmation: exit 130,
     the study kept, no report; the same command then plays no trial and writes the reports."""
-    real = TU.confirm
-
-    def confirm(*a, **k):
-        os.kill(os.getpid(), signal.SIGINT)
-        return real(*a, **k)
-
     out = tmp_path / "t"
-    monkeypatch.setattr(TU, "confirm", confirm)
+    real = sigint_when_called(TU, "confirm")
     r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
     assert r.exit_code == 130, r.output
     assert "during the confirmation: the study is kept" in r.output and not (out / "best.toml").exists()
