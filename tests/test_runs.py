@@ -169,7 +169,7 @@ def test_a_signal_after_the_last_chunk_stops_nothing(clean, tmp_path):
     """A real SIGINT that lands after the last chunk is stored (the run waits after each
     chunk) finds nothing left to stop: the complete reports, exit 0."""
     d = tmp_path / "run"
-    code, stderr = signalled([*COMMANDS["tournament"], "--out", str(d)], d, 2.0, DONE["tournament"], signal.SIGINT)
+    code, stderr = signalled([*COMMANDS["tournament"], "--out", str(d)], d, 0.8, DONE["tournament"], signal.SIGINT)
     assert code == 0, stderr[-2000:]
     assert csvs(d) == clean["tournament"] and json.loads((d / "run.json").read_text())["complete"]
 
