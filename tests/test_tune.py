@@ -258,6 +258,7 @@ def test_a_trial_left_running_by_a_killed_process_is_marked_failed(tmp_path):
     study = TU.open_study(spec, url)
     assert not study.get_trials(states=(RUNNING,))
     assert [t.number for t in study.get_trials(states=(optuna.trial.TrialState.FAIL,))] == left
+    assert not list((out / "study.db.locks").glob("owner-*.lock"))  # the dead owner's lock file is gone
     n = len(TU.completed(study))
     r = CliRunner().invoke(app, [*args, "--confirm-games", "0", "--budget", str(n + 1), "--out", str(out)])
     assert r.exit_code == 0, r.output

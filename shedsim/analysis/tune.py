@@ -297,7 +297,8 @@ def fail_dead_trials(storage, study_id: int, url: str) -> list[int]:
     """Mark failed the trials of the study ``study_id`` left ``RUNNING`` by a process of
     this host that has died (killed by SIGKILL, or its machine rebooted): those whose
     owner lock (:func:`owner_lock`) is free. Trials of a live process, of another host, or
-    without an owner are left alone. Returns their numbers."""
+    without an owner are left alone. The lock files of dead owners are removed. Returns
+    the numbers of the trials marked failed."""
     import socket
 
     import optuna
@@ -322,6 +323,15 @@ def fail_dead_trials(storage, study_id: int, url: str) -> list[int]:
             lock.release()
             with contextlib.suppress(OSError):
                 Path(lock.lock_file).unlink()
+    for f in lock_dir(url).glob("owner-*.lock"):  # the owner locks of processes killed between two trials
+        lock = _lock(url, f.name, timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            continue
+        lock.release()
+        with contextlib.suppress(OSError):
+            f.unlink()
     return failed
 
 

@@ -2,8 +2,10 @@
 
 Layout (every file written atomically, :mod:`shedsim.runs.atomic`)::
 
-    DIR/spec.json          what the run plays (the command's spec) and a sha256 "checksum"
-                           of its canonical JSON: an edited spec.json is refused on --resume
+    DIR/spec.json          what the run plays (the command's spec; "command", except a
+                           tournament's), whether its reports draw charts ("plots") and a
+                           sha256 "checksum" of its canonical JSON: an edited spec.json is
+                           refused on --resume
     DIR/chunks/NNNNN.npz   one finished chunk: the command's counters (int arrays) plus
                            "_key" (the spec's key) and "_chunk" (its number)
     DIR/.shedsim.lock      the lock (filelock: an flock(2) lock, released by the kernel when
