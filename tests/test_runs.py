@@ -544,32 +544,36 @@ class Big(Job):
         return 10
 
 
-def _estimates(job, monkeypatch, before=0, start_s=120.0, chunks=10, say_over_s=0.0):
-    """What :meth:`Session.estimator` says (its lines) for ``job`` when the first chunk is stored
-    ``start_s`` seconds after the start (the workers start, the kernel is loaded or compiled) and
-    each further one 1 s later (``time.perf_counter`` is replaced by a clock the test moves)."""
+def _estimates(job, monkeypatch, arrivals, before=0, workers=1, say_over_s=0.0):
+    """What :meth:`Session.estimator` says (its lines) for ``job`` when its chunks are stored at
+    the times ``arrivals`` (seconds after the start: the first ones come late, after the workers
+    start and the kernel is loaded or compiled); ``time.perf_counter`` is replaced by a clock the
+    test moves."""
     from rich.console import Console
-    from shedsim.runs.execute import Session
+    from shedsim.runs.execute import PlayRate, Session
     now = [0.0]
     monkeypatch.setattr(time, "perf_counter", lambda: now[0])
     lines = []
     console = Console(file=None, width=200)
     console.print = lambda *a, **k: lines.append(" ".join(map(str, a)))
-    say = Session("tournament", None, console=console).estimator(job, say_over_s=say_over_s, before=before)
-    now[0] = start_s
-    say(10)
-    for _ in range(chunks):
-        now[0] += 1.0
-        say(10)
+    say = Session("tournament", None, console=console).estimator(job, say_over_s=say_over_s, before=before,
+                                                                  rate=PlayRate(workers=workers))
+    for t in arrivals:
+        now[0] = t
+        say(job.chunk_games(0))
     return lines
+
+
+ONE_WORKER = [120.0 + i for i in range(11)]
+"""The first chunk 120 s after the start, then one a second."""
 
 
 def test_a_long_run_says_how_long_it_will_take(monkeypatch):
     """After the calibration time, one line estimates the rest of a long run from the games
     per second of play so far; a short run says nothing."""
-    lines = _estimates(Big(), monkeypatch)
+    lines = _estimates(Big(), monkeypatch, ONE_WORKER)
     assert len(lines) == 1 and "estimate: about" in lines[0]
-    assert _estimates(Big(), monkeypatch, say_over_s=1e9) == []
+    assert _estimates(Big(), monkeypatch, ONE_WORKER, say_over_s=1e9) == []
 
 
 def test_the_estimate_counts_play_only_and_what_is_left(monkeypatch):
@@ -577,10 +581,23 @@ def test_the_estimate_counts_play_only_and_what_is_left(monkeypatch):
     (workers, kernel) are not counted as play: 10 games/s, and 9,940 games left after 6
     chunks take about 17 min (not the 1.4 days that 10 games in 120 s would give). On
     resume, the games stored before are not left to play."""
-    lines = _estimates(Big(), monkeypatch)
+    lines = _estimates(Big(), monkeypatch, ONE_WORKER)
     assert lines and "about 17 min more for 9,940 games (10 games/s so far)" in lines[0], lines
-    lines = _estimates(Big(), monkeypatch, before=6_000)
+    lines = _estimates(Big(), monkeypatch, ONE_WORKER, before=6_000)
     assert lines and "about 7 min more for 3,940 games" in lines[0], lines
+
+
+def test_the_estimate_waits_for_a_round_of_chunks_from_every_worker(monkeypatch):
+    """Two workers start together: their first chunks are stored 6 s apart, then a pair every
+    100 s (20 games/s). A rate from the first chunk on would count the second one's 1,000
+    games in 6 s (167 games/s: 'about 1.7 h' for 13.8 h); from the first round on it is right."""
+    class Bigger(Big):
+        def chunk_games(self, k):
+            return 1000
+
+    arrivals = [120.0, 126.0, 220.0, 226.0, 320.0, 326.0]
+    lines = _estimates(Bigger(), monkeypatch, arrivals, workers=2)
+    assert len(lines) == 1 and "about 13.8 h more for 996,000 games (20 games/s so far)" in lines[0], lines
 
 
 def test_sprt_shows_its_expected_length_and_its_bound(tmp_path, monkeypatch):

@@ -381,31 +381,40 @@ def finish_info(info: dict[str, Any], wall_s: float) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ progress
 class PlayRate:
-    """Games per second of play only. The clock starts when the first chunk of a session
-    is stored, and that chunk's games are not counted: until then the time also went to
-    starting the workers and loading (or compiling) the kernel, which a rate over the
-    whole session would count as play. ``clock``: seconds (``time.perf_counter``)."""
+    """Games per second of play only, for ``workers`` chunks played at a time.
 
-    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+    The clock starts when the first round of chunks is stored (the ``workers``-th chunk of
+    the session), and those chunks' games are not counted: until then the time also went
+    to starting the workers and loading (or compiling) the kernel, which a rate over the
+    whole session would count as play. The rate is known once a further round is stored
+    (``workers`` more chunks): the workers start together, so their chunks come in rounds,
+    and a rate over part of a round (the chunk that was played beside the first, stored a
+    moment after it) would count a chunk's games in a moment. ``clock``: seconds
+    (``time.perf_counter``)."""
+
+    def __init__(self, clock: Callable[[], float] | None = None, workers: int = 1) -> None:
         self.clock = clock or (lambda: time.perf_counter())
+        self.workers = max(1, int(workers))
         self.t_first: float | None = None
+        self.stored = 0
         self.games = 0
 
     def add(self, n: int) -> None:
         """A chunk of ``n`` games was stored now."""
-        if self.t_first is None:
+        self.stored += 1
+        if self.stored == self.workers:
             self.t_first = self.clock()
-        else:
+        elif self.stored > self.workers:
             self.games += n
 
     def seconds(self) -> float:
-        """Seconds since the first chunk was stored (0 before)."""
+        """Seconds since the first round of chunks was stored (0 before)."""
         return 0.0 if self.t_first is None else self.clock() - self.t_first
 
     def rate(self) -> float | None:
-        """Games per second since the first chunk, or None before a second chunk."""
+        """Games per second since the first round, or None before a second round is stored."""
         t = self.seconds()
-        return self.games / t if self.games > 0 and t > 0 else None
+        return self.games / t if self.stored >= 2 * self.workers and t > 0 else None
 
 
 STALL_NOTICE_S = 90.0
@@ -459,7 +468,7 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
                  stop_hint: str = KEEPS_CHUNKS):
     """A rich progress bar: games done (of a sequential test: of its expected length, with
     its plan as the bound, task fields ``most``), games/s and ETA from the task's
-    :class:`PlayRate` (field ``rate``: play only, from the first chunk of the session on;
+    :class:`PlayRate` (field ``rate``: play only, from the first round of chunks on;
     chunks arrive in bursts, so rich's windowed speed estimate would jump about).
 
     While it is shown, a watcher thread prints :func:`stall_message` (naming ``strategies``)
@@ -668,7 +677,8 @@ class Session:
         self.check_room(job)
         if not self.resume:  # spec.json remembers --no-plots for --resume
             job.spec_json = {**job.spec_json, "plots": bool(self.plots)}
-        before = sum(job.chunk_games(k) for k in done_chunks(job, store)) if self.resume else 0
+        stored = done_chunks(job, store) if self.resume else []
+        before = sum(job.chunk_games(k) for k in stored)
         rate = PlayRate()
         progress = self.estimator(job, before=before, rate=rate)
         cluster = contextlib.ExitStack()
@@ -679,6 +689,7 @@ class Session:
                 self.say(f"{backend}: " + (f"connected to {scheduler}" if scheduler else "started a local cluster")
                          + f", {workers} worker slot(s)")
                 simulate.warm_workers(job.tasks[0][0], workers, backend, scheduler)
+            rate.workers = max(1, min(workers, job.n_chunks - len(stored)))  # chunks played at a time
             stopped = lambda: self.got_signal  # noqa: E731
             if not self.quiet and self.console is not None:
                 bar = progress_bar(self.console, job.strategies, stop_hint=stop_hint(workers, backend, not self.scratch))
@@ -744,12 +755,14 @@ class Session:
     def estimator(self, job: Job, after_s: float = 5.0, say_over_s: float = 180.0, before: int = 0,
                   rate: PlayRate | None = None, clock: Callable[[], float] | None = None) -> Callable[[int], None]:
         """A progress callback (games of each stored chunk) that, once the run has played for
-        ``after_s`` seconds since its first chunk of this session finished, estimates the
+        ``after_s`` seconds since its first round of chunks of this session finished (and
+        a further round is stored), estimates the
         time the rest will take and says it once when it is over ``say_over_s`` seconds (a
         long run is announced, a short one is not). Printed with --quiet too: it is one line.
 
-        The rate is play's only (:class:`PlayRate`: from the first finished chunk on, so the
-        start of the workers and loading or compiling the kernel are not counted); the rest
+        The rate is play's only (:class:`PlayRate`: from the first round of finished chunks
+        on, so the start of the workers and loading or compiling the kernel are not
+        counted); the rest
         is what this session has still to play (``before``: games stored by earlier
         sessions), and for a sequential test its expected length
         (:meth:`Job.expected_games`) with the plan's size as the bound. ``rate`` (shared
