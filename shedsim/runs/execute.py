@@ -694,14 +694,18 @@ class Session:
             if not self.quiet and self.console is not None:
                 bar = progress_bar(self.console, job.strategies, stop_hint=stop_hint(workers, backend, not self.scratch))
                 with bar:
-                    task = bar.add_task("games", total=job.expected_games(), completed=before, rate=rate,
-                                        most=job.games)
-
+                    plan = job.games
+                    sequential = type(job).expected_games is not Job.expected_games
+                    task = bar.add_task("games", total=job.expected_games() if sequential else plan,
+                                        completed=before, rate=rate, most=plan)
                     shown = {"games": before}
 
                     def advance(n: int) -> None:
                         progress(n)  # (it times the chunk for the bar's rate too)
                         shown["games"] += n
+                        if not sequential:
+                            bar.update(task, completed=shown["games"])
+                            return
                         expected = job.expected_games()
                         bar.update(task, completed=shown["games"],
                                    total=None if expected is None else max(expected, shown["games"]))
@@ -777,12 +781,13 @@ class Session:
             if state["said"] or r is None or rate.seconds() < after_s:
                 return
             state["said"] = True
-            expected = job.expected_games()
+            sequential = type(job).expected_games is not Job.expected_games  # a test that stops once decided
+            expected = job.expected_games() if sequential else None
             left = max(0, (job.games if expected is None else expected) - state["done"])
             rest = left / r
             if rest <= say_over_s or self.console is None:
                 return
-            if type(job).expected_games is not Job.expected_games:  # a test that stops once it has decided
+            if sequential:
                 self.console.print(f"estimate: about {_duration(rest)} more for about {left:,} games (the "
                                    f"test's expected length from its LLR so far; at most "
                                    f"{job.games - state['done']:,} more) at {r:,.0f} games/s; Ctrl-C keeps the "
