@@ -488,7 +488,8 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
         def render(self, task) -> Text:
             most = task.fields.get("most")
             if task.total is None:
-                return Text(f"{int(task.completed):,}/?" + (f" (max {most:,})" if most else ""), style="progress.download")
+                return Text(f"{int(task.completed):,}/?" + (f" (max {most:,})" if most else ""),
+                            style="progress.download")
             if most and most != task.total:
                 return Text(f"{int(task.completed):,}/~{int(task.total):,} (max {most:,})", style="progress.download")
             return Text(f"{int(task.completed):,}/{int(task.total):,}", style="progress.download")
@@ -558,8 +559,8 @@ class Session:
 
     Entering installs handlers for SIGINT and SIGTERM: while games are played either
     raises ``KeyboardInterrupt`` (play stops, finished chunks are kept); once play is over
-    (:meth:`finishing`) it is only noted (the results and reports are finished first). Leaving restores the
-    handlers and releases the lock. Every failure is raised as :class:`RunError` with its
+    (:meth:`finishing`) it is only noted (the results and reports are finished first).
+    Leaving restores the handlers and releases the lock. Every failure is raised as :class:`RunError` with its
     exit code and a message that says what was kept and how to continue.
     """
 
@@ -675,8 +676,7 @@ class Session:
             hint = f"the same command with --out DIR, whose finished chunks shedsim {job.command} --resume DIR continues"
 
         self.check_room(job)
-        if not self.resume:  # spec.json remembers --no-plots for --resume
-            job.spec_json = {**job.spec_json, "plots": bool(self.plots)}
+        job.spec_json = {**job.spec_json, "plots": bool(self.plots)}  # a fresh spec.json keeps it for --resume
         stored = done_chunks(job, store) if self.resume else []
         before = sum(job.chunk_games(k) for k in stored)
         rate = PlayRate()
@@ -759,18 +759,16 @@ class Session:
     def estimator(self, job: Job, after_s: float = 5.0, say_over_s: float = 180.0, before: int = 0,
                   rate: PlayRate | None = None, clock: Callable[[], float] | None = None) -> Callable[[int], None]:
         """A progress callback (games of each stored chunk) that, once the run has played for
-        ``after_s`` seconds since its first round of chunks of this session finished (and
-        a further round is stored), estimates the
-        time the rest will take and says it once when it is over ``say_over_s`` seconds (a
-        long run is announced, a short one is not). Printed with --quiet too: it is one line.
+        ``after_s`` seconds since the first round of chunks of this session was stored (and
+        a further round is stored), estimates the time the rest will take and says it once
+        when it is over ``say_over_s`` seconds (a long run is announced, a short one is
+        not). Printed with --quiet too: it is one line.
 
-        The rate is play's only (:class:`PlayRate`: from the first round of finished chunks
-        on, so the start of the workers and loading or compiling the kernel are not
-        counted); the rest
-        is what this session has still to play (``before``: games stored by earlier
-        sessions), and for a sequential test its expected length
-        (:meth:`Job.expected_games`) with the plan's size as the bound. ``rate`` (shared
-        with the progress bar) and ``clock`` (seconds) may be given."""
+        The rate is play's only (:class:`PlayRate`: starting the workers and loading or
+        compiling the kernel are not counted). The rest is what this session has still to
+        play (``before``: games stored by earlier sessions); for a sequential test, up to
+        its expected length (:meth:`Job.expected_games`), the plan's size being its bound.
+        ``rate`` (shared with the progress bar) or its ``clock`` (seconds) may be given."""
         rate = PlayRate(clock) if rate is None else rate
         state = {"done": before, "said": False}
 

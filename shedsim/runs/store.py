@@ -326,8 +326,9 @@ class RunStore:
             raise self.Error(f"{option}: {str(self.spec_path())!r} is not a shedsim {self.what} spec (command "
                              f"{d.get('command')!r}); not a shedsim {self.what} directory")
         if other != self.what:
-            raise self.Error(f"{option}: {where!r} is not {with_article(self.what)} run: it holds {with_article(other)} run, which "
-                             f"shedsim {other} reads; continue it with: shedsim {other} --resume {where}")
+            raise self.Error(f"{option}: {where!r} is not {with_article(self.what)} run: it holds "
+                             f"{with_article(other)} run, which shedsim {other} reads; continue it with: "
+                             f"shedsim {other} --resume {where}")
         if d.get("format") != fmt:
             raise self.Error(f"{option}: {str(self.spec_path())!r} has format {d.get('format')!r}, this shedsim "
                              f"writes format {fmt}: the run was started by another version of shedsim; finish it "
