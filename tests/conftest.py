@@ -40,3 +40,24 @@ def every_run(tmp_path_factory):
             root.mkdir(exist_ok=True)
             every_command.build(root)
     return root
+
+
+@pytest.fixture
+def sigint_when_called(monkeypatch):
+    """``sigint_when_called(owner, name)``: replace ``owner.name`` (a function or method) by one
+    that sends SIGINT to this process, then calls the original: a Ctrl-C that lands exactly
+    there (the handler a command installed runs at once, in the main thread)."""
+    import os
+    import signal
+
+    def patch(owner, name):
+        real = getattr(owner, name)
+
+        def interrupted(*a, **k):
+            os.kill(os.getpid(), signal.SIGINT)
+            return real(*a, **k)
+
+        monkeypatch.setattr(owner, name, interrupted)
+        return real
+
+    return patch

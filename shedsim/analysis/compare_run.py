@@ -138,9 +138,7 @@ def spec_from_store(store: CompareStore, strategy_paths: tuple[str, ...] | None 
     carry its checksum. Raises :class:`shedsim.analysis.compare.CompareError`."""
     d = store.read_spec()
     where = repr(str(store.spec_path()))
-    if d.get("format") != FORMAT or d.get("command") != "compare-rules":
-        raise C.CompareError(f"--resume: {where} is not a compare-rules run (format {d.get('format')!r}, "
-                             f"command {d.get('command')!r}); resume it with its own command")
+    store.check_command(d, FORMAT)
     try:
         spec = plan(list(d["rules_options"]), list(d["house"]), int(d["players"]), bool(d["each_toggle"]),
                     [(str(a), str(b)) for a, b in zip(d["labels"], d["entries"], strict=True)],

@@ -77,8 +77,23 @@ def run_dir_spec(run_dir: Path, strategy_paths: tuple[str, ...] | None = None) -
     ``--resume`` checks it: the rules and every strategy's source unchanged. Raises
     :class:`ReplayError` naming ``--from``."""
     from shedsim.analysis.tournament import Store, TournamentError, spec_from_store
+    from shedsim.runs.store import spec_command, with_article
+    store = Store(Path(run_dir))
     try:
-        spec = spec_from_store(Store(Path(run_dir)), strategy_paths)
+        other = spec_command(store.read_spec("--from"))
+    except TournamentError as e:
+        raise ReplayError(str(e)) from None
+    if other not in (None, "tournament"):
+        how = ("replaying a swap study's games is not supported (swap policies are lent between seats)"
+               if other == "swaps" else
+               "to replay one of its games give trace that run's options (--rules, --strategies, --seed"
+               + (", --stream: the variant's number" if other == "compare-rules" else ", --schedule head-to-head")
+               + "), as a failed game's message prints them")
+        raise ReplayError(f"--from: {str(run_dir)!r} holds {with_article(other)} run, and "
+                          f"trace --from reads tournament runs only; shedsim {other} --resume {str(run_dir)} "
+                          f"continues it; {how}")
+    try:
+        spec = spec_from_store(store, strategy_paths)
     except TournamentError as e:
         msg = str(e)
         raise ReplayError("--from: " + (msg[len("--resume: "):] if msg.startswith("--resume: ") else msg)) from None

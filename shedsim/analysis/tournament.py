@@ -653,6 +653,17 @@ def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.nd
 
 SPARSE_KEYS = {"pl_keys": "pl_counts", "pl_pair_keys": "pl_pair_counts"}
 """The tally's sparse counters: sorted int64 keys and their counts, of any length."""
+RAGGED = tuple(name for pair in SPARSE_KEYS.items() for name in pair)
+"""The tally's arrays whose length varies from chunk to chunk (:data:`SPARSE_KEYS`, keys and counts)."""
+
+
+def sparse_problem(arrays: dict[str, np.ndarray], prefix: str = "") -> str | None:
+    """Why the sparse counters (:data:`SPARSE_KEYS`, named ``prefix + name`` in ``arrays``)
+    of a stored tally are unusable (keys and counts of different lengths), or None."""
+    for kk, kc in SPARSE_KEYS.items():
+        if arrays[prefix + kk].shape != arrays[prefix + kc].shape:
+            return f"{prefix}{kk} and {prefix}{kc} differ in length"
+    return None
 
 
 # ---------------------------------------------------------------------- the run store
@@ -684,10 +695,10 @@ class Store(RunStore):
         """:meth:`shedsim.runs.store.RunStore.check_chunk`, and the sparse Plackett-Luce
         events must have as many counts as keys."""
         arrays = super().check_chunk(key, i, template, ragged, option)
-        for kk, kc in SPARSE_KEYS.items():
-            if arrays[kk].shape != arrays[kc].shape:
-                raise TournamentError(f"{option}: chunk file {str(self.chunk_path(i))!r} is damaged ({kk} and "
-                                      f"{kc} differ in length); delete it to play that chunk again")
+        problem = sparse_problem(arrays)
+        if problem:
+            raise TournamentError(f"{option}: chunk file {str(self.chunk_path(i))!r} is damaged ({problem}); "
+                                  f"delete it to play that chunk again")
         return arrays
 
     def done_chunks(self, spec: TournamentSpec, strict: bool = False) -> list[int]:  # type: ignore[override]
@@ -743,9 +754,7 @@ def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None)
     from shedsim.rules.ruleset import RulesError, build
     d = store.read_spec()
     where = repr(str(store.spec_path()))
-    if d.get("format") != FORMAT:
-        raise TournamentError(f"--resume: {where} has format {d.get('format')!r}, "
-                              f"this shedsim writes format {FORMAT}")
+    store.check_command(d, FORMAT)
     bad = [k for k, typ in _SPEC_FIELDS.items()
            if not isinstance(d.get(k), typ) or (typ is int and isinstance(d.get(k), bool))]
     bad += [k for k in ("entries", "labels") if k not in bad and not all(isinstance(x, str) for x in d[k])]
@@ -789,7 +798,7 @@ class TournamentJob(Job):
     counters of :func:`empty_tally` (and, with ``--save-games``, its games Parquet file)."""
 
     command = "tournament"
-    ragged = ("pl_keys", "pl_counts", "pl_pair_keys", "pl_pair_counts")
+    ragged = RAGGED
 
     def __init__(self, spec: TournamentSpec) -> None:
         self.spec = spec

@@ -56,10 +56,17 @@ for _info in app.registered_commands:  # help that names the defaults the plugin
 
 
 def main() -> None:  # pragma: no cover
-    """Console entry point: run the app, Python warnings shown as plain sentences."""
-    from shedsim.runs.notices import plain_warnings
-    plain_warnings()
-    app()
+    """Console entry point: run the app, Python warnings shown as plain sentences. Ctrl-C
+    while the command line is still being read (before any command starts) exits 130 with
+    one line, not a traceback; once a command runs, typer turns it into exit 130 and the
+    command's :class:`shedsim.runs.execute.Session` says what was kept."""
+    try:
+        from shedsim.runs.notices import plain_warnings
+        plain_warnings()
+        app()
+    except KeyboardInterrupt:
+        print("interrupted: nothing was played or written", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -33,7 +33,7 @@ def compare_rules(
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
     backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster, or the cluster at --scheduler) or ray. Results do not depend on it.")] = "loky",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379).")] = None,
-    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
+    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts (a run started with it stays without them on --resume).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar, notes or tables (errors are still reported).")] = False,
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
 ) -> None:
@@ -92,7 +92,7 @@ def compare_rules(
     say = (lambda *a, **k: None) if quiet else err.print
     store = R.CompareStore(root)
     session = Session("compare-rules", store, resume=resume is not None, outputs=R.OUTPUTS, force=force,
-                      quiet=quiet, console=err)
+                      quiet=quiet, console=err, plots=not no_plots)
     with session:
         try:
             session.open()
@@ -140,7 +140,7 @@ def compare_rules(
         info = session.run_info(job, outcome, workers, backend, command=extra.pop("command"),
                                 store_spec=job.spec_json, games_in_results=games_done, **extra)
         try:
-            files = session.write_reports(job, outcome, lambda: R.write_outputs(res, root, plots=not no_plots), info)
+            files = session.write_reports(job, outcome, lambda: R.write_outputs(res, root, plots=session.plots), info)
         except RunError as e:
             fail(e.message, e.code)
 

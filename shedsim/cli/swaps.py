@@ -32,7 +32,7 @@ def swaps(
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted study in this directory (plays only its missing chunks).")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
-    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
+    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts (a run started with it stays without them on --resume).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar and no tables.")] = False,
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
 ) -> None:
@@ -96,7 +96,7 @@ def swaps(
     err = Console(stderr=True)
     store = R.SwapsStore(out)
     session = Session("swaps", store, resume=resume is not None, outputs=R.OUTPUTS, force=force, quiet=quiet,
-                      console=err)
+                      console=err, plots=not no_plots)
     with session:
         try:
             session.open()  # --out safety and the directory's lock
@@ -136,7 +136,7 @@ def swaps(
         info["wall_s"] = round(time.perf_counter() - t0, 2)
         with session.deferred():  # the outputs are written as one set
             try:
-                files = R.write_outputs(spec, res, out, plots=not no_plots, info=info)
+                files = R.write_outputs(spec, res, out, plots=session.plots, info=info)
             except atomic.WriteError as e:
                 fail(f"{e} (no report was written or changed; the chunks are kept in {str(out)}: "
                      f"shedsim swaps --resume {str(out)} writes them)", 3)

@@ -87,6 +87,7 @@ def tips(
                                                  lambda d, n: progress.update(task, completed=d, total=n))
             else:
                 table, skipped = TP.run_tips(rule_sets, counts, chosen, games, base, opponents, seed, paths)
+            session.finishing()  # a signal from now on lets the reports be written
         except TP.TipsError as e:
             fail(str(e))
         except SimulationError as e:

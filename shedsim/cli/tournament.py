@@ -36,7 +36,7 @@ def tournament(
     backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray). Results do not depend on it.")] = "loky",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379, or auto).")] = None,
     save_games: Annotated[bool, typer.Option("--save-games", rich_help_panel=_P_OUT, help="Also write every game's record as Parquet (DIR/games/NNNNN.parquet, one file per chunk).")] = False,
-    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
+    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts (a run started with it stays without them on --resume).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar and no table (errors and interruptions are still reported).")] = False,
     chunk_size: Annotated[Optional[int], typer.Option("--chunk-size", min=1, rich_help_panel=_P_OUT, help="Games per chunk of work, rounded to whole blocks (default: about games/16, at most 20000).")] = None,
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
@@ -96,7 +96,7 @@ def tournament(
     say = (lambda *a, **k: None) if quiet else err.print
     store = T.Store(root)
     session = Session("tournament", store, resume=resume is not None, outputs=T.OUTPUTS, force=force,
-                      quiet=quiet, console=err)
+                      quiet=quiet, console=err, plots=not no_plots)
     with session:
         try:
             fresh_over_run = resume is None and store.chunks.is_dir() and any(store.chunks.glob("*.npz"))
@@ -156,7 +156,7 @@ def tournament(
             notes=[degenerate] if degenerate else [], definitions=DEFINITIONS, headline=T.headline(spec, res))
         try:
             files = session.write_reports(job, outcome, lambda: T.write_outputs(spec, res, Path(root),
-                                                                                plots=not no_plots), info)
+                                                                                plots=session.plots), info)
         except RunError as e:
             fail(e.message, e.code)
 

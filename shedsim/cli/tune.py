@@ -41,7 +41,7 @@ def tune(
 
     Each trial plays the candidate parameters head to head against every field entry on paired deals (each deal under every rotation); its score is the share of other seats it finished ahead of, averaged over the field. Every trial plays the same deals (common random numbers), so trials differ by their parameters, not by their cards. optuna's TPE sampler proposes the next parameters; the first trial is the starting parameters.
 
-    The study is stored (SQLite in --out by default): run the same command again to resume after Ctrl-C, raise --budget to go on, or start the same command in several terminals to share the work. A stored study of other options is refused.
+    The study is stored (SQLite in --out by default): run the same command again to resume after Ctrl-C or a kill (a trial a killed process left running is marked failed), raise --budget to go on, or start the same command in several terminals, also at the same moment, to share the work. A stored study of other options is refused.
 
     At the end the best parameters are confirmed on fresh deals, against the starting parameters head to head and against the field, with 95% intervals: the in-sample best score overstates the gain (winner's curse).
 
@@ -127,9 +127,9 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
                 task = progress.add_task("trials", total=budget, completed=min(before, budget), info="")
                 TU.run_trials(spec, study, budget, lambda n, v, best: progress.update(
                     task, completed=min(n, budget), info=f"last {v:.4f}  best {best:.4f}"),
-                    lambda: session.got_signal is not None)
+                    lambda: session.got_signal is not None, url)
         else:
-            TU.run_trials(spec, study, budget, should_stop=lambda: session.got_signal is not None)
+            TU.run_trials(spec, study, budget, should_stop=lambda: session.got_signal is not None, url=url)
         if session.got_signal is not None:
             raise KeyboardInterrupt
     except (TU.TuneError, SPRTError) as e:
@@ -140,7 +140,6 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
         n = len(TU.completed(study))
         fail(stopped(f": {n} completed trials are kept in {url}; run the same command again to resume"),
              session.signal_code())
-    session.soft = False  # the confirmation stops at the first signal
     play_s = time.perf_counter() - t_play
 
     done = TU.completed(study)
@@ -153,7 +152,11 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
         if not quiet:
             err.print(f"confirming the best trial ({best_t.number}) on fresh deals ...", highlight=False)
         try:
+            session.soft = False  # the confirmation stops at the first signal (one since the trials, too)
+            if session.got_signal is not None:
+                raise KeyboardInterrupt
             conf = TU.confirm(spec, best, confirm_games)
+            session.finishing()  # a signal from now on lets the reports be written
         except SPRTError as e:
             fail(str(e))
         except SimulationError as e:
@@ -161,6 +164,7 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
         except KeyboardInterrupt:
             fail(stopped(" during the confirmation: the study is kept; run the same command again"),
                  session.signal_code())
+    session.finishing()  # a signal from now on lets the reports be written
 
     best_spec = TU.format_spec(spec.name, {**spec.start, **best})
     table = TU.trials_table(study, spec)

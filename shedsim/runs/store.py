@@ -2,8 +2,10 @@
 
 Layout (every file written atomically, :mod:`shedsim.runs.atomic`)::
 
-    DIR/spec.json          what the run plays (the command's spec) and a sha256 "checksum"
-                           of its canonical JSON: an edited spec.json is refused on --resume
+    DIR/spec.json          what the run plays (the command's spec; "command", except a
+                           tournament's), whether its reports draw charts ("plots") and a
+                           sha256 "checksum" of its canonical JSON: an edited spec.json is
+                           refused on --resume
     DIR/chunks/NNNNN.npz   one finished chunk: the command's counters (int arrays) plus
                            "_key" (the spec's key) and "_chunk" (its number)
     DIR/.shedsim.lock      the lock (filelock: an flock(2) lock, released by the kernel when
@@ -105,12 +107,47 @@ def _size(n: int) -> str:
     return f"{n}"
 
 
+RUN_COMMANDS = ("tournament", "compare-rules", "swaps", "sprt")
+"""The commands that keep a run store (and resume with ``shedsim COMMAND --resume DIR``)."""
+
+
+def spec_command(d: dict[str, Any]) -> str | None:
+    """The command whose run store holds the spec.json content ``d``: its ``command`` field
+    (a tournament's spec.json has none: "tournament"); None when it names no command of
+    :data:`RUN_COMMANDS`."""
+    c = d.get("command", "tournament")
+    return c if c in RUN_COMMANDS else None
+
+
+def with_article(name: str) -> str:
+    """``name`` with its article as it is read aloud ("an sprt run", "a swaps run")."""
+    return f"an {name}" if name == "sprt" else f"a {name}"
+
+
 def _read_pid(root: Path) -> str:
     try:
         pid = (root / PID).read_text().strip()
     except OSError:
         return "unknown"
     return pid if pid.isdigit() else "unknown"
+
+
+def array_problem(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray],
+                  ragged: Iterable[str] = ()) -> str | None:
+    """How ``arrays`` differ from ``template`` (a command's zeroed chunk arrays), or None:
+    every array of ``template`` must be there with its dtype and shape, except that a name
+    in ``ragged`` need only be 1-D of the same kind of dtype (its length, and a text
+    column's width, vary from chunk to chunk). The check :meth:`RunStore.check_chunk` makes
+    on ``--resume``, and :func:`shedsim.runs.execute.play` before it stores a chunk."""
+    ragged = set(ragged)
+    for k, v in template.items():
+        if k not in arrays:
+            return f"missing {k}"
+        a = arrays[k]
+        if ((a.dtype.kind != v.dtype.kind or a.ndim != 1) if k in ragged
+                else (a.dtype != v.dtype or a.shape != v.shape)):
+            return f"{k}: {a.dtype}{list(a.shape)}, expected {v.dtype}{list(v.shape)}"
+    return None
 
 
 class RunStore:
@@ -272,7 +309,7 @@ class RunStore:
             d = json.loads(p.read_bytes().decode("utf-8"))
         except FileNotFoundError:
             raise self.Error(f"{option}: {str(self.root)!r} holds no spec.json "
-                             f"(not a {self.what} directory)") from None
+                             f"(not a {self.what} directory{self._reports_of()})") from None
         except OSError as e:
             raise self.Error(f"{option}: cannot read {str(p)!r}: {e.strerror or e}") from None
         except (ValueError, RecursionError) as e:  # UnicodeDecodeError, JSONDecodeError, nested too deeply
@@ -282,6 +319,41 @@ class RunStore:
             raise self.Error(f"{option}: {str(p)!r} is not a shedsim {self.what} spec "
                              f"(no \"format\" and \"key\" fields); not a shedsim {self.what} directory")
         return d
+
+    def check_command(self, d: dict[str, Any], fmt: int, option: str = "--resume") -> None:
+        """Raise :attr:`Error` unless ``d`` (as read from spec.json) is the spec of a run of
+        this store's command (:attr:`what`, :func:`spec_command`) in format ``fmt``. A run of
+        another command is named, with the command that continues it; another format is
+        one written by another version of shedsim."""
+        other = spec_command(d)
+        where = str(self.root)
+        if other is None:
+            raise self.Error(f"{option}: {str(self.spec_path())!r} is not a shedsim {self.what} spec (command "
+                             f"{d.get('command')!r}); not a shedsim {self.what} directory")
+        if other != self.what:
+            raise self.Error(f"{option}: {where!r} is not {with_article(self.what)} run: it holds "
+                             f"{with_article(other)} run, which shedsim {other} reads; continue it with: "
+                             f"shedsim {other} --resume {where}")
+        if d.get("format") != fmt:
+            raise self.Error(f"{option}: {str(self.spec_path())!r} has format {d.get('format')!r}, this shedsim "
+                             f"writes format {fmt}: the run was started by another version of shedsim; finish it "
+                             f"with that version, or start a new run")
+
+    def _reports_of(self) -> str:
+        """What a directory without spec.json holds, when its run.json names the command
+        that wrote it (``; it holds the reports of shedsim tune, ...``), else ``""``."""
+        try:
+            cmd = str(json.loads((self.root / "run.json").read_text()).get("command") or "").split()
+        except (OSError, ValueError, AttributeError):
+            return ""
+        if len(cmd) < 2 or cmd[0] != "shedsim":
+            return ""
+        name = cmd[1]
+        if name in RUN_COMMANDS:  # its run store was removed (as make report removes the example's)
+            return f"; it holds the reports of shedsim {name}, without their run store: nothing is left to resume"
+        if name == "tune":
+            return "; it holds the reports of shedsim tune, whose study resumes when the same tune command runs again"
+        return f"; it holds the reports of shedsim {name}, which keeps no run store: run that command again"
 
     def verify_checksum(self, d: dict[str, Any], option: str = "--resume") -> None:
         """Raise :attr:`Error` unless ``d`` (as read from spec.json) carries the checksum
@@ -337,7 +409,6 @@ class RunStore:
         their length, and a text column's width, vary), this run's ``key`` and
         its own number. Returns the arrays; raises :attr:`Error` naming the file."""
         p = self.chunk_path(i)
-        ragged = set(ragged)
         try:
             with np.load(p, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
@@ -355,12 +426,10 @@ class RunStore:
         if arrays["_chunk"].shape != () or int(arrays["_chunk"]) != i:
             raise self.Error(f"{option}: chunk file {str(p)!r} holds chunk {arrays['_chunk'].tolist()!r}, not {i}; "
                              f"delete it to play that chunk again")
-        for k, v in template.items():
-            a = arrays[k]
-            if ((a.dtype.kind != v.dtype.kind or a.ndim != 1) if k in ragged
-                    else (a.dtype != v.dtype or a.shape != v.shape)):
-                raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({k}: {a.dtype}{list(a.shape)}, "
-                                 f"expected {v.dtype}{list(v.shape)}); delete it to play that chunk again")
+        problem = array_problem(arrays, template, ragged)
+        if problem:
+            raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({problem}); "
+                             f"delete it to play that chunk again")
         return arrays
 
     def chunk_is_done(self, key: str, i: int) -> bool:
