@@ -28,7 +28,7 @@ def compare_rules(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/compare).")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted comparison in this directory (plays only its missing chunks).")] = None,
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default and most: the number of CPUs, fewer when the memory cannot hold them). Results do not depend on it.")] = None,
     backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster, or the cluster at --scheduler) or ray. Results do not depend on it.")] = "loky",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379).")] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
@@ -47,8 +47,6 @@ def compare_rules(
 
     Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (finished chunks are kept); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
     """  # noqa: E501 (typer shows each paragraph as one line)
-    import os
-
     from shedsim.analysis import compare as C
     from shedsim.analysis import compare_run as R
     from shedsim.analysis import tournament as T
@@ -61,8 +59,6 @@ def compare_rules(
         simulate.check_backend(backend, scheduler)
     except (ValueError, simulate.BackendError) as e:
         fail(str(e))
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     spec = None
     if resume is not None:
         root = resume

@@ -30,7 +30,7 @@ def tournament(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/latest).")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted run in this directory (plays only its missing chunks).")] = None,
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default and most: the number of CPUs, fewer when the memory cannot hold them).")] = None,
     backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray). Results do not depend on it.")] = "loky",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379, or auto).")] = None,
     save_games: Annotated[bool, typer.Option("--save-games", rich_help_panel=_P_OUT, help="Also write every game's record as Parquet (DIR/games/NNNNN.parquet, one file per chunk).")] = False,
@@ -51,8 +51,6 @@ def tournament(
 
     With no options: every built-in strategy except mc, shithead, 4 players, 200,000 games, into reports/latest/.
     """  # noqa: E501 (typer shows each paragraph as one line)
-    import os
-
     from shedsim.analysis import tournament as T
     from shedsim.cli.common import fail, load_rules
     from shedsim.rules.ruleset import RulesError
@@ -65,8 +63,6 @@ def tournament(
         simulate.check_backend(backend, scheduler)
     except (ValueError, BackendError) as e:
         fail(str(e))
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     spec = None
     try:
         if resume is not None:
