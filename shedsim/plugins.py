@@ -205,7 +205,8 @@ class Strategy:
 def parse_spec(text: str) -> tuple[str, dict[str, int]]:
     """Read a strategy spec ``NAME`` or ``NAME:param=value,param=value`` (integer values).
 
-    Raises :class:`PluginError` naming the spec when it cannot be read.
+    Raises :class:`PluginError` naming the spec when it cannot be read or a value does not
+    fit the kernel's 64-bit parameters.
     """
     name, _, rest = text.strip().partition(":")
     overrides: dict[str, int] = {}
@@ -218,6 +219,9 @@ def parse_spec(text: str) -> tuple[str, dict[str, int]]:
                 overrides[key.strip()] = int(value)
             except ValueError:
                 raise PluginError(f"strategy spec {text!r}: write NAME:param=INTEGER[,param=INTEGER]") from None
+            if not -2**63 <= overrides[key.strip()] < 2**63:  # the kernel's parameters are int64
+                raise PluginError(f"strategy spec {text!r}: {key.strip()}={value.strip()} does not fit a parameter "
+                                  f"(a 64-bit integer, {-2**63:,} to {2**63 - 1:,})")
     if not name:
         raise PluginError(f"strategy spec {text!r}: missing strategy name")
     return name, overrides
@@ -240,6 +244,9 @@ def deterministic_identity(known: dict[str, "Strategy"], spec: str) -> tuple | N
 
 DECISION_TIMEOUT_ENV = "SHEDSIM_DECISION_TIMEOUT"
 DEFAULT_DECISION_TIMEOUT = 10.0
+MAX_DECISION_TIMEOUT = 1e9
+"""The longest decision limit a timer is set for (seconds, about 31 years; ``setitimer``
+overflows beyond the platform's ``time_t``): a longer one means no limit."""
 
 
 class DecisionTimeout(Exception):
@@ -249,11 +256,15 @@ class DecisionTimeout(Exception):
 def decision_timeout() -> float:
     """Seconds a plain-Python decision, or a compiled plugin's decision run in a forked child
     (:attr:`EnginePlayer.isolated`: ``play``'s bots, ``trace`` after a crash, ``compile``),
-    may take (``$SHEDSIM_DECISION_TIMEOUT``, default 10; 0 turns the guard off)."""
+    may take (``$SHEDSIM_DECISION_TIMEOUT``, default 10; 0 turns the guard off, and so does
+    a limit no timer can hold: ``inf``, or more than :data:`MAX_DECISION_TIMEOUT`)."""
     try:
-        return float(os.environ.get(DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT))
+        seconds = float(os.environ.get(DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT))
     except ValueError:
         return DEFAULT_DECISION_TIMEOUT
+    if seconds != seconds:  # nan
+        return DEFAULT_DECISION_TIMEOUT
+    return 0.0 if seconds > MAX_DECISION_TIMEOUT else seconds
 
 
 @contextlib.contextmanager

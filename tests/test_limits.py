@@ -3,6 +3,9 @@
 * ``--workers``: never more worker processes than the CPUs or the free memory hold, on
   every command that takes it and in the backends themselves, said in one note line;
   an interrupted run leaves no semaphore or shared-memory file behind.
+* Numbers that would overflow the kernel's 64-bit integers or allocate more than the
+  memory holds (``--games``, ``--budget``, ``--rollouts``, ``--deals``, ``--game``,
+  strategy parameters, ...) exit 2 naming the option, with no traceback and no file.
 
 The CPUs and the memory are monkeypatched where a test needs a small machine (no test
 starts more processes than a 2-core machine runs, nor allocates what it checks against).
@@ -189,3 +192,77 @@ def test_make_test_never_starts_more_pytest_workers_than_cpus():
     line = next(ln for ln in r.stdout.splitlines() if "pytest" in ln and " -n " in ln)
     n = int(re.search(r" -n (\d+) ", line).group(1))
     assert 1 <= n <= (os.cpu_count() or 1), line
+
+
+# ------------------------------------------------------------------ numbers the machine cannot hold
+BIG = str(10**21)  # beyond int64
+HUGE = str(10**12)  # fits int64, but not in memory
+
+
+@pytest.mark.parametrize("args, option", [
+    (["tournament", "--strategies", f"heuristic:search={BIG},greedy", "--games", "100"], "--strategies"),
+    (["compare-rules", "-r", "duel", "-r", "palace", "-p", "2", "--strategies", f"heuristic:search={BIG},greedy"],
+     "--strategies"),
+    (["swaps", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
+    (["sprt", "--a", f"heuristic:search={BIG}", "--b", "greedy"], "--a"),
+    (["tips", "--base", f"heuristic:search={BIG}"], "--base"),
+    (["tune", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
+    (["bench", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
+    (["hint", str(HINT_POS), "--policy", f"heuristic:search={BIG}"], "--policy"),
+    (["trace", "--strategies", f"heuristic:search={BIG}"], "--strategies"),
+    (["play", "--opponents", f"heuristic:search={BIG}"], "--opponents"),
+])
+def test_a_strategy_parameter_beyond_64_bits_is_refused(args, option, tmp_path):
+    """Before: an OverflowError traceback from numpy (exit 1)."""
+    out = tmp_path / "o"
+    extra = ["--out", str(out)] if args[0] in ("tournament", "compare-rules", "swaps", "tips", "tune") else []
+    refused(invoke(*args, *extra), option, f"search={BIG} does not fit a parameter (a 64-bit integer")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["tips", "--rules", "duel", "--players", "2", "--games", HUGE], "--games: 1,000,000,000,000 games need about"),
+    (["tips", "--rules", "duel", "--players", "2", "--games", BIG], "--games: "),
+    (["tune", "--games", HUGE], "--games: 1,000,000,000,000 games need about"),
+    (["tune", "--confirm-games", BIG], "--confirm-games: "),
+    (["tune", "--seed", str(2**32)], "--seed"),
+    (["tune", "--param", f"track=0:{BIG}"], "LO and HI must lie between"),
+    (["bench", "--games", HUGE], "--games: 1,000,000,000,000 games would take"),
+    (["bench", "--games", BIG], "--games: "),
+    (["bench", "--table", "--games", HUGE], "--games: 1,000,000,000,000 games would take"),
+    (["hint", str(HINT_POS), "--policy", "greedy", "--budget", HUGE], "--budget: 1,000,000,000,000 samples per move"),
+    (["hint", str(HINT_POS), "--policy", "greedy", "--cap", BIG], "--cap"),
+    (["play", "--hint-budget", HUGE], "--hint-budget: 1,000,000,000,000 samples per move need about"),
+    (["play", "--game", str(2**63)], "--game"),
+    (["trace", "--game", str(2**63)], "--game"),
+    (["swaps", "--deals", HUGE], "--deals: 1,000,000,000,000 sample deals would take"),
+    (["swaps", "--rollouts", HUGE], "--rollouts: 1,000,000,000,000 rollouts need about"),
+])
+def test_what_the_memory_cannot_hold_is_refused_naming_the_option(args, needle, tmp_path):
+    """Before: MemoryError or ValueError tracebacks (tips, tune, hint, swaps --rollouts),
+    OverflowError (trace/play --game, hint --cap, tune --seed and --param), a run that
+    never ended (bench --games, swaps --deals)."""
+    out = tmp_path / "o"
+    extra = ["--out", str(out)] if args[0] in ("swaps", "tips", "tune") else []
+    msg = refused(invoke(*args, *extra), needle)
+    if "need about" in needle:
+        assert "this machine has" in msg and "available" in msg
+    assert not out.exists()
+
+
+def test_bench_reference_games_beyond_memory(monkeypatch):
+    monkeypatch.setattr(limits, "available_bytes", lambda: 1 << 20)
+    refused(invoke("bench", "--games", "100000", "--reference", "--reference-games", "100000"),
+            "--reference-games: 100,000 games need about")
+
+
+def test_a_decision_limit_no_timer_holds_means_no_limit(monkeypatch, plain_python_plugins):
+    """SHEDSIM_DECISION_TIMEOUT=inf: before, every plain-Python decision failed with
+    'OverflowError: timestamp out of range for platform time_t', blamed on the strategy."""
+    from shedsim.plugins import decision_timeout
+    for value, want in (("inf", 0.0), ("1e30", 0.0), ("nan", 10.0), ("30", 30.0)):
+        monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", value)
+        assert decision_timeout() == want
+    monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", "inf")
+    r = invoke("trace", "--strategies", "pyplayer", "--strategy-path", plain_python_plugins)
+    assert r.exit_code == 0 and r.output.strip().splitlines()[-1].startswith("places: "), r.output

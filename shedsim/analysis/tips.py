@@ -157,6 +157,24 @@ def _paired(d: np.ndarray) -> tuple[float, float, float, float]:
     return float(m), float(lo), float(hi), p
 
 
+def check_strategies(base: str, opponents: str, strategy_paths: tuple[str, ...] = ()):
+    """The :class:`shedsim.plugins.Strategy` of ``base``, once ``base`` and ``opponents``
+    are checked for the compiled kernel (known, numba, valid parameters). Raises
+    :class:`TipsError` naming ``--base`` or ``--opponents``."""
+    from shedsim.plugins import PluginError, compiled_strategy, discover
+    try:
+        known = discover(list(strategy_paths))
+    except PluginError as e:
+        raise TipsError(f"--strategy-path: {e}") from None
+    found = {}
+    for option, spec in (("--base", base), ("--opponents", opponents)):
+        try:
+            found[option] = compiled_strategy(known, spec, "tips")
+        except PluginError as e:
+            raise TipsError(f"{option}: {e}") from None
+    return found["--base"]
+
+
 def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], games: int, base: str = "heuristic:search=0",
              opponents: str = "greedy", seed: int = 0, strategy_paths: tuple[str, ...] = (),
              on_cell: Callable[[int, int], None] | None = None):
@@ -168,17 +186,12 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
 
-    from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
+    from shedsim.plugins import parse_spec
     from shedsim.analysis.sprt import rules_name, open_match
     from shedsim.analysis.tune import format_spec
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * max(players):
         raise TipsError(f"--games: at least {2 * max(players)} (two deals under every rotation), got {games!r}")
-    try:
-        known = discover(list(strategy_paths))
-        s = compiled_strategy(known, base, "tips")
-        compiled_strategy(known, opponents, "tips")
-    except PluginError as e:
-        raise TipsError(str(e)) from None
+    s = check_strategies(base, opponents, strategy_paths)
     name, fixed = parse_spec(base)
     for t in tips:
         if t.param not in s.params:

@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_rules
+from shedsim.runs.limits import INT64_MAX
 
 
 def play(
@@ -23,7 +24,7 @@ def play(
                                            "(`shedsim strategies` lists them).")] = "heuristic,greedy",
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the deal and the bots' coin flips "
                                       "(same seed and inputs, same game).")] = 0,
-    game: Annotated[int, typer.Option("--game", "-g", min=0, help="Game number within the seed (another deal; "
+    game: Annotated[int, typer.Option("--game", "-g", min=0, max=INT64_MAX, help="Game number within the seed (another deal; "
                                       "the dealer is game % players).")] = 0,
     seat: Annotated[int, typer.Option("--seat", min=0, help="Your seat, 0 to players-1 (the dealer of "
                                       "game g is seat g % players).")] = 0,

@@ -57,6 +57,13 @@ def tips(
         chosen = TP.select(list(tip or []))
         if any(p < 2 for p in counts):
             raise TP.TipsError(f"--players: at least 2, got {min(counts)}")
+        TP.check_strategies(base, opponents, paths)  # before --out is made
+        from shedsim.runs.limits import game_bytes, memory_problem
+        seats = min(max(counts), max(rs.max_players for rs in rule_sets))  # the largest table played
+        problem = memory_problem("--games", games, "games", game_bytes(seats),
+                                 "at once (each variant of a cell is one kernel call)")
+        if problem:
+            raise TP.TipsError(problem)
         Store.check_writable(out)
     except (TP.TipsError, TournamentError) as e:
         fail(str(e))

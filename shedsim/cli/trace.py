@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_rules
+from shedsim.runs.limits import INT64_MAX
 
 
 def trace(
@@ -18,7 +19,7 @@ def trace(
     seed: Annotated[int, typer.Option("--seed", "-s", help="Run seed (as the tournament's --seed).", min=0)] = 0,
     game: Annotated[int, typer.Option("--game", "-g", help="Game index, numbered as the run numbers its games: "
                                       "game g of a tournament of P seats is rotation g % P of deal g // P (the "
-                                      "index error messages print).", min=0)] = 0,
+                                      "index error messages print).", min=0, max=INT64_MAX)] = 0,
     strategies: Annotated[str, typer.Option("--strategies", help="Comma-separated strategies (NAME, NAME:param=v or "
                                             "LABEL=NAME), read as the tournament reads them. One strategy sits in "
                                             "every seat (deal g in game g, as bench plays); two or more are a "
