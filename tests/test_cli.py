@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from shedsim.cli import app
+from shedsim.cli import ORDER, app
 
 HERE = Path(__file__).resolve().parent
 INVALID = sorted((HERE / "scenarios" / "invalid").glob("*.toml"))
@@ -292,3 +292,25 @@ def test_import_cli_does_not_import_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+# --------------------------------------------------------------------------- the command line reads plainly
+def test_help_shows_no_type_after_a_flag():
+    """Before, typer printed ``<bool>`` after every flag (--help, --quiet, --force, ...) of
+    every command; an option with a value keeps its type."""
+    for args in ([], ["rules"], ["scenario"], *([c] for c in ORDER if c not in ("rules", "scenario")),
+                 ["rules", "show"], ["scenario", "run"]):
+        r = invoke(*args, "--help")
+        assert r.exit_code == 0, (args, r.output)
+        assert "<bool>" not in r.output, (args, r.output)
+    r = invoke("tournament", "--help")
+    assert re.search(r"--games\s+-g\s+<int range>", r.output) and re.search(r"--quiet\s+-q\s+No progress", r.output)
+
+
+def test_the_commands_are_listed_in_task_order():
+    """Before: trace, strategies, compile, bench, tournament, ... (the order of registration)."""
+    out = invoke("--help").output
+    at = [out.index(f"│ {name} ") for name in ORDER]
+    assert at == sorted(at), [n for _, n in sorted(zip(at, ORDER))]
+    for panel in ("Rules and strategies", "Studies", "Positions and games", "Reports", "Tools"):
+        assert panel in out
