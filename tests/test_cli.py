@@ -314,3 +314,33 @@ def test_the_commands_are_listed_in_task_order():
     assert at == sorted(at), [n for _, n in sorted(zip(at, ORDER))]
     for panel in ("Rules and strategies", "Studies", "Positions and games", "Reports", "Tools"):
         assert panel in out
+
+
+def _ranking_header(output: str) -> list[str]:
+    line = next(ln for ln in output.splitlines() if "┃ strategy" in ln)
+    return [c.strip() for c in line.strip("┃ ").split("┃")]
+
+
+def test_the_tournament_table_says_a_figure_shared_by_every_row_once(tmp_path):
+    """Before, games and unfinished repeated the same figure on every row (here: every
+    strategy plays every game, so each row held the run's unfinished total)."""
+    r = invoke("tournament", "--strategies", "greedy,aggressive", "--players", "2", "--games", "2000",
+               "--workers", "1", "--no-plots", "--out", tmp_path / "two")
+    assert r.exit_code == 0, r.output
+    head = _ranking_header(r.output)
+    assert "unfinished" not in head and "games" not in head, head
+    assert "2,000 seat-games per strategy" in r.output
+    assert re.search(r"2,000 games \([\d,]+ unfinished", r.output), r.output  # the total, once, under the table
+    # three entries at two seats: each strategy has its own unfinished games, so the column stays
+    r = invoke("tournament", "--strategies", "greedy,aggressive,aggressive", "--players", "2", "--games", "2001",
+               "--workers", "1", "--no-plots", "--out", tmp_path / "three")
+    assert r.exit_code == 0, r.output
+    assert "unfinished" in _ranking_header(r.output)
+
+
+def test_compare_rules_says_the_deals_once(tmp_path):
+    r = invoke("compare-rules", "-r", "duel", "-r", "duel+low7", "--players", "2", "--strategies", "greedy,random",
+               "--games", "200", "--workers", "1", "--no-plots", "--out", tmp_path / "o")
+    assert r.exit_code == 0, r.output
+    line = next(ln for ln in r.output.splitlines() if "┃ variant" in ln and "mean moves" in ln)
+    assert "deals" not in line and "100 deals per variant" in r.output, r.output

@@ -170,14 +170,16 @@ def _print_tables(res) -> None:
 
     rows = v.to_dict("records")
     n = res.info["players"]
-    t = Table(title=f"Game length: {C.title(res)}\n{C.subtitle(res)}",
+    each = len(rows) > 0 and v["deals"].nunique() == 1  # the same deals in every variant: said once, in the title
+    t = Table(title=f"Game length: {C.title(res)}" + (f", {rows[0]['deals']:,} deals per variant" if each else "")
+                    + f"\n{C.subtitle(res)}",
               caption=f"\\[lo, hi] = 95% intervals over deals; a round is {n} moves; unfinished = stopped: stalled, proven loop or move cap")
     ends = "stalled" in v.columns
-    for col in ("variant", "deals", "mean moves", "mean rounds", "median moves", "95th pct moves", "unfinished",
-                *(("stalled / loops / cap",) if ends else ())):
+    for col in ("variant", *(() if each else ("deals",)), "mean moves", "mean rounds", "median moves",
+                "95th pct moves", "unfinished", *(("stalled / loops / cap",) if ends else ())):
         t.add_column(col, justify="left" if col == "variant" else "right")
     for r in rows:
-        t.add_row(name(r), f"{r['deals']:,}",
+        t.add_row(name(r), *(() if each else (f"{r['deals']:,}",)),
                   f"{r['mean_moves']:.1f} [{r['mean_moves_lo']:.1f}, {r['mean_moves_hi']:.1f}]",
                   f"{r['mean_rounds']:.1f} [{r['mean_rounds_lo']:.1f}, {r['mean_rounds_hi']:.1f}]",
                   f"{r['median_moves']:.0f} [{r['median_moves_lo']:.0f}, {r['median_moves_hi']:.0f}]",
