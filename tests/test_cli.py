@@ -344,3 +344,27 @@ def test_compare_rules_says_the_deals_once(tmp_path):
     assert r.exit_code == 0, r.output
     line = next(ln for ln in r.output.splitlines() if "┃ variant" in ln and "mean moves" in ln)
     assert "deals" not in line and "100 deals per variant" in r.output, r.output
+
+
+def test_every_place_says_who_starts_in_the_same_words():
+    """The engine starts the seat after the dealer under dealer_left (duel, family, palace);
+    before, the README said "first seat" for duel and "left of dealer" for the others, and
+    rules list/show said "dealer_left"."""
+    from shedsim.rules.engine import deal, start_seat
+    from shedsim.rules.ruleset import preset
+    from shedsim.seeding import SplitMix64
+    for name, players in (("duel", 2), ("family", 3), ("palace", 4)):
+        rs = preset(name)
+        assert rs.start == "dealer_left"
+        for dealer in range(players):
+            state, rng = deal(rs, players, 12345 + dealer, dealer)
+            assert start_seat(state, SplitMix64(1)) == (dealer + 1) % players
+        show = " ".join(invoke("rules", "show", name).output.split())
+        assert "start │ the seat after the dealer (dealer_left)" in show, show
+    listed = " ".join(invoke("rules", "list").output.split())
+    assert listed.count("Who starts: the seat after the dealer") >= 1
+    readme = (HERE.parent / "README.md").read_text()
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+)` \|.*\| ([^|]+) \|$", readme, re.M)}
+    for name in ("duel", "family", "palace"):
+        assert rows[name].strip() == "seat after the dealer", rows
+    assert "first seat" not in readme and "left of dealer" not in readme

@@ -12,6 +12,19 @@ from shedsim.cli.common import CommandGroup, HouseOpt, RulesFileOpt, RulesOpt, S
 rules_app = typer.Typer(help="List and inspect rule sets and house toggles.", no_args_is_help=True, cls=CommandGroup)
 
 
+START_WORDS = {"dealer_left": "the seat after the dealer",
+               "lowest_hand": "the lowest ordinary hand card, ties to the first after the dealer",
+               "lowest_faceup": "the lowest ordinary face-up card, ties at random",
+               "random": "a random seat"}
+"""Who starts under each ``start`` rule, in words (the engine's :func:`shedsim.rules.engine.start_seat`)."""
+
+
+def start_text(rule: str) -> str:
+    """A ``start`` rule in words, with the name a rules file gives it: ``the seat after the
+    dealer (dealer_left)``."""
+    return f"{START_WORDS.get(rule, rule)} ({rule})"
+
+
 def yes_no(v) -> str:
     """A setting's value as text, booleans as yes/no (the one vocabulary of rules list and show)."""
     return ("yes" if v else "no") if isinstance(v, bool) else str(v)
@@ -35,7 +48,7 @@ def rules_list() -> None:
         other = "; ".join(f"{k}: {v}" for k, v in roles.items() if k not in ("reset", "burn") and v != "-")
         text = (f"reset {roles['reset']}, burn {roles['burn']}" + (f"; {other}" if other else "")
                 + f". Voluntary pick-up: {rs.pickup}. Gamble on the stock: {yes_no(rs.deck_gamble)}. "
-                f"Who starts: {rs.start}. Scoring: {rs.scoring}.")
+                f"Who starts: {start_text(rs.start)}. Scoring: {rs.scoring}.")
         t.add_row(name, f"{rs.min_players}-{rs.max_players}", text)
     console.print(t)
     h = Table(title="House toggles (--house, repeatable; all compose)")
@@ -67,7 +80,7 @@ def rules_show(
         s.add_row(k, v)
     for k in ("pickup", "deck_gamble", "start", "burn_passes", "mix_last_hand", "decks", "hand_size",
               "table_size", "burn_run", "max_moves", "scoring"):
-        s.add_row(k.replace("_", " "), yes_no(getattr(rs, k)))
+        s.add_row(k.replace("_", " "), start_text(rs.start) if k == "start" else yes_no(getattr(rs, k)))
         if k == "max_moves":
             groups: dict[int, list[int]] = {}
             for p in range(rs.min_players, rs.max_players + 1):
