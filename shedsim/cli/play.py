@@ -42,7 +42,7 @@ def play(
 
     hint: your moves ranked by playouts from what you can see (expected place, P(lose), P(first), 95% intervals); why: the last bot move explained (the bot's rule and how playouts from what it saw rank the move); table: the table again; help; quit.
 
-    When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on. quit or the end of input print the command that continues the game later (--moves).
+    When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on. quit, the end of input and a bot that fails print the command that continues the game later (--moves).
 
     Exit codes: 0 game over or quit; 1 input ended before the game did, or a bot failed; 2 bad options.
 
@@ -120,8 +120,11 @@ def play(
         except InputError as e:
             typer.echo(f"  ! {e}")
             continue
-        except StrategyError as e:
-            fail(str(e), 1)
+        except StrategyError as e:  # a bot (or the hint policy) failed: the game cannot go on as it is
+            typer.echo(f"error: {e}", err=True)
+            typer.echo(f"the game stops after {g.state.moves} move(s); nothing is lost: once the strategy is fixed, "
+                       f"go on with\n  {again()}", err=True)
+            raise typer.Exit(1)
         say(out)
         if not g.over and g.swapped and g.state.to_move == g.you and _changed(line):
             say(g.table_lines())
