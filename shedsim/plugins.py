@@ -67,7 +67,7 @@ from shedsim.plugin_meta import (MAX_PARAMS, PluginError, StrategyInfo, hash_fil
 from shedsim.rules.cards import pack, unpack
 from shedsim.seeding import SplitMix64
 from shedsim.kernel.isolate import (DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT,  # noqa: F401 - re-exported
-                                    decision_timeout)
+                                    MAX_DECISION_TIMEOUT, decision_timeout)
 
 ENV_PATH = "SHEDSIM_STRATEGY_PATH"
 
@@ -179,7 +179,8 @@ class Strategy(StrategyInfo):
 def parse_spec(text: str) -> tuple[str, dict[str, int]]:
     """Read a strategy spec ``NAME`` or ``NAME:param=value,param=value`` (integer values).
 
-    Raises :class:`PluginError` naming the spec when it cannot be read.
+    Raises :class:`PluginError` naming the spec when it cannot be read or a value does not
+    fit the kernel's 64-bit parameters.
     """
     name, _, rest = text.strip().partition(":")
     overrides: dict[str, int] = {}
@@ -192,6 +193,9 @@ def parse_spec(text: str) -> tuple[str, dict[str, int]]:
                 overrides[key.strip()] = int(value)
             except ValueError:
                 raise PluginError(f"strategy spec {text!r}: write NAME:param=INTEGER[,param=INTEGER]") from None
+            if not -2**63 <= overrides[key.strip()] < 2**63:  # the kernel's parameters are int64
+                raise PluginError(f"strategy spec {text!r}: {key.strip()}={value.strip()} does not fit a parameter "
+                                  f"(a 64-bit integer, {-2**63:,} to {2**63 - 1:,})")
     if not name:
         raise PluginError(f"strategy spec {text!r}: missing strategy name")
     return name, overrides

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from shedsim.cli import app
+from shedsim.cli import ORDER, app
 
 HERE = Path(__file__).resolve().parent
 INVALID = sorted((HERE / "scenarios" / "invalid").glob("*.toml"))
@@ -377,3 +377,79 @@ def test_a_role_in_strategies_expands_to_what_the_traits_select():
     assert parse_entries("@baseline,@reference") == [("random", "random"), ("greedy", "greedy")]
     with pytest.raises(TournamentError, match=r"'@best' names no selection; use one of @default, @ladder"):
         parse_entries("@best")
+
+
+# --------------------------------------------------------------------------- the command line reads plainly
+def test_help_shows_no_type_after_a_flag():
+    """Before, typer printed ``<bool>`` after every flag (--help, --quiet, --force, ...) of
+    every command; an option with a value keeps its type."""
+    for args in ([], ["rules"], ["scenario"], *([c] for c in ORDER if c not in ("rules", "scenario")),
+                 ["rules", "show"], ["scenario", "run"]):
+        r = invoke(*args, "--help")
+        assert r.exit_code == 0, (args, r.output)
+        assert "<bool>" not in r.output, (args, r.output)
+    r = invoke("tournament", "--help")
+    assert re.search(r"--games\s+-g\s+<int range>", r.output) and re.search(r"--quiet\s+-q\s+No progress", r.output)
+
+
+def test_the_commands_are_listed_in_task_order():
+    """Before: trace, strategies, compile, bench, tournament, ... (the order of registration)."""
+    out = invoke("--help").output
+    at = [out.index(f"│ {name} ") for name in ORDER]
+    assert at == sorted(at), [n for _, n in sorted(zip(at, ORDER))]
+    for panel in ("Rules and strategies", "Studies", "Positions and games", "Reports", "Tools"):
+        assert panel in out
+
+
+def _ranking_header(output: str) -> list[str]:
+    line = next(ln for ln in output.splitlines() if "┃ strategy" in ln)
+    return [c.strip() for c in line.strip("┃ ").split("┃")]
+
+
+def test_the_tournament_table_says_a_figure_shared_by_every_row_once(tmp_path):
+    """Before, games and unfinished repeated the same figure on every row (here: every
+    strategy plays every game, so each row held the run's unfinished total)."""
+    r = invoke("tournament", "--strategies", "greedy,aggressive", "--players", "2", "--games", "2000",
+               "--workers", "1", "--no-plots", "--out", tmp_path / "two")
+    assert r.exit_code == 0, r.output
+    head = _ranking_header(r.output)
+    assert "unfinished" not in head and "games" not in head, head
+    assert "2,000 seat-games per strategy" in r.output
+    assert re.search(r"2,000 games \([\d,]+ unfinished", r.output), r.output  # the total, once, under the table
+    # three entries at two seats: each strategy has its own unfinished games, so the column stays
+    r = invoke("tournament", "--strategies", "greedy,aggressive,aggressive", "--players", "2", "--games", "2001",
+               "--workers", "1", "--no-plots", "--out", tmp_path / "three")
+    assert r.exit_code == 0, r.output
+    assert "unfinished" in _ranking_header(r.output)
+
+
+def test_compare_rules_says_the_deals_once(tmp_path):
+    r = invoke("compare-rules", "-r", "duel", "-r", "duel+low7", "--players", "2", "--strategies", "greedy,random",
+               "--games", "200", "--workers", "1", "--no-plots", "--out", tmp_path / "o")
+    assert r.exit_code == 0, r.output
+    line = next(ln for ln in r.output.splitlines() if "┃ variant" in ln and "mean moves" in ln)
+    assert "deals" not in line and "100 deals per variant" in r.output, r.output
+
+
+def test_every_place_says_who_starts_in_the_same_words():
+    """The engine starts the seat after the dealer under dealer_left (duel, family, palace);
+    before, the README said "first seat" for duel and "left of dealer" for the others, and
+    rules list/show said "dealer_left"."""
+    from shedsim.rules.engine import deal, start_seat
+    from shedsim.rules.ruleset import preset
+    from shedsim.seeding import SplitMix64
+    for name, players in (("duel", 2), ("family", 3), ("palace", 4)):
+        rs = preset(name)
+        assert rs.start == "dealer_left"
+        for dealer in range(players):
+            state, rng = deal(rs, players, 12345 + dealer, dealer)
+            assert start_seat(state, SplitMix64(1)) == (dealer + 1) % players
+        show = " ".join(invoke("rules", "show", name).output.split())
+        assert "start │ the seat after the dealer (dealer_left)" in show, show
+    listed = " ".join(invoke("rules", "list").output.split())
+    assert listed.count("Who starts: the seat after the dealer") >= 1
+    readme = (HERE.parent / "README.md").read_text()
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+)` \|.*\| ([^|]+) \|$", readme, re.M)}
+    for name in ("duel", "family", "palace"):
+        assert rows[name].strip() == "seat after the dealer", rows
+    assert "first seat" not in readme and "left of dealer" not in readme

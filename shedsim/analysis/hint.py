@@ -59,6 +59,9 @@ decision: hundreds of times slower a playout than a fast one); ``fast`` ones get
 BUDGETS = {"fast": DEFAULT_BUDGET_FAST, "moderate": DEFAULT_BUDGET, "slow": DEFAULT_BUDGET_SEARCH}
 DEFAULT_BATCH = 100
 DEFAULT_CAP = 400
+MAX_CAP = 10_000_000
+"""The longest playout cap (moves): the largest ``max_moves`` a rule set takes, which keeps
+the kernel's move counter inside its 64-bit integers."""
 MIN_TIED = 400
 MIN_RACE = 30
 """No move is dropped before this many samples (the normal approximation needs a few dozen)."""
@@ -246,6 +249,17 @@ def _failure_words(status: np.ndarray) -> str:
     return f"returned {move} for seat {seat} in a playout"
 
 
+def budget_problem(option: str, budget: int, n_moves: int, up_to: bool = False) -> str | None:
+    """Why ``budget`` samples of each of ``n_moves`` moves (``up_to``: at most that many)
+    do not fit in memory (every sample's place, float64, and its facts, int8[N_FACTS], are
+    kept for the intervals and ``why``), as a sentence naming ``option``; None when they
+    fit (:func:`shedsim.runs.limits.memory_problem`)."""
+    from shedsim.kernel.playouts import N_FACTS
+    from shedsim.runs.limits import memory_problem
+    return memory_problem(option, budget, "samples per move", n_moves * (8 + N_FACTS),
+                          f"for {'up to ' if up_to else ''}{n_moves} move(s)")
+
+
 def rank_moves(state: GameState, seat: int | None = None, policy: str | None = None,
                budget: int | None = None, seed: int = 0, batch: int = DEFAULT_BATCH,
                cap: int = DEFAULT_CAP, strategy_paths: tuple[str, ...] = (),
@@ -264,7 +278,8 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
     :func:`shedsim.rules.scoring.objective_of`), named ``objective_option`` in messages
     and in the ranking's words. Only the seat's observation is read (see
     the module docstring). Raises :class:`HintError` for an unknown policy or objective, a
-    seat that cannot move, or a budget, batch or cap below 1, and
+    seat that cannot move, a budget, batch or cap below 1, a cap above :data:`MAX_CAP` or a
+    budget whose samples do not fit in memory, and
     :class:`PolicyCrash` when the policy fails (an illegal move, a write into the rules,
     its parameters or the observation; a plugin that crashes or raises).
     """
@@ -289,6 +304,8 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
     for name, v in (("--budget", budget), ("--batch", batch), ("--cap", cap)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise HintError(f"{name}: must be a positive integer, got {v!r}")
+    if cap > MAX_CAP:
+        raise HintError(f"--cap: at most {MAX_CAP:,} moves (the longest move cap a rule set takes), got {cap:,}")
     st = observed_state(state, seat)
     me = st.to_move
     n_players = st.players
@@ -308,6 +325,9 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
     codes = np.array([m.code for m in reps], np.int64)
     n_moves = len(reps)
     samples_cap = budget if n_moves > 1 else min(budget, batch)
+    problem = budget_problem("--budget", samples_cap, n_moves)
+    if problem:
+        raise HintError(problem)
     places = np.zeros((samples_cap, n_moves), np.float64)
     facts = np.zeros((samples_cap, n_moves, N_FACTS), np.int8)
     active = np.ones(n_moves, np.bool_)

@@ -105,7 +105,7 @@ class Game:
     ``hint_objective`` (``lose``, ``place`` or ``first``; default: what the rules' scoring
     rewards, :func:`shedsim.rules.scoring.objective_of`). Raises :class:`PlayError` for a
     player count the rules do not allow, an unknown strategy, a parameter outside its range,
-    a bad seat or objective."""
+    a bad seat or objective, or a ``hint_budget`` whose samples would not fit in memory."""
 
     def __init__(self, rules: RuleSet, players: int, opponents: list[str], seed: int = 0, game: int = 0,
                  seat: int = 0, strategy_paths: tuple[str, ...] = (), hint_policy: str | None = None,
@@ -119,6 +119,11 @@ class Game:
             raise PlayError(f"--seat: 0 to {players - 1} at {players} players; got {seat}")
         if not opponents:
             raise PlayError("--opponents: name at least one strategy")
+        from shedsim.analysis.hint import budget_problem
+        # a hint keeps every sample of every move; at most every rank at every count, pick up, gamble, flip
+        problem = budget_problem("--hint-budget", hint_budget, 13 * 4 * rules.decks + 3, up_to=True)
+        if problem:
+            raise PlayError(problem)
         self.rules, self.n, self.you, self.seed, self.game = rules, players, seat, seed, game
         self.hint_policy, self.hint_budget, self.strategy_paths = hint_policy, hint_budget, strategy_paths
         self.hint_objective = hint_objective

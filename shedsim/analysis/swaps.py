@@ -91,6 +91,10 @@ def seat_places2(places: np.ndarray, players: int) -> np.ndarray:
     return effective_places2(np.asarray(places)).astype(np.int64)
 
 
+REGRET_BATCH = 10
+"""Sample deals of the regret study (d) per chunk of work."""
+
+
 @dataclass(frozen=True)
 class StudySpec:
     """What the study plays. ``strategy`` is a spec (``NAME`` or ``NAME:param=v``);
@@ -128,13 +132,26 @@ def check(spec: StudySpec) -> None:
     spec.rules.check_players(spec.players)
     if spec.games < 1:
         raise SwapStudyError(f"--games: must be at least 1, got {spec.games}")
-    from shedsim.runs.store import plan_size_problem
+    from shedsim.runs.store import MAX_CHUNKS, plan_size_problem
     chunk = max(1, spec.chunk_size or 1)
     too_big = plan_size_problem(3 * -(-spec.games // chunk), 3 * spec.games, chunk)  # parts (a), (b), (c)
     if too_big:
         raise SwapStudyError(too_big)
     if spec.deals < 0 or spec.rollouts < 1:
         raise SwapStudyError("--deals must be at least 0 and --rollouts at least 1")
+    regret_chunks = -(-spec.deals // REGRET_BATCH)
+    if 3 * -(-spec.games // chunk) + regret_chunks > MAX_CHUNKS:
+        raise SwapStudyError(f"--deals: {spec.deals:,} sample deals would take {regret_chunks:,} chunks of "
+                             f"{REGRET_BATCH} deals; with the other parts one run holds at most {MAX_CHUNKS:,} "
+                             f"chunks: give fewer --deals (or fewer --games)")
+    from shedsim.runs.limits import game_bytes, memory_problem
+    if spec.deals > 0:  # a sample deal plays every face-up choice x --rollouts games in one kernel call
+        choices = math.comb(spec.rules.hand_size + spec.rules.table_size, spec.rules.table_size)
+        problem = memory_problem("--rollouts", spec.rollouts, "rollouts", choices * game_bytes(spec.players),
+                                 f"at once (a sample deal plays up to {choices} face-up choices x --rollouts games "
+                                 f"in one kernel call)")
+        if problem:
+            raise SwapStudyError(problem)
     if not 0 <= spec.seat < spec.players:
         raise SwapStudyError(f"--seat: must be 0..{spec.players - 1}, got {spec.seat}")
     if spec.rules.table_size + spec.rules.hand_size > 12:
@@ -420,7 +437,7 @@ def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]
     return out
 
 
-def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = 10):
+def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = REGRET_BATCH):
     """(d) Per sample deal: the distinct face-up choices of ``spec.seat``, each evaluated by
     ``spec.rollouts`` re-deals given its visible cards; the strategy's own choice against
     the best and worst.

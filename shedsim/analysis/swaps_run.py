@@ -24,7 +24,7 @@ from shedsim.runs.execute import Job
 from shedsim.runs.store import RunStore
 
 FORMAT = 1
-REGRET_BATCH = 10
+REGRET_BATCH = SW.REGRET_BATCH
 """Sample deals per chunk of (d) (as :func:`shedsim.analysis.swaps.regret`)."""
 VALUE_COLUMNS = ("n", "losses", "p2", "clusters", "nn", "l_ss", "l_sm", "p_ss", "p_sm")
 """The columns of :func:`shedsim.analysis.swaps.reduce_values`' table."""

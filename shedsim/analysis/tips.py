@@ -219,9 +219,13 @@ def check_players(base: str, opponents: str, tips: list[Tip], strategy_paths: tu
     tip's parameter, at values inside its ranges. Returns the base's strategy. Raises
     :class:`TipsError` naming the option."""
     from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
+    try:
+        known = discover(list(strategy_paths))
+    except PluginError as e:
+        raise TipsError(f"--strategy-path: {e}") from None
     for option, spec in (("--base", base), ("--opponents", opponents)):
         try:
-            s = compiled_strategy(discover(list(strategy_paths)), spec, "tips")
+            s = compiled_strategy(known, spec, "tips")
         except PluginError as e:
             raise TipsError(f"{option}: {e}") from None
         if option == "--base":

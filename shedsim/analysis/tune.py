@@ -72,7 +72,8 @@ class Param:
 
 
 def parse_param(text: str) -> Param:
-    """Read ``NAME=LO:HI`` or ``NAME=LO:HI:log``. Raises :class:`TuneError` naming ``--param``."""
+    """Read ``NAME=LO:HI`` or ``NAME=LO:HI:log`` (integers that fit int64). Raises
+    :class:`TuneError` naming ``--param``."""
     name, eq, rng = text.partition("=")
     parts = rng.split(":")
     try:
@@ -83,6 +84,9 @@ def parse_param(text: str) -> Param:
         raise TuneError(f"--param {text!r}: write NAME=LO:HI or NAME=LO:HI:log (integers)") from None
     if lo > hi:
         raise TuneError(f"--param {text!r}: LO must not exceed HI")
+    if not -2**63 <= lo <= hi < 2**63:  # a trial's values go to the kernel as int64 parameters
+        raise TuneError(f"--param {text!r}: LO and HI must lie between {-2**63:,} and {2**63 - 1:,} "
+                        f"(64-bit integers)")
     if len(parts) == 3 and lo < 1:
         raise TuneError(f"--param {text!r}: a log range needs LO >= 1")
     return Param(name.strip(), lo, hi, len(parts) == 3)

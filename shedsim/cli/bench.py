@@ -18,11 +18,11 @@ def bench(
     players: Annotated[int, typer.Option("--players", "-p", help="Seats at the table.")] = 2,
     strategy: Annotated[Optional[str], typer.Option("--strategy", help="Strategy played by every seat (NAME or NAME:param=v; default: the reference opponent, " + choice_help("reference") + ").")] = None,
     games: Annotated[int, typer.Option("--games", "-g", help="Games to play.", min=1)] = 1_000_000,
-    workers: Annotated[int, typer.Option("--workers", "-w", help="Worker processes (loky, or the local dask cluster).", min=1)] = 1,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Worker processes (loky, or the local dask cluster); at most the CPUs and what the memory holds.", min=1)] = 1,
     backend: Annotated[str, typer.Option("--backend", help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray).")] = "loky",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Run seed.", min=0)] = 0,
-    chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per chunk of work.", min=1)] = 50_000,
+    chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per chunk of work (at most what the memory holds).", min=1)] = 50_000,
     reference: Annotated[bool, typer.Option("--reference", help="Also time the reference engine on the first --reference-games games and print the ratio.")] = False,
     reference_games: Annotated[int, typer.Option("--reference-games", help="Games timed on the reference engine with --reference.", min=1)] = 500,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
@@ -53,7 +53,7 @@ def bench(
     from shedsim.plugins import PluginError, choice, discover, parse_spec
     from shedsim.rules.engine import StrategyError
     from shedsim.rules.ruleset import RulesError
-    from shedsim.runs.simulate import (BackendError, RunSpec, SimulationError, backend_config, check_backend, run_chunks,
+    from shedsim.runs.simulate import (BackendError, RunSpec, SimulationError, backend_config, check_backend, run_tasks,
                            warm_workers)
     try:
         check_backend(backend, scheduler)
@@ -62,9 +62,12 @@ def bench(
     rs = load_rules(rules, house, rules_file)
     try:
         rs.check_players(players)
-        known = discover([str(p) for p in strategy_path or []])
-    except (RulesError, PluginError) as e:
+    except RulesError as e:
         fail(str(e))
+    try:
+        known = discover([str(p) for p in strategy_path or []])
+    except PluginError as e:
+        fail(f"--strategy-path: {e}")
     try:
         base = choice("reference")[0]  # the kernel's own moves/s beside a search strategy's
         strategy = base if strategy is None else strategy
@@ -76,13 +79,24 @@ def bench(
     except PluginError as e:
         fail(f"--strategy: {e}")
     paths = tuple(str(p) for p in strategy_path or [])
+    from shedsim.runs.limits import LimitError, memory_problem, plan_workers
+    from shedsim.runs.store import plan_size_problem
+    too_big = plan_size_problem(-(-games // chunk_size), games, chunk_size)
+    if too_big:
+        fail(too_big)
+    if reference and (problem := memory_problem("--reference-games", min(games, reference_games), "games", 24)):
+        fail(problem)  # the reference games' keys (two uint64 and the index per game) are made at once
+    try:  # at most the CPUs and what the memory holds (a cluster at --scheduler decides its own)
+        workers, note = plan_workers(workers, scheduler, min(chunk_size, games), max(players, 4) if table_mode else players)
+    except LimitError as e:
+        fail(str(e))
     if table_mode:
         from shedsim.runs.benchmark import CalibrationError, bench_table, find_calibration, render_table
         try:
             cdir = find_calibration(calib)
             rows = bench_table(rs, strategy, games, calib=cdir, seed=seed, strategy_paths=paths, chunk_size=chunk_size,
                                progress=None if as_json else (lambda m: typer.echo(f"timing {m} ...", err=True)))
-        except (CalibrationError, SimulationError) as e:
+        except (CalibrationError, SimulationError, LimitError) as e:
             fail(str(e))
         if as_json:
             typer.echo(json.dumps({"rules": rs.name, "strategy": strategy, "games": games, "calibration": str(cdir) if cdir else None, "rows": rows}))
@@ -91,6 +105,8 @@ def bench(
             Console().print(render_table(rows, f"bench: {rs.name}, {strategy}, {games:,} games per run, median of 3"
                                          + (f"; calibration kernel: {cdir}" if cdir else "")))
         return
+    if note:
+        typer.echo(f"note: {note}", err=True)
     spec = RunSpec(rs, players, (strategy,), (strategy,), seed=seed, games=games, schedule="same",
                    strategy_paths=paths, chunk_size=min(chunk_size, max(1, -(-games // workers))))
     from shedsim.kernel.build import cache_dir
@@ -100,23 +116,30 @@ def bench(
         with contextlib.ExitStack() as cluster:
             warm_workers(spec, 1)  # in this process: the kernel's load (or compile) time
             load_s = time.perf_counter() - t
-            if backend != "loky":  # one cluster for warming and timing (run_chunks reuses it)
+            if backend != "loky":  # one cluster for warming and timing (run_tasks reuses it)
                 workers = cluster.enter_context(backend_config(backend, workers, scheduler))
                 spec = dataclasses.replace(spec, chunk_size=min(chunk_size, max(1, -(-games // workers))))
             if workers > 1 or backend != "loky":
                 warm_workers(spec, workers, backend, scheduler)
+            from shedsim.layout import END_NAMES
+            moves = unfinished = 0
+            ends = np.zeros(len(END_NAMES), np.int64)
+
+            def tally(_k: int, r) -> None:  # each chunk's records are summed and dropped as they arrive
+                nonlocal moves, unfinished
+                moves += int(r.records["moves"].sum())
+                unfinished += int(r.records["unfinished"].sum())
+                ends[:] += np.bincount(r.records["end"], minlength=len(END_NAMES))
+                r.records.clear()
+
             t0 = time.perf_counter()
-            results = run_chunks(spec, list(range(spec.n_chunks())), workers=workers, backend=backend,
-                                 scheduler=scheduler, keep=("moves", "unfinished", "end"))
+            run_tasks([(spec, c) for c in range(spec.n_chunks())], workers=workers, backend=backend, on_result=tally,
+                      keep=("moves", "unfinished", "end"), scheduler=scheduler)
             wall = time.perf_counter() - t0
     except BackendError as e:
         fail(str(e))
     except SimulationError as e:
         fail(str(e), 1)
-    moves = int(sum(int(r.records["moves"].sum()) for r in results))
-    unfinished = int(sum(int(r.records["unfinished"].sum()) for r in results))
-    from shedsim.layout import END_NAMES
-    ends = sum(np.bincount(r.records["end"], minlength=len(END_NAMES)) for r in results)
     out = {
         "rules": rs.name, "house": list(rs.house), "players": players, "strategy": strategy,
         "games": games, "workers": workers, "backend": backend, "seed": seed, "wall_s": round(wall, 4),

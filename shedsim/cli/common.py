@@ -1,5 +1,6 @@
-"""What the command modules share: option types, ``fail`` (exit 2 with a message), rules and
-players from options, the progress bar and the peak-memory figure. It imports no command
+"""What the command modules share: option types, the command group class (help without
+``<bool>`` after flags), ``fail`` (exit 2 with a message), rules and players from options,
+the progress bar and the peak-memory figure. It imports no command
 module, so the command modules and :mod:`shedsim.cli` import it without a cycle."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.")]
 HouseOpt = Annotated[Optional[list[str]], typer.Option("--house", "-H", help="House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim rules list`).")]
@@ -57,6 +58,30 @@ class ChoiceHelp(TyperCommand):
         for p in self.params:
             p.help = fill(getattr(p, "help", None))
         return super().format_help(ctx, formatter)
+
+
+class CommandGroup(TyperGroup):
+    """The command group of ``shedsim`` and of its groups (``rules``, ``scenario``): as
+    typer's, except that a flag's help row shows no type (typer prints ``<bool>`` after every
+    flag, which takes no value; an option with a value keeps its ``<int>``, ``<path>``...)."""
+
+    def get_command(self, ctx, cmd_name):
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None:
+            _untyped_flags(cmd, ctx)
+        return cmd
+
+    def format_help(self, ctx, formatter) -> None:
+        _untyped_flags(self, ctx)
+        super().format_help(ctx, formatter)
+
+
+def _untyped_flags(cmd, ctx) -> None:
+    """Give every flag of ``cmd`` (``--help`` included) an empty metavar, which typer's help
+    shows in place of the type; parsing and error messages name flags by their options."""
+    for p in [*cmd.params, cmd.get_help_option(ctx)]:
+        if p is not None and getattr(p, "is_flag", False) and p.metavar is None:
+            p.metavar = ""
 
 
 def fail(message: str, code: int = 2) -> None:

@@ -30,7 +30,7 @@ def compare_rules(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/compare).")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted comparison in this directory (plays only its missing chunks).")] = None,
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default and most: the number of CPUs, fewer when the memory cannot hold them). Results do not depend on it.")] = None,
     backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster, or the cluster at --scheduler) or ray. Results do not depend on it.")] = "loky",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379).")] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts (a run started with it stays without them on --resume).")] = False,
@@ -49,8 +49,6 @@ def compare_rules(
 
     Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (finished chunks are kept); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
     """  # noqa: E501 (typer shows each paragraph as one line)
-    import os
-
     from shedsim.analysis import compare as C
     from shedsim.analysis import compare_run as R
     from shedsim.analysis import tournament as T
@@ -63,8 +61,6 @@ def compare_rules(
         simulate.check_backend(backend, scheduler)
     except (ValueError, simulate.BackendError) as e:
         fail(str(e))
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     spec = None
     if resume is not None:
         root = resume
@@ -176,14 +172,16 @@ def _print_tables(res) -> None:
 
     rows = v.to_dict("records")
     n = res.info["players"]
-    t = Table(title=f"Game length: {C.title(res)}\n{C.subtitle(res)}",
+    each = len(rows) > 0 and v["deals"].nunique() == 1  # the same deals in every variant: said once, in the title
+    t = Table(title=f"Game length: {C.title(res)}" + (f", {rows[0]['deals']:,} deals per variant" if each else "")
+                    + f"\n{C.subtitle(res)}",
               caption=f"\\[lo, hi] = 95% intervals over deals; a round is {n} moves; unfinished = stopped: stalled, proven loop or move cap")
     ends = "stalled" in v.columns
-    for col in ("variant", "deals", "mean moves", "mean rounds", "median moves", "95th pct moves", "unfinished",
-                *(("stalled / loops / cap",) if ends else ())):
+    for col in ("variant", *(() if each else ("deals",)), "mean moves", "mean rounds", "median moves",
+                "95th pct moves", "unfinished", *(("stalled / loops / cap",) if ends else ())):
         t.add_column(col, justify="left" if col == "variant" else "right")
     for r in rows:
-        t.add_row(name(r), f"{r['deals']:,}",
+        t.add_row(name(r), *(() if each else (f"{r['deals']:,}",)),
                   f"{r['mean_moves']:.1f} [{r['mean_moves_lo']:.1f}, {r['mean_moves_hi']:.1f}]",
                   f"{r['mean_rounds']:.1f} [{r['mean_rounds_lo']:.1f}, {r['mean_rounds_hi']:.1f}]",
                   f"{r['median_moves']:.0f} [{r['median_moves_lo']:.0f}, {r['median_moves_hi']:.0f}]",

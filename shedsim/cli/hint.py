@@ -29,7 +29,7 @@ def hint(
     budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=1, help="The most samples (re-deals of the unseen cards) per move. Default, by the policy's cost class (its TRAITS): " + choice_help("budgets") + ".")] = None,
     batch: Annotated[int, typer.Option("--batch", min=1, help="Samples per round of the race (the early-stop check runs after each).")] = 100,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the re-deals and the policy's coin flips (same seed, same figures).")] = 0,
-    cap: Annotated[int, typer.Option("--cap", min=1, help="The most moves of a playout after the candidate move (seats still in then share the places left).")] = 400,
+    cap: Annotated[int, typer.Option("--cap", min=1, max=10_000_000, help="The most moves of a playout after the candidate move (seats still in then share the places left; at most 10,000,000, the longest move cap of a rule set).")] = 400,
     objective: Annotated[Optional[str], typer.Option("--objective", help="What the ranking follows: lose (P(lose), lower first), place (expected place) or first (P(first), higher first). Default: what the rule set's scoring rewards: lose for duel, family and shithead (only losing counts), place for nines and palace.")] = None,
     why: Annotated[bool, typer.Option("--why", help="Say, from the playouts, why the top move beats the runner-up.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (moves best first) instead of the table.")] = False,

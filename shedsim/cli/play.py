@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, choice_help, fail, load_rules
+from shedsim.runs.limits import INT64_MAX
 
 
 def play(
@@ -25,7 +26,7 @@ def play(
                                                      "reference opponent, " + choice_help("reference") + ".")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the deal and the bots' coin flips "
                                       "(same seed and inputs, same game).")] = 0,
-    game: Annotated[int, typer.Option("--game", "-g", min=0, help="Game number within the seed (another deal; "
+    game: Annotated[int, typer.Option("--game", "-g", min=0, max=INT64_MAX, help="Game number within the seed (another deal; "
                                       "the dealer is game % players).")] = 0,
     seat: Annotated[int, typer.Option("--seat", min=0, help="Your seat, 0 to players-1 (the dealer of "
                                       "game g is seat g % players).")] = 0,
@@ -47,7 +48,7 @@ def play(
 
     hint: your moves ranked by playouts from what you can see (expected place, P(lose), P(first), 95% intervals; ranked by what the rules score, or --hint-objective); why: the last bot move explained (the bot's rule and how playouts from what it saw rank the move); table: the table again; help; quit.
 
-    When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on. quit or the end of input print the command that continues the game later (--moves).
+    When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on. quit, the end of input and a bot that fails print the command that continues the game later (--moves).
 
     Exit codes: 0 game over or quit; 1 input ended before the game did, or a bot failed; 2 bad options.
 
@@ -129,8 +130,11 @@ def play(
         except InputError as e:
             typer.echo(f"  ! {e}")
             continue
-        except StrategyError as e:
-            fail(str(e), 1)
+        except StrategyError as e:  # a bot (or the hint policy) failed: the game cannot go on as it is
+            typer.echo(f"error: {e}", err=True)
+            typer.echo(f"the game stops after {g.state.moves} move(s); nothing is lost: once the strategy is fixed, "
+                       f"go on with\n  {again()}", err=True)
+            raise typer.Exit(1)
         say(out)
         if not g.over and g.swapped and g.state.to_move == g.you and _changed(line):
             say(g.table_lines())

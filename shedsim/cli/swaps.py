@@ -31,7 +31,7 @@ def swaps(
     out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory: new, empty, or one holding an earlier shedsim run.")] = Path("reports/swaps"),
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted study in this directory (plays only its missing chunks).")] = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default and most: the number of CPUs, fewer when the memory cannot hold them). Results do not depend on it.")] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts (a run started with it stays without them on --resume).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar and no tables.")] = False,
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
@@ -50,7 +50,6 @@ def swaps(
     """  # noqa: E501
     import json
     import json
-    import os
     import time
 
     from shedsim.analysis import swaps as SW
@@ -63,8 +62,6 @@ def swaps(
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if resume is not None:
         given = given_on_command_line(ctx, (
             "rules", "house", "players", "strategy", "games", "swap_policy", "deals", "rollouts",

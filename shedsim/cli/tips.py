@@ -64,6 +64,12 @@ def tips(
         TP.check_players(base, opponents, chosen, paths)  # before --out is made
         if any(p < 2 for p in counts):
             raise TP.TipsError(f"--players: at least 2, got {min(counts)}")
+        from shedsim.runs.limits import game_bytes, memory_problem
+        seats = min(max(counts), max(rs.max_players for rs in rule_sets))  # the largest table played
+        problem = memory_problem("--games", games, "games", game_bytes(seats),
+                                 "at once (each variant of a cell is one kernel call)")
+        if problem:
+            raise TP.TipsError(problem)
         Store.check_out(out, TIPS_OUTPUTS, force_option=None)  # never replaces a file of yours
         Store.check_writable(out)
     except (TP.TipsError, TournamentError) as e:

@@ -32,7 +32,7 @@ def tournament(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/latest).")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted run in this directory (plays only its missing chunks).")] = None,
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default and most: the number of CPUs, fewer when the memory cannot hold them).")] = None,
     backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray). Results do not depend on it.")] = "loky",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379, or auto).")] = None,
     save_games: Annotated[bool, typer.Option("--save-games", rich_help_panel=_P_OUT, help="Also write every game's record as Parquet (DIR/games/NNNNN.parquet, one file per chunk).")] = False,
@@ -53,8 +53,6 @@ def tournament(
 
     With no options: shithead, 4 players, 200,000 games, into reports/latest/, with the default field: <<default>>.
     """  # noqa: E501 (typer shows each paragraph as one line)
-    import os
-
     from shedsim.analysis import tournament as T
     from shedsim.cli.common import fail, load_rules
     from shedsim.rules.ruleset import RulesError
@@ -67,8 +65,6 @@ def tournament(
         simulate.check_backend(backend, scheduler)
     except (ValueError, BackendError) as e:
         fail(str(e))
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     spec = None
     try:
         if resume is not None:
@@ -247,14 +243,20 @@ def _print_table(spec, res, complete: bool) -> None:
     from rich.console import Console
     from rich.table import Table
     s = res.summary
+    # a column with one figure on every row says nothing about the strategies: it is said
+    # once (the seat-games in the title; the unfinished games in the line under the table)
+    per_row = {c: s[c].nunique() > 1 for c in ("games", "unfinished")}
     title = (f"Ranking: {spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
+             + ("" if per_row["games"] or s.empty else f", {int(s['games'].iloc[0]):,} seat-games per strategy")
              + ("" if complete else " [PARTIAL: run interrupted]"))
     t = Table(title=title, caption="\\[lo, hi] = 95% intervals, one deal (its rotations) = one cluster (Wilson at the "
                                     "effective size for rates, t for mean place); rating: Plackett-Luce, Elo scale, "
                                     "+- 1.96 cluster-robust se")
-    for col, just in (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
-                      ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right")):
-        t.add_column(col, justify=just)
+    cols = (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
+            ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right"))
+    for col, just in cols:
+        if per_row.get(col, True):
+            t.add_column(col, justify=just)
 
     def pct(v, lo, hi):
         return "-" if math.isnan(v) else f"{100 * v:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
@@ -262,16 +264,22 @@ def _print_table(spec, res, complete: bool) -> None:
     for r in s.itertuples(index=False):
         rating = "-" if math.isnan(r.rating) else f"{r.rating:+.1f} +- {1.96 * r.rating_se:.1f}"
         place = "-" if math.isnan(r.mean_place) else f"{r.mean_place:.3f} [{r.place_lo:.3f}, {r.place_hi:.3f}]"
-        t.add_row(str(r.rank), r.strategy, f"{r.games:,}", pct(r.win_rate, r.win_lo, r.win_hi),
-                  pct(r.loss_rate, r.loss_lo, r.loss_hi), place, rating, f"{r.unfinished:,}")
+        cells = {"#": str(r.rank), "strategy": r.strategy, "games": f"{r.games:,}",
+                 "win rate": pct(r.win_rate, r.win_lo, r.win_hi), "loss rate": pct(r.loss_rate, r.loss_lo, r.loss_hi),
+                 "mean place": place, "rating": rating, "unfinished": f"{r.unfinished:,}"}
+        t.add_row(*(cells[col] for col, _ in cols if per_row.get(col, True)))
     console = Console() if sys.stdout.isatty() else Console(width=150)
     console.print(t)
     if res.matches is not None:
-        m = Table(title=f"Match standings ({spec.rounds} rounds, summed places, lowest total wins)")
-        for col in ("#", "strategy", "matches", "match wins", "mean match place", "mean total places"):
+        mt = res.matches
+        each = not mt.empty and mt["matches"].nunique() == 1  # every strategy played as many matches
+        m = Table(title=f"Match standings ({spec.rounds} rounds, summed places, lowest total wins"
+                        + (f"; {int(mt['matches'].iloc[0]):,} matches per strategy)" if each else ")"))
+        for col in ("#", "strategy", *(() if each else ("matches",)), "match wins", "mean match place",
+                    "mean total places"):
             m.add_column(col, justify="left" if col == "strategy" else "right")
-        for r in res.matches.itertuples(index=False):
-            m.add_row(str(r.rank), r.strategy, f"{r.matches:,}",
+        for r in mt.itertuples(index=False):
+            m.add_row(str(r.rank), r.strategy, *(() if each else (f"{r.matches:,}",)),
                       pct(r.match_win_rate, r.match_win_lo, r.match_win_hi),
                       f"{r.mean_match_place:.3f} [{r.match_place_lo:.3f}, {r.match_place_hi:.3f}]",
                       f"{r.mean_total_places:.3f}")

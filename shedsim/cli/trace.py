@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, choice_help, fail, load_rules
+from shedsim.runs.limits import INT64_MAX
 
 
 def trace(
@@ -18,7 +19,7 @@ def trace(
     seed: Annotated[int, typer.Option("--seed", "-s", help="Run seed (as the tournament's --seed).", min=0)] = 0,
     game: Annotated[int, typer.Option("--game", "-g", help="Game index, numbered as the run numbers its games: "
                                       "game g of a tournament of P seats is rotation g % P of deal g // P (the "
-                                      "index error messages print).", min=0)] = 0,
+                                      "index error messages print).", min=0, max=INT64_MAX)] = 0,
     strategies: Annotated[Optional[str], typer.Option("--strategies", help="Comma-separated strategies (NAME, "
                                                       "NAME:param=v, LABEL=NAME or @ROLE), read as the tournament "
                                                       "reads them. One strategy sits in every seat (deal g in game "

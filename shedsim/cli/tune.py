@@ -10,6 +10,8 @@ import typer
 
 from shedsim.cli.common import choice_help
 
+SAMPLER_SEED_MAX = 2**32 - 1
+"""The largest seed optuna's samplers accept (numpy's legacy ``RandomState``)."""
 _P_RUN = "What to tune"
 _P_SEARCH = "The search"
 _P_OUT = "Output"
@@ -28,7 +30,7 @@ def tune(
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
     budget: Annotated[int, typer.Option("--budget", "-b", rich_help_panel=_P_SEARCH, help="Completed trials the study should hold (earlier runs and other processes count).")] = 50,
     games: Annotated[int, typer.Option("--games", "-g", rich_help_panel=_P_SEARCH, help="Games per trial and field entry (whole deals; the same deals in every trial).")] = 4000,
-    seed: Annotated[int, typer.Option("--seed", "-s", min=0, rich_help_panel=_P_SEARCH, help="Run seed: the deals of every trial and the sampler's seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, max=SAMPLER_SEED_MAX, rich_help_panel=_P_SEARCH, help="Run seed: the deals of every trial and the sampler's seed (optuna's samplers take 0 to 4294967295).")] = 0,
     param: Annotated[Optional[list[str]], typer.Option("--param", rich_help_panel=_P_SEARCH, help="Tune this parameter in this range, NAME=LO:HI or NAME=LO:HI:log, repeatable, inside the parameter's declared range (`shedsim strategies`); only the parameters named are tuned (default: all in the plugin's PARAM_SPACE).")] = None,
     sampler: Annotated[str, typer.Option("--sampler", rich_help_panel=_P_SEARCH, help="tpe (optuna's Tree-structured Parzen Estimator) or random.")] = "tpe",
     confirm_games: Annotated[int, typer.Option("--confirm-games", min=0, rich_help_panel=_P_SEARCH, help="Games per match of the confirmation on fresh deals (0: skip it).")] = 20_000,
@@ -77,6 +79,11 @@ def tune(
         spec = TU.TuneSpec(strategy, entries, rs, players, games, seed, tuple(param or []), sampler, paths)
         if budget < 1:
             raise TU.TuneError(f"--budget: at least 1 trial, got {budget}")
+        from shedsim.runs.limits import game_bytes, memory_problem
+        for opt, n in (("--games", games), ("--confirm-games", confirm_games)):  # one kernel call holds them all
+            problem = memory_problem(opt, n, "games", game_bytes(players), "at once (one kernel call per match)")
+            if problem:
+                raise TU.TuneError(problem)
         Store.check_out(out, TUNE_OUTPUTS, force_option=None)  # never replaces a file of yours
         Store.check_writable(out)
         url = storage or f"sqlite:///{(out / 'study.db').resolve()}"

@@ -49,16 +49,23 @@ import numpy as np
 
 DECISION_TIMEOUT_ENV = "SHEDSIM_DECISION_TIMEOUT"
 DEFAULT_DECISION_TIMEOUT = 10.0
+MAX_DECISION_TIMEOUT = 1e9
+"""The longest decision limit a timer is set for (seconds, about 31 years; ``setitimer``
+overflows beyond the platform's ``time_t``): a longer one means no limit."""
 
 
 def decision_timeout() -> float:
     """Seconds one plugin decision may take: a plain-Python decision, or a compiled plugin's
     decision run in a forked child (``$SHEDSIM_DECISION_TIMEOUT``, default 10; 0 turns the
-    guard off; a value that is not a number reads as the default)."""
+    guard off, and so does a limit no timer can hold: ``inf``, or more than
+    :data:`MAX_DECISION_TIMEOUT`; a value that is not a number reads as the default)."""
     try:
-        return float(os.environ.get(DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT))
+        seconds = float(os.environ.get(DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT))
     except ValueError:
         return DEFAULT_DECISION_TIMEOUT
+    if seconds != seconds:  # nan
+        return DEFAULT_DECISION_TIMEOUT
+    return 0.0 if seconds > MAX_DECISION_TIMEOUT else seconds
 
 
 ERROR_BYTES = 4096

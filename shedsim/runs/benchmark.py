@@ -68,6 +68,11 @@ def load_calibration(directory: Path):
     return mod
 
 
+CALIB_GAME_BYTES = 32
+"""Bytes per game the calibration kernel's results take (its six per-game arrays, and the
+moves as int64 here), rounded up: it returns every game's figures at once."""
+
+
 @dataclass
 class Timing:
     """One timed run: ``games`` played in ``wall_s`` seconds, ``moves`` in all."""
@@ -89,12 +94,19 @@ class Timing:
 def time_kernel(spec, workers: int = 1) -> Timing:
     """Play the run ``spec`` (a :class:`shedsim.runs.simulate.RunSpec`) on ``workers`` loky
     processes, timing play alone (the kernel is loaded in every worker first)."""
-    from shedsim.runs.simulate import run_chunks, warm_workers
+    from shedsim.runs.simulate import run_tasks, warm_workers
     warm_workers(spec, workers)
+    moves = 0
+
+    def tally(_k: int, r) -> None:  # a chunk's moves are summed and its records dropped as it arrives
+        nonlocal moves
+        moves += int(r.records["moves"].sum())
+        r.records.clear()
+
     t = time.perf_counter()
-    results = run_chunks(spec, list(range(spec.n_chunks())), workers=workers, keep=("moves",))
+    run_tasks([(spec, c) for c in range(spec.n_chunks())], workers=workers, on_result=tally, keep=("moves",))
     wall = time.perf_counter() - t
-    return Timing(spec.games, int(sum(int(r.records["moves"].sum()) for r in results)), wall)
+    return Timing(spec.games, moves, wall)
 
 
 def time_calibration(mod, players: int, games: int, workers: int = 1, seed: int = 2) -> Timing:
@@ -120,13 +132,21 @@ def bench_table(rules, strategy: str | None = None, games: int = 1_000_000, play
     (a directory, :func:`find_calibration`) is given. The calibration kernel plays
     shithead with greedy play only: the ratio compares like with like only for those.
     ``strategy`` defaults to the reference opponent (:func:`shedsim.plugins.select`).
-    ``progress(text)`` is called before each cell."""
+    ``progress(text)`` is called before each cell. Worker counts above the CPUs this
+    process may use are played with that many (:func:`shedsim.runs.limits.usable_cpus`)
+    and shown so. Raises :class:`shedsim.runs.limits.LimitError` naming ``--games``
+    when the calibration kernel's per-game results of ``games`` games do not fit in memory."""
+    from shedsim.runs.limits import LimitError, memory_problem, usable_cpus
     from shedsim.runs.simulate import RunSpec
     if strategy is None:
         from shedsim.plugins import choice
         strategy = choice("reference")[0]
+    if calib is not None and (problem := memory_problem("--games", games, "games", CALIB_GAME_BYTES,
+                                                         "at once in the calibration kernel")):
+        raise LimitError(problem)
     mod = load_calibration(calib) if calib is not None else None
     rows = []
+    workers = sorted({min(int(w), usable_cpus()) for w in workers})
     for p in players:
         for w in workers:
             if progress:

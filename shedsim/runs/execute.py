@@ -656,13 +656,15 @@ class Session:
             self.console.print(*a, **k)
 
     # -------------------------------------------------------------- playing
-    def run(self, job: Job, workers: int = 1, backend: str = "loky", scheduler: str | None = None,
+    def run(self, job: Job, workers: int | None = 1, backend: str = "loky", scheduler: str | None = None,
             stop_after: int | None = None) -> tuple[Outcome, int]:
-        """Play the missing chunks of ``job`` with a progress bar (unless quiet); on a
-        cluster backend start it once and load the kernel in every worker first. Returns
-        the outcome and the worker slots used. Raises :class:`RunError`: a backend that
-        cannot be used (2), a strategy or worker failure (1), a chunk that cannot be
-        written (3), a damaged or foreign chunk on resume (2)."""
+        """Play the missing chunks of ``job`` with a progress bar (unless quiet) on at most
+        ``workers`` workers (None: one per CPU; fewer when the machine cannot hold them,
+        :meth:`plan_workers`); on a cluster backend start it once and load the kernel in
+        every worker first. Returns the outcome and the worker slots used. Raises
+        :class:`RunError`: a backend that cannot be used (2), a chunk the memory cannot
+        hold (2), a strategy or worker failure (1), a chunk that cannot be written (3), a
+        damaged or foreign chunk on resume (2)."""
         store = self.store
         where = str(store.root)
         hint = self.resume_hint or f"shedsim {job.command} --resume {where}"
@@ -677,6 +679,7 @@ class Session:
 
         self.check_room(job)
         job.spec_json = {**job.spec_json, "plots": bool(self.plots)}  # a fresh spec.json keeps it for --resume
+        workers = self.plan_workers(job, workers, scheduler)
         stored = done_chunks(job, store) if self.resume else []
         before = sum(job.chunk_games(k) for k in stored)
         rate = PlayRate()
@@ -736,6 +739,23 @@ class Session:
             except Exception:  # noqa: BLE001 - the run's results are already stored
                 pass
         return outcome, workers
+
+    def plan_workers(self, job: Job, workers: int | None, scheduler: str | None = None) -> int:
+        """The workers to start for ``job`` (:func:`shedsim.runs.limits.plan_workers`: at most
+        the CPUs and what the memory holds with the job's largest chunk); when that is fewer
+        than ``workers`` (None: one per CPU) one note says so, also with --quiet. Raises
+        :class:`RunError` (exit 2) when the memory cannot hold one chunk."""
+        from shedsim.runs.limits import LimitError, plan_workers
+        chunk = max((job.chunk_games(k) for k in range(job.n_chunks)), default=0)
+        first = job.tasks[0][0] if job.tasks else None  # a RunSpec, or None for work that is not games of one
+        players = int(getattr(first, "players", None) or getattr(job, "players", None) or 6)
+        try:
+            n, note = plan_workers(workers, scheduler, chunk, players)
+        except LimitError as e:
+            raise RunError(str(e), 2) from None
+        if note and self.console is not None:
+            self.console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+        return n
 
     def check_room(self, job: Job) -> None:
         """Refuse (``RunError``, exit 2) before anything is played when the file system
