@@ -2,8 +2,27 @@
 
 Layers (data flows one way): rules as data (:mod:`shedsim.rules`), the reference engine
 (:mod:`shedsim.rules.engine`), the compiled kernel (:mod:`shedsim.kernel`), strategy plugins
-(:mod:`shedsim.plugins`, ``strategies/``), scenario files (:mod:`shedsim.rules.scenario`) and the
-command line (:mod:`shedsim.cli`).
+(:mod:`shedsim.plugins`, ``strategies/``), scenario files (:mod:`shedsim.rules.scenario`), the
+run driver (:mod:`shedsim.runs.study`), the Python API (:mod:`shedsim.api`, whose functions
+are importable from here: ``shedsim.tournament(...)``) and the command line (:mod:`shedsim.cli`).
+
+The API is imported on first use (``shedsim.tournament`` loads :mod:`shedsim.api`), so
+``import shedsim`` and ``shedsim --help`` stay fast.
 """
 
 __version__ = "0.1.0"
+
+API = ("tournament", "compare_rules", "swaps", "sprt", "tips", "tune", "hint", "Position", "RunOptions",
+       "StudyError")
+"""The names of :mod:`shedsim.api` importable from ``shedsim``."""
+
+
+def __getattr__(name: str):
+    if name in API:
+        from shedsim import api
+        return getattr(api, name)
+    raise AttributeError(f"module 'shedsim' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *API])

@@ -1,4 +1,5 @@
-"""``shedsim compare-rules``: the typer command (registered in :mod:`shedsim.cli`).
+"""``shedsim compare-rules``: the typer command (registered in :mod:`shedsim.cli`): options ->
+:func:`shedsim.api.compare_rules` -> the tables printed.
 
 Only typer and the standard library are imported at module level, so ``shedsim --help``
 stays fast; the simulation, statistics and plotting libraries are imported inside the
@@ -7,15 +8,15 @@ command. The work is done by :mod:`shedsim.analysis.compare`.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli import options as O
 from shedsim.cli.common import choice_help
 
-_P_RUN = "What to compare"
-_P_OUT = "Output and execution"
+_P_RUN = O.P_RUN
+OutOpt = O.out_option("reports/compare")
 
 
 def compare_rules(
@@ -26,16 +27,16 @@ def compare_rules(
     strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries seated at every variant's tables: NAME, NAME:param=v, LABEL=SPEC or @ROLE (as the tournament's --strategies) (default: " + choice_help("compare") + ").")] = None,
     games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games per variant, rounded up to whole blocks (every table x every rotation) (default: 100000).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed: the same seed gives the same deals in every variant (default: 0).")] = None,
-    strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/compare).")] = None,
-    resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted comparison in this directory (plays only its missing chunks).")] = None,
-    force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default and most: the number of CPUs, fewer when the memory cannot hold them). Results do not depend on it.")] = None,
-    backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster, or the cluster at --scheduler) or ray. Results do not depend on it.")] = "loky",
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379).")] = None,
-    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts (a run started with it stays without them on --resume).")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar, notes or tables (errors are still reported).")] = False,
-    stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
+    strategy_path: O.StrategyPathOpt = None,
+    out: OutOpt = None,
+    resume: O.ResumeOpt = None,
+    force: O.ForceOpt = False,
+    workers: O.WorkersOpt = None,
+    backend: O.BackendOpt = "loky",
+    scheduler: O.SchedulerOpt = None,
+    no_plots: O.NoPlotsOpt = False,
+    quiet: O.QuietOpt = False,
+    stop_after: O.StopAfterOpt = None,
 ) -> None:
     """Compare rule variants: game length, unfinished games, pick-ups, burns, the starting player's fairness and each strategy's skill edge over random (random's loss rate minus the strategy's: positive = better than random), each variant against the first (the baseline).
 
@@ -49,105 +50,18 @@ def compare_rules(
 
     Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (finished chunks are kept); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
     """  # noqa: E501 (typer shows each paragraph as one line)
-    from shedsim.analysis import compare as C
-    from shedsim.analysis import compare_run as R
-    from shedsim.analysis import tournament as T
-    from shedsim.cli.common import fail
-    from shedsim.runs import simulate
-    from shedsim.runs.execute import RunError, Session
-
-    paths = tuple(str(p) for p in strategy_path or [])
-    try:
-        simulate.check_backend(backend, scheduler)
-    except (ValueError, simulate.BackendError) as e:
-        fail(str(e))
-    spec = None
-    if resume is not None:
-        root = resume
-        if out is not None and out.resolve() != resume.resolve():
-            fail(f"--out {str(out)!r} and --resume {str(resume)!r} differ: a resumed run writes into its own directory")
-        given = [o for o, v in (("--rules", rules), ("--house", house), ("--each-toggle", each_toggle),
-                                ("--players", players), ("--strategies", strategies), ("--games", games),
-                                ("--seed", seed), ("--strategy-path", strategy_path)) if v]
-        if given:
-            fail(f"--resume: {', '.join(given)} cannot be given with --resume: the stored run decides them "
-                 f"(give --resume DIR alone to continue it)")
-    else:
-        root = Path(C.DEFAULT_OUT) if out is None else out
-        n_players = C.DEFAULT_PLAYERS if players is None else players
-        try:
-            entries = T.parse_entries("@compare" if strategies is None else strategies)
-            spec = R.plan(list(rules or []), list(house or []), n_players, each_toggle, entries,
-                          C.DEFAULT_GAMES if games is None else games, seed=0 if seed is None else seed,
-                          strategy_paths=paths)
-        except (C.CompareError, T.TournamentError) as e:
-            fail(str(e))
-
-    from rich.console import Console
-    err = Console(stderr=True)
-    say = (lambda *a, **k: None) if quiet else err.print
-    store = R.CompareStore(root)
-    session = Session("compare-rules", store, resume=resume is not None, outputs=R.OUTPUTS, force=force,
-                      quiet=quiet, console=err, plots=not no_plots)
-    with session:
-        try:
-            session.open()
-            if resume is not None:
-                spec = R.spec_from_store(store, paths if strategy_path else None)
-            job = R.CompareJob(spec)
-            if resume is not None:
-                from shedsim.runs.execute import done_chunks
-                done_chunks(job, store, strict=True)  # a damaged or foreign chunk file: refuse, change nothing
-        except RunError as e:
-            fail(e.message, e.code)
-        except C.CompareError as e:
-            fail(str(e))
-        plan = spec.plan
-        for s in plan.skipped:
-            say(f"[yellow]note:[/] skipped {s['variant']}: {s['reason']}")
-        base = plan.variants[0]
-        say(f"baseline {base.label}; {len(plan.variants)} variants at {spec.players} players; "
-            + ", ".join(f"{v.label} ({'paired' if C.deal_alike(base.rules, v.rules) else 'unpaired'})"
-                        for v in plan.variants[1:]))
-        if spec.games != spec.games_requested:
-            say(f"[yellow]note:[/] --games {spec.games_requested:,} rounded up to {spec.games:,} per variant: whole "
-                f"blocks of {spec.block:,} games (every table x every rotation)")
-
-        try:
-            outcome, workers = session.run(job, workers, backend, scheduler, stop_after)
-        except RunError as e:
-            fail(e.message, e.code)
-
-        with session.deferred():  # a signal now only stops after the reports are written
-            try:
-                tallies = job.tallies(store, outcome.done)
-            except OSError as e:
-                fail(f"cannot read the run store {str(root)!r}: {e}", 3)
-            res = None if tallies is None else R.analyse(job, tallies, outcome.play_s, outcome.played_now)
-        if res is None:
-            fail(f"interrupted before any deal was finished in every variant: no results to write; "
-                 f"{len(outcome.done)} of {job.n_chunks} chunks are kept in {str(root)}; continue with: "
-                 f"shedsim compare-rules --resume {str(root)}", session.exit_code(outcome))
-        games_done = int(tallies[0].done.sum()) * spec.players
-        from shedsim.runs.execute import command_line
-        extra = C.run_info(res, {"argv": command_line(), "each_toggle": spec.each_toggle})
-        for k in ("play_s", "games_per_s"):  # this session's; run_info gives them over all sessions
-            extra.pop(k, None)
-        info = session.run_info(job, outcome, workers, backend, command=extra.pop("command"),
-                                store_spec=job.spec_json, games_in_results=games_done, **extra)
-        try:
-            files = session.write_reports(job, outcome, lambda: R.write_outputs(res, root, plots=session.plots), info)
-        except RunError as e:
-            fail(e.message, e.code)
-
+    from shedsim import api
+    r = O.call(api.compare_rules, rules=rules, house=house, each_toggle=each_toggle, players=players,
+               strategies=strategies, games=games, seed=seed, strategy_path=O.paths_of(strategy_path),
+               options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after,
+                                     default_out="reports/compare"))
     if not quiet:
-        _print_tables(res)
-        typer.echo(f"{spec.games:,} games per variant x {len(plan.variants)} variants in {res.info['play_s']:.1f} s "
-                   f"({res.info['games_per_s'] or 0:,.0f} games/s); wrote {', '.join(files + ['run.json'])} "
-                   f"to {str(root)}")
-    if outcome.interrupted:
-        typer.echo(session.stop_message(job, outcome, games_done), err=True)
-        raise typer.Exit(session.exit_code(outcome))
+        _print_tables(r.run.res)
+        spec, info = r.run.job.spec, r.run.res.info
+        typer.echo(f"{spec.games:,} games per variant x {len(spec.plan.variants)} variants in {info['play_s']:.1f} s "
+                   f"({info['games_per_s'] or 0:,.0f} games/s); wrote {', '.join(r.files + ['run.json'])} "
+                   f"to {str(r.out)}")
+    O.finish(r)
 
 
 def _print_tables(res) -> None:
