@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SHEDSIM := $(VENV)/bin/shedsim
 WORKERS ?= 2
 
-.PHONY: install compile test differential stats-check bench demo report clean
+.PHONY: install compile test differential stats-check bench demo report results docs clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -85,6 +85,21 @@ report: compile
 	$(PY) -m shedsim.output.browser $(EX)/index.html --screenshot $(EX)/screenshot.png
 	rm -f $(EXRUNS)/*/.shedsim.lock
 	du -sh $(EX)
+
+# The figures the docs pages quote (docs/results/NAME.json, one registered function each in
+# tools/results.py): every one, or NAME=bench (several: NAME="bench demo"). Long: the strength
+# ladders play mc and ismcts. `.venv/bin/python tools/results.py --list` names them.
+NAME ?=
+results: compile
+	$(PY) tools/results.py $(NAME)
+
+# The docs site (site/), built as CI builds it: every warning is an error.
+$(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(VENV)/.docs-installed
+	$(VENV)/bin/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -37,8 +37,9 @@ def ends_of(rules_name: str, house: list[str], players: int, strategies: str | N
     return np.concatenate([r.records["end"] for r in res])
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parser() -> argparse.ArgumentParser:
+    """The command line (``tests/test_docs_figures.py`` parses recorded commands with it)."""
+    ap = argparse.ArgumentParser(prog="tools/stall_cut.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--rules", default="shithead")
     ap.add_argument("--house", action="append", default=[])
     ap.add_argument("--players", type=int, default=4)
@@ -47,7 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--n", default="100,200,400,800", help="comma-separated candidate N")
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parser().parse_args(argv)
     base = ends_of(a.rules, [*a.house, "stall:0"], a.players, a.strategies, a.games, a.seed, a.workers)
     fin = base == END_FINISHED
     counts = np.bincount(base, minlength=len(END_NAMES))

@@ -1,0 +1,284 @@
+"""Macros of the docs site (mkdocs-macros-plugin): figures from results files, tables from code.
+
+Every measured figure on a page is written as a macro call that reads it from a committed
+results file, ``docs/results/NAME.json`` (made by ``make results``, see ``tools/results.py``),
+so a page cannot quote a figure that no run produced::
+
+    {{ fig("bench", "ratio_2p", ".2f") }}          one figure (a dotted path into "figures")
+    {{ table("ladder", "rows", ["strategy", "elo_2p|Elo, 2 players|+.0f"]) }}
+    {{ measured("ladder") }}                        the command, commit, date and machine
+
+What the code declares is generated, never typed: the house toggles (:func:`toggle_table`,
+from :data:`shedsim.rules.settings.TOGGLES`), the strategies and their parameters
+(:func:`strategy_table`, :func:`strategy_params`, from the plugins' metadata), the default
+tournament field (:func:`default_field`), a command's option defaults (:func:`default`) and
+the output files' columns (:func:`columns`).
+
+The functions are plain Python so that the tests render the pages without mkdocs
+(``tests/test_docs_figures.py``): :func:`macros` is the name -> function table both use.
+A missing results file, figure or column raises :class:`FigureError`, which fails the build.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "docs" / "results"
+RULES_PAGE = ROOT / "docs" / "reference" / "rules.md"
+
+
+class FigureError(LookupError):
+    """A macro asked for a results file, figure, command or column that does not exist."""
+
+
+# ------------------------------------------------------------------ results files
+@lru_cache(maxsize=None)
+def results(name: str) -> dict[str, Any]:
+    """The parsed ``docs/results/NAME.json``. Raises :class:`FigureError` when it is missing."""
+    path = RESULTS / f"{name}.json"
+    if not path.is_file():
+        raise FigureError(f"no results file docs/results/{name}.json (make results NAME={name} makes it)")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def lookup(name: str, key: str) -> Any:
+    """The value at the dotted path ``key`` of results file ``name``'s ``figures``
+    (``rows.0.elo``: list items by index). Raises :class:`FigureError`."""
+    value: Any = results(name)["figures"]
+    for part in key.split("."):
+        try:
+            value = value[int(part)] if isinstance(value, list) else value[part]
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise FigureError(f"docs/results/{name}.json has no figure {key!r}") from None
+    return value
+
+
+def formatted(value: Any, fmt: str = "") -> str:
+    """``value`` with the format spec ``fmt`` (Python's mini-language; ``%`` multiplies by
+    100). ``None`` is written as an en dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, float) and fmt == "":
+        fmt = ".3g"
+    return format(value, fmt)
+
+
+def fig(name: str, key: str, fmt: str = "") -> str:
+    """One figure of a results file, formatted (``fig("demo", "unfinished_share", ".1%")``)."""
+    return formatted(lookup(name, key), fmt)
+
+
+def _column(spec: str) -> tuple[str, str, str]:
+    key, header, fmt = (spec.split("|") + ["", ""])[:3]
+    return key, header or key.replace("_", " "), fmt
+
+
+def markdown_table(rows: list[dict[str, Any]], columns: list[str], what: str = "table") -> str:
+    """A Markdown table of ``rows`` (dicts); each column is ``"key"``, ``"key|header"`` or
+    ``"key|header|fmt"``. Raises :class:`FigureError` for a key that a row lacks."""
+    cols = [_column(c) for c in columns]
+    lines = ["| " + " | ".join(h for _, h, _ in cols) + " |", "|" + "---|" * len(cols)]
+    for row in rows:
+        cells = []
+        for key, _, fmt in cols:
+            if key not in row:
+                raise FigureError(f"{what}: a row has no column {key!r} (it has {', '.join(row)})")
+            cell = row[key]
+            cells.append(f"`{cell}`" if fmt == "code" else formatted(cell, fmt))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def table(name: str, key: str, columns: list[str] | None = None) -> str:
+    """A list of rows of a results file as a Markdown table (every column when ``columns``
+    is not given)."""
+    rows = lookup(name, key)
+    if not isinstance(rows, list) or not rows or not isinstance(rows[0], dict):
+        raise FigureError(f"docs/results/{name}.json: {key!r} is not a list of rows")
+    return markdown_table(rows, columns or list(rows[0]), f"docs/results/{name}.json {key!r}")
+
+
+def command(name: str, index: int = 0) -> str:
+    """The ``index``-th command that made results file ``name``, as inline code."""
+    cmds = results(name)["commands"]
+    if not 0 <= index < len(cmds):
+        raise FigureError(f"docs/results/{name}.json has no command {index}")
+    return f"`{cmds[index]}`"
+
+
+def measured(name: str) -> str:
+    """Where the figures of results file ``name`` come from: its commands, commit, date and
+    machine, as an admonition (collapsed)."""
+    r = results(name)
+    m = r["machine"]
+    cmds = "\n".join(f"    {c}" for c in r["commands"])
+    reduced = (" Sizes were reduced for this run (`make results NAME={0}` re-measures at full size)."
+               .format(name) if r.get("reduced") else "")
+    return (f'??? note "How these figures were measured"\n'
+            f"    Commit `{r['commit'][:10]}`{' (with uncommitted changes)' if r.get('dirty') else ''}, "
+            f"{r['date'][:10]}, {m['cores']} cores ({m['cpu']}), Python {m['python']}, numba {m['numba']}."
+            f"{reduced} `make results NAME={name}` runs again:\n\n"
+            f"    ```\n{cmds}\n    ```\n")
+
+
+# ------------------------------------------------------------------ generated from the code
+def _toggle_anchor(syntax: str, page: str) -> str | None:
+    """The anchor of the rules page heading that names toggle ``syntax`` in backticks."""
+    m = re.search(r"^###[^\n]*`" + re.escape(syntax) + r"`[^\n]*\{#([\w-]+)\}\s*$", page, re.M)
+    return m.group(1) if m else None
+
+
+def toggle_rows() -> list[dict[str, str]]:
+    """One row per house toggle, in table order: ``toggle`` (the syntax), ``setting`` (the
+    rules-file key it changes), ``effect`` (its help) and ``anchor`` (its section on the rules
+    page, or ``""``). Raises :class:`FigureError` for a toggle without a description."""
+    from shedsim.rules.settings import SETTING_OF, TOGGLES
+    page = RULES_PAGE.read_text(encoding="utf-8")
+    rows = []
+    for syntax, t in TOGGLES.items():
+        if not t.help.strip():
+            raise FigureError(f"house toggle {syntax!r} has no description (its help in shedsim/rules/settings.py)")
+        rows.append({"toggle": syntax, "setting": SETTING_OF[syntax].key, "effect": t.help.strip(),
+                     "anchor": _toggle_anchor(syntax, page) or ""})
+    return rows
+
+
+def toggle_table() -> str:
+    """The house toggles as a Markdown table (toggle linked to its section, rules-file key, effect)."""
+    lines = ["| toggle | changes | effect |", "|---|---|---|"]
+    for r in toggle_rows():
+        name = f"[`{r['toggle']}`](#{r['anchor']})" if r["anchor"] else f"`{r['toggle']}`"
+        lines.append(f"| {name} | `{r['setting']}` | {r['effect'].replace('|', '&#124;')} |")
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=1)
+def _plugins():
+    from shedsim.plugins import discover
+    return discover()
+
+
+def strategy_rows() -> list[dict[str, Any]]:
+    """The built-in strategies from their plugins' metadata: name, description,
+    deterministic, kind, parameters (name -> default) and search ranges (``PARAM_SPACE``)."""
+    out = []
+    for s in _plugins().values():
+        out.append({"name": s.name, "description": s.description, "deterministic": s.deterministic,
+                    "kind": s.kind, "params": dict(s.params),
+                    "space": dict(getattr(s.module, "PARAM_SPACE", {}) or {})})
+    return out
+
+
+def strategy_table() -> str:
+    """Every built-in strategy: name, what it does, deterministic, parameters with defaults."""
+    lines = ["| strategy | what it does | deterministic | parameters (defaults) |", "|---|---|---|---|"]
+    for r in strategy_rows():
+        params = ", ".join(f"`{k}={v}`" for k, v in r["params"].items()) or "none"
+        lines.append(f"| `{r['name']}` | {r['description']} | {'yes' if r['deterministic'] else 'no'} | {params} |")
+    return "\n".join(lines)
+
+
+def strategy_params(name: str) -> str:
+    """The parameters of strategy ``name``: default and, where the plugin declares a search
+    space for ``shedsim tune``, its range."""
+    row = next((r for r in strategy_rows() if r["name"] == name), None)
+    if row is None:
+        raise FigureError(f"no strategy {name!r}")
+    if not row["params"]:
+        return f"`{name}` has no parameters."
+    lines = ["| parameter | default | tuned over |", "|---|---|---|"]
+    for k, v in row["params"].items():
+        space = row["space"].get(k)
+        rng = "–" if space is None else " to ".join(str(x) for x in space[:2]) + (" (log)" if len(space) > 2 and space[2] else "")
+        lines.append(f"| `{k}` | {v} | {rng} |")
+    return "\n".join(lines)
+
+
+def default_field() -> str:
+    """The default tournament field, as the code selects it (names in code, comma-separated)."""
+    from shedsim.analysis.tournament import default_strategies
+    return ", ".join(f"`{n}`" for n in default_strategies())
+
+
+def left_out_of_default() -> str:
+    """The built-in strategies the default field leaves out."""
+    from shedsim.analysis.tournament import default_strategies
+    chosen = set(default_strategies())
+    return ", ".join(f"`{r['name']}`" for r in strategy_rows() if r["name"] not in chosen) or "none"
+
+
+def _click_command(path: str):
+    import typer
+
+    from shedsim.cli import app
+    cmd = typer.main.get_command(app)
+    for part in path.split():
+        sub = getattr(cmd, "commands", {}).get(part)
+        if sub is None:
+            raise FigureError(f"no command {path!r}")
+        cmd = sub
+    return cmd
+
+
+def default(command_path: str, option: str, fmt: str = ",") -> str:
+    """The default of ``option`` (``--games``) of ``shedsim COMMAND`` as the code declares it."""
+    cmd = _click_command(command_path)
+    for p in cmd.params:
+        if option in getattr(p, "opts", ()) or p.name == option:
+            value = p.default
+            return formatted(value, fmt) if isinstance(value, int) and not isinstance(value, bool) else str(value)
+    raise FigureError(f"shedsim {command_path} has no option {option!r}")
+
+
+def columns(command_name: str, file: str) -> str:
+    """The columns of one output file of a real run (``docs/results/outputs.json``) with their
+    definitions (``docs/reference/columns.json``), as a Markdown table. Raises
+    :class:`FigureError` for a column with no definition."""
+    cols = lookup("outputs", f"{command_name}.{file.replace('.', '_')}")
+    defs = definitions()
+    lines = ["| column | meaning |", "|---|---|"]
+    for c in cols:
+        text = definition(c, defs)
+        if text is None:
+            raise FigureError(f"{command_name} {file}: column {c!r} has no definition in docs/reference/columns.json")
+        lines.append(f"| `{c}` | {text} |")
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=1)
+def definitions() -> dict[str, str]:
+    """Column name (or pattern with ``*``) -> definition."""
+    return json.loads((ROOT / "docs" / "reference" / "columns.json").read_text(encoding="utf-8"))
+
+
+def definition(column: str, defs: dict[str, str]) -> str | None:
+    """The definition of ``column``: an exact entry, else the first pattern (``*`` = any
+    text, so ``skill_edge[*]`` covers ``skill_edge[greedy]``) that matches it."""
+    if column in defs:
+        return defs[column]
+    for pattern, text in defs.items():
+        if "*" in pattern and re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), column):
+            return text
+    return None
+
+
+MACROS: dict[str, Callable[..., str]] = {f.__name__: f for f in (
+    fig, table, command, measured, toggle_table, strategy_table, strategy_params, default_field,
+    left_out_of_default, default, columns)}
+"""Every macro a page may call, by name."""
+
+
+def macros() -> dict[str, Callable[..., str]]:
+    """The macros as a name -> function table (for the tests' renderer)."""
+    return dict(MACROS)
+
+
+def define_env(env) -> None:  # pragma: no cover - called by mkdocs-macros-plugin
+    """mkdocs-macros-plugin's entry point: register every macro."""
+    for name, f in MACROS.items():
+        env.macro(f, name)
