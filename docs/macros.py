@@ -11,8 +11,9 @@ so a page cannot quote a figure that no run produced::
 What the code declares is generated, never typed: the house toggles (:func:`toggle_table`,
 from :data:`shedsim.rules.settings.TOGGLES`), the strategies and their parameters
 (:func:`strategy_table`, :func:`strategy_params`, from the plugins' metadata), the default
-tournament field (:func:`default_field`), a command's option defaults (:func:`default`) and
-the output files' columns (:func:`columns`).
+tournament field (:func:`default_field`), values the code declares such as defaults
+(:func:`const`), every command with its options (:func:`cli_reference`, from the typer app)
+and the output files' columns (:func:`columns`).
 
 The functions are plain Python so that the tests render the pages without mkdocs
 (``tests/test_docs_figures.py``): :func:`macros` is the name -> function table both use.
@@ -30,6 +31,11 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 RULES_PAGE = ROOT / "docs" / "reference" / "rules.md"
+
+
+JINJA = {"j2_comment_start_string": "{##", "j2_comment_end_string": "##}"}
+"""mkdocs-macros-plugin's Jinja settings (mkdocs.yml repeats them): comments are ``{## ##}``,
+so the headings' explicit anchors (``{#burns}``) are not read as Jinja comments."""
 
 
 class FigureError(LookupError):
@@ -212,27 +218,51 @@ def left_out_of_default() -> str:
     return ", ".join(f"`{r['name']}`" for r in strategy_rows() if r["name"] not in chosen) or "none"
 
 
-def _click_command(path: str):
+def _cell(text: Any) -> str:
+    return " ".join(str(text).split()).replace("|", "&#124;")
+
+
+def _command_section(path: str, cmd, level: int) -> list[str]:
+    out = [f"{'#' * level} `shedsim {path}` {{#{path.replace(' ', '-')}}}", ""]
+    if getattr(cmd, "commands", None):
+        out += [_cell(cmd.help or ""), ""]
+        for name, sub in cmd.commands.items():
+            out += _command_section(f"{path} {name}", sub, level + 1)
+        return out
+    ctx = cmd.make_context(path, [], resilient_parsing=True)
+    usage = cmd.get_usage(ctx).removeprefix("Usage: ").replace(path.split()[-1], f"shedsim {path}", 1)
+    out += ["```", usage, "```", "", (cmd.help or "").replace("\b\n", "").strip(), ""]
+    records = [(p.param_type_name, p.get_help_record(ctx)) for p in cmd.params]
+    records = [(kind, r) for kind, r in records if r]
+    if records:
+        out += ["| argument or option | what it does |", "|---|---|"]
+        out += [f"| `{_cell(names)}` | {_cell(help_)} |" for _, (names, help_) in records]
+        out.append("")
+    return out
+
+
+def cli_reference() -> str:
+    """Every command of the typer app (``shedsim.cli.app``), in the order ``shedsim --help``
+    lists them: usage, help and a table of arguments and options with their defaults."""
     import typer
 
     from shedsim.cli import app
-    cmd = typer.main.get_command(app)
-    for part in path.split():
-        sub = getattr(cmd, "commands", {}).get(part)
-        if sub is None:
-            raise FigureError(f"no command {path!r}")
-        cmd = sub
-    return cmd
+    top = typer.main.get_command(app)
+    out: list[str] = []
+    for name, cmd in top.commands.items():
+        out += _command_section(name, cmd, 2)
+    return "\n".join(out)
 
 
-def default(command_path: str, option: str, fmt: str = ",") -> str:
-    """The default of ``option`` (``--games``) of ``shedsim COMMAND`` as the code declares it."""
-    cmd = _click_command(command_path)
-    for p in cmd.params:
-        if option in getattr(p, "opts", ()) or p.name == option:
-            value = p.default
-            return formatted(value, fmt) if isinstance(value, int) and not isinstance(value, bool) else str(value)
-    raise FigureError(f"shedsim {command_path} has no option {option!r}")
+def const(module: str, name: str, fmt: str = "") -> str:
+    """A value the code declares (``const("shedsim.analysis.tournament", "DEFAULT_GAMES", ",")``):
+    defaults and limits quoted on a page follow the code."""
+    import importlib
+    try:
+        value = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        raise FigureError(f"no {module}.{name}") from None
+    return formatted(value, fmt)
 
 
 def columns(command_name: str, file: str) -> str:
@@ -269,7 +299,7 @@ def definition(column: str, defs: dict[str, str]) -> str | None:
 
 MACROS: dict[str, Callable[..., str]] = {f.__name__: f for f in (
     fig, table, command, measured, toggle_table, strategy_table, strategy_params, default_field,
-    left_out_of_default, default, columns)}
+    left_out_of_default, const, columns, cli_reference)}
 """Every macro a page may call, by name."""
 
 

@@ -138,7 +138,9 @@ def macro_problems(text: str, names: set[str]) -> list[str]:
 def render(text: str, macros: dict) -> str:
     """The page as mkdocs-macros-plugin renders it (Jinja with the macros as globals)."""
     import jinja2
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    mod = _macros_module()
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined,
+                             **{k.removeprefix("j2_"): v for k, v in mod.JINJA.items()})
     env.globals.update(macros)
     return env.from_string(text).render()
 
