@@ -11,6 +11,7 @@ this package only builds the typer app and registers them.
 from __future__ import annotations
 
 import sys
+from typing import Annotated, Optional
 
 import typer
 
@@ -34,6 +35,22 @@ app = typer.Typer(
          "Rule sets: duel, nines, family, palace, shithead (see `shedsim rules list`), plus "
          "house toggles with --house. Strategies are plugins (see `shedsim strategies`).",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from shedsim import __version__
+        typer.echo(f"shedsim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: Annotated[Optional[bool], typer.Option(
+        "--version", help="Print the installed version (the package metadata) and exit.",
+        callback=_version, is_eager=True)] = None) -> None:
+    """shedsim: Monte Carlo strategy analysis for Shithead / Idiot / Palace / Karma."""
+
+
 app.add_typer(rules_cmd.rules_app, name="rules")
 app.add_typer(scenario_cmd.scenario_app, name="scenario")
 app.command("trace")(trace_cmd.trace)
