@@ -4,7 +4,7 @@ Plays the same games (the tournament's schedule: paired deals, balanced tables, 
 rotation) once with ``stall:0`` and once per candidate N, and counts, per N, the games
 that finish with ``stall:0`` (under the move cap) but end as stalled with ``stall:N``;
 also how each run's games ended (finished, stalled, proven loop, move cap). The default N
-(:data:`shedsim.rules.STALL_DEFAULTS`) is chosen with it (README, "Games that cannot end")::
+(:data:`shedsim.rules.STALL_DEFAULTS`) is chosen with it (docs/explanation/cannot-end.md#choosing-n)::
 
     .venv/bin/python tools/stall_cut.py --rules shithead --players 4 --games 200000 \\
         --n 100,150,200,300,400,600,800

@@ -240,7 +240,7 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
 
     ``policy``: the compiled strategy that plays every seat after the move (``NAME`` or
     ``NAME:param=v``; the default, ``heuristic``, is the strongest policy that answers in
-    seconds: as strong as ``mc`` and far faster a playout, see the README);
+    seconds, see docs/explanation/strength.md#ladder);
     ``budget``: the most samples per move (default: :data:`DEFAULT_BUDGET_FAST` for a
     policy that runs in the fast game loop, such as greedy; :data:`DEFAULT_BUDGET_SEARCH`
     for :data:`SEARCH_POLICIES`; else :data:`DEFAULT_BUDGET`); ``batch``: samples per
