@@ -353,7 +353,8 @@ def tips(run: Run) -> dict[str, Any]:
     d = run.out("tips")
     run.shedsim("tips", "--games", run.size(40_000, 8000), "--quiet", "--out", d)
     t = csv(d, "tips.csv")
-    keep = [c for c in ("tip", "rules", "players", "metric", "effect", "lo", "hi", "p_holm", "verdict") if c in t]
+    keep = [c for c in ("tip", "rules", "players", "objective", "verdict", "loss_effect", "loss_lo", "loss_hi",
+                        "loss_p_holm", "place_effect", "place_lo", "place_hi", "place_p_holm") if c in t]
     return {"rows": json.loads(t[keep].to_json(orient="records"))}
 
 
