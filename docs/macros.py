@@ -255,12 +255,15 @@ def cli_reference() -> str:
 
 
 def const(module: str, name: str, fmt: str = "") -> str:
-    """A value the code declares (``const("shedsim.analysis.tournament", "DEFAULT_GAMES", ",")``):
-    defaults and limits quoted on a page follow the code."""
+    """A value the code declares (``const("shedsim.analysis.tournament", "DEFAULT_GAMES", ",")``;
+    ``NAME.0.1`` indexes into it): defaults and limits quoted on a page follow the code."""
     import importlib
+    attr, *path = name.split(".")
     try:
-        value = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
+        value = getattr(importlib.import_module(module), attr)
+        for part in path:  # items of a tuple or list by index, of a dict by key
+            value = value[int(part)] if isinstance(value, (list, tuple)) else value[part]
+    except (ImportError, AttributeError, LookupError, ValueError):
         raise FigureError(f"no {module}.{name}") from None
     return formatted(value, fmt)
 
@@ -272,8 +275,11 @@ def columns(command_name: str, file: str) -> str:
     cols = lookup("outputs", f"{command_name}.{file.replace('.', '_')}")
     defs = definitions()
     lines = ["| column | meaning |", "|---|---|"]
+    params = {k for r in strategy_rows() for k in r["params"]} if command_name == "tune" else set()
     for c in cols:
         text = definition(c, defs)
+        if text is None and c in params:  # tune's trials: one column per parameter of the strategy tuned
+            text = f"the trial's value of the strategy's parameter `{c}` ([parameters](strategies.md#parameters))"
         if text is None:
             raise FigureError(f"{command_name} {file}: column {c!r} has no definition in docs/reference/columns.json")
         lines.append(f"| `{c}` | {text} |")

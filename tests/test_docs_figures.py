@@ -204,6 +204,14 @@ def test_no_page_quotes_a_figure_typed_by_hand():
     assert not problems, "\n".join(problems)
 
 
+def test_prose_the_pages_take_from_the_code_quotes_no_figure():
+    # the strategies' descriptions and the toggles' help are printed on the pages by macros
+    # (and by shedsim strategies / rules list): a figure typed there would go stale unseen
+    mod = _macros_module()
+    found = measured_numbers(mod.strategy_table() + "\n" + mod.toggle_table())
+    assert not found, found
+
+
 def test_every_macro_call_renders_from_the_results_files():
     mod = _macros_module()
     macros = mod.macros()
