@@ -447,13 +447,18 @@ def git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
-def write(name: str, figures: dict[str, Any], run: Run, seconds: float) -> Path:
-    """Write ``docs/results/NAME.json`` atomically (a temporary file, fsynced and renamed)."""
+def code_state() -> tuple[str, bool]:
+    """The commit checked out, and whether the code (``shedsim/``, ``strategies/``) differs from it."""
+    return git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "--", "shedsim", "strategies"))
+
+
+def write(name: str, figures: dict[str, Any], run: Run, seconds: float, code: tuple[str, bool]) -> Path:
+    """Write ``docs/results/NAME.json`` atomically (a temporary file, fsynced and renamed);
+    ``code``: :func:`code_state` when the measurement started."""
     sys.path.insert(0, str(ROOT))
     from shedsim.runs import atomic
     what = REGISTRY[name][1]
-    doc = {"name": name, "what": what, "commands": run.commands, "commit": git("rev-parse", "HEAD"),
-           "dirty": bool(git("status", "--porcelain", "--", "shedsim", "strategies")),
+    doc = {"name": name, "what": what, "commands": run.commands, "commit": code[0], "dirty": code[1],
            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "machine": machine(),
            "reduced": run.quick, "seconds": round(seconds, 1), "figures": figures}
     path = RESULTS / f"{name}.json"
@@ -485,10 +490,10 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(tempfile.mkdtemp(prefix=f"shedsim-results-{name}-"))
         try:
             run = Run(tmp, a.quick)
-            t = time.perf_counter()
+            t, code = time.perf_counter(), code_state()
             print(f"{name}: {REGISTRY[name][1]} ...", file=sys.stderr, flush=True)
             figures = REGISTRY[name][0](run)
-            path = write(name, figures, run, time.perf_counter() - t)
+            path = write(name, figures, run, time.perf_counter() - t, code)
             print(f"{name}: wrote {path.relative_to(ROOT)} ({time.perf_counter() - t:.0f} s)", file=sys.stderr)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
