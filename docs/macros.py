@@ -314,6 +314,39 @@ def macros() -> dict[str, Callable[..., str]]:
     return dict(MACROS)
 
 
+LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)\s]*)?(?:\s+\"[^\"]*\")?\)")
+
+
+def files_outside_docs() -> list[Path]:
+    """Files of the repository outside ``docs/`` that the pages link to relatively (the
+    scenario files, the example report): the site has them at the same path from its root."""
+    out = set()
+    for page in (ROOT / "docs").rglob("*.md"):
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+                continue
+            dest = (page.parent / target).resolve()
+            if dest.is_file() and dest.is_relative_to(ROOT) and not dest.is_relative_to(ROOT / "docs"):
+                out.add(dest)
+    return sorted(out)
+
+
+def copy_linked_files(site_dir: Path) -> None:
+    """Copy :func:`files_outside_docs` into the built site. A page ``docs/a/b.md`` is served
+    at ``/a/b/``, one level deeper than its file, so its link ``../../tests/x.toml`` reaches
+    ``/tests/x.toml``: the file's path from the repository root."""
+    import shutil
+    for f in files_outside_docs():
+        dest = Path(site_dir) / f.relative_to(ROOT)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(f, dest)
+
+
+def on_post_build(env) -> None:  # pragma: no cover - called by mkdocs-macros-plugin
+    """After the build: the files outside ``docs/`` that pages link to go into the site."""
+    copy_linked_files(Path(env.conf["site_dir"]))
+
+
 def define_env(env) -> None:  # pragma: no cover - called by mkdocs-macros-plugin
     """mkdocs-macros-plugin's entry point: register every macro."""
     for name, f in MACROS.items():
