@@ -66,9 +66,16 @@ def lookup(name: str, key: str) -> Any:
 
 def formatted(value: Any, fmt: str = "") -> str:
     """``value`` with the format spec ``fmt`` (Python's mini-language; ``%`` multiplies by
-    100). ``None`` is written as an en dash."""
+    100), or ``~N``: N significant digits without an exponent, with thousands separators
+    (``77,700``, ``1.64``). ``None`` is written as an en dash."""
     if value is None:
         return "–"
+    if fmt.startswith("~"):
+        import math
+        if value == 0:
+            return "0"
+        places = int(fmt[1:]) - 1 - math.floor(math.log10(abs(value)))  # negative: to tens, hundreds
+        return format(round(value, places), f",.{max(places, 0)}f")
     if isinstance(value, float) and fmt == "":
         fmt = ".3g"
     return format(value, fmt)
