@@ -15,7 +15,7 @@ comments and link targets (commands, file names and code are not claims):
 
 Allowed, because they are not measurements:
 
-* the confidence level of an interval (``95% interval``, ``95% confidence``);
+* the confidence level of an interval (``95% interval``, ``95% t interval``, ``95% confidence``);
 * a version (``Python 3.11``) and a section of a cited book (``sec. 6.9``);
 * bare integers (``4 players``, ``5000``, ``1977``): counts of things and specified values;
 * on the two specification pages, ``docs/reference/rules.md`` and ``scenarios.md``, decimals
@@ -72,7 +72,7 @@ MEASURED = {
     "thousands separator": re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d])"),
 }
 SPEC_ALLOWED_KINDS = {"decimal", "thousands separator"}
-ALLOWED = [re.compile(p) for p in (r"\b(?:90|95|99)\s?% (?:interval|intervals|confidence|CI)\b",
+ALLOWED = [re.compile(p) for p in (r"\b(?:90|95|99)\s?% (?:\w+ )?(?:interval|intervals|confidence|CI)\b",
                                    r"\bPython \d+\.\d+", r"\bsec(?:tion|\.)\s\d+(?:\.\d+)+")]
 
 

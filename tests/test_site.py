@@ -119,13 +119,17 @@ def test_every_page_of_the_site_renders_with_no_broken_link_or_image(browser, si
     assert not problems, "\n".join(problems)
 
 
+NO_ICON = '<link rel="icon" href="data:,">'
+"""A page without a favicon makes the browser ask for /favicon.ico (a console error)."""
+
+
 def test_the_check_catches_a_broken_link_anchor_and_image(browser, serve, tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "index.html").write_text(
-        '<html><head><title>t</title></head><body><h1 id="top">T</h1>'
+        '<html><head><title>t</title>' + NO_ICON + '</head><body><h1 id="top">T</h1>'
         '<a href="a/">ok</a> <a href="#top">ok</a> <a href="gone/">broken</a> <a href="a/#nowhere">anchor</a>'
         '<img src="missing.png" alt="lost"></body></html>')
-    (tmp_path / "a" / "index.html").write_text('<html><head><title>a</title></head><body><p id="x">a</p></body></html>')
+    (tmp_path / "a" / "index.html").write_text('<html><head><title>a</title>' + NO_ICON + '</head><body><p id="x">a</p></body></html>')
     problems = site_problems(tmp_path, serve(tmp_path))
     assert any("broken link" in p and "gone/" in p for p in problems), problems
     assert any("no element with id 'nowhere'" in p for p in problems), problems
