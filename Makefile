@@ -44,8 +44,8 @@ bench: compile
 	$(SHEDSIM) bench --table --rules shithead --strategy greedy --games $(BENCH_GAMES) \
 	  $(if $(wildcard $(CALIB)/sh_nb_fast.py),--calib $(CALIB))
 
-# The default tournament (every built-in strategy except mc, shithead, 4 players,
-# 200,000 games) into reports/latest/.
+# The default tournament (the default field as shedsim.analysis.tournament.default_strategies
+# selects it: the docs' strategies page lists it), shithead, 4 players, 200,000 games, into reports/latest/.
 demo: compile
 	$(SHEDSIM) tournament
 
