@@ -4,6 +4,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SHEDSIM := $(VENV)/bin/shedsim
 WORKERS ?= 2
+# never more pytest workers than CPUs (each loads numba and the kernel): WORKERS=1000 runs on $(NPROC)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+TEST_WORKERS = $(shell w=$(WORKERS); [ "$$w" -eq "$$w" ] 2>/dev/null || w=1; [ "$$w" -lt 1 ] && w=1; \
+                 [ "$$w" -gt $(NPROC) ] && w=$(NPROC); echo $$w)
 
 .PHONY: install compile test differential stats-check bench demo report results docs clean
 
@@ -22,11 +26,12 @@ compile: install
 # --dist worksteal: a worker that runs out of tests takes queued ones from the other (the
 # differential cases take tens of seconds each), so neither sits idle at the end.
 test: compile
-	$(PY) -m pytest -q -n $(WORKERS) --dist worksteal -p no:cacheprovider
+	@[ "$(TEST_WORKERS)" = "$(WORKERS)" ] || echo "note: WORKERS=$(WORKERS): testing with $(TEST_WORKERS) worker(s) (a whole number from 1 to the $(NPROC) CPU(s))"
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal -p no:cacheprovider
 
 # The full differential run: 100,000 games per preset (shared by its player counts).
 differential: compile
-	SHEDSIM_DIFF_PER_PRESET=100000 $(PY) -m pytest -q -n $(WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
+	SHEDSIM_DIFF_PER_PRESET=100000 $(PY) -m pytest -q -n $(TEST_WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
 
 # The full statistical checks, marked slow (the normal suite runs a quick version of each):
 # the coverage of the tournament's 95% intervals (tests/test_coverage.py: SHEDSIM_COVERAGE_RUNS

@@ -92,6 +92,8 @@ GAMBLE = 2
 FLIP = 16               # FLIP + slot, slot 0..MAX_TABLE-1
 PLAY_MIN = 256          # any code >= PLAY_MIN is a play
 OBS_WRITTEN = -(1 << 40)  # what a plugin's guarded move returns after writing into the observation
+RNG_WRITTEN = -(1 << 41)  # + S_STRATEGY or S_DEAL: what a plugin's guarded move or swap returns after
+#                           writing into a random stream it does not own (kernel.core.stream_written)
 
 # ---- public array (the observation) --------------------------------------------
 O_SEAT = 0              # seat to move (whose decision this is)
@@ -133,7 +135,23 @@ P_SNAP = P_LOOP + 4                       #   the saved position (kernel.core.sa
 P_SNAP_SIZE = 6 + 4 * MAX_PLAYERS
 P_SHUFFLE = P_SNAP + P_SNAP_SIZE          # the deal's scratch: the shuffle's swap positions
 P_OBS_COPY = P_SHUFFLE + MAX_DECK         # the observation as it was before a plugin's decision
-P_SIZE = P_OBS_COPY + O_SIZE              # (kernel.build.dispatch_source compares it after)
+#                                           (kernel.build.dispatch_source compares it after)
+P_SEAT_RNG = P_OBS_COPY + O_SIZE          # per seat, the stream of a plugin from outside strategies/
+#                                           (as int64; lent to it for each decision: kernel.core.lend_stream)
+P_SIZE = P_SEAT_RNG + MAX_PLAYERS
+
+# ---- the game's random streams: one uint64 array, splitmix64 counters -------------
+# A plugin from outside strategies/ decides with ``streams[S_LENT:S_LENT + 1]`` as its
+# ``rng``, holding its seat's own stream; the entries after it are the streams it does not
+# own, compared after its decision, so a write past its own entry is named, not obeyed.
+S_BEAT = 0              # plugin decisions begun plus ended: odd while one runs (not a stream:
+#                         the parent of a forked child times that decision, kernel.isolate)
+S_LENT = 1              # the stream lent to a plugin for one decision (its seat's own)
+S_STRATEGY = 2          # the game's strategy stream, which shedsim's own strategies share
+S_DEAL = 3              # the deal stream (the shuffle, a random start)
+S_SIZE = 4
+STREAM_NAMES = {S_STRATEGY: "the game's strategy stream (the draws of the other seats' strategies)",
+                S_DEAL: "the deal stream (the shuffle and a random start)"}
 
 
 _LENGTHS = {"R_SIZE", "O_SIZE", "P_SIZE", "P_SNAP_SIZE"}

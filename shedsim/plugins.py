@@ -18,14 +18,26 @@ A strategy is one Python module (a file in ``strategies/``, in a directory given
   ``obs`` the ``int64`` observation and ``rules`` the compiled rules (layouts in
   :mod:`shedsim.layout`); ``params`` the strategy's integer parameters (``int64[16]``, in
   the order of the module's ``PARAMS`` dict of defaults, e.g. ``{"rollouts": 16}``, set
-  on the command line as ``mc:rollouts=64``); ``rng`` the game's strategy stream (``uint64[1]``, draw with
-  :func:`shedsim.kernel.rng.rng_below`);
+  on the command line as ``mc:rollouts=64``); ``rng`` a random stream (``uint64[1]``, draw with
+  :func:`shedsim.kernel.rng.rng_below`): the game's strategy stream for shedsim's own
+  strategies, the seat's own stream for a plugin from outside ``strategies/`` (its draws
+  reach no other seat; it must write nothing past ``rng[0]``, which is named as a write
+  into a stream it does not own; a ``DETERMINISTIC`` plugin's stream starts afresh at
+  every decision);
 * or plain-Python decisions, which run on the reference engine only::
 
       choose_swap(visible: list[int], seat: int, players: int, rules: RulesView, rng) -> list[int]
       choose_move(obs: Observation, legal: list[Move], rng) -> int   # index into legal
 
-  ``rng`` is a :class:`StreamRandom` on the game's strategy stream.
+  ``rng`` is a :class:`StreamRandom` on the seat's own stream, as for a compiled plugin.
+
+A module may also declare ``PARAM_RANGES`` (the values each parameter accepts; a spec
+outside them is refused), ``PARAM_SPACE`` (``shedsim tune``'s search ranges) and ``TRAITS``
+(its cost class, whether it searches, what it uses, its face-up rule, ...): see
+:mod:`shedsim.plugin_meta`, which also holds :class:`StrategyInfo`, the part of a loaded
+plugin the kernel reads. The defaults of the commands (the default field, the reference
+opponent, hint's policy, ...) are chosen among the built-in strategies by their traits,
+never by name (:func:`select`, :data:`ROLES`).
 
 A compiled strategy's ``move`` is inlined into the kernel's game loop unless the module
 sets ``INLINE = False`` (worth it for expensive decisions such as search). An inlined
@@ -39,12 +51,8 @@ from public information and the mover's own hand only.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib
-import importlib.util
 import os
 import signal
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,24 +62,25 @@ from typing import Any
 import numpy as np
 
 from shedsim import layout as L
+from shedsim.plugin_meta import (MAX_PARAMS, PluginError, StrategyInfo, hash_file, load_module,  # noqa: F401
+                                 module_name, read_ranges, read_space, read_traits)
 from shedsim.rules.cards import pack, unpack
 from shedsim.seeding import SplitMix64
+from shedsim.kernel.isolate import (DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT,  # noqa: F401 - re-exported
+                                    MAX_DECISION_TIMEOUT, decision_timeout)
 
 ENV_PATH = "SHEDSIM_STRATEGY_PATH"
 
 
-class PluginError(ValueError):
-    """A strategy plugin that cannot be loaded or used; the message names the plugin."""
-
-
 class StreamRandom:
-    """The game's strategy stream (a ``uint64[1]`` array) for plain-Python strategies."""
+    """A random stream (a ``uint64[1]`` array: the seat's own, see the module docstring) for
+    plain-Python strategies."""
 
     def __init__(self, state: np.ndarray) -> None:
         self._state = state
 
     def below(self, n: int) -> int:
-        """A uniform draw in ``0..n-1``; advances the shared stream like the kernel does."""
+        """A uniform draw in ``0..n-1``; advances the stream like the kernel does."""
         sm = SplitMix64(int(self._state[0]))
         v = sm.below(n)
         self._state[0] = np.uint64(sm.state)
@@ -156,56 +165,23 @@ class RulesView:
     def players(self) -> int: return int(self.array[L.R_PLAYERS])
 
 
-MAX_PARAMS = 16
-
-
 @dataclass
-class Strategy:
-    """A loaded plugin. ``kind`` is ``"numba"`` or ``"python"``; ``path`` its source file;
-    ``params`` the defaults of its integer parameters (at most :data:`MAX_PARAMS`), in order."""
-
-    name: str
-    description: str
-    deterministic: bool
-    kind: str
-    module: ModuleType
-    path: Path
-    source_hash: str
-    params: dict[str, int]
-
-    @property
-    def compiled(self) -> bool:
-        return self.kind == "numba"
-
-    @property
-    def outside(self) -> bool:
-        """Whether it comes from outside shedsim's own ``strategies/`` (a ``--strategy-path``
-        or ``$SHEDSIM_STRATEGY_PATH`` directory): its compiled code is not trusted to stay
-        inside its arrays (see :mod:`shedsim.kernel.isolate`)."""
-        return not self.module.__name__.startswith("strategies.")
-
-    def params_array(self, overrides: dict[str, int] | None = None) -> np.ndarray:
-        """``int64[MAX_PARAMS]`` (16): the parameters with ``overrides`` applied. Raises :class:`PluginError`
-        for an unknown parameter name."""
-        values = dict(self.params)
-        for k, v in (overrides or {}).items():
-            if k not in values:
-                known = ", ".join(values) or "none"
-                raise PluginError(f"strategy {self.name!r} has no parameter {k!r}; parameters: {known}")
-            values[k] = int(v)
-        a = np.zeros(MAX_PARAMS, np.int64)
-        a[: len(values)] = list(values.values())
-        return a
+class Strategy(StrategyInfo):
+    """A loaded plugin (:class:`shedsim.plugin_meta.StrategyInfo`: name, kind, parameters
+    and their ranges, traits, ...) that can also play on the reference engine."""
 
     def player(self, label: str | None = None, overrides: dict[str, int] | None = None) -> "EnginePlayer":
-        """An adapter that plays this strategy on the reference engine."""
+        """An adapter that plays this strategy on the reference engine. Raises
+        :class:`PluginError` for an unknown parameter or a value outside its range."""
         return EnginePlayer(self, label or self.name, self.params_array(overrides))
 
 
 def parse_spec(text: str) -> tuple[str, dict[str, int]]:
     """Read a strategy spec ``NAME`` or ``NAME:param=value,param=value`` (integer values).
 
-    Raises :class:`PluginError` naming the spec when it cannot be read.
+    Raises :class:`PluginError` naming the spec when it cannot be read. A value's range
+    (the kernel's 64-bit parameters at most) is checked by
+    :meth:`shedsim.plugin_meta.StrategyInfo.check_param` once the strategy is known.
     """
     name, _, rest = text.strip().partition(":")
     overrides: dict[str, int] = {}
@@ -238,22 +214,10 @@ def deterministic_identity(known: dict[str, "Strategy"], spec: str) -> tuple | N
         return None
 
 
-DECISION_TIMEOUT_ENV = "SHEDSIM_DECISION_TIMEOUT"
-DEFAULT_DECISION_TIMEOUT = 10.0
 
 
 class DecisionTimeout(Exception):
     """A plain-Python strategy took longer than the per-decision limit."""
-
-
-def decision_timeout() -> float:
-    """Seconds a plain-Python decision, or a compiled plugin's decision run in a forked child
-    (:attr:`EnginePlayer.isolated`: ``play``'s bots, ``trace`` after a crash, ``compile``),
-    may take (``$SHEDSIM_DECISION_TIMEOUT``, default 10; 0 turns the guard off)."""
-    try:
-        return float(os.environ.get(DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT))
-    except ValueError:
-        return DEFAULT_DECISION_TIMEOUT
 
 
 @contextlib.contextmanager
@@ -324,6 +288,13 @@ class EnginePlayer:
         """The plugin's ``DETERMINISTIC`` (the engine's loop check relies on it)."""
         return self.strategy.deterministic
 
+    @property
+    def outside(self) -> bool:
+        """Whether the plugin comes from outside ``strategies/`` (:attr:`Strategy.outside`):
+        the engine lends it its seat's own random stream
+        (:class:`shedsim.rules.engine.GameStreams`), as the kernel does."""
+        return self.strategy.outside
+
     def swap(self, visible: int, seat: int, players: int, rules_array: np.ndarray, rng: np.ndarray) -> int:
         mod = self.strategy.module
         if self.strategy.compiled:
@@ -362,45 +333,6 @@ class EnginePlayer:
         return legal[int(index)]
 
 
-def _hash_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
-def _module_name(path: Path) -> str:
-    digest = hashlib.sha256(str(path.parent.resolve()).encode()).hexdigest()[:10]
-    return f"shedsim_plugin_{digest}_{path.stem}"
-
-
-def load_module(path: str | Path, module_name: str | None = None) -> ModuleType:
-    """Import a plugin file under a stable module name (kept in ``sys.modules``).
-
-    Built-in strategies import as ``strategies.NAME``. Raises :class:`PluginError` naming
-    the file for syntax errors and exceptions at import.
-    """
-    path = Path(path).resolve()
-    name = module_name or _module_name(path)
-    if name in sys.modules:
-        return sys.modules[name]
-    try:
-        if name.startswith("strategies."):
-            return importlib.import_module(name)
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise PluginError(f"strategy plugin {str(path)!r}: not a Python module")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        return mod
-    except PluginError:
-        raise
-    except SyntaxError as e:
-        sys.modules.pop(name, None)
-        raise PluginError(f"strategy plugin {str(path)!r} has a syntax error at line {e.lineno}: {e.msg}") from None
-    except Exception as e:  # noqa: BLE001 - plugin code may raise anything on import
-        sys.modules.pop(name, None)
-        raise PluginError(f"strategy plugin {str(path)!r} failed to import: {type(e).__name__}: {e}") from None
-
-
 def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
     where = f"strategy plugin {str(path)!r}"
     name = getattr(mod, "NAME", None)
@@ -430,8 +362,13 @@ def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
                        for k, v in params.items())):
         raise PluginError(f"{where} ({name}): PARAMS must be a dict of at most {MAX_PARAMS} "
                           f"integer defaults, e.g. {{'rollouts': 16}}")
+    where = f"{where} ({name})"
+    ranges = read_ranges(mod, where, params)
+    read_space(mod, where, ranges)
+    traits = read_traits(mod, where, params, ranges, kind == "numba" and bool(getattr(mod, "INLINE", True)))
     return Strategy(name=name, description=desc.strip().splitlines()[0], deterministic=det,
-                    kind=kind, module=mod, path=path, source_hash=_hash_file(path), params=dict(params))
+                    kind=kind, module=mod, path=path, source_hash=hash_file(path), params=dict(params),
+                    ranges=ranges, traits=traits)
 
 
 def builtin_dir() -> Path:
@@ -540,12 +477,25 @@ def type_problem(strat: "Strategy") -> str | None:
     return None
 
 
+def _decisions_module(strat: Strategy) -> str | None:
+    """The module that defines the plugin's swap and move (for a compiled plugin, their
+    Python source), or None when they come from different modules."""
+    names = ("swap", "move") if strat.compiled else ("choose_swap", "choose_move")
+    homes = set()
+    for n in names:
+        fn = getattr(strat.module, n)
+        homes.add(getattr(getattr(fn, "py_func", fn), "__module__", None))
+    return homes.pop() if len(homes) == 1 else None
+
+
 def discover(extra: list[str | Path] | None = None) -> Plugins:
     """Load every plugin in :func:`search_dirs`; returns them by name, sorted, as
     :class:`Plugins` (a dict) whose ``broken`` lists the files that could not be loaded
     (a syntax error, an exception at import, a missing or wrong NAME, DESCRIPTION,
-    DETERMINISTIC or functions, or a NAME already taken by an earlier file) with the
-    reason. A broken file never stops the others from loading.
+    DETERMINISTIC, PARAMS, PARAM_RANGES, PARAM_SPACE, TRAITS or functions, or a NAME
+    already taken by an earlier file) with the reason. A broken file never stops the
+    others from loading. A plugin whose move and swap come from another loaded plugin's
+    module gets that plugin's name in :attr:`StrategyInfo.variant_of`.
 
     Raises :class:`PluginError` only for a strategy path that is not a directory.
 
@@ -584,6 +534,11 @@ def discover(extra: list[str | Path] | None = None) -> Plugins:
                                        f"used by {str(found[strat.name].path)!r}"))
             continue
         found[strat.name] = strat
+    by_module = {s.module.__name__: s.name for s in found.values()}
+    for strat in found.values():
+        home = _decisions_module(strat)
+        if home != strat.module.__name__ and home in by_module:
+            strat.variant_of = by_module[home]
     result = Plugins(sorted(found.items()), broken=broken)
     if len(_DISCOVERED) > 16:
         _DISCOVERED.clear()
@@ -601,7 +556,89 @@ def resolve(names: list[str], extra: list[str | Path] | None = None) -> list[Str
     return [known.require(n) for n in names]
 
 
-def describe_plugins(strategies: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """(name, kind, deterministic, description) rows for ``shedsim strategies``."""
-    return [(s.name, s.kind, "yes" if s.deterministic else "no", s.description)
-            for s in strategies.values()]
+# ---------------------------------------------------------------------- selecting by traits
+def candidates(known: dict[str, Strategy]) -> list[Strategy]:
+    """The strategies commands choose their defaults from: shedsim's own (``strategies/``),
+    compiled, and not a variant of another (:attr:`StrategyInfo.variant_of`), by name."""
+    return sorted((s for s in known.values() if not s.outside and s.compiled and s.variant_of is None),
+                  key=lambda s: s.name)
+
+
+def _fast_deterministic(s: Strategy) -> bool:
+    return s.deterministic and s.traits.cost == "fast" and not s.traits.self_play_loops and bool(s.traits.uses)
+
+
+def is_random_baseline(s: Strategy) -> bool:
+    """Whether ``s`` draws among its legal moves at random and decides on nothing else
+    (``TRAITS['uses']`` empty, not ``DETERMINISTIC``): ``random``."""
+    return not s.deterministic and not s.traits.uses
+
+
+ROLES: dict[str, str] = {
+    "default": "every built-in compiled strategy that is neither slow (cost) nor a variant of another",
+    "ladder": "every built-in compiled strategy that is not a variant of another",
+    "reference": "the built-in strategy that is fast, deterministic, decides on more than its legal moves and "
+                 "does not loop in self-play",
+    "baseline": "the built-in strategy that draws among its legal moves at random and uses nothing else",
+    "policy": "the cheapest built-in strategy that searches, slow ones left out",
+    "tunable": "the built-in strategy that declares a PARAM_SPACE",
+    "compare": "the baseline, the reference opponent and the strongest quick player (hint's policy)",
+}
+"""Each choice commands make by traits, in words (``--help`` prints them beside the names)."""
+
+
+def select(known: dict[str, Strategy], role: str) -> list[str]:
+    """The strategy names ``role`` (a key of :data:`ROLES`) picks among :func:`candidates`
+    of ``known`` (from :func:`discover`): a list for the fields (``default``, ``ladder``,
+    ``compare``), one name for the others (the first by name where several qualify).
+    Raises :class:`PluginError` when none qualifies, and ``KeyError`` for an unknown role."""
+    pool = candidates(known)
+    if role == "compare":
+        return [select(known, r)[0] for r in ("baseline", "reference", "policy")]
+    rule = {"default": lambda s: s.traits.cost != "slow", "ladder": lambda s: True,
+            "reference": _fast_deterministic, "baseline": is_random_baseline,
+            "policy": lambda s: s.traits.search and s.traits.cost != "slow",
+            "tunable": lambda s: bool(s.param_space)}[role]
+    chosen = [s for s in pool if rule(s)]
+    if role == "policy":
+        chosen.sort(key=lambda s: (s.traits.cost_rank, s.name))
+    if not chosen:
+        raise PluginError(f"no strategy in {builtin_dir()} qualifies as {ROLES[role]}: the built-in strategies' "
+                          f"TRAITS decide that (`shedsim strategies` lists them)")
+    return [s.name for s in chosen] if role in ("default", "ladder") else [chosen[0].name]
+
+
+def swap_policies(known: dict[str, Strategy]) -> list[tuple[str, str]]:
+    """``(label, strategy)`` for each face-up rule of :data:`shedsim.plugin_meta.SWAP_RULES`
+    but ``own`` that a built-in strategy declares (``TRAITS['swap']``), in the order the
+    :func:`candidates` first show them; the strategy is the first that declares it (any
+    does: they share the rule)."""
+    out: dict[str, str] = {}
+    for s in candidates(known):
+        if s.traits.swap != "own":
+            out.setdefault(s.traits.swap, s.name)
+    return list(out.items())
+
+
+def choice(role: str) -> list[str]:
+    """:func:`select` among the built-in strategies alone (what a default is when no
+    ``--strategy-path`` is given; a default never picks a plugin from elsewhere)."""
+    return select(discover([]), role)
+
+
+def choices_text() -> dict[str, str]:
+    """For ``--help``: each role of :data:`ROLES` as ``"NAMES: the rule"``, plus ``swaps``
+    (:func:`swap_policies` as ``"LABEL (NAME's)"``) and ``cost:fast``, ``cost:moderate``,
+    ``cost:slow`` (the built-in strategies of each cost class). Loads the built-in
+    plugins (numba): call it only when the help is shown."""
+    known = discover([])
+    out = {}
+    for role, rule in ROLES.items():
+        try:
+            out[role] = f"{', '.join(select(known, role))}: {rule}"
+        except PluginError as e:
+            out[role] = f"none ({e})"
+    out["swaps"] = ", ".join(f"{lab} ({name}'s)" for lab, name in swap_policies(known))
+    for c in ("fast", "moderate", "slow"):
+        out[f"cost:{c}"] = ", ".join(s.name for s in known.values() if not s.outside and s.traits.cost == c) or "none"
+    return out

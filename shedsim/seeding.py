@@ -2,7 +2,8 @@
 
 Every random choice of a game comes from two splitmix64 streams derived from
 ``(run seed, index)``: the **deal** stream (shuffle, random starts) and the **strategy**
-stream (strategies' coin flips). Keys are computed from the run seed with
+stream (strategies' coin flips; a plugin from outside ``strategies/`` draws from its seat's
+own stream instead, keyed from the game's by :func:`seat_key`). Keys are computed from the run seed with
 :class:`numpy.random.SeedSequence` and a splitmix64 finaliser of the game or deal index,
 so a game's cards do not depend on how a run is chunked or how many workers play it.
 
@@ -43,6 +44,21 @@ class SplitMix64:
     def below(self, n: int) -> int:
         """A draw in ``0..n-1`` from the top 32 bits (``n`` < 2**32; bias below 2**-25)."""
         return ((self.next() >> 32) * n) >> 32
+
+
+SEAT_SALT = 0xD1B54A32D192ED03
+"""An odd 64-bit constant (the multiplier of Roberts' R2 low-discrepancy sequence) that
+sets the seats' own streams apart from the game's strategy stream."""
+
+
+def seat_key(strategy_key: int, seat: int) -> int:
+    """The key of seat ``seat``'s own strategy stream in a game whose strategy stream has
+    key ``strategy_key``: ``mix64((strategy_key ^ SEAT_SALT) + GOLDEN * (seat + 1))``. The
+    seats of shedsim's own strategies share the game's stream; a plugin from outside
+    ``strategies/`` draws from its seat's own, so that nothing it draws or writes reaches
+    another seat's draws (:class:`shedsim.rules.engine.GameStreams`, and
+    :func:`shedsim.kernel.rng.seat_key` in the kernel)."""
+    return mix64(((int(strategy_key) ^ SEAT_SALT) + GOLDEN * (int(seat) + 1)) & MASK64)
 
 
 def shuffle(deck: list[int], rng: SplitMix64) -> None:

@@ -9,6 +9,7 @@ Parameters are heuristic's: ``expert:track=20`` works as ``heuristic:track=20`` 
 ``expert:search=8`` is heuristic.
 """
 
+from strategies.heuristic import PARAM_RANGES, TRAITS  # noqa: F401  (as heuristic)
 from strategies.heuristic import PARAMS as _HEURISTIC_PARAMS
 from strategies.heuristic import move, swap  # noqa: F401  (the plugin's decisions)
 

@@ -18,6 +18,7 @@ NAME = "greedy"
 DESCRIPTION = "lowest non-special rank, all copies; specials only when forced; strong cards face up"
 DETERMINISTIC = True
 PARAMS = {}
+TRAITS = {"cost": "fast", "uses": ("own_cards",), "swap": "greedy-high"}
 
 
 @njit(cache=True)

@@ -102,6 +102,27 @@ PARAMS = {
     "end_pile": 2,
     "search": 8,
 }
+_PILE = (0, L.MAX_DECK)  # a pile size (or a hand's): at most every card of two decks
+PARAM_RANGES = {
+    "spend_pile": _PILE,
+    "burn_pile": _PILE,
+    "save_pile": _PILE,
+    "take_pile": _PILE,
+    "swap": (-1, 1),
+    "up_burn": (0, 99),
+    "up_reset": (0, 99),
+    "up_magic": (0, 99),
+    "copies": (0, 1),
+    "complete_four": (0, 1),
+    "track": (0, 100),  # percent
+    "block": _PILE,
+    "pass_on": (0, 1),
+    "gamble_pile": _PILE,
+    "end_pile": _PILE,
+    "search": (0, 1000),  # samples per end-game move
+}
+TRAITS = {"cost": "moderate", "search": True, "search_param": "search",
+          "uses": ("own_cards", "pile", "opponents", "unseen"), "swap": "expert-table"}
 PARAM_SPACE = {
     # what ``shedsim tune`` searches: (lowest, highest[, "log"]) integers; "log" samples
     # on a log scale (pile sizes where 99 means never)

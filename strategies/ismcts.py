@@ -44,6 +44,10 @@ NAME = "ismcts"
 DESCRIPTION = "information-set MCTS: one tree over what it can see, a fresh deal of the hidden cards per iteration"
 DETERMINISTIC = False
 PARAMS = {"iterations": 300, "explore": 70, "playout": 0, "cap": 400}
+# iterations per decision; the exploration constant in hundredths; PLAYOUT_*; moves per playout
+PARAM_RANGES = {"iterations": (1, 100_000), "explore": (0, 10_000), "playout": (0, 1), "cap": (10, 100_000)}
+TRAITS = {"cost": "slow", "search": True, "uses": ("own_cards", "pile", "opponents", "unseen"),
+          "swap": "greedy-high"}
 INLINE = False  # allocates its tree per decision
 
 PLAYOUT_GREEDY = 0

@@ -28,6 +28,9 @@ NAME = "mc"
 DESCRIPTION = "determinised Monte Carlo: samples hidden cards, greedy rollouts of every move"
 DETERMINISTIC = False
 PARAMS = {"rollouts": 16, "cap": 400}
+PARAM_RANGES = {"rollouts": (1, 100_000), "cap": (10, 100_000)}  # samples per decision; moves per rollout
+TRAITS = {"cost": "slow", "search": True, "uses": ("own_cards", "pile", "opponents", "unseen"),
+          "swap": "greedy-high"}
 INLINE = False  # too big to inline into the kernel's game loop; a call per decision is nothing here
 
 

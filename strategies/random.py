@@ -17,6 +17,7 @@ NAME = "random"
 DESCRIPTION = "uniformly random legal move and random swap (baseline)"
 DETERMINISTIC = False
 PARAMS = {}
+TRAITS = {"cost": "fast", "uses": (), "swap": "random"}
 
 
 @njit(cache=True)

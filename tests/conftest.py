@@ -19,3 +19,45 @@ def plain_python_plugins(tmp_path):
         "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
         "def choose_move(obs, legal, rng):\n    return 0\n")
     return d
+
+
+@pytest.fixture(scope="session")
+def every_run(tmp_path_factory):
+    """A directory holding one tiny real run of every command the report reads (see
+    ``tests/every_command.py``) and ``charts.json``, built once for the whole session: the
+    pytest-xdist workers share it (the first builds it under a file lock)."""
+    import os
+
+    from filelock import FileLock
+
+    import every_command
+    base = tmp_path_factory.getbasetemp()
+    # this session's directory: under pytest-xdist, the workers' base directories' parent
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root = shared / "every_command_runs"
+    with FileLock(str(shared / "every_command_runs.lock")):
+        if not (root / "charts.json").is_file():
+            root.mkdir(exist_ok=True)
+            every_command.build(root)
+    return root
+
+
+@pytest.fixture
+def sigint_when_called(monkeypatch):
+    """``sigint_when_called(owner, name)``: replace ``owner.name`` (a function or method) by one
+    that sends SIGINT to this process, then calls the original: a Ctrl-C that lands exactly
+    there (the handler a command installed runs at once, in the main thread)."""
+    import os
+    import signal
+
+    def patch(owner, name):
+        real = getattr(owner, name)
+
+        def interrupted(*a, **k):
+            os.kill(os.getpid(), signal.SIGINT)
+            return real(*a, **k)
+
+        monkeypatch.setattr(owner, name, interrupted)
+        return real
+
+    return patch

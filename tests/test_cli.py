@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from shedsim.cli import app
+from shedsim.cli import ORDER, app
 
 HERE = Path(__file__).resolve().parent
 INVALID = sorted((HERE / "scenarios" / "invalid").glob("*.toml"))
@@ -293,3 +293,163 @@ def test_import_cli_does_not_import_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+# --------------------------------------------------------------------------- parameter ranges, defaults by traits
+def _range_cases(spec: str, out: Path):
+    """Every command that takes a strategy spec, with ``spec`` in the option that takes it."""
+    hint_file = HERE.parent / "docs" / "examples" / "hint_fourth_seven.toml"
+    quiet = ("--games", "10", "--quiet")
+    return [
+        ("tournament --strategies", ["tournament", "--strategies", f"greedy,{spec}", *quiet, "--out", out]),
+        ("sprt --a", ["sprt", "--a", spec, "--b", "greedy", "--quiet", "--out", out]),
+        ("compare-rules --strategies", ["compare-rules", "-r", "shithead", "-r", "duel", "-p", "2", "-S",
+                                        f"greedy,{spec}", *quiet, "--out", out]),
+        ("swaps --strategy", ["swaps", "--strategy", spec, *quiet, "--out", out]),
+        ("swaps --swap-policy", ["swaps", "--swap-policy", spec, *quiet, "--out", out]),
+        ("tips --base", ["tips", "--base", spec, *quiet, "--out", out]),
+        ("tips --opponents", ["tips", "--opponents", spec, *quiet, "--out", out]),
+        ("tune --strategy", ["tune", "--strategy", spec, "--budget", "1", *quiet, "--out", out]),
+        ("tune --field", ["tune", "--field", f"greedy,{spec}", "--budget", "1", *quiet, "--out", out]),
+        ("hint --policy", ["hint", hint_file, "--policy", spec]),
+        ("play --opponents", ["play", "--opponents", spec]),
+        ("play --hint-policy", ["play", "--hint-policy", spec]),
+        ("bench --strategy", ["bench", "--strategy", spec, "--games", "10"]),
+        ("trace --strategies", ["trace", "--strategies", f"{spec},greedy"]),
+    ]
+
+
+@pytest.mark.parametrize("value", ["-1", "999999999999999999999"])
+def test_every_command_refuses_a_parameter_outside_its_range(tmp_path, value):
+    """heuristic:search=-1 was played, and heuristic:search=999999999999999999999 ended in an
+    OverflowError traceback: every command that takes a strategy spec refuses both with exit
+    2, naming the option, the strategy, the parameter, the value and the range, before it
+    writes anything."""
+    want = f"strategy 'heuristic': parameter search={value} is outside its range 0..1000"
+    for i, (option, args) in enumerate(_range_cases(f"heuristic:search={value}", tmp_path / "out")):
+        r = runner.invoke(app, [str(a) for a in args], env=ENV, input="")
+        err = " ".join(stderr_of(r).split())
+        assert r.exit_code == 2 and want in err, (option, r.exit_code, r.output)
+        assert option.split()[1] in err, (option, err)  # the option is named
+        assert "Traceback" not in r.output and "OverflowError" not in r.output, (option, r.output)
+        assert not (tmp_path / "out").exists(), f"{option} left {tmp_path / 'out'} behind"
+
+
+def test_tune_refuses_a_search_range_outside_the_declared_range(tmp_path):
+    r = invoke("tune", "--param", "search=0:5000", "--budget", "1", "--out", tmp_path / "u")
+    assert_usage_error(r, "--param 'search=0:5000': strategy 'heuristic': parameter search accepts 0..1000")
+    assert not (tmp_path / "u").exists()
+
+
+def test_help_names_the_defaults_the_traits_select():
+    """The defaults shown in --help are derived from the plugins' traits when the help is
+    shown, never hand-typed: every command's help has its marks filled in."""
+    from shedsim.plugins import discover, select
+    known = discover([])
+    for info in app.registered_commands:
+        r = invoke(info.name, "--help")
+        assert r.exit_code == 0 and "<<" not in r.output, (info.name, r.output)
+    def flat(command: str) -> str:  # the help as one line, the table's borders taken out
+        return " ".join(invoke(command, "--help").output.replace("│", " ").split())
+
+    text = flat("tournament")
+    assert f"(default: {', '.join(select(known, 'default'))}: every built-in" in text, text
+    text = flat("hint")
+    assert f"Default: {select(known, 'policy')[0]}: the cheapest built-in strategy that searches" in text, text
+    from shedsim.analysis.tips import default_base
+    text = flat("tips")
+    assert f"(default: {default_base()}: the built-in strategy whose parameters carry every tip" in text, text
+
+
+def test_strategies_shows_traits_ranges_and_the_choices():
+    r = invoke("strategies")
+    assert r.exit_code == 0, r.output
+    out = " ".join(r.output.split())
+    assert "heuristic: the beginner tips" in out and "search=8 (0..1000)" in out
+    assert "traits: cost moderate; search yes (off with search=0); uses own_cards, pile, opponents, unseen" in out
+    assert "a variant of heuristic" in out and "loops in self-play" in out
+    assert "@default: aggressive, greedy, heuristic, random (every built-in" in out
+    assert "@reference: greedy (" in out and "@policy: heuristic (" in out
+
+
+def test_a_role_in_strategies_expands_to_what_the_traits_select():
+    from shedsim.analysis.tournament import TournamentError, parse_entries
+    assert parse_entries("@baseline,@reference") == [("random", "random"), ("greedy", "greedy")]
+    with pytest.raises(TournamentError, match=r"'@best' names no selection; use one of @default, @ladder"):
+        parse_entries("@best")
+
+
+# --------------------------------------------------------------------------- the command line reads plainly
+def test_help_shows_no_type_after_a_flag():
+    """Before, typer printed ``<bool>`` after every flag (--help, --quiet, --force, ...) of
+    every command; an option with a value keeps its type."""
+    for args in ([], ["rules"], ["scenario"], *([c] for c in ORDER if c not in ("rules", "scenario")),
+                 ["rules", "show"], ["scenario", "run"]):
+        r = invoke(*args, "--help")
+        assert r.exit_code == 0, (args, r.output)
+        assert "<bool>" not in r.output, (args, r.output)
+    r = invoke("tournament", "--help")
+    assert re.search(r"--games\s+-g\s+<int range>", r.output) and re.search(r"--quiet\s+-q\s+No progress", r.output)
+
+
+def test_the_commands_are_listed_in_task_order():
+    """Before: trace, strategies, compile, bench, tournament, ... (the order of registration)."""
+    out = invoke("--help").output
+    at = [out.index(f"│ {name} ") for name in ORDER]
+    assert at == sorted(at), [n for _, n in sorted(zip(at, ORDER))]
+    for panel in ("Rules and strategies", "Studies", "Positions and games", "Reports", "Tools"):
+        assert panel in out
+
+
+def _ranking_header(output: str) -> list[str]:
+    line = next(ln for ln in output.splitlines() if "┃ strategy" in ln)
+    return [c.strip() for c in line.strip("┃ ").split("┃")]
+
+
+def test_the_tournament_table_says_a_figure_shared_by_every_row_once(tmp_path):
+    """Before, games and unfinished repeated the same figure on every row (here: every
+    strategy plays every game, so each row held the run's unfinished total)."""
+    r = invoke("tournament", "--strategies", "greedy,aggressive", "--players", "2", "--games", "2000",
+               "--workers", "1", "--no-plots", "--out", tmp_path / "two")
+    assert r.exit_code == 0, r.output
+    head = _ranking_header(r.output)
+    assert "unfinished" not in head and "games" not in head, head
+    assert "2,000 seat-games per strategy" in r.output
+    assert re.search(r"2,000 games \([\d,]+ unfinished", r.output), r.output  # the total, once, under the table
+    # three entries at two seats: each strategy has its own unfinished games, so the column stays
+    r = invoke("tournament", "--strategies", "greedy,aggressive,aggressive", "--players", "2", "--games", "2001",
+               "--workers", "1", "--no-plots", "--out", tmp_path / "three")
+    assert r.exit_code == 0, r.output
+    assert "unfinished" in _ranking_header(r.output)
+
+
+def test_compare_rules_says_the_deals_once(tmp_path):
+    r = invoke("compare-rules", "-r", "duel", "-r", "duel+low7", "--players", "2", "--strategies", "greedy,random",
+               "--games", "200", "--workers", "1", "--no-plots", "--out", tmp_path / "o")
+    assert r.exit_code == 0, r.output
+    line = next(ln for ln in r.output.splitlines() if "┃ variant" in ln and "mean moves" in ln)
+    assert "deals" not in line and "100 deals per variant" in r.output, r.output
+
+
+def test_every_place_says_who_starts_in_the_same_words():
+    """The engine starts the seat after the dealer under dealer_left (duel, family, palace);
+    before, the README said "first seat" for duel and "left of dealer" for the others, and
+    rules list/show said "dealer_left"."""
+    from shedsim.rules.engine import deal, start_seat
+    from shedsim.rules.ruleset import preset
+    from shedsim.seeding import SplitMix64
+    for name, players in (("duel", 2), ("family", 3), ("palace", 4)):
+        rs = preset(name)
+        assert rs.start == "dealer_left"
+        for dealer in range(players):
+            state, rng = deal(rs, players, 12345 + dealer, dealer)
+            assert start_seat(state, SplitMix64(1)) == (dealer + 1) % players
+        show = " ".join(invoke("rules", "show", name).output.split())
+        assert "start │ the seat after the dealer (dealer_left)" in show, show
+    listed = " ".join(invoke("rules", "list").output.split())
+    assert listed.count("start: the seat after the dealer (dealer_left)") == 3, listed
+    readme = (HERE.parent / "README.md").read_text()
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+)` \|.*\| ([^|]+) \|$", readme, re.M)}
+    for name in ("duel", "family", "palace"):
+        assert rows[name].strip() == "seat after the dealer", rows
+    assert "first seat" not in readme and "left of dealer" not in readme

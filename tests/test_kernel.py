@@ -26,6 +26,16 @@ def test_rng_matches_python_stream():
         assert int(rng_next(nb)) == py.next()
 
 
+def test_seat_streams_match_python_and_differ_from_the_game_stream():
+    """A plugin from outside strategies/ draws from its seat's own stream: the kernel and the
+    reference engine key it alike, and no two seats', nor the game's, start alike."""
+    from shedsim.kernel.rng import seat_key
+    for key in (0, 1, 2**63 + 12345, 987654321):
+        keys = [seeding.seat_key(key, s) for s in range(L.MAX_PLAYERS)]
+        assert keys == [int(seat_key(np.uint64(key), s)) for s in range(L.MAX_PLAYERS)]
+        assert len(set(keys + [key])) == L.MAX_PLAYERS + 1
+
+
 def test_game_keys_do_not_depend_on_chunking():
     a = seeding.game_keys(5, np.arange(0, 100))
     b = seeding.game_keys(5, np.arange(40, 60))

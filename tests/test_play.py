@@ -177,3 +177,25 @@ def test_hint_and_why_rank_by_what_the_rules_score():
         Game(preset("shithead"), 3, ["greedy"], hint_objective="win")
     r = invoke(args + ["--hint-objective", "win"], "")
     assert r.exit_code == 2 and "--hint-objective" in r.stderr
+
+
+def test_play_prints_the_go_on_line_when_a_bot_fails(tmp_path):
+    """A bot that fails ends the game, as before, but now prints the command that goes on
+    with it as quit and the end of input do (before: the error alone). A plain-Python
+    plugin (nothing to compile) that returns no move is the broken bot."""
+    d = tmp_path / "plugins"
+    d.mkdir()
+    (d / "pynomove.py").write_text(
+        'NAME = "pynomove"\nDESCRIPTION = "returns no move"\nDETERMINISTIC = True\n'
+        "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
+        "def choose_move(obs, legal, rng):\n    return None\n")
+    args = ["play", "--players", "2", "--opponents", "pynomove", "--seed", "3", "--strategy-path", str(d)]
+    r = runner.invoke(app, args, input="1\n1\n1\n1\n", env=ENV)
+    assert r.exit_code == 1, r.output
+    err = r.stderr
+    assert "strategy 'pynomove' raised at move 2" in err and "Traceback" not in r.output, err
+    assert "the game stops after 1 move(s); nothing is lost" in err, err
+    cmd = err.strip().splitlines()[-1].strip()
+    assert cmd.startswith("shedsim play ") and "--moves '1;play " in cmd and "--strategy-path" in cmd, cmd
+    again = runner.invoke(app, shlex.split(cmd)[1:], input="", env=ENV)  # the same game, to the same point
+    assert again.exit_code == 1 and "strategy 'pynomove' raised at move 2" in again.stderr, again.output

@@ -21,6 +21,7 @@ import shlex
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -155,6 +156,25 @@ PLUGINS = {
             rng[0] = rng[0] | 1
             while rng[0] != 0:
                 rng[0] = rng[0] * 6364136223846793005 + 1442695040888963407
+        return greedy_move(obs, rules)
+    """,
+    # plays greedy and writes into its random stream (it says DETERMINISTIC): depth 3, its
+    # own rng[0], a counter (a stream that never repeats; before, it was the stream that
+    # every other seat drew from, and the one the loop check compared); depth 4, rng[1],
+    # past its own (the game's strategy stream); depth 5, rng[2] in the swap phase (the
+    # deal stream, which the start rule may draw from)
+    "rngwriter": """
+    @njit(cache=True)
+    def swap(visible, seat, players, rules, params, rng):
+        if params[0] == 5:
+            rng[2] = np.uint64(0)
+        return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+    @njit(cache=True)
+    def move(obs, rules, params, rng):
+        if params[0] == 4:
+            rng[1] = np.uint64(0)
+        else:
+            rng[0] = rng[0] + np.uint64(1)
         return greedy_move(obs, rules)
     """,
     # reads far outside an array from its fourth move on: a segmentation fault
@@ -359,6 +379,7 @@ def test_hint_names_a_policy_that_crashes_the_process(plugin_dir):
     ("stealth", "wrote into the observation array"),  # (as obswriter, but balanced: the stronger case)
     ("nonmove", "returned the code -5, which is no move"),
     ("nonmove:depth=4", "returned the code 999999, which is no move"),
+    ("rngwriter:depth=4", "wrote into the game's strategy stream"),  # (before: nothing said, exit 0)
 ])
 def test_hint_names_a_policy_that_breaks_the_game(plugin_dir, policy, what):
     """A playout policy decides on copies of the rules and its parameters, compared after
@@ -499,3 +520,133 @@ def test_a_dead_worker_is_named_by_replaying_its_chunks(plugin_dir, monkeypatch)
     assert game == 10, message
     assert "crashed (signal SIGSEGV" in message and "strategy 'segfaulter' at seat " in message, message
     assert "run seed 5, game 10 (deal 5" in message and "--game 10" in message, message
+
+
+def _records(d, a, b, rules=None, games=200, seed=9):
+    return play_chunk(_pair(d, a, b, rules, games, seed), 0, games).records
+
+
+def _pair(d, a, b, rules=None, games=200, seed=9):
+    return RunSpec(rules or preset("shithead"), 2, (a, b), (a, b), seed=seed, games=games, strategy_paths=(str(d),))
+
+
+def test_a_plugin_draws_from_its_own_stream_and_steers_nobody(plugin_dir):
+    """A plugin from outside strategies/ gets its seat's own random stream: rngwriter, which
+    writes into its rng at every move, leaves the random opponent the very games it plays
+    against greedy (before, rng was the stream the opponent drew from: the same deals gave
+    other games, and other places)."""
+    a, b = _records(plugin_dir, "rngwriter", "random"), _records(plugin_dir, "greedy", "random")
+    for k in ("places", "moves", "face_up", "end"):
+        assert (a[k] == b[k]).all(), k
+
+
+def test_a_deterministic_plugin_that_writes_its_stream_ends_games_as_greedy_does(plugin_dir):
+    """The loop check compares the position (and the shared strategy stream) of games whose
+    seats still in are all DETERMINISTIC. rngwriter says it is, plays greedy's moves and
+    counts in its rng: it ends the same games at the same move as greedy, proven loops
+    included, on the kernel and on the reference engine (before, the counter was in the
+    stream the loop check compares: no loop was ever proven, and those games ran to the cap)."""
+    from shedsim.analysis.replay import replay_game
+    from shedsim.rules.ruleset import build
+    rules = build("shithead", ["stall:0", "max_moves:600"])
+    a = _records(plugin_dir, "rngwriter", "aggressive", rules, games=120, seed=11)
+    b = _records(plugin_dir, "greedy", "aggressive", rules, games=120, seed=11)
+    for k in ("places", "moves", "end"):
+        assert (a[k] == b[k]).all(), k
+    from shedsim import layout as L
+    loops = np.flatnonzero(a["end"] == L.END_LOOP)
+    assert len(loops), np.bincount(a["end"])
+    g = int(loops[0])  # the same game on the reference engine, as trace plays it
+    res = replay_game(_pair(plugin_dir, "rngwriter", "aggressive", rules, 120, 11), g, narrate=False).result
+    assert res.end == "loop" and res.moves == int(a["moves"][g]), (res.end, res.moves, int(a["moves"][g]))
+
+
+@pytest.mark.parametrize("name,what", [("rngwriter:depth=4", "the game's strategy stream"),
+                                       ("rngwriter:depth=5", "the deal stream")])
+def test_a_plugin_that_writes_past_its_own_stream_stops_the_run_named(plugin_dir, name, what):
+    """rng[0] is all a plugin owns: the game's strategy stream and the deal stream lie after
+    it and are compared after each of its decisions, so a write past it stops the run
+    naming the plugin, as a write into the rules does; the trace command reproduces it
+    (before, the write went unseen, exit 0)."""
+    with pytest.raises(SimulationError) as err:
+        play_chunk(_spec(plugin_dir, name), 0, 10)
+    msg = str(err.value)
+    assert f"strategy {name!r} wrote into {what}" in msg and "past its own stream rng[0]" in msg, msg
+    assert "'greedy'" not in msg.split("\n")[0] and "seed 42" in msg, msg
+    cmd = msg.splitlines()[-1].split("replay it move by move: ", 1)[1]
+    r = CliRunner().invoke(app, shlex.split(cmd)[1:])
+    assert r.exit_code == 1 and f"strategy {name!r} wrote into {what}" in r.output, r.output
+
+
+def test_play_names_a_bot_that_writes_past_its_own_stream(plugin_dir):
+    """`shedsim play` lends its bots their own streams as the engine does (a bot's decision
+    runs in a forked child: the stream after its own goes there too, and comes back)."""
+    r = CliRunner().invoke(app, ["play", "--players", "2", "--opponents", "rngwriter:depth=4", "--seed", "3",
+                                 "--strategy-path", str(plugin_dir)], input="1\n" * 40)
+    assert r.exit_code == 1, r.output
+    assert "strategy 'rngwriter:depth=4' wrote into the game's strategy stream" in r.output, r.output
+
+
+LOOP_RUNS = {run: [a.replace("segfaulter", "looper") for a in SEGFAULT_RUNS[run]]
+             for run in ("tournament-1-worker", "sprt", "swaps", "tips", "tune", "bench")}
+LOOP_RUNS["trace"] = ["trace", "--strategies", "looper,greedy", "--seed", "5", "--game", "0"]
+
+
+@pytest.mark.parametrize("run", list(LOOP_RUNS))
+def test_every_command_stops_a_plugin_stuck_in_a_loop(plugin_dir, tmp_path, monkeypatch, run):
+    """A plugin decision that never ends: every command that plays it (here in one process,
+    the kernel's games in a forked child that keeps a beat word per plugin decision) stops
+    it after SHEDSIM_DECISION_TIMEOUT seconds and names it as `play` does: strategy, seat,
+    move, exit 1 (before, all but play hung until killed)."""
+    monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", "1")
+    args = [a.replace("{out}", str(tmp_path / "o")) for a in LOOP_RUNS[run]]
+    quiet = [] if run in ("bench", "trace") else ["--quiet"]
+    r = CliRunner().invoke(app, args + quiet + ["--strategy-path", str(plugin_dir)])
+    assert r.exit_code == 1, r.output
+    assert re.search(r"strategy 'looper' at seat \d, choosing move \d+ .*it made no decision within 1 s "
+                     r"\(SHEDSIM_DECISION_TIMEOUT", r.output), r.output
+
+
+def test_hint_stops_a_policy_stuck_in_a_loop(plugin_dir, monkeypatch):
+    """hint's playouts of a plugin policy run in a forked child, each decision timed by the
+    playouts' beat word: one that never ends stops the hint after SHEDSIM_DECISION_TIMEOUT,
+    exit 1, naming the policy (before, hint hung)."""
+    monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", "1")
+    pos = Path(__file__).parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
+    r = CliRunner().invoke(app, ["hint", str(pos), "--policy", "looper", "--budget", "10", "--batch", "10",
+                                 "--strategy-path", str(plugin_dir)])
+    assert r.exit_code == 1, r.output
+    assert ("policy 'looper' in samples 1-10 of the moves of seat 0 (--seed 0): it made no decision within 1 s"
+            in " ".join(r.output.split())), r.output
+
+
+def test_ctrl_c_stops_hint_with_a_policy_stuck_in_a_loop(plugin_dir, tmp_path):
+    """Ctrl-C while a plugin policy's playouts are stuck: the child goes with the hint, which
+    says it was interrupted, exit 130. SIGINT is sent once the playouts' child exists."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    pos = Path(__file__).parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
+    env = dict(os.environ, SHEDSIM_DECISION_TIMEOUT="0")  # no limit: only Ctrl-C stops it
+    p = subprocess.Popen([sys.executable, "-m", "shedsim", "hint", str(pos), "--policy", "looper", "--budget", "10",
+                          "--batch", "10", "--strategy-path", str(plugin_dir)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    children = Path(f"/proc/{p.pid}/task/{p.pid}/children")
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not children.read_text().split():
+            assert p.poll() is None, p.communicate()
+            time.sleep(0.1)
+        kid = children.read_text().split()[0]
+        time.sleep(1)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 130 and "interrupted: no hint computed" in err, err[-2000:]
+    assert not Path(f"/proc/{kid}").exists()  # the playouts' child is gone too

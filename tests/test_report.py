@@ -181,8 +181,8 @@ def test_page_shows_each_run_with_its_parts(inputs, built):
     assert "<dt>win_rate</dt><dd>share of games finished first</dd>" in text  # glossary
     assert "<dt>odd&lt;key&gt;</dt><dd>a &amp; b</dd>" in text
     assert "<details><summary>Versions</summary>" in text
-    assert "<th>rules</th><td>shithead</td></tr><tr><th>house</th><td>low7</td>" in text  # specification
-    assert "<th>seed</th><td>3</td>" in text and "<th>alpha</th><td>0.05</td>" in text
+    assert "<th>rules</th><td>shithead + low7</td></tr><tr><th>players</th><td>4</td>" in text  # specification
+    assert "<th>seed</th><td>3</td>" in text
     assert "nested.deep" in text  # every other run.json field, in the collapsed table
     # the tournament: summary table first, then its charts
     t = text[text.index('id="run-1"'):text.index('id="run-2"')]
@@ -240,11 +240,11 @@ def test_tournament_without_headline_gets_one_from_its_summary(inputs, tmp_path)
 def test_markdown_summary(inputs, built):
     md_path = built.with_suffix(".md")
     md = md_path.read_text()
-    assert md.startswith("# All <runs> & more\n")
+    assert md.startswith("<!-- generator: shedsim report -->\n# All <runs> & more\n")  # the mark, hidden when shown
     assert "- H1 accepted after 4,000 games" in md and "- palace games are 12% [10%, 14%] longer" in md
     assert "- Ranking by rating (Plackett-Luce strength of the finishing orders): 1. greedy, 2. random" in md
-    assert "| setting | value |" in md and "| rules | shithead |" in md and "| house | low7 |" in md
-    assert "| rank | strategy | games | win rate | loss rate | mean place | rating |" in md  # the main table
+    assert "| setting | value |" in md and "| rules | shithead + low7 |" in md
+    assert "| rank | strategy | games | win rate | loss rate | mean place | rating (Elo) |" in md  # the main table
     assert f"first 30 of {LONG_ROWS} rows: the full table is in [rules.csv](../{inputs[1].parent.name}/compare/rules.csv)" in md
     assert "| 43.00% [41.00, 45.00] | 0.0015 |" in md
     assert "\\| y" in md  # a pipe inside a cell is escaped
@@ -396,7 +396,7 @@ def test_bad_out_and_md_are_refused(inputs, tmp_path):
 
 def test_a_failed_write_exits_3_and_changes_nothing(inputs, tmp_path, monkeypatch):
     out = tmp_path / "r.html"
-    out.write_text("old page")
+    out.write_text(f"{atomic.MARK_HTML} old page")  # an earlier report: shedsim may replace it
     real = atomic._write
 
     def full_disk(f, data, path):
@@ -408,7 +408,7 @@ def test_a_failed_write_exits_3_and_changes_nothing(inputs, tmp_path, monkeypatc
     r = cli(str(inputs[2]), "--out", str(out))
     assert r.exit_code == 3, r.output
     assert "r.md" in r.output and "No space left on device" in r.output
-    assert out.read_text() == "old page" and not out.with_suffix(".md").exists()  # both or neither
+    assert out.read_text() == f"{atomic.MARK_HTML} old page" and not out.with_suffix(".md").exists()  # both or neither
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
 
 
@@ -450,3 +450,194 @@ def test_table_view_formats_each_kind_as_the_console_does():
                        "skill_edge_hi[greedy]", "comparisons"],
              [["greedy", "0.516247", "0.511872", "0.520621", "-0.3756", "-0.3788", "-0.3725", "40008"]])
     assert v.rows[0] == ["greedy", "51.62% [51.19, 52.06]", "-37.56 pp [-37.88, -37.25]", "40,008"]
+
+
+# ------------------------------------------------------------------ every column of every table
+EXAMPLE_RUNS = Path(__file__).resolve().parent.parent / "reports" / "example" / "runs"
+
+
+def _tables_of(*roots: Path):
+    """Every CSV of every run in ``roots`` (the ``every_run`` fixture, the example report's
+    runs), as the report reads it (its first 2,000 rows)."""
+    for root in roots:
+        for d in sorted(p for p in root.iterdir() if (p / "run.json").is_file()):
+            run = R.load_run(d, max_rows=2000)
+            for t in run.tables:
+                yield d.name, t
+
+
+_NUM = r"-?\d{1,3}(?:,\d{3})*(?:\.\d+)?"
+SHOWN = {  # kind -> (the shown estimate, the shown bound, scale: shown value / CSV value)
+    "count": (r"\d{1,3}(?:,\d{3})*", r"\d{1,3}(?:,\d{3})*", 1),
+    "index": (r"-?\d+", r"-?\d+", 1),
+    "rate": (r"\d{1,3}\.\d{2}%", r"\d{1,3}\.\d{2}", 100),
+    "percentage points": (r"[+-]\d{1,3}\.\d{2} pp", r"[+-]\d{1,3}\.\d{2}", 100),
+    "p-value": (r"< 1e-300|\d(?:\.\d+)?(?:e-\d+)?|0\.\d+", None, 1),
+    "Elo": (r"[+-]\d{1,3}(?:,\d{3})*\.\d", r"[+-]\d{1,3}(?:,\d{3})*\.\d", 1),
+    "places": (r"\d+\.\d{3}", r"-?\d+\.\d{3}", 1),
+    "places difference": (r"[+-]\d+\.\d{3}", r"[+-]\d+\.\d{3}", 1),
+    "moves": (r"\d{1,3}(?:,\d{3})*(?:\.\d)?", r"\d{1,3}(?:,\d{3})*(?:\.\d)?", 1),
+    "moves difference": (r"[+-]\d{1,3}(?:,\d{3})*\.\d", r"[+-]\d{1,3}(?:,\d{3})*\.\d", 1),
+    "number": (_NUM, _NUM, 1),
+    "signed number": (r"[+-]" + _NUM.lstrip("-?"), r"[+-]" + _NUM.lstrip("-?"), 1),
+    "score": (r"\d\.\d{4}", r"-?\d\.\d{4}", 1),
+    "log-likelihood ratio": (r"[+-]\d+\.\d{3}", None, 1),
+    "seconds": (r"\d{1,3}(?:,\d{3})*\.\d{2}", None, 1),
+    "relative change": (r"[+-]\d+\.\d%", None, 100),
+    "parameter value": (r"-?\d+(?:\.\d+)?", None, 1),
+}
+"""How a cell of each numeric kind must read on the page (written here from the console's
+formats, not taken from the code under test)."""
+
+
+def _close(shown: str, csv_value: float, scale: float) -> bool:
+    """Whether the shown number (separators, %, pp and signs stripped) is the CSV value to the
+    shown number of decimals (or to two significant digits, for a p-value in e-notation)."""
+    text = shown.replace(",", "").replace(" pp", "").rstrip("%")
+    if text == "< 1e-300":
+        return csv_value == 0
+    got = float(text)
+    if "e" in text:
+        return abs(got - csv_value) <= 0.05 * abs(csv_value) + 1e-300
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return abs(got - scale * csv_value) <= 0.5 * 10 ** -decimals * (1 + 1e-9) + 1e-12
+
+
+def _check_cell(kind, shown: str, cells: list[str]) -> str | None:
+    """What is wrong with ``shown`` for the CSV ``cells`` (estimate, then its bounds), or None."""
+    import re
+    if not kind.numeric:
+        want = {"yes/no": {"True": "yes", "False": "no"}.get(cells[0], cells[0]),
+                "name": cells[0].replace("_", " ")}.get(kind.name, cells[0])
+        return None if shown == want else f"shows {shown!r}, expected {want!r}"
+    if not cells[0].strip() or cells[0].strip().lower() == "nan":
+        return None if shown in ("-", cells[0]) else f"shows {shown!r} for an empty cell"
+    value_re, bound_re, scale = SHOWN[kind.name]
+    values = [float(c) for c in cells]
+    if len(cells) == 1:
+        m = re.fullmatch(f"({value_re})", shown)
+    else:
+        m = re.fullmatch(f"({value_re}) \\[({bound_re or value_re}|-), ({bound_re or value_re}|-)\\]", shown)
+    if not m:
+        return f"shows {shown!r}: not the format of a {kind.name}"
+    for text, v in zip(m.groups(), values):
+        if text != "-" and not _close(text, v, scale):
+            return f"shows {shown!r} for {cells}: not the CSV's value as a {kind.name}"
+    if not kind.holds(values[0]):
+        return f"holds {cells[0]}, which no {kind.name} can be"
+    return None
+
+
+def test_every_column_of_every_table_has_a_declared_kind_and_is_shown_in_it(every_run):
+    """Walk every column of every table every command writes (a tiny run of each, and the
+    example report's real runs): each has a declared kind (or is an interval bound of a column
+    that has one), every value of it is one that kind can hold, and every cell the page shows
+    reads in that kind's format with the CSV's value (a count of 25 is "25", never "2500.00%")."""
+    from shedsim.output import kinds as K
+    from shedsim.output.tables import _groups, column_kind, kinds_of, view
+    problems, seen = [], set()
+    tables = list(_tables_of(every_run, EXAMPLE_RUNS))
+    assert {t.name for _, t in tables} >= {
+        "summary.csv", "head_to_head.csv", "seats.csv", "lengths.csv", "matches.csv", "variants.csv", "effects.csv",
+        "by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_to_head.csv", "regret.csv", "sprt.csv",
+        "pairing.csv", "tips.csv", "trials.csv"}
+    for run, t in tables:
+        assert t.n_rows > 0, f"{run}/{t.name} has no rows: the walk would check nothing"
+        groups = _groups(t.header)
+        bounds = {j: v for v, lohi in groups.items() for j in lohi}
+        kinds = kinds_of(t.name, t.header, t.rows)
+        for i, c in enumerate(t.header):
+            seen.add((t.name, c))
+            declared = column_kind(t.name, c if i not in bounds else t.header[bounds[i]])
+            if declared is None:
+                problems.append(f"{run}/{t.name}: column {c!r} has no declared kind")
+            elif kinds[i] is not declared:
+                problems.append(f"{run}/{t.name}: column {c!r} is read as {kinds[i].name}, declared {declared.name}")
+        v = view(t.name, t.header, t.rows)
+        shown = [i for i in range(len(t.header)) if i not in bounds and t.header[i] not in v.hidden]
+        assert len(shown) == len(v.header), (t.name, v.header)
+        for k, i in enumerate(shown):
+            for row, out in zip(t.rows, v.rows):
+                kind = kinds[i]
+                if kind is K.BY_UNIT:
+                    kind = K.for_unit(row[t.header.index("unit")], t.header[i] == "effect")
+                cells = [row[i]] + ([row[j] for j in groups[i]] if i in groups else [])
+                why = _check_cell(kind, out[k], cells)
+                if why:
+                    problems.append(f"{run}/{t.name}: column {t.header[i]!r} ({kind.name}) {why}")
+                    break
+    assert not problems, "\n".join(problems)
+    assert ("matches.csv", "shared_first") in seen and ("summary.csv", "stalled") in seen  # the optional columns
+
+
+def test_a_count_is_never_shown_as_a_percentage():
+    """matches.csv's shared_first (matches in which the strategy shared the best total) is a
+    count: 25 reads "25" (it read "2500.00%": its name holds "share")."""
+    from shedsim.output.tables import view
+    v = view("matches.csv", ["rank", "strategy", "matches", "shared_first", "match_win_rate", "match_win_lo",
+                             "match_win_hi"], [["1", "greedy", "2500", "25", "0.3", "0.29", "0.31"]])
+    assert v.rows == [["1", "greedy", "2,500", "25", "30.00% [29.00, 31.00]"]]
+
+
+# ------------------------------------------------------------------ the specification, in words
+INTERNAL_WORDS = ("key", "format", "block", "chunk", "hash", "hashes", "checksum", "argv", "backend", "subtitle",
+                  "store", "rules input", "n chunks", "interrupted by", "strategy paths")
+REQUIRED = {"tournament": {"rules", "players", "strategies", "games", "seed", "run time"},
+            "compare-rules": {"baseline", "variants", "players", "strategies", "games per variant", "seed"},
+            "swaps": {"rules", "players", "play policy", "swap policies", "seed"},
+            "sprt": {"strategies", "rules", "players", "hypotheses", "error rates", "games", "seed"},
+            "sprt --compare-pairing": {"strategies", "rules", "players", "games per design", "seed"},
+            "tips": {"tested player", "opponents", "rules", "players", "tips", "seed"},
+            "tune": {"strategy", "opponents", "rules", "tuned parameters", "trials", "games per trial", "seed"}}
+
+
+def _spec_problems(run) -> list[str]:
+    import re
+    out = []
+    labels = [k for k, _ in run.spec]
+    kind = run.kind + (" --compare-pairing" if (run.command or "").endswith("--compare-pairing") else "")
+    missing = REQUIRED.get(kind, set()) - set(labels)
+    if missing:
+        out.append(f"misses {sorted(missing)}")
+    for label, value in run.spec:
+        where = f"{label!r} = {value!r}"
+        if "_" in label or any(re.search(rf"\b{w}\b", label) for w in INTERNAL_WORDS):
+            out.append(f"{where}: an internal name, not words")
+        if re.search(r"\b[0-9a-f]{16}\b", value):
+            out.append(f"{where}: shows a hash")
+        decimals = re.findall(r"(?<![\d.])\d+\.\d+(?![\d])", value)
+        if (any(len(x.replace(".", "").lstrip("0")) > 4 for x in decimals)  # 66.002, 0.04791: more than 4 digits
+                or re.search(r"(?<![\d.,])\d{3,}\.0(?![\d])", value)):  # 3206.0: a whole number as a float
+            out.append(f"{where}: a raw number (to be formatted for a reader)")
+        if label != "seed" and "/" not in value and re.search(r"(?<![\d.,:=])\d{4,}(?![\d,])", value):
+            out.append(f"{where}: a number without thousands separators")
+    return [f"{run.directory.name}: {p}" for p in out]
+
+
+def test_every_specification_reads_in_words(every_run):
+    """Every run's specification table (a tiny run of every command, and the committed example
+    report's real runs) names what was played in words, with formatted numbers: no internals
+    (spec key, format, block, chunk size, hashes, the command line again), no raw numbers such
+    as 66.002 s or 3206.0 games/s."""
+    dirs = [d for d in sorted(every_run.iterdir()) if d.is_dir()]
+    dirs += [d for d in sorted(EXAMPLE_RUNS.iterdir()) if (d / "run.json").is_file()]
+    problems, kinds = [], set()
+    for d in dirs:
+        run = R.load_run(d)
+        kinds.add(run.kind + (" --compare-pairing" if (run.command or "").endswith("--compare-pairing") else ""))
+        assert run.spec, f"{d}: no specification"
+        problems += _spec_problems(run)
+    assert kinds >= set(REQUIRED)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_run_of_another_command_keeps_its_short_fields_formatted(tmp_path):
+    d = _synthetic(tmp_path / "x", "shedsim newcommand", "A new command", ["fine"], {"a.csv": "x\n1\n"}, [],
+                   extra={"wall_s": 66.002, "games_per_s": 3206.0, "key": "4bcb58f7f290d788", "block": 6,
+                          "ratio": 1.2912144313736036, "spec": {"format": 1, "chunk_size": 2502}})
+    run = R.load_run(d)
+    spec = dict(run.spec)
+    assert spec["run time"] == "1 min 6 s" and spec["speed"] == "3,206 games/s" and spec["ratio"] == "1.291"
+    assert spec["games"] == "1,000" and spec["house"] == "low7" and spec["strategies"] == "greedy, expert"
+    assert not {"key", "block", "format", "chunk size"} & set(spec)
+    assert not _spec_problems(run)

@@ -72,6 +72,20 @@ def wait_for_chunk(p: subprocess.Popen, d: Path, n: int = 1) -> None:
     assert p.poll() is None, p.communicate()[1][-2000:]
 
 
+def signalled(args: list[str], d: Path, pause: float, chunks: int, sig: int) -> tuple[int, str]:
+    """Run ``shedsim ARGS`` (into ``d``), send ``sig`` once ``chunks`` chunks are stored; its
+    exit status and stderr."""
+    p = start(args, pause)
+    try:
+        wait_for_chunk(p, d, chunks)
+        p.send_signal(sig)
+        _, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, stderr
+
+
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory) -> dict[str, dict[str, bytes]]:
     """The CSVs of an uninterrupted run of each command."""
@@ -91,21 +105,14 @@ def clean(tmp_path_factory) -> dict[str, dict[str, bytes]]:
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path):
     d = tmp_path / "run"
-    p = start([*COMMANDS[command], "--out", str(d)], PAUSE[command])
-    try:
-        wait_for_chunk(p, d, FIRST[command])
-        p.send_signal(sig)
-        _, stderr = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
+    code, stderr = signalled([*COMMANDS[command], "--out", str(d)], d, PAUSE[command], FIRST[command], sig)
     spec = json.loads((d / "spec.json").read_text())
     kept = len(list((d / "chunks").glob("*.npz")))
     if sig == signal.SIGKILL:
-        assert p.returncode == -signal.SIGKILL
+        assert code == -signal.SIGKILL
         assert not (d / "run.json").exists()
     else:
-        assert p.returncode == 128 + sig, stderr[-2000:]
+        assert code == 128 + sig, stderr[-2000:]
         assert ("terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted") in stderr
         assert f"--resume {d}" in stderr
         if PARTIAL[command]:
@@ -123,6 +130,101 @@ def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path
     assert info["complete"] and info["chunks_done"] == DONE[command]
     assert DONE[command] == (4 if command == "sprt" else spec["n_chunks"])
     assert not (d / ".shedsim.pid").exists()
+
+
+# ------------------------------------------------------------------ resume stopped late, resume finished
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_resume_stopped_late_and_resume_of_a_finished_run(command, clean, tmp_path):
+    """A run stopped one chunk before its end (every kind of chunk a command stores is then
+    in the store: swaps' swap-policy tournament and regret rows, compare-rules' last
+    variant) resumes to the bytes of an uninterrupted run, and ``--resume`` of the finished
+    run is accepted and changes no CSV."""
+    d = tmp_path / "run"
+    r = cli(*COMMANDS[command], "--out", str(d), "--stop-after", str(DONE[command] - 1))
+    assert r.exit_code == 130, r.output
+    assert len(list((d / "chunks").glob("*.npz"))) == DONE[command] - 1
+    for _ in ("the last chunk", "nothing left to play"):
+        r = cli(command, "--resume", str(d), "--quiet", "--no-plots")
+        assert r.exit_code == 0, r.output
+        assert csvs(d) == clean[command]
+        info = json.loads((d / "run.json").read_text())
+        assert info["complete"] and info["chunks_done"] == DONE[command]
+    assert len(info["sessions"]) == (2 if PARTIAL[command] else 1) + 1
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_signal_once_play_is_over_lets_the_reports_be_written(command, clean, tmp_path, sigint_when_called):
+    """SIGINT after the last chunk, while the command computes its results (here: as it
+    builds run.json), is only noted: the complete run writes its reports and exits 0
+    (it used to stop half-way with a KeyboardInterrupt and no reports)."""
+    from shedsim.runs.execute import Session
+    sigint_when_called(Session, "run_info")
+    d = tmp_path / "run"
+    r = cli(*COMMANDS[command], "--out", str(d))
+    assert r.exit_code == 0, r.output
+    assert csvs(d) == clean[command] and json.loads((d / "run.json").read_text())["complete"]
+
+
+def test_a_signal_after_the_last_chunk_stops_nothing(clean, tmp_path):
+    """A real SIGINT that lands after the last chunk is stored (the run waits after each
+    chunk) finds nothing left to stop: the complete reports, exit 0."""
+    d = tmp_path / "run"
+    code, stderr = signalled([*COMMANDS["tournament"], "--out", str(d)], d, 0.8, DONE["tournament"], signal.SIGINT)
+    assert code == 0, stderr[-2000:]
+    assert csvs(d) == clean["tournament"] and json.loads((d / "run.json").read_text())["complete"]
+
+
+def test_ctrl_c_while_the_command_line_is_read_is_one_line(monkeypatch, capsys):
+    import shedsim.cli as C
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(C, "app", interrupted)
+    with pytest.raises(SystemExit) as e:
+        C.main()
+    assert e.value.code == 130 and capsys.readouterr().err == "interrupted: nothing was played or written\n"
+
+
+def pngs(d: Path) -> list[str]:
+    return sorted(p.name for p in d.glob("*.png"))
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_no_plots_holds_on_every_path(command, tmp_path):
+    """--no-plots on a fresh run holds when it is resumed and when the finished run is
+    resumed again, with or without --no-plots then; a run started with charts and resumed
+    with --no-plots keeps no chart of its partial reports, and one resumed without it
+    draws them (run.json lists what is there)."""
+    bare = tmp_path / "bare"
+    assert cli(*COMMANDS[command], "--out", str(bare), "--stop-after", "1").exit_code == 130
+    for extra in ((), (), ("--no-plots",)):  # the rest, the finished run, the finished run again
+        r = cli(command, "--resume", str(bare), "--quiet", *extra)
+        assert r.exit_code == 0, r.output
+        assert pngs(bare) == [] and not [f for f in json.loads((bare / "run.json").read_text())["outputs"]
+                                          if f.endswith(".png")]
+    drawn = tmp_path / "drawn"
+    args = [a for a in COMMANDS[command] if a != "--no-plots"]
+    assert cli(*args, "--out", str(drawn), "--stop-after", str(FIRST[command])).exit_code == 130
+    assert bool(pngs(drawn)) == PARTIAL[command]  # partial reports have their charts
+    r = cli(command, "--resume", str(drawn), "--quiet", "--no-plots")
+    assert r.exit_code == 0, r.output
+    assert pngs(drawn) == []
+    r = cli(command, "--resume", str(drawn), "--quiet")
+    assert r.exit_code == 0, r.output
+    listed = [f for f in json.loads((drawn / "run.json").read_text())["outputs"] if f.endswith(".png")]
+    assert pngs(drawn) and pngs(drawn) == sorted(listed)
+
+
+def test_compare_pairing_resumes_stopped_late_and_finished(tmp_path):
+    whole = tmp_path / "whole"
+    assert cli(*PAIRING, "--out", str(whole)).exit_code == 0
+    d = tmp_path / "run"
+    assert cli(*PAIRING, "--out", str(d), "--stop-after", "11").exit_code == 130
+    for _ in range(2):
+        r = cli("sprt", "--resume", str(d), "--quiet")
+        assert r.exit_code == 0, r.output
+        assert csvs(d) == csvs(whole)
 
 
 # ------------------------------------------------------------------ a busy directory
@@ -292,6 +394,39 @@ def test_sprt_resume_refuses_options_and_a_run_of_another_command(tmp_path):
     assert r.exit_code == 2 and "is not an sprt run" in r.output, r.output
 
 
+def test_a_run_of_another_command_is_named_with_the_command_that_reads_it(tmp_path):
+    """``--resume`` of another command's run directory, and ``trace --from`` one that is not a
+    tournament, say which command's run it is and the command that continues it (not "has
+    format 1, this shedsim writes format 2"); a directory holding only another command's
+    reports says whose they are."""
+    dirs = {}
+    for command in COMMANDS:
+        dirs[command] = tmp_path / command
+        assert cli(*COMMANDS[command], "--out", str(dirs[command]), "--stop-after", "1").exit_code == 130
+    for command in COMMANDS:
+        for other, d in dirs.items():
+            if other == command:
+                continue
+            r = cli(command, "--resume", str(d), "--quiet")
+            said = " ".join(r.output.split())
+            assert r.exit_code == 2, said
+            article = "an" if other == "sprt" else "a"
+            assert f"it holds {article} {other} run" in said and f"continue it with: shedsim {other} --resume {d}" \
+                in said, said
+            assert "format" not in said
+    for other in ("compare-rules", "swaps", "sprt"):
+        r = runner.invoke(app, ["trace", "--from", str(dirs[other])])
+        said = " ".join(r.output.split())
+        assert r.exit_code == 2 and "trace --from reads tournament runs only" in said, said
+        assert f"shedsim {other} --resume {dirs[other]} continues it" in said and "format" not in said
+    tips = tmp_path / "tips"
+    tips.mkdir()
+    (tips / "run.json").write_text(json.dumps({"command": "shedsim tips"}))
+    r = cli("tournament", "--resume", str(tips), "--quiet")
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "holds no spec.json" in said and "reports of shedsim tips" in said, said
+
+
 # ------------------------------------------------------------------ the machinery's hooks for other commands
 def _triple(k: int):
     """A chunk's work that is not a chunk of games (module level: picklable)."""
@@ -341,6 +476,27 @@ def test_a_job_with_its_own_work_stops_and_resumes(tmp_path):
         play(bad, store, resume=True)
 
 
+def test_a_chunk_its_resume_would_refuse_is_never_stored(tmp_path):
+    """The check --resume makes of every chunk file (dtype and shape per the command's
+    template, lengths free only for its ragged names) is made before a chunk is stored:
+    a command whose chunks and template disagree fails at its first chunk instead of
+    leaving a run store that cannot be resumed."""
+    from shedsim.runs.execute import ChunkShapeError
+
+    class Longer(ToyJob):
+        def reduce(self, k, result, store):
+            import numpy as np
+            return {"v": np.zeros(4 + k, np.int64)}
+
+    store = RunStore(tmp_path / "toy")
+    with pytest.raises(ChunkShapeError, match=r"chunk 0 .*v: int64\[4\], expected int64\[3\]"):
+        play(Longer(3), store)
+    assert not list(store.chunks.glob("*.npz"))
+    ragged = Longer(3)
+    ragged.ragged = ("v",)
+    assert play(ragged, store).complete
+
+
 def test_a_sequential_job_stops_when_it_has_enough(tmp_path):
     store = RunStore(tmp_path / "seq")
     out = play(ToyJob(6, stop_at=2), store)
@@ -381,28 +537,75 @@ def test_a_run_the_disk_cannot_hold_is_refused_before_playing(monkeypatch, tmp_p
     assert not list((out / "chunks").glob("*.npz"))
 
 
-def test_a_long_run_says_how_long_it_will_take(tmp_path):
-    """After the calibration time, one line estimates the rest of a long run from the games
-    per second so far; a short run says nothing."""
+class Big(Job):
+    tasks = [None] * 1000
+
+    def chunk_games(self, k):
+        return 10
+
+
+def _estimates(job, monkeypatch, arrivals, before=0, workers=1, say_over_s=0.0):
+    """What :meth:`Session.estimator` says (its lines) for ``job`` when its chunks are stored at
+    the times ``arrivals`` (seconds after the start: the first ones come late, after the workers
+    start and the kernel is loaded or compiled); ``time.perf_counter`` is replaced by a clock the
+    test moves."""
     from rich.console import Console
-    from shedsim.runs.execute import Session
-
-    class Big(Job):
-        tasks = [None] * 1000
-
-        def chunk_games(self, k):
-            return 10
-
+    from shedsim.runs.execute import PlayRate, Session
+    now = [0.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: now[0])
     lines = []
     console = Console(file=None, width=200)
     console.print = lambda *a, **k: lines.append(" ".join(map(str, a)))
-    s = Session("tournament", None, console=console)
-    say = s.estimator(Big(), after_s=0.0, say_over_s=0.0)
-    time.sleep(0.01)
-    say(10)
-    say(10)
-    assert len(lines) == 1 and "estimate: about" in lines[0] and "9,990 games" in lines[0]
-    quiet = Session("tournament", None, console=console).estimator(Big(), after_s=0.0, say_over_s=1e9)
-    time.sleep(0.01)
-    quiet(10)
-    assert len(lines) == 1
+    say = Session("tournament", None, console=console).estimator(job, say_over_s=say_over_s, before=before,
+                                                                  rate=PlayRate(workers=workers))
+    for t in arrivals:
+        now[0] = t
+        say(job.chunk_games(0))
+    return lines
+
+
+ONE_WORKER = [120.0 + i for i in range(11)]
+"""The first chunk 120 s after the start, then one a second."""
+
+
+def test_a_long_run_says_how_long_it_will_take(monkeypatch):
+    """After the calibration time, one line estimates the rest of a long run from the games
+    per second of play so far; a short run says nothing."""
+    lines = _estimates(Big(), monkeypatch, ONE_WORKER)
+    assert len(lines) == 1 and "estimate: about" in lines[0]
+    assert _estimates(Big(), monkeypatch, ONE_WORKER, say_over_s=1e9) == []
+
+
+def test_the_estimate_counts_play_only_and_what_is_left(monkeypatch):
+    """The rate is measured from the first stored chunk on, so two minutes of start-up
+    (workers, kernel) are not counted as play: 10 games/s, and 9,940 games left after 6
+    chunks take about 17 min (not the 1.4 days that 10 games in 120 s would give). On
+    resume, the games stored before are not left to play."""
+    lines = _estimates(Big(), monkeypatch, ONE_WORKER)
+    assert lines and "about 17 min more for 9,940 games (10 games/s so far)" in lines[0], lines
+    lines = _estimates(Big(), monkeypatch, ONE_WORKER, before=6_000)
+    assert lines and "about 7 min more for 3,940 games" in lines[0], lines
+
+
+def test_the_estimate_waits_for_a_round_of_chunks_from_every_worker(monkeypatch):
+    """Two workers start together: their first chunks are stored 6 s apart, then a pair every
+    100 s (20 games/s). A rate from the first chunk on would count the second one's 1,000
+    games in 6 s (167 games/s: 'about 1.7 h' for 13.8 h); from the first round on it is right."""
+    class Bigger(Big):
+        def chunk_games(self, k):
+            return 1000
+
+    arrivals = [120.0, 126.0, 220.0, 226.0, 320.0, 326.0]
+    lines = _estimates(Bigger(), monkeypatch, arrivals, workers=2)
+    assert len(lines) == 1 and "about 13.8 h more for 996,000 games (20 games/s so far)" in lines[0], lines
+
+
+def test_sprt_shows_its_expected_length_and_its_bound(tmp_path, monkeypatch):
+    """sprt's progress bar counts up to the test's expected length (from its LLR so far),
+    with --max-games as the bound: not to --max-games alone."""
+    monkeypatch.setenv("COLUMNS", "200")  # the bar on one line
+    args = [a for a in COMMANDS["sprt"] if a != "--quiet"]
+    r = cli(*args, "--out", str(tmp_path / "run"))
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())
+    assert "/~" in said and "(max 1,200)" in said, said

@@ -397,3 +397,49 @@ def test_the_pairing_verdict_is_tested():
     assert gain(0.5 * 2 ** 0.5 * 1.01).verdict().startswith("no clear difference")
     assert gain(0.5 * 2 ** 0.5 * 1.3).verdict().startswith("pairing helps (F test p")
     assert gain(0.5 * 2 ** 0.5 * 0.7).verdict().startswith("pairing hurts here")
+
+
+def test_brownian_exit_is_walds_approximation():
+    """At H1 (drift = var / 2 in LLR units) from 0 between Wald's bounds the motion leaves at
+    the upper bound with probability 1 - beta, after Wald's average sample number
+    ((1 - beta) b + beta a) / drift; without drift, (x - a)(b - x) / var; and the exit time of a
+    Gaussian random walk with small steps (fixed seed) agrees within a few per cent."""
+    import numpy as np
+    a, b = S.wald_bounds(0.05, 0.05)
+    var = 4e-4
+    p, t = S.brownian_exit(0.0, a, b, var / 2, var)
+    assert p == pytest.approx(0.95) and t == pytest.approx((0.95 * b + 0.05 * a) / (var / 2))
+    p0, t0 = S.brownian_exit(1.0, a, b, 0.0, var)
+    assert p0 == pytest.approx((1.0 - a) / (b - a)) and t0 == pytest.approx((1.0 - a) * (b - 1.0) / var)
+    assert S.brownian_exit(1.0, a, b, 1e-15, var)[1] == pytest.approx(t0)  # continuous at no drift
+    assert S.brownian_exit(b, a, b, -1.0, var) == (1.0, 0.0)
+    rng = np.random.default_rng(7)
+    drift, var = -0.000625, 0.0025  # steps of sd 0.05: a small overshoot past the bounds
+    x = np.zeros(4000)
+    steps = np.zeros(4000)
+    alive = np.ones(4000, bool)
+    while alive.any():
+        x[alive] += drift + np.sqrt(var) * rng.standard_normal(alive.sum())
+        steps[alive] += 1
+        alive &= (x > a) & (x < b)
+    p, t = S.brownian_exit(0.0, a, b, drift, var)
+    assert np.mean(x >= b) == pytest.approx(p, abs=0.03) and steps.mean() == pytest.approx(t, rel=0.05)
+
+
+def test_the_expected_length_follows_the_evidence():
+    """Before any unit nothing is expected; the expected length lies between the units seen
+    (and --min-games) and --max-games; stronger evidence leaves fewer units to play; after
+    the decision it is the units used."""
+    import numpy as np
+    seq = S.Sequential(2, 0.0, 5.0, 0.05, 0.05, 200_000, True, 100, "normal", 200)
+    assert seq.expected_units() is None
+    rng = np.random.default_rng(3)
+    seq.feed(rng.integers(0, 5, 100), np.zeros(100, np.int64))  # no evidence either way
+    far = seq.expected_units()
+    assert seq.units < far <= seq.max_units
+    strong = S.Sequential(2, 0.0, 5.0, 0.05, 0.05, 200_000, True, 100, "normal", 200)
+    strong.feed(np.minimum(4, rng.integers(1, 6, 60)), np.zeros(60, np.int64))  # X ahead in most pairs
+    assert not strong.finished and strong.units <= strong.expected_units() < far
+    while not strong.finished:
+        strong.feed(np.minimum(4, rng.integers(1, 6, 60)), np.zeros(60, np.int64))
+    assert strong.expected_units() == strong.units

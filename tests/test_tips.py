@@ -130,3 +130,44 @@ def test_rows_carry_the_rule_sets_objective():
     assert dict(zip(table["rules"], table["objective"])) == {"shithead": "loss", "palace": "place"}
     assert dict(zip(table["rules"], table["threshold"])) == {"shithead": 0.01, "palace": 0.02}
     assert TP.summary(table)[0].startswith('"Play all copies of a rank together": ')
+
+
+def test_a_signal_once_the_tips_are_played_lets_the_reports_be_written(tmp_path, sigint_when_called):
+    """SIGINT after the last cell, while the command builds run.json, is only noted: the
+    reports are written and the command exits 0 (it used to stop with a KeyboardInterrupt)."""
+    from shedsim.runs.execute import Session
+    sigint_when_called(Session, "info")
+    out = tmp_path / "tips"
+    r = CliRunner().invoke(app, ["tips", "--rules", "shithead", "--players", "2", "--tip", "pairs_together",
+                                 "--tip", "block", "--games", "40", "--out", str(out), "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert (out / "tips.csv").exists() and json.loads((out / "run.json").read_text())["complete"]
+
+
+@pytest.mark.parametrize("at", ["first", "last"])
+def test_a_signal_during_the_cells_stops_early_or_late_and_writes_nothing(at, tmp_path, monkeypatch):
+    """SIGINT after the first cell or after the last one (tips keeps no run store): exit 130,
+    'nothing written', and the files of an earlier run in --out are left as they were."""
+    import os
+    import signal
+
+    from shedsim.analysis import tips as TP
+    real = TP.run_tips
+
+    def run_tips(*args, **kw):
+        def on_cell(done, total):
+            if done == (1 if at == "first" else total):
+                os.kill(os.getpid(), signal.SIGINT)
+        return real(*args[:8], on_cell)
+
+    out = tmp_path / "tips"
+    earlier = CliRunner().invoke(app, ["tips", "--rules", "shithead", "--players", "2", "--tip", "block",
+                                       "--games", "20", "--out", str(out), "--quiet"])
+    assert earlier.exit_code == 0, earlier.output
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    monkeypatch.setattr(TP, "run_tips", run_tips)
+    r = CliRunner().invoke(app, ["tips", "--rules", "shithead", "--players", "2", "--tip", "pairs_together",
+                                 "--tip", "block", "--games", "40", "--out", str(out)])
+    assert r.exit_code == 130, r.output
+    assert "interrupted: nothing written" in r.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -141,8 +141,7 @@ def test_ctrl_c_keeps_the_trials_and_the_same_command_resumes(tmp_path):
         time.sleep(0.2)
         if (out / "study.db").exists():
             try:
-                study = optuna.load_study(study_name=TU.STUDY_NAME, storage=url)
-                n = len(TU.completed(study))
+                n = len(TU.completed(_load(url)))
             except Exception:  # noqa: BLE001 - the study may not be created yet
                 n = 0
             if n >= 3:
@@ -151,8 +150,144 @@ def test_ctrl_c_keeps_the_trials_and_the_same_command_resumes(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "run the same command again" in err
-    kept = len(TU.completed(optuna.load_study(study_name=TU.STUDY_NAME, storage=url)))
+    kept = len(TU.completed(_load(url)))
     assert kept >= 3
     r = CliRunner().invoke(app, [*ARGS, "--budget", str(kept + 2), "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == kept + 2
+
+
+def _load(url):
+    """The study at ``url`` as another process reads it: through :func:`shedsim.analysis.tune.open_storage`,
+    which creates the storage's tables under the lock every shedsim process takes (optuna.load_study on
+    the URL alone creates them too, racing the command that is creating them)."""
+    import optuna
+    return optuna.load_study(study_name=TU.STUDY_NAME, storage=TU.open_storage(url))
+
+
+def _open_together(spec, url, barrier, results):
+    barrier.wait()
+    try:
+        TU.open_study(spec, url)
+        results.put("ok")
+    except Exception as e:  # noqa: BLE001 - the test reports what failed
+        results.put(f"{type(e).__name__}: {e}")
+
+
+def _together(target, args_of, n=3):
+    """Fork ``n`` processes running ``target(*args_of(i), barrier, results)``, released together
+    by a barrier (forked from this process, they start within milliseconds); their results."""
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
+    barrier, results = ctx.Barrier(n), ctx.Queue()
+    procs = [ctx.Process(target=target, args=(*args_of(i), barrier, results)) for i in range(n)]
+    for p in procs:
+        p.start()
+    got = [results.get(timeout=300) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    return got
+
+
+def test_processes_that_open_one_new_storage_at_once_all_get_it(tmp_path):
+    """Three processes open one new SQLite storage at the same moment, three times over: every
+    one gets the study (unguarded, optuna's creation of its tables collided in every round
+    tried: "table studies already exists"), and the starting parameters are queued once."""
+    spec = _spec()
+    for r in range(3):
+        url = f"sqlite:///{tmp_path / f'round{r}.db'}"
+        got = _together(_open_together, lambda i: (spec, url))
+        assert got == ["ok"] * 3, got
+        assert len(_load(url).trials) == 1  # the starting parameters, queued by one of them
+
+
+def _tune_together(out, barrier, results):
+    barrier.wait()
+    r = CliRunner().invoke(app, [*ARGS, "--confirm-games", "0", "--budget", "2", "--out", str(out)])
+    results.put((r.exit_code, r.output[-500:]))
+
+
+def test_commands_started_together_on_one_new_directory_all_finish(tmp_path):
+    """Three ``shedsim tune`` commands started at the same moment on one new --out all exit 0
+    and share the study: the starting parameters are queued once, and it holds the budget."""
+    # one run here first: the forked processes then start with the kernel, optuna and matplotlib loaded
+    assert CliRunner().invoke(app, [*ARGS, "--budget", "1", "--out", str(tmp_path / "warm")]).exit_code == 0
+    out = tmp_path / "t"
+    got = _together(_tune_together, lambda i: (out,))
+    assert [code for code, _ in got] == [0, 0, 0], got
+    study = _load(f"sqlite:///{(out / 'study.db').resolve()}")
+    starts = [t for t in study.trials if t.system_attrs.get("fixed_params")]
+    assert len(starts) == 1 and len(TU.completed(study)) >= 2
+
+
+def test_a_trial_left_running_by_a_killed_process_is_marked_failed(tmp_path):
+    """SIGKILL ``shedsim tune`` while a trial runs: that trial stays RUNNING in the study (its
+    process cannot record anything) until the next start marks it failed; the same command
+    then finishes its budget and trials.csv lists the failed trial."""
+    import optuna
+    RUNNING = optuna.trial.TrialState.RUNNING
+    out = tmp_path / "t"
+    url = f"sqlite:///{(out / 'study.db').resolve()}"
+    args = [a if a != "40" else "2000" for a in ARGS]  # --games 2000: a trial runs long after it is seen
+    proc = subprocess.Popen([sys.executable, "-m", "shedsim", *args, "--budget", "100000", "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    running = []
+    try:
+        for _ in range(1500):  # up to a few minutes on a busy machine
+            time.sleep(0.1)
+            if proc.poll() is not None:
+                break
+            if (out / "study.db").exists():
+                try:
+                    study = _load(url)
+                except KeyError:  # the study is not created yet
+                    continue
+                running = [t for t in study.get_trials(states=(RUNNING,)) if TU.OWNER_ATTR in t.user_attrs]
+                if running:
+                    break
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert running, "no trial was seen running"
+    assert proc.returncode == -signal.SIGKILL
+    left = [t.number for t in _load(url).get_trials(states=(RUNNING,))]
+    assert left, "the killed process left no running trial"
+    spec = TU.TuneSpec(FAST, ("greedy", FAST), preset("shithead"), 2, 2000, 2, PARAMS)
+    study = TU.open_study(spec, url)
+    assert not study.get_trials(states=(RUNNING,))
+    assert [t.number for t in study.get_trials(states=(optuna.trial.TrialState.FAIL,))] == left
+    assert not list((out / "study.db.locks").glob("owner-*.lock"))  # the dead owner's lock file is gone
+    n = len(TU.completed(study))
+    r = CliRunner().invoke(app, [*args, "--confirm-games", "0", "--budget", str(n + 1), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    rows = (out / "trials.csv").read_text().splitlines()
+    assert sum(",fail," in row for row in rows) == len(left)
+
+
+@pytest.mark.parametrize("confirm", ["0", "100"])
+def test_a_signal_once_the_trials_are_done_lets_the_reports_be_written(confirm, tmp_path, sigint_when_called):
+    """SIGINT after the confirmation (or after the trials, without one), while the command
+    builds run.json, is only noted: the reports are written and the command exits 0."""
+    from shedsim.runs.execute import Session
+    sigint_when_called(Session, "info")
+    out = tmp_path / "t"
+    r = CliRunner().invoke(app, [*ARGS, "--confirm-games", confirm, "--budget", "2", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert (out / "best.toml").exists() and (out / "run.json").exists()
+
+
+def test_ctrl_c_late_in_the_confirmation_keeps_the_study_and_the_same_command_finishes(tmp_path, monkeypatch,
+                                                                                       sigint_when_called):
+    """Stopped late: every trial of the budget done, SIGINT during the confirmation: exit 130,
+    the study kept, no report; the same command then plays no trial and writes the reports."""
+    out = tmp_path / "t"
+    real = sigint_when_called(TU, "confirm")
+    r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
+    assert r.exit_code == 130, r.output
+    assert "during the confirmation: the study is kept" in r.output and not (out / "best.toml").exists()
+    monkeypatch.setattr(TU, "confirm", real)
+    r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == 2

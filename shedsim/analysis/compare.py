@@ -106,7 +106,15 @@ import shedsim.rules.settings as S
 from shedsim.rules.ruleset import PICKUP_MODES, RuleSet, RulesError, apply_house, build
 
 DEFAULT_OUT = "reports/compare"
-DEFAULT_STRATEGIES = "random,greedy,heuristic"
+def default_strategies() -> str:
+    """The default ``--strategies``: the random baseline, the reference opponent and hint's
+    default policy, as the built-in strategies' traits select them
+    (:func:`shedsim.plugins.select`, role ``compare``; ``random,greedy,heuristic``). Raises
+    :class:`shedsim.plugins.PluginError` when a role has no built-in strategy."""
+    from shedsim.plugins import choice
+    return ",".join(choice("compare"))
+
+
 DEFAULT_PLAYERS = 4
 DEFAULT_GAMES = 100_000
 TARGET_CHUNK = 20_000
@@ -320,11 +328,22 @@ def _normal_entries(entries: Sequence[str] | Sequence[tuple[str, str]]) -> list[
     return out
 
 
-def reference_entry(entries: Sequence[tuple[str, str]]) -> int:
-    """Index of the skill-edge reference: the first entry playing ``random``, else 0."""
-    from shedsim.plugins import parse_spec
+def reference_entry(entries: Sequence[tuple[str, str]], strategy_paths: Sequence[str] = ()) -> int:
+    """Index of the skill-edge reference: the first entry whose strategy is a random
+    baseline (its ``TRAITS`` say it uses nothing but its legal moves, and it is not
+    deterministic: ``random``), else 0. An entry whose strategy cannot be found (in
+    ``strategy_paths`` and the built-ins) is passed over."""
+    from shedsim.plugins import PluginError, discover, is_random_baseline, parse_spec
+    try:
+        known = discover(list(strategy_paths))
+    except PluginError:
+        known = discover([])
     for i, (_, spec) in enumerate(entries):
-        if parse_spec(spec)[0] == "random":
+        try:
+            s = known.get(parse_spec(spec)[0])
+        except PluginError:
+            continue
+        if s is not None and is_random_baseline(s):
             return i
     return 0
 
@@ -794,7 +813,7 @@ def chunk_size_for(games: int, block: int) -> int:
 
 
 def compare(variants: Plan | Sequence[Variant], players: int | None = None,
-            entries: Sequence[str] | Sequence[tuple[str, str]] = ("random", "greedy", "heuristic"),
+            entries: Sequence[str] | Sequence[tuple[str, str]] | None = None,
             games: int = DEFAULT_GAMES, seed: int = 0, workers: int = 1,
             strategy_paths: Sequence[str] = (), on_progress: Callable[[int], None] | None = None,
             chunk_size: int | None = None, backend: str = "loky") -> ComparisonResult:
@@ -802,8 +821,8 @@ def compare(variants: Plan | Sequence[Variant], players: int | None = None,
 
     ``variants``: a :class:`Plan` (from :func:`plan_variants`) or variants (the first is
     the baseline; ``players`` then required). ``entries``: strategy specs or
-    ``(label, spec)`` pairs. ``games`` per variant is rounded up to whole blocks (every
-    table of the schedule x every rotation). Variant i plays ``RunSpec(rules_i, players,
+    ``(label, spec)`` pairs (default: :func:`default_strategies`). ``games`` per variant
+    is rounded up to whole blocks (every table of the schedule x every rotation). Variant i plays ``RunSpec(rules_i, players,
     entries, labels, seed, games, "tournament", stream=i)``; chunks are aggregated as they
     arrive (:func:`shedsim.runs.simulate.run_chunks` with ``on_result``), so the results are
     identical for any ``workers`` and ``chunk_size``. ``on_progress(k)`` is called with
@@ -826,6 +845,12 @@ def compare(variants: Plan | Sequence[Variant], players: int | None = None,
             v.rules.check_players(n)
         except RulesError as e:
             raise CompareError(f"--players: {v.label}: {e}") from None
+    if entries is None:
+        from shedsim.plugins import PluginError
+        try:
+            entries = default_strategies().split(",")
+        except PluginError as e:
+            raise CompareError(f"--strategies: {e}") from None
     ent = _normal_entries(entries)
     check_entries(ent, strategy_paths)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -859,7 +884,7 @@ def compare(variants: Plan | Sequence[Variant], players: int | None = None,
             run_chunks(spec, list(range(spec.n_chunks())), workers=workers, backend=backend,
                        on_result=on_result, keep=KEEP)
     play_s = time.perf_counter() - t0
-    res = analyse(plan, ent, tallies)
+    res = analyse(plan, ent, tallies, strategy_paths)
     res.info.update(games_requested=games, games=total, block=block, chunk_size=chunk, seed=seed,
                     play_s=round(play_s, 3),
                     games_per_s=round(total * len(tallies) / play_s, 1) if play_s > 0 else None,
@@ -867,14 +892,16 @@ def compare(variants: Plan | Sequence[Variant], players: int | None = None,
     return res
 
 
-def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Tally]) -> ComparisonResult:
-    """Statistics and tables from the per-deal tallies (one per variant of ``plan``)."""
+def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Tally],
+            strategy_paths: Sequence[str] = ()) -> ComparisonResult:
+    """Statistics and tables from the per-deal tallies (one per variant of ``plan``);
+    ``strategy_paths`` find the entries' plugins (the skill-edge reference: :func:`reference_entry`)."""
     import pandas as pd
 
     from shedsim.analysis import stats
     ent = list(entries)
     labels = [lab for lab, _ in ent]
-    ref = reference_entry(ent)
+    ref = reference_entry(ent, strategy_paths)
     base = plan.variants[0]
     paired = [deal_alike(base.rules, v.rules) for v in plan.variants]
     vs = [variant_stats(v, t, labels, ref, p) for v, t, p in zip(plan.variants, tallies, paired)]
@@ -1015,8 +1042,8 @@ METRIC_NAMES = {
 
 
 def metric_title(metric: str) -> str:
-    """Readable name of a metric key (``skill_edge[expert]`` -> ``skill edge of expert over
-    random``; the reference's name is not in the key, so "random" stands for it)."""
+    """Readable name of a metric key (``skill_edge[expert]`` -> ``skill edge of expert``; the
+    reference it is measured against, :func:`reference_entry`, is not in the key)."""
     if metric.startswith("skill_edge["):
         return f"skill edge of {metric[11:-1]}"
     return METRIC_NAMES.get(metric, metric)
@@ -1403,8 +1430,9 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
     nrows = math.ceil(len(metrics) / ncols)
     longest = max(len(v) for v in variants)
     height = nrows * (0.27 * nv + 1.3) + 1.4
-    fig, axes = plt.subplots(nrows, ncols, sharey=True, squeeze=False,
-                             figsize=(4.2 * ncols + 0.09 * longest + 0.8, height))
+    labels_in = 0.09 * longest + 0.8  # the variants' names on the left
+    fig, axes = plt.subplots(nrows, ncols, sharey=True, squeeze=False,  # at most as wide as the report's page
+                             figsize=(min(4.2 * ncols, P.WIDEST - labels_in) + labels_in, height))
     y = np.arange(nv)[::-1]
     for k, metric in enumerate(metrics):
         ax = axes[k // ncols][k % ncols]
@@ -1428,11 +1456,16 @@ def plot_forest(res: ComparisonResult, path: Path) -> Path:
     for k in range(len(metrics), nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
     from matplotlib.patches import Patch
-    handles = [Patch(color="tab:red", label="colour: significant (Holm 5%)"),
-               Patch(color="0.45", label="colour: not significant"),
-               Line2D([], [], color="black", marker="o", ls="", label="filled circle: paired deals"),
-               Line2D([], [], color="black", marker="s", mfc="white", ls="", label="open square: unpaired deals")]
-    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize="small", frameon=False)
+    drawn = e[e["effect"].notna() & e["variant"].isin(variants)]
+    sig, paired = drawn["significant"].astype(bool), drawn["paired"].astype(bool)
+    handles = [h for h, shown in (  # legend entries only for what the chart holds
+        (Patch(color="tab:red", label="colour: significant (Holm 5%)"), sig.any()),
+        (Patch(color="0.45", label="colour: not significant"), (~sig).any()),
+        (Line2D([], [], color="black", marker="o", ls="", label="filled circle: paired deals"), paired.any()),
+        (Line2D([], [], color="black", marker="s", mfc="white", ls="", label="open square: unpaired deals"),
+         (~paired).any())) if shown]
+    if handles:
+        fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize="small", frameon=False)
     fig.suptitle(f"Effect of each variant vs the baseline {res.info['baseline']}, 95% intervals\n{subtitle(res)}")
     return _save(fig, path, rect=(0, 0.4 / height, 1, 1 - 0.75 / height))  # room for the two-line title
 
@@ -1449,6 +1482,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
     title. Variants with no game draw nothing (an empty partial run)."""
     from matplotlib.ticker import FuncFormatter
 
+    from shedsim.output import plots as P
     from shedsim.output.plots import plt
     labels = [v.label for v in res.plan.variants]
     caps = sorted({v.rules.max_moves for v in res.plan.variants})
@@ -1461,9 +1495,10 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
         g = t.lengths.size
         unf = t.unfinished.sum() / g if g else 0.0
         short = f"unfinished {100 * unf:.2f}%"
-        if g and np.isin(t.ends, (END_STALLED, END_LOOP)).any():
-            sh = [100 * (t.ends == c).sum() / g for c in (END_STALLED, END_LOOP, END_CAP)]
-            return short, f"{short}: stalled {sh[0]:.2f}, loops {sh[1]:.2f}, cap {sh[2]:.2f}"
+        if g and np.isin(t.ends, (END_STALLED, END_LOOP)).any():  # how they ended: only the ways some did
+            ways = [f"{name} {100 * (t.ends == c).sum() / g:.2f}" for c, name in
+                    ((END_STALLED, "stalled"), (END_LOOP, "loops"), (END_CAP, "cap")) if (t.ends == c).any()]
+            return short, f"{short}: {', '.join(ways)}"
         return short, short
 
     def ecdf(ax, fin, g, **kw):
@@ -1484,7 +1519,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
         ncols = 4 if n <= 16 else 5
         nrows = math.ceil(n / ncols)
         fig, axes = plt.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False,
-                                 figsize=(3.3 * ncols, 2.5 * nrows + 1.3))
+                                 figsize=(P.WIDEST / 5 * ncols, 2.5 * nrows + 1.3))
         base_t, base_fin = res.tallies[0], fins[0]
         for k in range(nrows * ncols):
             ax = axes[k // ncols][k % ncols]
@@ -1497,7 +1532,7 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
             log_axis(ax)
             ax.set_ylim(0, 100)
             ax.set_title(f"{labels[k + 1]}\n{unfinished(t)[0]}", fontsize="small")
-            ax.tick_params(labelsize="x-small")
+            ax.tick_params(labelsize=9)
             if k % ncols == 0:
                 ax.set_ylabel("finished within (%)", fontsize="small")
             if k // ncols == nrows - 1 or k + ncols >= n:
@@ -1535,6 +1570,6 @@ def plot_lengths(res: ComparisonResult, path: Path) -> Path:
     ax2.set_ylim(0, 100)
     if any(f.size for f in fins):
         ax2.legend(fontsize="small", loc="upper left",
-                   title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves", title_fontsize="x-small")
+                   title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves", title_fontsize="small")
     fig.suptitle(f"Game length by rule variant\n{subtitle(res)}")
     return _save(fig, path)

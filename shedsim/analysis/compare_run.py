@@ -138,9 +138,7 @@ def spec_from_store(store: CompareStore, strategy_paths: tuple[str, ...] | None 
     carry its checksum. Raises :class:`shedsim.analysis.compare.CompareError`."""
     d = store.read_spec()
     where = repr(str(store.spec_path()))
-    if d.get("format") != FORMAT or d.get("command") != "compare-rules":
-        raise C.CompareError(f"--resume: {where} is not a compare-rules run (format {d.get('format')!r}, "
-                             f"command {d.get('command')!r}); resume it with its own command")
+    store.check_command(d, FORMAT)
     try:
         spec = plan(list(d["rules_options"]), list(d["house"]), int(d["players"]), bool(d["each_toggle"]),
                     [(str(a), str(b)) for a, b in zip(d["labels"], d["entries"], strict=True)],
@@ -231,7 +229,7 @@ def analyse(job: CompareJob, tallies: list[C.Tally], play_s: float, played: int)
     """The comparison of ``tallies`` (:func:`shedsim.analysis.compare.analyse`) with the run's
     figures in ``info`` as :func:`shedsim.analysis.compare.compare` gives them."""
     spec = job.spec
-    res = C.analyse(spec.plan, list(spec.entries), tallies)
+    res = C.analyse(spec.plan, list(spec.entries), tallies, spec.strategy_paths)
     res.info.update(games_requested=spec.games_requested, games=spec.games, block=spec.block,
                     chunk_size=spec.chunk_size, seed=spec.seed, play_s=round(play_s, 3),
                     games_per_s=round(played / play_s, 1) if play_s > 0 else None,

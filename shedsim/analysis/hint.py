@@ -50,15 +50,18 @@ from shedsim.rules.cards import rank_name
 from shedsim.rules.engine import GameState, Move, StrategyError, legal_moves, public_array
 from shedsim.rules.scoring import FIGURE_NAMES
 
-DEFAULT_POLICY = "heuristic"
 DEFAULT_BUDGET_FAST = 4000
 DEFAULT_BUDGET = 2000
 DEFAULT_BUDGET_SEARCH = 500
-SEARCH_POLICIES = ("mc", "ismcts")
-"""Policies that search at every decision: hundreds of times slower a playout than greedy,
-so their default budget is :data:`DEFAULT_BUDGET_SEARCH`."""
+"""The default budget of a policy whose ``TRAITS['cost']`` is ``slow`` (a search at every
+decision: hundreds of times slower a playout than a fast one); ``fast`` ones get
+:data:`DEFAULT_BUDGET_FAST`, ``moderate`` ones :data:`DEFAULT_BUDGET`."""
+BUDGETS = {"fast": DEFAULT_BUDGET_FAST, "moderate": DEFAULT_BUDGET, "slow": DEFAULT_BUDGET_SEARCH}
 DEFAULT_BATCH = 100
 DEFAULT_CAP = 400
+MAX_CAP = 10_000_000
+"""The longest playout cap (moves): the largest ``max_moves`` a rule set takes, which keeps
+the kernel's move counter inside its 64-bit integers."""
 MIN_TIED = 400
 MIN_RACE = 30
 """No move is dropped before this many samples (the normal approximation needs a few dozen)."""
@@ -181,6 +184,17 @@ to move went out on that move; the seat's own next move was a pick-up; the game 
 within the cap; the move took the seat out."""
 
 
+def default_policy() -> str:
+    """The default playout policy: the cheapest built-in strategy that searches, slow ones
+    left out (:func:`shedsim.plugins.select`, role ``policy``: ``heuristic``), the
+    strongest that answers in seconds. Raises :class:`HintError` when none qualifies."""
+    from shedsim.plugins import PluginError, choice
+    try:
+        return choice("policy")[0]
+    except PluginError as e:
+        raise HintError(f"--policy: {e}") from None
+
+
 def _policy(spec: str, strategy_paths: tuple[str, ...]):
     from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
     try:
@@ -214,7 +228,8 @@ def _facts(kernel_facts: np.ndarray) -> dict[str, float]:
 def _failure_words(status: np.ndarray) -> str:
     """What a playout policy did wrong, from the playout kernel's ``status`` (int64[8],
     :func:`shedsim.kernel._playout.run_samples`): an illegal move (a code that is no move
-    at all is named as such), a write into the observation, the rules or its parameters."""
+    at all is named as such), a write into the observation, the rules, its parameters or a
+    random stream it does not own."""
     from shedsim import layout as L
     from shedsim.rules.engine import MoveSyntaxError
     kind, seat, value = int(status[1]), int(status[2]), int(status[3])
@@ -224,6 +239,9 @@ def _failure_words(status: np.ndarray) -> str:
         return f"wrote into its parameters array (parameter {value}) during a playout"
     if value == L.OBS_WRITTEN:
         return f"wrote into the observation array (the playout's own state) for seat {seat}"
+    if value - L.RNG_WRITTEN in L.STREAM_NAMES:
+        k = value - L.RNG_WRITTEN
+        return f"wrote into {L.STREAM_NAMES[k]} (rng[{k - L.S_LENT}], past its own stream rng[0]) for seat {seat}"
     try:
         move = f"the illegal move {Move.from_code(value)}"
     except MoveSyntaxError:
@@ -231,7 +249,18 @@ def _failure_words(status: np.ndarray) -> str:
     return f"returned {move} for seat {seat} in a playout"
 
 
-def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_POLICY,
+def budget_problem(option: str, budget: int, n_moves: int, up_to: bool = False) -> str | None:
+    """Why ``budget`` samples of each of ``n_moves`` moves (``up_to``: at most that many)
+    do not fit in memory (every sample's place, float64, and its facts, int8[N_FACTS], are
+    kept for the intervals and ``why``), as a sentence naming ``option``; None when they
+    fit (:func:`shedsim.runs.limits.memory_problem`)."""
+    from shedsim.kernel.playouts import N_FACTS
+    from shedsim.runs.limits import memory_problem
+    return memory_problem(option, budget, "samples per move", n_moves * (8 + N_FACTS),
+                          f"for {'up to ' if up_to else ''}{n_moves} move(s)")
+
+
+def rank_moves(state: GameState, seat: int | None = None, policy: str | None = None,
                budget: int | None = None, seed: int = 0, batch: int = DEFAULT_BATCH,
                cap: int = DEFAULT_CAP, strategy_paths: tuple[str, ...] = (),
                progress: Callable[[int, int], None] | None = None, why: bool = False,
@@ -239,11 +268,9 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     """Rank every legal move of ``seat`` (default: the seat to move) in ``state``.
 
     ``policy``: the compiled strategy that plays every seat after the move (``NAME`` or
-    ``NAME:param=v``; the default, ``heuristic``, is the strongest policy that answers in
-    seconds, see docs/explanation/strength.md#ladder);
-    ``budget``: the most samples per move (default: :data:`DEFAULT_BUDGET_FAST` for a
-    policy that runs in the fast game loop, such as greedy; :data:`DEFAULT_BUDGET_SEARCH`
-    for :data:`SEARCH_POLICIES`; else :data:`DEFAULT_BUDGET`); ``batch``: samples per
+    ``NAME:param=v``; default :func:`default_policy`);
+    ``budget``: the most samples per move (default: by the policy's ``TRAITS['cost']``,
+    :data:`BUDGETS`); ``batch``: samples per
     round of the race; ``cap``: the most moves of a playout after the candidate;
     ``seed``: the run seed (same seed, same figures); ``progress(done, budget)`` is
     called after each round; ``why`` adds :func:`explain`'s text; ``objective``: ``lose``,
@@ -251,7 +278,8 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     :func:`shedsim.rules.scoring.objective_of`), named ``objective_option`` in messages
     and in the ranking's words. Only the seat's observation is read (see
     the module docstring). Raises :class:`HintError` for an unknown policy or objective, a
-    seat that cannot move, or a budget, batch or cap below 1, and
+    seat that cannot move, a budget, batch or cap below 1, a cap above :data:`MAX_CAP` or a
+    budget whose samples do not fit in memory, and
     :class:`PolicyCrash` when the policy fails (an illegal move, a write into the rules,
     its parameters or the observation; a plugin that crashes or raises).
     """
@@ -260,8 +288,7 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     from shedsim.seeding import game_keys
     from shedsim.analysis.stats import t_interval, wilson
 
-    from shedsim.kernel.build import inlinable
-
+    from shedsim import layout as L
     from shedsim.rules.scoring import ObjectiveError, per_sample, resolve
 
     t0 = time.perf_counter()
@@ -269,13 +296,16 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
         objective, objective_source = resolve(objective, state.rules, objective_option)
     except ObjectiveError as e:
         raise HintError(str(e)) from None
+    if policy is None:
+        policy = default_policy()
     strat, params = _policy(policy, strategy_paths)
     if budget is None:
-        budget = (DEFAULT_BUDGET_FAST if inlinable(strat) else
-                  DEFAULT_BUDGET_SEARCH if strat.name in SEARCH_POLICIES else DEFAULT_BUDGET)
+        budget = BUDGETS[strat.traits.cost]
     for name, v in (("--budget", budget), ("--batch", batch), ("--cap", cap)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise HintError(f"{name}: must be a positive integer, got {v!r}")
+    if cap > MAX_CAP:
+        raise HintError(f"--cap: at most {MAX_CAP:,} moves (the longest move cap a rule set takes), got {cap:,}")
     st = observed_state(state, seat)
     me = st.to_move
     n_players = st.players
@@ -295,6 +325,9 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     codes = np.array([m.code for m in reps], np.int64)
     n_moves = len(reps)
     samples_cap = budget if n_moves > 1 else min(budget, batch)
+    problem = budget_problem("--budget", samples_cap, n_moves)
+    if problem:
+        raise HintError(problem)
     places = np.zeros((samples_cap, n_moves), np.float64)
     facts = np.zeros((samples_cap, n_moves, N_FACTS), np.int8)
     active = np.ones(n_moves, np.bool_)
@@ -304,6 +337,7 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     z = float(norm.ppf(1 - LEVEL / (2 * max(1, n_moves - 1) * rounds)))
     mod = playout_module(strat)
     status = np.zeros(8, np.int64)
+    streams = np.zeros(L.S_SIZE, np.uint64)  # the playouts' random streams (a beat word: see run_samples)
     done = 0
     stopped = STOP_SINGLE if n_moves == 1 else STOP_BUDGET
     while done < samples_cap:
@@ -311,10 +345,17 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
         dk, sk = game_keys(seed, np.arange(done, done + k))
         keys = np.ascontiguousarray(np.stack([dk, sk], axis=1), np.uint64)
         sample_args = (rules_array, obs, codes, active, keys, params, cap, places[done:done + k],
-                       facts[done:done + k], status)
-        if strat.outside:  # a plugin that crashes cannot take this process with it
-            from shedsim.kernel.isolate import call, crash_words
-            got, error, code = call(mod.run_samples, *sample_args)
+                       facts[done:done + k], status, streams)
+        if strat.outside:  # a plugin that crashes or never decides cannot take this process with it
+            from shedsim.kernel.isolate import ChildTimeout, call, crash_words
+            from shedsim.kernel.isolate import decision_timeout
+            try:
+                got, error, code = call(mod.run_samples, *sample_args, beat=(streams, L.S_BEAT),
+                                        beat_s=decision_timeout())
+            except ChildTimeout as e:
+                raise PolicyCrash(f"policy {policy!r} in samples {done + 1}-{done + k} of the moves of seat {me} "
+                                  f"(--seed {seed}): {e} It plays every seat in the playouts: check it, or use "
+                                  f"another --policy") from None
             if code != 0 or error is not None:
                 what = f"crashed the process playing the playouts ({crash_words(code)})" if code else f"raised {error}"
                 raise PolicyCrash(f"policy {policy!r} {what} in samples {done + 1}-{done + k} of the moves of seat {me} "
@@ -387,9 +428,10 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str = DEFAULT_
     return result
 
 
-def warm_up(policy: str = DEFAULT_POLICY) -> None:
+def warm_up(policy: str | None = None) -> None:
     """Compile (or load from numba's cache) the playout kernel of ``policy`` by ranking the
-    moves of one dealt position with one sample (``shedsim compile`` calls it)."""
+    moves of one dealt position with one sample (``shedsim compile`` calls it; default:
+    :func:`default_policy`)."""
     from shedsim.rules.engine import deal
     from shedsim.rules.ruleset import build
     state, _ = deal(build("shithead"), 2, 1)
@@ -545,5 +587,5 @@ def explain(state: GameState, result: HintResult, places: np.ndarray, column: di
 
 
 __all__ = ["HintError", "HintResult", "MoveFigures", "Interval", "rank_moves", "explain", "move_effect",
-           "observed_state", "warm_up", "DEFAULT_POLICY", "DEFAULT_BUDGET_FAST",
-           "DEFAULT_BUDGET", "DEFAULT_BUDGET_SEARCH", "SEARCH_POLICIES", "FACTS"]
+           "observed_state", "warm_up", "default_policy", "DEFAULT_BUDGET_FAST",
+           "DEFAULT_BUDGET", "DEFAULT_BUDGET_SEARCH", "BUDGETS", "FACTS"]

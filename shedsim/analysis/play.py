@@ -23,7 +23,7 @@ import numpy as np
 
 from shedsim.kernel.isolate import ChildTimeout, ProcessCrash, exception_text
 from shedsim.rules.cards import CardError, format_cards, pack, parse_rank, unpack
-from shedsim.rules.engine import (GameState, Move, MoveSyntaxError, Player, StrategyError, apply_move,
+from shedsim.rules.engine import (GameState, GameStreams, Move, MoveSyntaxError, Player, StrategyError, apply_move,
                                   check_observation, check_untouched, deal, legal_moves, public_array, start_seat)
 from shedsim.rules.narrate import STAGE_WORDS, cards_text, pile_text, seat_name, stop_reason, swap_changes, tell_move
 from shedsim.rules.ruleset import RuleSet, RulesError
@@ -87,15 +87,28 @@ def swap_choices(visible: list[int], dealt_up: list[int], size: int) -> list[lis
     return [list(first)] + [list(r) for r in rows if r != first]
 
 
+def default_opponents() -> list[str]:
+    """The default bots: hint's default policy, then the reference opponent, as the
+    built-in strategies' traits select them (:func:`shedsim.plugins.select`, roles
+    ``policy`` and ``reference``: ``heuristic, greedy``). Raises :class:`PlayError`."""
+    from shedsim.plugins import PluginError, choice
+    try:
+        return choice("policy") + choice("reference")
+    except PluginError as e:
+        raise PlayError(f"--opponents: {e}") from None
+
+
 class Game:
     """One game: the person in seat ``seat``, ``opponents`` (strategy specs, repeated in
-    turn over the other seats) elsewhere. ``hint`` and ``why`` rank moves by
+    turn over the other seats) elsewhere; ``hint_policy`` answers hint and why (default:
+    :func:`shedsim.analysis.hint.default_policy`). ``hint`` and ``why`` rank moves by
     ``hint_objective`` (``lose``, ``place`` or ``first``; default: what the rules' scoring
     rewards, :func:`shedsim.rules.scoring.objective_of`). Raises :class:`PlayError` for a
-    player count the rules do not allow, an unknown strategy, seat or objective."""
+    player count the rules do not allow, an unknown strategy, a parameter outside its range,
+    a bad seat or objective, or a ``hint_budget`` whose samples would not fit in memory."""
 
     def __init__(self, rules: RuleSet, players: int, opponents: list[str], seed: int = 0, game: int = 0,
-                 seat: int = 0, strategy_paths: tuple[str, ...] = (), hint_policy: str = "heuristic",
+                 seat: int = 0, strategy_paths: tuple[str, ...] = (), hint_policy: str | None = None,
                  hint_budget: int = 1000, hint_objective: str | None = None) -> None:
         from shedsim.plugins import PluginError, discover, parse_spec
         try:
@@ -106,6 +119,11 @@ class Game:
             raise PlayError(f"--seat: 0 to {players - 1} at {players} players; got {seat}")
         if not opponents:
             raise PlayError("--opponents: name at least one strategy")
+        from shedsim.analysis.hint import budget_problem
+        # a hint keeps every sample of every move; at most every rank at every count, pick up, gamble, flip
+        problem = budget_problem("--hint-budget", hint_budget, 13 * 4 * rules.decks + 3, up_to=True)
+        if problem:
+            raise PlayError(problem)
         self.rules, self.n, self.you, self.seed, self.game = rules, players, seat, seed, game
         self.hint_policy, self.hint_budget, self.strategy_paths = hint_policy, hint_budget, strategy_paths
         self.hint_objective = hint_objective
@@ -133,11 +151,24 @@ class Game:
                 self.names.append(spec)
         except PluginError as e:
             raise PlayError(f"--opponents: {e}") from None
+        if hint_policy is None:
+            from shedsim.analysis.hint import HintError, default_policy
+            try:
+                self.hint_policy = default_policy()
+            except HintError as e:
+                raise PlayError(f"--hint-policy: {e}") from None
+        try:  # its parameters are checked now; the rest (compiled, not broken) when a hint is asked
+            name, overrides = parse_spec(self.hint_policy)
+            if name in known:
+                known[name].params_array(overrides)
+        except PluginError as e:
+            raise PlayError(f"--hint-policy: {e}") from None
         dk, sk = game_keys(seed, np.array([game]))
         self.deal_key, self.dealer = int(dk[0]), game % players
         self.state, self.deal_rng = deal(rules, players, self.deal_key, self.dealer)
         self.ra = rules.compile(players)
-        self.srng = np.array([int(sk[0])], dtype=np.uint64)
+        self.streams = GameStreams(self.players, int(sk[0]), self.deal_rng)  # as the engine's
+        self.srng = self.streams.shared
         me = self.state.seats[seat]
         self.dealt_up = [list(s.face_up) for s in self.state.seats]
         self.choices = swap_choices(me.hand + me.face_up, me.face_up, rules.table_size)
@@ -261,7 +292,7 @@ class Game:
             kept_rules = self.ra.copy()
             kept_params = p.params.copy() if isinstance(getattr(p, "params", None), np.ndarray) else None
             try:
-                up = int(p.swap(pack(visible), i, self.n, self.ra, self.srng))
+                up = int(p.swap(pack(visible), i, self.n, self.ra, self.streams.lend(i)))
             except (ProcessCrash, ChildTimeout) as e:
                 raise StrategyError(f"strategy {p.name!r} at seat {i}, in the swap phase: {e} "
                                     f"[seed {self.seed}, game {self.game}]") from None
@@ -269,6 +300,7 @@ class Game:
                 raise StrategyError(f"strategy {p.name!r} raised in the swap phase at seat {i}: "
                                     f"{exception_text(e)}") from e
             check_untouched(p, self.ra, kept_rules, kept_params, f"in the swap phase at seat {i}", self.deal_key)
+            self.streams.give_back(i, p, f"in the swap phase at seat {i}", self.deal_key)
             chosen = unpack(up) if 0 <= up < (1 << 52) else None
             if chosen is None or len(chosen) != self.rules.table_size or Counter(chosen) - Counter(visible):
                 raise StrategyError(f"strategy {p.name!r} chose an impossible face-up row at seat {i}")
@@ -366,7 +398,7 @@ class Game:
             kept_obs, kept_rules = obs.copy(), self.ra.copy()
             kept_params = p.params.copy() if isinstance(getattr(p, "params", None), np.ndarray) else None
             try:
-                mv = p.move(s, obs, self.ra, self.srng, legal)
+                mv = p.move(s, obs, self.ra, self.streams.lend(i), legal)
             except (ProcessCrash, ChildTimeout) as e:
                 raise StrategyError(f"strategy {p.name!r} at seat {i}, choosing move {s.moves + 1}: {e} "
                                     f"[seed {self.seed}, game {self.game}]") from None
@@ -376,6 +408,7 @@ class Game:
             when = f"at move {s.moves + 1}, seat {i}"
             check_untouched(p, self.ra, kept_rules, kept_params, when, self.deal_key)
             check_observation(p, obs, kept_obs, when, self.deal_key, s)
+            self.streams.give_back(i, p, when, self.deal_key)
             if mv.kind == "invalid":
                 raise StrategyError(f"strategy {p.name!r} returned {mv.rank}, which is not a move, at move "
                                     f"{s.moves + 1} [seed {self.seed}, game {self.game}]")
@@ -448,14 +481,15 @@ class Game:
         from what that bot could see (its own hand, the public cards) rank its move; the
         other moves it had are not named (they would show its hand)."""
         from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
+        from shedsim.plugins import is_random_baseline
         b = self.last_bot
         if b is None:
             return ["why: no bot has moved yet"]
         lines = [f"why: {b.text.split('  |')[0]}",
                  f"  {b.label}'s rule: {strategy_rule(b.player)}"]
         strategy = getattr(b.player, "strategy", None)
-        if getattr(strategy, "name", "") == "random":
-            lines.append("  (random chose among its legal moves with equal chance: no reason beyond the coin)")
+        if strategy is not None and is_random_baseline(strategy):
+            lines.append(f"  ({strategy.name} chose among its legal moves with equal chance: no reason beyond the coin)")
             return lines
         legal = legal_moves(b.before)
         if len(legal) == 1:

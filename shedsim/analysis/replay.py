@@ -77,8 +77,23 @@ def run_dir_spec(run_dir: Path, strategy_paths: tuple[str, ...] | None = None) -
     ``--resume`` checks it: the rules and every strategy's source unchanged. Raises
     :class:`ReplayError` naming ``--from``."""
     from shedsim.analysis.tournament import Store, TournamentError, spec_from_store
+    from shedsim.runs.store import spec_command, with_article
+    store = Store(Path(run_dir))
     try:
-        spec = spec_from_store(Store(Path(run_dir)), strategy_paths)
+        other = spec_command(store.read_spec("--from"))
+    except TournamentError as e:
+        raise ReplayError(str(e)) from None
+    if other not in (None, "tournament"):
+        how = ("replaying a swap study's games is not supported (swap policies are lent between seats)"
+               if other == "swaps" else
+               "to replay one of its games give trace that run's options (--rules, --strategies, --seed"
+               + (", --stream: the variant's number" if other == "compare-rules" else ", --schedule head-to-head")
+               + "), as a failed game's message prints them")
+        raise ReplayError(f"--from: {str(run_dir)!r} holds {with_article(other)} run, and "
+                          f"trace --from reads tournament runs only; shedsim {other} --resume {str(run_dir)} "
+                          f"continues it; {how}")
+    try:
+        spec = spec_from_store(store, strategy_paths)
     except TournamentError as e:
         msg = str(e)
         raise ReplayError("--from: " + (msg[len("--resume: "):] if msg.startswith("--resume: ") else msg)) from None
@@ -111,8 +126,8 @@ class _Recorded(Recorded):
     names the strategy, the seat, the move and the position) that also keeps the moves
     chosen, in ``chosen``."""
 
-    def __init__(self, player, seat: int, record, chosen: list) -> None:
-        super().__init__(player, seat, record)
+    def __init__(self, player, seat: int, record, chosen: list, beat=None) -> None:
+        super().__init__(player, seat, record, beat)
         self.chosen = chosen
 
     def move(self, state, obs, rules_array, rng, legal):
@@ -164,7 +179,8 @@ def game_heading(spec: RunSpec, game: int) -> str:
             + ", ".join(f"{i} {spec.labels[e]}" for i, e in enumerate(sched["seating"][0])))
 
 
-def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None, isolated: bool = False) -> Replay:
+def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None, isolated: bool = False,
+                beat=None) -> Replay:
     """Play game ``game`` of ``spec`` on the reference engine (same deal, seats and coin
     flips as the run) and, with ``narrate``, tell it move by move
     (:func:`shedsim.rules.narrate.narrate_game`). ``record(text)``, when given, is called
@@ -172,6 +188,9 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None, iso
     ``isolated``, each decision of a compiled plugin from outside ``strategies/`` runs in
     a forked child (:attr:`shedsim.plugins.EnginePlayer.isolated`: a crash raises a
     :class:`~shedsim.rules.engine.StrategyError` naming it instead of killing this process).
+    ``beat`` (a beat word, :func:`shedsim.kernel.isolate.beat_word`) is odd while a plugin
+    decides (:class:`shedsim.runs.recorder.Recorded`), for the parent of the forked child
+    playing the game (:func:`replay_game_guarded`).
 
     Raises :class:`ReplayError` for a game index outside the run or a plugin that cannot be
     loaded, :class:`shedsim.rules.engine.StrategyError` when a strategy fails.
@@ -193,7 +212,7 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None, iso
         raise ReplayError(f"--strategies: {e}") from None
     dealer = int(sched["dealer"][0])
     chosen: list = []
-    seated = [_Recorded(p, i, record, chosen) for i, p in enumerate(players)]
+    seated = [_Recorded(p, i, record, chosen, beat) for i, p in enumerate(players)]
     labels = [spec.labels[e] for e in seating]
     try:
         result = play_game(spec.rules, seated, int(dk[0]), int(sk[0]), dealer)
@@ -255,12 +274,17 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
     strategy, seat, move, run seed, game, deal and position) when the child is killed.
     The game up to the crash (``StrategyCrash.lines``) is told by replaying it here with
     each plugin decision in a forked child of its own (``replay_game(..., isolated=True)``,
-    slower: only after a crash).
+    slower: only after a crash). A plugin decision that runs past ``SHEDSIM_DECISION_TIMEOUT``
+    seconds is stopped (the child killed, :func:`shedsim.kernel.isolate.watch`) and the game
+    replayed that way, which names it as ``shedsim play`` does (:class:`GameFailed`).
     """
     import multiprocessing as mp
     import os
     import signal
     import tempfile
+
+    from shedsim.kernel.isolate import ChildTimeout, beat_word, watch
+    from shedsim.kernel.isolate import decision_timeout
     try:
         ctx = mp.get_context("fork")
     except ValueError:
@@ -268,6 +292,8 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
     with tempfile.TemporaryDirectory(prefix="shedsim-trace-") as d:
         log = os.path.join(d, "calls")
         recv, send = ctx.Pipe(duplex=False)
+
+        beat = beat_word()
 
         def child() -> None:
             import faulthandler
@@ -277,7 +303,7 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
             def record(text: str) -> None:
                 os.write(fd, text.encode() + b"\x1e")
             try:
-                send.send(("ok", replay_game(spec, game, narrate, record)))
+                send.send(("ok", replay_game(spec, game, narrate, record, beat=beat)))
             except GameFailed as e:
                 send.send(("strategy", (str(e), e.lines)))
             except StrategyError as e:
@@ -293,6 +319,23 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
         proc = ctx.Process(target=child, daemon=True)
         proc.start()
         send.close()
+        try:
+            watch(lambda pause: recv.poll(pause) or not proc.is_alive(), lambda: (proc.kill(), proc.join()),
+                  beat=(beat, 0), beat_s=decision_timeout())
+        except ChildTimeout as stuck:
+            replay_game(spec, game, narrate, isolated=True)  # raises GameFailed, naming the decision
+            try:  # (it played through that way: name the decision the child was stuck in)
+                with open(log, "rb") as f:
+                    where = [r for r in f.read().decode(errors="replace").split("\x1e") if r][-1]
+            except (OSError, IndexError):
+                where = "a strategy decision"
+            who, _, position = where.partition("; the position:\n")
+            raise GameFailed(f"{who}: {stuck}\nthe position:\n{position}\n[run seed {spec.seed}, game {game}]",
+                             []) from None
+        finally:
+            if proc.is_alive() and not recv.poll():  # Ctrl-C: the child goes too
+                proc.kill()
+                proc.join()
         try:
             kind, value = recv.recv()
         except EOFError:

@@ -512,6 +512,28 @@ def play_units(match: _Match, u0: int, u1: int, paired: bool) -> tuple[np.ndarra
             unf.reshape(-1, unit_games).sum(axis=1).astype(np.int64))
 
 
+def brownian_exit(x: float, a: float, b: float, drift: float, var: float) -> tuple[float, float]:
+    """Where and when a Brownian motion with ``drift`` and variance ``var`` per unit of time,
+    started at ``x`` in ``[a, b]``, first leaves ``(a, b)``: the probability that it leaves at
+    ``b`` and the expected time (units), ``p = (1 - exp(-t (x - a))) / (1 - exp(-t (b - a)))``
+    with ``t = 2 drift / var``, and ``(p (b - a) - (x - a)) / drift``; without drift ``p =
+    (x - a) / (b - a)`` and ``(x - a)(b - x) / var``. Applied to a log-likelihood ratio
+    between Wald's bounds it is Wald's approximation of the SPRT's operating characteristic
+    and average sample number, the overshoot ignored (A. Wald, *Sequential Analysis*, 1947,
+    ch. 3; the diffusion form: D. Siegmund, *Sequential Analysis*, 1985, sec. 3.1). Raises
+    ``ValueError`` unless ``a <= x <= b``, ``a < b`` and ``var > 0``."""
+    if not (a <= x <= b and a < b and var > 0):
+        raise ValueError(f"brownian_exit: needs a <= x <= b, a < b and var > 0, got {x}, {a}, {b}, {var}")
+    t = 2.0 * drift / var
+    if abs(t * (b - a)) < 1e-9:
+        return (x - a) / (b - a), (x - a) * (b - x) / var
+    if t > 0:
+        p = math.expm1(-t * (x - a)) / math.expm1(-t * (b - a))
+    else:  # the same, written without overflow
+        p = math.exp(t * (b - x)) * math.expm1(t * (x - a)) / math.expm1(t * (b - a))
+    return p, max(0.0, (p * (b - a) - (x - a)) / drift)
+
+
 class Sequential:
     """The GSPRT's sequential loop over units fed in order, batch by batch (what
     :func:`run_sprt` and the resumable ``shedsim sprt`` run share: the same batches give
@@ -578,6 +600,30 @@ class Sequential:
         self.score_parts.append((cum * self.a_vals).sum(axis=1) / cum.sum(axis=1))
         self.units = u + n
         return self.finished
+
+    def expected_units(self) -> int | None:
+        """The expected number of units at the decision, from the units fed so far (None
+        before the first): the units so far plus the expected time for the LLR, from its
+        value now, to leave (lower, upper) (:func:`brownian_exit`), at least ``min_games``
+        and at most ``max_games`` (in units). The LLR is treated as a Brownian motion with
+        the drift and variance per unit of the normal approximation at the observed unit
+        scores (mean ``mu`` and variance ``var`` of the regularised counts, as
+        :func:`gsprt_llr`): drift ``(s1 - s0)(2 mu - s0 - s1) / (2 var)``, variance
+        ``(s1 - s0)^2 / var``."""
+        if self.finished:
+            return self.units
+        if self.units == 0:
+            return None
+        c = np.where(self.counts == 0, REGULARIZE, self.counts.astype(np.float64))
+        n = c.sum()
+        mu = float((c * self.a_vals).sum() / n)
+        var = max(float((c * self.a_vals * self.a_vals).sum() / n - mu * mu), np.finfo(np.float64).tiny)
+        d = self.s1 - self.s0
+        x = min(max(float(self.llr_parts[-1][-1]), self.lower), self.upper)  # (before min_games it may lie outside)
+        _, left = brownian_exit(x, self.lower, self.upper, d * (2.0 * mu - self.s0 - self.s1) / (2.0 * var),
+                                d * d / var)
+        total = max(float(self.units) + left, float(self.min_units))
+        return int(min(self.max_units, math.ceil(total)))
 
     def progress(self) -> Progress:
         """Games so far, the running score and LLR."""

@@ -135,6 +135,12 @@ class SprtJob(Job):
             self._fed += 1
         return self.seq.finished
 
+    def expected_games(self) -> int | None:
+        """The test's expected games at its decision from the batches fed so far
+        (:meth:`shedsim.analysis.sprt.Sequential.expected_units`); None before the first."""
+        u = self.seq.expected_units()
+        return None if u is None else u * self.seq.unit_games
+
     def result(self) -> S.SPRTResult:
         """The test's result rebuilt from the stored batches (the run must be complete).
         Raises :class:`shedsim.analysis.sprt.SPRTError` when a needed batch is missing."""
@@ -222,9 +228,7 @@ def job_from_store(store: SprtStore, strategy_paths: tuple[str, ...] | None = No
     from shedsim.rules.ruleset import RulesError, build
     d = store.read_spec()
     where = repr(str(store.spec_path()))
-    if d.get("format") != FORMAT or d.get("command") != "sprt":
-        raise S.SPRTError(f"--resume: {where} is not an sprt run (command {d.get('command')!r}); "
-                          f"resume it with its own command")
+    store.check_command(d, FORMAT)
     try:
         ri = d["rules_input"]
         rs = build(ri["rules"], list(ri.get("house", [])), ri.get("rules_file"))

@@ -44,14 +44,34 @@ from shedsim.runs.simulate import RunSpec, run_chunks
 SHIFTS = 4 * (np.arange(2, 15, dtype=np.int64) - 2)
 """Bit offset of each rank's 4-bit count in a packed multiset (ranks 2..14)."""
 
-SWAP_POLICIES = (("no swap", None), ("greedy-high", "greedy"), ("expert-table", "expert"), ("random", "random"))
-"""The built-in swap policies of (c): label and the strategy whose swap function is used
-(None: keep the face-up cards as dealt). ``greedy``'s swap puts the strongest cards face
-up (specials, then high ranks); ``expert``'s uses its value table; ``random`` a uniform draw."""
+def default_policies() -> tuple[tuple[str, str | None], ...]:
+    """The built-in swap policies of (c): label and the strategy whose swap function is used
+    (None: keep the face-up cards as dealt). ``("no swap", None)``, then each face-up rule
+    a built-in strategy declares in its ``TRAITS['swap']``, labelled by the rule
+    (:data:`shedsim.plugin_meta.SWAP_RULES`: ``greedy-high``, the strongest cards face up;
+    ``expert-table``, a face-up value table; ``random``, a uniform draw), played by the
+    first strategy that declares it (:func:`shedsim.plugins.swap_policies`). Raises
+    :class:`SwapStudyError` when the built-in plugins cannot be read."""
+    from shedsim.plugins import PluginError, discover, swap_policies
+    try:
+        return (("no swap", None), *swap_policies(discover([])))
+    except PluginError as e:  # pragma: no cover - the built-in directory always exists
+        raise SwapStudyError(f"--swap-policy: {e}") from None
 
 
 class SwapStudyError(ValueError):
     """An option of the swap study that cannot be used; the message names the option."""
+
+
+def default_strategy() -> str:
+    """The default play policy S: the reference opponent the built-in strategies' traits
+    select (:func:`shedsim.plugins.select`, role ``reference``: ``greedy``). Raises
+    :class:`SwapStudyError` when none qualifies."""
+    from shedsim.plugins import PluginError, choice
+    try:
+        return choice("reference")[0]
+    except PluginError as e:
+        raise SwapStudyError(f"--strategy: {e}") from None
 
 
 def rank_counts(packed: np.ndarray) -> np.ndarray:
@@ -71,23 +91,32 @@ def seat_places2(places: np.ndarray, players: int) -> np.ndarray:
     return effective_places2(np.asarray(places)).astype(np.int64)
 
 
+REGRET_BATCH = 10
+"""Sample deals of the regret study (d) per chunk of work."""
+
+
 @dataclass(frozen=True)
 class StudySpec:
     """What the study plays. ``strategy`` is a spec (``NAME`` or ``NAME:param=v``);
-    ``games`` the games of each of (a)/(b) and of (c); ``deals``/``rollouts`` size (d)."""
+    ``games`` the games of each of (a)/(b) and of (c); ``deals``/``rollouts`` size (d);
+    ``policies`` the swap policies of (c) (default :func:`default_policies`)."""
 
     rules: RuleSet
     players: int
     strategy: str
     games: int = 100_000
     seed: int = 0
-    policies: tuple[tuple[str, str | None], ...] = SWAP_POLICIES
+    policies: tuple[tuple[str, str | None], ...] | None = None
     deals: int = 200
     rollouts: int = 200
     seat: int = 0
     min_games: int = 200
     strategy_paths: tuple[str, ...] = ()
     chunk_size: int = 20_000
+
+    def __post_init__(self) -> None:
+        if self.policies is None:
+            object.__setattr__(self, "policies", default_policies())
 
     def run_spec(self, keep_dealt: bool) -> RunSpec:
         """Every seat plays ``strategy``; ``keep_dealt``: nobody swaps."""
@@ -103,13 +132,26 @@ def check(spec: StudySpec) -> None:
     spec.rules.check_players(spec.players)
     if spec.games < 1:
         raise SwapStudyError(f"--games: must be at least 1, got {spec.games}")
-    from shedsim.runs.store import plan_size_problem
+    from shedsim.runs.store import MAX_CHUNKS, plan_size_problem
     chunk = max(1, spec.chunk_size or 1)
     too_big = plan_size_problem(3 * -(-spec.games // chunk), 3 * spec.games, chunk)  # parts (a), (b), (c)
     if too_big:
         raise SwapStudyError(too_big)
     if spec.deals < 0 or spec.rollouts < 1:
         raise SwapStudyError("--deals must be at least 0 and --rollouts at least 1")
+    regret_chunks = -(-spec.deals // REGRET_BATCH)
+    if 3 * -(-spec.games // chunk) + regret_chunks > MAX_CHUNKS:
+        raise SwapStudyError(f"--deals: {spec.deals:,} sample deals would take {regret_chunks:,} chunks of "
+                             f"{REGRET_BATCH} deals; with the other parts one run holds at most {MAX_CHUNKS:,} "
+                             f"chunks: give fewer --deals (or fewer --games)")
+    from shedsim.runs.limits import game_bytes, memory_problem
+    if spec.deals > 0:  # a sample deal plays every face-up choice x --rollouts games in one kernel call
+        choices = math.comb(spec.rules.hand_size + spec.rules.table_size, spec.rules.table_size)
+        problem = memory_problem("--rollouts", spec.rollouts, "rollouts", choices * game_bytes(spec.players),
+                                 f"at once (a sample deal plays up to {choices} face-up choices x --rollouts games "
+                                 f"in one kernel call)")
+        if problem:
+            raise SwapStudyError(problem)
     if not 0 <= spec.seat < spec.players:
         raise SwapStudyError(f"--seat: must be 0..{spec.players - 1}, got {spec.seat}")
     if spec.rules.table_size + spec.rules.hand_size > 12:
@@ -395,7 +437,7 @@ def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]
     return out
 
 
-def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = 10):
+def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = REGRET_BATCH):
     """(d) Per sample deal: the distinct face-up choices of ``spec.seat``, each evaluated by
     ``spec.rollouts`` re-deals given its visible cards; the strategy's own choice against
     the best and worst.

@@ -24,7 +24,7 @@ from shedsim.runs.execute import Job
 from shedsim.runs.store import RunStore
 
 FORMAT = 1
-REGRET_BATCH = 10
+REGRET_BATCH = SW.REGRET_BATCH
 """Sample deals per chunk of (d) (as :func:`shedsim.analysis.swaps.regret`)."""
 VALUE_COLUMNS = ("n", "losses", "p2", "clusters", "nn", "l_ss", "l_sm", "p_ss", "p_sm")
 """The columns of :func:`shedsim.analysis.swaps.reduce_values`' table."""
@@ -39,6 +39,18 @@ class SwapsStore(RunStore):
 
     Error = SW.SwapStudyError
     what = "swaps"
+
+    def check_chunk(self, key: str, i: int, template: dict[str, np.ndarray], ragged=(),
+                    option: str = "--resume") -> dict[str, np.ndarray]:
+        """:meth:`shedsim.runs.store.RunStore.check_chunk`; a chunk of the swap-policy
+        tournament (c) must also have as many Plackett-Luce counts as keys."""
+        from shedsim.analysis.tournament import sparse_problem
+        arrays = super().check_chunk(key, i, template, ragged, option)
+        problem = sparse_problem(arrays, "c_") if "c_pl_keys" in template else None
+        if problem:
+            raise self.Error(f"{option}: chunk file {str(self.chunk_path(i))!r} is damaged ({problem}); "
+                             f"delete it to play that chunk again")
+        return arrays
 
 
 def identity(spec: SW.StudySpec, hashes: dict[str, str]) -> dict[str, Any]:
@@ -88,7 +100,7 @@ class SwapsJob(Job):
                                                                   "house": list(spec.rules.house)},
                           "strategy_paths": list(spec.strategy_paths), "n_chunks": len(self.tasks), "key": self.key}
         self.strategies = [spec.strategy]
-        self.ragged = tuple(f"b_{c}" for c in ("packed", *VALUE_COLUMNS)) + ("c_pl_keys", "c_pl_counts") \
+        self.ragged = tuple(f"b_{c}" for c in ("packed", *VALUE_COLUMNS)) + tuple(f"c_{c}" for c in T.RAGGED) \
             + tuple(f"d_{c}" for c in REGRET_COLUMNS)
         self._T = T
 
@@ -181,9 +193,7 @@ def spec_from_store(store: SwapsStore, strategy_paths: tuple[str, ...] | None = 
     from shedsim.rules.ruleset import RulesError, build
     d = store.read_spec()
     where = repr(str(store.spec_path()))
-    if d.get("format") != FORMAT or d.get("command") != "swaps":
-        raise SW.SwapStudyError(f"--resume: {where} is not a swaps run (command {d.get('command')!r}); "
-                                f"resume it with its own command")
+    store.check_command(d, FORMAT)
     try:
         ri = d["rules_input"]
         rules = build(ri["rules"], list(ri.get("house", [])), None)

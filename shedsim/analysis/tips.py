@@ -2,13 +2,13 @@
 everything else equal.
 
 **The players.** Every tip is one parameter of the ``heuristic`` strategy
-(``strategies/heuristic.py``). The *base* (default ``heuristic:search=0``: the tips alone,
+(``strategies/heuristic.py``). The *base* (default ``heuristic:search=0``, :func:`default_base`: the tips alone,
 without the end-game look-ahead) is played twice, once with the tip's parameter at its
 "follow" value and once at its "ignore" value (:data:`TIPS`); all other parameters stay
 at the base's values.
 
 **The games.** In each rule set where the tip applies and at each player count, the tested
-player takes one seat and the opponents (default ``greedy``) the others, on paired deals:
+player takes one seat and the opponents (default ``greedy``, :func:`default_opponents`) the others, on paired deals:
 each deal is played under every rotation (the tested player in every seat once), exactly
 as :func:`shedsim.analysis.sprt.schedule`. The "follow" and "ignore" runs play the **same deals**
 (same seed), so the effect is measured on paired deals: the deal (its P rotations) is the
@@ -121,6 +121,45 @@ class TipsError(ValueError):
     """Bad options for ``shedsim tips``; the message names the option."""
 
 
+def default_base() -> str:
+    """The default ``--base``: the built-in strategy whose parameters carry every tip of
+    :data:`TIPS` (the first by name among :func:`shedsim.plugins.candidates`), with its
+    search off when its ``TRAITS['search_param']`` names the parameter that does it
+    (``heuristic:search=0``: the tips alone, without the end-game look-ahead). Raises
+    :class:`TipsError` when no built-in strategy carries them."""
+    from shedsim.plugins import PluginError, candidates, discover
+    try:
+        known = discover([])
+    except PluginError as e:  # pragma: no cover - the built-in directory always exists
+        raise TipsError(f"--base: {e}") from None
+    for s in candidates(known):
+        if all(t.param in s.params for t in TIPS):
+            sp = s.traits.search_param
+            return s.name + (f":{sp}=0" if sp else "")
+    raise TipsError(f"--base: no built-in strategy has every tip's parameter "
+                    f"({', '.join(t.param for t in TIPS)}); give a strategy that has them")
+
+
+def default_opponents() -> str:
+    """The default ``--opponents``: the reference opponent the built-in strategies' traits
+    select (:func:`shedsim.plugins.select`, role ``reference``: ``greedy``). Raises
+    :class:`TipsError`."""
+    from shedsim.plugins import PluginError, choice
+    try:
+        return choice("reference")[0]
+    except PluginError as e:
+        raise TipsError(f"--opponents: {e}") from None
+
+
+def default_base_text() -> str:
+    """:func:`default_base` and its rule in words, for ``--help``."""
+    try:
+        base = default_base()
+    except TipsError as e:
+        return f"none ({e})"
+    return f"{base}: the built-in strategy whose parameters carry every tip, its search off"
+
+
 def select(names: list[str] | None) -> list[Tip]:
     """The tips named (all when ``names`` is empty). Raises :class:`TipsError` for an unknown name."""
     if not names:
@@ -174,33 +213,56 @@ def _paired(d: np.ndarray) -> tuple[float, float, float, float]:
     return float(m), float(lo), float(hi), p
 
 
-def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], games: int, base: str = "heuristic:search=0",
-             opponents: str = "greedy", seed: int = 0, strategy_paths: tuple[str, ...] = (),
+def check_players(base: str, opponents: str, tips: list[Tip], strategy_paths: tuple[str, ...] = ()):
+    """Check ``base`` and ``opponents`` before anything is played or written: compiled
+    strategies with valid parameters (each inside its range), and ``base`` with every
+    tip's parameter, at values inside its ranges. Returns the base's strategy. Raises
+    :class:`TipsError` naming the option."""
+    from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
+    try:
+        known = discover(list(strategy_paths))
+    except PluginError as e:
+        raise TipsError(f"--strategy-path: {e}") from None
+    for option, spec in (("--base", base), ("--opponents", opponents)):
+        try:
+            s = compiled_strategy(known, spec, "tips")
+        except PluginError as e:
+            raise TipsError(f"{option}: {e}") from None
+        if option == "--base":
+            strategy, name = s, parse_spec(spec)[0]
+    for t in tips:
+        if t.param not in strategy.params:
+            raise TipsError(f"--base {base!r}: strategy {name!r} has no parameter {t.param!r} (tip {t.key}); "
+                            f"the tips are parameters of {default_base().partition(':')[0]}")
+        try:
+            strategy.check_param(t.param, t.follow)
+            strategy.check_param(t.param, t.ignore)
+        except PluginError as e:
+            raise TipsError(f"--base {base!r}: tip {t.key}: {e}") from None
+    return strategy
+
+
+def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], games: int, base: str | None = None,
+             opponents: str | None = None, seed: int = 0, strategy_paths: tuple[str, ...] = (),
              on_cell: Callable[[int, int], None] | None = None):
     """Measure every tip in every rule set where it applies and at every player count the
-    rule set allows. Returns ``(table, skipped)``: a DataFrame with one row per (tip, rules,
+    rule set allows (``base``: default :func:`default_base`; ``opponents``: default
+    :func:`default_opponents`). Returns ``(table, skipped)``: a DataFrame with one row per (tip, rules,
     players) (columns: see :data:`COLUMNS`) and notes on what was skipped.
     ``on_cell(done, total)`` reports progress. Raises :class:`TipsError` for bad options
     and :class:`shedsim.runs.simulate.SimulationError` when a strategy fails."""
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
 
-    from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
+    from shedsim.plugins import parse_spec
     from shedsim.analysis.sprt import rules_name, open_match
     from shedsim.analysis.tune import format_spec
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * max(players):
         raise TipsError(f"--games: at least {2 * max(players)} (two deals under every rotation), got {games!r}")
-    try:
-        known = discover(list(strategy_paths))
-        s = compiled_strategy(known, base, "tips")
-        compiled_strategy(known, opponents, "tips")
-    except PluginError as e:
-        raise TipsError(str(e)) from None
+    base = default_base() if base is None else base
+    opponents = default_opponents() if opponents is None else opponents
+    s = check_players(base, opponents, tips, strategy_paths)
     name, fixed = parse_spec(base)
-    for t in tips:
-        if t.param not in s.params:
-            raise TipsError(f"--base {base!r}: strategy {name!r} has no parameter {t.param!r} (tip {t.key}); "
-                            f"the tips are parameters of heuristic")
     start = {**s.params, **fixed}
     cells, skipped = [], []
     for rs in rule_sets:
@@ -268,7 +330,7 @@ def plot_forest(table, path: Path, subtitle: str = "") -> Path:
 
     from shedsim.output.plots import save_figure, bars
     n = max(1, len(table))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * n + 1.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * n + 2.6), sharey=True)
     labels = [f"{r.tip} · {r.rules} · {r.players}p" for r in table.itertuples()]
     y = np.arange(len(table))[::-1]
     for ax, col, scale, unit in ((axes[0], "loss", 100.0, "loss rate, percentage points"),
@@ -278,16 +340,18 @@ def plot_forest(table, path: Path, subtitle: str = "") -> Path:
         hi = table[f"{col}_hi"].to_numpy() * scale
         sig = table[f"{col}_p_holm"].to_numpy() < 0.05
         ax.errorbar(v, y, xerr=bars(v, lo, hi), fmt="none", ecolor="0.5", lw=1)
-        ax.scatter(v[sig], y[sig], color="#c44e52", zorder=3, s=22, label="Holm p < 0.05")
-        ax.scatter(v[~sig], y[~sig], facecolor="white", edgecolor="0.3", zorder=3, s=22, label="not significant")
+        # legend entries only for what the chart holds
+        ax.scatter(v[sig], y[sig], color="#c44e52", zorder=3, s=22, label="Holm p < 0.05" if sig.any() else None)
+        ax.scatter(v[~sig], y[~sig], facecolor="white", edgecolor="0.3", zorder=3, s=22,
+                   label="not significant" if (~sig).any() else None)
         ax.axvline(0, color="0.2", lw=0.8)
         band = PRACTICAL[col] * scale
         ax.axvspan(-band, band, color="0.88", zorder=0, lw=0, label=f"no practical effect (within +-{band:g})")
         ax.set_xlabel(f"follow - ignore: {unit}\n(below 0: following the tip helps)")
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(y)
-    axes[0].set_yticklabels(labels, fontsize=8)
-    axes[1].legend(loc="lower right", fontsize=8)
+    axes[0].set_yticklabels(labels, fontsize=9)
+    axes[1].legend(loc="lower right", fontsize=9)
     fig.suptitle("Do the beginner tips work? Effect of following each tip, 95% intervals"
                  + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
     height = fig.get_size_inches()[1]

@@ -56,9 +56,6 @@ DEFAULT_GAMES = 200_000
 DEFAULT_PLAYERS = 4
 DEFAULT_RULES = "shithead"
 DEFAULT_OUT = "reports/latest"
-EXCLUDED_FROM_DEFAULT = ("mc", "ismcts", "expert")
-"""Built-in strategies left out of the default field (``mc`` and ``ismcts`` are search players,
-far slower; ``expert`` is ``heuristic`` under its old name)."""
 TARGET_CHUNK = 20_000
 MAX_LENGTH_BINS = 10_000
 
@@ -87,12 +84,18 @@ def parse_entries(text: str) -> list[tuple[str, str]]:
     A piece ``param=INTEGER`` right after a spec with parameters continues that spec
     (``mc:rollouts=64,cap=200``). Without a label, the spec is the label; a spec entered
     again gets ``#2``, ``#3``, ... (``greedy,greedy`` gives ``greedy`` and ``greedy#2``:
-    an A/A test). Raises :class:`TournamentError`.
+    an A/A test). A piece ``@ROLE`` stands for the built-in strategies that role selects
+    by their traits (:data:`shedsim.plugins.ROLES`: ``@default`` is the default field,
+    ``@ladder`` every built-in strategy but variants, ``@reference``, ...). Raises
+    :class:`TournamentError`.
     """
     pieces = [p.strip() for p in text.split(",")]
     items: list[list[str | None]] = []  # [label, spec]
     for p in pieces:
         if not p:
+            continue
+        if p.startswith("@"):
+            items += [[None, name] for name in _role_names(p)]
             continue
         if items and _PARAM_RE.match(p) and ":" in (items[-1][1] or ""):
             items[-1][1] = f"{items[-1][1]},{p.replace(' ', '')}"
@@ -128,12 +131,30 @@ def parse_entries(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _role_names(piece: str) -> list[str]:
+    """The names ``@ROLE`` stands for (:func:`shedsim.plugins.select` among the built-in
+    strategies). Raises :class:`TournamentError` for an unknown role."""
+    from shedsim.plugins import ROLES, PluginError, choice
+    role = piece[1:].strip()
+    if role not in ROLES:
+        raise TournamentError(f"--strategies: {piece!r} names no selection; use one of "
+                              f"{', '.join('@' + r for r in ROLES)}")
+    try:
+        return choice(role)
+    except PluginError as e:
+        raise TournamentError(f"--strategies: {piece}: {e}") from None
+
+
 def default_strategies(extra_paths: tuple[str, ...] = ()) -> list[str]:
-    """Every built-in compiled strategy except :data:`EXCLUDED_FROM_DEFAULT`, by name."""
-    from shedsim.plugins import builtin_dir, discover
-    here = builtin_dir()
-    return [s.name for s in discover(list(extra_paths)).values()
-            if s.compiled and s.path.parent == here and s.name not in EXCLUDED_FROM_DEFAULT]
+    """The default field, by name: every built-in compiled strategy that is neither slow
+    (``TRAITS['cost']``) nor a variant of another (:func:`shedsim.plugins.select`, role
+    ``default``). Plugins from ``extra_paths`` are never in it. Raises
+    :class:`TournamentError` when no built-in strategy qualifies or a path is not a directory."""
+    from shedsim.plugins import PluginError, discover, select
+    try:
+        return select(discover(list(extra_paths)), "default")
+    except PluginError as e:
+        raise TournamentError(str(e)) from None
 
 
 # ---------------------------------------------------------------------- seating orders
@@ -632,6 +653,17 @@ def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.nd
 
 SPARSE_KEYS = {"pl_keys": "pl_counts", "pl_pair_keys": "pl_pair_counts"}
 """The tally's sparse counters: sorted int64 keys and their counts, of any length."""
+RAGGED = tuple(name for pair in SPARSE_KEYS.items() for name in pair)
+"""The tally's arrays whose length varies from chunk to chunk (:data:`SPARSE_KEYS`, keys and counts)."""
+
+
+def sparse_problem(arrays: dict[str, np.ndarray], prefix: str = "") -> str | None:
+    """Why the sparse counters (:data:`SPARSE_KEYS`, named ``prefix + name`` in ``arrays``)
+    of a stored tally are unusable (keys and counts of different lengths), or None."""
+    for kk, kc in SPARSE_KEYS.items():
+        if arrays[prefix + kk].shape != arrays[prefix + kc].shape:
+            return f"{prefix}{kk} and {prefix}{kc} differ in length"
+    return None
 
 
 # ---------------------------------------------------------------------- the run store
@@ -663,10 +695,10 @@ class Store(RunStore):
         """:meth:`shedsim.runs.store.RunStore.check_chunk`, and the sparse Plackett-Luce
         events must have as many counts as keys."""
         arrays = super().check_chunk(key, i, template, ragged, option)
-        for kk, kc in SPARSE_KEYS.items():
-            if arrays[kk].shape != arrays[kc].shape:
-                raise TournamentError(f"{option}: chunk file {str(self.chunk_path(i))!r} is damaged ({kk} and "
-                                      f"{kc} differ in length); delete it to play that chunk again")
+        problem = sparse_problem(arrays)
+        if problem:
+            raise TournamentError(f"{option}: chunk file {str(self.chunk_path(i))!r} is damaged ({problem}); "
+                                  f"delete it to play that chunk again")
         return arrays
 
     def done_chunks(self, spec: TournamentSpec, strict: bool = False) -> list[int]:  # type: ignore[override]
@@ -722,9 +754,7 @@ def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None)
     from shedsim.rules.ruleset import RulesError, build
     d = store.read_spec()
     where = repr(str(store.spec_path()))
-    if d.get("format") != FORMAT:
-        raise TournamentError(f"--resume: {where} has format {d.get('format')!r}, "
-                              f"this shedsim writes format {FORMAT}")
+    store.check_command(d, FORMAT)
     bad = [k for k, typ in _SPEC_FIELDS.items()
            if not isinstance(d.get(k), typ) or (typ is int and isinstance(d.get(k), bool))]
     bad += [k for k in ("entries", "labels") if k not in bad and not all(isinstance(x, str) for x in d[k])]
@@ -768,7 +798,7 @@ class TournamentJob(Job):
     counters of :func:`empty_tally` (and, with ``--save-games``, its games Parquet file)."""
 
     command = "tournament"
-    ragged = ("pl_keys", "pl_counts", "pl_pair_keys", "pl_pair_counts")
+    ragged = RAGGED
 
     def __init__(self, spec: TournamentSpec) -> None:
         self.spec = spec
@@ -1062,7 +1092,7 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
         shares = hist / hist.sum(axis=1, keepdims=True)
     place_shares = pd.DataFrame(shares[order][:, list(range(1, n + 1)) + [0]],
                                 index=[labels[i] for i in order],
-                                columns=[str(p) for p in range(1, n + 1)] + ["still in at cap"])
+                                columns=[str(p) for p in range(1, n + 1)] + ["unfinished"])
 
     matches = None
     if spec.rounds > 1:
@@ -1288,7 +1318,7 @@ def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = T
         from shedsim.output import plots as P
         sub = f"{spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
         P.rates(res.summary, out / "rates.png", subtitle=sub)
-        P.place_distribution(res.place_shares, out / "places.png", subtitle=sub)
+        P.place_distribution(res.place_shares, out / "places.png", subtitle=sub, ends=res.info["ends"])
         P.head_to_head(res.h2h_matrix, out / "head_to_head.png", subtitle=sub)
         P.game_lengths(res.lengths, out / "lengths.png", subtitle=sub)
         P.seats(res.seats, out / "seats.png", subtitle=sub)

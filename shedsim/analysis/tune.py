@@ -26,6 +26,7 @@ both gains come with 95% Student t intervals over deals.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -71,7 +72,8 @@ class Param:
 
 
 def parse_param(text: str) -> Param:
-    """Read ``NAME=LO:HI`` or ``NAME=LO:HI:log``. Raises :class:`TuneError` naming ``--param``."""
+    """Read ``NAME=LO:HI`` or ``NAME=LO:HI:log`` (integers that fit int64). Raises
+    :class:`TuneError` naming ``--param``."""
     name, eq, rng = text.partition("=")
     parts = rng.split(":")
     try:
@@ -82,6 +84,9 @@ def parse_param(text: str) -> Param:
         raise TuneError(f"--param {text!r}: write NAME=LO:HI or NAME=LO:HI:log (integers)") from None
     if lo > hi:
         raise TuneError(f"--param {text!r}: LO must not exceed HI")
+    if not -2**63 <= lo <= hi < 2**63:  # a trial's values go to the kernel as int64 parameters
+        raise TuneError(f"--param {text!r}: LO and HI must lie between {-2**63:,} and {2**63 - 1:,} "
+                        f"(64-bit integers)")
     if len(parts) == 3 and lo < 1:
         raise TuneError(f"--param {text!r}: a log range needs LO >= 1")
     return Param(name.strip(), lo, hi, len(parts) == 3)
@@ -89,12 +94,14 @@ def parse_param(text: str) -> Param:
 
 def search_space(strategy, fixed: dict[str, int], params: list[str] | None = None) -> list[Param]:
     """The parameters to tune: ``params`` (``NAME=LO:HI[:log]``) when given, else the
-    plugin's ``PARAM_SPACE`` (``{name: (lo, hi[, "log"])}``); less the ones ``fixed`` in
-    the spec. Raises :class:`TuneError` for an unknown name, a starting value outside its
-    range, or nothing to tune."""
+    plugin's ``PARAM_SPACE`` (``{name: (lo, hi[, "log"])}``, checked against the ranges
+    when the plugin loaded); less the ones ``fixed`` in the spec. Raises :class:`TuneError`
+    for an unknown name, a ``--param`` range outside the parameter's declared range
+    (``PARAM_RANGES``), a starting value outside its range, or nothing to tune."""
+    from shedsim.plugin_meta import range_text
     space: dict[str, Param] = {}
     if not params:
-        for name, rng in (getattr(strategy.module, "PARAM_SPACE", None) or {}).items():
+        for name, rng in strategy.param_space.items():
             space[name] = Param(name, int(rng[0]), int(rng[1]), len(rng) > 2 and rng[2] == "log")
     for text in params or []:
         p = parse_param(text)
@@ -102,6 +109,10 @@ def search_space(strategy, fixed: dict[str, int], params: list[str] | None = Non
             known = ", ".join(strategy.params) or "none"
             raise TuneError(f"--param {text!r}: strategy {strategy.name!r} has no parameter {p.name!r}; "
                             f"parameters: {known}")
+        lo, hi = strategy.ranges[p.name]
+        if not lo <= p.lo <= p.hi <= hi:
+            raise TuneError(f"--param {text!r}: strategy {strategy.name!r}: parameter {p.name} accepts "
+                            f"{range_text((lo, hi))}, so {p.lo}:{p.hi} is outside its range")
         space[p.name] = p
     start = {**strategy.params, **fixed}
     out = []
@@ -156,11 +167,16 @@ class TuneSpec:
             raise TuneError(f"--players: {e}") from None
         try:
             known = discover(list(self.strategy_paths))
+        except PluginError as e:
+            raise TuneError(f"--strategy-path: {e}") from None
+        option = "--strategy"
+        try:
             s = compiled_strategy(known, self.strategy, "tune")
+            option = "--field"
             for f in self.field:
                 compiled_strategy(known, f, "tune")
         except PluginError as e:
-            raise TuneError(str(e)) from None
+            raise TuneError(f"{option}: {e}") from None
         except SPRTError as e:  # pragma: no cover - compiled_strategy raises PluginError
             raise TuneError(str(e)) from None
         name, fixed = parse_spec(self.strategy)
@@ -225,35 +241,143 @@ def _elo(s: float) -> float:
     return -400.0 * math.log10(1.0 / s - 1.0)
 
 
-def open_study(spec: TuneSpec, storage: str, study_name: str = STUDY_NAME):
-    """Create or load the optuna study at ``storage``. Refuses (:class:`TuneError`) a stored
-    study of another tuning run (another strategy, field, rules, players, games, seed,
-    sampler or search space). The first trial of a new study is the starting parameters.
-    Two processes that create the same new storage at once both get it (the one whose
-    schema insert collides opens it again)."""
+OWNER_ATTR = "shedsim_owner"
+"""The user attribute a trial gets when it starts: ``{"host": ..., "lock": TOKEN}``, the host
+and the owner lock (:func:`owner_lock`) of the process running it."""
+
+
+def lock_dir(storage: str) -> Path:
+    """The folder of the locks that guard the optuna storage ``storage`` (a URL): beside
+    the database file for SQLite (``study.db`` -> ``study.db.locks/``), else a folder in
+    the temporary directory named by a hash of the URL (so processes of one machine that
+    share a database server agree on it). Raises :class:`TuneError` naming ``--storage``
+    for a URL that cannot be read."""
+    import hashlib
+    import tempfile
+
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+    try:
+        u = make_url(storage)
+    except (ArgumentError, ValueError) as e:
+        raise TuneError(f"--storage {storage!r}: not a database URL ({e})") from None
+    if u.get_backend_name() == "sqlite" and u.database not in (None, "", ":memory:"):
+        db = Path(u.database).resolve()
+        return db.with_name(db.name + ".locks")
+    return Path(tempfile.gettempdir()) / f"shedsim-optuna-{hashlib.sha256(storage.encode()).hexdigest()[:16]}.locks"
+
+
+def _lock(storage: str, name: str, timeout: float = -1):
+    """A :class:`filelock.FileLock` named ``name`` in :func:`lock_dir` (created)."""
+    from filelock import FileLock
+    d = lock_dir(storage)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise TuneError(f"--storage {storage!r}: cannot create the lock folder {str(d)!r}: {e.strerror or e}") from None
+    return FileLock(str(d / name), timeout=timeout)
+
+
+def open_storage(storage: str):
+    """The optuna storage at ``storage`` (an :class:`optuna.storages.RDBStorage`), its
+    tables created once: under a lock (filelock, in :func:`lock_dir`), so processes that
+    open one new storage at the same time do not create optuna's schema twice (SQLAlchemy
+    would fail with "table ... already exists"). Raises :class:`TuneError` naming
+    ``--storage``."""
+    with _lock(storage, "create.lock"):
+        return _rdb(storage)
+
+
+def _rdb(storage: str):
+    """:class:`optuna.storages.RDBStorage` ``(storage)``, for a caller holding the create lock."""
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        return optuna.storages.RDBStorage(storage)
+    except Exception as e:  # noqa: BLE001 - bad URLs raise many kinds (ArgumentError, ImportError, ...)
+        raise TuneError(f"--storage {storage!r}: cannot open the study: {type(e).__name__}: {e}") from None
+
+
+def owner_lock(storage: str):
+    """A new owner lock for this process's trials in ``storage``: a
+    :class:`filelock.FileLock` (an flock(2) lock: the kernel drops it when the process
+    dies, even by SIGKILL) and its token, which each trial the process runs records in
+    :data:`OWNER_ATTR`. While it is held, the trials are known to be alive."""
+    import uuid
+    token = uuid.uuid4().hex
+    return _lock(storage, f"owner-{token}.lock", timeout=0), token
+
+
+def fail_dead_trials(storage, study_id: int, url: str) -> list[int]:
+    """Mark failed the trials of the study ``study_id`` left ``RUNNING`` by a process of
+    this host that has died (killed by SIGKILL, or its machine rebooted): those whose
+    owner lock (:func:`owner_lock`) is free. Trials of a live process, of another host, or
+    without an owner are left alone. The lock files of dead owners are removed. Returns
+    the numbers of the trials marked failed."""
+    import socket
+
+    import optuna
+    from filelock import Timeout
+    host = socket.gethostname()
+    failed = []
+    for t in storage.get_all_trials(study_id, deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+        owner = t.user_attrs.get(OWNER_ATTR)
+        if not isinstance(owner, dict) or owner.get("host") != host or not str(owner.get("lock", "")).isalnum():
+            continue
+        lock = _lock(url, f"owner-{owner['lock']}.lock", timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            continue  # its process is still running it
+        try:
+            tid = storage.get_trial_id_from_study_id_trial_number(study_id, t.number)
+            storage.set_trial_user_attr(tid, "shedsim_failed", "its process died while running it")
+            storage.set_trial_state_values(tid, optuna.trial.TrialState.FAIL)
+            failed.append(t.number)
+        finally:
+            lock.release()
+            with contextlib.suppress(OSError):
+                Path(lock.lock_file).unlink()
+    for f in lock_dir(url).glob("owner-*.lock"):  # the owner locks of processes killed between two trials
+        lock = _lock(url, f.name, timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            continue
+        lock.release()
+        with contextlib.suppress(OSError):
+            f.unlink()
+    return failed
+
+
+def open_study(spec: TuneSpec, storage: str, study_name: str = STUDY_NAME):
+    """Create or load the optuna study at ``storage`` (a URL). Refuses (:class:`TuneError`)
+    a stored study of another tuning run (another strategy, field, rules, players, games,
+    seed, sampler or search space). The first trial of a new study is the starting
+    parameters. The storage's tables and the study are created (or loaded) under the lock
+    of :func:`open_storage`: several processes may start on one new storage at once, and
+    the starting parameters are queued once. Trials that a killed process of this host
+    left ``RUNNING`` are marked failed first (:func:`fail_dead_trials`)."""
+    import optuna
     sampler = (optuna.samplers.TPESampler(seed=spec.seed) if spec.sampler == "tpe"
                else optuna.samplers.RandomSampler(seed=spec.seed))
-    import time
-    for attempt in range(3):
-        try:
-            study = optuna.create_study(storage=storage, study_name=study_name, direction="maximize",
-                                        sampler=sampler, load_if_exists=True)
-            break
-        except Exception as e:  # noqa: BLE001 - bad URLs raise many kinds (ArgumentError, ImportError, ...)
-            # two processes creating the same new storage at once: the loser's schema insert
-            # fails (sqlalchemy IntegrityError); the storage exists now, so open it again
-            if type(e).__name__ == "IntegrityError" and attempt < 2:
-                time.sleep(0.2)
-                continue
-            raise TuneError(f"--storage {storage!r}: cannot open the study: {type(e).__name__}: {e}") from None
     key = json.loads(json.dumps(spec.key()))
-    stored = study.user_attrs.get("shedsim_spec")
-    if stored is None:
-        study.set_user_attr("shedsim_spec", key)
-        study.enqueue_trial({p.name: spec.start[p.name] for p in spec.space})
-    elif stored != key:
+    with _lock(storage, "create.lock"):
+        rdb = _rdb(storage)
+        try:
+            try:
+                fail_dead_trials(rdb, rdb.get_study_id_from_name(study_name), storage)
+            except KeyError:
+                pass  # a new study
+            study = optuna.create_study(storage=rdb, study_name=study_name, direction="maximize",
+                                        sampler=sampler, load_if_exists=True)
+        except Exception as e:  # noqa: BLE001 - a database that cannot be read or written
+            raise TuneError(f"--storage {storage!r}: cannot open the study: {type(e).__name__}: {e}") from None
+        stored = study.user_attrs.get("shedsim_spec")
+        if stored is None:
+            study.set_user_attr("shedsim_spec", key)
+            study.enqueue_trial({p.name: spec.start[p.name] for p in spec.space})
+    if stored is not None and stored != key:
         diff = [k for k in key if stored.get(k) != key[k]]
         raise TuneError(f"the study {study_name!r} in {storage} belongs to another tuning run "
                         f"({', '.join(diff)} differ): resume it with the same options, or use another "
@@ -268,20 +392,28 @@ def completed(study) -> list:
 
 
 def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, float, float], None] | None = None,
-               should_stop: Callable[[], bool] | None = None) -> None:
+               should_stop: Callable[[], bool] | None = None, url: str | None = None) -> None:
     """Run trials until the study holds ``budget`` completed trials (counting those of
     earlier runs and of other processes). ``on_trial(completed, value, best)`` after each;
     when ``should_stop()`` is true after a trial, no further trial starts (the command's
     Ctrl-C). A KeyboardInterrupt stops the trial in progress (optuna records it as failed;
-    it is not counted) and propagates. Raises :class:`shedsim.runs.simulate.SimulationError`."""
+    it is not counted) and propagates. With ``url`` (the study's storage), the process
+    holds an owner lock (:func:`owner_lock`) while it runs trials and each trial records
+    it, so that a trial this process leaves ``RUNNING`` when it is killed is marked failed
+    by the next :func:`open_study`. Raises :class:`shedsim.runs.simulate.SimulationError`."""
     import optuna
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
         raise TuneError(f"--budget: at least 1 trial, got {budget!r}")
     if len(completed(study)) >= budget:
         return
     ev = Evaluator(spec, spec.seed)
+    import socket
+    owner, token = owner_lock(url) if url else (None, None)
+    me = {"host": socket.gethostname(), "lock": token}
 
     def objective(trial) -> float:
+        if owner is not None:
+            trial.set_user_attr(OWNER_ATTR, me)
         values = {p.name: trial.suggest_int(p.name, p.lo, p.hi, log=p.log) for p in spec.space}
         return float(ev.per_deal(values, spec.games).mean())
 
@@ -298,9 +430,13 @@ def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, floa
     level = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     try:
-        study.optimize(objective, callbacks=[callback, stop], gc_after_trial=False)
+        with owner if owner is not None else contextlib.nullcontext():
+            study.optimize(objective, callbacks=[callback, stop], gc_after_trial=False)
     finally:
         optuna.logging.set_verbosity(level)
+        if owner is not None:
+            with contextlib.suppress(OSError):
+                Path(owner.lock_file).unlink()
 
 
 @dataclass
@@ -382,7 +518,8 @@ def plot_history(table, start_score: float, path: Path, subtitle: str = "") -> P
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.scatter(done["trial"], done["score"], s=14, color="#4c72b0", label="trial")
     ax.step(done["trial"], done["score"].cummax(), where="post", color="#dd8452", label="best so far")
-    ax.axhline(start_score, color="0.4", ls="--", lw=1, label="starting parameters")
+    if start_score == start_score:  # no line, no legend entry, when the start was not a trial
+        ax.axhline(start_score, color="0.4", ls="--", lw=1, label="starting parameters")
     ax.set_xlabel("trial")
     ax.set_ylabel("score against the field (in-sample)")
     ax.set_title("Optimisation history" + (f"\n{subtitle}" if subtitle else ""), fontsize=11)

@@ -16,6 +16,8 @@ from typing import Annotated, Optional
 import typer
 
 from shedsim.cli import bench as bench_cmd
+from shedsim.cli import common as C
+from shedsim.cli.common import CommandGroup
 from shedsim.cli import compare as compare_cmd
 from shedsim.cli import hint as hint_cmd
 from shedsim.cli import play as play_cmd
@@ -30,11 +32,34 @@ from shedsim.cli import tournament as tournament_cmd
 from shedsim.cli import trace as trace_cmd
 from shedsim.cli import tune as tune_cmd
 
+COMMANDS = (
+    ("Rules and strategies", (("rules", rules_cmd.rules_app), ("strategies", strategies_cmd.strategies_cmd))),
+    ("Studies", (("tournament", tournament_cmd.tournament), ("compare-rules", compare_cmd.compare_rules),
+                 ("swaps", swaps_cmd.swaps), ("sprt", sprt_cmd.sprt), ("tips", tips_cmd.tips), ("tune", tune_cmd.tune))),
+    ("Positions and games", (("hint", hint_cmd.hint), ("play", play_cmd.play), ("trace", trace_cmd.trace))),
+    ("Reports", (("report", report_cmd.report),)),
+    ("Tools", (("bench", bench_cmd.bench), ("compile", strategies_cmd.compile_cmd),
+               ("scenario", scenario_cmd.scenario_app))),
+)
+"""The commands in the order of a user's tasks, one help panel a step: what there is (rule
+sets, strategies), the studies, a position or a game, the report of the studies, the tools."""
+ORDER = tuple(name for _, commands in COMMANDS for name, _ in commands)
+"""Every command's name, in the order ``shedsim --help`` lists them."""
+
+
+class _Shedsim(CommandGroup):
+    """The ``shedsim`` group: commands listed in :data:`ORDER` (typer would list groups last)."""
+
+    def list_commands(self, ctx) -> list[str]:
+        rank = {name: i for i, name in enumerate(ORDER)}
+        return sorted(super().list_commands(ctx), key=lambda name: rank.get(name, len(rank)))
+
+
 app = typer.Typer(
     help="shedsim: Monte Carlo strategy analysis for Shithead / Idiot / Palace / Karma.\n\n"
          "Rule sets: duel, nines, family, palace, shithead (see `shedsim rules list`), plus "
          "house toggles with --house. Strategies are plugins (see `shedsim strategies`).",
-    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, cls=_Shedsim)
 
 
 def _version(value: bool) -> None:
@@ -51,28 +76,29 @@ def _options(version: Annotated[Optional[bool], typer.Option(
     """shedsim: Monte Carlo strategy analysis for Shithead / Idiot / Palace / Karma."""
 
 
-app.add_typer(rules_cmd.rules_app, name="rules")
-app.add_typer(scenario_cmd.scenario_app, name="scenario")
-app.command("trace")(trace_cmd.trace)
-app.command("strategies")(strategies_cmd.strategies_cmd)
-app.command("compile")(strategies_cmd.compile_cmd)
-app.command("bench")(bench_cmd.bench)
-app.command("tournament")(tournament_cmd.tournament)
-app.command("compare-rules")(compare_cmd.compare_rules)
-app.command("swaps")(swaps_cmd.swaps)
-app.command("sprt")(sprt_cmd.sprt)
-app.command("report")(report_cmd.report)
-app.command("tune")(tune_cmd.tune)
-app.command("tips")(tips_cmd.tips)
-app.command("hint")(hint_cmd.hint)
-app.command("play")(play_cmd.play)
+for _panel, _commands in COMMANDS:
+    for _name, _what in _commands:
+        if isinstance(_what, typer.Typer):
+            app.add_typer(_what, name=_name, rich_help_panel=_panel)
+        else:
+            app.command(_name, rich_help_panel=_panel)(_what)
+for _info in app.registered_commands:  # help that names the defaults the plugins' traits select
+    if _info.cls in (None, C.TyperCommand):
+        _info.cls = C.ChoiceHelp
 
 
 def main() -> None:  # pragma: no cover
-    """Console entry point: run the app, Python warnings shown as plain sentences."""
-    from shedsim.runs.notices import plain_warnings
-    plain_warnings()
-    app()
+    """Console entry point: run the app, Python warnings shown as plain sentences. Ctrl-C
+    while the command line is still being read (before any command starts) exits 130 with
+    one line, not a traceback; once a command runs, typer turns it into exit 130 and the
+    command's :class:`shedsim.runs.execute.Session` says what was kept."""
+    try:
+        from shedsim.runs.notices import plain_warnings
+        plain_warnings()
+        app()
+    except KeyboardInterrupt:
+        print("interrupted: nothing was played or written", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover

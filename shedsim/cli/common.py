@@ -1,18 +1,87 @@
-"""What the command modules share: option types, ``fail`` (exit 2 with a message), rules and
-players from options, the progress bar and the peak-memory figure. It imports no command
+"""What the command modules share: option types, the command group class (help without
+``<bool>`` after flags), ``fail`` (exit 2 with a message), rules and players from options,
+the progress bar and the peak-memory figure. It imports no command
 module, so the command modules and :mod:`shedsim.cli` import it without a cycle."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.")]
 HouseOpt = Annotated[Optional[list[str]], typer.Option("--house", "-H", help="House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim rules list`).")]
 RulesFileOpt = Annotated[Optional[Path], typer.Option("--rules-file", help="A rules TOML file (preset = \"...\" plus overrides); overrides --rules.")]
 StrategyPathOpt = Annotated[Optional[list[Path]], typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable.")]
+
+
+_CHOICE = re.compile(r"<<([a-z:-]+)>>")
+
+
+def choice_help(role: str) -> str:
+    """A mark in an option's help (or a command's docstring) that :class:`ChoiceHelp`
+    replaces, when the help is shown, with the default the traits select: the names and
+    the rule, e.g. ``greedy: the built-in strategy that is fast, ...``. ``role`` is a key
+    of :func:`shedsim.plugins.choices_text` or ``tips-base``."""
+    return f"<<{role}>>"
+
+
+def choices_text() -> dict[str, str]:
+    """Every text :func:`choice_help` marks stand for (loads the built-in plugins)."""
+    from shedsim.analysis.hint import BUDGETS
+    from shedsim.analysis.tips import default_base_text
+    from shedsim.plugins import choices_text as texts
+    out = {**texts(), "tips-base": default_base_text()}
+    out["budgets"] = "; ".join(f"{n} for {c} ones ({out['cost:' + c]})" for c, n in BUDGETS.items())
+    return out
+
+
+class ChoiceHelp(TyperCommand):
+    """A command whose help names defaults derived from the plugins' traits: the marks of
+    :func:`choice_help` are filled in only when the help is shown, so a command that runs
+    (and ``shedsim --help``) does not load the plugins for its help."""
+
+    def format_help(self, ctx, formatter) -> None:
+        texts: dict[str, str] | None = None
+
+        def fill(text: str | None) -> str | None:
+            nonlocal texts
+            if not text or not _CHOICE.search(text):
+                return text
+            texts = texts if texts is not None else choices_text()
+            return _CHOICE.sub(lambda m: texts.get(m.group(1), m.group(0)), text)
+
+        self.help = fill(self.help)
+        for p in self.params:
+            p.help = fill(getattr(p, "help", None))
+        return super().format_help(ctx, formatter)
+
+
+class CommandGroup(TyperGroup):
+    """The command group of ``shedsim`` and of its groups (``rules``, ``scenario``): as
+    typer's, except that a flag's help row shows no type (typer prints ``<bool>`` after every
+    flag, which takes no value; an option with a value keeps its ``<int>``, ``<path>``...)."""
+
+    def get_command(self, ctx, cmd_name):
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None:
+            _untyped_flags(cmd, ctx)
+        return cmd
+
+    def format_help(self, ctx, formatter) -> None:
+        _untyped_flags(self, ctx)
+        super().format_help(ctx, formatter)
+
+
+def _untyped_flags(cmd, ctx) -> None:
+    """Give every flag of ``cmd`` (``--help`` included) an empty metavar, which typer's help
+    shows in place of the type; parsing and error messages name flags by their options."""
+    for p in [*cmd.params, cmd.get_help_option(ctx)]:
+        if p is not None and getattr(p, "is_flag", False) and p.metavar is None:
+            p.metavar = ""
 
 
 def fail(message: str, code: int = 2) -> None:

@@ -12,6 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 _P_RUN = "What to compare"
 _P_OUT = "Output and execution"
 
@@ -21,17 +23,17 @@ def compare_rules(
     house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle applied to every variant, repeatable (`shedsim rules list`).")] = None,
     each_toggle: Annotated[bool, typer.Option("--each-toggle", rich_help_panel=_P_RUN, help="With one --rules X: compare X with X+T for every house toggle T that changes X at --players (every flag toggle; invisible:3/8/9, reverse:K and stall:0; the pick-up and stalemate modes other than X's; the integer toggles such as hand_size one below and above; max_moves left out: `shedsim rules list` lists them all). Skipped toggles are listed with the reason.")] = False,
     players: Annotated[Optional[int], typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table; variants that do not allow it are skipped with a note (default: 4).")] = None,
-    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries seated at every variant's tables: NAME, NAME:param=v or LABEL=SPEC (default: random,greedy,heuristic; aggressive loops in self-play: its games end as proven loops).")] = None,
+    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries seated at every variant's tables: NAME, NAME:param=v, LABEL=SPEC or @ROLE (as the tournament's --strategies) (default: " + choice_help("compare") + ").")] = None,
     games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games per variant, rounded up to whole blocks (every table x every rotation) (default: 100000).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed: the same seed gives the same deals in every variant (default: 0).")] = None,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/compare).")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted comparison in this directory (plays only its missing chunks).")] = None,
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default and most: the number of CPUs, fewer when the memory cannot hold them). Results do not depend on it.")] = None,
     backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster, or the cluster at --scheduler) or ray. Results do not depend on it.")] = "loky",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379).")] = None,
-    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
+    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts (a run started with it stays without them on --resume).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar, notes or tables (errors are still reported).")] = False,
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
 ) -> None:
@@ -47,8 +49,6 @@ def compare_rules(
 
     Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (finished chunks are kept); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
     """  # noqa: E501 (typer shows each paragraph as one line)
-    import os
-
     from shedsim.analysis import compare as C
     from shedsim.analysis import compare_run as R
     from shedsim.analysis import tournament as T
@@ -61,8 +61,6 @@ def compare_rules(
         simulate.check_backend(backend, scheduler)
     except (ValueError, simulate.BackendError) as e:
         fail(str(e))
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     spec = None
     if resume is not None:
         root = resume
@@ -78,7 +76,7 @@ def compare_rules(
         root = Path(C.DEFAULT_OUT) if out is None else out
         n_players = C.DEFAULT_PLAYERS if players is None else players
         try:
-            entries = T.parse_entries(C.DEFAULT_STRATEGIES if strategies is None else strategies)
+            entries = T.parse_entries("@compare" if strategies is None else strategies)
             spec = R.plan(list(rules or []), list(house or []), n_players, each_toggle, entries,
                           C.DEFAULT_GAMES if games is None else games, seed=0 if seed is None else seed,
                           strategy_paths=paths)
@@ -90,7 +88,7 @@ def compare_rules(
     say = (lambda *a, **k: None) if quiet else err.print
     store = R.CompareStore(root)
     session = Session("compare-rules", store, resume=resume is not None, outputs=R.OUTPUTS, force=force,
-                      quiet=quiet, console=err)
+                      quiet=quiet, console=err, plots=not no_plots)
     with session:
         try:
             session.open()
@@ -138,7 +136,7 @@ def compare_rules(
         info = session.run_info(job, outcome, workers, backend, command=extra.pop("command"),
                                 store_spec=job.spec_json, games_in_results=games_done, **extra)
         try:
-            files = session.write_reports(job, outcome, lambda: R.write_outputs(res, root, plots=not no_plots), info)
+            files = session.write_reports(job, outcome, lambda: R.write_outputs(res, root, plots=session.plots), info)
         except RunError as e:
             fail(e.message, e.code)
 
@@ -174,14 +172,16 @@ def _print_tables(res) -> None:
 
     rows = v.to_dict("records")
     n = res.info["players"]
-    t = Table(title=f"Game length: {C.title(res)}\n{C.subtitle(res)}",
+    each = len(rows) > 0 and v["deals"].nunique() == 1  # the same deals in every variant: said once, in the title
+    t = Table(title=f"Game length: {C.title(res)}" + (f", {rows[0]['deals']:,} deals per variant" if each else "")
+                    + f"\n{C.subtitle(res)}",
               caption=f"\\[lo, hi] = 95% intervals over deals; a round is {n} moves; unfinished = stopped: stalled, proven loop or move cap")
     ends = "stalled" in v.columns
-    for col in ("variant", "deals", "mean moves", "mean rounds", "median moves", "95th pct moves", "unfinished",
-                *(("stalled / loops / cap",) if ends else ())):
+    for col in ("variant", *(() if each else ("deals",)), "mean moves", "mean rounds", "median moves",
+                "95th pct moves", "unfinished", *(("stalled / loops / cap",) if ends else ())):
         t.add_column(col, justify="left" if col == "variant" else "right")
     for r in rows:
-        t.add_row(name(r), f"{r['deals']:,}",
+        t.add_row(name(r), *(() if each else (f"{r['deals']:,}",)),
                   f"{r['mean_moves']:.1f} [{r['mean_moves_lo']:.1f}, {r['mean_moves_hi']:.1f}]",
                   f"{r['mean_rounds']:.1f} [{r['mean_rounds_lo']:.1f}, {r['mean_rounds_hi']:.1f}]",
                   f"{r['median_moves']:.0f} [{r['median_moves_lo']:.0f}, {r['median_moves_hi']:.0f}]",

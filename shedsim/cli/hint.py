@@ -9,6 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 
 def fail(message: str, code: int = 2) -> None:
     """Print ``error: message`` to stderr and exit with ``code`` (2: bad file or options)."""
@@ -23,11 +25,11 @@ def _pct(iv) -> str:
 def hint(
     file: Annotated[Path, typer.Argument(help="A scenario TOML file (the format of tests/scenarios/); the position is the one after its moves.")],
     seat: Annotated[Optional[int], typer.Option("--seat", help="The seat to advise (default: the seat to move; another seat is advised as if it were its turn).")] = None,
-    policy: Annotated[str, typer.Option("--policy", help="The compiled strategy that finishes every sampled game for every seat (NAME or NAME:param=v). Default heuristic: the strongest that answers in seconds (as strong as mc, far faster a playout). Also greedy (fastest, weaker), mc:rollouts=8, ismcts:iterations=40 (search at every decision: slow), any plugin.")] = "heuristic",
-    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=1, help="The most samples (re-deals of the unseen cards) per move. Default: 4000 for policies of the fast game loop (greedy, aggressive, random), 500 for the search policies mc and ismcts, else 2000 (heuristic).")] = None,
+    policy: Annotated[Optional[str], typer.Option("--policy", help="The compiled strategy that finishes every sampled game for every seat (NAME or NAME:param=v). Default: " + choice_help("policy") + ", the strongest that answers in seconds. Also greedy (fastest, weaker), mc:rollouts=8, ismcts:iterations=40 (search at every decision: slow), any plugin.")] = None,
+    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=1, help="The most samples (re-deals of the unseen cards) per move. Default, by the policy's cost class (its TRAITS): " + choice_help("budgets") + ".")] = None,
     batch: Annotated[int, typer.Option("--batch", min=1, help="Samples per round of the race (the early-stop check runs after each).")] = 100,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the re-deals and the policy's coin flips (same seed, same figures).")] = 0,
-    cap: Annotated[int, typer.Option("--cap", min=1, help="The most moves of a playout after the candidate move (seats still in then share the places left).")] = 400,
+    cap: Annotated[int, typer.Option("--cap", min=1, max=10_000_000, help="The most moves of a playout after the candidate move (seats still in then share the places left; at most 10,000,000, the longest move cap of a rule set).")] = 400,
     objective: Annotated[Optional[str], typer.Option("--objective", help="What the ranking follows: lose (P(lose), lower first), place (expected place) or first (P(first), higher first). Default: what the rule set's scoring rewards: lose for duel, family and shithead (only losing counts), place for nines and palace.")] = None,
     why: Annotated[bool, typer.Option("--why", help="Say, from the playouts, why the top move beats the runner-up.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (moves best first) instead of the table.")] = False,
@@ -39,7 +41,7 @@ def hint(
 
     Per move: expected place (1 = first out), P(lose) (last place) and P(first), each with a 95% interval. Moves are ranked by the rule set's objective (--objective): P(lose) where only losing is scored (duel, family, shithead), expected place where places are (nines, palace). Moves are raced: a move clearly worse than the best in that objective (paired difference, 95% with a union bound) stops being played; the run stops early once one move is left, or when the moves left tie in every sample, else at --budget samples per move. The output says which.
 
-    Exit codes: 0 done; 1 the policy (a plugin) crashed or failed (named); 2 bad file or options (the message names the field).
+    Exit codes: 0 done; 1 the policy (a plugin) crashed, failed or made no decision within SHEDSIM_DECISION_TIMEOUT seconds (10 by default; named); 2 bad file or options (the message names the field); 130 interrupted (Ctrl-C).
 
     Examples: shedsim hint docs/examples/hint_fourth_seven.toml --why --policy mc:rollouts=8;  shedsim hint pos.toml --policy greedy --budget 20000;  shedsim hint pos.toml --seat 2 --json
     """  # noqa: E501
@@ -65,6 +67,8 @@ def hint(
         fail(str(e))
     except PolicyCrash as e:
         fail(str(e), 1)
+    except KeyboardInterrupt:  # a plugin policy's playouts run in a child, which is stopped with them
+        fail("interrupted: no hint computed", 130)
     if as_json:
         out = {"position": str(file), "to_move": state.to_move, **res.to_json()}
         typer.echo(json.dumps(out, indent=2))

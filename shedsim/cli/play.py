@@ -10,7 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_rules
+from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, choice_help, fail, load_rules
+from shedsim.runs.limits import INT64_MAX
 
 
 def play(
@@ -18,19 +19,22 @@ def play(
     house: HouseOpt = None,
     rules_file: RulesFileOpt = None,
     players: Annotated[int, typer.Option("--players", "-p", help="Number of seats, yours included.")] = 3,
-    opponents: Annotated[str, typer.Option("--opponents", "-o", help="Comma-separated bot strategies (NAME or "
-                                           "NAME:param=v), seated in turn after you and repeated as needed "
-                                           "(`shedsim strategies` lists them).")] = "heuristic,greedy",
+    opponents: Annotated[Optional[str], typer.Option("--opponents", "-o", help="Comma-separated bot strategies (NAME "
+                                                     "or NAME:param=v), seated in turn after you and repeated "
+                                                     "as needed (`shedsim strategies` lists them). Default: "
+                                                     "hint's policy, " + choice_help("policy") + ", then the "
+                                                     "reference opponent, " + choice_help("reference") + ".")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the deal and the bots' coin flips "
                                       "(same seed and inputs, same game).")] = 0,
-    game: Annotated[int, typer.Option("--game", "-g", min=0, help="Game number within the seed (another deal; "
+    game: Annotated[int, typer.Option("--game", "-g", min=0, max=INT64_MAX, help="Game number within the seed (another deal; "
                                       "the dealer is game % players).")] = 0,
     seat: Annotated[int, typer.Option("--seat", min=0, help="Your seat, 0 to players-1 (the dealer of "
                                       "game g is seat g % players).")] = 0,
     moves: Annotated[Optional[str], typer.Option("--moves", help="Inputs to play first, separated by ';' (the "
                                                  "line quit prints, to go on with a game later).")] = None,
-    hint_policy: Annotated[str, typer.Option("--hint-policy", help="The policy whose playouts answer hint and "
-                                             "why (as hint's --policy).")] = "heuristic",
+    hint_policy: Annotated[Optional[str], typer.Option("--hint-policy", help="The policy whose playouts answer "
+                                                       "hint and why (as hint's --policy; default: "
+                                                       + choice_help("policy") + ").")] = None,
     hint_budget: Annotated[int, typer.Option("--hint-budget", min=10, help="Most samples per move for hint "
                                              "(why uses half).")] = 1000,
     hint_objective: Annotated[Optional[str], typer.Option("--hint-objective", help="What hint and why rank by "
@@ -44,18 +48,20 @@ def play(
 
     hint: your moves ranked by playouts from what you can see (expected place, P(lose), P(first), 95% intervals; ranked by what the rules score, or --hint-objective); why: the last bot move explained (the bot's rule and how playouts from what it saw rank the move); table: the table again; help; quit.
 
-    When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on. quit or the end of input print the command that continues the game later (--moves).
+    When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on. quit, the end of input and a bot that fails print the command that continues the game later (--moves).
 
     Exit codes: 0 game over or quit; 1 input ended before the game did, or a bot failed; 2 bad options.
 
     Example: shedsim play --players 3 --opponents heuristic,greedy --seed 7
     """  # noqa: E501
-    from shedsim.analysis.play import COMMANDS, Game, InputError, PlayError
+    from shedsim.analysis.play import COMMANDS, Game, InputError, PlayError, default_opponents
     from shedsim.rules.engine import StrategyError
     rs = load_rules(rules, house, rules_file)
     paths = tuple(str(p) for p in strategy_path or [])
-    specs = [s.strip() for s in _split_specs(opponents)]
     try:
+        if opponents is None:
+            opponents = ",".join(default_opponents())
+        specs = [s.strip() for s in _split_specs(opponents)]
         g = Game(rs, players, specs, seed=seed, game=game, seat=seat, strategy_paths=paths,
                  hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective)
     except PlayError as e:
@@ -80,7 +86,7 @@ def play(
             args += ["--game", str(game)]
         if seat:
             args += ["--seat", str(seat)]
-        if hint_policy != "heuristic":
+        if hint_policy is not None:
             args += ["--hint-policy", hint_policy]
         if hint_budget != 1000:
             args += ["--hint-budget", str(hint_budget)]
@@ -124,8 +130,11 @@ def play(
         except InputError as e:
             typer.echo(f"  ! {e}")
             continue
-        except StrategyError as e:
-            fail(str(e), 1)
+        except StrategyError as e:  # a bot (or the hint policy) failed: the game cannot go on as it is
+            typer.echo(f"error: {e}", err=True)
+            typer.echo(f"the game stops after {g.state.moves} move(s); nothing is lost: once the strategy is fixed, "
+                       f"go on with\n  {again()}", err=True)
+            raise typer.Exit(1)
         say(out)
         if not g.over and g.swapped and g.state.to_move == g.you and _changed(line):
             say(g.table_lines())

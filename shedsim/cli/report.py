@@ -18,8 +18,8 @@ _P_OUT = "Output"
 
 def report(
     dirs: Annotated[list[Path], typer.Argument(metavar="DIR", show_default=False, help="Output directories of shedsim tournament, compare-rules, swaps or sprt (each holds a run.json), in the order they should appear.")],
-    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="The HTML file to write; its directory must exist.")] = Path("reports/report.html"),
-    md: Annotated[Optional[Path], typer.Option("--md", rich_help_panel=_P_OUT, show_default=False, help="The Markdown summary to write (default: --out with the suffix .md).")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="The HTML file to write; its directory must exist. An existing file is replaced only if shedsim wrote it.")] = Path("reports/report.html"),
+    md: Annotated[Optional[Path], typer.Option("--md", rich_help_panel=_P_OUT, show_default=False, help="The Markdown summary to write (default: --out with the suffix .md). An existing file is replaced only if shedsim wrote it.")] = None,
     no_md: Annotated[bool, typer.Option("--no-md", rich_help_panel=_P_OUT, help="Write the HTML page only.")] = False,
     title: Annotated[Optional[str], typer.Option("--title", "-t", rich_help_panel=_P_IN, show_default=False, help="Page title (default: the run's title for one directory, else \"shedsim report\").")] = None,
     rows: Annotated[int, typer.Option("--rows", min=1, rich_help_panel=_P_IN, help="Rows of each CSV shown; longer tables are cut with a note naming the full file.")] = 30,
@@ -29,7 +29,7 @@ def report(
 
     For each DIR: its title, command, headline findings, specification, every chart listed in run.json (embedded as data: URIs, so the page needs no other file and opens offline), every CSV as a table (numbers as written; long tables cut to --rows), the glossary of its definitions and the versions. A table of contents links the runs. The Markdown summary holds the headlines, specifications and main tables, with links to the charts.
 
-    Every input is checked before anything is written; the files are written atomically (both or neither). Exit codes: 0 done; 2 bad input (a missing directory, a missing or corrupt run.json, CSV or PNG, a bad --out/--md: the message names it; nothing is written); 3 a file could not be written (disk full).
+    Every input is checked before anything is written; the files are written atomically (both or neither). shedsim never replaces a file it did not write: an --out or --md file that exists is replaced only when it is an earlier shedsim report. Exit codes: 0 done; 2 bad input (a missing directory, a missing or corrupt run.json, CSV or PNG, a bad --out/--md, such as a file of yours: the message names it; nothing is written); 3 a file could not be written (disk full).
 
     Example: shedsim report reports/latest reports/rules --out reports/report.html --title "Shithead strategies"
     """  # noqa: E501 (typer shows each paragraph as one line)
@@ -43,7 +43,7 @@ def report(
     try:
         R.check_output(out, "--out")
         if md_path is not None:
-            R.check_output(md_path, "--md")
+            R.check_output(md_path, "--md", None if md is not None else "--out", also="or --no-md")
             if os.path.realpath(md_path) == os.path.realpath(out):
                 raise R.ReportError(f"--md: {str(md_path)!r} is the --out file too; give another --md (or --no-md)")
         runs = R.load_runs(list(dirs), max_rows=rows)

@@ -8,9 +8,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
+from shedsim.cli.common import CommandGroup, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
 
-rules_app = typer.Typer(help="List and inspect rule sets and house toggles.", no_args_is_help=True)
+rules_app = typer.Typer(help="List and inspect rule sets and house toggles.", no_args_is_help=True, cls=CommandGroup)
 
 
 @rules_app.command("list")

@@ -7,10 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
+from shedsim.cli.common import CommandGroup, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
 
 scenario_app = typer.Typer(help="Run and show scenario files (positions + moves + expectations).",
-                           no_args_is_help=True)
+                           no_args_is_help=True, cls=CommandGroup)
 
 
 @scenario_app.command("run")

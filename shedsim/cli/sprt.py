@@ -42,7 +42,7 @@ def sprt(
     games: Annotated[Optional[int], typer.Option("--games", "-g", rich_help_panel=_P_TEST, help="Games per design with --compare-pairing (default: 20000).")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Also write sprt.csv (LLR path), llr.png and run.json here (with --compare-pairing: pairing.csv, pairing.png, run.json); a new or empty directory, or one holding an earlier shedsim run.")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue an interrupted SPRT from its --out directory (give it alone): the finished batches are kept, the rest is played, and the decision, games, LLR path and sprt.csv are those of an uninterrupted run.")] = None,
-    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the chart (llr.png / pairing.png).")] = False,
+    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the chart (llr.png / pairing.png; a run started with it stays without it on --resume).")] = False,
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into an --out directory that holds other files (never replacing one of them).")] = False,
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N batches, then stop as if interrupted.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar (the result is still printed).")] = False,
@@ -124,7 +124,7 @@ def sprt(
             fail(str(e))
     session = Session("sprt", store, resume=resume is not None, outputs=OUTPUTS, force=force, quiet=quiet,
                       console=err, resume_hint=f"shedsim sprt --resume {str(out)}" if out is not None else "",
-                      scratch=out is None)
+                      scratch=out is None, plots=not no_plots)
     try:
         with session:
             try:
@@ -137,15 +137,15 @@ def sprt(
             except (S.SPRTError, RulesError) as e:
                 fail(str(e))
             if isinstance(job, R.PairingJob):
-                _compare(job, out, quiet, no_plots, err, session, stop_after)
+                _compare(job, out, quiet, err, session, stop_after)
             else:
-                _run(job, out, quiet, no_plots, err, session, stop_after)
+                _run(job, out, quiet, err, session, stop_after)
     finally:
         if scratch is not None:
             scratch.cleanup()
 
 
-def _run(job, out, quiet: bool, no_plots: bool, err, session, stop_after: int | None = None) -> None:
+def _run(job, out, quiet: bool, err, session, stop_after: int | None = None) -> None:
     """Play the SPRT of ``job`` on the run machinery, print the decision and (with ``out``)
     write sprt.csv, llr.png and run.json."""
     from shedsim.analysis import sprt as S
@@ -209,7 +209,7 @@ def _run(job, out, quiet: bool, no_plots: bool, err, session, stop_after: int | 
         title=f"SPRT {a} vs {b} ({rules_txt}, {players} players, {'paired' if paired else 'unpaired'} deals): "
               f"{res.decision}",
         result=res.to_json(), definitions=S.DEFINITIONS, headline=headline, notes=[degenerate] if degenerate else [])
-    _write_set(job, outcome, out, "sprt", res.path_table(), None if no_plots else (lambda path: S.plot_llr(res, path)),
+    _write_set(job, outcome, out, "sprt", res.path_table(), None if not session.plots else (lambda path: S.plot_llr(res, path)),
                "llr.png", info, quiet, session)
 
 
@@ -218,7 +218,7 @@ def _argv() -> str | None:
     return command_line()
 
 
-def _compare(job, out, quiet: bool, no_plots: bool, err, session, stop_after: int | None = None) -> None:
+def _compare(job, out, quiet: bool, err, session, stop_after: int | None = None) -> None:
     """``--compare-pairing`` on the run machinery (:class:`shedsim.analysis.sprt_run.PairingJob`):
     play, print and (with ``out``) write pairing.csv, pairing.png and run.json."""
     from shedsim.analysis import sprt as S
@@ -268,7 +268,7 @@ def _compare(job, out, quiet: bool, no_plots: bool, err, session, stop_after: in
                   f"{gain.verdict()}"],
         notes=[degenerate] if degenerate else [])
     _write_set(job, outcome, out, "pairing", gain.table(),
-               None if no_plots else (lambda path: S.plot_pairing(gain, path)), "pairing.png", info, quiet, session)
+               None if not session.plots else (lambda path: S.plot_pairing(gain, path)), "pairing.png", info, quiet, session)
 
 
 def _write_set(job, outcome, out, name: str, table, plot, chart: str, info: dict, quiet: bool, session) -> None:

@@ -11,27 +11,44 @@ from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt
 
 
 def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
-    """List the strategy plugins found (built-in, $SHEDSIM_STRATEGY_PATH, --strategy-path)."""
+    """List the strategy plugins found (built-in, $SHEDSIM_STRATEGY_PATH, --strategy-path): kind, traits (TRAITS: cost class, search, what each uses, its face-up rule), parameters with their defaults and ranges, and which strategies the commands' defaults select by those traits (@ROLE, usable in --strategies)."""
     from rich.console import Console
-    from rich.table import Table
+    from rich.markup import escape
 
-    from shedsim.plugins import PluginError, discover
+    from shedsim.plugin_meta import TRAIT_HELP, range_text
+    from shedsim.plugins import ROLES, PluginError, discover, select
     try:
         found = discover([str(p) for p in strategy_path or []])
     except PluginError as e:
         fail(str(e))
-    t = Table(title="Strategies")
-    for c in ("name", "kind", "deterministic", "parameters", "description", "file"):
-        t.add_column(c)
+    out = Console(highlight=False)
     for s in found.values():
-        params = ", ".join(f"{k}={v}" for k, v in s.params.items()) or "-"
-        t.add_row(s.name, s.kind, "yes" if s.deterministic else "no", params, s.description, str(s.path))
+        tr = s.traits.describe()
+        facts = [s.kind, "deterministic" if s.deterministic else "not deterministic"]
+        if s.variant_of:
+            facts.append(f"a variant of {s.variant_of}")
+        search = tr["search"] + (f" (off with {s.traits.search_param}=0)" if s.traits.search_param else "")
+        traits = (f"cost {tr['cost']}; search {search}; uses {tr['uses']}; swap {tr['swap']}"
+                  + ("; loops in self-play" if s.traits.self_play_loops else ""))
+        params = ", ".join(f"{k}={v} ({range_text(s.ranges[k])})" for k, v in s.params.items()) or "none"
+        out.print(f"[bold]{escape(s.name)}[/]: {escape(s.description)}")
+        out.print(f"  {', '.join(facts)}; {escape(str(s.path))}")
+        out.print(f"  traits: {escape(traits)}")
+        out.print(f"  parameters (default, range): {escape(params)}")
     for b in found.broken:  # listed, not fatal: commands that do not name them still run
-        t.add_row(b.names[-1], "[red]broken[/]", "-", "-", b.reason, str(b.path))
-    Console().print(t)
+        out.print(f"[bold]{escape(b.names[-1])}[/]: [red]broken[/]: {escape(b.reason)}")
+        out.print(f"  {escape(str(b.path))}")
+    out.print("")
+    out.print("traits: " + "; ".join(f"{k}: {escape(v)}" for k, v in TRAIT_HELP.items()))
+    for role, rule in ROLES.items():  # the defaults of the commands, selected by traits (built-in only)
+        try:
+            names = ", ".join(select(found, role))
+        except PluginError as e:
+            names = f"none ({e})"
+        out.print(f"@{role}: {escape(names)} ({escape(rule)})")
     if found.broken:
         Console(stderr=True).print(f"[yellow]note:[/] {len(found.broken)} broken plugin file(s) left out: "
-                                   + "; ".join(b.reason for b in found.broken), highlight=False)
+                                   + "; ".join(escape(b.reason) for b in found.broken), highlight=False)
 
 
 def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:

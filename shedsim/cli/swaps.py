@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 _P_RUN = "What to play"
 _P_OUT = "Output and execution"
 
@@ -17,7 +19,7 @@ def swaps(
     rules: Annotated[str, typer.Option("--rules", "-r", rich_help_panel=_P_RUN, help="Preset (duel, nines, family, palace, shithead) or a rules TOML file.")] = "shithead",
     house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle, repeatable (`shedsim rules list`).")] = None,
     players: Annotated[int, typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table.")] = 3,
-    strategy: Annotated[str, typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The play policy S (NAME or NAME:param=v): every seat plays it; its swap is the one studied in (a) and (d).")] = "greedy",
+    strategy: Annotated[Optional[str], typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The play policy S (NAME or NAME:param=v): every seat plays it; its swap is the one studied in (a) and (d) (default: the reference opponent, " + choice_help("reference") + ").")] = None,
     games: Annotated[int, typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games for (a)+(b) and again for (c) (rounded up to whole tournament blocks in (c)).")] = 100_000,
     swap_policy: Annotated[Optional[list[str]], typer.Option("--swap-policy", rich_help_panel=_P_RUN, help="Another strategy whose swap joins the policy comparison (c), repeatable (LABEL=NAME to name it).")] = None,
     deals: Annotated[int, typer.Option("--deals", min=0, rich_help_panel=_P_RUN, help="Sample deals for the regret study (d); 0 skips it.")] = 200,
@@ -29,14 +31,14 @@ def swaps(
     out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory: new, empty, or one holding an earlier shedsim run.")] = Path("reports/swaps"),
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted study in this directory (plays only its missing chunks).")] = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs). Results do not depend on it.")] = None,
-    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default and most: the number of CPUs, fewer when the memory cannot hold them). Results do not depend on it.")] = None,
+    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts (a run started with it stays without them on --resume).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar and no tables.")] = False,
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
 ) -> None:
     """Study the swap phase: which cards belong face up.
 
-    (a) what --strategy puts face up against what it was dealt, by rank; (b) a face-up value table: loss rate and mean place by face-up rank multiset, every seat playing --strategy but keeping its face-up cards as dealt; (c) swap policies head to head with the play policy held fixed (no swap, greedy-high, expert-table, random, and each --swap-policy), paired deals; (d) for --deals sample deals, every distinct face-up choice of one seat scored by --rollouts re-deals of what it cannot see, how often the strategy's choice is the best, and its mean regret in places.
+    (a) what --strategy puts face up against what it was dealt, by rank; (b) a face-up value table: loss rate and mean place by face-up rank multiset, every seat playing --strategy but keeping its face-up cards as dealt; (c) swap policies head to head with the play policy held fixed (no swap, then each face-up rule the built-in strategies declare: <<swaps>>; and each --swap-policy), paired deals; (d) for --deals sample deals, every distinct face-up choice of one seat scored by --rollouts re-deals of what it cannot see, how often the strategy's choice is the best, and its mean regret in places.
 
     Writes by_rank.csv, face_up_values.csv, policies.csv, policies_head_to_head.csv, regret.csv, their PNG charts and run.json into --out.
 
@@ -48,7 +50,6 @@ def swaps(
     """  # noqa: E501
     import json
     import json
-    import os
     import time
 
     from shedsim.analysis import swaps as SW
@@ -61,8 +62,6 @@ def swaps(
 
     t0 = time.perf_counter()
     paths = tuple(str(p) for p in strategy_path or [])
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if resume is not None:
         given = given_on_command_line(ctx, (
             "rules", "house", "players", "strategy", "games", "swap_policy", "deals", "rollouts",
@@ -74,8 +73,9 @@ def swaps(
         spec, rules_input = None, None
     else:
         rs = load_rules(rules, house, None)
-        policies = list(SW.SWAP_POLICIES)
         try:
+            policies = list(SW.default_policies())
+            strategy = SW.default_strategy() if strategy is None else strategy
             for item in swap_policy or []:
                 eq, colon = item.find("="), item.find(":")
                 if eq > 0 and (colon < 0 or eq < colon):  # LABEL=SPEC (a spec's own "=" follows its ":")
@@ -93,7 +93,7 @@ def swaps(
     err = Console(stderr=True)
     store = R.SwapsStore(out)
     session = Session("swaps", store, resume=resume is not None, outputs=R.OUTPUTS, force=force, quiet=quiet,
-                      console=err)
+                      console=err, plots=not no_plots)
     with session:
         try:
             session.open()  # --out safety and the directory's lock
@@ -133,7 +133,7 @@ def swaps(
         info["wall_s"] = round(time.perf_counter() - t0, 2)
         with session.deferred():  # the outputs are written as one set
             try:
-                files = R.write_outputs(spec, res, out, plots=not no_plots, info=info)
+                files = R.write_outputs(spec, res, out, plots=session.plots, info=info)
             except atomic.WriteError as e:
                 fail(f"{e} (no report was written or changed; the chunks are kept in {str(out)}: "
                      f"shedsim swaps --resume {str(out)} writes them)", 3)

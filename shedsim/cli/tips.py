@@ -8,9 +8,13 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 _P_RUN = "What to play"
 _P_OUT = "Output"
 PRESETS = ("duel", "nines", "family", "palace", "shithead")
+TIPS_OUTPUTS = ("tips.csv", "forest.png", "run.json")
+"""What tips writes into --out: a file of these names that shedsim did not write is never replaced."""
 
 
 def tips(
@@ -19,11 +23,11 @@ def tips(
     players: Annotated[Optional[list[int]], typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Player count, repeatable; default: 2 and 4 (counts a rule set does not allow are skipped).")] = None,
     tip: Annotated[Optional[list[str]], typer.Option("--tip", "-t", rich_help_panel=_P_RUN, help="Only this tip, repeatable (default: every tip).")] = None,
     games: Annotated[int, typer.Option("--games", "-g", rich_help_panel=_P_RUN, help="Games per variant (follow, ignore) and cell, whole deals.")] = 40_000,
-    base: Annotated[str, typer.Option("--base", rich_help_panel=_P_RUN, help="The tested player before a tip is switched: a heuristic spec.")] = "heuristic:search=0",
-    opponents: Annotated[str, typer.Option("--opponents", rich_help_panel=_P_RUN, help="Strategy of the other seats.")] = "greedy",
+    base: Annotated[Optional[str], typer.Option("--base", rich_help_panel=_P_RUN, help="The tested player before a tip is switched: a spec of a strategy with every tip's parameter (default: " + choice_help("tips-base") + ").")] = None,
+    opponents: Annotated[Optional[str], typer.Option("--opponents", rich_help_panel=_P_RUN, help="Strategy of the other seats (default: the reference opponent, " + choice_help("reference") + ").")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed (the deals).")] = 0,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory.")] = Path("reports/tips"),
+    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory. A file there that shedsim did not write is never replaced.")] = Path("reports/tips"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar.")] = False,
 ) -> None:
     """Do the beginner tips work? Each tip followed against ignored, everything else equal.
@@ -55,8 +59,18 @@ def tips(
         fail(f"--rules: {e}")
     try:
         chosen = TP.select(list(tip or []))
+        base = TP.default_base() if base is None else base
+        opponents = TP.default_opponents() if opponents is None else opponents
+        TP.check_players(base, opponents, chosen, paths)  # before --out is made
         if any(p < 2 for p in counts):
             raise TP.TipsError(f"--players: at least 2, got {min(counts)}")
+        from shedsim.runs.limits import game_bytes, memory_problem
+        seats = min(max(counts), max(rs.max_players for rs in rule_sets))  # the largest table played
+        problem = memory_problem("--games", games, "games", game_bytes(seats),
+                                 "at once (each variant of a cell is one kernel call)")
+        if problem:
+            raise TP.TipsError(problem)
+        Store.check_out(out, TIPS_OUTPUTS, force_option=None)  # never replaces a file of yours
         Store.check_writable(out)
     except (TP.TipsError, TournamentError) as e:
         fail(str(e))
@@ -79,6 +93,7 @@ def tips(
                                                  lambda d, n: progress.update(task, completed=d, total=n))
             else:
                 table, skipped = TP.run_tips(rule_sets, counts, chosen, games, base, opponents, seed, paths)
+            session.finishing()  # a signal from now on lets the reports be written
         except TP.TipsError as e:
             fail(str(e))
         except SimulationError as e:

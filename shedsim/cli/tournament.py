@@ -12,6 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
 _P_RUN = "What to play"
 _P_OUT = "Output and execution"
 
@@ -21,7 +23,7 @@ def tournament(
     house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle, repeatable (`shedsim rules list`).")] = None,
     rules_file: Annotated[Optional[Path], typer.Option("--rules-file", rich_help_panel=_P_RUN, help="A rules TOML file; overrides --rules.")] = None,
     players: Annotated[Optional[int], typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats per table (default: 4).")] = None,
-    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries: NAME, NAME:param=v, or LABEL=SPEC; a strategy named twice gets NAME#2 (A/A test) (default: every built-in strategy except mc).")] = None,
+    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries: NAME, NAME:param=v, or LABEL=SPEC, or @ROLE for the built-in strategies a role selects by their traits (@default, @ladder, ...; `shedsim strategies` lists them); a strategy named twice gets NAME#2 (A/A test) (default: " + choice_help("default") + ").")] = None,
     games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games to play, rounded up to whole blocks (every table x every rotation x rounds) (default: 200000).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed (default: 0).")] = None,
     rounds: Annotated[Optional[int], typer.Option("--rounds", min=1, max=10, rich_help_panel=_P_RUN, help="Rounds per match (1-10), scored by summed places as palace does; >1 adds matches.csv (default: 1).")] = None,
@@ -30,11 +32,11 @@ def tournament(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/latest).")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted run in this directory (plays only its missing chunks).")] = None,
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default: number of CPUs).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, rich_help_panel=_P_OUT, help="Worker processes (default and most: the number of CPUs, fewer when the memory cannot hold them).")] = None,
     backend: Annotated[str, typer.Option("--backend", rich_help_panel=_P_OUT, help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray). Results do not depend on it.")] = "loky",
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", rich_help_panel=_P_OUT, help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379, or auto).")] = None,
     save_games: Annotated[bool, typer.Option("--save-games", rich_help_panel=_P_OUT, help="Also write every game's record as Parquet (DIR/games/NNNNN.parquet, one file per chunk).")] = False,
-    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts.")] = False,
+    no_plots: Annotated[bool, typer.Option("--no-plots", rich_help_panel=_P_OUT, help="Skip the PNG charts (a run started with it stays without them on --resume).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar and no table (errors and interruptions are still reported).")] = False,
     chunk_size: Annotated[Optional[int], typer.Option("--chunk-size", min=1, rich_help_panel=_P_OUT, help="Games per chunk of work, rounded to whole blocks (default: about games/16, at most 20000).")] = None,
     stop_after: Annotated[Optional[int], typer.Option("--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")] = None,
@@ -49,10 +51,8 @@ def tournament(
 
     Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (disk full: finished chunks are kept, --resume DIR continues); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 
-    With no options: every built-in strategy except mc, shithead, 4 players, 200,000 games, into reports/latest/.
+    With no options: shithead, 4 players, 200,000 games, into reports/latest/, with the default field: <<default>>.
     """  # noqa: E501 (typer shows each paragraph as one line)
-    import os
-
     from shedsim.analysis import tournament as T
     from shedsim.cli.common import fail, load_rules
     from shedsim.rules.ruleset import RulesError
@@ -65,8 +65,6 @@ def tournament(
         simulate.check_backend(backend, scheduler)
     except (ValueError, BackendError) as e:
         fail(str(e))
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     spec = None
     try:
         if resume is not None:
@@ -94,7 +92,7 @@ def tournament(
     say = (lambda *a, **k: None) if quiet else err.print
     store = T.Store(root)
     session = Session("tournament", store, resume=resume is not None, outputs=T.OUTPUTS, force=force,
-                      quiet=quiet, console=err)
+                      quiet=quiet, console=err, plots=not no_plots)
     with session:
         try:
             fresh_over_run = resume is None and store.chunks.is_dir() and any(store.chunks.glob("*.npz"))
@@ -154,7 +152,7 @@ def tournament(
             notes=[degenerate] if degenerate else [], definitions=DEFINITIONS, headline=T.headline(spec, res))
         try:
             files = session.write_reports(job, outcome, lambda: T.write_outputs(spec, res, Path(root),
-                                                                                plots=not no_plots), info)
+                                                                                plots=session.plots), info)
         except RunError as e:
             fail(e.message, e.code)
 
@@ -245,14 +243,20 @@ def _print_table(spec, res, complete: bool) -> None:
     from rich.console import Console
     from rich.table import Table
     s = res.summary
+    # a column with one figure on every row says nothing about the strategies: it is said
+    # once (the seat-games in the title; the unfinished games in the line under the table)
+    per_row = {c: s[c].nunique() > 1 for c in ("games", "unfinished")}
     title = (f"Ranking: {spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
+             + ("" if per_row["games"] or s.empty else f", {int(s['games'].iloc[0]):,} seat-games per strategy")
              + ("" if complete else " [PARTIAL: run interrupted]"))
     t = Table(title=title, caption="\\[lo, hi] = 95% intervals, one deal (its rotations) = one cluster (Wilson at the "
                                     "effective size for rates, t for mean place); rating: Plackett-Luce, Elo scale, "
                                     "+- 1.96 cluster-robust se")
-    for col, just in (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
-                      ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right")):
-        t.add_column(col, justify=just)
+    cols = (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
+            ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right"))
+    for col, just in cols:
+        if per_row.get(col, True):
+            t.add_column(col, justify=just)
 
     def pct(v, lo, hi):
         return "-" if math.isnan(v) else f"{100 * v:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
@@ -260,16 +264,22 @@ def _print_table(spec, res, complete: bool) -> None:
     for r in s.itertuples(index=False):
         rating = "-" if math.isnan(r.rating) else f"{r.rating:+.1f} +- {1.96 * r.rating_se:.1f}"
         place = "-" if math.isnan(r.mean_place) else f"{r.mean_place:.3f} [{r.place_lo:.3f}, {r.place_hi:.3f}]"
-        t.add_row(str(r.rank), r.strategy, f"{r.games:,}", pct(r.win_rate, r.win_lo, r.win_hi),
-                  pct(r.loss_rate, r.loss_lo, r.loss_hi), place, rating, f"{r.unfinished:,}")
+        cells = {"#": str(r.rank), "strategy": r.strategy, "games": f"{r.games:,}",
+                 "win rate": pct(r.win_rate, r.win_lo, r.win_hi), "loss rate": pct(r.loss_rate, r.loss_lo, r.loss_hi),
+                 "mean place": place, "rating": rating, "unfinished": f"{r.unfinished:,}"}
+        t.add_row(*(cells[col] for col, _ in cols if per_row.get(col, True)))
     console = Console() if sys.stdout.isatty() else Console(width=150)
     console.print(t)
     if res.matches is not None:
-        m = Table(title=f"Match standings ({spec.rounds} rounds, summed places, lowest total wins)")
-        for col in ("#", "strategy", "matches", "match wins", "mean match place", "mean total places"):
+        mt = res.matches
+        each = not mt.empty and mt["matches"].nunique() == 1  # every strategy played as many matches
+        m = Table(title=f"Match standings ({spec.rounds} rounds, summed places, lowest total wins"
+                        + (f"; {int(mt['matches'].iloc[0]):,} matches per strategy)" if each else ")"))
+        for col in ("#", "strategy", *(() if each else ("matches",)), "match wins", "mean match place",
+                    "mean total places"):
             m.add_column(col, justify="left" if col == "strategy" else "right")
-        for r in res.matches.itertuples(index=False):
-            m.add_row(str(r.rank), r.strategy, f"{r.matches:,}",
+        for r in mt.itertuples(index=False):
+            m.add_row(str(r.rank), r.strategy, *(() if each else (f"{r.matches:,}",)),
                       pct(r.match_win_rate, r.match_win_lo, r.match_win_hi),
                       f"{r.mean_match_place:.3f} [{r.match_place_lo:.3f}, {r.match_place_hi:.3f}]",
                       f"{r.mean_total_places:.3f}")

@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_rules
+from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, choice_help, fail, load_rules
+from shedsim.runs.limits import INT64_MAX
 
 
 def trace(
@@ -18,12 +19,15 @@ def trace(
     seed: Annotated[int, typer.Option("--seed", "-s", help="Run seed (as the tournament's --seed).", min=0)] = 0,
     game: Annotated[int, typer.Option("--game", "-g", help="Game index, numbered as the run numbers its games: "
                                       "game g of a tournament of P seats is rotation g % P of deal g // P (the "
-                                      "index error messages print).", min=0)] = 0,
-    strategies: Annotated[str, typer.Option("--strategies", help="Comma-separated strategies (NAME, NAME:param=v or "
-                                            "LABEL=NAME), read as the tournament reads them. One strategy sits in "
-                                            "every seat (deal g in game g, as bench plays); two or more are a "
-                                            "tournament: tables, rotations and paired deals as `shedsim tournament "
-                                            "--strategies ...` plays them.")] = "greedy,random",
+                                      "index error messages print).", min=0, max=INT64_MAX)] = 0,
+    strategies: Annotated[Optional[str], typer.Option("--strategies", help="Comma-separated strategies (NAME, "
+                                                      "NAME:param=v, LABEL=NAME or @ROLE), read as the tournament "
+                                                      "reads them. One strategy sits in every seat (deal g in game "
+                                                      "g, as bench plays); two or more are a tournament: tables, "
+                                                      "rotations and paired deals as `shedsim tournament "
+                                                      "--strategies ...` plays them (default: @reference,@baseline: "
+                                                      + choice_help("reference") + ", then "
+                                                      + choice_help("baseline") + ").")] = None,
     seat_orders: Annotated[str, typer.Option("--seat-orders", help="As the tournament's --seat-orders: all (every "
                                              "cyclic seating order) or sorted.")] = "all",
     stream: Annotated[int, typer.Option("--stream", min=0, help="Strategy-stream number (compare-rules plays "
@@ -60,7 +64,8 @@ def trace(
                 rs.check_players(players)
             except RulesError as e:
                 fail(str(e))
-            spec = tournament_run_spec(rs, players, strategies, seed, game, seat_orders, stream, paths, schedule)
+            spec = tournament_run_spec(rs, players, "@reference,@baseline" if strategies is None else strategies,
+                                       seed, game, seat_orders, stream, paths, schedule)
         heading = game_heading(spec, game)
         if from_dir is not None:
             heading = f"{from_dir}: {heading}"

@@ -8,14 +8,21 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import choice_help
+
+SAMPLER_SEED_MAX = 2**32 - 1
+"""The largest seed optuna's samplers accept (numpy's legacy ``RandomState``)."""
 _P_RUN = "What to tune"
 _P_SEARCH = "The search"
 _P_OUT = "Output"
+TUNE_OUTPUTS = ("best.toml", "trials.csv", "history.png", "importance.png", "run.json")
+"""The reports tune writes into --out (the study, study.db, is opened there, not replaced): a file of
+these names that shedsim did not write is never replaced."""
 
 
 def tune(
-    strategy: Annotated[str, typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The strategy and its starting parameters: NAME or NAME:param=v (parameters given here stay fixed).")] = "heuristic",
-    field: Annotated[Optional[str], typer.Option("--field", "-F", rich_help_panel=_P_RUN, help="Comma-separated opponents (NAME or NAME:param=v); default: greedy and the strategy with its starting parameters.")] = None,
+    strategy: Annotated[Optional[str], typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The strategy and its starting parameters: NAME or NAME:param=v (parameters given here stay fixed; default: " + choice_help("tunable") + ").")] = None,
+    field: Annotated[Optional[str], typer.Option("--field", "-F", rich_help_panel=_P_RUN, help="Comma-separated opponents (NAME or NAME:param=v); default: the reference opponent, " + choice_help("reference") + ", and the strategy with its starting parameters.")] = None,
     rules: Annotated[str, typer.Option("--rules", "-r", rich_help_panel=_P_RUN, help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.")] = "shithead",
     house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle, repeatable (`shedsim rules list`).")] = None,
     rules_file: Annotated[Optional[Path], typer.Option("--rules-file", rich_help_panel=_P_RUN, help="A rules TOML file; overrides --rules.")] = None,
@@ -23,11 +30,11 @@ def tune(
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
     budget: Annotated[int, typer.Option("--budget", "-b", rich_help_panel=_P_SEARCH, help="Completed trials the study should hold (earlier runs and other processes count).")] = 50,
     games: Annotated[int, typer.Option("--games", "-g", rich_help_panel=_P_SEARCH, help="Games per trial and field entry (whole deals; the same deals in every trial).")] = 4000,
-    seed: Annotated[int, typer.Option("--seed", "-s", min=0, rich_help_panel=_P_SEARCH, help="Run seed: the deals of every trial and the sampler's seed.")] = 0,
-    param: Annotated[Optional[list[str]], typer.Option("--param", rich_help_panel=_P_SEARCH, help="Tune this parameter in this range, NAME=LO:HI or NAME=LO:HI:log, repeatable; only the parameters named are tuned (default: all in the plugin's PARAM_SPACE).")] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, max=SAMPLER_SEED_MAX, rich_help_panel=_P_SEARCH, help="Run seed: the deals of every trial and the sampler's seed (optuna's samplers take 0 to 4294967295).")] = 0,
+    param: Annotated[Optional[list[str]], typer.Option("--param", rich_help_panel=_P_SEARCH, help="Tune this parameter in this range, NAME=LO:HI or NAME=LO:HI:log, repeatable, inside the parameter's declared range (`shedsim strategies`); only the parameters named are tuned (default: all in the plugin's PARAM_SPACE).")] = None,
     sampler: Annotated[str, typer.Option("--sampler", rich_help_panel=_P_SEARCH, help="tpe (optuna's Tree-structured Parzen Estimator) or random.")] = "tpe",
     confirm_games: Annotated[int, typer.Option("--confirm-games", min=0, rich_help_panel=_P_SEARCH, help="Games per match of the confirmation on fresh deals (0: skip it).")] = 20_000,
-    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory; holds the study (study.db) unless --storage is given.")] = Path("reports/tune"),
+    out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory; holds the study (study.db) unless --storage is given. A file there that shedsim did not write is never replaced.")] = Path("reports/tune"),
     storage: Annotated[Optional[str], typer.Option("--storage", rich_help_panel=_P_OUT, help="An optuna storage URL for the study (default: sqlite:///OUT/study.db).")] = None,
     study_name: Annotated[str, typer.Option("--study-name", rich_help_panel=_P_OUT, help="Name of the study in the storage.")] = "shedsim-tune",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar.")] = False,
@@ -36,7 +43,7 @@ def tune(
 
     Each trial plays the candidate parameters head to head against every field entry on paired deals (each deal under every rotation); its score is the share of other seats it finished ahead of, averaged over the field. Every trial plays the same deals (common random numbers), so trials differ by their parameters, not by their cards. optuna's TPE sampler proposes the next parameters; the first trial is the starting parameters.
 
-    The study is stored (SQLite in --out by default): run the same command again to resume after Ctrl-C, raise --budget to go on, or start the same command in several terminals to share the work. A stored study of other options is refused.
+    The study is stored (SQLite in --out by default): run the same command again to resume after Ctrl-C or a kill (a trial a killed process left running is marked failed), raise --budget to go on, or start the same command in several terminals, also at the same moment, to share the work. A stored study of other options is refused.
 
     At the end the best parameters are confirmed on fresh deals, against the starting parameters head to head and against the field, with 95% intervals: the in-sample best score overstates the gain (winner's curse).
 
@@ -56,18 +63,28 @@ def tune(
     except RulesError as e:
         fail(str(e))
     try:
-        from shedsim.plugins import PluginError, parse_spec
+        from shedsim.plugins import PluginError, choice, parse_spec
         try:
+            strategy = choice("tunable")[0] if strategy is None else strategy
             name, fixed = parse_spec(strategy)
         except PluginError as e:
             raise TU.TuneError(f"--strategy: {e}") from None
         if field is None:
-            entries = ("greedy", strategy)
+            try:
+                entries = (choice("reference")[0], strategy)
+            except PluginError as e:
+                raise TU.TuneError(f"--field: {e}") from None
         else:
             entries = tuple(x.strip() for x in field.split(",") if x.strip())
         spec = TU.TuneSpec(strategy, entries, rs, players, games, seed, tuple(param or []), sampler, paths)
         if budget < 1:
             raise TU.TuneError(f"--budget: at least 1 trial, got {budget}")
+        from shedsim.runs.limits import game_bytes, memory_problem
+        for opt, n in (("--games", games), ("--confirm-games", confirm_games)):  # one kernel call holds them all
+            problem = memory_problem(opt, n, "games", game_bytes(players), "at once (one kernel call per match)")
+            if problem:
+                raise TU.TuneError(problem)
+        Store.check_out(out, TUNE_OUTPUTS, force_option=None)  # never replaces a file of yours
         Store.check_writable(out)
         url = storage or f"sqlite:///{(out / 'study.db').resolve()}"
         study = TU.open_study(spec, url, study_name)
@@ -117,9 +134,9 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
                 task = progress.add_task("trials", total=budget, completed=min(before, budget), info="")
                 TU.run_trials(spec, study, budget, lambda n, v, best: progress.update(
                     task, completed=min(n, budget), info=f"last {v:.4f}  best {best:.4f}"),
-                    lambda: session.got_signal is not None)
+                    lambda: session.got_signal is not None, url)
         else:
-            TU.run_trials(spec, study, budget, should_stop=lambda: session.got_signal is not None)
+            TU.run_trials(spec, study, budget, should_stop=lambda: session.got_signal is not None, url=url)
         if session.got_signal is not None:
             raise KeyboardInterrupt
     except (TU.TuneError, SPRTError) as e:
@@ -130,7 +147,6 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
         n = len(TU.completed(study))
         fail(stopped(f": {n} completed trials are kept in {url}; run the same command again to resume"),
              session.signal_code())
-    session.soft = False  # the confirmation stops at the first signal
     play_s = time.perf_counter() - t_play
 
     done = TU.completed(study)
@@ -143,7 +159,11 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
         if not quiet:
             err.print(f"confirming the best trial ({best_t.number}) on fresh deals ...", highlight=False)
         try:
+            session.soft = False  # the confirmation stops at the first signal (one since the trials, too)
+            if session.got_signal is not None:
+                raise KeyboardInterrupt
             conf = TU.confirm(spec, best, confirm_games)
+            session.finishing()  # a signal from now on lets the reports be written
         except SPRTError as e:
             fail(str(e))
         except SimulationError as e:
@@ -151,6 +171,7 @@ def _tune(spec, study, budget, url, out, progress, before, quiet, err, session, 
         except KeyboardInterrupt:
             fail(stopped(" during the confirmation: the study is kept; run the same command again"),
                  session.signal_code())
+    session.finishing()  # a signal from now on lets the reports be written
 
     best_spec = TU.format_spec(spec.name, {**spec.start, **best})
     table = TU.trials_table(study, spec)

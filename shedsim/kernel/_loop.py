@@ -34,8 +34,22 @@ four cards or more can go round without drawing, and such games loop as well.)
 differential test uses it).
 
 Scratch arrays come from the caller: ``pub`` int64[O_SIZE], ``priv`` int64[P_SIZE],
-``drng``/``srng`` uint64[1] (deal and strategy streams). A strategy's ``params`` is its
-entry's row of ``entry_params`` (``int64[W]``, a view: strategies must not write to it).
+``streams`` uint64[S_SIZE] (the game's random streams, ``layout.S_*``: the deal stream
+``drng`` and the strategy stream ``srng`` are views of its entries). A strategy's ``params``
+is its entry's row of ``entry_params`` (``int64[W]``, a view: strategies must not write to it).
+
+Random streams: shedsim's own strategies share the game's strategy stream ``srng``. A
+plugin from outside ``strategies/`` draws from its seat's own stream instead
+(``priv[P_SEAT_RNG + seat]``, keyed from the game's by :func:`shedsim.kernel.rng.seat_key`,
+set for every seat at the start of each game when the dispatch holds a plugin: ``OUTSIDE``):
+the generated dispatch lends it in ``streams[S_LENT]`` for each decision (swap and moves) and
+compares the streams after it, which the plugin does not own, when it is done
+(:func:`shedsim.kernel.core.lend_stream`, :func:`~shedsim.kernel.core.stream_written`); a
+write there returns ``layout.RNG_WRITTEN + S_*``, an impossible swap or an illegal move that
+:meth:`shedsim.kernel.build.Kernel.play` reports as that write. So nothing a plugin draws or
+writes reaches another seat's draws, the deal or the loop check (which compares the shared
+stream); a ``DETERMINISTIC`` plugin's stream is lent afresh for each decision
+(:func:`~shedsim.kernel.core.keep_stream`), so a write into it changes no game's end.
 
 The generator also emits a copy, ``play_chunk_fast``, compiled with numba's reference
 counting off (``_nrt=False``): every helper inlined into the loop takes arrays, and with
@@ -83,13 +97,14 @@ from shedsim.kernel.core import (constants, deal, deal_given, first_change, firs
                                  place_by_cards, stage_in,
                                  start_seat, step_with, stop_check, valid_swap, write_turn)
 from shedsim.kernel.nb import ix
-from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
+from shedsim.kernel.rng import seat_key
+from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
 
 @njit(cache=True)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
                pickups, burns, unfinished, ends, dealt, face_up, trace, status,
-               pub, priv, drng, srng, swap_from, forced_up, given_seat, given_visible, srules, sparams):
+               pub, priv, streams, swap_from, forced_up, given_seat, given_visible, srules, sparams):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
     is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[W]``)."""
     n_games = deal_keys.shape[0]
@@ -100,11 +115,16 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
     stall = rules[L.R_STALL]
     check_from = L.LOOP_FROM if stall == 0 else min(L.LOOP_FROM, stall)
     rc = constants(rules)
+    drng = streams[L.S_DEAL:L.S_DEAL + 1]
+    srng = streams[L.S_STRATEGY:L.S_STRATEGY + 1]
     status[1] = 0
     for g in range(n_games):
         status[0] = g
         drng[0] = deal_keys[g]
         srng[0] = strategy_keys[g]
+        if OUTSIDE:  # each seat's own stream, for a plugin from outside strategies/
+            for s in range(players):
+                priv[ix(L.P_SEAT_RNG + s)] = np.int64(seat_key(strategy_keys[g], s))
         if given_seat[g] < 0:
             deal(rules, pub, priv, drng, dealers[g])
         elif not deal_given(rules, pub, priv, drng, dealers[g], given_seat[g], given_visible[g]):
@@ -123,7 +143,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             elif e < 0:
                 up = pub[L.O_FACE_UP + s]
             else:
-                up = choose_swap(entry_ids[ix(e)], visible, s, players, srules, sparams[ix(e)], srng)
+                up = choose_swap(entry_ids[ix(e)], visible, s, players, srules, sparams[ix(e)], srng, streams, priv)
             if not valid_swap(visible, up, table):
                 status[1] = 1
                 status[2] = s
@@ -168,7 +188,7 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
                 hand = priv[ix(L.P_HANDS + seat)]
                 write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, n_moves)
                 e = row[ix(seat)]
-                m = choose_move(entry_ids[ix(e)], pub, srules, sparams[ix(e)], srng, priv)
+                m = choose_move(entry_ids[ix(e)], pub, srules, sparams[ix(e)], srng, streams, priv)
                 if not legal_with(rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n):
                     status[1] = 2
                     status[2] = seat

@@ -15,7 +15,9 @@ rules and parameters: it decides on copies (``srules``, ``sparams``) that are co
 the originals after every sample (:func:`shedsim.kernel.core.first_change`); a policy that
 wrote into them stops the playouts (``status[1] = 3``) before the sample counts. A policy
 from outside ``strategies/`` decides through the observation guard of the generated
-dispatch (a write into the observation returns ``layout.OBS_WRITTEN``, an illegal move).
+dispatch (a write into the observation returns ``layout.OBS_WRITTEN``, an illegal move)
+and draws from each seat's own stream, as in the game loop (a write into a stream it does
+not own returns ``layout.RNG_WRITTEN + S_*``, an illegal move).
 """
 
 import numpy as np
@@ -25,7 +27,8 @@ from shedsim import layout as L
 from shedsim.kernel.core import (apply, first_change, is_legal, legal_now, prepare, stage_of, step, write_public,
                                  write_turn)
 from shedsim.kernel.policies import determinise_any
-from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
+from shedsim.kernel.rng import seat_key
+from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
 
 _NRT = True  # GENERATED-NRT
 
@@ -42,7 +45,7 @@ N_FACTS = 8
 
 
 @njit(cache=True, _nrt=_NRT)
-def _play_on(rules, srules, pub, priv, sparams, srng, me, cap, facts, k, j, status):
+def _play_on(rules, srules, pub, priv, sparams, srng, streams, me, cap, facts, k, j, status):
     """Play on from ``pub``/``priv`` with the policy for every seat, at most ``cap`` moves,
     recording facts about the seat ``me``; False if the policy made an illegal move. The
     policy decides on ``srules``/``sparams`` (copies of ``rules`` and its parameters)."""
@@ -63,7 +66,7 @@ def _play_on(rules, srules, pub, priv, sparams, srng, me, cap, facts, k, j, stat
     while n_in > 0 and moves < stop:
         st = stage_of(pub, s, stock_n)
         write_turn(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, moves)
-        m = choose_move(0, pub, srules, sparams, srng, priv)
+        m = choose_move(0, pub, srules, sparams, srng, streams, priv)
         if not legal_now(rules, pub, priv, m, s, st, top, pile_n, stock_n):
             status[1] = 2
             status[2] = s
@@ -92,14 +95,16 @@ def _play_on(rules, srules, pub, priv, sparams, srng, me, cap, facts, k, j, stat
 
 
 @njit(cache=True)
-def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, status):
+def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, status, streams):
     """Play ``keys.shape[0]`` samples of every active candidate move.
 
     ``obs`` int64[O_SIZE]: the seat's observation (the seat to move); ``codes`` int64[M]
     the candidate move codes, ``active`` bool[M] which of them to play; ``keys``
     uint64[K, 2]: per sample, the determinisation key and the policy's stream key;
     ``params`` int64[8] the policy's parameters; ``cap`` the most moves after the
-    candidate. Writes ``places`` float64[K, M] (the seat's place: 1 = first out; seats
+    candidate; ``streams`` uint64[S_SIZE] the random streams' scratch (``layout.S_*``:
+    ``streams[S_BEAT]`` is odd while a plugin policy decides, so that the parent of a
+    forked child can time its decisions, :func:`shedsim.kernel.isolate.watch`). Writes ``places`` float64[K, M] (the seat's place: 1 = first out; seats
     still in at the cap share the places left) and ``facts`` int8[K, M, N_FACTS].
     Returns the samples done; on a failure ``status[1]`` says why (1: no determinisation
     fits the observation, 2: the policy made an illegal move; ``status[2]`` its seat,
@@ -113,8 +118,8 @@ def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, sta
     base_priv = np.empty(L.P_SIZE, np.int64)
     pub = np.empty(L.O_SIZE, np.int64)
     priv = np.empty(L.P_SIZE, np.int64)
-    drng = np.zeros(1, np.uint64)
-    srng = np.zeros(1, np.uint64)
+    drng = streams[L.S_DEAL:L.S_DEAL + 1]
+    srng = streams[L.S_STRATEGY:L.S_STRATEGY + 1]
     srules = rules.copy()  # what the policy sees: a copy, compared after every sample
     sparams = params.copy()
     for k in range(keys.shape[0]):
@@ -147,7 +152,10 @@ def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, sta
                 if pub[L.O_SEAT] == me:
                     facts[k, j, F_AGAIN] = 1
                 srng[0] = keys[k, 1]
-                if not _play_on(rules, srules, pub, priv, sparams, srng, me, cap, facts, k, j, status):
+                if OUTSIDE:  # a plugin policy draws from each seat's own stream, as in the game loop
+                    for s in range(n):
+                        priv[L.P_SEAT_RNG + s] = np.int64(seat_key(keys[k, 1], s))
+                if not _play_on(rules, srules, pub, priv, sparams, srng, streams, me, cap, facts, k, j, status):
                     _tampered(rules, srules, params, sparams, status)
                     return k
             else:

@@ -26,10 +26,11 @@ import numpy as np
 
 from shedsim import layout as L
 from shedsim.kernel import isolate
-from shedsim.plugins import Strategy
+from shedsim.plugin_meta import StrategyInfo
 
 _KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py")
-DISPATCH_MARK = "from shedsim.kernel._stub import choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH"
+DISPATCH_MARK = ("from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic"
+                 "  # GENERATED-DISPATCH")
 
 
 def cache_dir() -> Path:
@@ -39,17 +40,31 @@ def cache_dir() -> Path:
     return d
 
 
-def inlinable(s: Strategy) -> bool:
+def inlinable(s: StrategyInfo) -> bool:
     """Whether a strategy's decisions (``move`` and ``swap``) are inlined into the fast game
     loop (module ``INLINE``, default True). The fast loop runs without numba's reference
     counting, so its strategies must not allocate arrays; one that does sets
     ``INLINE = False`` and runs in the standard loop."""
-    return bool(getattr(s.module, "INLINE", True))
+    return s.inline
 
 
-def dispatch_source(strategies: list[Strategy]) -> str:
-    lines = ["import importlib", "from shedsim.plugins import load_module",
-             "from shedsim.kernel.core import obs_saved, obs_unchanged", "",
+def _guarded_swap(name: str, call: str, keep: bool, deco: str) -> list[str]:
+    """The swap of a plugin from outside ``strategies/`` (``call``: its compiled swap), lent
+    its seat's own stream (see :func:`dispatch_source`)."""
+    return ["", "", deco, f"def {name}(visible, seat, players, rules, params, rng, streams, priv):",
+            "    strategy, deal = lend_stream(streams, priv, seat)",
+            f"    up = {call}(visible, seat, players, rules, params, streams[{L.S_LENT}:{L.S_LENT + 1}])",
+            "    written = stream_written(streams, strategy, deal)",
+            "    if written != 0:",
+            f"        return np.int64({L.RNG_WRITTEN}) + written",
+            *(["    keep_stream(streams, priv, seat)"] if keep else []),
+            "    return up", ""]
+
+
+def dispatch_source(strategies: list[StrategyInfo]) -> str:
+    lines = ["import importlib", "from shedsim.plugin_meta import load_module",
+             "from shedsim.kernel.core import keep_stream, lend_stream, obs_saved, obs_unchanged, stream_written",
+             "", f"OUTSIDE = {any(s.outside for s in strategies)}  # a plugin from outside strategies/ is listed", "",
              "# Each strategy's decisions are re-jitted with inline='always' so numba inlines them",
              "# into the game loop: a call between compiled functions costs more than a move."]
     for i, s in enumerate(strategies):
@@ -61,8 +76,13 @@ def dispatch_source(strategies: list[Strategy]) -> str:
         # A plugin from outside strategies/ decides on the kernel's own observation array:
         # the observation is copied into the kernel's private state before its move and
         # compared after (O_SIZE loads and stores a decision, vectorised; exact: any write
-        # within the array is seen). Built-in strategies, tested not to write, skip it.
+        # within the array is seen). It draws from its seat's own stream, lent to it in
+        # streams[S_LENT] (the entries after it, the streams it does not own, are compared
+        # after: a write there is named); a DETERMINISTIC plugin's stream is lent afresh
+        # each decision (kernel.core.keep_stream). Built-in strategies, tested not to
+        # write, skip all of it and share the game's strategy stream.
         guarded = s.outside
+        keep = not s.deterministic
         raw = f"_rawmove{i}"
         if inlinable(s):
             lines.append(f"_swapi{i} = njit(inline='always')(_s{i}.swap.py_func)")
@@ -70,35 +90,50 @@ def dispatch_source(strategies: list[Strategy]) -> str:
         else:
             lines.append(f"{raw} = _s{i}.move")
         if guarded:
-            lines += ["", "", "@njit(inline='always')", f"def _move{i}(obs, rules, params, rng, priv):",
+            lines += _guarded_swap(f"_swapg{i}", f"_swap{i}", keep, "@njit(inline='always')")
+            if inlinable(s):
+                lines += _guarded_swap(f"_swapgi{i}", f"_swapi{i}", keep, "@njit(inline='always')")
+            lines += ["", "", "@njit(inline='always')", f"def _move{i}(obs, rules, params, rng, streams, priv):",
                       "    obs_saved(obs, priv)",
-                      f"    m = _rawmove{i}(obs, rules, params, rng)",
+                      f"    seat = obs[{L.O_SEAT}]",
+                      "    strategy, deal = lend_stream(streams, priv, seat)",
+                      f"    m = _rawmove{i}(obs, rules, params, streams[{L.S_LENT}:{L.S_LENT + 1}])",
+                      "    written = stream_written(streams, strategy, deal)",
                       "    if not obs_unchanged(obs, priv):",
                       f"        return np.int64({L.OBS_WRITTEN})",
+                      "    if written != 0:",
+                      f"        return np.int64({L.RNG_WRITTEN}) + written",
+                      *(["    keep_stream(streams, priv, seat)"] if keep else []),
                       "    return m", ""]
         else:
-            lines += ["", "", "@njit(inline='always')", f"def _move{i}(obs, rules, params, rng, priv):",
+            lines += ["", "", "@njit(inline='always')", f"def _move{i}(obs, rules, params, rng, streams, priv):",
                       f"    return _rawmove{i}(obs, rules, params, rng)", ""]
     for suffix, chosen in (("", list(enumerate(strategies))),
                            ("_fast", [(i, s) for i, s in enumerate(strategies) if inlinable(s)])):
         # the fast loop inlines swaps too (the standard loop calls them: a swap there may allocate)
         swap_name, deco = ("_swapi", "@njit(inline='always')") if suffix else ("_swap", "@njit(cache=True)")
-        lines += ["", "", deco, f"def choose_swap{suffix}(sid, visible, seat, players, rules, params, rng):"]
+        lines += ["", "", deco,
+                  f"def choose_swap{suffix}(sid, visible, seat, players, rules, params, rng, streams, priv):"]
         for i, s in chosen:
             lines.append(f"    if sid == {i}:  # {s.name}")
-            lines.append(f"        return {swap_name}{i}(visible, seat, players, rules, params, rng)")
+            if s.outside:
+                g = "_swapgi" if suffix else "_swapg"
+                lines.append(f"        return {g}{i}(visible, seat, players, rules, params, rng, streams, priv)")
+            else:
+                lines.append(f"        return {swap_name}{i}(visible, seat, players, rules, params, rng)")
         lines += ["    return np.int64(-1)", "", "", "@njit(inline='always')",
-                  f"def choose_move{suffix}(sid, obs, rules, params, rng, priv):"]
+                  f"def choose_move{suffix}(sid, obs, rules, params, rng, streams, priv):"]
         for i, s in chosen:
             lines.append(f"    if sid == {i}:  # {s.name}")
-            lines.append(f"        return _move{i}(obs, rules, params, rng, priv)")
+            lines.append(f"        return _move{i}(obs, rules, params, rng, streams, priv)")
         lines += ["    return np.int64(-1)", ""]
     # One strategy at every seat: the loop again with only that strategy's moves inlined
     # (see _one_variant).
     for i, st in enumerate(strategies):
         if inlinable(st):
-            lines += ["", "@njit(inline='always')", f"def choose_move_one{i}(sid, obs, rules, params, rng, priv):  # {st.name}",
-                      f"    return _move{i}(obs, rules, params, rng, priv)", ""]
+            lines += ["", "@njit(inline='always')",
+                      f"def choose_move_one{i}(sid, obs, rules, params, rng, streams, priv):  # {st.name}",
+                      f"    return _move{i}(obs, rules, params, rng, streams, priv)", ""]
     # The loop check (see _loop.py) needs every seat still in to be DETERMINISTIC.
     lines += ["", "@njit(inline='always')", "def is_deterministic(sid):"]
     for i, s in enumerate(strategies):
@@ -130,7 +165,7 @@ def _one_variant(fast: str, i: int) -> str:
     return one.replace("choose_move_fast(", f"choose_move_one{i}(")
 
 
-def kernel_source(strategies: list[Strategy]) -> str:
+def kernel_source(strategies: list[StrategyInfo]) -> str:
     """The generated module's source for these compiled strategies (ids = list order)."""
     template = (Path(__file__).parent / "_loop.py").read_text()
     if DISPATCH_MARK not in template:
@@ -146,7 +181,7 @@ def kernel_source(strategies: list[Strategy]) -> str:
     return header + template.replace(DISPATCH_MARK, dispatch_source(strategies))
 
 
-def fingerprint(strategies: list[Strategy], source: str) -> str:
+def fingerprint(strategies: list[StrategyInfo], source: str) -> str:
     h = hashlib.sha256()
     here = Path(__file__).parent
     for name in _KERNEL_SOURCES:
@@ -166,8 +201,11 @@ def fingerprint(strategies: list[Strategy], source: str) -> str:
 class KernelError(RuntimeError):
     """A strategy failed inside the kernel. ``game`` is the chunk-relative game index;
     ``kind``: ``"swap"``, ``"move"`` (an impossible swap, an illegal move), ``"obs"``,
-    ``"rules"``, ``"params"`` (a write into an array), ``"raised"`` (an exception) or
-    ``"crashed"`` (the process playing the games died; see :meth:`Kernel.play`)."""
+    ``"rules"``, ``"params"`` (a write into an array), ``"stream"`` (a plugin wrote into a
+    random stream it does not own; ``returned``: which, ``layout.S_*``), ``"raised"`` (an
+    exception), ``"crashed"`` (the process playing the games died) or ``"timeout"`` (a
+    plugin's decision ran past ``SHEDSIM_DECISION_TIMEOUT``; ``seat``, ``move_number``: the
+    decision); see :meth:`Kernel.play`."""
 
     def __init__(self, message: str, game: int, seat: int, kind: str, returned: int, move_number: int):
         super().__init__(message)
@@ -182,7 +220,7 @@ RECORD_FIELDS = ("places", "start", "moves", "pickups", "burns", "unfinished", "
 class Kernel:
     """A compiled kernel for a fixed list of strategies; ``ids[name]`` is each one's id."""
 
-    strategies: list[Strategy]
+    strategies: list[StrategyInfo]
     module: object
     path: Path
 
@@ -214,13 +252,16 @@ class Kernel:
         int64[n] (default: none) deal game g conditioned on seat ``given_seat[g]`` (-1:
         an ordinary deal) holding the packed visible cards ``given_visible[g]`` (see
         :mod:`shedsim.kernel._loop`). Raises :class:`KernelError` when a strategy returns
-        an impossible swap or an illegal move, or writes into the rules or parameters, and
+        an impossible swap or an illegal move, or writes into the rules or parameters (or, a
+        plugin from outside ``strategies/``, into a random stream it does not own), and
         re-raises (with the game index in ``KernelError.game``) when a strategy raises.
         A call that plays a plugin from outside ``strategies/`` (:attr:`outside_ids`) runs
         in a forked child (:mod:`shedsim.kernel.isolate`; same results); when the child
         dies (a segmentation fault: numba checks no bounds) it raises a
         :class:`KernelError` of kind ``"crashed"`` (``game``: the game in progress,
-        ``returned``: the exit status, ``-N`` for signal N; ``seat`` -1: unknown).
+        ``returned``: the exit status, ``-N`` for signal N; ``seat`` -1: unknown); a plugin
+        decision still running after :func:`shedsim.kernel.isolate.decision_timeout` seconds
+        kills the child: kind ``"timeout"``. Ctrl-C there kills the child too.
         ``status`` (int64[8], e.g. in memory shared with a parent process) receives the
         loop's status words instead of a private array: ``status[0]`` is the game in
         progress, so a process that dies inside a strategy still tells which game it was.
@@ -245,8 +286,7 @@ class Kernel:
             seated = set(ids[np.flatnonzero(np.bincount(seating.ravel(), minlength=len(ids)))].tolist()) if n else set()
             one = seated.pop() if len(seated) == 1 else None
             loop = getattr(self.module, f"play_chunk_one{one}") if one is not None else self.module.play_chunk_fast
-        scratch = (np.zeros(L.O_SIZE, np.int64), np.zeros(L.P_SIZE, np.int64),
-                   np.zeros(1, np.uint64), np.zeros(1, np.uint64))
+        scratch = (np.zeros(L.O_SIZE, np.int64), np.zeros(L.P_SIZE, np.int64), np.zeros(L.S_SIZE, np.uint64))
         seating = np.ascontiguousarray(seating, dtype=np.int64)
         n_entries = len(entry_ids)
         swap_from = (np.arange(n_entries, dtype=np.int64) if swap_from is None
@@ -273,8 +313,14 @@ class Kernel:
                 swap_from, forced_up, given_seat, given_visible, srules, sparams]
         if n and self.outside_ids & set(ids.tolist()) and isolate.can_fork():
             # a plugin from outside strategies/ may crash the process (numba checks no
-            # bounds): play in a forked child, writing into memory shared with this process
-            done, error, code = isolate.call(loop, *args)
+            # bounds) or never decide: play in a forked child, writing into memory shared
+            # with this process, each plugin decision timed by the streams' beat word
+            pub, streams = scratch[0], scratch[2]
+            try:
+                done, error, code = isolate.call(loop, *args, beat=(streams, L.S_BEAT), beat_s=isolate.decision_timeout())
+            except isolate.ChildTimeout as e:
+                raise KernelError(str(e), int(status[0]), int(pub[L.O_SEAT]), "timeout", 0,
+                                  int(pub[L.O_MOVES]) + 1) from None
             if code != 0:
                 raise KernelError(f"the process playing the games died ({isolate.crash_words(code)})",
                                   int(status[0]), -1, "crashed", code, 0)
@@ -303,6 +349,11 @@ class Kernel:
             if kind == "move" and int(status[3]) == L.OBS_WRITTEN:
                 raise KernelError("it wrote into the observation array (the game's own state) during its decision",
                                   g, int(status[2]), "obs", int(status[3]), int(status[4]))
+            stream = int(status[3]) - L.RNG_WRITTEN
+            if stream in L.STREAM_NAMES:
+                raise KernelError(f"it wrote into {L.STREAM_NAMES[stream]} (rng[{stream - L.S_LENT}], past its own "
+                                  f"stream rng[0]) during its {'swap' if kind == 'swap' else 'decision'}",
+                                  g, int(status[2]), "stream", stream, int(status[4]))
             raise KernelError(f"illegal {kind}", g, int(status[2]), kind, int(status[3]), int(status[4]))
         return rec
 
@@ -328,7 +379,7 @@ _LOADED: dict[str, Kernel] = {}
 _BY_FILES: dict[tuple, Kernel] = {}
 
 
-def kernel_module(strategies: list[Strategy]) -> Kernel:
+def kernel_module(strategies: list[StrategyInfo]) -> Kernel:
     """Generate (if needed), import and return the kernel for these compiled strategies.
 
     The first call compiles (seconds); later processes load numba's cache. Plain-Python

@@ -670,6 +670,43 @@ def obs_unchanged(obs, priv):
 
 
 @njit(cache=True, inline="always")
+def lend_stream(streams, priv, seat):
+    """Before a decision of a plugin from outside ``strategies/`` at ``seat``: put the seat's
+    own stream (``priv[P_SEAT_RNG + seat]``, never given to a strategy) into
+    ``streams[S_LENT]``, the entry the plugin gets as its ``rng`` (``streams`` uint64[S_SIZE],
+    layout ``S_*``), and make ``streams[S_BEAT]`` odd (a decision runs: the parent of a
+    forked child times it, :mod:`shedsim.kernel.isolate`). Returns what the streams it does
+    not own hold, ``(strategy, deal)`` (``uint64``), for :func:`stream_written`."""
+    streams[L.S_BEAT] += np.uint64(1)
+    streams[L.S_LENT] = np.uint64(priv[ix(L.P_SEAT_RNG + seat)])
+    return streams[L.S_STRATEGY], streams[L.S_DEAL]
+
+
+@njit(cache=True, inline="always")
+def stream_written(streams, strategy, deal):
+    """After the plugin's decision: make ``streams[S_BEAT]`` even again, and return
+    ``S_STRATEGY`` or ``S_DEAL`` when that stream no longer holds what :func:`lend_stream`
+    returned (the plugin wrote past its own ``rng[0]``, into a stream it does not own), else
+    0. Two compares a decision."""
+    streams[L.S_BEAT] += np.uint64(1)
+    if streams[L.S_STRATEGY] != strategy:
+        return L.S_STRATEGY
+    if streams[L.S_DEAL] != deal:
+        return L.S_DEAL
+    return 0
+
+
+@njit(cache=True, inline="always")
+def keep_stream(streams, priv, seat):
+    """After the decision of a plugin that is not ``DETERMINISTIC``: keep what it left in its
+    stream (its draws) for its next decision. A ``DETERMINISTIC`` plugin's stream is not kept:
+    it is lent afresh, from the seat's key, for every decision, so that a write into it can
+    neither carry memory from one decision to the next (and end a game as a proven loop
+    that is none) nor keep the position from repeating (and prolong a loop)."""
+    priv[ix(L.P_SEAT_RNG + seat)] = np.int64(streams[L.S_LENT])
+
+
+@njit(cache=True, inline="always")
 def first_change(kept, given):
     """Index of the first entry where ``given`` differs from ``kept`` (two ``int64[n]``
     arrays), or -1 when equal. The kernel hands strategies copies of the rules and

@@ -18,6 +18,15 @@ progress) and the exit status. The callers:
   ``shedsim compile``'s warm-up game), raising :class:`ProcessCrash`;
 - ``shedsim hint``'s playouts (:func:`shedsim.analysis.hint.rank_moves`).
 
+A plugin's decision may also never end (a stuck search). Every caller gives the child a
+time limit per plugin decision, ``SHEDSIM_DECISION_TIMEOUT`` (10 s by default,
+:func:`decision_timeout`): a single decision is called with ``timeout_s``;
+a child that makes many (a chunk of games, hint's playouts, a replayed game, bench's
+timings) keeps a *beat word* in shared memory, odd while a plugin decides, and
+:func:`watch` kills the child when one decision runs past the limit, raising
+:class:`ChildTimeout`, which the callers name as they name a crash. The parent waits
+polling, so Ctrl-C stops it (and the child) at once.
+
 Built-in strategies run in the calling process, with no overhead. Only the compiled
 function runs in the child between ``fork`` and ``os._exit``: it takes no lock another
 thread of the parent could hold; the child ignores SIGINT and SIGTERM (the parent kills it
@@ -38,6 +47,27 @@ from typing import Any, Callable
 
 import numpy as np
 
+DECISION_TIMEOUT_ENV = "SHEDSIM_DECISION_TIMEOUT"
+DEFAULT_DECISION_TIMEOUT = 10.0
+MAX_DECISION_TIMEOUT = 1e9
+"""The longest decision limit a timer is set for (seconds, about 31 years; ``setitimer``
+overflows beyond the platform's ``time_t``): a longer one means no limit."""
+
+
+def decision_timeout() -> float:
+    """Seconds one plugin decision may take: a plain-Python decision, or a compiled plugin's
+    decision run in a forked child (``$SHEDSIM_DECISION_TIMEOUT``, default 10; 0 turns the
+    guard off, and so does a limit no timer can hold: ``inf``, or more than
+    :data:`MAX_DECISION_TIMEOUT`; a value that is not a number reads as the default)."""
+    try:
+        seconds = float(os.environ.get(DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT))
+    except ValueError:
+        return DEFAULT_DECISION_TIMEOUT
+    if seconds != seconds:  # nan
+        return DEFAULT_DECISION_TIMEOUT
+    return 0.0 if seconds > MAX_DECISION_TIMEOUT else seconds
+
+
 ERROR_BYTES = 4096
 """Room for the text of an exception raised inside the child's loop."""
 
@@ -54,6 +84,23 @@ def shared_like(a: np.ndarray) -> np.ndarray:
     out = np.frombuffer(buf, dtype=a.dtype, count=a.size).reshape(a.shape)
     out[...] = a
     return out
+
+
+def _shared_arg(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(to pass, caller's array, its shared copy)`` for an array argument of :func:`call`.
+    A 1-d view into a 1-d array of at most a page (a plugin's lent random stream, a view of
+    the game's streams: :class:`shedsim.rules.engine.GameStreams`) is passed as the same
+    view of a shared copy of that array, so that a write past the view's end lands where
+    it would in this process, and is seen; any other array is copied alone."""
+    base = a.base
+    if (isinstance(base, np.ndarray) and a.ndim == 1 and base.ndim == 1 and base.dtype == a.dtype
+            and base.flags.c_contiguous and a.flags.c_contiguous and base.nbytes <= mmap.PAGESIZE):
+        off, rest = divmod(a.ctypes.data - base.ctypes.data, a.itemsize)
+        if rest == 0 and 0 <= off and off + a.size <= base.size:
+            whole = shared_like(base)
+            return whole[off:off + a.size], base, whole
+    sh = shared_like(a)
+    return sh, a, sh
 
 
 def crash_words(code: int) -> str:
@@ -129,9 +176,11 @@ def exception_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
 
-def call(fn: Callable[..., Any], *args: Any, timeout_s: float | None = None) -> tuple[Any, str | None, int]:
+def call(fn: Callable[..., Any], *args: Any, timeout_s: float | None = None, beat: tuple[np.ndarray, int] | None = None,
+         beat_s: float | None = None) -> tuple[Any, str | None, int]:
     """``fn(*args)`` in a forked child: array arguments are copied into shared memory
-    (:func:`shared_like`) and back into the caller's arrays afterwards, also after a crash.
+    (:func:`shared_like`; a small view with the array it views, :func:`_shared_arg`) and back
+    into the caller's arrays afterwards, also after a crash.
     ``fn`` must return an integer (or None).
 
     Returns ``(value, error, status)``: ``value`` is what ``fn`` returned (None if it did
@@ -139,40 +188,106 @@ def call(fn: Callable[..., Any], *args: Any, timeout_s: float | None = None) -> 
     None, ``status`` 0 when the child finished, ``-N`` when signal N killed it, else its
     exit code. Where ``fork`` is unavailable ``fn`` runs here (exceptions propagate). A
     ``KeyboardInterrupt`` in this process kills the child and propagates; so does
-    :class:`ChildTimeout` after ``timeout_s`` seconds (None or 0: no limit)."""
+    :class:`ChildTimeout` after ``timeout_s`` seconds (None or 0: no limit), or when one
+    decision runs past ``beat_s`` seconds by the beat word ``beat`` = ``(array, index)``,
+    ``array`` one of ``args`` (its shared copy is watched: :func:`watch`)."""
     if not can_fork():
         return fn(*args), None, 0
-    shared = [shared_like(a) if isinstance(a, np.ndarray) else a for a in args]
+    shared, back = [], []
+    watched = None
+    for a in args:
+        if isinstance(a, np.ndarray):
+            passed, mine, copy = _shared_arg(a)
+            shared.append(passed)
+            back.append((mine, copy))
+            if beat is not None and a is beat[0]:
+                watched = (passed, beat[1])
+        else:
+            shared.append(a)
     load_in_parent(fn, shared)
     try:
-        return run_forked(lambda: fn(*shared), timeout_s)
+        return run_forked(lambda: fn(*shared), timeout_s, watched, beat_s)
     finally:
-        for a, sh in zip(args, shared):
-            if isinstance(a, np.ndarray):
-                a[...] = sh
+        for mine, copy in back:
+            mine[...] = copy
 
 
-def _wait(pid: int, timeout_s: float | None) -> int:
-    """``os.waitpid`` for ``pid``, its status; with ``timeout_s`` (> 0) polled, and the
-    child killed and :class:`ChildTimeout` raised when it is still running after that."""
-    if not timeout_s or timeout_s <= 0:
+def beat_word() -> np.ndarray:
+    """A new ``int64[1]`` beat word (see :func:`watch`) in memory shared with forked children."""
+    return shared_like(np.zeros(1, np.int64))
+
+
+def timed(beat: np.ndarray | None, decide: Callable[[], Any]) -> Any:
+    """``decide()`` with the beat word ``beat`` (``int64[1]``, :func:`beat_word`; None: no
+    beat) made odd while it runs, so that the parent watching it (:func:`watch`) times it."""
+    if beat is None:
+        return decide()
+    beat[0] += 1
+    try:
+        return decide()
+    finally:
+        beat[0] += 1
+
+
+def watch(finished: Callable[[float], bool], kill: Callable[[], None], timeout_s: float | None = None,
+          beat: tuple[np.ndarray, int] | None = None, beat_s: float | None = None) -> None:
+    """Wait for a child: ``finished(pause)`` says (waiting at most ``pause`` seconds) whether
+    it is done. ``timeout_s`` (> 0): the child is given that long in all, then ``kill()``
+    and :class:`ChildTimeout`. ``beat`` = ``(array, index)``, a word in shared memory that
+    the child makes odd while a plugin decides and even when it has decided (the game
+    loop's ``streams[S_BEAT]``, :func:`timed`): a decision still running after ``beat_s``
+    seconds (> 0) is stopped the same way, while the child may run as long as it needs
+    between decisions. Polled with pauses growing to 20 ms (50 ms with only a beat), so a
+    ``KeyboardInterrupt`` comes at once; it is the caller's to handle (kill the child)."""
+    import time
+    start = time.monotonic()
+    limit = timeout_s if timeout_s and timeout_s > 0 else None
+    per = beat_s if beat is not None and beat_s and beat_s > 0 else None
+    cap = 0.02 if limit is not None else 0.05
+    last, since = None, start
+    pause = 0.0002
+    while not finished(pause):
+        now = time.monotonic()
+        if limit is not None and now - start > limit:
+            kill()
+            raise ChildTimeout(limit)
+        if per is not None:
+            value = int(beat[0][beat[1]])
+            if value != last:
+                last, since = value, now
+            elif value & 1 and now - since > per:
+                kill()
+                raise ChildTimeout(per)
+        pause = min(pause * 2, cap)
+
+
+def _wait(pid: int, timeout_s: float | None, beat: tuple[np.ndarray, int] | None = None,
+          beat_s: float | None = None) -> int:
+    """``os.waitpid`` for ``pid``, its status; with ``timeout_s`` or a ``beat`` (see
+    :func:`watch`) polled, and the child killed and :class:`ChildTimeout` raised when it
+    runs past them."""
+    if not (timeout_s and timeout_s > 0) and not (beat is not None and beat_s and beat_s > 0):
         return os.waitpid(pid, 0)[1]
     import time
-    deadline = time.monotonic() + timeout_s
-    pause = 0.0002
-    while True:
+    status = []
+
+    def finished(pause: float) -> bool:
         done, st = os.waitpid(pid, os.WNOHANG)
         if done:
-            return st
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            raise ChildTimeout(timeout_s)
+            status.append(st)
+            return True
         time.sleep(pause)
-        pause = min(pause * 2, 0.02)
+        return False
+
+    def kill() -> None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    watch(finished, kill, timeout_s, beat, beat_s)
+    return status[0]
 
 
-def run_forked(loop: Callable[[], Any], timeout_s: float | None = None) -> tuple[Any, str | None, int]:
+def run_forked(loop: Callable[[], Any], timeout_s: float | None = None, beat: tuple[np.ndarray, int] | None = None,
+               beat_s: float | None = None) -> tuple[Any, str | None, int]:
     """Run ``loop()`` (it writes its results into shared arrays, see :func:`shared_like`)
     in a forked child. Returns ``(value, error, exit status)``: ``value`` is what ``loop``
     returned (an int, passed back in shared memory; None if it did not return), ``error``
@@ -180,7 +295,8 @@ def run_forked(loop: Callable[[], Any], timeout_s: float | None = None) -> tuple
     status 0 when the child finished, ``-N`` when signal N killed it, else its exit code.
     A ``KeyboardInterrupt`` in this process kills the child and propagates; with
     ``timeout_s`` (seconds, > 0) a child still running after that is killed and
-    :class:`ChildTimeout` raised."""
+    :class:`ChildTimeout` raised; so is one whose plugin decision, by the beat word ``beat``
+    (in shared memory), runs past ``beat_s`` seconds (:func:`watch`)."""
     ret = shared_like(np.zeros(2, np.int64))  # [finished flag, value]
     err = shared_like(np.zeros(ERROR_BYTES, np.uint8))
     parent = os.getpid()
@@ -211,7 +327,7 @@ def run_forked(loop: Callable[[], Any], timeout_s: float | None = None) -> tuple
         finally:
             os._exit(code)
     try:
-        st = _wait(pid, timeout_s)
+        st = _wait(pid, timeout_s, beat, beat_s)
     except ChildTimeout:
         raise
     except BaseException:  # Ctrl-C or SIGTERM here: stop the child too

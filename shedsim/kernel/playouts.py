@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
-from shedsim.plugins import Strategy
+from shedsim.plugin_meta import StrategyInfo
 from shedsim.kernel._playout import N_FACTS  # noqa: F401 - re-exported for the analyses (facts per sample and move)
 from shedsim.kernel.build import DISPATCH_MARK, dispatch_source, fingerprint, cache_dir, inlinable
 
@@ -27,7 +27,7 @@ _NRT_LINE = "_NRT = True  # GENERATED-NRT"
 _LOADED: dict[str, ModuleType] = {}
 
 
-def playout_source(strategy: Strategy) -> str:
+def playout_source(strategy: StrategyInfo) -> str:
     """The generated module's source for the playout policy ``strategy`` (compiled)."""
     template = (Path(__file__).parent / "_playout.py").read_text()
     if DISPATCH_MARK not in template or _NRT_LINE not in template:
@@ -38,7 +38,7 @@ def playout_source(strategy: Strategy) -> str:
         _NRT_LINE, f"_NRT = {nrt}")
 
 
-def playout_module(strategy: Strategy) -> ModuleType:
+def playout_module(strategy: StrategyInfo) -> ModuleType:
     """Generate (if needed), import and return the playout module for ``strategy``.
 
     Raises ``ValueError`` for a plain-Python strategy (the kernel needs numba ones).

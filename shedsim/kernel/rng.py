@@ -45,3 +45,15 @@ def below(z, n):
     """A draw in ``0..n-1`` (``int64``) from the output ``z`` of :func:`mix`, as
     :func:`rng_below` makes it from :func:`rng_next`."""
     return np.int64(((z >> _S32) * np.uint64(n)) >> _S32)
+
+
+SEAT_SALT = np.uint64(0xD1B54A32D192ED03)
+
+
+@njit(cache=True, inline="always")
+def seat_key(key, seat):
+    """The key (``uint64``) of seat ``seat``'s own strategy stream in a game whose strategy
+    stream has key ``key``: ``mix((key ^ SEAT_SALT) + GOLDEN * (seat + 1))``, as
+    :func:`shedsim.seeding.seat_key` (a plugin from outside ``strategies/`` draws from it:
+    :func:`shedsim.kernel.core.lend_stream`)."""
+    return mix((np.uint64(key) ^ SEAT_SALT) + GOLDEN * np.uint64(seat + 1))

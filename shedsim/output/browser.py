@@ -215,8 +215,9 @@ def check_page(page: Path | str, widths: tuple[int, ...] = (1400, 800), height: 
 
 
 def screenshot(page: Path | str, out: Path | str, width: int = 1400, height: int = 1000) -> Path:
-    """A PNG of the top ``height`` CSS pixels of ``page`` in a ``width``-pixel window, written
-    atomically to ``out`` (:mod:`shedsim.runs.atomic`). Raises :class:`BrowserMissing`."""
+    """A PNG of the top ``height`` CSS pixels of ``page`` in a ``width``-pixel window, with
+    shedsim's mark (:func:`shedsim.runs.atomic.mark_png`), written atomically to ``out``
+    (:mod:`shedsim.runs.atomic`). Raises :class:`BrowserMissing`."""
     from shedsim.runs import atomic
     d = _driver(width, height)
     try:
@@ -224,13 +225,14 @@ def screenshot(page: Path | str, out: Path | str, width: int = 1400, height: int
         data = d.get_screenshot_as_png()
     finally:
         _quit(d)
-    atomic.write_bytes(Path(out), data)
+    atomic.write_bytes(Path(out), atomic.mark_png(data))
     return Path(out)
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m shedsim.output.browser PAGE [--screenshot PNG]``: check the page at 1400 and
-    800 pixels, print each problem; 0 clean, 1 problems, 2 no browser."""
+    800 pixels, print each problem; 0 clean, 1 problems, 2 no browser or a bad argument (a
+    missing page; a --screenshot file that exists and is not shedsim's, which is never replaced)."""
     import argparse
     ap = argparse.ArgumentParser(prog="python -m shedsim.output.browser", description=main.__doc__)
     ap.add_argument("page", type=Path)
@@ -239,6 +241,12 @@ def main(argv: list[str] | None = None) -> int:
     if not a.page.is_file():
         print(f"error: {str(a.page)!r} is not a file", file=sys.stderr)
         return 2
+    if a.screenshot:
+        from shedsim.runs.atomic import replace_problem
+        problem = replace_problem(a.screenshot, "--screenshot")
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
     try:
         checks = check_page(a.page)
         if a.screenshot:

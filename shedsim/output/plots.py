@@ -17,7 +17,13 @@ import numpy as np  # noqa: E402
 
 from shedsim.runs import atomic  # noqa: E402
 
-_META = {"Software": None}  # no version string in the file: same input, same bytes
+_META = {"Software": atomic.PNG_SOFTWARE}  # shedsim's mark, no version: same input, same bytes
+
+WIDEST = 14.0
+"""The widest chart, in inches: the report page's content (1124 CSS pixels in a 1400-pixel
+window) holds it unscaled at 80 dots per inch (``make report``), so a 9-point label reads 10
+pixels high; every chart's labels are 9 points or more (matplotlib's ``small``, 8.3 points, at
+the least)."""
 
 
 def bars(value, lo, hi) -> list:
@@ -61,15 +67,19 @@ def _png(fig) -> bytes:
         return buf.getvalue()
     from PIL import Image  # matplotlib's own dependency
     buf.seek(0)
+    from PIL import PngImagePlugin
     img = Image.open(buf).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
                                                   dither=Image.Dither.NONE)
     out = io.BytesIO()
-    img.save(out, format="PNG", optimize=True)
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Software", atomic.PNG_SOFTWARE)
+    img.save(out, format="PNG", optimize=True, pnginfo=info)
     return out.getvalue()
 
 
 png_bytes = _png
-"""The public name of :func:`_png`: the figure's PNG bytes at :func:`dpi` (palette PNG with :func:`compact`)."""
+"""The public name of :func:`_png`: the figure's PNG bytes at :func:`dpi` (palette PNG with :func:`compact`),
+with shedsim's ``Software`` text (:data:`shedsim.runs.atomic.PNG_SOFTWARE`)."""
 
 
 def save_figure(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
@@ -90,7 +100,7 @@ def rates(summary, path: Path, subtitle: str = "") -> Path:
     """Win rate and loss rate per strategy (ranking order) with 95% intervals (per-deal clusters)."""
     labels = list(summary["strategy"])
     x = np.arange(len(labels))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 2), 4.5))
+    fig, ax = plt.subplots(figsize=(min(WIDEST, max(6.0, 1.2 * len(labels) + 2)), 4.5))
     for off, col, name, colour in ((-0.15, "win", "win rate (first out)", "tab:green"),
                                    (0.15, "loss", "loss rate (last place)", "tab:red")):
         rate = summary[f"{col}_rate"].to_numpy(float) * 100
@@ -106,18 +116,36 @@ def rates(summary, path: Path, subtitle: str = "") -> Path:
     return save_figure(fig, path)
 
 
-def place_distribution(place_shares, path: Path, subtitle: str = "") -> Path:
-    """Stacked bars: the share of each strategy's games finished in each place (and still
-    in at the move cap)."""
+END_WORDS = {"stalled": "stalled", "loop": "a proven loop", "cap": "the move cap"}
+"""How a stopped game ended, in the charts' words (run.json's ``ends`` keys)."""
+
+
+def stopped_words(ends: dict[str, int] | None) -> str:
+    """The ways some game of ``ends`` (run.json's ``ends``: games per way of ending) was
+    stopped, in words: ``"stalled or a proven loop"``; ``"stalled, a proven loop or the move
+    cap"`` when ``ends`` is None (not recorded)."""
+    ways = [w for k, w in END_WORDS.items() if ends is None or ends.get(k, 0) > 0] or list(END_WORDS.values())
+    return ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1]
+
+
+def place_distribution(place_shares, path: Path, subtitle: str = "", ends: dict[str, int] | None = None) -> Path:
+    """Stacked bars: the share of each strategy's games finished in each place, and still in
+    when the game was stopped unfinished (column ``unfinished``). The legend names only what
+    the data holds: a place no strategy took, or no seat still in, has no entry, and the
+    stopped games are named by how they ended (``ends``: run.json's ``ends``, games per way
+    of ending: stalled, proven loop, move cap)."""
     labels = list(place_shares.index)
     cols = list(place_shares.columns)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 3), 4.5))
+    fig, ax = plt.subplots(figsize=(min(WIDEST, max(6.0, 1.2 * len(labels) + 3)), 4.5))
     cmap = plt.get_cmap("RdYlGn_r", max(2, len(cols) - 1))
     bottom = np.zeros(len(labels))
     for k, c in enumerate(cols):
         v = place_shares[c].to_numpy(float) * 100
-        colour = "0.6" if c.startswith("still") else cmap(k)
-        name = c if c.startswith("still") else f"place {c}"
+        if not np.nansum(v) > 0:
+            continue  # nothing of this in the data: no bar, no legend entry
+        stopped = c == "unfinished"
+        colour = "0.6" if stopped else cmap(k)
+        name = f"still in when stopped:\n{stopped_words(ends)}" if stopped else f"place {c}"
         ax.bar(labels, v, bottom=bottom, color=colour, label=name, edgecolor="white", linewidth=0.5)
         bottom += np.nan_to_num(v)
     ax.set_xlabel("strategy (ranked by rating)")
@@ -133,7 +161,7 @@ def head_to_head(matrix, path: Path, subtitle: str = "") -> Path:
     (when both sat at the same table), in percent; blank where they never met."""
     labels = list(matrix.index)
     m = matrix.to_numpy(float) * 100
-    size = max(4.5, 0.9 * len(labels) + 2.5)
+    size = min(WIDEST - 1, max(4.5, 0.9 * len(labels) + 2.5))
     fig, ax = plt.subplots(figsize=(size + 1, size))
     im = ax.imshow(np.ma.masked_invalid(m), cmap="RdBu", vmin=0, vmax=100)
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
@@ -144,7 +172,7 @@ def head_to_head(matrix, path: Path, subtitle: str = "") -> Path:
         for i in range(len(labels)):
             for j in range(len(labels)):
                 if not np.isnan(m[i, j]):
-                    ax.text(j, i, f"{m[i, j]:.1f}", ha="center", va="center", fontsize=8,
+                    ax.text(j, i, f"{m[i, j]:.1f}", ha="center", va="center", fontsize=9,
                             color="white" if abs(m[i, j] - 50) > 30 else "black")
     fig.colorbar(im, ax=ax, label="row finished ahead of column (% of comparisons)")
     ax.set_title("Head to head" + (f"\n{subtitle}" if subtitle else ""))
@@ -190,21 +218,24 @@ def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
 def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     """Loss rate by seat counted from the starting player (seat 0 starts), with 95%
     intervals (one deal = one cluster: ``seats.csv``), on an axis from 0. The dashed line is the fair share: every seat losing
-    equally often, i.e. the seats' mean loss rate, which is 1 / players of the *finished*
-    games (a game stopped unfinished has no loser, so 1 / players of all games is out of
-    reach and is not drawn)."""
+    equally often, i.e. the seats' mean loss rate, which is 1 / players of the games with a
+    loser. A game stopped unfinished has no loser under ``stalemate:share``, so 1 / players
+    of all games is then out of reach and is not drawn; the legend says so only when the
+    seats' loss rates add up to less than every game (some game had no loser)."""
     d = seat_table[seat_table["kind"] == "from_starter"]
     x = d["seat"].to_numpy(int)
     rate = d["loss_rate"].to_numpy(float) * 100
     lo = d["loss_lo"].to_numpy(float) * 100
     hi = d["loss_hi"].to_numpy(float) * 100
     n = max(1, len(x))
-    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    fig, ax = plt.subplots(figsize=(6.5, 4.8))
     ax.errorbar(x, rate, yerr=bars(rate, lo, hi), fmt="o", capsize=4, color="tab:red", label="loss rate of the seat")
     if len(rate) and np.isfinite(rate).any():
         fair = float(np.nanmean(rate))
-        ax.axhline(fair, ls="--", color="0.4",
-                   label=f"fair share {fair:.2f}% (1/{n} of finished games; unfinished games have no loser)")
+        with_loser = float(np.nansum(rate))  # % of games that had a loser
+        why = (f"1/{n} of the {with_loser:.2f}% of games with a loser; unfinished games have no loser"
+               if with_loser < 99.995 else f"1/{n}: every seat losing equally often")
+        ax.axhline(fair, ls="--", color="0.4", label=f"fair share {fair:.2f}% ({why})")
         top = float(np.nanmax(np.concatenate([hi[np.isfinite(hi)], rate[np.isfinite(rate)]])))
         ax.set_ylim(0, max(1.0, top * 1.3))
     ax.set_xticks(x, [("starter" if s == 0 else f"+{s}") for s in x])
@@ -212,5 +243,5 @@ def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     ax.set_ylabel("loss rate (% of all games, axis from 0)")
     ax.set_title("Loss rate by seat with 95% intervals (per-deal clusters)" + (f"\n{subtitle}" if subtitle else ""))
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="lower center", fontsize="small")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize="small")  # below: never over the points
     return save_figure(fig, path)

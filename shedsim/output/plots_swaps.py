@@ -78,29 +78,53 @@ def value_heatmap(rows, min_games: int, path: Path, subtitle: str = "") -> Path:
         ax.set_title("Loss rate by face-up row (lowest x highest card, pooled over the others)"
                      + (f"\n{subtitle}" if subtitle else ""))
         return save_figure(fig, path)
-    ncols = 5
-    nrows = -(-len(mids) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.0 * ncols + 1.2, 3.0 * nrows + 1.2), squeeze=False)
+    return _triples(rate, names, vmin, vmax, min_games, path, subtitle)
+
+
+HEATMAP_COLUMNS = 5
+"""Panels per row of the three-card heat map (13 panels: 5, 5 and 3)."""
+
+
+def _triples(rate, names: list[str], vmin: float, vmax: float, min_games: int, path: Path, subtitle: str) -> Path:
+    """The three-card heat map of :func:`value_heatmap`: ``rate`` float[13, 13, 13] (middle,
+    lowest, highest card; NaN blank). Every cell is the same size (one card by one card) in
+    every panel, so a panel is as wide as its possible highest cards and as tall as its
+    possible lowest ones; each row of panels is as tall as its tallest. The figure is 14
+    inches wide, which the report shows unscaled at 80 dots per inch, with 9-point labels."""
+    from matplotlib.gridspec import GridSpec
+    n = len(names)
+    ncols = HEATMAP_COLUMNS
+    nrows = -(-n // ncols)
+    heights = [max(m + 1 for m in range(r * ncols, min(n, (r + 1) * ncols))) for r in range(nrows)]
+    cell = 0.19  # inches per card
+    pad = 0.75  # inches above and below each row of panels: its title and its labels
+    width = 14.0
+    height = sum(heights) * cell + nrows * pad + 1.5
+    fig = plt.figure(figsize=(width, height))
+    grid = GridSpec(nrows, ncols, figure=fig, height_ratios=[h * cell + pad for h in heights],
+                    left=0.05, right=0.99, top=1 - 1.0 / height, bottom=0.35 / height, wspace=0.25, hspace=0.0)
     im = None
-    for k in range(nrows * ncols):
-        ax = axes[k // ncols][k % ncols]
-        if k >= len(mids):
-            ax.set_visible(False)
-            continue
-        m = mids[k] - 2
+    for m in range(n):
+        r, c = divmod(m, ncols)
+        sub = grid[r, c].subgridspec(2, 1, height_ratios=[(m + 1) * cell, heights[r] * cell - (m + 1) * cell + pad],
+                                     hspace=0.0)
+        ax = fig.add_subplot(sub[0])
         # only the possible cells: lowest <= middle <= highest
-        sub = rate[k][: m + 1, m:]
-        im = ax.imshow(np.ma.masked_invalid(sub), cmap="RdYlGn_r", vmin=vmin, vmax=vmax, aspect="auto")
-        ax.set_xticks(range(n - m), names[m:], fontsize=6)
-        ax.set_yticks(range(m + 1), names[: m + 1], fontsize=6)
-        ax.set_title(f"middle card {names[m]}", fontsize="small")
-        if k % ncols == 0:
-            ax.set_ylabel("lowest card", fontsize="small")
-        if k // ncols == nrows - 1 or k + ncols >= len(mids):
-            ax.set_xlabel("highest card", fontsize="small")
-    fig.colorbar(im, ax=axes.ravel().tolist(), label="loss rate (% of seat-games)", shrink=0.6)
+        im = ax.imshow(np.ma.masked_invalid(rate[m][: m + 1, m:]), cmap="RdYlGn_r", vmin=vmin, vmax=vmax,
+                       aspect="equal", extent=(-0.5, n - m - 0.5, m + 0.5, -0.5))
+        ax.set_anchor("NW")
+        ax.set_xticks(range(n - m), names[m:], fontsize=9)
+        ax.set_yticks(range(m + 1), names[: m + 1], fontsize=9)
+        ax.tick_params(length=2, pad=1)
+        ax.set_title(f"middle card {names[m]}", fontsize=10)
+        if c == 0:
+            ax.set_ylabel("lowest card", fontsize=9)
+        ax.set_xlabel("highest card", fontsize=9, labelpad=1)
+    cax = fig.add_axes((0.66, 0.35 / height + 0.12, 0.3, 0.025))
+    fig.colorbar(im, cax=cax, orientation="horizontal").set_label("loss rate (% of seat-games)", fontsize=10)
+    cax.tick_params(labelsize=9)
     fig.suptitle("Loss rate by face-up row of three cards: one panel per middle card "
-                 f"(blank: under {min_games:,} seat-games)" + (f"\n{subtitle}" if subtitle else ""))
+                 f"(blank: under {min_games:,} seat-games)" + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
     try:
         atomic_png(fig, path)
     finally:

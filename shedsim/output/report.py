@@ -8,8 +8,8 @@ writes into its ``--out`` directory CSV tables, PNG charts and a ``run.json`` wi
 reads such directories generically (known commands only get a nicer order) and renders:
 
 * HTML (:func:`render_html`): a table of contents, then per run its title, command,
-  headline, specification (a key/value table; every other ``run.json`` field in a collapsed
-  ``<details>``), every chart listed in ``outputs`` embedded as a ``data:image/png;base64``
+  headline, specification (what was played, in words: :mod:`shedsim.output.spec`; every
+  ``run.json`` field as recorded in a collapsed ``<details>``), every chart listed in ``outputs`` embedded as a ``data:image/png;base64``
   URI (the PNG bytes as written, never re-encoded), every CSV as a table (cells kept as
   written; long tables cut to ``max_rows`` with a note naming the full file), the
   definitions as a glossary and the versions in a collapsed ``<details>``. No external
@@ -39,6 +39,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
+
+from shedsim.output import spec as SP
 
 __all__ = ["ReportError", "Table", "Chart", "Run", "load_run", "load_runs", "render_html",
            "render_markdown", "check_output", "write_report", "MAX_ROWS"]
@@ -322,134 +324,6 @@ def _flatten(d: dict[str, Any], prefix: str = "", depth: int = 0) -> list[tuple[
     return out
 
 
-def _rules_text(r: Any, house: Any = None) -> str:
-    if isinstance(r, dict):
-        name = str(r.get("name", "?"))
-        house = r.get("house", house)
-    else:
-        name = str(r)
-    if isinstance(house, list) and house:
-        return f"{name} + {', '.join(str(h) for h in house)}"
-    if isinstance(house, str) and house:
-        return f"{name} + {house}"
-    return name
-
-
-def _tournament_spec(info: dict[str, Any]) -> list[tuple[str, str]]:
-    s = info.get("spec") if isinstance(info.get("spec"), dict) else {}
-    items: list[tuple[str, str]] = []
-    if "rules" in s:
-        items.append(("rules", _rules_text(s["rules"])))
-    if "players" in s:
-        items.append(("players", _text(s["players"])))
-    labels, entries = s.get("labels"), s.get("entries")
-    if isinstance(labels, list):
-        if isinstance(entries, list) and len(entries) == len(labels):
-            items.append(("strategies", ", ".join(str(a) if a == b else f"{a}={b}" for a, b in zip(labels, entries))))
-        else:
-            items.append(("strategies", _text(labels)))
-    games = info.get("games_in_results", s.get("games"))
-    if games is not None:
-        g = _text(games)
-        req = info.get("games_requested", s.get("games_requested"))
-        if req is not None and req != games:
-            g += f" (requested {_text(req)})"
-        items.append(("games", g))
-    for key, label in (("seed", "seed"), ("rounds", "rounds"), ("seat_orders", "seat orders")):
-        if key in s:
-            items.append((label, _text(s[key])))
-    if "complete" in info:
-        items.append(("complete", _text(info["complete"]) + (
-            f" ({info.get('chunks_done')} of {info.get('n_chunks')} chunks)" if "n_chunks" in info else "")))
-    if isinstance(info.get("unfinished_share"), (int, float)):
-        items.append(("unfinished games", f"{100 * info['unfinished_share']:.2f}% ({_ends_text(info)})"))
-    for key, label in (("workers", "workers"), ("backend", "backend"), ("wall_s", "wall time (s)"),
-                       ("games_per_s", "games/s")):
-        if key in info:
-            items.append((label, _text(info[key])))
-    return items
-
-
-def _short(key: str, v: Any, src: dict[str, Any]) -> str | None:
-    """A field's value as one short line for the specification table, or None when it is
-    bulky (nested lists, large objects: those stay in the full field table)."""
-    scalar = (str, int, float, bool)
-    if key == "rules" and isinstance(v, dict):
-        return _rules_text(v, src.get("house"))
-    if v is None or isinstance(v, scalar):
-        return _text(v)
-    if isinstance(v, list) and all(isinstance(x, scalar) for x in v):
-        return _text(v)
-    if isinstance(v, dict) and 0 < len(v) <= 12 and all(x is None or isinstance(x, scalar) for x in v.values()):
-        return _flat_dict(v)
-    return None
-
-
-def _flat_dict(v: dict[str, Any]) -> str:
-    """A small flat object as one line: an estimate ``X`` (or ``X_share``, ``X_rate``,
-    ``mean_X``) with ``X_lo``/``X_hi`` as ``X value [lo, hi]``, shares and rates as
-    percentages, other floats in four significant digits, names with spaces."""
-    def num(y: Any) -> bool:
-        return isinstance(y, (int, float)) and not isinstance(y, bool)
-
-    groups: dict[str, tuple[str, str]] = {}
-    bound: set[str] = set()
-    for k in v:
-        for stem in (k, k.removesuffix("_share"), k.removesuffix("_rate"), k.removeprefix("mean_")):
-            lo, hi = f"{stem}_lo", f"{stem}_hi"
-            if lo != k and num(v[k]) and num(v.get(lo)) and num(v.get(hi)) and lo not in bound:
-                groups[k] = (lo, hi)
-                bound.update((lo, hi))
-                break
-    parts = []
-    for k, x in v.items():
-        if k in bound:
-            continue
-        pct = k.endswith(("_share", "_rate"))
-        name = k.replace("_", " ")
-        if not num(x) or (isinstance(x, int) and k not in groups):
-            parts.append(f"{name}: {_text(x)}")
-            continue
-
-        def fmt(y: float) -> str:
-            return f"{100 * y:.1f}" if pct else f"{y:.4g}"
-        text = f"{name} {fmt(x)}{'%' if pct else ''}"
-        if k in groups:
-            lo, hi = groups[k]
-            text += f" [{fmt(v[lo])}, {fmt(v[hi])}]"
-        parts.append(text)
-    return "; ".join(parts)
-
-
-def _key(k: str) -> str:
-    """A run.json key as a label: ``wall_s`` -> ``wall time (s)``, ``face_up_multisets`` ->
-    ``face up multisets``."""
-    names = {"wall_s": "wall time (s)", "play_s": "play time (s)", "games_per_s": "games/s",
-             "peak_rss_mb_main": "peak memory (MB)"}
-    if k in names:
-        return names[k]
-    return k.removesuffix("_s").replace("_", " ") + " (s)" if k.endswith("_s") else k.replace("_", " ")
-
-
-def _generic_spec(info: dict[str, Any]) -> list[tuple[str, str]]:
-    """The run's short fields: top-level scalars, lists of scalars and small flat objects,
-    then those of a nested ``spec`` object not already shown (``rules`` objects as their
-    name plus house toggles)."""
-    items: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    sources = [info] + ([info["spec"]] if isinstance(info.get("spec"), dict) else [])
-    for src in sources:
-        for k, v in src.items():
-            k = str(k)
-            if (src is info and k in RESERVED) or k in seen:
-                continue
-            text = _short(k, v, src)
-            if text is not None:
-                items.append((_key(k), text))
-                seen.add(k)
-    return items
-
-
 def _num(s: str) -> float | None:
     try:
         return float(s)
@@ -489,18 +363,8 @@ def _tournament_headline(summary: Table | None, info: dict[str, Any]) -> list[st
             out.append(f"{r[si]} is first by rating: " + "; ".join(parts) + " (95% intervals)")
     share = info.get("unfinished_share")
     if isinstance(share, (int, float)) and not isinstance(share, bool):
-        out.append(f"{100 * share:.2f}% of games unfinished ({_ends_text(info)})")
+        out.append(f"{100 * share:.2f}% of games unfinished ({SP.ends_text(info)})")
     return out
-
-
-def _ends_text(info: dict[str, Any]) -> str:
-    """How the unfinished games ended, from run.json's ``end_shares`` (a tournament's);
-    runs written before it was recorded had only the move cap."""
-    sh = info.get("end_shares")
-    if not isinstance(sh, dict) or not all(isinstance(sh.get(k), (int, float)) for k in ("stalled", "loop", "cap")):
-        return "reached the move cap"
-    return (f"stalled {100 * sh['stalled']:.2f}%, proven loops {100 * sh['loop']:.2f}%, "
-            f"at the move cap {100 * sh['cap']:.2f}%")
 
 
 def _title(kind: str, info: dict[str, Any], directory: Path) -> str:
@@ -510,7 +374,7 @@ def _title(kind: str, info: dict[str, Any], directory: Path) -> str:
     if kind == "tournament" and isinstance(info.get("spec"), dict):
         s = info["spec"]
         labels = s.get("labels") if isinstance(s.get("labels"), list) else []
-        bits = [_rules_text(s["rules"])] if "rules" in s else []
+        bits = [SP.rules_text(s["rules"])] if "rules" in s else []
         if "players" in s:
             bits.append(f"{s['players']} players")
         g = info.get("games_in_results", s.get("games"))
@@ -567,7 +431,7 @@ def load_run(directory: Path | str, max_rows: int = MAX_ROWS) -> Run:
         summary = next((t for t in items if isinstance(t, Table) and t.name == "summary.csv"), None)
         headline = _tournament_headline(summary, info)
         source = "summary.csv" if headline else None
-    spec = _tournament_spec(info) if kind == "tournament" else _generic_spec(info)
+    spec = SP.rows(kind, info)
     rest = {k: v for k, v in info.items() if k not in RESERVED}
     return Run(directory=directory, info=info, kind=kind,
                command=info.get("command") if isinstance(info.get("command"), str) else None,
@@ -737,7 +601,8 @@ def render_html(runs: list[Run], title: str | None = None, html_path: Path | str
         title = runs[0].title if len(runs) == 1 else "shedsim report"
     n_charts = sum(len(r.charts) for r in runs)
     n_tables = sum(len(r.tables) for r in runs)
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+    from shedsim.runs.atomic import MARK_HTML
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', MARK_HTML,
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>{_e(title)}</title><style>{CSS}</style></head><body><main>",
              f'<header id="top"><h1>{_e(title)}</h1><p class="sub">{len(runs)} run(s), {n_charts} chart(s), '
@@ -778,7 +643,8 @@ def _render_run(r: Run, k: int, base: Path | None = None) -> str:
     p.append(f'<h3 id="{a}-spec">Specification</h3>')
     p.append(_kv_table(r.spec) if r.spec else '<p class="note">run.json records no specification fields.</p>')
     if r.fields:
-        p.append(f"<details><summary>All run.json fields ({len(r.fields)})</summary>{_kv_table(r.fields)}</details>")
+        p.append(f"<details><summary>Every run.json field, as recorded ({len(r.fields)})</summary>"
+                 f"{_kv_table(r.fields)}</details>")
     used: set[str] = set()
     n_fig = 0
     for item in r.items:
@@ -837,8 +703,10 @@ def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | s
     from shedsim.output.tables import view
     if title is None:
         title = runs[0].title if len(runs) == 1 else "shedsim report"
+    from shedsim.runs.atomic import MARK_MD
     base = Path(md_path).parent if md_path is not None else None
-    out = [f"# {title}", "", f"{len(runs)} run(s); generated by `shedsim report` (shedsim {_shedsim_version()}).", ""]
+    out = [MARK_MD, f"# {title}", "", f"{len(runs)} run(s); generated by `shedsim report` (shedsim {_shedsim_version()}).",
+           ""]
     for k, r in enumerate(runs, 1):
         out.append(f"- [{k}. {_md_cell(r.title)}](#{_slug(f'{k}-{r.title}')})")
     out.append("")
@@ -881,15 +749,22 @@ def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | s
 
 
 # ------------------------------------------------------------------ writing
-def check_output(path: Path | str, option: str = "--out") -> Path:
-    """Refuse an output file that cannot be written, before any work: ``path`` is an
-    existing directory, its directory does not exist or is not a directory, or that
-    directory is not writable (:func:`os.access`). Raises :class:`ReportError` naming
-    ``option`` and the path; returns ``Path(path)``."""
+def check_output(path: Path | str, option: str = "--out", default_of: str | None = None,
+                 also: str | None = None) -> Path:
+    """Refuse an output file that cannot or must not be written, before any work: ``path``
+    is an existing directory, or a file shedsim did not write (the user's own: never
+    replaced, :func:`shedsim.runs.atomic.replace_problem`), its directory does not exist or
+    is not a directory, or that directory is not writable (:func:`os.access`). Raises
+    :class:`ReportError` naming ``option`` (and ``default_of``, the option the path was
+    derived from; ``also``, another way out) and the path; returns ``Path(path)``."""
+    from shedsim.runs.atomic import replace_problem
     path = Path(path)
     parent = path.parent
     if path.is_dir():
         raise ReportError(f"{option}: {_q(path)} is a directory; give a file name such as {_q(path / 'report.html')}")
+    problem = replace_problem(path, option, default_of, also)
+    if problem:
+        raise ReportError(problem)
     if not parent.exists():
         raise ReportError(f"{option}: the directory {_q(parent)} does not exist")
     if not parent.is_dir():

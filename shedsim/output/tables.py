@@ -8,10 +8,12 @@ page shows:
   ``X`` / ``X_lo`` / ``X_hi``, ``X_rate`` / ``X_lo`` / ``X_hi``, ``mean_X`` / ``X_lo`` /
   ``X_hi``, ``X[name]`` / ``X_lo[name]`` / ``X_hi[name]``, or a bare ``lo`` / ``hi`` after
   the estimate);
-* rates and shares (columns named ``*rate*``, ``*share*``, ``score``, skill gaps and
-  edges, and effects whose ``unit`` is ``share``) as percentages, or percentage points for
-  an effect; p-values in two significant digits (``< 1e-300`` for one that underflowed to
-  0); whole numbers with thousands separators; ``True``/``False`` as yes/no;
+* every cell in its column's declared kind (:data:`COLUMNS`, :mod:`shedsim.output.kinds`):
+  counts with thousands separators, rates as percentages, differences of rates in
+  percentage points, p-values in two significant digits (``< 1e-300`` for one that
+  underflowed to 0), Elo ratings signed, compare-rules' effects in their row's ``unit``,
+  ``True``/``False`` as yes/no; a column shedsim does not write is shown as text or a plain
+  number, never guessed to be a rate from its name;
 * columns a reader does not need on the page are left out (:data:`HIDDEN` for known tables,
   :data:`INTERNAL` everywhere: standard errors beside an interval, design effects, test
   statistics, packed keys), and the view names them so the page can link the full CSV.
@@ -23,7 +25,10 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["View", "view", "format_p", "HIDDEN", "INTERNAL"]
+from shedsim.output import kinds as K
+
+__all__ = ["View", "view", "kinds_of", "column_kind", "format_p", "COLUMNS", "TABLE_COLUMNS", "TABLE_REST",
+           "HIDDEN", "INTERNAL"]
 
 INTERNAL = re.compile(r"^(packed|se|.*_se|.*_deff|statistic|rank_statistic|rank_test|test|std_effect)$")
 """Columns never shown on the page (they stay in the CSV)."""
@@ -42,8 +47,84 @@ HIDDEN: dict[str, set[str]] = {
 }
 """Per known CSV name: estimates (by their value column) left off the page."""
 
-PCT_NAME = re.compile(r"(rate|share|^score$|skill_gap|skill_edge)")
-P_NAME = re.compile(r"^(p|p_value|p_holm|p_rank|p_median|p_.*_holm|.*_p_value|.*_p|.*_p_holm)$")
+COLUMNS: dict[str, K.Kind] = {
+    # names and labels
+    **dict.fromkeys(("strategy", "spec", "a", "b", "variant", "rules", "baseline", "toggles", "design", "state",
+                     "tip", "verdict", "advice", "param", "test", "rank_test", "unit"), K.TEXT),
+    **dict.fromkeys(("metric", "kind"), K.NAME),
+    **dict.fromkeys(("face_up", "policy_choice", "best_choice", "worst_choice"), K.CARDS),
+    **dict.fromkeys(("paired", "significant", "policy_is_best"), K.BOOL),
+    # counts, and numbers that name something
+    **dict.fromkeys(("games", "wins", "losses", "deals", "comparisons", "a_ahead", "b_ahead", "ties", "unfinished",
+                     "still_in_at_cap", "stalled", "loops", "capped", "matches", "rounds", "match_wins",
+                     "match_losses", "shared_first", "units", "unit_games", "visible", "dealt_up", "chosen_up",
+                     "seat_games", "choices", "players"), K.COUNT),
+    **dict.fromkeys(("rank", "seat", "deal", "trial", "packed", "low", "high"), K.INDEX),
+    # shares of games (or cards) and their differences
+    **dict.fromkeys(("win_rate", "loss_rate", "match_win_rate", "match_loss_rate", "share", "cumulative_share",
+                     "dealt_share", "chosen_share", "keep_up_rate", "unfinished_rate", "starter_loss_rate",
+                     "share_a_ahead", "loss_follow", "loss_ignore", "policy_loss", "best_loss"), K.RATE),
+    **dict.fromkeys(("skill_edge", "loss_effect"), K.PP),
+    **dict.fromkeys(("p_value", "p_holm", "p_rank", "loss_p", "loss_p_holm", "place_p", "place_p_holm",
+                     "starter_loss_p_value"), K.P),
+    **dict.fromkeys(("rating", "rating_se"), K.ELO),
+    # places, moves and other measured numbers
+    **dict.fromkeys(("mean_place", "mean_match_place", "mean_total_places", "place_follow", "place_ignore",
+                     "policy_place", "best_place", "worst_place", "regret", "regret_se"), K.PLACES),
+    "place_effect": K.PLACES_DIFF,
+    **dict.fromkeys(("moves_from", "moves_to", "mean_moves", "median_moves", "p95_moves", "mean_rounds",
+                     "median_rounds", "p95_rounds"), K.MOVES),
+    **dict.fromkeys(("pickups_per_game", "burns_per_game", "se", "median_deff", "p95_deff", "rank_statistic"),
+                    K.NUMBER),
+    **dict.fromkeys(("statistic", "std_effect"), K.NUMBER_DIFF),
+    **dict.fromkeys(("score", "width", "sd"), K.SCORE),
+    **dict.fromkeys(("llr", "lower", "upper"), K.LLR),
+    "seconds": K.SECONDS,
+    "relative": K.RELATIVE,
+    **dict.fromkeys(("follow", "ignore"), K.PARAMETER),
+    **dict.fromkeys(("baseline_value", "variant_value", "effect"), K.BY_UNIT),
+    # compare-rules' rank and median tests, the starter's fairness, swaps' best and worst sets, tips' objective
+    **dict.fromkeys(("p_rank_holm", "p_median", "p_median_holm", "starter_loss_p_holm"), K.P),
+    **dict.fromkeys(("significant_rank", "significant_median", "in_best_set", "in_worst_set"), K.BOOL),
+    **dict.fromkeys(("rank_direction", "median_shift"), K.NUMBER_DIFF),
+    **dict.fromkeys(("median_baseline", "median_variant"), K.MOVES),
+    "starter_fair_rate": K.RATE,
+    "loss_se": K.RATE,
+    "place_se": K.PLACES,
+    "starter_verdict": K.TEXT,
+    "objective": K.NAME,
+    "threshold": K.NUMBER,
+}
+"""The kind of every column of every CSV shedsim writes, declared once per column name (a
+column ``X[label]``, one per strategy, is declared as ``X``); the bounds of an interval
+(``X_lo``/``X_hi``, ``lo``/``hi``) take their estimate's kind. :data:`TABLE_COLUMNS` holds
+the few names that mean something else in one table."""
+
+TABLE_COLUMNS: dict[str, dict[str, K.Kind]] = {
+    "by_rank.csv": {"rank": K.CARDS},  # a card rank (2 .. A), not a place in a ranking
+    "regret.csv": {"visible": K.CARDS},  # the cards the seat saw, not their number
+}
+"""Per CSV file name: the columns whose kind differs there from :data:`COLUMNS`."""
+
+TABLE_REST: dict[str, K.Kind] = {"trials.csv": K.PARAMETER}
+"""Per CSV file name: the kind of every column not declared otherwise (tune's trials.csv has
+one column per tuned parameter of the strategy)."""
+
+NAMES = {"p_value": "p", "p_holm": "p (Holm)", "share_a_ahead": "a ahead of b", "mean_place": "mean place",
+         "keep_up_rate": "kept face up", "rating": "rating (Elo)", "still_in_at_cap": "still in when stopped",
+         "shared_first": "shared first place", "loss_p": "loss p", "loss_p_holm": "loss p (Holm)",
+         "place_p": "place p", "place_p_holm": "place p (Holm)", "starter_loss_p_value": "starter loss p"}
+"""Column headers on the page where the column's name does not read well with spaces."""
+
+
+def column_kind(table: str, column: str) -> K.Kind | None:
+    """The declared kind of ``column`` (``X[label]`` counts as ``X``) in the CSV named
+    ``table`` (its file name), or None for a column shedsim does not write."""
+    stem = _split(column)[0]
+    own = TABLE_COLUMNS.get(table, {})
+    if stem in own:
+        return own[stem]
+    return COLUMNS.get(stem, TABLE_REST.get(table))
 
 
 @dataclass(frozen=True)
@@ -58,12 +139,7 @@ class View:
     hidden: list[str]
 
 
-def format_p(p: float) -> str:
-    """A p-value in two significant digits (``0.067``, ``2.9e-20``), ``< 1e-300`` for one
-    that underflowed to 0, ``-`` for none (NaN)."""
-    if p != p:
-        return "-"
-    return "< 1e-300" if p == 0 else f"{p:.2g}"
+format_p = K.format_p
 
 
 def _float(s: str) -> float | None:
@@ -74,23 +150,6 @@ def _float(s: str) -> float | None:
         return float(s)
     except ValueError:
         return None
-
-
-def _is_int(s: str) -> bool:
-    return bool(re.fullmatch(r"[+-]?\d+", s.strip()))
-
-
-def _plain(x: float, decimals: int | None = None) -> str:
-    """A number as the console prints it: whole numbers with separators, otherwise about
-    four significant digits (three decimals below 10, one from 100)."""
-    if not math.isfinite(x):
-        return "-" if x != x else ("inf" if x > 0 else "-inf")
-    if decimals is None:
-        a = abs(x)
-        decimals = 3 if a < 10 else 2 if a < 100 else 1 if a < 10000 else 0
-        if 0 < a < 0.001:
-            return f"{x:.2g}"
-    return f"{x:,.{decimals}f}"
 
 
 def _split(name: str) -> tuple[str, str]:
@@ -130,20 +189,43 @@ def _groups(header: list[str]) -> dict[int, tuple[int, int]]:
 
 def _display_name(c: str) -> str:
     stem, tail = _split(c)
-    names = {"p_value": "p", "p_holm": "p (Holm)", "share_a_ahead": "a ahead of b", "mean_place": "mean place",
-             "keep_up_rate": "kept face up"}
-    text = names.get(stem, stem.replace("_", " "))
+    text = NAMES.get(stem, stem.replace("_", " "))
     return text + (" " + tail if tail else "")
+
+
+def _guess(cells: list[str]) -> K.Kind:
+    """The kind of a column shedsim does not declare (a CSV of another program): yes/no,
+    text, whole numbers (with separators) or a plain number; never a rate or a p-value from
+    its name."""
+    vals = [c.strip() for c in cells if c.strip()]
+    if vals and all(v in ("True", "False") for v in vals):
+        return K.BOOL
+    if not vals or not all(_float(v) is not None for v in vals):
+        return K.TEXT
+    if all(re.fullmatch(r"[+-]?\d+", v) for v in vals):
+        return K.COUNT
+    return K.NUMBER
+
+
+def kinds_of(name: str, header: list[str], rows: list[list[str]]) -> list[K.Kind]:
+    """Per column of the CSV ``name`` with ``header``: its declared kind
+    (:func:`column_kind`), a bound's estimate's kind for the bounds of an interval, else a
+    guess from the cells (:func:`_guess`)."""
+    out: list[K.Kind | None] = [column_kind(name, c) for c in header]
+    for value, (lo, hi) in _groups(header).items():
+        out[lo] = out[hi] = out[value]
+    return [k if k is not None else _guess([r[i] for r in rows]) for i, k in enumerate(out)]
 
 
 def view(name: str, header: list[str], rows: list[list[str]]) -> View:
     """The page's view of the CSV ``name`` (its file name) with ``header`` and ``rows`` (cell
-    text as written): see the module docstring. Never raises on odd cells: a cell that is not
-    a number is shown as written."""
+    text as written): see the module docstring. Every cell is formatted from its column's
+    kind (:func:`kinds_of`). Never raises on odd cells: a cell that does not read as its
+    kind is shown as written."""
     groups = _groups(header)
     bound = {j for lo_hi in groups.values() for j in lo_hi}
     hide_names = HIDDEN.get(name, set())
-    unit_col = header.index("unit") if "unit" in header and "effect" in header else None
+    unit_col = header.index("unit") if "unit" in header else None
     n = len(header)
     cols = [i for i in range(n) if i not in bound]
     shown, hidden = [], []
@@ -162,103 +244,47 @@ def view(name: str, header: list[str], rows: list[list[str]]) -> View:
             hidden.append(si)
     hidden_names = [header[i] for i in sorted(hidden)] + [
         header[j] for i in sorted(hidden) if i in groups for j in groups[i]]
-    kinds = {i: _kind(header[i], [r[i] for r in rows]) for i in shown}
-    effect_cols = {header.index(c) for c in ("effect", "baseline_value", "variant_value") if c in header}
+    kinds = kinds_of(name, header, rows)
     # one number of decimals per column (from its largest value), so that a column reads evenly
     col_dec: dict[int, int] = {}
     for i in shown:
         vals = [abs(v) for v in (_float(r[i]) for r in rows) if v is not None and math.isfinite(v)]
-        if vals and unit_col is None:
-            col_dec[i] = _decimals(max(vals))
+        if vals and kinds[i].column_decimals:
+            col_dec[i] = K.decimals_for(max(vals))
     out_rows = []
     for r in rows:
-        unit = r[unit_col].strip() if unit_col is not None else None
         cells = []
         for i in shown:
             kind = kinds[i]
-            if unit is not None and i in effect_cols:
-                kind = ("pp" if header[i] == "effect" else "pct") if unit == "share" else (
-                    "signed" if header[i] == "effect" else "num")
-            cells.append(_cell(r, i, kind, groups.get(i), unit, metric=header[i] == "metric",
-                               rating=header[i] == "rating", decimals=col_dec.get(i)))
+            if kind is K.BY_UNIT:
+                unit = r[unit_col].strip() if unit_col is not None else ""
+                kind = K.for_unit(unit, header[i] == "effect")
+            cells.append(_cell(r, i, kind, groups.get(i), col_dec.get(i)))
         out_rows.append(cells)
-    numeric = [kinds[i] != "text" for i in shown]
+    numeric = [kinds[i].numeric for i in shown]
     return View([_display_name(header[i]) for i in shown], out_rows, numeric, hidden_names)
 
 
-def _kind(col: str, cells: list[str]) -> str:
-    vals = [c.strip() for c in cells if c.strip()]
-    if vals and all(v in ("True", "False") for v in vals):
-        return "bool"
-    if not vals or not all(_float(v) is not None for v in vals):
-        return "text"
-    stem = _split(col)[0]
-    if P_NAME.match(stem):
-        return "p"
-    if PCT_NAME.search(stem) and not stem.startswith("rating"):
-        return "pp" if stem.startswith(("skill_gap", "skill_edge")) else "pct"
-    if all(_is_int(v) for v in vals):
-        return "int"
-    if stem == "rating":
-        return "signed"
-    return "num"
-
-
-def _fmt(x: float, kind: str, decimals: int | None) -> str:
-    if x != x:
-        return "-"
-    if kind == "pct":
-        return f"{100 * x:.2f}%"
-    if kind == "pp":
-        return f"{100 * x:+.2f} pp"
-    if kind == "signed":
-        return ("+" if x >= 0 else "") + _plain(x, 1 if decimals is None else decimals)
-    return _plain(x, decimals)
-
-
-def _bound(x: float, kind: str, decimals: int | None) -> str:
-    if x != x:
-        return "-"
-    if kind == "pct":
-        return f"{100 * x:.2f}"
-    if kind == "pp":
-        return f"{100 * x:+.2f}"
-    if kind == "signed":
-        return ("+" if x >= 0 else "") + _plain(x, 1 if decimals is None else decimals)
-    return _plain(x, decimals)
-
-
-def _decimals(a: float) -> int:
-    """Decimals for a number of magnitude ``a``: about four significant digits."""
-    return 3 if a < 10 else 2 if a < 100 else 1 if a < 10000 else 0
-
-
-def _cell(r: list[str], i: int, kind: str, group: tuple[int, int] | None, unit: str | None,
-          metric: bool = False, rating: bool = False, decimals: int | None = None) -> str:
+def _cell(r: list[str], i: int, kind: K.Kind, group: tuple[int, int] | None, decimals: int | None) -> str:
+    """Cell ``i`` of row ``r`` as the page shows it: text kinds as written (a name with
+    spaces for underscores, yes/no for a boolean), a number in its kind's format with its
+    interval bounds (columns ``group``) in brackets."""
     text = r[i].strip()
-    if kind == "text":
-        return r[i].replace("_", " ") if metric else r[i]
-    if kind == "bool":
-        return {"True": "yes", "False": "no"}.get(text, text)
+    if not kind.numeric:
+        if kind is K.NAME:
+            return r[i].replace("_", " ")
+        if kind is K.BOOL:
+            return {"True": "yes", "False": "no"}.get(text, text)
+        return r[i]
     x = _float(text)
     if x is None:
         return r[i]
-    if kind == "p":
-        return format_p(x)
-    if kind == "int" and group is None:
-        return f"{int(text):,}"
-    if kind in ("num", "signed", "int"):
-        if decimals is None:
-            decimals = _decimals(abs(x))
-        if unit == "moves" or rating:
-            decimals = 1
-        if kind == "int":
-            kind = "num"
-            decimals = 0
     lo, hi = (_float(r[j]) for j in group) if group is not None else (None, None)
-    if kind == "num" and all(v is None or (math.isfinite(v) and v == int(v)) for v in (x, lo, hi)):
-        decimals = 0  # medians and quantiles of whole moves
-    value = _fmt(x, kind, decimals)
+    if kind is K.MOVES:  # whole moves (medians, quantiles, bins) without decimals
+        decimals = 0 if all(v is None or (math.isfinite(v) and v == int(v)) for v in (x, lo, hi)) else 1
+    elif kind.column_decimals and decimals is None:
+        decimals = K.decimals_for(abs(x))
+    value = kind.fmt(x, decimals)
     if lo is None or hi is None:
         return value
-    return f"{value} [{_bound(lo, kind, decimals)}, {_bound(hi, kind, decimals)}]"
+    return f"{value} [{kind.fmt_bound(lo, decimals)}, {kind.fmt_bound(hi, decimals)}]"

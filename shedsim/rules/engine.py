@@ -47,7 +47,7 @@ import numpy as np
 from shedsim import layout as L
 from shedsim.rules.cards import RANKS, format_cards, pack, pack_counts, parse_rank, rank_name, unpack, CardError
 from shedsim.rules.ruleset import RuleSet
-from shedsim.seeding import SplitMix64, shuffle
+from shedsim.seeding import SplitMix64, seat_key, shuffle
 
 
 class IllegalMoveError(ValueError):
@@ -622,17 +622,70 @@ def _is_crash(e: BaseException) -> bool:
     return isinstance(e, (ProcessCrash, ChildTimeout))
 
 
+class GameStreams:
+    """A game's random streams as its strategies get them, laid out as the kernel's
+    (``layout.S_*``: one ``uint64[S_SIZE]`` array, :attr:`array`). The seats of shedsim's own
+    strategies share the game's strategy stream (:attr:`shared`, ``uint64[1]``). A plugin from
+    outside ``strategies/`` (``player.outside``) draws from its seat's own stream
+    (:func:`shedsim.seeding.seat_key`): :meth:`lend` gives it as ``array[S_LENT:S_LENT + 1]``,
+    and :meth:`give_back` raises :class:`StrategyError` when the decision wrote into a stream
+    after it, which the plugin does not own (the strategy stream, or the deal stream, which
+    ``deal_rng`` holds). A ``DETERMINISTIC`` plugin's stream is lent afresh, from the seat's
+    key, for every decision; another plugin's draws carry on from one decision to the next.
+    The same as the kernel's :func:`shedsim.kernel.core.lend_stream` and its neighbours, so a
+    game replays here as it played there."""
+
+    def __init__(self, players: Sequence, strategy_key: int, deal_rng: SplitMix64 | None) -> None:
+        self.array = np.zeros(L.S_SIZE, np.uint64)
+        self.array[L.S_STRATEGY] = np.uint64(strategy_key)
+        self.shared = self.array[L.S_STRATEGY:L.S_STRATEGY + 1]
+        self.deal_rng = deal_rng
+        self.outside = [bool(getattr(p, "outside", False)) for p in players]
+        self.keep = [not bool(getattr(p, "deterministic", False)) for p in players]
+        self.own = [seat_key(strategy_key, s) for s in range(len(players))]
+        self._before = self.array.copy()
+
+    def lend(self, seat: int) -> np.ndarray:
+        """The ``rng`` (``uint64[1]``) for a decision of ``seat``'s strategy."""
+        if not self.outside[seat]:
+            return self.shared
+        if self.deal_rng is not None:
+            self.array[L.S_DEAL] = np.uint64(self.deal_rng.state)
+        self.array[L.S_LENT] = np.uint64(self.own[seat])
+        self._before = self.array.copy()
+        return self.array[L.S_LENT:L.S_LENT + 1]
+
+    def give_back(self, seat: int, player, when: str, deal_key: int) -> None:
+        """After the decision :meth:`lend` lent for: raise :class:`StrategyError` naming
+        ``player`` when it wrote into a stream it does not own; else keep its draws (not for
+        a ``DETERMINISTIC`` plugin)."""
+        if not self.outside[seat]:
+            return
+        for k in (L.S_STRATEGY, L.S_DEAL):
+            if self.array[k] != self._before[k]:
+                raise StrategyError(
+                    f"strategy {player.name!r} wrote into {L.STREAM_NAMES[k]} {when} (deal key {deal_key}): "
+                    f"rng[{k - L.S_LENT}], past its own stream rng[0], changed from {int(self._before[k])} to "
+                    f"{int(self.array[k])}. A strategy owns only rng[0] (draw with rng_below(rng, n)); the "
+                    f"streams after it are the game's")
+        if self.keep[seat]:
+            self.own[seat] = int(self.array[L.S_LENT])
+
+
 def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
              dealer: int = 0, rules_array: np.ndarray | None = None) -> tuple[GameState, np.ndarray]:
     """Deal, let each player swap, choose the starting seat. Returns (state, strategy rng).
 
-    The strategy stream is a ``uint64[1]`` array shared by the players of the game.
-    Raises :class:`StrategyError` for an invalid swap.
+    The strategy stream is a ``uint64[1]`` array shared by the players of the game that
+    come with shedsim; a plugin from outside ``strategies/`` draws from its seat's own
+    (``state.streams``, a :class:`GameStreams`). Raises :class:`StrategyError` for an
+    invalid swap or a write into a stream the swap does not own.
     """
     n = len(players)
     state, rng = deal(rules, n, deal_key, dealer)
     ra = rules.compile(n) if rules_array is None else rules_array
-    srng = np.array([strategy_key], dtype=np.uint64)
+    streams = GameStreams(players, strategy_key, rng)
+    srng = streams.shared
     kept_rules = ra.copy()
     kept_params = [_params_of(p) for p in players]
     for i in range(n):
@@ -640,7 +693,7 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
         visible = s.hand + s.face_up
         packed = pack(visible)
         try:
-            up = int(players[i].swap(packed, i, n, ra, srng))
+            up = int(players[i].swap(packed, i, n, ra, streams.lend(i)))
         except PluginReturnError as e:
             raise StrategyError(f"strategy {players[i].name!r} at seat {i} (deal key {deal_key}): {e}") from e
         except Exception as e:  # noqa: BLE001 - a plugin may raise anything
@@ -651,6 +704,7 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
             raise StrategyError(f"strategy {players[i].name!r} raised in the swap phase at seat {i} "
                                 f"(deal key {deal_key}): {_exception_text(e)}") from e
         check_untouched(players[i], ra, kept_rules, kept_params[i], f"in the swap phase at seat {i}", deal_key)
+        streams.give_back(i, players[i], f"in the swap phase at seat {i}", deal_key)
         chosen = unpack(up) if 0 <= up < (1 << 52) else None
         if chosen is None or len(chosen) != rules.table_size or (Counter(chosen) - Counter(visible)):
             raise StrategyError(
@@ -663,6 +717,7 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
     state.start_seat = state.to_move = start_seat(state, rng)
     state.deterministic = [bool(getattr(p, "deterministic", False)) for p in players]
     state.stream = srng
+    state.streams = streams
     state.kept_rules, state.kept_params = kept_rules, kept_params
     return state, srng
 
@@ -751,7 +806,7 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
     ra = rules.compile(n)
     dealt_state, _ = deal(rules, n, deal_key, dealer)
     dealt = visible_dealt(dealt_state)
-    state, srng = new_game(rules, players, deal_key, strategy_key, dealer, ra)
+    state, _ = new_game(rules, players, deal_key, strategy_key, dealer, ra)
     chosen = [pack(s.face_up) for s in state.seats]
     lines: list[str] = []
     codes: list[int] = []
@@ -768,7 +823,7 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
         when = f"at move {state.moves + 1}, seat {seat}"
         obs_kept = obs.copy()
         try:
-            move = player.move(state, obs, ra, srng, legal)
+            move = player.move(state, obs, ra, state.streams.lend(seat), legal)
         except StrategyError:
             raise
         except PluginReturnError as e:
@@ -786,6 +841,7 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
                                 f"{state.describe()}") from e
         check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
         check_observation(player, obs, obs_kept, when, deal_key, state)
+        state.streams.give_back(seat, player, when, deal_key)
         if move.kind == "invalid":
             raise StrategyError(f"strategy {player.name!r} returned {move.rank}, which is not a move, at move "
                                 f"{state.moves + 1} (deal key {deal_key}); legal: "

@@ -144,6 +144,8 @@ class RuleSet:
                 v = S.names(r for r in RANKS if self.goes_on_anything(r))
             elif s.key == "stall":
                 v = self.describe_stall()
+            elif s.key == "start":
+                v = S.start_text(self.start)
             elif s.kind == "players":
                 v = S.show_value((self.min_players, self.max_players))
             else:

@@ -469,6 +469,20 @@ def file_value_text(value: Any) -> str:
     return str(value)
 
 
+START_WORDS: dict[str, str] = {
+    "dealer_left": "the seat after the dealer",
+    "lowest_hand": "the lowest ordinary hand card, ties to the first after the dealer",
+    "lowest_faceup": "the lowest ordinary face-up card, ties at random",
+    "random": "a random seat"}
+"""Who starts under each ``start`` rule, in words (the engine's :func:`shedsim.rules.engine.start_seat`)."""
+
+
+def start_text(rule: str) -> str:
+    """A ``start`` rule in words, with the name a rules file gives it: ``the seat after the
+    dealer (dealer_left)``."""
+    return f"{START_WORDS.get(rule, rule)} ({rule})"
+
+
 def show_value(value: Any) -> str:
     """A setting's value as ``rules list`` and ``show`` print it: yes/no, rank names, a
     range as ``2-5``; ``None`` (``stall``'s default) as set by player count."""

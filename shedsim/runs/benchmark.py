@@ -68,6 +68,11 @@ def load_calibration(directory: Path):
     return mod
 
 
+CALIB_GAME_BYTES = 32
+"""Bytes per game the calibration kernel's results take (its six per-game arrays, and the
+moves as int64 here), rounded up: it returns every game's figures at once."""
+
+
 @dataclass
 class Timing:
     """One timed run: ``games`` played in ``wall_s`` seconds, ``moves`` in all."""
@@ -89,12 +94,19 @@ class Timing:
 def time_kernel(spec, workers: int = 1) -> Timing:
     """Play the run ``spec`` (a :class:`shedsim.runs.simulate.RunSpec`) on ``workers`` loky
     processes, timing play alone (the kernel is loaded in every worker first)."""
-    from shedsim.runs.simulate import run_chunks, warm_workers
+    from shedsim.runs.simulate import run_tasks, warm_workers
     warm_workers(spec, workers)
+    moves = 0
+
+    def tally(_k: int, r) -> None:  # a chunk's moves are summed and its records dropped as it arrives
+        nonlocal moves
+        moves += int(r.records["moves"].sum())
+        r.records.clear()
+
     t = time.perf_counter()
-    results = run_chunks(spec, list(range(spec.n_chunks())), workers=workers, keep=("moves",))
+    run_tasks([(spec, c) for c in range(spec.n_chunks())], workers=workers, on_result=tally, keep=("moves",))
     wall = time.perf_counter() - t
-    return Timing(spec.games, int(sum(int(r.records["moves"].sum()) for r in results)), wall)
+    return Timing(spec.games, moves, wall)
 
 
 def time_calibration(mod, players: int, games: int, workers: int = 1, seed: int = 2) -> Timing:
@@ -111,7 +123,7 @@ def time_calibration(mod, players: int, games: int, workers: int = 1, seed: int 
     return Timing(games, int(np.asarray(res[1], dtype=np.int64).sum()), wall)
 
 
-def bench_table(rules, strategy: str = "greedy", games: int = 1_000_000, players=(2, 4), workers=(1, 2),
+def bench_table(rules, strategy: str | None = None, games: int = 1_000_000, players=(2, 4), workers=(1, 2),
                 repeats: int = 3, calib: Path | None = None, seed: int = 0, strategy_paths=(),
                 chunk_size: int = 50_000, progress=None) -> list[dict]:
     """Rows ``{players, workers, games_per_s, ns_per_move, moves_per_game}`` (medians of
@@ -119,10 +131,22 @@ def bench_table(rules, strategy: str = "greedy", games: int = 1_000_000, players
     / calibration games per second, the median of the run-for-run ratios) when ``calib``
     (a directory, :func:`find_calibration`) is given. The calibration kernel plays
     shithead with greedy play only: the ratio compares like with like only for those.
-    ``progress(text)`` is called before each cell."""
+    ``strategy`` defaults to the reference opponent (:func:`shedsim.plugins.select`).
+    ``progress(text)`` is called before each cell. Worker counts above the CPUs this
+    process may use are played with that many (:func:`shedsim.runs.limits.usable_cpus`)
+    and shown so. Raises :class:`shedsim.runs.limits.LimitError` naming ``--games``
+    when the calibration kernel's per-game results of ``games`` games do not fit in memory."""
+    from shedsim.runs.limits import LimitError, memory_problem, usable_cpus
     from shedsim.runs.simulate import RunSpec
+    if strategy is None:
+        from shedsim.plugins import choice
+        strategy = choice("reference")[0]
+    if calib is not None and (problem := memory_problem("--games", games, "games", CALIB_GAME_BYTES,
+                                                         "at once in the calibration kernel")):
+        raise LimitError(problem)
     mod = load_calibration(calib) if calib is not None else None
     rows = []
+    workers = sorted({min(int(w), usable_cpus()) for w in workers})
     for p in players:
         for w in workers:
             if progress:
@@ -200,31 +224,38 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
     # figures: [positions, wall s, search moves, rollouts, playout loop moves/s]; where: [function, position]
     figures = isolate.shared_like(np.full(5, np.nan)) if forked else np.full(5, np.nan)
     where = isolate.shared_like(np.zeros(2, np.int64)) if forked else np.zeros(2, np.int64)
+    beat = isolate.beat_word() if forked else None  # odd while a decision runs: timed by the parent
 
     def measure() -> None:
         rng = np.array([seed], np.uint64)
         stats = np.zeros(2, np.int64)
         where[0] = 1
-        search(obs[0], rules_copy, params_copy, rng, stats)
+        isolate.timed(beat, lambda: search(obs[0], rules_copy, params_copy, rng, stats))
         stats[:] = 0
         t = time.perf_counter()
         for i in range(1, len(obs)):
             where[1] = i
-            search(obs[i], rules_copy, params_copy, rng, stats)
+            isolate.timed(beat, lambda: search(obs[i], rules_copy, params_copy, rng, stats))
         figures[:4] = (len(obs) - 1, time.perf_counter() - t, stats[0], stats[1])
         if loop is not None:
             where[0] = 2
-            figures[4] = playout_loop_rate(loop, obs, rules_copy, params_copy, seed, at=where[1:])
+            figures[4] = playout_loop_rate(loop, obs, rules_copy, params_copy, seed, at=where[1:], beat=beat)
 
     if forked:
         for fn in (search,) + ((loop,) if loop is not None else ()):
             isolate.load_in_parent(fn, (obs[0], rules_copy, params_copy, np.zeros(1, np.uint64))
                                    + ((np.zeros(2, np.int64),) if fn is search else
                                       (np.int64(1), True, np.zeros(2, np.int64))))
-        _, error, code = isolate.run_forked(measure)
-        if code != 0 or error is not None:
+        from shedsim.kernel.isolate import decision_timeout
+        try:
+            _, error, code = isolate.run_forked(measure, beat=(beat, 0), beat_s=decision_timeout())
+        except isolate.ChildTimeout as e:
+            error, code, stuck = None, 0, str(e)
+        else:
+            stuck = None
+        if code != 0 or error is not None or stuck is not None:
             what = (f"crashed the process timing its search ({isolate.crash_words(code)})" if code
-                    else f"raised {error}")
+                    else f"raised {error}" if error is not None else f"timing its search: {stuck}")
             fn = "move_stats" if where[0] == 1 else "playout_stats"
             raise SearchCrash(f"strategy {strategy.name!r} {what} in {fn}, on position {int(where[1])} of "
                               f"{len(obs) - 1} (positions from greedy self-play, --seed {seed}; position 0 "
@@ -241,7 +272,8 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
 
 
 def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np.ndarray, seed: int = 0,
-                      reps: int = 50, repeats: int = 3, at: np.ndarray | None = None) -> float:
+                      reps: int = 50, repeats: int = 3, at: np.ndarray | None = None,
+                      beat: np.ndarray | None = None) -> float:
     """Moves per second of a search strategy's playout loop alone, without its search:
     ``loop`` is the module's ``playout_stats(obs, rules, params, rng, reps, play, stats)``
     (``reps`` determinisations of one observation, each played out when ``play``), run
@@ -249,7 +281,11 @@ def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np
     without and once with the playouts, from the same strategy stream; the playouts'
     time is the difference (the best of ``repeats`` of each, seconds by
     ``time.perf_counter``). Returns playout moves per second. ``at`` (int64[1]), when
-    given, holds the index of the observation in play (a crash report names it)."""
+    given, holds the index of the observation in play (a crash report names it); ``beat``
+    (:func:`shedsim.kernel.isolate.beat_word`) is odd while a call of ``loop`` runs (the
+    parent of a forked child times it, :func:`shedsim.kernel.isolate.watch`)."""
+    from shedsim.kernel import isolate
+
     def timed(play: bool) -> tuple[float, int]:
         best = float("inf")
         for _ in range(repeats):
@@ -259,12 +295,13 @@ def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np
             for i in range(1, len(obs)):
                 if at is not None:
                     at[0] = i
-                loop(obs[i], rules_array, params, rng, reps, play, stats)
+                isolate.timed(beat, lambda: loop(obs[i], rules_array, params, rng, reps, play, stats))
             best = min(best, time.perf_counter() - t)
         return best, int(stats[0])
     if at is not None:
         at[0] = 0
-    loop(obs[0], rules_array, params, np.array([seed], np.uint64), 1, True, np.zeros(2, np.int64))
+    isolate.timed(beat, lambda: loop(obs[0], rules_array, params, np.array([seed], np.uint64), 1, True,
+                                     np.zeros(2, np.int64)))
     alone, _ = timed(False)
     both, moves = timed(True)
     return moves / max(both - alone, 1e-9)

@@ -44,7 +44,7 @@ import numpy as np
 
 from shedsim.runs import atomic
 from shedsim.runs.simulate import BackendError, ChunkResult, RunSpec, SimulationError
-from shedsim.runs.store import RunStore, StoreError
+from shedsim.runs.store import RunStore, StoreError, array_problem
 
 EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (SIGINT) or ``--stop-after``: 128 + SIGINT."""
@@ -64,6 +64,12 @@ class RunError(RuntimeError):
         super().__init__(message)
         self.message = message
         self.code = code
+
+
+class ChunkShapeError(RuntimeError):
+    """A chunk's arrays (:meth:`Job.reduce`) differ from the command's :meth:`Job.template`
+    and ``ragged`` names: a defect in the command, found before the chunk is stored, so
+    no run store holds a chunk its own ``--resume`` would call damaged."""
 
 
 class Job:
@@ -118,6 +124,12 @@ class Job:
         that has decided. Checked after every stored chunk (chunks are stored in plan
         order); True ends the run as complete. Default: never (every chunk is played)."""
         return False
+
+    def expected_games(self) -> int | None:
+        """A sequential test's expected games in all at its decision, from what it has seen
+        so far (:meth:`games` is then only its bound); None when that is not known yet.
+        Default (every chunk is played): :meth:`games`."""
+        return self.games
 
     def template(self, k: int) -> dict[str, np.ndarray]:
         """Zeroed arrays with the dtype and shape chunk ``k``'s stored arrays must have."""
@@ -187,7 +199,9 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     finished chunk is kept and the outcome says ``interrupted``; ``stopped()`` names the
     signal. Raises :class:`shedsim.runs.simulate.SimulationError` (a strategy failed),
     :class:`shedsim.runs.atomic.WriteError` (a chunk could not be stored: the earlier ones
-    are kept) and, with ``resume``, ``store.Error`` for a damaged or foreign chunk file.
+    are kept), :class:`ChunkShapeError` (a chunk's arrays are not what the command's
+    ``--resume`` check expects: it is not stored) and, with ``resume``, ``store.Error`` for a
+    damaged or foreign chunk file.
     """
     from shedsim.runs.simulate import run_calls
     if resume:
@@ -210,6 +224,10 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
         nonlocal played
         k = todo[j]
         arrays = job.reduce(k, r, store)
+        wrong = array_problem(arrays, job.template(k), job.ragged)
+        if wrong:  # a chunk --resume would refuse is never stored
+            raise ChunkShapeError(f"chunk {k} of this {job.command} run does not have the arrays its --resume "
+                                  f"check expects ({wrong}); the run stops before storing it")
         store.save_chunk(job.key, k, arrays)
         if isinstance(r, ChunkResult):
             r.records.clear()
@@ -217,11 +235,12 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
         done.add(k)
         n = job.chunk_games(k)
         played += n
+        decided = job.enough(sorted(done))  # before the progress, which shows a test's expected length
         if on_progress:
             on_progress(n)
         if pause > 0:
             time.sleep(pause)
-        if job.enough(sorted(done)):
+        if decided:
             raise _Enough
 
     t0 = time.perf_counter()
@@ -361,6 +380,43 @@ def finish_info(info: dict[str, Any], wall_s: float) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ progress
+class PlayRate:
+    """Games per second of play only, for ``workers`` chunks played at a time.
+
+    The clock starts when the first round of chunks is stored (the ``workers``-th chunk of
+    the session), and those chunks' games are not counted: until then the time also went
+    to starting the workers and loading (or compiling) the kernel, which a rate over the
+    whole session would count as play. The rate is known once a further round is stored
+    (``workers`` more chunks): the workers start together, so their chunks come in rounds,
+    and a rate over part of a round (the chunk that was played beside the first, stored a
+    moment after it) would count a chunk's games in a moment. ``clock``: seconds
+    (``time.perf_counter``)."""
+
+    def __init__(self, clock: Callable[[], float] | None = None, workers: int = 1) -> None:
+        self.clock = clock or (lambda: time.perf_counter())
+        self.workers = max(1, int(workers))
+        self.t_first: float | None = None
+        self.stored = 0
+        self.games = 0
+
+    def add(self, n: int) -> None:
+        """A chunk of ``n`` games was stored now."""
+        self.stored += 1
+        if self.stored == self.workers:
+            self.t_first = self.clock()
+        elif self.stored > self.workers:
+            self.games += n
+
+    def seconds(self) -> float:
+        """Seconds since the first round of chunks was stored (0 before)."""
+        return 0.0 if self.t_first is None else self.clock() - self.t_first
+
+    def rate(self) -> float | None:
+        """Games per second since the first round, or None before a second round is stored."""
+        t = self.seconds()
+        return self.games / t if self.stored >= 2 * self.workers and t > 0 else None
+
+
 STALL_NOTICE_S = 90.0
 """Seconds without a finished chunk after which the progress bar says the run may be stuck
 (``SHEDSIM_STALL_NOTICE_S`` overrides it)."""
@@ -410,19 +466,33 @@ def stall_message(seconds: float, strategies: list[str] | None, stop_hint: str =
 
 def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None,
                  stop_hint: str = KEEPS_CHUNKS):
-    """A rich progress bar: games done, games/s and ETA from the mean rate of this session
-    (chunks arrive in bursts, so rich's windowed speed estimate would jump about).
+    """A rich progress bar: games done (of a sequential test: of its expected length, with
+    its plan as the bound, task fields ``most``), games/s and ETA from the task's
+    :class:`PlayRate` (field ``rate``: play only, from the first round of chunks on;
+    chunks arrive in bursts, so rich's windowed speed estimate would jump about).
 
     While it is shown, a watcher thread prints :func:`stall_message` (naming ``strategies``)
     and ``stop_hint`` (how to stop) once whenever no task has advanced for ``stall_after``
     seconds (default :func:`stall_notice_s`), and again after each further stall once
     progress resumed."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
     def rate(task) -> float | None:
-        played = task.completed - task.fields.get("initial", 0)
-        return played / task.elapsed if task.elapsed and played > 0 else None
+        r = task.fields.get("rate")
+        return r.rate() if isinstance(r, PlayRate) else None
+
+    class Games(ProgressColumn):
+        """``done/total``; a sequential test's: ``done/~expected (max PLAN)``."""
+
+        def render(self, task) -> Text:
+            most = task.fields.get("most")
+            if task.total is None:
+                return Text(f"{int(task.completed):,}/?" + (f" (max {most:,})" if most else ""),
+                            style="progress.download")
+            if most and most != task.total:
+                return Text(f"{int(task.completed):,}/~{int(task.total):,} (max {most:,})", style="progress.download")
+            return Text(f"{int(task.completed):,}/{int(task.total):,}", style="progress.download")
 
     class GamesPerSecond(ProgressColumn):
         def render(self, task) -> Text:
@@ -434,7 +504,7 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
             r = rate(task)
             if task.finished:
                 return Text("ETA 0:00:00", style="green")
-            if r is None:
+            if r is None or task.total is None:
                 return Text("ETA -:--:--", style="green")
             left = int((task.total - task.completed) / r)
             return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="green")
@@ -469,7 +539,7 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
                                        highlight=False)
                     told = True
 
-    return Watched(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+    return Watched(TextColumn("[bold]{task.description}"), BarColumn(), Games(),
                    GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
 
 
@@ -488,9 +558,9 @@ class Session:
         sys.exit(s.exit_code(outcome))
 
     Entering installs handlers for SIGINT and SIGTERM: while games are played either
-    raises ``KeyboardInterrupt`` (play stops, finished chunks are kept); while reports are
-    written it is only noted (the reports are finished first). Leaving restores the
-    handlers and releases the lock. Every failure is raised as :class:`RunError` with its
+    raises ``KeyboardInterrupt`` (play stops, finished chunks are kept); once play is over
+    (:meth:`finishing`) it is only noted (the results and reports are finished first).
+    Leaving restores the handlers and releases the lock. Every failure is raised as :class:`RunError` with its
     exit code and a message that says what was kept and how to continue.
     """
 
@@ -507,6 +577,9 @@ class Session:
     scratch: bool = False
     """The store is a temporary directory, deleted when the command ends (``sprt``
     without ``--out``): failure messages then say nothing is kept, not where."""
+    plots: bool = True
+    """Whether the reports include the charts (``--no-plots``: False). Stored in a fresh
+    run's spec.json; on ``--resume`` a run started with ``--no-plots`` stays without charts."""
     soft: bool = False
     """A first SIGINT/SIGTERM is only noted (``got_signal``: the command stops at its next
     safe point, e.g. tune after the trial in progress); a second raises ``KeyboardInterrupt``."""
@@ -541,6 +614,13 @@ class Session:
             self._lock.__exit__(None, None, None)
             self._lock = None
 
+    def finishing(self) -> None:
+        """The play is over: from now on SIGINT and SIGTERM are only noted (:attr:`got_signal`),
+        so the command finishes its results and reports (a complete run still exits 0)
+        instead of stopping half-way with a ``KeyboardInterrupt``. :meth:`run` calls it when
+        play ends; a command that plays without :meth:`run` (tips, tune) calls it itself."""
+        self._defer = True
+
     @contextlib.contextmanager
     def deferred(self) -> Iterator[None]:
         """Inside, SIGINT and SIGTERM are noted, not raised (reports are finished first)."""
@@ -554,11 +634,13 @@ class Session:
     def open(self) -> None:
         """Make the directory ready and take its lock. A fresh run: refuse an unsafe
         ``--out`` (:meth:`RunStore.check_out`), prove it writable; ``--resume``: the
-        directory must exist and hold a spec.json. Raises :class:`RunError` (exit 2)."""
+        directory must exist and hold a spec.json (whose ``plots`` False turns
+        :attr:`plots` off). Raises :class:`RunError` (exit 2)."""
         opt = "--resume" if self.resume else "--out"
         try:
             if self.resume:
-                self.store.read_spec(opt)
+                if self.store.read_spec(opt).get("plots") is False:
+                    self.plots = False
                 self.store.check_writable(self.store.root, create=False, option=opt)
             else:
                 self.store.check_out(self.store.root, self.outputs, force=self.force, option=opt)
@@ -574,13 +656,15 @@ class Session:
             self.console.print(*a, **k)
 
     # -------------------------------------------------------------- playing
-    def run(self, job: Job, workers: int = 1, backend: str = "loky", scheduler: str | None = None,
+    def run(self, job: Job, workers: int | None = 1, backend: str = "loky", scheduler: str | None = None,
             stop_after: int | None = None) -> tuple[Outcome, int]:
-        """Play the missing chunks of ``job`` with a progress bar (unless quiet); on a
-        cluster backend start it once and load the kernel in every worker first. Returns
-        the outcome and the worker slots used. Raises :class:`RunError`: a backend that
-        cannot be used (2), a strategy or worker failure (1), a chunk that cannot be
-        written (3), a damaged or foreign chunk on resume (2)."""
+        """Play the missing chunks of ``job`` with a progress bar (unless quiet) on at most
+        ``workers`` workers (None: one per CPU; fewer when the machine cannot hold them,
+        :meth:`plan_workers`); on a cluster backend start it once and load the kernel in
+        every worker first. Returns the outcome and the worker slots used. Raises
+        :class:`RunError`: a backend that cannot be used (2), a chunk the memory cannot
+        hold (2), a strategy or worker failure (1), a chunk that cannot be written (3), a
+        damaged or foreign chunk on resume (2)."""
         store = self.store
         where = str(store.root)
         hint = self.resume_hint or f"shedsim {job.command} --resume {where}"
@@ -594,7 +678,12 @@ class Session:
             hint = f"the same command with --out DIR, whose finished chunks shedsim {job.command} --resume DIR continues"
 
         self.check_room(job)
-        progress = self.estimator(job)
+        job.spec_json = {**job.spec_json, "plots": bool(self.plots)}  # a fresh spec.json keeps it for --resume
+        workers = self.plan_workers(job, workers, scheduler)
+        stored = done_chunks(job, store) if self.resume else []
+        before = sum(job.chunk_games(k) for k in stored)
+        rate = PlayRate()
+        progress = self.estimator(job, before=before, rate=rate)
         cluster = contextlib.ExitStack()
         try:
             if backend != "loky":
@@ -603,14 +692,29 @@ class Session:
                 self.say(f"{backend}: " + (f"connected to {scheduler}" if scheduler else "started a local cluster")
                          + f", {workers} worker slot(s)")
                 simulate.warm_workers(job.tasks[0][0], workers, backend, scheduler)
+            rate.workers = max(1, min(workers, job.n_chunks - len(stored)))  # chunks played at a time
             stopped = lambda: self.got_signal  # noqa: E731
             if not self.quiet and self.console is not None:
-                before = (sum(job.chunk_games(k) for k in done_chunks(job, store)) if self.resume else 0)
                 bar = progress_bar(self.console, job.strategies, stop_hint=stop_hint(workers, backend, not self.scratch))
                 with bar:
-                    task = bar.add_task("games", total=job.games, completed=before, initial=before)
-                    outcome = play(job, store, workers, backend, self.resume, stop_after,
-                                   lambda n: (bar.advance(task, n), progress(n)), scheduler, stopped)
+                    plan = job.games
+                    sequential = type(job).expected_games is not Job.expected_games
+                    task = bar.add_task("games", total=job.expected_games() if sequential else plan,
+                                        completed=before, rate=rate, most=plan)
+                    shown = {"games": before}
+
+                    def advance(n: int) -> None:
+                        progress(n)  # (it times the chunk for the bar's rate too)
+                        shown["games"] += n
+                        if not sequential:
+                            bar.update(task, completed=shown["games"])
+                            return
+                        expected = job.expected_games()
+                        bar.update(task, completed=shown["games"],
+                                   total=None if expected is None else max(expected, shown["games"]))
+
+                    outcome = play(job, store, workers, backend, self.resume, stop_after, advance, scheduler,
+                                   stopped)
             else:
                 outcome = play(job, store, workers, backend, self.resume, stop_after, progress, scheduler, stopped)
         except BackendError as e:
@@ -629,11 +733,29 @@ class Session:
         except Exception as e:  # noqa: BLE001 - a worker died or could not load the kernel
             raise RunError(f"the run failed: {type(e).__name__}: {e}\n({kept()}; continue with: {hint})", 1) from None
         finally:
+            self.finishing()  # a signal from now on lets the reports be written
             try:
                 cluster.close()
             except Exception:  # noqa: BLE001 - the run's results are already stored
                 pass
         return outcome, workers
+
+    def plan_workers(self, job: Job, workers: int | None, scheduler: str | None = None) -> int:
+        """The workers to start for ``job`` (:func:`shedsim.runs.limits.plan_workers`: at most
+        the CPUs and what the memory holds with the job's largest chunk); when that is fewer
+        than ``workers`` (None: one per CPU) one note says so, also with --quiet. Raises
+        :class:`RunError` (exit 2) when the memory cannot hold one chunk."""
+        from shedsim.runs.limits import LimitError, plan_workers
+        chunk = max((job.chunk_games(k) for k in range(job.n_chunks)), default=0)
+        first = job.tasks[0][0] if job.tasks else None  # a RunSpec, or None for work that is not games of one
+        players = int(getattr(first, "players", None) or getattr(job, "players", None) or 6)
+        try:
+            n, note = plan_workers(workers, scheduler, chunk, players)
+        except LimitError as e:
+            raise RunError(str(e), 2) from None
+        if note and self.console is not None:
+            self.console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+        return n
 
     def check_room(self, job: Job) -> None:
         """Refuse (``RunError``, exit 2) before anything is played when the file system
@@ -654,30 +776,43 @@ class Session:
         if problem:
             raise RunError(f"{'--resume' if self.resume else '--out'}: {problem}", 2)
 
-    def estimator(self, job: Job, after_s: float = 5.0, say_over_s: float = 180.0) -> Callable[[int], None]:
-        """A progress callback that, once the run has played for ``after_s`` seconds (the
-        calibration), estimates the time the rest will take from the games per second so far
-        and says it once when it is over ``say_over_s`` seconds (a long run is announced, a
-        short one is not). Printed with --quiet too: it is one line."""
-        total = job.games
-        state = {"t0": time.perf_counter(), "games": 0, "said": False}
+    def estimator(self, job: Job, after_s: float = 5.0, say_over_s: float = 180.0, before: int = 0,
+                  rate: PlayRate | None = None, clock: Callable[[], float] | None = None) -> Callable[[int], None]:
+        """A progress callback (games of each stored chunk) that, once the run has played for
+        ``after_s`` seconds since the first round of chunks of this session was stored (and
+        a further round is stored), estimates the time the rest will take and says it once
+        when it is over ``say_over_s`` seconds (a long run is announced, a short one is
+        not). Printed with --quiet too: it is one line.
+
+        The rate is play's only (:class:`PlayRate`: starting the workers and loading or
+        compiling the kernel are not counted). The rest is what this session has still to
+        play (``before``: games stored by earlier sessions); for a sequential test, up to
+        its expected length (:meth:`Job.expected_games`), the plan's size being its bound.
+        ``rate`` (shared with the progress bar) or its ``clock`` (seconds) may be given."""
+        rate = PlayRate(clock) if rate is None else rate
+        state = {"done": before, "said": False}
 
         def on_games(n: int) -> None:
-            now = time.perf_counter()
-            state["games"] += n
-            spent = now - state["t0"]
-            if state["said"] or spent < after_s or state["games"] <= 0:
+            rate.add(n)
+            state["done"] += n
+            r = rate.rate()
+            if state["said"] or r is None or rate.seconds() < after_s:
                 return
             state["said"] = True
-            rest = (total - state["games"]) * spent / state["games"]
-            if rest > say_over_s and self.console is not None:
-                if type(job).enough is not Job.enough:  # a sequential test: the plan is its most
-                    self.console.print(f"estimate: at most about {_duration(rest)} more for "
-                                       f"{total - state['games']:,} games ({state['games'] / spent:,.0f} games/s so "
-                                       f"far; the test stops once it has decided); Ctrl-C keeps the finished chunks")
-                    return
-                self.console.print(f"estimate: about {_duration(rest)} more for {total - state['games']:,} games "
-                                   f"({state['games'] / spent:,.0f} games/s so far); Ctrl-C keeps the finished chunks")
+            sequential = type(job).expected_games is not Job.expected_games  # a test that stops once decided
+            expected = job.expected_games() if sequential else None
+            left = max(0, (job.games if expected is None else expected) - state["done"])
+            rest = left / r
+            if rest <= say_over_s or self.console is None:
+                return
+            if sequential:
+                self.console.print(f"estimate: about {_duration(rest)} more for about {left:,} games (the "
+                                   f"test's expected length from its LLR so far; at most "
+                                   f"{job.games - state['done']:,} more) at {r:,.0f} games/s; Ctrl-C keeps the "
+                                   f"finished chunks")
+                return
+            self.console.print(f"estimate: about {_duration(rest)} more for {left:,} games ({r:,.0f} games/s "
+                               f"so far); Ctrl-C keeps the finished chunks")
         return on_games
 
     # -------------------------------------------------------------- run.json
@@ -737,7 +872,8 @@ class Session:
         """Write the reports all or none (:func:`shedsim.runs.atomic.batch`) with signals
         deferred: ``write()`` writes the command's files and returns their names; then
         run.json (``info`` with this session's wall time and peak memory, and ``wall_s``
-        summed over the sessions). Raises :class:`RunError` (3) when a file cannot be
+        summed over the sessions); then the earlier reports not written again are removed
+        (:meth:`remove_stale`). Raises :class:`RunError` (3) when a file cannot be
         written: no report changes, the chunks are kept."""
         with self.deferred():
             try:
@@ -750,8 +886,20 @@ class Session:
                 raise RunError(f"{e}\n(no report was written or changed; the {len(outcome.done)} of {job.n_chunks} "
                                f"finished chunks are kept in {where}; free some space, then write the results with: "
                                f"{self.resume_hint or f'shedsim {job.command} --resume {where}'})", 3) from None
+            self.remove_stale(files)
         self.wall_s = wall
         return files
+
+    def remove_stale(self, files: list[str]) -> None:
+        """Remove the reports of an earlier session that this one did not write again (the
+        charts after ``--no-plots``, ``matches.csv`` of another run): files named in
+        :attr:`outputs` only, so the directory never mixes two sessions' reports and no
+        file shedsim does not write is touched."""
+        for name in set(self.outputs) - set(files) - {"run.json"}:
+            p = self.store.root / name
+            if p.is_file():
+                with contextlib.suppress(OSError):  # the new reports are written; an old file is left
+                    p.unlink()
 
     def exit_code(self, outcome: Outcome) -> int:
         """0 when the run was not stopped early (a signal while the reports of a complete

@@ -15,7 +15,7 @@ import os
 import tempfile
 from typing import Any, Sequence
 
-from shedsim.kernel.isolate import crash_words
+from shedsim.kernel.isolate import ChildTimeout, beat_word, crash_words, timed, watch
 
 
 def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key: int,
@@ -29,10 +29,13 @@ def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key:
     S, choosing move M; the position: ...`` or ``..., in the swap phase``) when the child
     died, else None; ``status`` the child's exit status (0: the game played through or
     raised, which is no crash; ``-N``: killed by signal N). ``(None, 0)`` where ``fork``
-    is unavailable."""
+    is unavailable. A plugin decision that runs past ``SHEDSIM_DECISION_TIMEOUT`` seconds
+    is stopped (the child killed) and named as ``where``, with status 0."""
+    from shedsim.kernel.isolate import decision_timeout
     from shedsim.rules.engine import play_game
     if not hasattr(os, "fork"):
         return None, 0
+    beat = beat_word()
     import multiprocessing as mp
     ctx = mp.get_context("fork")
     with tempfile.TemporaryDirectory(prefix="shedsim-crash-") as d:
@@ -46,7 +49,7 @@ def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key:
             def record(text: str) -> None:
                 os.write(fd, text.encode() + b"\x1e")
             try:
-                seats = [Recorded(p, s, record) for s, p in enumerate(players)]
+                seats = [Recorded(p, s, record, beat) for s, p in enumerate(players)]
                 play_game(rules, seats, int(deal_key), int(strategy_key), int(dealer))
             except BaseException:  # noqa: BLE001 - only a crash is looked for here
                 pass
@@ -54,12 +57,24 @@ def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key:
 
         proc = ctx.Process(target=child, daemon=True)
         proc.start()
-        proc.join()
+        stuck = None
+        try:
+            watch(lambda pause: (proc.join(pause), proc.exitcode is not None)[1],
+                  lambda: (proc.kill(), proc.join()), beat=(beat, 0), beat_s=decision_timeout())
+        except ChildTimeout as e:
+            stuck = e
+        finally:
+            if proc.exitcode is None:  # Ctrl-C here: the child goes too
+                proc.kill()
+                proc.join()
         try:
             with open(log, "rb") as f:
                 records = [r for r in f.read().decode(errors="replace").split("\x1e") if r]
         except OSError:
             records = []
+    if stuck is not None:
+        who, sep, position = (records[-1] if records else "before any strategy decision").partition("; the position:\n")
+        return f"{who} (replayed: {stuck}){sep}{position}", 0
     code = proc.exitcode if proc.exitcode is not None else 1
     if code == 0:
         return None, 0
@@ -81,14 +96,25 @@ def crash_message(code: int, where: str | None, head: str, seats: Sequence[str],
 
 class Recorded:
     """A reference-engine player that calls ``record(text)`` before each decision (see
-    :func:`record_game`; ``record`` None records nothing); otherwise it is ``player``."""
+    :func:`record_game`; ``record`` None records nothing); otherwise it is ``player``.
+    ``beat`` (``int64[1]`` in shared memory, :func:`shedsim.kernel.isolate.beat_word`), when
+    given, is odd while a decision of a plugin from outside ``strategies/`` runs, so that
+    the parent of the forked child playing the game times it
+    (:func:`shedsim.kernel.isolate.watch`)."""
 
-    def __init__(self, player: Any, seat: int, record: Any) -> None:
+    def __init__(self, player: Any, seat: int, record: Any, beat: Any = None) -> None:
         self.player, self.seat, self.record, self.name = player, seat, record, player.name
+        self.beat = beat if self.outside else None
 
     @property
     def deterministic(self) -> bool:
         return bool(getattr(self.player, "deterministic", False))
+
+    @property
+    def outside(self) -> bool:
+        """Whether the wrapped player is a plugin from outside ``strategies/`` (it is lent
+        its seat's own random stream: :class:`shedsim.rules.engine.GameStreams`)."""
+        return bool(getattr(self.player, "outside", False))
 
     @property
     def params(self):
@@ -98,10 +124,10 @@ class Recorded:
     def swap(self, visible, seat, players, rules_array, rng):
         if self.record:
             self.record(f"strategy {self.name!r} at seat {self.seat}, in the swap phase")
-        return self.player.swap(visible, seat, players, rules_array, rng)
+        return timed(self.beat, lambda: self.player.swap(visible, seat, players, rules_array, rng))
 
     def move(self, state, obs, rules_array, rng, legal):
         if self.record:
             self.record(f"strategy {self.name!r} at seat {self.seat}, choosing move {state.moves + 1}; the "
                         f"position:\n{state.describe()}")
-        return self.player.move(state, obs, rules_array, rng, legal)
+        return timed(self.beat, lambda: self.player.move(state, obs, rules_array, rng, legal))

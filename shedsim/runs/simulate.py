@@ -352,11 +352,16 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
     ``distributed.comm.timeouts.connect``, 30 s by default) or starts a ``LocalCluster``
     of ``workers`` single-threaded processes, closed on exit. ``ray``:
     ``ray.init(address=scheduler)`` (needs ``pip install ray``). Entered again inside
-    itself with the same backend and scheduler, it reuses the open cluster. Raises
-    :class:`BackendError` (see :func:`check_backend`, and an unreachable scheduler).
+    itself with the same backend and scheduler, it reuses the open cluster. Local workers
+    are capped at what the CPUs and the memory hold (:func:`shedsim.runs.limits.cap_workers`,
+    with a warning). Raises :class:`BackendError` (see :func:`check_backend`, and an
+    unreachable scheduler).
     """
     from joblib import parallel_config
+
+    from shedsim.runs.limits import cap_workers
     check_backend(backend, scheduler)
+    workers = cap_workers(workers, scheduler)  # never more local workers than CPUs or memory hold
     for b, w, sch, slots in _ACTIVE:
         if b == backend and sch == scheduler and (backend != "loky" or w == workers):
             yield slots

@@ -2,8 +2,10 @@
 
 Layout (every file written atomically, :mod:`shedsim.runs.atomic`)::
 
-    DIR/spec.json          what the run plays (the command's spec) and a sha256 "checksum"
-                           of its canonical JSON: an edited spec.json is refused on --resume
+    DIR/spec.json          what the run plays (the command's spec; "command", except a
+                           tournament's), whether its reports draw charts ("plots") and a
+                           sha256 "checksum" of its canonical JSON: an edited spec.json is
+                           refused on --resume
     DIR/chunks/NNNNN.npz   one finished chunk: the command's counters (int arrays) plus
                            "_key" (the spec's key) and "_chunk" (its number)
     DIR/.shedsim.lock      the lock (filelock: an flock(2) lock, released by the kernel when
@@ -15,7 +17,8 @@ plus the command's reports (CSVs, charts, run.json), replaced as a whole at the 
 Safety of ``--out`` (:meth:`RunStore.check_out`): a run writes only into a missing or
 empty directory or one that already holds a shedsim run store; any other directory is
 refused unless ``--force``, and even then the run refuses to start when a file it would
-write already exists there, so no file it did not create is touched. ``/`` and the home
+write already exists there without shedsim's mark, so no file it did not create is touched
+(the same rule as for a single output file: :func:`shedsim.runs.atomic.replace_problem`). ``/`` and the home
 directory are refused outright.
 """
 
@@ -104,12 +107,47 @@ def _size(n: int) -> str:
     return f"{n}"
 
 
+RUN_COMMANDS = ("tournament", "compare-rules", "swaps", "sprt")
+"""The commands that keep a run store (and resume with ``shedsim COMMAND --resume DIR``)."""
+
+
+def spec_command(d: dict[str, Any]) -> str | None:
+    """The command whose run store holds the spec.json content ``d``: its ``command`` field
+    (a tournament's spec.json has none: "tournament"); None when it names no command of
+    :data:`RUN_COMMANDS`."""
+    c = d.get("command", "tournament")
+    return c if c in RUN_COMMANDS else None
+
+
+def with_article(name: str) -> str:
+    """``name`` with its article as it is read aloud ("an sprt run", "a swaps run")."""
+    return f"an {name}" if name == "sprt" else f"a {name}"
+
+
 def _read_pid(root: Path) -> str:
     try:
         pid = (root / PID).read_text().strip()
     except OSError:
         return "unknown"
     return pid if pid.isdigit() else "unknown"
+
+
+def array_problem(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray],
+                  ragged: Iterable[str] = ()) -> str | None:
+    """How ``arrays`` differ from ``template`` (a command's zeroed chunk arrays), or None:
+    every array of ``template`` must be there with its dtype and shape, except that a name
+    in ``ragged`` need only be 1-D of the same kind of dtype (its length, and a text
+    column's width, vary from chunk to chunk). The check :meth:`RunStore.check_chunk` makes
+    on ``--resume``, and :func:`shedsim.runs.execute.play` before it stores a chunk."""
+    ragged = set(ragged)
+    for k, v in template.items():
+        if k not in arrays:
+            return f"missing {k}"
+        a = arrays[k]
+        if ((a.dtype.kind != v.dtype.kind or a.ndim != 1) if k in ragged
+                else (a.dtype != v.dtype or a.shape != v.shape)):
+            return f"{k}: {a.dtype}{list(a.shape)}, expected {v.dtype}{list(v.shape)}"
+    return None
 
 
 class RunStore:
@@ -175,17 +213,20 @@ class RunStore:
 
     @classmethod
     def check_out(cls, root: Path | str, outputs: Iterable[str], force: bool = False,
-                  option: str = "--out") -> None:
+                  option: str = "--out", force_option: str | None = "--force") -> None:
         """Refuse an output directory the run must not write into (raises :attr:`Error`):
 
         * ``/`` or the user's home directory, always;
         * a path that exists and is not a directory;
         * a non-empty directory that holds no shedsim run (:meth:`holds_run`), unless
           ``force``; with ``force``, still refused when one of ``outputs`` (the names the
-          run writes: reports, ``spec.json``, ``chunks``, ...) already exists there.
+          run writes: reports, ``spec.json``, ``chunks``, ...) already exists there and is
+          not a file shedsim wrote (:func:`shedsim.runs.atomic.written_by_shedsim`).
 
         A missing or empty directory, or one holding a run store, is accepted (the earlier
-        run there is replaced)."""
+        run there is replaced). ``force_option``: the command's option that gives ``force``,
+        named in the messages; None for a command without one, which always writes beside
+        other files (as ``force``) and still never replaces one."""
         root = Path(root)
         res = root.expanduser().resolve()
         if res == Path(res.anchor) or res == Path.home().resolve():
@@ -202,16 +243,17 @@ class RunStore:
         if not names or cls.holds_run(root):
             return
         mine = set(outputs) | set(STORE_FILES)
-        clash = [n for n in names if n in mine]
+        clash = [n for n in names if n in mine and not atomic.written_by_shedsim(root / n)]
         shown = lambda ns: ", ".join(ns[:6]) + (f" and {len(ns) - 6} more" if len(ns) > 6 else "")  # noqa: E731
-        if not force:
+        if not force and force_option is not None:
             raise cls.Error(f"{option}: {str(root)!r} is not empty and holds no shedsim run ({shown(names)}); "
-                            f"choose a new or empty directory, or add --force to write beside these files "
+                            f"choose a new or empty directory, or add {force_option} to write beside these files "
                             f"(none of them is changed)")
         if clash:
+            rule = (f"{force_option} never replaces a file shedsim did not write" if force_option is not None
+                    else "shedsim never replaces a file it did not write")
             raise cls.Error(f"{option}: {str(root)!r} already holds {shown(clash)}, which this run would write; "
-                            f"--force never replaces a file shedsim did not write: move them or choose another "
-                            f"directory")
+                            f"{rule}: move them or choose another directory")
 
     # ------------------------------------------------------------ the lock
     @contextlib.contextmanager
@@ -267,7 +309,7 @@ class RunStore:
             d = json.loads(p.read_bytes().decode("utf-8"))
         except FileNotFoundError:
             raise self.Error(f"{option}: {str(self.root)!r} holds no spec.json "
-                             f"(not a {self.what} directory)") from None
+                             f"(not a {self.what} directory{self._reports_of()})") from None
         except OSError as e:
             raise self.Error(f"{option}: cannot read {str(p)!r}: {e.strerror or e}") from None
         except (ValueError, RecursionError) as e:  # UnicodeDecodeError, JSONDecodeError, nested too deeply
@@ -277,6 +319,41 @@ class RunStore:
             raise self.Error(f"{option}: {str(p)!r} is not a shedsim {self.what} spec "
                              f"(no \"format\" and \"key\" fields); not a shedsim {self.what} directory")
         return d
+
+    def check_command(self, d: dict[str, Any], fmt: int, option: str = "--resume") -> None:
+        """Raise :attr:`Error` unless ``d`` (as read from spec.json) is the spec of a run of
+        this store's command (:attr:`what`, :func:`spec_command`) in format ``fmt``. A run of
+        another command is named, with the command that continues it; another format is
+        one written by another version of shedsim."""
+        other = spec_command(d)
+        where = str(self.root)
+        if other is None:
+            raise self.Error(f"{option}: {str(self.spec_path())!r} is not a shedsim {self.what} spec (command "
+                             f"{d.get('command')!r}); not a shedsim {self.what} directory")
+        if other != self.what:
+            raise self.Error(f"{option}: {where!r} is not {with_article(self.what)} run: it holds "
+                             f"{with_article(other)} run, which shedsim {other} reads; continue it with: "
+                             f"shedsim {other} --resume {where}")
+        if d.get("format") != fmt:
+            raise self.Error(f"{option}: {str(self.spec_path())!r} has format {d.get('format')!r}, this shedsim "
+                             f"writes format {fmt}: the run was started by another version of shedsim; finish it "
+                             f"with that version, or start a new run")
+
+    def _reports_of(self) -> str:
+        """What a directory without spec.json holds, when its run.json names the command
+        that wrote it (``; it holds the reports of shedsim tune, ...``), else ``""``."""
+        try:
+            cmd = str(json.loads((self.root / "run.json").read_text()).get("command") or "").split()
+        except (OSError, ValueError, AttributeError):
+            return ""
+        if len(cmd) < 2 or cmd[0] != "shedsim":
+            return ""
+        name = cmd[1]
+        if name in RUN_COMMANDS:  # its run store was removed (as make report removes the example's)
+            return f"; it holds the reports of shedsim {name}, without their run store: nothing is left to resume"
+        if name == "tune":
+            return "; it holds the reports of shedsim tune, whose study resumes when the same tune command runs again"
+        return f"; it holds the reports of shedsim {name}, which keeps no run store: run that command again"
 
     def verify_checksum(self, d: dict[str, Any], option: str = "--resume") -> None:
         """Raise :attr:`Error` unless ``d`` (as read from spec.json) carries the checksum
@@ -332,7 +409,6 @@ class RunStore:
         their length, and a text column's width, vary), this run's ``key`` and
         its own number. Returns the arrays; raises :attr:`Error` naming the file."""
         p = self.chunk_path(i)
-        ragged = set(ragged)
         try:
             with np.load(p, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
@@ -350,12 +426,10 @@ class RunStore:
         if arrays["_chunk"].shape != () or int(arrays["_chunk"]) != i:
             raise self.Error(f"{option}: chunk file {str(p)!r} holds chunk {arrays['_chunk'].tolist()!r}, not {i}; "
                              f"delete it to play that chunk again")
-        for k, v in template.items():
-            a = arrays[k]
-            if ((a.dtype.kind != v.dtype.kind or a.ndim != 1) if k in ragged
-                    else (a.dtype != v.dtype or a.shape != v.shape)):
-                raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({k}: {a.dtype}{list(a.shape)}, "
-                                 f"expected {v.dtype}{list(v.shape)}); delete it to play that chunk again")
+        problem = array_problem(arrays, template, ragged)
+        if problem:
+            raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({problem}); "
+                             f"delete it to play that chunk again")
         return arrays
 
     def chunk_is_done(self, key: str, i: int) -> bool:
