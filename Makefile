@@ -29,9 +29,11 @@ test: compile
 	@[ "$(TEST_WORKERS)" = "$(WORKERS)" ] || echo "note: WORKERS=$(WORKERS): testing with $(TEST_WORKERS) worker(s) (a whole number from 1 to the $(NPROC) CPU(s))"
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal -p no:cacheprovider
 
-# The full differential run: 100,000 games per preset (shared by its player counts).
+# The full differential run: 100,000 games per preset (shared by its player counts), and
+# 3,000 random games checked against every invariant (make test: 600 and 200).
 differential: compile
 	SHEDSIM_DIFF_PER_PRESET=100000 $(PY) -m pytest -q -n $(TEST_WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
+	SHEDSIM_PROPERTY_EXAMPLES=3000 $(PY) -m pytest -q -p no:cacheprovider tests/test_properties.py
 
 # The full statistical checks, marked slow (the normal suite runs a quick version of each):
 # the coverage of the tournament's 95% intervals (tests/test_coverage.py: SHEDSIM_COVERAGE_RUNS
