@@ -10,7 +10,14 @@ The API is imported on first use (``shedsim.tournament`` loads :mod:`shedsim.api
 ``import shedsim`` and ``shedsim --help`` stay fast.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version as _version
+
+try:
+    __version__: str = _version("shedsim")
+    """The installed version (the package metadata, from ``pyproject.toml``): what
+    ``shedsim --version`` prints and ``run.json`` records."""
+except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+    __version__ = "0+unknown"
 
 API = ("tournament", "compare_rules", "swaps", "sprt", "tips", "tune", "hint", "Position", "RunOptions",
        "StudyError")
