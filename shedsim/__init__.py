@@ -10,14 +10,7 @@ The API is imported on first use (``shedsim.tournament`` loads :mod:`shedsim.api
 ``import shedsim`` and ``shedsim --help`` stay fast.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
-
-try:
-    __version__: str = _version("shedsim")
-    """The installed version (the package metadata, from ``pyproject.toml``): what
-    ``shedsim --version`` prints and ``run.json`` records."""
-except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
-    __version__ = "0+unknown"
+from shedsim.version import __version__  # noqa: F401 (the installed version)
 
 API = ("tournament", "compare_rules", "swaps", "sprt", "tips", "tune", "hint", "Position", "RunOptions",
        "StudyError")
@@ -26,8 +19,8 @@ API = ("tournament", "compare_rules", "swaps", "sprt", "tips", "tune", "hint", "
 
 def __getattr__(name: str):
     if name in API:
-        from shedsim import api
-        return getattr(api, name)
+        import shedsim.api
+        return getattr(shedsim.api, name)
     raise AttributeError(f"module 'shedsim' has no attribute {name!r}")
 
 

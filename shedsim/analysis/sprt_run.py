@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from shedsim.analysis import sprt as S
+from shedsim.analysis.matches import cached_match  # noqa: F401 (re-exported)
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.execute import Job
 from shedsim.runs.store import MAX_CHUNKS, RunStore
@@ -32,27 +33,11 @@ TEST_FIELDS = ("elo0", "elo1", "alpha", "beta", "max_games", "min_games", "paire
 PAIRING_BATCH = 20_000
 """Games per batch of ``--compare-pairing`` (as :func:`shedsim.analysis.sprt.pairing_gain`'s default)."""
 
-_MATCHES: dict[tuple, Any] = {}
-
-
 class SprtStore(RunStore):
     """An sprt run directory; raises :class:`shedsim.analysis.sprt.SPRTError`."""
 
     Error = S.SPRTError
     what = "sprt"
-
-
-def cached_match(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy_paths: tuple[str, ...],
-                 owner: str = "") -> Any:
-    """:func:`shedsim.analysis.sprt.open_match` of X = ``a`` against Y = ``b``, loaded once per
-    process and kept (a worker plays batch after batch of one match). ``owner``: a caller that
-    changes the match it gets (tune sets X's parameters before each call) names itself, so
-    that it never shares one with another caller."""
-    key = (owner, a, b, json.dumps(rules.to_dict(), sort_keys=True), players, seed, tuple(strategy_paths))
-    match = _MATCHES.get(key)
-    if match is None:
-        match = _MATCHES[key] = S.open_match(a, b, rules, players, seed, strategy_paths)
-    return match
 
 
 def t_batch(test: dict[str, Any]) -> int:
@@ -145,6 +130,8 @@ class SprtJob(Job):
             self._feed(self.seq, self._fed)
             self._fed += 1
         return self.seq.finished
+
+    sequential_test = True
 
     def expected_games(self) -> int | None:
         """The test's expected games at its decision from the batches fed so far

@@ -208,18 +208,8 @@ def play_deals(spec: str, opponents: str, rules: RuleSet, players: int, seed: in
     (the others): one piece of a variant of a cell, played in a worker (module level,
     picklable; the match is loaded once per process). Raises
     :class:`shedsim.runs.simulate.SimulationError`."""
-    from shedsim.analysis.sprt_run import cached_match
+    from shedsim.analysis.matches import cached_match
     return per_deal(cached_match(spec, opponents, rules, players, seed, strategy_paths), stop, start)
-
-
-class InProcess:
-    """The calls of a study played one after the other in this process (the pool of one
-    local worker, :class:`shedsim.runs.study.Pool`'s interface)."""
-
-    slots = 1
-
-    def map(self, calls):
-        return [fn(*args) for fn, args in calls]
 
 
 def _paired(d: np.ndarray) -> tuple[float, float, float, float]:
@@ -271,9 +261,9 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
     rule set allows (``base``: default :func:`default_base`; ``opponents``: default
     :func:`default_opponents`). Returns ``(table, skipped)``: a DataFrame with one row per (tip, rules,
     players) (columns: see :data:`COLUMNS`) and notes on what was skipped.
-    ``on_cell(done, total)`` reports progress. ``pool`` (:class:`shedsim.runs.study.Pool`;
+    ``on_cell(done, total)`` reports progress. ``pool`` (:class:`shedsim.runs.pool.Pool`;
     default: this process) plays each cell's two variants in pieces of whole deals, at least
-    one per worker (:func:`shedsim.runs.study.split_range`): the table is the same for any
+    one per worker (:func:`shedsim.runs.pool.split_range`): the table is the same for any
     number of workers. Raises :class:`TipsError` for bad options and
     :class:`shedsim.runs.simulate.SimulationError` when a strategy fails."""
     import pandas as pd
@@ -282,7 +272,7 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
     from shedsim.plugins import parse_spec
     from shedsim.analysis.sprt import rules_name
     from shedsim.analysis.tune import format_spec
-    from shedsim.runs.study import split_range
+    from shedsim.runs.pool import InProcess, split_range
     pool = InProcess() if pool is None else pool
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * max(players):
         raise TipsError(f"--games: at least {2 * max(players)} (two deals under every rotation), got {games!r}")

@@ -207,7 +207,7 @@ def field_scores(start_spec: str, opponent: str, rules: RuleSet, players: int, s
     Raises :class:`shedsim.runs.simulate.SimulationError`."""
     from dataclasses import replace
 
-    from shedsim.analysis.sprt_run import cached_match
+    from shedsim.analysis.matches import cached_match
     m = cached_match(start_spec, opponent, rules, players, seed, strategy_paths, owner="tune")
     m.params[0, :] = 0
     m.params[0, :len(values)] = values
@@ -221,7 +221,7 @@ def head_to_head_scores(a: str, b: str, rules: RuleSet, players: int, seed: int,
     """float64[deals]: per deal of games ``start .. stop-1``, the share of the other seats
     ``a`` finished ahead of against ``b`` (module level: played in a worker). Raises
     :class:`shedsim.runs.simulate.SimulationError`."""
-    from shedsim.analysis.sprt_run import cached_match
+    from shedsim.analysis.matches import cached_match
     h, _ = cached_match(a, b, rules, players, seed, strategy_paths).play(start, stop, True)
     return h.reshape(-1, players).sum(axis=1) / (2.0 * (players - 1) * players)
 
@@ -229,12 +229,12 @@ def head_to_head_scores(a: str, b: str, rules: RuleSet, players: int, seed: int,
 class Evaluator:
     """Plays parameter sets of the strategy against every field entry on the deals of one
     seed (the same deals for every call: common random numbers), on ``pool``'s workers
-    (:class:`shedsim.runs.study.Pool`; default: this process): each entry's deals in pieces,
+    (:class:`shedsim.runs.pool.Pool`; default: this process): each entry's deals in pieces,
     at least one per worker; the scores are the same for any number of workers."""
 
     def __init__(self, spec: TuneSpec, seed: int, pool=None) -> None:
-        from shedsim.analysis.sprt_run import cached_match
-        from shedsim.analysis.tips import InProcess
+        from shedsim.analysis.matches import cached_match
+        from shedsim.runs.pool import InProcess
         self.spec, self.seed = spec, seed
         self.pool = InProcess() if pool is None else pool
         for f in spec.field:  # the options and strategies are checked (and the kernel loaded) here
@@ -245,7 +245,7 @@ class Evaluator:
         """float64[deals]: per deal, the candidate's score averaged over the field
         (``values`` completes the starting parameters). ``games`` is rounded down to
         whole deals. Raises :class:`shedsim.runs.simulate.SimulationError`."""
-        from shedsim.runs.study import split_range
+        from shedsim.runs.pool import split_range
         p, spec = self.spec.players, self.spec
         full = {**spec.start, **values}
         vec = np.array([full[n] for n in self.names], np.int64)
@@ -496,9 +496,8 @@ def confirm(spec: TuneSpec, best: dict[str, int], games: int, pool=None) -> Conf
     them, against the field on ``games`` games of fresh deals per match (seed
     ``spec.seed + CONFIRM_SEED_OFFSET``), on ``pool``'s workers (default: this process; the
     figures do not depend on them). Raises :class:`shedsim.runs.simulate.SimulationError`."""
-    from shedsim.analysis.sprt_run import cached_match
-    from shedsim.analysis.tips import InProcess
-    from shedsim.runs.study import split_range
+    from shedsim.analysis.matches import cached_match
+    from shedsim.runs.pool import InProcess, split_range
     pool = InProcess() if pool is None else pool
     seed = spec.seed + CONFIRM_SEED_OFFSET
     p = spec.players

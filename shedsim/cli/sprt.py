@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli import options as O
+import shedsim.cli.options as O
 
 _P_RUN = O.P_RUN
 _P_TEST = "The test"

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli import options as O
+import shedsim.cli.options as O
 from shedsim.cli.common import choice_help
 
 SAMPLER_SEED_MAX = 2**32 - 1

@@ -123,6 +123,10 @@ class Job:
         written before the chunk file, which marks the chunk done)."""
         raise NotImplementedError
 
+    sequential_test: bool = False
+    """A sequential test that stops once it has decided (:meth:`enough`), whose length is
+    known only as it plays (:meth:`expected_games`)."""
+
     def enough(self, done: list[int]) -> bool:
         """Whether the run may stop with the chunks ``done`` (sorted): a sequential test
         that has decided. Checked after every stored chunk (chunks are stored in plan

@@ -187,10 +187,9 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
 
 
 def is_sequential(job: Any) -> bool:
-    """Whether ``job`` is a sequential test that stops once it has decided (its class
-    overrides :meth:`shedsim.runs.execute.Job.expected_games`)."""
-    from shedsim.runs.execute import Job
-    return type(job).expected_games is not Job.expected_games
+    """Whether ``job`` is a sequential test that stops once it has decided
+    (:attr:`shedsim.runs.execute.Job.sequential_test`)."""
+    return bool(getattr(job, "sequential_test", False))
 
 
 def estimator(job: Any, console: Any, after_s: float = 5.0, say_over_s: float = 180.0, before: int = 0,

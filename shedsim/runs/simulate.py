@@ -516,7 +516,7 @@ def code_fingerprint(spec: RunSpec) -> str:
     import hashlib
     from pathlib import Path
 
-    from shedsim import __version__
+    from shedsim.version import __version__
     _, k, _, _ = loaded_kernel(spec)
     h = hashlib.sha256(Path(k.path).stem.encode())
     here = Path(__file__).parent
