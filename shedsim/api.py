@@ -368,4 +368,118 @@ def tune(strategy: str | None = None, field: str | Sequence[str] | None = None, 
                                      sampler, confirm_games, storage, study_name, strategy_path), options, run))
 
 
-__all__ = ["CompareResult", "Result", "TuneResult", "tune", "TipsResult", "tips", "SprtResult", "sprt", "SwapsResult", "swaps", "RunOptions", "StudyError", "TournamentResult", "compare_rules", "tournament"]
+# ------------------------------------------------------------------ positions and hint
+_SEAT_KEYS = ("hand", "face_up", "face_down", "out")
+
+
+class Position:
+    """A position of a game, built in code or read from a position (scenario) file: the
+    seats' ``hand``, ``face_up`` and ``face_down`` cards (face-down in slot order) and
+    whether each is ``out``, the ``pile`` (bottom first), the ``stock`` (top first), the
+    number of ``burned`` cards, the seat ``to_move``, the ``rules`` (a preset or a rules
+    TOML file) with ``house`` toggles, and ``moves`` to apply first. Cards are written as
+    in position files (``"K"``, ``"10"``, ``"2"``). Checked when it is used
+    (:meth:`state`): a problem raises :class:`StudyError` naming the file's field
+    (``seats.0.hand``).
+
+    >>> p = Position(seats=[{"hand": ["K", "4"], "face_up": ["8"], "face_down": ["6"]},
+    ...                     {"hand": ["9"], "face_up": ["3"], "face_down": ["A"]}],
+    ...              pile=["7"], burned=40, rules="family")
+    >>> p.state().to_move, len(p.state().seats)
+    (0, 2)
+    """
+
+    def __init__(self, seats: Sequence[dict[str, Any]], *, pile: Sequence[str] = (), stock: Sequence[str] = (),
+                 burned: int = 0, to_move: int = 0, rules: str = "shithead", house: Sequence[str] = (),
+                 moves: Sequence[str] = (), **more: Any) -> None:
+        self.data: dict[str, Any] = {"rules": rules, "house": list(house), "to_move": to_move, "pile": list(pile),
+                                     "stock": list(stock), "burned": burned, "moves": list(moves),
+                                     "seats": [dict(s) for s in seats], **more}
+        self.path: Path | None = None
+
+    @classmethod
+    def read(cls, path: str | Path) -> Position:
+        """The position of a position (scenario) file, after its ``moves``. Raises
+        :class:`StudyError` for a file that cannot be read."""
+        from shedsim.rules.files import FileProblem, read_toml
+        try:
+            data = read_toml(Path(path))
+        except FileProblem as e:
+            raise StudyError(f": {path}: {e}", field="position") from None
+        pos = cls.__new__(cls)
+        pos.data, pos.path = data, Path(path)
+        return pos
+
+    def state(self) -> Any:
+        """The position as the engine holds it (:class:`shedsim.rules.engine.GameState`),
+        after the moves. Raises :class:`StudyError` naming the field at fault."""
+        from shedsim.rules.scenario import ScenarioError, parse_scenario, play_moves
+        where = str(self.path) if self.path else ""
+        try:
+            return play_moves(parse_scenario(self.data, where))[0]
+        except ScenarioError as e:  # "position: FILE: seats.0.hand: ..." (no FILE for one built in code)
+            raise StudyError(": " + (str(e) if where else str(e)[2:]), field="position") from None
+
+    def __repr__(self) -> str:
+        seats = len(self.data.get("seats") or [])
+        return f"<Position {self.data.get('rules')}, {seats} seats{', ' + str(self.path) if self.path else ''}>"
+
+
+class HintResult:
+    """The moves of a position ranked by playouts: ``moves`` (a DataFrame, best first: the
+    move, its expected place, P(lose) and P(first) with 95% intervals, its samples, and
+    ``dropped_after``/``same_as``), ``best`` (the top move), ``stopped`` and ``stop_text``
+    (how the race ended), ``why`` (with ``why=True``) and ``raw``
+    (:class:`shedsim.analysis.hint.HintResult`)."""
+
+    def __init__(self, raw: Any) -> None:
+        import pandas as pd
+        self.raw = raw
+        rows = []
+        for m in raw.moves:
+            rows.append({"move": m.move, "expected_place": m.place.value, "place_lo": m.place.lo,
+                         "place_hi": m.place.hi, "p_lose": m.p_lose.value, "p_lose_lo": m.p_lose.lo,
+                         "p_lose_hi": m.p_lose.hi, "p_first": m.p_first.value, "p_first_lo": m.p_first.lo,
+                         "p_first_hi": m.p_first.hi, "samples": m.samples, "dropped_after": m.dropped_after,
+                         "same_as": m.same_as})
+        self.moves = pd.DataFrame(rows)
+        self.best: str = raw.moves[0].move
+        self.stopped: str = raw.stopped
+        self.stop_text: str = raw.stop_text()
+        self.why: str | None = raw.why
+        self.objective: str = raw.objective
+
+    def __repr__(self) -> str:
+        return f"<HintResult best {self.best!r} of {len(self.moves)} moves, {self.stopped}>"
+
+
+def hint(position: Position | str | Path, seat: int | None = None, *, policy: str | None = None,
+         budget: int | None = None, batch: int = 100, seed: int = 0, cap: int = 400, objective: str | None = None,
+         why: bool = False, strategy_path: Sequence[str | Path] | None = None) -> HintResult:
+    """Which move is best here (``shedsim hint``)? Every legal move of ``seat`` (default:
+    the seat to move) ranked by playouts that re-deal only the cards the seat has not seen;
+    ``position``: a :class:`Position` or a position file's path. The options are the
+    command's (``policy``, ``budget``, ``batch``, ``seed``, ``cap``, ``objective``, ``why``).
+    Raises :class:`StudyError` naming the parameter (exit code 1: the policy failed).
+
+    >>> p = Position(seats=[{"hand": ["K", "4"], "face_up": ["8"], "face_down": ["6"]},
+    ...                     {"hand": ["9"], "face_up": ["3"], "face_down": ["A"]}],
+    ...              pile=["7"], burned=40, rules="family")
+    >>> r = hint(p, policy="greedy", budget=20)
+    >>> sorted(r.moves["move"])
+    ['pickup', 'play Kx1']
+    """
+    from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
+    pos = position if isinstance(position, Position) else Position.read(position)
+    state = pos.state()
+    paths = tuple(str(p) for p in strategy_path or ())
+    try:
+        raw = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective)
+    except HintError as e:
+        raise StudyError(str(e)) from None
+    except PolicyCrash as e:
+        raise StudyError(str(e), code=1, field="policy") from None
+    return HintResult(raw)
+
+
+__all__ = ["CompareResult", "HintResult", "Position", "Result", "TuneResult", "hint", "tune", "TipsResult", "tips", "SprtResult", "sprt", "SwapsResult", "swaps", "RunOptions", "StudyError", "TournamentResult", "compare_rules", "tournament"]
