@@ -141,3 +141,27 @@ def test_a_position_built_in_code_is_the_file_it_is_read_from(tmp_path):
     pd.testing.assert_frame_equal(a.moves, b.moves)
     c = shedsim.hint(f, policy="greedy", budget=40, seed=3)
     pd.testing.assert_frame_equal(a.moves, c.moves)
+
+
+def test_sprt_decides_the_same_on_any_number_of_workers():
+    """The batches played ahead on a second worker are discarded, never fed to the test:
+    the decision, the games, the LLR and its whole path are those of one worker."""
+    kw = dict(players=3, seed=1, batch=100, max_games=3000)
+    one = shedsim.sprt("greedy", "heuristic", workers=1, **kw)
+    two = shedsim.sprt("greedy", "heuristic", workers=2, **kw)
+    assert two.decision == one.decision and one.decision in ("H0", "H1")
+    assert (two.result.games, two.result.llr, two.result.score) == (one.result.games, one.result.llr, one.result.score)
+    assert one.result.games < 3000  # decided before the bound: later batches were played ahead, or not at all
+    pd.testing.assert_frame_equal(one.path, two.path)
+
+
+def test_tips_and_tune_give_the_same_results_on_any_number_of_workers():
+    kw = dict(games=120, tip=["save_specials", "pass_on_nine"])
+    one, two = (shedsim.tips(["shithead"], [2], workers=w, **kw) for w in (1, 2))
+    pd.testing.assert_frame_equal(one.tips, two.tips)
+    kw = dict(budget=2, games=100, confirm_games=100, param=["track=0:50"])
+    one, two = (shedsim.tune(workers=w, **kw) for w in (1, 2))
+    cols = [c for c in one.trials.columns if c != "seconds"]
+    pd.testing.assert_frame_equal(one.trials[cols], two.trials[cols])
+    assert one.best == two.best and one.best_spec == two.best_spec
+    assert one.confirmation == two.confirmation and one.confirmation is not None
