@@ -29,6 +29,7 @@ class TuneStudy(StorelessStudy):
     command = "tune"
     outputs = ("best.toml", "trials.csv", "history.png", "importance.png", "run.json")
     soft = True
+    resumes = True
 
     def __init__(self, strategy: str | None = None, field: str | Sequence[str] | None = None,
                  rules: str | None = None, house: Sequence[str] | None = None, rules_file: str | Path | None = None,

@@ -64,26 +64,21 @@ def compare_rules(
     O.finish(r)
 
 
-def _print_tables(res) -> None:
-    """The variants and the significant effects as rich tables on stdout."""
+def _pct(x, lo, hi) -> str:
     import math
-    import sys
+    return "-" if math.isnan(x) else f"{100 * x:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
 
-    from rich.console import Console
+
+def _variant_name(r) -> str:
+    return r["variant"] + (" (baseline)" if r["baseline"] else "" if r["paired"] else " (unpaired)")
+
+
+def _length_table(res):
+    """The game length of every variant (a rich table)."""
     from rich.table import Table
 
     from shedsim.analysis import compare as C
-    console = Console() if sys.stdout.isatty() else Console(width=160)
     v = res.variants
-    labels = res.info["labels"]
-    ref = res.info["reference_strategy"]
-    edges = [lab for lab in labels if lab != ref]
-    def pct(x, lo, hi):
-        return "-" if math.isnan(x) else f"{100 * x:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
-
-    def name(r):
-        return r["variant"] + (" (baseline)" if r["baseline"] else "" if r["paired"] else " (unpaired)")
-
     rows = v.to_dict("records")
     n = res.info["players"]
     each = len(rows) > 0 and v["deals"].nunique() == 1  # the same deals in every variant: said once, in the title
@@ -95,14 +90,24 @@ def _print_tables(res) -> None:
                 "95th pct moves", "unfinished", *(("stalled / loops / cap",) if ends else ())):
         t.add_column(col, justify="left" if col == "variant" else "right")
     for r in rows:
-        t.add_row(name(r), *(() if each else (f"{r['deals']:,}",)),
+        t.add_row(_variant_name(r), *(() if each else (f"{r['deals']:,}",)),
                   f"{r['mean_moves']:.1f} [{r['mean_moves_lo']:.1f}, {r['mean_moves_hi']:.1f}]",
                   f"{r['mean_rounds']:.1f} [{r['mean_rounds_lo']:.1f}, {r['mean_rounds_hi']:.1f}]",
                   f"{r['median_moves']:.0f} [{r['median_moves_lo']:.0f}, {r['median_moves_hi']:.0f}]",
                   f"{r['p95_moves']:.0f} [{r['p95_moves_lo']:.0f}, {r['p95_moves_hi']:.0f}]",
-                  pct(r["unfinished_rate"], r["unfinished_lo"], r["unfinished_hi"]),
+                  _pct(r["unfinished_rate"], r["unfinished_lo"], r["unfinished_hi"]),
                   *((f"{r['stalled']:,} / {r['loops']:,} / {r['capped']:,}",) if ends else ()))
-    console.print(t)
+    return t
+
+
+def _play_table(res):
+    """Pick-ups, burns, the starting seat's loss and the skill edges of every variant (a rich table)."""
+    from rich.table import Table
+
+    from shedsim.analysis import compare as C
+    n = res.info["players"]
+    ref = res.info["reference_strategy"]
+    edges = [lab for lab in res.info["labels"] if lab != ref]
     t = Table(title="Play and fairness",
               caption=f"starter loss: the starting seat's loss rate, against its fair share (1/{n} of the games with a "
                       f"loser), Holm p over the variants; favoured = loses less often than that; "
@@ -111,15 +116,50 @@ def _print_tables(res) -> None:
     for col in ("variant", "pick-ups/game", "burns/game", "starter loss", "fair share", "starter", "p (Holm)",
                 *[f"edge {g}" for g in edges]):
         t.add_column(col, justify="left" if col == "variant" else "right")
-    for r in rows:
-        t.add_row(name(r),
+    for r in res.variants.to_dict("records"):
+        t.add_row(_variant_name(r),
                   f"{r['pickups_per_game']:.2f} [{r['pickups_per_game_lo']:.2f}, {r['pickups_per_game_hi']:.2f}]",
                   f"{r['burns_per_game']:.2f} [{r['burns_per_game_lo']:.2f}, {r['burns_per_game_hi']:.2f}]",
-                  pct(r["starter_loss_rate"], r["starter_loss_lo"], r["starter_loss_hi"]),
+                  _pct(r["starter_loss_rate"], r["starter_loss_lo"], r["starter_loss_hi"]),
                   f"{100 * r['starter_fair_rate']:.2f}%", r["starter_verdict"], C.format_p(r["starter_loss_p_holm"]),
                   *[f"{100 * r[f'skill_edge[{g}]']:+.1f} [{100 * r[f'skill_edge_lo[{g}]']:+.1f}, "
                     f"{100 * r[f'skill_edge_hi[{g}]']:+.1f}]" for g in edges])
-    console.print(t)
+    return t
+
+
+def _value(metric, x) -> str:
+    if metric == "mean_moves":
+        return f"{x:.1f}"
+    if metric.endswith("_rate") or metric.startswith("skill_edge["):
+        return f"{100 * x:.2f}%"
+    return f"{x:.3f}"
+
+
+def _typical(r) -> str:
+    from shedsim.analysis import compare as C
+    up, down = ("longer", "shorter") if r["metric"] == "mean_moves" else ("higher", "lower")
+    out = []
+    if r["p_median"] == r["p_median"]:
+        way = up if r["median_shift"] > 0 else down if r["median_shift"] < 0 else "same"
+        out.append(f"median {r['median_baseline']:.0f} -> {r['median_variant']:.0f}: {way} "
+                   f"(p {C.format_p(r['p_median_holm'])})")
+    if r["p_rank"] == r["p_rank"]:
+        way = up if r["rank_direction"] > 0 else down if r["rank_direction"] < 0 else "same"
+        out.append(f"rank test: {way} (p {C.format_p(r['p_rank_holm'])})")
+    return "; ".join(out) or "-"
+
+
+def _print_tables(res) -> None:
+    """The variants and the significant effects as rich tables on stdout."""
+    import sys
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from shedsim.analysis import compare as C
+    console = Console() if sys.stdout.isatty() else Console(width=160)
+    console.print(_length_table(res))
+    console.print(_play_table(res))
     e = res.effects
     sig = e[e["significant"] | e["significant_rank"] | e["significant_median"]]
     if sig.empty:
@@ -135,30 +175,10 @@ def _print_tables(res) -> None:
     for col in ("variant", "metric", "baseline", "variant value", "effect [95% interval]", "test", "p (Holm)",
                 "typical"):
         s.add_column(col, justify="left" if col in ("variant", "metric", "test", "typical") else "right")
-
-    def val(metric, x):
-        if metric == "mean_moves":
-            return f"{x:.1f}"
-        if metric.endswith("_rate") or metric.startswith("skill_edge["):
-            return f"{100 * x:.2f}%"
-        return f"{x:.3f}"
-
-    def typical(r):
-        up, down = ("longer", "shorter") if r["metric"] == "mean_moves" else ("higher", "lower")
-        out = []
-        if r["p_median"] == r["p_median"]:
-            way = up if r["median_shift"] > 0 else down if r["median_shift"] < 0 else "same"
-            out.append(f"median {r['median_baseline']:.0f} -> {r['median_variant']:.0f}: {way} "
-                       f"(p {C.format_p(r['p_median_holm'])})")
-        if r["p_rank"] == r["p_rank"]:
-            way = up if r["rank_direction"] > 0 else down if r["rank_direction"] < 0 else "same"
-            out.append(f"rank test: {way} (p {C.format_p(r['p_rank_holm'])})")
-        return "; ".join(out) or "-"
-
     for r in sig.to_dict("records"):
-        s.add_row(r["variant"], C.metric_title(r["metric"]), val(r["metric"], r["baseline_value"]),
-                  val(r["metric"], r["variant_value"]), C.format_effect(r["metric"], r["effect"], r["lo"], r["hi"]),
-                  r["test"].split(" (")[0], C.format_p(r["p_holm"]), typical(r))
+        s.add_row(r["variant"], C.metric_title(r["metric"]), _value(r["metric"], r["baseline_value"]),
+                  _value(r["metric"], r["variant_value"]), C.format_effect(r["metric"], r["effect"], r["lo"], r["hi"]),
+                  r["test"].split(" (")[0], C.format_p(r["p_holm"]), _typical(r))
     console.print(s)
     console.print("Findings:")
     for line in res.headline():

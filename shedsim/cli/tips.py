@@ -26,6 +26,8 @@ def tips(
     seed: O.SeedOpt = None,
     strategy_path: O.StrategyPathOpt = None,
     out: OutOpt = None,
+    resume: O.ResumeOpt = None,
+    force: O.ForceOpt = False,
     workers: O.WorkersOpt = None,
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
@@ -49,7 +51,7 @@ def tips(
     from shedsim import api
     r = O.call(api.tips, rules=rules, house=house, players=players, tip=tip, games=games, base=base,
                opponents=opponents, seed=seed, strategy_path=O.paths_of(strategy_path),
-               options=O.run_options(out, None, False, workers, backend, scheduler, quiet, no_plots,
+               options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots,
                                      default_out="reports/tips"))
     typer.echo("\n".join(r.headline))
     if not quiet:

@@ -35,6 +35,8 @@ def tune(
     sampler: Annotated[Optional[str], typer.Option("--sampler", rich_help_panel=_P_SEARCH, help="tpe (optuna's Tree-structured Parzen Estimator, the default) or random.")] = None,
     confirm_games: Annotated[Optional[int], typer.Option("--confirm-games", min=0, rich_help_panel=_P_SEARCH, help="Games per match of the confirmation on fresh deals (0: skip it) (default: 20000).")] = None,
     out: OutOpt = None,
+    resume: O.ResumeOpt = None,
+    force: O.ForceOpt = False,
     storage: Annotated[Optional[str], typer.Option("--storage", rich_help_panel=O.P_OUT, help="An optuna storage URL for the study (default: sqlite:///OUT/study.db).")] = None,
     study_name: Annotated[Optional[str], typer.Option("--study-name", rich_help_panel=O.P_OUT, help="Name of the study in the storage (default: shedsim-tune).")] = None,
     workers: O.WorkersOpt = None,
@@ -47,7 +49,7 @@ def tune(
 
     Each trial plays the candidate parameters head to head against every field entry on paired deals (each deal under every rotation); its score is the share of other seats it finished ahead of, averaged over the field. Every trial plays the same deals (common random numbers), so trials differ by their parameters, not by their cards. optuna's TPE sampler proposes the next parameters; the first trial is the starting parameters.
 
-    The study is stored (SQLite in --out by default): run the same command again to resume after Ctrl-C or a kill (a trial a killed process left running is marked failed), raise --budget to go on, or start the same command in several terminals, also at the same moment, to share the work. A stored study of other options is refused.
+    The study is stored (SQLite in --out by default): run the same command again (or shedsim tune --resume OUT) to resume after Ctrl-C or a kill (a trial a killed process left running is marked failed), raise --budget to go on, or start the same command in several terminals, also at the same moment, to share the work. A stored study of other options is refused.
 
     At the end the best parameters are confirmed on fresh deals, against the starting parameters head to head and against the field, with 95% intervals: the in-sample best score overstates the gain (winner's curse).
 
@@ -62,7 +64,7 @@ def tune(
                players=players, budget=budget, games=games, seed=seed, param=param, sampler=sampler,
                confirm_games=confirm_games, storage=storage, study_name=study_name,
                strategy_path=O.paths_of(strategy_path),
-               options=O.run_options(out, None, False, workers, backend, scheduler, quiet, no_plots,
+               options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots,
                                      default_out="reports/tune"))
     typer.echo("\n".join(r.headline))
     if not quiet:

@@ -266,6 +266,9 @@ class StorelessStudy(Study):
     """A first signal is only noted (:attr:`shedsim.runs.execute.Session.soft`)."""
     chunk_games = 0
     """The most games one call of the study plays (the memory check of the workers)."""
+    resumes = False
+    """Whether ``resume`` continues the study kept in that directory (tune's optuna study,
+    which refuses other options than its own); False: ``resume`` is refused."""
     players = 2
 
     def check(self, out: Path | None) -> None:
@@ -442,7 +445,9 @@ def _run_storeless(study: StorelessStudy, o: RunOptions) -> StudyRun:
     from shedsim.runs.limits import LimitError, plan_workers
     from shedsim.runs.simulate import BackendError, SimulationError
     if o.resume is not None:
-        raise StudyError(f"shedsim {study.command} keeps no run store to resume; run it again", field="resume")
+        if not study.resumes:
+            raise StudyError(f"shedsim {study.command} keeps no run store to resume; run it again", field="resume")
+        o = replace(o, out=o.resume, resume=None)  # the study kept in that directory is continued
     study.check(None if o.out is None else Path(o.out))
     if o.out is not None:
         _check_out(study, Path(o.out))
