@@ -65,3 +65,23 @@ def test_the_length_check_finds_a_long_function(tmp_path):
     body = "\n".join(f"    x{i} = {i}" for i in range(MAX_BODY + 1))
     (tmp_path / "shedsim" / "cli" / "c.py").write_text(f'def f():\n    """Doc."""\n{body}\n\n\ndef g():\n    pass\n')
     assert body_lengths(tmp_path / "shedsim" / "cli") == {"shedsim/cli/c.py:f": MAX_BODY + 1, "shedsim/cli/c.py:g": 1}
+
+
+def test_tips_refuses_resume_naming_it_and_tune_resume_continues_its_study(tmp_path):
+    """tips keeps no run store: --resume is refused (exit 2, the option named, nothing
+    written); tune --resume DIR continues the study kept in DIR."""
+    import pandas as pd
+    from typer.testing import CliRunner
+    runner = CliRunner()
+    r = runner.invoke(app, ["tips", "--resume", str(tmp_path / "t"), "--games", "10"])
+    assert r.exit_code == 2 and "--resume: shedsim tips keeps no run store" in r.output, r.output
+    assert not (tmp_path / "t").exists()
+    d = tmp_path / "tune"
+    opts = ["--games", "100", "--confirm-games", "100", "--param", "track=0:50", "--quiet"]
+    assert runner.invoke(app, ["tune", "--out", str(d), "--budget", "1", *opts]).exit_code == 0
+    r = runner.invoke(app, ["tune", "--resume", str(d), "--budget", "2", *opts])
+    assert r.exit_code == 0, r.output
+    assert len(pd.read_csv(d / "trials.csv")) == 2
+    other = ["--games", "100", "--confirm-games", "100", "--param", "track=0:40", "--quiet"]
+    r = runner.invoke(app, ["tune", "--resume", str(d), "--budget", "2", *other])
+    assert r.exit_code == 2 and "belongs to another tuning run" in r.output, r.output
