@@ -377,8 +377,9 @@ class Position:
     seats' ``hand``, ``face_up`` and ``face_down`` cards (face-down in slot order) and
     whether each is ``out``, the ``pile`` (bottom first), the ``stock`` (top first), the
     number of ``burned`` cards, the seat ``to_move``, the ``rules`` (a preset or a rules
-    TOML file) with ``house`` toggles, and ``moves`` to apply first. Cards are written as
-    in position files (``"K"``, ``"10"``, ``"2"``). Checked when it is used
+    TOML file) with ``house`` toggles, and ``moves`` to apply first; other keys of a
+    position file (``dealer``, ``direction``, ``deterministic``) as keywords. Cards are
+    written as in position files (``"K"``, ``"10"``, ``"2"``). Checked when it is used
     (:meth:`state`): a problem raises :class:`StudyError` naming the file's field
     (``seats.0.hand``).
 
