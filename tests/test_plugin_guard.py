@@ -620,9 +620,12 @@ def test_hint_stops_a_policy_stuck_in_a_loop(plugin_dir, monkeypatch):
             in " ".join(r.output.split())), r.output
 
 
-def test_ctrl_c_stops_hint_with_a_policy_stuck_in_a_loop(plugin_dir, tmp_path):
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "background-job"])
+def test_ctrl_c_stops_hint_with_a_policy_stuck_in_a_loop(plugin_dir, tmp_path, background):
     """Ctrl-C while a plugin policy's playouts are stuck: the child goes with the hint, which
-    says it was interrupted, exit 130. SIGINT is sent once the playouts' child exists."""
+    says it was interrupted, exit 130. SIGINT is sent once the playouts' child exists: to the
+    process; or, as a shell starts a background job (``shedsim hint ... &``: SIGINT ignored),
+    to its whole process group."""
     import os
     import signal
     import subprocess
@@ -632,8 +635,8 @@ def test_ctrl_c_stops_hint_with_a_policy_stuck_in_a_loop(plugin_dir, tmp_path):
     env = dict(os.environ, SHEDSIM_DECISION_TIMEOUT="0")  # no limit: only Ctrl-C stops it
     p = subprocess.Popen([sys.executable, "-m", "shedsim", "hint", str(pos), "--policy", "looper", "--budget", "10",
                           "--batch", "10", "--strategy-path", str(plugin_dir)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=env, text=True,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                         stderr=subprocess.PIPE, env=env, text=True, start_new_session=background,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN if background else signal.SIG_DFL))
     children = Path(f"/proc/{p.pid}/task/{p.pid}/children")
     try:
         deadline = time.monotonic() + 300
@@ -642,7 +645,10 @@ def test_ctrl_c_stops_hint_with_a_policy_stuck_in_a_loop(plugin_dir, tmp_path):
             time.sleep(0.1)
         kid = children.read_text().split()[0]
         time.sleep(1)
-        p.send_signal(signal.SIGINT)
+        if background:
+            os.killpg(p.pid, signal.SIGINT)
+        else:
+            p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:

@@ -87,11 +87,28 @@ for _info in app.registered_commands:  # help that names the defaults the plugin
         _info.cls = C.ChoiceHelp
 
 
+def listen_to_ctrl_c() -> None:
+    """Make SIGINT raise ``KeyboardInterrupt`` even when this process was started with it
+    ignored (``SIG_IGN``): a shell runs a background job (``shedsim hint ... &``) that way, and
+    Python then leaves SIGINT ignored, so a ``kill -INT`` to the process or its group did
+    nothing to a command that does not install its own handler (hint, play, trace, bench
+    waiting on a plugin's forked child). Every command then stops on SIGINT as the run
+    commands do (exit 130). SIGTERM is left alone. Raises nothing; off the main thread it
+    does nothing."""
+    import signal
+    try:
+        if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread
+        pass
+
+
 def main() -> None:  # pragma: no cover
     """Console entry point: run the app, Python warnings shown as plain sentences. Ctrl-C
     while the command line is still being read (before any command starts) exits 130 with
     one line, not a traceback; once a command runs, typer turns it into exit 130 and the
     command's :class:`shedsim.runs.execute.Session` says what was kept."""
+    listen_to_ctrl_c()
     try:
         from shedsim.runs.notices import plain_warnings
         plain_warnings()
