@@ -611,3 +611,33 @@ def test_sprt_shows_its_expected_length_and_its_bound(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     said = " ".join(r.output.split())
     assert "/~" in said and "(max 1,200)" in said, said
+
+
+@pytest.mark.parametrize("command", ["tournament", "compare-rules"])
+def test_the_closing_rate_and_run_json_count_play_only(command, monkeypatch, tmp_path):
+    """Two minutes before the first chunk (the workers start, a new plugin compiles), then one
+    chunk a second: the closing line and run.json give the rate of play only (a chunk's games
+    per second), as the live bar does, not the games over the whole time with the compile."""
+    from shedsim.runs import simulate
+    now = [0.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: now[0])
+    real = simulate.run_calls
+
+    def slow_start(calls, workers=1, backend="loky", on_result=None, scheduler=None):
+        now[0] += 120.0
+
+        def tick(k, r):
+            now[0] += 1.0
+            on_result(k, r)
+        real(calls, workers=workers, backend=backend, on_result=tick, scheduler=scheduler)
+    monkeypatch.setattr(simulate, "run_calls", slow_start)
+    out = tmp_path / "run"
+    args = (["tournament", "-S", "greedy,random", "-p", "2", "--games", "400", "--chunk-size", "100"]
+            if command == "tournament" else ["compare-rules", "-r", "shithead", "-r", "shithead+low5", "-p", "2",
+                                             "--games", "480"])
+    r = CliRunner().invoke(app, args + ["--seed", "1", "--workers", "1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    info = json.loads((out / "run.json").read_text())
+    chunk = info["sessions"][0]["games_played"] // info["n_chunks"]
+    assert info["games_per_s"] == info["sessions"][0]["games_per_s"] == chunk, info
+    assert f"({chunk:,} games/s)" in r.output, r.output

@@ -226,14 +226,16 @@ class CompareJob(Job):
         return out
 
 
-def analyse(job: CompareJob, tallies: list[C.Tally], play_s: float, played: int) -> C.ComparisonResult:
+def analyse(job: CompareJob, tallies: list[C.Tally], play_s: float, played: int,
+            games_per_s: float | None = None) -> C.ComparisonResult:
     """The comparison of ``tallies`` (:func:`shedsim.analysis.compare.analyse`) with the run's
     figures in ``info`` as :func:`shedsim.analysis.compare.compare` gives them."""
     spec = job.spec
     res = C.analyse(spec.plan, list(spec.entries), tallies, spec.strategy_paths)
     res.info.update(games_requested=spec.games_requested, games=spec.games, block=spec.block,
                     chunk_size=spec.chunk_size, seed=spec.seed, play_s=round(play_s, 3),
-                    games_per_s=round(played / play_s, 1) if play_s > 0 else None,
+                    games_per_s=(round(games_per_s, 1) if games_per_s is not None else
+                                 round(played / play_s, 1) if play_s > 0 else None),
                     strategy_paths=list(spec.strategy_paths))
     return res
 
@@ -321,7 +323,7 @@ class CompareStudy(Study):
         if tallies is None:
             return None
         self._games_done = int(tallies[0].done.sum()) * job.spec.players
-        return analyse(job, tallies, outcome.play_s, outcome.played_now)
+        return analyse(job, tallies, outcome.play_s, outcome.played_now, outcome.games_per_s())
 
     def games_done(self, job: CompareJob, res: C.ComparisonResult) -> int:
         return self._games_done

@@ -65,7 +65,8 @@ def tournament(
         _print_table(r.spec, r.run.res, complete=r.complete)
         o = r.run.outcome
         from shedsim.analysis.tournament import describe_ends
-        rate = f"{o.played_now / o.play_s:,.0f} games/s" if o.play_s > 0 and o.played_now else "-"
+        gps = o.games_per_s()  # play only: the workers' start and the kernel's compile are not counted
+        rate = f"{gps:,.0f} games/s" if gps else "-"
         typer.echo(f"{int(r.info['games_in_results']):,} games ({describe_ends(r.info['ends'], r.spec.rules)}); "
                    f"played {o.played_now:,} now in {o.play_s:.1f} s ({rate}); wall {r.run.wall_s:.1f} s")
         typer.echo(f"wrote {', '.join(r.files + ['run.json'])} to {str(r.out)}")

@@ -174,6 +174,18 @@ class Outcome:
     interrupted: bool
     complete: bool
     stopped_by: str | None = None
+    rate_games: int = 0
+    """Games played after the first round of chunks (:class:`shedsim.runs.progress.PlayRate`)."""
+    rate_s: float = 0.0
+    """Seconds of play after the first round of chunks; 0 when no second round was played."""
+
+    def games_per_s(self) -> float | None:
+        """Games per second of play only (:class:`shedsim.runs.progress.PlayRate`: starting the
+        workers and loading or compiling the kernel are not counted); where no second round
+        of chunks was played, over the whole play time; None when nothing was played."""
+        if self.rate_s > 0 and self.rate_games > 0:
+            return self.rate_games / self.rate_s
+        return self.played_now / self.play_s if self.play_s > 0 and self.played_now else None
 
 
 class _Enough(Exception):
@@ -456,6 +468,8 @@ class Session:
             raise RunError(f"the run failed: {type(e).__name__}: {e}\n({kept()}; continue with: {hint})", 1) from None
         finally:
             self.finishing()  # a signal from now on lets the reports be written
+            if rate.rate() is not None and "outcome" in locals():
+                outcome.rate_games, outcome.rate_s = rate.games, rate.seconds()
             try:
                 cluster.close()
             except Exception:  # noqa: BLE001 - the run's results are already stored
@@ -520,7 +534,8 @@ class Session:
             except (OSError, ValueError, RecursionError):
                 prev = {}
         session = session_entry(outcome.played_now, outcome.play_s, workers, backend, outcome.interrupted,
-                                time.time() - (time.perf_counter() - self.t_start))
+                                time.time() - (time.perf_counter() - self.t_start),
+                                games_per_s=outcome.games_per_s())
         sessions = [s for s in prev.get("sessions", []) if isinstance(s, dict)] + [session] \
             if isinstance(prev.get("sessions", []), list) else [session]
         return core_info(command, job.spec_json, job.spec_json.get("seed"), sessions, outcome.complete,

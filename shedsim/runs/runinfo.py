@@ -65,15 +65,20 @@ def command_line() -> str | None:
 
 
 def session_entry(games_played: int | None, play_s: float, workers: int = 1, backend: str = "loky",
-                  interrupted: bool = False, started: float | None = None) -> dict[str, Any]:
+                  interrupted: bool = False, started: float | None = None,
+                  games_per_s: float | None = None) -> dict[str, Any]:
     """One session of a run as run.json's ``sessions`` lists it: games played, play seconds,
     games/s, workers, backend, whether it was interrupted and its start time (``started``:
-    ``time.time()`` at the start; default now). ``games_played`` None: not counted (games/s
-    None). ``wall_s`` and the peak memory are added when run.json is written
-    (:func:`finish_info`)."""
+    ``time.time()`` at the start; default now). ``games_per_s``: the rate of play only
+    (:meth:`shedsim.runs.execute.Outcome.games_per_s`, which leaves out starting the workers
+    and compiling the kernel); None: ``games_played / play_s``. ``games_played`` None: not
+    counted (games/s None). ``wall_s`` and the peak memory are added when run.json is
+    written (:func:`finish_info`)."""
     started = time.time() if started is None else started
+    if games_per_s is None and play_s > 0 and games_played is not None:
+        games_per_s = games_played / play_s
     return {"games_played": None if games_played is None else int(games_played), "play_s": round(play_s, 3),
-            "games_per_s": round(games_played / play_s, 1) if play_s > 0 and games_played is not None else None,
+            "games_per_s": None if games_per_s is None else round(games_per_s, 1),
             "workers": workers, "backend": backend, "interrupted": interrupted,
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started))}
 
@@ -88,10 +93,14 @@ def core_info(command: str | None, spec: dict[str, Any], seed: Any, sessions: li
     is written."""
     play_total = sum(s.get("play_s") or 0 for s in sessions)
     played_total = sum(s.get("games_played") or 0 for s in sessions)
+    # the rate over all sessions: each session's games over its seconds of play only
+    # (games / its games_per_s), so no session's start-up counts as play
+    rated = [(s.get("games_played") or 0, s.get("games_per_s")) for s in sessions]
+    play_only = sum(g / r if isinstance(r, (int, float)) and r > 0 else 0.0 for g, r in rated)
     info = {"command": command_line() if command is None else command, "spec": spec, "seed": seed,
             "versions": versions(), "complete": complete, "interrupted_by": interrupted_by, "sessions": sessions,
             "play_s": round(play_total, 3),
-            "games_per_s": round(played_total / play_total, 1) if play_total > 0 else None}
+            "games_per_s": round(played_total / play_only, 1) if play_only > 0 else None}
     info.update(extra)
     return info
 
