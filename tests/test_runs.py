@@ -641,3 +641,23 @@ def test_the_closing_rate_and_run_json_count_play_only(command, monkeypatch, tmp
     chunk = info["sessions"][0]["games_played"] // info["n_chunks"]
     assert info["games_per_s"] == info["sessions"][0]["games_per_s"] == chunk, info
     assert f"({chunk:,} games/s)" in r.output, r.output
+
+
+def test_an_interrupted_compare_says_the_games_it_kept_and_marks_its_tables_partial(tmp_path):
+    """compare-rules stopped after 20 of its 32 chunks (two variants of 16 chunks, played
+    in turn): the message counts the 20 chunks' games as kept, and the partial results the
+    games per variant finished in every variant (10 chunks' worth), as do the tables'
+    subtitle and the closing line, which say the results are partial."""
+    out = tmp_path / "run"
+    r = CliRunner().invoke(app, ["compare-rules", "-r", "shithead", "-r", "shithead+low5", "-p", "2", "--games", "480",
+                                 "--seed", "1", "--workers", "1", "--no-plots", "--stop-after", "20", "--out", str(out)])
+    assert r.exit_code == 130, r.output
+    info = json.loads((out / "run.json").read_text())
+    chunk, n = info["chunk_size"], info["n_chunks"]
+    assert n == 32 and info["chunks_done"] == 20 and not info["complete"]
+    text = " ".join(r.output.split())
+    assert f"20 of 32 chunks ({20 * chunk:,} of {n * chunk:,} games) finished and kept" in text, text
+    assert f"of the {10 * chunk:,} games per variant finished in every variant" in text, text
+    assert f"{10 * chunk:,} games per variant, seed 1" in text and "[PARTIAL: run interrupted]" in text, text
+    assert f"{10 * chunk:,} games per variant x 2 variants [PARTIAL: run interrupted]" in text, text
+    assert info["games"] == 10 * chunk

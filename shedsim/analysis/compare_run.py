@@ -232,7 +232,10 @@ def analyse(job: CompareJob, tallies: list[C.Tally], play_s: float, played: int,
     figures in ``info`` as :func:`shedsim.analysis.compare.compare` gives them."""
     spec = job.spec
     res = C.analyse(spec.plan, list(spec.entries), tallies, spec.strategy_paths)
-    res.info.update(games_requested=spec.games_requested, games=spec.games, block=spec.block,
+    # games: per variant, those in the results (the deals finished in every variant: fewer
+    # than planned when the run was interrupted)
+    res.info.update(games_requested=spec.games_requested, games=int(tallies[0].done.sum()) * spec.players,
+                    block=spec.block,
                     chunk_size=spec.chunk_size, seed=spec.seed, play_s=round(play_s, 3),
                     games_per_s=(round(games_per_s, 1) if games_per_s is not None else
                                  round(played / play_s, 1) if play_s > 0 else None),
@@ -327,6 +330,9 @@ class CompareStudy(Study):
 
     def games_done(self, job: CompareJob, res: C.ComparisonResult) -> int:
         return self._games_done
+
+    def in_results(self, job: CompareJob, res: C.ComparisonResult) -> str:
+        return f"of the {self._games_done:,} games per variant finished in every variant"
 
     def run_info(self, job: CompareJob, res: C.ComparisonResult, outcome: Any) -> dict[str, Any]:
         from shedsim.runs.runinfo import command_line

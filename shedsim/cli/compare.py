@@ -56,9 +56,11 @@ def compare_rules(
                options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after,
                                      default_out="reports/compare"))
     if not quiet:
-        _print_tables(r.run.res)
+        _print_tables(r.run.res, complete=r.complete)
         spec, info = r.run.job.spec, r.run.res.info
-        typer.echo(f"{spec.games:,} games per variant x {len(spec.plan.variants)} variants in {info['play_s']:.1f} s "
+        partial = "" if r.complete else " [PARTIAL: run interrupted]"
+        typer.echo(f"{info['games']:,} games per variant x {len(spec.plan.variants)} variants{partial} in "
+                   f"{info['play_s']:.1f} s "
                    f"({info['games_per_s'] or 0:,.0f} games/s); wrote {', '.join(r.files + ['run.json'])} "
                    f"to {str(r.out)}")
     O.finish(r)
@@ -73,8 +75,9 @@ def _variant_name(r) -> str:
     return r["variant"] + (" (baseline)" if r["baseline"] else "" if r["paired"] else " (unpaired)")
 
 
-def _length_table(res):
-    """The game length of every variant (a rich table)."""
+def _length_table(res, complete: bool = True):
+    """The game length of every variant (a rich table); not ``complete``: its title says the
+    results are partial."""
     from rich.table import Table
 
     from shedsim.analysis import compare as C
@@ -83,7 +86,7 @@ def _length_table(res):
     n = res.info["players"]
     each = len(rows) > 0 and v["deals"].nunique() == 1  # the same deals in every variant: said once, in the title
     t = Table(title=f"Game length: {C.title(res)}" + (f", {rows[0]['deals']:,} deals per variant" if each else "")
-                    + f"\n{C.subtitle(res)}",
+                    + ("" if complete else " [PARTIAL: run interrupted]") + f"\n{C.subtitle(res)}",
               caption=f"\\[lo, hi] = 95% intervals over deals; a round is {n} moves; unfinished = stopped: stalled, proven loop or move cap")
     ends = "stalled" in v.columns
     for col in ("variant", *(() if each else ("deals",)), "mean moves", "mean rounds", "median moves",
@@ -149,8 +152,9 @@ def _typical(r) -> str:
     return "; ".join(out) or "-"
 
 
-def _print_tables(res) -> None:
-    """The variants and the significant effects as rich tables on stdout."""
+def _print_tables(res, complete: bool = True) -> None:
+    """The variants and the significant effects as rich tables on stdout; an interrupted
+    run's (not ``complete``) are marked partial."""
     import sys
 
     from rich.console import Console
@@ -158,7 +162,7 @@ def _print_tables(res) -> None:
 
     from shedsim.analysis import compare as C
     console = Console() if sys.stdout.isatty() else Console(width=160)
-    console.print(_length_table(res))
+    console.print(_length_table(res, complete))
     console.print(_play_table(res))
     e = res.effects
     sig = e[e["significant"] | e["significant_rank"] | e["significant_median"]]

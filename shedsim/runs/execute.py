@@ -612,10 +612,17 @@ class Session:
             return 0
         return EXIT_TERMINATED if outcome.stopped_by == "SIGTERM" else EXIT_INTERRUPTED
 
-    def stop_message(self, job: Job, outcome: Outcome, games_done: int) -> str:
-        """The line printed when the run stopped early: what was kept and how to continue."""
+    def stop_message(self, job: Job, outcome: Outcome, games_done: int, in_results: str | None = None) -> str:
+        """The line printed when the run stopped early: what was kept (the chunks and their
+        games, ``job.chunk_games`` of each finished chunk), what the partial results hold
+        (``in_results``, e.g. ``of the 4,500 games per variant ...``; None: ``games_done`` games, said
+        only where they are not the games kept) and how to continue."""
         where = str(self.store.root)
         how = "terminated (SIGTERM)" if outcome.stopped_by == "SIGTERM" else "interrupted"
-        return (f"{how}: {len(outcome.done)} of {job.n_chunks} chunks ({games_done:,} of {job.games:,} games) "
-                f"finished and kept; partial results written to {where}; continue with: "
+        kept = sum(job.chunk_games(k) for k in outcome.done)
+        if in_results is None and games_done != kept:
+            in_results = f"of {games_done:,} games"
+        return (f"{how}: {len(outcome.done)} of {job.n_chunks} chunks ({kept:,} of {job.games:,} games) "
+                f"finished and kept; partial results written to {where}{f' ({in_results})' if in_results else ''}; "
+                f"continue with: "
                 f"{self.resume_hint or f'shedsim {job.command} --resume {where}'}")
