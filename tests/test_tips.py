@@ -171,3 +171,24 @@ def test_a_signal_during_the_cells_stops_early_or_late_and_writes_nothing(at, tm
     assert r.exit_code == 130, r.output
     assert "interrupted: nothing written" in r.output
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_every_csv_writes_small_p_values_in_e_notation(tmp_path):
+    """The CSV writer every command uses (tips, tune, sprt, swaps, compare-rules, tournament)
+    writes each p-value column (``loss_p``, ``place_p_holm``, ``starter_loss_p_value``,
+    ``p_rank``...) in e-notation, so a p of 3.3e-07 is not written as 0.000000 (which a
+    report then showed as "< 1e-300"); a probability such as ``p_lose`` keeps 6 decimals."""
+    import pandas as pd
+
+    from shedsim.analysis.tournament import write_csv
+    from shedsim.output.kinds import format_p
+    df = pd.DataFrame({"loss_p": [3.3e-07], "loss_p_holm": [6.6e-07], "place_p": [0.25],
+                       "starter_loss_p_value": [1e-12], "p_rank": [2e-9], "p_median_holm": [4e-8],
+                       "p_lose": [0.125], "loss_rate": [0.3]})
+    write_csv(df, tmp_path / "t.csv")
+    back = pd.read_csv(tmp_path / "t.csv")
+    for col in ("loss_p", "loss_p_holm", "place_p", "starter_loss_p_value", "p_rank", "p_median_holm"):
+        assert back[col][0] == pytest.approx(df[col][0], rel=1e-3), col
+    assert format_p(back["loss_p"][0]) == "3.3e-07"
+    text = (tmp_path / "t.csv").read_text()
+    assert ",0.125000," in text and text.rstrip().endswith("0.300000")

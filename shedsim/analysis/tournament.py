@@ -1272,14 +1272,23 @@ FLOAT_FORMATS = {
     "match_place_hi": 6, "mean_total_places": 6,
 }
 PVALUE_COLUMNS = ("p_value", "p_holm")
+_PVALUE_NAME = re.compile(r"(^|_)p(_value|_median|_rank)?(_holm)?$")
+
+
+def is_pvalue_column(col: str) -> bool:
+    """Whether the column ``col`` holds p-values, by its name: ``p_value``, ``p_holm``, ``p_rank``,
+    ``p_median`` (each also ``..._holm``), or ``NAME_p`` / ``NAME_p_value`` / ``NAME_p_holm``
+    (``loss_p``, ``starter_loss_p_value``); not a probability such as ``p_lose``."""
+    return col in PVALUE_COLUMNS or bool(_PVALUE_NAME.search(str(col)))
 
 
 def format_frame(df):
     """A copy with every float column as fixed-format text (deterministic CSV bytes):
-    rates and places 6 decimals, ratings 3, p-values 4 significant digits in e-notation."""
+    rates and places 6 decimals, ratings 3, p-values (:func:`is_pvalue_column`, in every
+    command's CSV) 4 significant digits in e-notation, so a small one is never written as 0."""
     out = df.copy()
     for col in out.columns:
-        if col in PVALUE_COLUMNS:
+        if is_pvalue_column(col) and out[col].dtype.kind in "fiu":
             out[col] = [("" if np.isnan(v) else f"{v:.4e}") for v in out[col].astype(float)]
         elif out[col].dtype.kind == "f":
             d = FLOAT_FORMATS.get(col, 6)
