@@ -503,3 +503,30 @@ def test_rank_test_direction():
         down = C.effect_test(x0, x0 - rng.normal(3, 5, 600), "length", paired, strata)
         assert up["rank_direction"] == 1 and down["rank_direction"] == -1 and up["p_rank"] < 0.05
     assert math.isnan(C.effect_test(x0, x0 + 1, "rate", True, strata)["rank_direction"])
+
+
+def test_the_median_shift_and_rank_direction_are_directions_in_data_definition_and_report(tmp_path):
+    """median_shift and rank_direction are which way a test points: effects.csv writes them as
+    the integers -1, 0, +1 (empty where not tested), their definitions say so, and the report
+    shows "+1", not "+1.000" or a share."""
+    from pathlib import Path
+    out = tmp_path / "run"
+    r = CliRunner().invoke(app, ["compare-rules", "-r", "shithead", "-r", "shithead+pickup:always", "-p", "2",
+                                 "--games", "240", "--seed", "3", "--workers", "1", "--quiet", "--no-plots",
+                                 "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    text = pd.read_csv(out / "effects.csv", dtype=str, keep_default_na=False)
+    for col in ("median_shift", "rank_direction"):
+        assert set(text[col]) - {""} <= {"-1", "0", "1"} and set(text[col]) - {""}, (col, set(text[col]))
+    moves = text[text["metric"] == "mean_moves"].iloc[0]
+    defs = json.loads((Path(__file__).parents[1] / "docs" / "reference" / "columns.json").read_text())
+    assert "integer" in defs["median_shift"] and "minus one half" not in defs["median_shift"]
+    assert "integer" in defs["rank_direction"] and "integer" in C.DEFINITIONS["median_shift, p_median"]
+    rep = CliRunner().invoke(app, ["report", str(out), "--out", str(tmp_path / "report.html")])
+    assert rep.exit_code == 0, rep.output
+    md = (tmp_path / "report.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| shithead+pickup:always | mean moves |"))
+    shift, rank = int(moves["median_shift"]), int(moves["rank_direction"])
+    cells = [c.strip() for c in row.split("|")]
+    assert (f"{rank:+d}" if rank else "0") in cells and (f"{shift:+d}" if shift else "0") in cells, row
+    assert "1.000" not in row, row

@@ -485,6 +485,7 @@ SHOWN = {  # kind -> (the shown estimate, the shown bound, scale: shown value / 
     "seconds": (r"\d{1,3}(?:,\d{3})*\.\d{2}", None, 1),
     "relative change": (r"[+-]\d+\.\d%", None, 100),
     "parameter value": (r"-?\d+(?:\.\d+)?", None, 1),
+    "direction": (r"[+-]1|0", None, 1),
 }
 """How a cell of each numeric kind must read on the page (written here from the console's
 formats, not taken from the code under test)."""

@@ -1315,13 +1315,15 @@ DEFINITIONS: dict[str, str] = {
                          "(van Elteren; statistic = combined z) (unpaired). It asks whether the typical deal "
                          "shifts, which for skewed game lengths can differ from the mean (the typical game can "
                          "get longer while the mean falls: fewer very long games)",
-    "rank_direction": "which way the rank test points: +1 the variant's deals are typically higher (longer games, "
-                      "more pick-ups), -1 lower; the sign of W+ - n(n+1)/4 (Wilcoxon) or of the combined z",
+    "rank_direction": "which way the rank test points, an integer: +1 the variant's deals are typically higher "
+                      "(longer games, more pick-ups), -1 lower, 0 neither; the sign of W+ - n(n+1)/4 (Wilcoxon) or "
+                      "of the combined z",
     "p_rank_holm, significant_rank": "the rank test's p-value Holm-corrected in the same family as p_holm, and "
                                      "p_rank_holm < 0.05",
     "median_baseline, median_variant": "mean_moves rows: the median game length of the baseline and the variant "
                                        "(moves, inverse-ECDF as in variants.csv)",
-    "median_shift, p_median": "mean_moves rows: does the typical game get longer (+1) or shorter (-1)? The median "
+    "median_shift, p_median": "mean_moves rows: does the typical game get longer (+1) or shorter (-1), an integer "
+                              "(0: the same share)? The median "
                               "test: the share of each deal's games at or below the baseline's median, compared as a "
                               "rate (paired t on per-deal differences, or Welch t); p_median_holm and "
                               "significant_median: Holm-corrected in the same family as p_holm",

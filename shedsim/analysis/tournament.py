@@ -1263,6 +1263,7 @@ def _lengths(spec: TournamentSpec, t: dict[str, np.ndarray]):
 
 # ---------------------------------------------------------------------- writing
 FLOAT_FORMATS = {
+    "rank_direction": 0, "median_shift": 0,  # compare-rules' directions: the integers -1, 0, +1
     "win_rate": 6, "win_lo": 6, "win_hi": 6, "loss_rate": 6, "loss_lo": 6, "loss_hi": 6,
     "mean_place": 6, "place_lo": 6, "place_hi": 6, "rating": 3, "rating_se": 3, "rating_lo": 3,
     "rating_hi": 3, "pickups_per_game": 4, "burns_per_game": 4, "share_a_ahead": 6, "share_lo": 6,

@@ -23,7 +23,8 @@ from typing import Callable
 
 __all__ = ["Kind", "format_p", "plain", "decimals_for", "duration", "KINDS", "TEXT", "NAME", "CARDS", "BOOL",
            "COUNT", "INDEX", "RATE", "PP", "P", "PROBABILITY", "ELO", "PLACES", "PLACES_DIFF", "MOVES",
-           "MOVES_DIFF", "NUMBER", "NUMBER_DIFF", "SCORE", "LLR", "SECONDS", "RELATIVE", "PARAMETER", "BY_UNIT"]
+           "MOVES_DIFF", "NUMBER", "NUMBER_DIFF", "SCORE", "LLR", "SECONDS", "RELATIVE", "PARAMETER", "DIRECTION",
+           "BY_UNIT"]
 
 
 def format_p(p: float) -> str:
@@ -167,12 +168,15 @@ RELATIVE = Kind("relative change", True, lambda x, d: f"{100 * x:+.1f}%")
 """A change relative to the baseline's value: a signed percentage."""
 PARAMETER = Kind("parameter value", True, lambda x, d: f"{int(x)}" if _whole(x) else f"{x:g}")
 """A strategy parameter's value (tips' follow/ignore values, tune's trial parameters)."""
+DIRECTION = Kind("direction", True, lambda x, d: f"{int(round(x)):+d}" if round(x) else "0",
+                 holds=lambda x: x in (-1, 0, 1))
+"""Which way a test points: the integer +1 (up: longer games, more pick-ups), -1 (down) or 0."""
 BY_UNIT = Kind("in the row's unit", True)
 """compare-rules' effects: the value's kind is the row's ``unit`` (``share``: a rate, or
 percentage points for the effect; ``moves``; else a number), :func:`for_unit`."""
 
 KINDS = (TEXT, NAME, CARDS, BOOL, COUNT, INDEX, RATE, PP, P, PROBABILITY, ELO, PLACES, PLACES_DIFF, MOVES,
-         MOVES_DIFF, NUMBER, NUMBER_DIFF, SCORE, LLR, SECONDS, RELATIVE, PARAMETER, BY_UNIT)
+         MOVES_DIFF, NUMBER, NUMBER_DIFF, SCORE, LLR, SECONDS, RELATIVE, PARAMETER, DIRECTION, BY_UNIT)
 
 
 def for_unit(unit: str, difference: bool) -> Kind:

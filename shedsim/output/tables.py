@@ -86,7 +86,7 @@ COLUMNS: dict[str, K.Kind] = {
     # compare-rules' rank and median tests, the starter's fairness, swaps' best and worst sets, tips' objective
     **dict.fromkeys(("p_rank_holm", "p_median", "p_median_holm", "starter_loss_p_holm"), K.P),
     **dict.fromkeys(("significant_rank", "significant_median", "in_best_set", "in_worst_set"), K.BOOL),
-    **dict.fromkeys(("rank_direction", "median_shift"), K.NUMBER_DIFF),
+    **dict.fromkeys(("rank_direction", "median_shift"), K.DIRECTION),
     **dict.fromkeys(("median_baseline", "median_variant"), K.MOVES),
     "starter_fair_rate": K.RATE,
     "loss_se": K.RATE,
