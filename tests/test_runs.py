@@ -661,3 +661,33 @@ def test_an_interrupted_compare_says_the_games_it_kept_and_marks_its_tables_part
     assert f"{10 * chunk:,} games per variant, seed 1" in text and "[PARTIAL: run interrupted]" in text, text
     assert f"{10 * chunk:,} games per variant x 2 variants [PARTIAL: run interrupted]" in text, text
     assert info["games"] == 10 * chunk
+
+
+def test_a_run_directory_of_another_command_is_refused_by_every_command(tmp_path):
+    """Every command that writes a run directory refuses (exit 2, naming the kind of run it
+    holds, with or without --force) one holding another command's run: tips and tune into a
+    tournament's (they replaced its run.json and left its CSVs and chunks), a fresh
+    compare-rules or swaps into a tournament's, and a tournament into one holding tips'
+    reports. Nothing there changes."""
+    runs = {"tournament": tmp_path / "tournament", "tips": tmp_path / "tips"}
+    assert cli(*COMMANDS["tournament"], "--out", str(runs["tournament"]), "--stop-after", "1").exit_code == 130
+    r = cli("tips", "--rules", "shithead", "--players", "2", "--tip", "block", "--games", "20", "--quiet",
+            "--out", str(runs["tips"]))
+    assert r.exit_code == 0, r.output
+    before = {k: {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()} for k, d in runs.items()}
+    attempts = [
+        ("tournament", ["tips", "--rules", "shithead", "--players", "2", "--tip", "block", "--games", "20", "--quiet"]),
+        ("tournament", ["tune", "--budget", "1", "--games", "100", "--confirm-games", "100", "--param", "track=0:50",
+                        "--quiet"]),
+        ("tournament", COMMANDS["compare-rules"] + ["--force"]),
+        ("tournament", COMMANDS["swaps"]),
+        ("tips", COMMANDS["tournament"]),
+        ("tips", COMMANDS["tournament"] + ["--force"]),
+    ]
+    for held, args in attempts:
+        r = cli(*args, "--out", str(runs[held]))
+        said = " ".join(r.output.split())
+        assert r.exit_code == 2 and f"holds a {held} run" in said, (args[0], held, said)
+        assert "Traceback" not in said
+    after = {k: {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()} for k, d in runs.items()}
+    assert after == before

@@ -392,7 +392,8 @@ class Session:
                     self.plots = False
                 self.store.check_writable(self.store.root, create=False, option=opt)
             else:
-                self.store.check_out(self.store.root, self.outputs, force=self.force, option=opt)
+                self.store.check_out(self.store.root, self.outputs, force=self.force, option=opt,
+                                     command=self.command)
                 self.store.check_writable(self.store.root, option=opt)
             lock = self.store.lock(opt)
             lock.__enter__()

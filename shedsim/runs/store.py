@@ -211,13 +211,35 @@ class RunStore:
             return False
         return bool(names) and all(n in (LOCK, PID) or (n.startswith(".") and n.endswith(".tmp")) for n in names)
 
+    @staticmethod
+    def held_command(root: Path | str) -> str | None:
+        """The command whose run ``root`` holds: its spec.json's (:func:`spec_command`), else
+        the one its run.json names (``shedsim tips ...``: ``tips``); None when neither says."""
+        root = Path(root)
+        for name in (SPEC, "run.json"):
+            try:
+                d = json.loads((root / name).read_bytes().decode("utf-8"))
+            except (OSError, ValueError, RecursionError):
+                continue
+            if not isinstance(d, dict):
+                continue
+            if name == SPEC and "format" in d and "key" in d:
+                return spec_command(d)
+            words = str(d.get("command") or "").split()
+            if len(words) >= 2 and words[0] == "shedsim":
+                return words[1]
+        return None
+
     @classmethod
     def check_out(cls, root: Path | str, outputs: Iterable[str], force: bool = False,
-                  option: str = "--out", force_option: str | None = "--force") -> None:
+                  option: str = "--out", force_option: str | None = "--force", command: str | None = None) -> None:
         """Refuse an output directory the run must not write into (raises :attr:`Error`):
 
         * ``/`` or the user's home directory, always;
         * a path that exists and is not a directory;
+        * a directory holding the run of another command than ``command`` (the name of the
+          command writing, :meth:`held_command`), always (also with ``force``): its chunks
+          and reports would be left beside the new run's;
         * a non-empty directory that holds no shedsim run (:meth:`holds_run`), unless
           ``force``; with ``force``, still refused when one of ``outputs`` (the names the
           run writes: reports, ``spec.json``, ``chunks``, ...) already exists there and is
@@ -240,6 +262,11 @@ class RunStore:
             names = sorted(p.name for p in root.iterdir())
         except OSError as e:
             raise cls.Error(f"{option}: cannot read {str(root)!r}: {e.strerror or e}") from None
+        held = cls.held_command(root) if names and command is not None else None
+        if held is not None and held != command:
+            go_on = (f"; continue it with: shedsim {held} --resume {str(root)}" if held in RUN_COMMANDS else "")
+            raise cls.Error(f"{option}: {str(root)!r} holds {with_article(held)} run; shedsim {command} never "
+                            f"writes over another command's run: choose a new or empty directory{go_on}")
         if not names or cls.holds_run(root):
             return
         mine = set(outputs) | set(STORE_FILES)

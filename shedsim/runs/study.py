@@ -494,7 +494,7 @@ def _check_out(study: Study, out: Path) -> None:
     """A storeless study's ``out``: never replacing a file shedsim did not write; made writable."""
     from shedsim.runs.store import RunStore, StoreError
     try:
-        RunStore.check_out(out, study.outputs, force_option=None)
+        RunStore.check_out(out, study.outputs, force_option=None, command=study.command)
         RunStore.check_writable(out)
     except StoreError as e:
         raise as_study_error(e) from None
