@@ -66,10 +66,13 @@ def lookup(name: str, key: str) -> Any:
 
 def formatted(value: Any, fmt: str = "") -> str:
     """``value`` with the format spec ``fmt`` (Python's mini-language; ``%`` multiplies by
-    100), or ``~N``: N significant digits without an exponent, with thousands separators
+    100), ``SPECpp``: a difference of shares in percentage points (``+.1pp``: ``-3.4``, the
+    page says the unit), or ``~N``: N significant digits without an exponent, with thousands separators
     (``77,700``, ``1.64``). ``None`` is written as an en dash."""
     if value is None:
         return "–"
+    if fmt.endswith("pp"):  # a difference of shares in percentage points: "+.1pp" -> "-3.4"
+        return format(100 * value, fmt[:-2] + "f")
     if fmt.startswith("~"):
         import math
         if value == 0:
