@@ -171,6 +171,7 @@ class GameState:
     stock: list[int] = field(default_factory=list)
     burned: int = 0
     burned_cards: Counter = field(default_factory=Counter)
+    burned_order: list[int] = field(default_factory=list)  # every burned card, in the order they burned
     dealer: int = 0
     to_move: int = 0
     direction: int = 1
@@ -349,6 +350,7 @@ def _land(state: GameState, seat_index: int, rank: int, n: int, from_hand: int) 
     if burned_now:
         state.burned += len(state.pile)
         state.burned_cards.update(state.pile)
+        state.burned_order.extend(state.pile)
         notes.append(f"burns {len(state.pile)} cards")
         state.pile = []
         seat.burns += 1
@@ -795,6 +797,48 @@ class GameResult:
     end: str = "finished"
 
 
+def decide(state: GameState, player: Player, ra: np.ndarray, legal: list[Move], deal_key: int) -> Move:
+    """The move ``player``, the strategy of the seat to move, chooses among ``legal``
+    (:func:`legal_moves` of ``state``; ``ra`` the compiled rules, ``deal_key`` names the
+    game in messages), with every check :func:`play_game` makes after a decision: no
+    write into the rules, its parameters, the observation or a random stream it does not
+    own. Raises :class:`StrategyError` naming the strategy, the move and the position when
+    it raises, writes, or chooses something that is not a legal move."""
+    obs = public_array(state)
+    seat = state.to_move
+    when = f"at move {state.moves + 1}, seat {seat}"
+    obs_kept = obs.copy()
+    try:
+        move = player.move(state, obs, ra, state.streams.lend(seat), legal)
+    except StrategyError:
+        raise
+    except PluginReturnError as e:
+        check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
+        raise StrategyError(f"strategy {player.name!r} at move {state.moves + 1} (deal key {deal_key}): "
+                            f"{e}\n{state.describe()}") from e
+    except Exception as e:  # noqa: BLE001
+        # a write into the rules comes first: it may be why the decision failed
+        check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
+        if _is_crash(e):  # a plugin's decision in a forked child killed it (kernel.isolate)
+            raise StrategyError(f"strategy {player.name!r} at seat {seat}, choosing move {state.moves + 1} "
+                                f"(deal key {deal_key}): {e}\nthe position:\n{state.describe()}") from e
+        raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
+                            f"(deal key {deal_key}): {_exception_text(e)}\n"
+                            f"{state.describe()}") from e
+    check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
+    check_observation(player, obs, obs_kept, when, deal_key, state)
+    state.streams.give_back(seat, player, when, deal_key)
+    if move.kind == "invalid":
+        raise StrategyError(f"strategy {player.name!r} returned {move.rank}, which is not a move, at move "
+                            f"{state.moves + 1} (deal key {deal_key}); legal: "
+                            f"{', '.join(map(str, legal))}\n{state.describe()}")
+    if move not in legal:
+        raise StrategyError(f"strategy {player.name!r} chose the illegal move {move} at move "
+                            f"{state.moves + 1} (deal key {deal_key}); legal: "
+                            f"{', '.join(map(str, legal))}\n{state.describe()}")
+    return move
+
+
 def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
               dealer: int = 0, trace: bool = False) -> GameResult:
     """Play one whole game on the reference engine.
@@ -817,39 +861,7 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
                          f"[{format_cards(s.face_up)}] face-down [{format_cards(s.face_down)}]")
     while not (state.finished or state.unfinished):
         legal = legal_moves(state)
-        obs = public_array(state)
-        player = players[state.to_move]
-        seat = state.to_move
-        when = f"at move {state.moves + 1}, seat {seat}"
-        obs_kept = obs.copy()
-        try:
-            move = player.move(state, obs, ra, state.streams.lend(seat), legal)
-        except StrategyError:
-            raise
-        except PluginReturnError as e:
-            check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
-            raise StrategyError(f"strategy {player.name!r} at move {state.moves + 1} (deal key {deal_key}): "
-                                f"{e}\n{state.describe()}") from e
-        except Exception as e:  # noqa: BLE001
-            # a write into the rules comes first: it may be why the decision failed
-            check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
-            if _is_crash(e):  # a plugin's decision in a forked child killed it (kernel.isolate)
-                raise StrategyError(f"strategy {player.name!r} at seat {seat}, choosing move {state.moves + 1} "
-                                    f"(deal key {deal_key}): {e}\nthe position:\n{state.describe()}") from e
-            raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
-                                f"(deal key {deal_key}): {_exception_text(e)}\n"
-                                f"{state.describe()}") from e
-        check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
-        check_observation(player, obs, obs_kept, when, deal_key, state)
-        state.streams.give_back(seat, player, when, deal_key)
-        if move.kind == "invalid":
-            raise StrategyError(f"strategy {player.name!r} returned {move.rank}, which is not a move, at move "
-                                f"{state.moves + 1} (deal key {deal_key}); legal: "
-                                f"{', '.join(map(str, legal))}\n{state.describe()}")
-        if move not in legal:
-            raise StrategyError(f"strategy {player.name!r} chose the illegal move {move} at move "
-                                f"{state.moves + 1} (deal key {deal_key}); legal: "
-                                f"{', '.join(map(str, legal))}\n{state.describe()}")
+        move = decide(state, players[state.to_move], ra, legal, deal_key)
         codes.append(move.code)
         line = apply_move(state, move, legal)
         if trace:

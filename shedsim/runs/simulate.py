@@ -70,6 +70,10 @@ class RunSpec:
     stream: int = 0
     """Strategy-stream number (:func:`shedsim.seeding.game_keys`): runs with the same seed
     and different streams play the same deals with independent strategy randomness."""
+    bot_move_ms: int = 1000
+    """Milliseconds a bot entry (``bot:COMMAND``, :mod:`shedsim.bot`) has for each answer."""
+    bot_game_ms: int | None = None
+    """Milliseconds a bot entry has for all its answers in one game (None: no such budget)."""
 
     def tables(self) -> list[tuple[int, ...]]:
         return tournament_tables(self.seated or len(self.entries), self.players) if self.schedule == "tournament" else [
