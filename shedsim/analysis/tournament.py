@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -240,6 +241,15 @@ class TournamentSpec:
     swap_from: tuple[int, ...] | None = None
     """Per seated entry, the index (into ``entries + swap_sources``) of the entry whose swap
     decides its face-up cards, -1 = keep them as dealt; None = its own swap."""
+    bot_move_ms: int = 1000
+    bot_game_ms: int | None = None
+    """The bots' time control (``--time-per-move``, ``--time-per-game``; :mod:`shedsim.bot`)."""
+
+    @property
+    def has_bots(self) -> bool:
+        """Whether an entry is a bot (``bot:COMMAND``, played on the reference engine)."""
+        from shedsim.bot.protocol import is_bot
+        return any(is_bot(e) for e in self.entries)
 
     @property
     def tables(self) -> list[tuple[int, ...]]:
@@ -287,7 +297,8 @@ class TournamentSpec:
                    games=self.games, schedule="tournament", strategy_paths=self.strategy_paths,
                    chunk_size=self.chunk_size,
                    swap_from=None if self.swap_from is None else tuple(self.swap_from) + (-1,) * len(extra),
-                   seated=len(self.entries) if extra else 0)
+                   seated=len(self.entries) if extra else 0, bot_move_ms=self.bot_move_ms,
+                   bot_game_ms=self.bot_game_ms, bot_cwd=os.getcwd() if self.has_bots else "")
 
     def identity(self) -> dict[str, Any]:
         """The fields that decide results (compared on resume; hashed into each chunk)."""
@@ -296,7 +307,8 @@ class TournamentSpec:
                 "games": self.games, "rounds": self.rounds, "chunk_size": self.chunk_size,
                 "seat_orders": self.seat_orders, "strategy_hashes": dict(sorted(self.strategy_hashes.items())),
                 **({"swap_sources": list(self.swap_sources), "swap_from": list(self.swap_from)}
-                   if self.swap_from is not None else {})}
+                   if self.swap_from is not None else {}),
+                **({"bot_time": [self.bot_move_ms, self.bot_game_ms]} if self.has_bots else {})}
 
     def key(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
@@ -321,7 +333,7 @@ def auto_chunk_size(games: int, match_block: int) -> int:
 def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games: int, seed: int = 0,
          rounds: int = 1, chunk_size: int | None = None, strategy_paths: tuple[str, ...] = (),
          rules_input: dict[str, Any] | None = None, save_games: bool = False,
-         seat_orders: str = "all") -> TournamentSpec:
+         seat_orders: str = "all", bot_time: tuple[int, int | None] = (1000, None)) -> TournamentSpec:
     """Check every option and build the spec, before any game is played.
 
     Raises :class:`TournamentError` (or :class:`shedsim.rules.RulesError`) naming the
@@ -331,7 +343,14 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
     ``seat_orders="all"`` plays every table in every cyclic seating order
     (:func:`arranged_tables`); when that would exceed :data:`MAX_ARRANGED_TABLES` tables
     it falls back to ``"sorted"`` (the plain tables); ``spec.seat_orders`` says which.
+
+    A bot entry (``bot:COMMAND``, ``--bot LABEL=COMMAND``) is started once and greeted
+    before anything else (:func:`shedsim.bot.process.check_bots`; ``bot_time``: the
+    milliseconds per move and per game, None for no game budget); a bot that cannot start
+    or greet raises :class:`TournamentError` naming it and what it printed.
     """
+    from shedsim.bot.process import BotStartError, check_bots
+    from shedsim.bot.protocol import BotSpecError, is_bot
     from shedsim.plugins import PluginError, compiled_strategy, discover
     rules.check_players(players)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -347,10 +366,16 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
         known = discover(list(strategy_paths))
         hashes = {}
         for label, spec in strategies:
+            if is_bot(spec):
+                continue
             s = compiled_strategy(known, spec, "a tournament")
             hashes[s.name] = s.source_hash
     except PluginError as e:
         raise TournamentError(f"--strategies: {e}") from None
+    try:
+        check_bots(strategies, *bot_time)
+    except (BotSpecError, BotStartError) as e:
+        raise TournamentError(str(e)) from None
     if seat_orders not in SEAT_ORDERS:
         raise TournamentError(f"--seat-orders: one of {', '.join(SEAT_ORDERS)}; got {seat_orders!r}")
     if seat_orders == "all" and arranged_count(len(strategies), players) > MAX_ARRANGED_TABLES:
@@ -373,7 +398,7 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
                           labels=tuple(lab for lab, _ in strategies), seed=seed, games_requested=games,
                           games=total, rounds=rounds, chunk_size=chunk_size,
                           strategy_paths=tuple(strategy_paths), strategy_hashes=hashes, save_games=save_games,
-                          seat_orders=seat_orders)
+                          seat_orders=seat_orders, bot_move_ms=bot_time[0], bot_game_ms=bot_time[1])
 
 
 # ---------------------------------------------------------------------- aggregation
@@ -449,13 +474,17 @@ def _bincount(idx: np.ndarray, size: int, weights: np.ndarray | None = None) -> 
 
 
 def effective_places2(places: np.ndarray) -> np.ndarray:
-    """Twice each seat's place (int64[n, P]); seats still in at the move cap (place 0)
-    share the remaining places: with k seats still in, each gets ``2P - k + 1`` (twice the
-    mean of places P-k+1..P)."""
+    """Twice each seat's place (int64[n, P]); seats still in when the game was stopped
+    (place 0) share the places no seat took, each getting twice their mean: with k seats
+    still in and the places taken summing to T, ``2 * (P(P+1)/2 - T) / k``. In a game
+    stopped by its rules the free places are the last k (``2P - k + 1``); in a game a bot
+    forfeited (the forfeiting seat placed last, docs/reference/bots.md#faults) they are
+    the k places before the last."""
     p = places.shape[1]
     pl = places.astype(np.int64)
     k = (pl == 0).sum(axis=1, keepdims=True)
-    return np.where(pl > 0, 2 * pl, 2 * p - k + 1)
+    free2 = p * (p + 1) - 2 * pl.sum(axis=1, keepdims=True)  # twice the sum of the places no seat took
+    return np.where(pl > 0, 2 * pl, free2 // np.maximum(k, 1))
 
 
 def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -774,7 +803,7 @@ def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None)
         spec = plan(rules, d["players"], list(zip(d["labels"], d["entries"])), d["games_requested"],
                     seed=d["seed"], rounds=d["rounds"], chunk_size=d["chunk_size"], strategy_paths=paths,
                     rules_input=ri, save_games=bool(d.get("save_games", False)),
-                    seat_orders=d.get("seat_orders", "all"))
+                    seat_orders=d.get("seat_orders", "all"), bot_time=tuple(d.get("bot_time", (1000, None))))
     except (TournamentError, RulesError) as e:
         msg = str(e)
         raise TournamentError(msg if msg.startswith("--resume") else f"--resume: {where}: {msg}") from None

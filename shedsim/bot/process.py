@@ -82,10 +82,11 @@ def _short(data: bytes | str, n: int = 300) -> str:
 
 class BotProcess:
     """One bot process. ``label``: the entry's label (names it in messages); ``who``: its
-    name in the log (e.g. ``mybot seat 2``); ``sink``: where its standard error goes."""
+    name in the log (e.g. ``mybot (its seat 2 at a table)``); ``sink``: where its standard
+    error goes; ``cwd``: the directory it is started in (default: the current one)."""
 
-    def __init__(self, label: str, command: str, who: str, sink: StderrSink) -> None:
-        self.label, self.command, self.who, self.sink = label, command, who, sink
+    def __init__(self, label: str, command: str, who: str, sink: StderrSink, cwd: str = "") -> None:
+        self.label, self.command, self.who, self.sink, self.cwd = label, command, who, sink, cwd
         self.proc: subprocess.Popen | None = None
         self.hello: dict[str, Any] | None = None
         self._buf = b""
@@ -111,7 +112,7 @@ class BotProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1")  # a Python bot's print() then reaches us at once
         try:
             self.proc = subprocess.Popen(words, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, bufsize=0, cwd=os.getcwd(), env=env,
+                                         stderr=subprocess.PIPE, bufsize=0, cwd=self.cwd or os.getcwd(), env=env,
                                          start_new_session=True, close_fds=True)
         except OSError as e:
             self.proc = None

@@ -160,8 +160,8 @@ class Table:
     """The bot processes of one chunk, by (entry, which of its seats at the table): started
     on first use, started again after a fault or an exit, ended by :meth:`close`."""
 
-    def __init__(self, labels: tuple[str, ...], entries: tuple[str, ...], clock: Clock) -> None:
-        self.labels, self.entries, self.clock = labels, entries, clock
+    def __init__(self, labels: tuple[str, ...], entries: tuple[str, ...], clock: Clock, cwd: str = "") -> None:
+        self.labels, self.entries, self.clock, self.cwd = labels, entries, clock, cwd
         self.sink = StderrSink()
         self.procs: dict[tuple[int, int], BotProcess] = {}
         self.report = ChunkBots()
@@ -172,7 +172,8 @@ class Table:
         key = (entry, j)
         if key not in self.procs:
             who = self.labels[entry] if j == 0 else f"{self.labels[entry]} (its seat {j + 1} at a table)"
-            self.procs[key] = BotProcess(self.labels[entry], P.command_of(self.entries[entry]), who, self.sink)
+            self.procs[key] = BotProcess(self.labels[entry], P.command_of(self.entries[entry]), who, self.sink,
+                                         self.cwd)
         return self.procs[key]
 
     def ready(self, proc: BotProcess, entry: int) -> None:
@@ -339,7 +340,7 @@ def play_games(spec, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarra
            "unfinished": np.zeros(m, np.bool_), "end": np.zeros(m, np.int8),
            "dealt": np.zeros((m, n), np.int64), "face_up": np.zeros((m, n), np.int64),
            "forfeit": np.zeros((m, n), np.int8)}
-    table = Table(spec.labels, spec.entries, Clock(spec.bot_move_ms, spec.bot_game_ms))
+    table = Table(spec.labels, spec.entries, Clock(spec.bot_move_ms, spec.bot_game_ms), spec.bot_cwd)
     table.rules_obj = P.rules_object(spec.rules, n)
     try:
         for i, g in enumerate(rows):
