@@ -65,6 +65,7 @@ from __future__ import annotations
 import dataclasses
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -247,8 +248,13 @@ class _Match:
         sched = schedule(self.spec.players, start, stop, paired)
         dk, sk = game_keys(self.spec.seed, sched["index"], sched["deal"], self.spec.stream)
         try:
-            rec = self.kernel.play(self.rules_array, self.ids, self.params, sched["seating"], dk, sk,
-                                   sched["dealer"])
+            if (self.ids < 0).any():  # a bot (``bot:COMMAND``): its games on the reference engine
+                from shedsim.runs.simulate import play_with_bots
+                rec, _ = play_with_bots(self.spec, self.known, self.kernel, self.ids, self.params,
+                                        self.rules_array, sched, dk, sk)
+            else:
+                rec = self.kernel.play(self.rules_array, self.ids, self.params, sched["seating"], dk, sk,
+                                       sched["dealer"])
         except KernelError as e:
             # the trace command replays this schedule's games (trace --schedule head-to-head...)
             spec = dataclasses.replace(self.spec, schedule="head-to-head" if paired else "head-to-head-unpaired")
@@ -288,14 +294,22 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
         known = discover(list(strategy_paths))
     except PluginError as e:
         raise SPRTError(str(e)) from None
+    from shedsim.bot.process import BotStartError, check_bots
+    from shedsim.bot.protocol import BotSpecError, is_bot
     for opt, s in (("--a", a), ("--b", b)):
         try:
-            compiled_strategy(known, s, "sprt")
+            if not is_bot(s):
+                compiled_strategy(known, s, "sprt")
         except PluginError as e:
             raise SPRTError(f"{opt}: {e}") from None
+    try:  # a bot is started and greeted once before any game
+        check_bots([("--a", a), ("--b", b)])
+    except (BotSpecError, BotStartError) as e:
+        raise SPRTError(str(e)) from None
     labels = (a, b if b != a else f"{b}#2")
     spec = RunSpec(rs, players, (a, b), labels, seed=int(seed), games=1, schedule="tournament",
-                   strategy_paths=tuple(str(p) for p in strategy_paths))
+                   strategy_paths=tuple(str(p) for p in strategy_paths),
+                   bot_cwd=os.getcwd() if is_bot(a) or is_bot(b) else "")
     known, k, ids, params = loaded_kernel(spec)
     return _Match(spec, known, k, ids, params, rs.compile(players))
 

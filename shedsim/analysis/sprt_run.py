@@ -59,10 +59,13 @@ def play_batch(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy
 
 def strategy_hashes(a: str, b: str, strategy_paths: tuple[str, ...]) -> dict[str, str]:
     """Source hash of X and Y (a changed strategy refuses ``--resume``)."""
+    from shedsim.bot.protocol import is_bot
     from shedsim.plugins import compiled_strategy, discover
     known = discover(list(strategy_paths))
     out = {}
     for s in (a, b):
+        if is_bot(s):  # a bot's code is not shedsim's to hash: its command is in the spec
+            continue
         st = compiled_strategy(known, s, "sprt")
         out[st.name] = st.source_hash
     return out

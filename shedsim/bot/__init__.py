@@ -5,5 +5,11 @@
 * :mod:`shedsim.bot.process`: a bot's process (start, ``hello``, questions with a deadline,
   its standard error read all the time, ``bye``);
 * :mod:`shedsim.bot.table`: games with bot seats on the reference engine, for a chunk of a
-  run (the kernel's records, plus forfeits).
+  run (the kernel's records, plus forfeits);
+* :mod:`shedsim.bot.client`: writing a bot in Python (:class:`Bot`, :class:`State`, :func:`run`;
+  standard library only), :mod:`shedsim.bot.example` a whole one.
 """
+
+from shedsim.bot.client import Bot, SeatState, State, run
+
+__all__ = ["Bot", "SeatState", "State", "run"]

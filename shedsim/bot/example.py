@@ -2,7 +2,7 @@
 
 Run it as a bot with ``python -m shedsim.bot.example``, e.g.
 ``shedsim tournament --bot greedy-py='python -m shedsim.bot.example' --strategies greedy,random``;
-it plays every game exactly as ``greedy`` does (``tests/test_bots.py`` checks it).
+it plays every game exactly as ``greedy`` does (``tests/test_bot_clients.py`` checks it).
 
 Move: in the face-down stage, flip the first slot; otherwise play the lowest playable
 rank that has no role in the rules, every copy the stage holds; when only special ranks

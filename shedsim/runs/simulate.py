@@ -217,7 +217,7 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
     try:
         swap_from = None if spec.swap_from is None else np.array(spec.swap_from, np.int64)
         if bot_games.any():
-            rec, bots = _play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk, bot_games, swap_from)
+            rec, bots = play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk, swap_from)
         else:
             rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from,
                          status=status)
@@ -230,10 +230,16 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
                        time.perf_counter() - t0, bots)
 
 
-def _play_with_bots(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk, bot_games, swap_from):
-    """A chunk that seats a bot: its games with a bot on the reference engine
-    (:func:`shedsim.bot.table.play_games`: same deals, keys and seats), the others on the
-    kernel; the records of both in the chunk's game order, plus ``forfeit`` (int8[n, P])."""
+def play_with_bots(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk, swap_from=None):
+    """The games of schedule ``sched`` (deal and strategy keys ``dk``, ``sk``) of a run whose
+    entries hold a bot (``ids`` -1, :func:`loaded_kernel`): those that seat a bot on the
+    reference engine (:func:`shedsim.bot.table.play_games`: same deals, keys and seats), the
+    others on the kernel ``k``. Returns the records of both in the schedule's order (the
+    kernel's fields and dtypes, plus ``forfeit`` int8[n, P]) and what the bots left
+    (:class:`shedsim.bot.table.ChunkBots`). Raises :class:`SimulationError` when a strategy
+    fails on the engine, :class:`shedsim.kernel.build.KernelError` on the kernel (its
+    ``game`` in the schedule's numbering)."""
+    bot_games = (ids[sched["seating"]] < 0).any(axis=1)
     from shedsim.bot.table import play_games
     from shedsim.rules.engine import StrategyError
     if swap_from is not None:
