@@ -93,3 +93,35 @@ def test_the_spec_of_a_run_with_bots_holds_its_time_control_and_resume_refuses_a
         T.plan(build("shithead"), 2, [("greedy", "greedy"), ("b", "bot:" + bots.command(tmp_path, "first"))], 4,
                bot_time=(0, None))
     json.dumps(d)
+
+
+def test_hostile_bots_forfeit_their_games_counted_by_kind_and_the_run_finishes(tmp_path, monkeypatch):
+    monkeypatch.setenv("LATE_S", "0.4")
+    entries = [("greedy", "greedy")] + [(b, "bot:" + bots.command(tmp_path, b)) for b in
+                                        ("late", "garbage", "illegal", "dies")]
+    spec = T.plan(build("shithead"), 2, entries, 20, seed=3, chunk_size=10, bot_time=(200, None))
+    store, out = _played(spec, tmp_path / "run")
+    assert out.complete
+    res = T.analyse(spec, store.load_total(spec, out.done))
+    s = res.summary.set_index("strategy")
+    kinds = {"late": "timeout", "garbage": "invalid", "illegal": "illegal", "dies": "crash"}
+    for bot, kind in kinds.items():
+        # each hostile bot forfeits (at its 3rd move, before any game is over) by its own kind only
+        assert s.loc[bot, f"forfeits_{kind}"] == s.loc[bot, "forfeits"] > 0
+        assert s.loc[bot, [f"forfeits_{k}" for k in kinds.values() if k != kind]].sum() == 0
+    assert s.loc["greedy", "forfeits"] == 0 and s.loc["greedy", "games"] > 0
+    # every table seats a hostile bot, so every game is forfeited, by one seat (the first to fail)
+    assert res.info["ends"]["forfeit"] == int(s["forfeits"].sum()) == spec.games
+    log = (tmp_path / "run" / "bots.log").read_text()
+    for bot, kind in kinds.items():
+        assert f"fault: {bot} {kind} in game" in log
+    summ = bot_log.summary(tmp_path / "run", spec.key())
+    assert {b: summ["forfeits"][b][k] for b, k in kinds.items()} == {b: int(s.loc[b, "forfeits"]) for b in kinds}
+
+
+def test_seats_still_in_after_a_forfeit_share_the_places_between():
+    # 4 seats: seat 0 went out first, seat 3 forfeited (last); seats 1 and 2 share places 2 and 3
+    eff2 = T.effective_places2(np.array([[1, 0, 0, 4], [2, 1, 0, 4], [0, 0, 0, 0]]))
+    assert eff2[0].tolist() == [2, 5, 5, 8]  # 2.5 each (the rule's own stop would give them 3.5)
+    assert eff2[1].tolist() == [4, 2, 6, 8]  # one seat in: place 3
+    assert eff2[2].tolist() == [5, 5, 5, 5]  # stopped by its rules, nobody out: all share 1..4

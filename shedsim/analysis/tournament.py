@@ -53,6 +53,9 @@ FORMAT = 2
 """Version of spec.json and the chunk tallies (2: per-deal cluster sums added)."""
 END_LABELS = ("finished", "stalled", "loop", "cap")
 """How games ended, in ``layout.END_*`` order (``run.json``'s ``ends``)."""
+BOT_END_LABELS = END_LABELS + ("forfeit",)
+"""How the games of a run with bots ended: a bot's fault forfeits its game
+(:data:`shedsim.bot.protocol.END_FORFEIT`)."""
 DEFAULT_GAMES = 200_000
 DEFAULT_PLAYERS = 4
 DEFAULT_RULES = "shithead"
@@ -252,6 +255,11 @@ class TournamentSpec:
         return any(is_bot(e) for e in self.entries)
 
     @property
+    def end_labels(self) -> tuple[str, ...]:
+        """How this run's games can end (:data:`END_LABELS`, with ``forfeit`` when a bot plays)."""
+        return BOT_END_LABELS if self.has_bots else END_LABELS
+
+    @property
     def tables(self) -> list[tuple[int, ...]]:
         return self.run_spec().tables()
 
@@ -406,6 +414,7 @@ def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
     """Zeroed counters of one tally (the shapes :func:`aggregate_chunk` returns)."""
     e, n = len(spec.entries), spec.players
     nb = spec.rules.max_moves // spec.length_bin + 1
+    ne = len(spec.end_labels)
     z = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
     t = {
         "games": z(), "unfinished": z(), "moves_sum": z(), "moves_sq": z(),
@@ -413,7 +422,7 @@ def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
         "place2_sum": z(e), "place2_sq": z(e), "unfinished_games": z(e), "pickups": z(e), "burns": z(e),
         "seat_wins": z(n), "seat_losses": z(n), "seat_place2": z(n),
         "off_wins": z(n), "off_losses": z(n), "off_place2": z(n),
-        "lengths": z(nb), "len_stalled": z(nb), "len_loop": z(nb), "ends": z(4), "end_games": z(e, 4),
+        "lengths": z(nb), "len_stalled": z(nb), "len_loop": z(nb), "ends": z(ne), "end_games": z(e, ne),
         "ahead": z(e, e), "ties": z(e, e),
         "blk_n": z(e, e), "blk_s": z(e, e), "blk_m": z(e, e), "blk_ss": z(e, e), "blk_mm": z(e, e), "blk_sm": z(e, e),
         "pl_keys": z(0), "pl_counts": z(0), "pl_pair_keys": z(0), "pl_pair_counts": z(0),
@@ -426,6 +435,9 @@ def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
     t.update({k: z(e, ns) for k in CLUSTER_ENTRY_KEYS})
     t.update({k: z(n) for k in CLUSTER_SEAT_KEYS})
     t.update({k: z(e, ns) for k in CLUSTER_MATCH_KEYS})
+    if spec.has_bots:  # games forfeited per entry and fault kind (shedsim.bot.protocol.FAULTS)
+        from shedsim.bot.protocol import FAULTS
+        t["forfeits"] = z(e, len(FAULTS))
     return t
 
 
@@ -475,16 +487,15 @@ def _bincount(idx: np.ndarray, size: int, weights: np.ndarray | None = None) -> 
 
 def effective_places2(places: np.ndarray) -> np.ndarray:
     """Twice each seat's place (int64[n, P]); seats still in when the game was stopped
-    (place 0) share the places no seat took, each getting twice their mean: with k seats
-    still in and the places taken summing to T, ``2 * (P(P+1)/2 - T) / k``. In a game
-    stopped by its rules the free places are the last k (``2P - k + 1``); in a game a bot
-    forfeited (the forfeiting seat placed last, docs/reference/bots.md#faults) they are
-    the k places before the last."""
+    (place 0) share the places no seat took, each getting twice their mean. With k seats
+    still in: in a game stopped by its rules those are the last k places (``2P - k + 1``
+    each); in a game a bot forfeited (a seat placed last, P, while others are still in:
+    docs/reference/bots.md#faults) they are the k places before the last (``2P - k - 1``)."""
     p = places.shape[1]
     pl = places.astype(np.int64)
     k = (pl == 0).sum(axis=1, keepdims=True)
-    free2 = p * (p + 1) - 2 * pl.sum(axis=1, keepdims=True)  # twice the sum of the places no seat took
-    return np.where(pl > 0, 2 * pl, free2 // np.maximum(k, 1))
+    forfeited = (pl == p).any(axis=1, keepdims=True) & (k > 0)
+    return np.where(pl > 0, 2 * pl, np.where(forfeited, 2 * p - k - 1, 2 * p - k + 1))
 
 
 def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -552,8 +563,14 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
     end = rec["end"].astype(np.int64) if "end" in rec else np.where(unf, 3, 0)
     t["len_stalled"] = _bincount(moves[end == 1] // spec.length_bin, len(t["lengths"]))
     t["len_loop"] = _bincount(moves[end == 2] // spec.length_bin, len(t["lengths"]))
-    t["ends"] = _bincount(end, 4)
-    t["end_games"] = _bincount(sf * 4 + np.repeat(end, n), e * 4).reshape(e, 4)
+    ne = len(spec.end_labels)
+    t["ends"] = _bincount(end, ne)
+    t["end_games"] = _bincount(sf * ne + np.repeat(end, n), e * ne).reshape(e, ne)
+    if "forfeits" in t and "forfeit" in rec:  # the fault code per seat (kind index + 1; 0: none)
+        code = rec["forfeit"].astype(np.int64).ravel()
+        hit = code > 0
+        k = t["forfeits"].shape[1]
+        t["forfeits"] = _bincount(sf[hit] * k + code[hit] - 1, e * k).reshape(e, k)
 
     # head to head, game by game: ordered entry pairs of the seats
     ahead = np.zeros(e * e, np.int64)
@@ -1068,6 +1085,12 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
         at = summary.columns.get_loc("still_in_at_cap") + 1
         for k, col in enumerate(("stalled", "loops", "capped")):
             summary.insert(at + k, col, t["end_games"][:, k + 1])
+    if "forfeits" in t:  # a run with bots: the games each forfeited, in all and per fault kind
+        from shedsim.bot.protocol import FAULTS
+        at = summary.columns.get_loc("unfinished") + 1
+        summary.insert(at, "forfeits", t["forfeits"].sum(axis=1))
+        for k, kind in enumerate(FAULTS):
+            summary.insert(at + 1 + k, f"forfeits_{kind}", t["forfeits"][:, k])
     summary["_i"] = np.arange(e)
     summary = summary.sort_values(["rating", "mean_place", "strategy"], ascending=[False, True, True],
                                   kind="mergesort").reset_index(drop=True)
@@ -1150,8 +1173,8 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     info = {
         "games": g_total, "unfinished": int(t["unfinished"]),
         "unfinished_share": (int(t["unfinished"]) / g_total) if g_total else None,
-        "ends": {name: int(c) for name, c in zip(END_LABELS, t["ends"])},
-        "end_shares": {name: (int(c) / g_total if g_total else None) for name, c in zip(END_LABELS, t["ends"])},
+        "ends": {name: int(c) for name, c in zip(spec.end_labels, t["ends"])},
+        "end_shares": {name: (int(c) / g_total if g_total else None) for name, c in zip(spec.end_labels, t["ends"])},
         "lengths": length_info,
         "degenerate": [list(p) for p in degenerate_pairs(spec)],
         "rating_fit": None if fit is None else {
@@ -1221,10 +1244,12 @@ def headline(spec: TournamentSpec, res: Results) -> list[str]:
 
 def describe_ends(ends: dict[str, int], rules: RuleSet) -> str:
     """One phrase for how a run's games ended, e.g. ``"1,200 unfinished: 900 stalled, 300
-    proven loops, 0 at the move cap of 5000 moves"`` (``ends``: ``run.json``'s ``ends``)."""
-    unf = ends.get("stalled", 0) + ends.get("loop", 0) + ends.get("cap", 0)
+    proven loops, 0 at the move cap of 5000 moves"`` (``ends``: ``run.json``'s ``ends``; a
+    run with bots adds the games a bot forfeited)."""
+    unf = ends.get("stalled", 0) + ends.get("loop", 0) + ends.get("cap", 0) + ends.get("forfeit", 0)
     return (f"{unf:,} unfinished: {ends.get('stalled', 0):,} stalled, {ends.get('loop', 0):,} proven loops, "
-            f"{ends.get('cap', 0):,} at the move cap of {rules.max_moves} moves")
+            f"{ends.get('cap', 0):,} at the move cap of {rules.max_moves} moves"
+            + (f", {ends['forfeit']:,} forfeited by a bot" if "forfeit" in ends else ""))
 
 
 def _nice_width(span: int, target_bins: int = 60) -> int:

@@ -253,10 +253,17 @@ def _print_table(spec, res, complete: bool) -> None:
                                     "effective size for rates, t for mean place); rating: Plackett-Luce, Elo scale, "
                                     "+- 1.96 cluster-robust se")
     cols = (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
-            ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right"))
+            ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right"),
+            *((("forfeits", "right"),) if "forfeits" in s else ()))
     for col, just in cols:
         if per_row.get(col, True):
             t.add_column(col, justify=just)
+
+    def forfeit_cell(r):  # a run with bots: the games forfeited, and by which kinds of fault
+        from shedsim.bot.protocol import FAULTS
+        n = getattr(r, "forfeits", 0)
+        kinds = [f"{k} {getattr(r, 'forfeits_' + k):,}" for k in FAULTS if getattr(r, "forfeits_" + k, 0)]
+        return f"{n:,}" + (f" ({', '.join(kinds)})" if kinds else "")
 
     def pct(v, lo, hi):
         return "-" if math.isnan(v) else f"{100 * v:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
@@ -266,7 +273,8 @@ def _print_table(spec, res, complete: bool) -> None:
         place = "-" if math.isnan(r.mean_place) else f"{r.mean_place:.3f} [{r.place_lo:.3f}, {r.place_hi:.3f}]"
         cells = {"#": str(r.rank), "strategy": r.strategy, "games": f"{r.games:,}",
                  "win rate": pct(r.win_rate, r.win_lo, r.win_hi), "loss rate": pct(r.loss_rate, r.loss_lo, r.loss_hi),
-                 "mean place": place, "rating": rating, "unfinished": f"{r.unfinished:,}"}
+                 "mean place": place, "rating": rating, "unfinished": f"{r.unfinished:,}",
+                 "forfeits": forfeit_cell(r)}
         t.add_row(*(cells[col] for col, _ in cols if per_row.get(col, True)))
     console = Console() if sys.stdout.isatty() else Console(width=150)
     console.print(t)

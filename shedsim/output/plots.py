@@ -125,6 +125,8 @@ def stopped_words(ends: dict[str, int] | None) -> str:
     stopped, in words: ``"stalled or a proven loop"``; ``"stalled, a proven loop or the move
     cap"`` when ``ends`` is None (not recorded)."""
     ways = [w for k, w in END_WORDS.items() if ends is None or ends.get(k, 0) > 0] or list(END_WORDS.values())
+    if ends is not None and ends.get("forfeit", 0) > 0:  # a run with bots (docs/reference/bots.md#faults)
+        ways.append("a bot's forfeit")
     return ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1]
 
 
