@@ -59,3 +59,20 @@ def test_the_example_bot_plays_as_greedy_in_an_sprt(which):
     ref = S.run_sprt("greedy", "random", **kw)
     assert bot.games == ref.games == 40
     assert np.array_equal(bot.counts, ref.counts) and bot.llr == ref.llr and bot.score == ref.score
+
+
+def test_bench_measures_a_bots_decisions_per_second_through_the_pipe():
+    import json
+
+    from typer.testing import CliRunner
+
+    from shedsim.cli import app
+    first = shlex.join([sys.executable, str(ROOT / "examples" / "bots" / "first.py")])
+    r = CliRunner().invoke(app, ["bench", "--bot", f"first={first}", "--bot-games", "4", "--json"])
+    assert r.exit_code == 0, r.output
+    row = json.loads(r.output.strip().splitlines()[-1])["rows"][0]
+    # every move of the 4 games is one of the bot's decisions (it holds every seat), the swaps too
+    assert row["games"] == 4 and row["forfeits"] == 0 and row["decisions"] > 4 * 2
+    assert row["decisions_per_s"] > 0 and 0 <= row["pipe_share"] <= 1
+    r = CliRunner().invoke(app, ["bench", "--bot", "first"])
+    assert r.exit_code == 2 and "LABEL=COMMAND" in r.output

@@ -184,6 +184,28 @@ def bench(run: Run) -> dict[str, Any]:
     return figs
 
 
+@result("bots", "decisions per second through the bot protocol's pipe (shedsim bench --bot), a trivial bot and the JavaScript example")
+def bots(run: Run) -> dict[str, Any]:
+    games = run.size(300, 40)
+    rows: dict[str, list[dict[str, Any]]] = {"first": [], "greedy_js": []}
+    commands = {"first": "python3 examples/bots/first.py", "greedy_js": "node examples/bots/greedy.js"}
+    for _ in range(3):  # interleaved, the median of three (the machine is shared)
+        for label, command in commands.items():
+            if label == "greedy_js" and shutil.which("node") is None:
+                continue
+            out = bench_json(run, "--bot", f"{label}={command}", "--bot-games", games, "--players", 2)
+            rows[label].append(out["rows"][0])
+    figures: dict[str, Any] = {"games": games, "players": 2}
+    for label, rs in rows.items():
+        if not rs:
+            continue
+        med = sorted(rs, key=lambda r: r["decisions_per_s"])[len(rs) // 2]
+        figures[label] = {"decisions_per_s": med["decisions_per_s"], "games_per_s": med["games_per_s"],
+                          "decisions": med["decisions"], "pipe_share": med["pipe_share"],
+                          "runs": [r["decisions_per_s"] for r in rs]}
+    return figures
+
+
 @result("ladder", "every built-in strategy in one tournament at 2 and 4 players, and what a game costs", long=True)
 def ladder(run: Run) -> dict[str, Any]:
     field_ = "random,aggressive,greedy,heuristic,mc,ismcts"

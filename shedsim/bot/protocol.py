@@ -102,9 +102,13 @@ def parse_bot_options(values: list[str] | None) -> list[tuple[str, str]]:
 
 
 # ------------------------------------------------------------------ what shedsim says
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # one encoder for every message (its C path)
+
+
 def dumps(message: dict[str, Any]) -> bytes:
-    """One message as a line: compact JSON, UTF-8, ``\\n``-terminated."""
-    return (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    """One message as a line: compact JSON (non-ASCII characters escaped, so the line is
+    ASCII and so UTF-8), ``\\n``-terminated."""
+    return (_ENCODER.encode(message) + "\n").encode("ascii")
 
 
 def names(cards) -> list[str]:

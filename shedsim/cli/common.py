@@ -16,6 +16,20 @@ RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: duel, nine
 HouseOpt = Annotated[Optional[list[str]], typer.Option("--house", "-H", help="House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim rules list`).")]
 RulesFileOpt = Annotated[Optional[Path], typer.Option("--rules-file", help="A rules TOML file (preset = \"...\" plus overrides); overrides --rules.")]
 StrategyPathOpt = Annotated[Optional[list[Path]], typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable.")]
+BotOpt = Annotated[Optional[list[str]], typer.Option("--bot", metavar="LABEL=COMMAND", help="A bot: a program in any language that speaks the bot protocol on standard input and output (docs/reference/bots.md), started from the current directory, COMMAND split into words as a shell does (no shell); then LABEL is an entry like any other. Repeatable.")]
+TimePerMoveOpt = Annotated[int, typer.Option("--time-per-move", metavar="MS", help="Milliseconds a bot has for each answer (its swap's too); a later answer forfeits the game.")]
+TimePerGameOpt = Annotated[Optional[int], typer.Option("--time-per-game", metavar="MS", help="Milliseconds a bot has for all its answers in one game (default: no such budget).")]
+
+
+def bot_entries(values: list[str] | None) -> list[tuple[str, str]]:
+    """The ``--bot LABEL=COMMAND`` options as entries ``(label, "bot:COMMAND")``; a bad one
+    exits 2 naming it (:func:`shedsim.bot.protocol.parse_bot_options`)."""
+    from shedsim.bot.protocol import BotSpecError, parse_bot_options
+    try:
+        return parse_bot_options(values)
+    except BotSpecError as e:
+        fail(str(e))
+        raise  # pragma: no cover - fail exits
 
 
 _CHOICE = re.compile(r"<<([a-z:-]+)>>")
