@@ -312,12 +312,18 @@ def check_entries(entries: Sequence[tuple[str, str]], strategy_paths: Sequence[s
     from shedsim.plugins import PluginError, compiled_strategy, discover
     if not entries:
         raise CompareError("--strategies: name at least one strategy")
+    from shedsim.bot.process import BotStartError, check_bots
+    from shedsim.bot.protocol import BotSpecError, is_bot
     try:
         known = discover(list(strategy_paths))
         for _, spec in entries:
-            compiled_strategy(known, spec, "compare-rules")
+            if not is_bot(spec):  # a bot (--bot) is started and greeted below, before any game
+                compiled_strategy(known, spec, "compare-rules")
+        check_bots(list(entries))
     except PluginError as e:
         raise CompareError(f"--strategies: {e}") from None
+    except (BotSpecError, BotStartError) as e:
+        raise CompareError(str(e)) from None
 
 
 def _normal_entries(entries: Sequence[str] | Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

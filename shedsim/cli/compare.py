@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import choice_help
+from shedsim.cli.common import BotOpt, choice_help
 
 _P_RUN = "What to compare"
 _P_OUT = "Output and execution"
@@ -27,6 +27,7 @@ def compare_rules(
     games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games per variant, rounded up to whole blocks (every table x every rotation) (default: 100000).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed: the same seed gives the same deals in every variant (default: 0).")] = None,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
+    bot: BotOpt = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/compare).")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted comparison in this directory (plays only its missing chunks).")] = None,
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
@@ -52,7 +53,7 @@ def compare_rules(
     from shedsim.analysis import compare as C
     from shedsim.analysis import compare_run as R
     from shedsim.analysis import tournament as T
-    from shedsim.cli.common import fail
+    from shedsim.cli.common import bot_entries, fail, with_bots
     from shedsim.runs import simulate
     from shedsim.runs.execute import RunError, Session
 
@@ -68,7 +69,7 @@ def compare_rules(
             fail(f"--out {str(out)!r} and --resume {str(resume)!r} differ: a resumed run writes into its own directory")
         given = [o for o, v in (("--rules", rules), ("--house", house), ("--each-toggle", each_toggle),
                                 ("--players", players), ("--strategies", strategies), ("--games", games),
-                                ("--seed", seed), ("--strategy-path", strategy_path)) if v]
+                                ("--seed", seed), ("--strategy-path", strategy_path), ("--bot", bot)) if v]
         if given:
             fail(f"--resume: {', '.join(given)} cannot be given with --resume: the stored run decides them "
                  f"(give --resume DIR alone to continue it)")
@@ -77,6 +78,7 @@ def compare_rules(
         n_players = C.DEFAULT_PLAYERS if players is None else players
         try:
             entries = T.parse_entries("@compare" if strategies is None else strategies)
+            entries = with_bots(entries, bot_entries(bot))
             spec = R.plan(list(rules or []), list(house or []), n_players, each_toggle, entries,
                           C.DEFAULT_GAMES if games is None else games, seed=0 if seed is None else seed,
                           strategy_paths=paths)

@@ -12,6 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import BotOpt
+
 _P_RUN = "What to play"
 _P_TEST = "The test"
 _P_OUT = "Output"
@@ -30,6 +32,7 @@ def sprt(
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed.")] = 0,
     unpaired: Annotated[bool, typer.Option("--unpaired", rich_help_panel=_P_RUN, help="A fresh deal for every game (trinomial model) instead of each deal under every rotation.")] = False,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
+    bot: BotOpt = None,
     elo0: Annotated[float, typer.Option("--elo0", rich_help_panel=_P_TEST, help="H0: X - Y = elo0 logistic Elo.")] = 0.0,
     elo1: Annotated[float, typer.Option("--elo1", rich_help_panel=_P_TEST, help="H1: X - Y = elo1 logistic Elo (above --elo0).")] = 5.0,
     alpha: Annotated[float, typer.Option("--alpha", rich_help_panel=_P_TEST, help="Chance of accepting H1 when H0 holds.")] = 0.05,
@@ -63,14 +66,16 @@ def sprt(
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim.analysis import sprt as S
     from shedsim.analysis import sprt_run as R
-    from shedsim.cli.common import fail, given_on_command_line, load_rules
+    from shedsim.cli.common import bot_entries, bot_spec, fail, given_on_command_line, load_rules
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs.execute import RunError, Session, done_chunks
 
     paths = tuple(str(p) for p in strategy_path or [])
+    bots = bot_entries(bot)  # --a LABEL / --b LABEL of a --bot LABEL=COMMAND: that bot
+    a, b = bot_spec(a, bots), bot_spec(b, bots)
     if resume is not None:
         given = given_on_command_line(ctx, (
-            "a", "b", "rules", "house", "rules_file", "players", "seed", "unpaired", "strategy_path",
+            "a", "b", "rules", "house", "rules_file", "players", "seed", "unpaired", "strategy_path", "bot",
             "elo0", "elo1", "alpha", "beta", "max_games", "min_games", "llr", "batch",
             "compare_pairing", "games", "out"))
         if given:

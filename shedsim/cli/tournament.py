@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import choice_help
+from shedsim.cli.common import BotOpt, TimePerGameOpt, TimePerMoveOpt, choice_help
 
 _P_RUN = "What to play"
 _P_OUT = "Output and execution"
@@ -29,6 +29,9 @@ def tournament(
     rounds: Annotated[Optional[int], typer.Option("--rounds", min=1, max=10, rich_help_panel=_P_RUN, help="Rounds per match (1-10), scored by summed places as palace does; >1 adds matches.csv (default: 1).")] = None,
     seat_orders: Annotated[Optional[str], typer.Option("--seat-orders", rich_help_panel=_P_RUN, help="all: every table in every cyclic seating order (who plays after whom); sorted: one order per table (default: all).")] = None,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
+    bot: BotOpt = None,
+    time_per_move: TimePerMoveOpt = 1000,
+    time_per_game: TimePerGameOpt = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory (default: reports/latest).")] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", rich_help_panel=_P_OUT, help="Continue the interrupted run in this directory (plays only its missing chunks).")] = None,
     force: Annotated[bool, typer.Option("--force", rich_help_panel=_P_OUT, help="Write into a --out directory that holds other files (never replacing one of them).")] = False,
@@ -54,7 +57,7 @@ def tournament(
     With no options: shithead, 4 players, 200,000 games, into reports/latest/, with the default field: <<default>>.
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim.analysis import tournament as T
-    from shedsim.cli.common import fail, load_rules
+    from shedsim.cli.common import bot_entries, fail, load_rules, with_bots
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs import simulate
     from shedsim.runs.execute import RunError, Session
@@ -78,12 +81,14 @@ def tournament(
             rs.check_players(n_players)
             entries = (T.parse_entries(strategies) if strategies is not None
                        else [(n, n) for n in T.default_strategies(paths)])
+            entries = with_bots(entries, bot_entries(bot))
             rules_input = {"rules": rules or T.DEFAULT_RULES, "house": list(house or []),
                            "rules_file": str(rules_file.resolve()) if rules_file else None}
             spec = T.plan(rs, n_players, entries, T.DEFAULT_GAMES if games is None else games,
                           seed=0 if seed is None else seed, rounds=1 if rounds is None else rounds,
                           chunk_size=chunk_size, strategy_paths=paths, rules_input=rules_input,
-                          save_games=save_games, seat_orders=seat_orders or "all")
+                          save_games=save_games, seat_orders=seat_orders or "all",
+                          bot_time=(time_per_move, time_per_game))
     except (T.TournamentError, RulesError) as e:
         fail(str(e))
 

@@ -1,0 +1,75 @@
+"""``--bot LABEL=COMMAND`` on the commands that take strategies: the bot is an entry like any
+other; hostile bots forfeit their games, counted by kind in summary.csv, run.json and the
+console table, and the run exits 0; a bot that never says hello is refused (exit 2) before
+any file is written. The bots are tests/bots.py's, the runs a few games each."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import bots
+from shedsim.bot import protocol as P
+from shedsim.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = shlex.join([sys.executable, "-m", "shedsim.bot.example"])
+
+
+def _run(*args: str):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_hostile_bots_in_a_tournament_forfeit_counted_by_kind_and_the_run_exits_0(tmp_path, monkeypatch):
+    monkeypatch.setenv("LATE_S", "0.4")
+    out = tmp_path / "run"
+    kinds = {"late": "timeout", "garbage": "invalid", "illegal": "illegal", "dies": "crash"}
+    args = [f"--bot={b}={bots.command(tmp_path, b)}" for b in kinds]
+    r = _run("tournament", "--players", 2, "--strategies", "greedy", *args, "--games", 20, "--workers", 1,
+             "--time-per-move", 200, "--no-plots", "--out", out)
+    assert r.exit_code == 0, r.output
+    s = pd.read_csv(out / "summary.csv").set_index("strategy")
+    for bot, kind in kinds.items():
+        assert s.loc[bot, "spec"] == "bot:" + bots.command(tmp_path, bot)
+        assert s.loc[bot, f"forfeits_{kind}"] == s.loc[bot, "forfeits"] > 0
+    assert s.loc["greedy", "forfeits"] == 0
+    info = json.loads((out / "run.json").read_text())
+    assert info["ends"]["forfeit"] == 20 == int(s["forfeits"].sum())
+    assert {b: info["bots"]["forfeits"][b][k] for b, k in kinds.items()} == {b: int(s.loc[b, "forfeits"]) for b in kinds}
+    assert "bots.log" in info["outputs"] and "20 forfeited by a bot" in r.output and "forfeits" in r.output
+    log = (out / "bots.log").read_text()
+    assert all(f"fault: {b} {k} in game" in log for b, k in kinds.items())
+
+
+def test_a_bot_that_never_says_hello_is_refused_before_any_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(P, "HELLO_S", 0.5)
+    out = tmp_path / "run"
+    r = _run("tournament", "--players", 2, "--strategies", "greedy", "--bot", f"mute={bots.command(tmp_path, 'silent')}",
+             "--games", 4, "--out", out)
+    assert r.exit_code == 2 and "'mute'" in r.output and "no answer in time" in r.output
+    assert not out.exists()
+    for cmd in (["sprt", "--a", "mute", "--b", "greedy"], ["compare-rules", "--rules", "shithead", "--rules", "shithead+low7", "--strategies", "greedy,mute"]):
+        r = _run(*cmd, "--bot", f"mute={bots.command(tmp_path, 'silent')}")
+        assert r.exit_code == 2 and "silent.py" in r.output and "no answer in time" in r.output, (cmd, r.output)
+
+
+def test_a_bad_bot_option_names_it():
+    for bad, said in (("mine", "LABEL=COMMAND"), ("a b=python x.py", "label"), ("x='unclosed", "cannot split")):
+        r = _run("tournament", "--bot", bad, "--games", 4)
+        assert r.exit_code == 2 and "--bot" in r.output and said in r.output, r.output
+    r = _run("tournament", "--strategies", "x=greedy", "--bot", f"x={EXAMPLE}", "--games", 4)
+    assert r.exit_code == 2 and "already the entry 'greedy'" in r.output
+
+
+def test_a_bot_label_is_an_entry_in_sprt(tmp_path):
+    r = _run("sprt", "--bot", f"g={EXAMPLE}", "--a", "g", "--b", "random", "--max-games", 20, "--min-games", 20,
+             "--batch", 10, "--quiet", "--out", tmp_path / "s", "--no-plots")
+    assert r.exit_code == 0, r.output
+    spec = json.loads((tmp_path / "s" / "run.json").read_text())
+    assert json.dumps(spec).count("shedsim.bot.example") >= 1
