@@ -73,3 +73,14 @@ def test_a_bot_label_is_an_entry_in_sprt(tmp_path):
     assert r.exit_code == 0, r.output
     spec = json.loads((tmp_path / "s" / "run.json").read_text())
     assert json.dumps(spec).count("shedsim.bot.example") >= 1
+
+
+def test_a_bot_label_is_an_opponent_in_tips_and_a_field_entry_in_tune(tmp_path):
+    r = _run("tips", "--bot", f"g={EXAMPLE}", "--opponents", "g", "--players", 2, "--rules", "shithead",
+             "--tip", "pairs_together", "--games", 4, "--out", tmp_path / "tips", "--quiet")
+    assert r.exit_code == 0, r.output
+    assert "shedsim.bot.example" in (tmp_path / "tips" / "run.json").read_text()
+    r = _run("tune", "--bot", f"g={EXAMPLE}", "--field", "g", "--players", 2, "--games", 4, "--budget", 1,
+             "--confirm-games", 4, "--out", tmp_path / "tune", "--quiet")
+    assert r.exit_code == 0, r.output
+    assert "shedsim.bot.example" in (tmp_path / "tune" / "run.json").read_text()

@@ -239,6 +239,17 @@ class _Match:
     params: np.ndarray
     rules_array: np.ndarray
 
+    def records(self, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarray) -> dict[str, np.ndarray]:
+        """The per-game records of the games of ``sched`` (keys ``dk``, ``sk``): on the kernel,
+        or, with a bot (``bot:COMMAND``, id -1), those games on the reference engine
+        (:func:`shedsim.runs.simulate.play_with_bots`). Raises
+        :class:`shedsim.kernel.build.KernelError` and :class:`shedsim.runs.simulate.SimulationError`."""
+        if (self.ids < 0).any():
+            from shedsim.runs.simulate import play_with_bots
+            return play_with_bots(self.spec, self.known, self.kernel, self.ids, self.params, self.rules_array,
+                                  sched, dk, sk)[0]
+        return self.kernel.play(self.rules_array, self.ids, self.params, sched["seating"], dk, sk, sched["dealer"])
+
     def play(self, start: int, stop: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
         """Half points of X in games ``start..stop-1`` (int64[n]) and which of them reached
         the move cap (bool[n]). Raises :class:`shedsim.runs.simulate.SimulationError`."""
@@ -248,13 +259,7 @@ class _Match:
         sched = schedule(self.spec.players, start, stop, paired)
         dk, sk = game_keys(self.spec.seed, sched["index"], sched["deal"], self.spec.stream)
         try:
-            if (self.ids < 0).any():  # a bot (``bot:COMMAND``): its games on the reference engine
-                from shedsim.runs.simulate import play_with_bots
-                rec, _ = play_with_bots(self.spec, self.known, self.kernel, self.ids, self.params,
-                                        self.rules_array, sched, dk, sk)
-            else:
-                rec = self.kernel.play(self.rules_array, self.ids, self.params, sched["seating"], dk, sk,
-                                       sched["dealer"])
+            rec = self.records(sched, dk, sk)
         except KernelError as e:
             # the trace command replays this schedule's games (trace --schedule head-to-head...)
             spec = dataclasses.replace(self.spec, schedule="head-to-head" if paired else "head-to-head-unpaired")

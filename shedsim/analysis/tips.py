@@ -187,8 +187,7 @@ def per_deal(match, games: int) -> tuple[np.ndarray, np.ndarray]:
     sched = schedule(p, 0, n, True)
     dk, sk = game_keys(match.spec.seed, sched["index"], sched["deal"], match.spec.stream)
     try:
-        rec = match.kernel.play(match.rules_array, match.ids, match.params, sched["seating"], dk, sk,
-                                sched["dealer"])
+        rec = match.records(sched, dk, sk)  # (a bot's games on the reference engine)
     except KernelError as e:
         import dataclasses
         spec = dataclasses.replace(match.spec, schedule="head-to-head")  # trace --schedule head-to-head
@@ -223,7 +222,10 @@ def check_players(base: str, opponents: str, tips: list[Tip], strategy_paths: tu
         known = discover(list(strategy_paths))
     except PluginError as e:
         raise TipsError(f"--strategy-path: {e}") from None
+    from shedsim.bot.protocol import is_bot
     for option, spec in (("--base", base), ("--opponents", opponents)):
+        if option == "--opponents" and is_bot(spec):  # a bot (--bot): open_match starts and greets it
+            continue
         try:
             s = compiled_strategy(known, spec, "tips")
         except PluginError as e:

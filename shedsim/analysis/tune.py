@@ -174,7 +174,8 @@ class TuneSpec:
             s = compiled_strategy(known, self.strategy, "tune")
             option = "--field"
             for f in self.field:
-                compiled_strategy(known, f, "tune")
+                if not f.startswith("bot:"):  # a bot (--bot): open_match starts and greets it
+                    compiled_strategy(known, f, "tune")
         except PluginError as e:
             raise TuneError(f"{option}: {e}") from None
         except SPRTError as e:  # pragma: no cover - compiled_strategy raises PluginError

@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import BotOpt
+
 from shedsim.cli.common import choice_help
 
 _P_RUN = "What to play"
@@ -27,6 +29,7 @@ def tips(
     opponents: Annotated[Optional[str], typer.Option("--opponents", rich_help_panel=_P_RUN, help="Strategy of the other seats (default: the reference opponent, " + choice_help("reference") + ").")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed (the deals).")] = 0,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
+    bot: BotOpt = None,
     out: Annotated[Path, typer.Option("--out", "-o", rich_help_panel=_P_OUT, help="Output directory. A file there that shedsim did not write is never replaced.")] = Path("reports/tips"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=_P_OUT, help="No progress bar.")] = False,
 ) -> None:
@@ -61,6 +64,8 @@ def tips(
         chosen = TP.select(list(tip or []))
         base = TP.default_base() if base is None else base
         opponents = TP.default_opponents() if opponents is None else opponents
+        from shedsim.cli.common import bot_entries, bot_spec
+        opponents = bot_spec(opponents, bot_entries(bot))  # --opponents LABEL of a --bot LABEL=COMMAND
         TP.check_players(base, opponents, chosen, paths)  # before --out is made
         if any(p < 2 for p in counts):
             raise TP.TipsError(f"--players: at least 2, got {min(counts)}")

@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from shedsim.cli.common import BotOpt
+
 from shedsim.cli.common import choice_help
 
 SAMPLER_SEED_MAX = 2**32 - 1
@@ -28,6 +30,7 @@ def tune(
     rules_file: Annotated[Optional[Path], typer.Option("--rules-file", rich_help_panel=_P_RUN, help="A rules TOML file; overrides --rules.")] = None,
     players: Annotated[int, typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Seats: the candidate takes one, the field entry the others.")] = 2,
     strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", rich_help_panel=_P_RUN, help="Extra directory of strategy plugins, repeatable.")] = None,
+    bot: BotOpt = None,
     budget: Annotated[int, typer.Option("--budget", "-b", rich_help_panel=_P_SEARCH, help="Completed trials the study should hold (earlier runs and other processes count).")] = 50,
     games: Annotated[int, typer.Option("--games", "-g", rich_help_panel=_P_SEARCH, help="Games per trial and field entry (whole deals; the same deals in every trial).")] = 4000,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, max=SAMPLER_SEED_MAX, rich_help_panel=_P_SEARCH, help="Run seed: the deals of every trial and the sampler's seed (optuna's samplers take 0 to 4294967295).")] = 0,
@@ -75,7 +78,9 @@ def tune(
             except PluginError as e:
                 raise TU.TuneError(f"--field: {e}") from None
         else:
-            entries = tuple(x.strip() for x in field.split(",") if x.strip())
+            from shedsim.cli.common import bot_entries, bot_spec
+            bots = bot_entries(bot)  # --field LABEL of a --bot LABEL=COMMAND: that bot
+            entries = tuple(bot_spec(x.strip(), bots) for x in field.split(",") if x.strip())
         spec = TU.TuneSpec(strategy, entries, rs, players, games, seed, tuple(param or []), sampler, paths)
         if budget < 1:
             raise TU.TuneError(f"--budget: at least 1 trial, got {budget}")
