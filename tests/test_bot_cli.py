@@ -84,3 +84,20 @@ def test_a_bot_label_is_an_opponent_in_tips_and_a_field_entry_in_tune(tmp_path):
              "--confirm-games", 4, "--out", tmp_path / "tune", "--quiet")
     assert r.exit_code == 0, r.output
     assert "shedsim.bot.example" in (tmp_path / "tune" / "run.json").read_text()
+
+
+def test_play_against_a_bot_is_the_game_against_the_strategy_it_copies(tmp_path):
+    inputs = "\n".join(["1"] * 300) + "\n"
+    bot = CliRunner().invoke(app, ["play", "--players", "2", "--bot", f"g={EXAMPLE}", "--opponents", "g"], input=inputs)
+    ref = CliRunner().invoke(app, ["play", "--players", "2", "--opponents", "greedy"], input=inputs)
+    assert bot.exit_code == ref.exit_code == 0, bot.output
+    assert bot.output.replace("(g)", "(greedy)").replace("seat 1 g\n", "seat 1 greedy\n") == ref.output
+    assert "result:" in bot.output
+
+
+def test_a_bot_that_fails_in_play_ends_the_game_with_the_command_that_goes_on(tmp_path):
+    r = CliRunner().invoke(app, ["play", "--players", "2", "--bot", f"x={bots.command(tmp_path, 'illegal')}",
+                                 "--opponents", "x"], input="\n".join(["1"] * 300) + "\n")
+    assert r.exit_code == 1
+    assert "error: bot 'x' at seat 1, choosing move" in r.output and ": illegal: " in r.output
+    assert "--bot 'x=" in r.output and "--opponents x" in r.output

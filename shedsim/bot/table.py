@@ -353,3 +353,65 @@ def play_games(spec, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarra
     finally:
         report = table.close()
     return out, report
+
+
+class _PlayBot(BotSeat):
+    """A bot at one seat of ``shedsim play``: the engine's ``Player`` (swap and move), its
+    faults raised as :class:`shedsim.rules.engine.StrategyError` (``play`` then ends the
+    game with the command that goes on with it)."""
+
+    def _failed(self, f: _Forfeit, when: str) -> None:
+        from shedsim.rules.engine import StrategyError
+        self.table.fault(self.entry, self.seat, self.proc, f.fault)
+        raise StrategyError(f"bot {self.name!r} at seat {self.seat}, {when}: {f.fault.kind}: {f.fault} "
+                            f"(docs/reference/bots.md#faults)") from None
+
+    def swap(self, visible: int, seat: int, players: int, rules_array, rng) -> int:
+        try:
+            return super().swap(visible, seat, players, rules_array, rng)
+        except _Forfeit as f:
+            self._failed(f, "in the swap phase")
+            raise  # pragma: no cover - _failed raises
+
+    def move(self, state, obs, rules_array, rng, legal) -> Any:  # the engine's Player.move
+        try:
+            return BotSeat.move(self, state, legal)
+        except _Forfeit as f:
+            self._failed(f, f"choosing move {state.moves + 1}")
+            raise  # pragma: no cover - _failed raises
+
+
+def play_seats(bots: dict[int, tuple[str, str]], rules, players: int, dealt, index: int, strategy_key: int,
+               clock: Clock | None = None) -> tuple[dict[int, Any], Table]:
+    """The bots of one ``shedsim play`` game: ``bots`` maps a seat to its entry ``(label,
+    "bot:COMMAND")``; each is started, greeted and told the game (``dealt``: the position
+    as dealt; ``index``: the game's number; ``strategy_key``: the game's strategy key, for
+    each seat's ``seed``). Returns the engine players by seat and their :class:`Table`
+    (:meth:`Table.close` ends them). Raises :class:`shedsim.bot.process.BotStartError`
+    naming a bot that does not start or greet, or whose ``game`` cannot be written."""
+    import os
+
+    from shedsim import __version__
+    from shedsim.bot.process import BotStartError
+    from shedsim.seeding import seat_key
+    entries = list(dict.fromkeys(bots.values()))
+    table = Table(tuple(lab for lab, _ in entries), tuple(sp for _, sp in entries), clock or Clock(), os.getcwd())
+    table.rules_obj = P.rules_object(rules, players)
+    table.game = _Game(dealt, index)
+    out: dict[int, Any] = {}
+    count: dict[int, int] = {}
+    for seat, entry in sorted(bots.items()):
+        e = entries.index(entry)
+        j = count.get(e, 0)
+        count[e] = j + 1
+        proc = table.process(e, j)
+        try:
+            hello = proc.start(__version__)
+            proc.send(P.game_message(index, seat, players, table.rules_obj, seat_key(strategy_key, seat) >> 11),
+                      table.clock.move_ms / 1000.0)
+        except P.Fault as f:
+            table.close()
+            raise BotStartError(f"bot {entry[0]!r} ({entry[1][len(P.BOT_PREFIX):]}) did not start: {f}") from None
+        table.report.hello.setdefault(entry[0], hello)
+        out[seat] = _PlayBot(table, e, proc, seat)
+    return out, table

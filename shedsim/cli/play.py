@@ -10,7 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, choice_help, fail, load_rules
+from shedsim.cli.common import (BotOpt, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, bot_entries, bot_spec,
+                                choice_help, fail, load_rules)
 from shedsim.runs.limits import INT64_MAX
 
 
@@ -41,6 +42,7 @@ def play(
                                                           "(as hint's --objective: lose, place or first; default: "
                                                           "what the rules score).")] = None,
     strategy_path: StrategyPathOpt = None,
+    bot: BotOpt = None,
 ) -> None:
     """Play a game against the bots in the terminal.
 
@@ -61,9 +63,11 @@ def play(
     try:
         if opponents is None:
             opponents = ",".join(default_opponents())
-        specs = [s.strip() for s in _split_specs(opponents)]
+        bots = bot_entries(bot)  # --opponents LABEL of a --bot LABEL=COMMAND: that bot
+        specs = [bot_spec(s.strip(), bots) for s in _split_specs(opponents)]
         g = Game(rs, players, specs, seed=seed, game=game, seat=seat, strategy_paths=paths,
-                 hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective)
+                 hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective,
+                 labels={spec: label for label, spec in bots})
     except PlayError as e:
         fail(str(e))
     tty = sys.stdin.isatty()
@@ -94,6 +98,8 @@ def play(
             args += ["--hint-objective", hint_objective]
         for p in paths:
             args += ["--strategy-path", p]
+        for b in bot or []:
+            args += ["--bot", b]
         if g.inputs:
             args += ["--moves", ";".join(g.inputs)]
         return shlex.join(args)
