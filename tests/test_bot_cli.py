@@ -101,3 +101,18 @@ def test_a_bot_that_fails_in_play_ends_the_game_with_the_command_that_goes_on(tm
     assert r.exit_code == 1
     assert "error: bot 'x' at seat 1, choosing move" in r.output and ": illegal: " in r.output
     assert "--bot 'x=" in r.output and "--opponents x" in r.output
+
+
+def test_a_tournament_with_a_bot_resumes_to_the_same_results(tmp_path):
+    common = ["tournament", "--players", 2, "--strategies", "greedy,random", "--bot", f"g={EXAMPLE}", "--games", 24,
+              "--chunk-size", 6, "--workers", 1, "--no-plots", "--quiet"]
+    assert _run(*common, "--out", tmp_path / "whole").exit_code == 0
+    r = _run(*common, "--out", tmp_path / "part", "--stop-after", 1)
+    assert r.exit_code != 0
+    r = _run("tournament", "--resume", tmp_path / "part", "--bot", f"g={EXAMPLE}", "--quiet")
+    assert r.exit_code == 2 and "--bot cannot be given with --resume" in r.output
+    r = _run("tournament", "--resume", tmp_path / "part", "--quiet", "--no-plots")
+    assert r.exit_code == 0, r.output
+    a, b = (pd.read_csv(tmp_path / d / "summary.csv") for d in ("whole", "part"))
+    assert a.equals(b)
+    assert (tmp_path / "part" / "bots.log").read_text() == (tmp_path / "whole" / "bots.log").read_text()

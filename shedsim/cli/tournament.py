@@ -103,6 +103,8 @@ def tournament(
             fresh_over_run = resume is None and store.chunks.is_dir() and any(store.chunks.glob("*.npz"))
             session.open()
             if resume is not None:
+                if bot:  # the stored run's entries hold its bots (spec.json)
+                    fail("--resume: --bot cannot be given with --resume: the stored run's bots play on")
                 spec = T.spec_from_store(store, paths if strategy_path else None)
                 _check_resume_options(spec, rules, house, rules_file, players, strategies, games, seed, rounds,
                                       chunk_size, save_games, seat_orders, load_rules)
