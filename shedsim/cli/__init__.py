@@ -17,6 +17,7 @@ import typer
 
 from shedsim.cli import bench as bench_cmd
 from shedsim.cli import gauntlet as gauntlet_cmd
+from shedsim.cli import ratings as ratings_cmd
 from shedsim.cli import common as C
 from shedsim.cli.common import CommandGroup
 from shedsim.cli import compare as compare_cmd
@@ -39,7 +40,7 @@ COMMANDS = (
                  ("swaps", swaps_cmd.swaps), ("sprt", sprt_cmd.sprt), ("gauntlet", gauntlet_cmd.gauntlet), ("tips", tips_cmd.tips),
                  ("tune", tune_cmd.tune))),
     ("Positions and games", (("hint", hint_cmd.hint), ("play", play_cmd.play), ("trace", trace_cmd.trace))),
-    ("Reports", (("report", report_cmd.report),)),
+    ("Reports", (("report", report_cmd.report), ("ratings", ratings_cmd.ratings_app))),
     ("Tools", (("bench", bench_cmd.bench), ("compile", strategies_cmd.compile_cmd),
                ("scenario", scenario_cmd.scenario_app))),
 )
