@@ -45,3 +45,13 @@ def test_gauntlet_command_prints_a_row_per_opponent_and_refuses_bad_options(tmp_
             argv += [k, str(v)]
         r = CliRunner().invoke(app, argv)
         assert r.exit_code == 2 and said in r.output, (args, r.output)
+
+
+def test_a_bot_slower_than_its_time_per_move_forfeits_in_the_gauntlet(tmp_path, monkeypatch):
+    monkeypatch.setenv("LATE_S", "0.3")
+    res = G.run_gauntlet("bot:" + bots.command(tmp_path, "late"), [("greedy", "greedy")], "shithead", 2, 4,
+                         bot_time=(100, None))
+    assert res.rows[0].forfeits == 4
+    r = CliRunner().invoke(app, ["gauntlet", "--candidate", "x", "--bot", f"x={bots.command(tmp_path, 'first')}",
+                                 "--opponents", "greedy", "--games", 4, "--time-per-move", 0])
+    assert r.exit_code == 2 and "--time-per-move" in r.output

@@ -280,10 +280,12 @@ def rules_name(rs: RuleSet) -> str:
 
 
 def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int = 0,
-               strategy_paths: tuple[str, ...] = ()) -> _Match:
+               strategy_paths: tuple[str, ...] = (), bot_time: tuple[int, int | None] = (1000, None)) -> _Match:
     """Check the options and load the kernel for X = ``a`` against Y = ``b`` (strategy specs
     ``NAME`` or ``NAME:param=v``). Raises :class:`SPRTError` naming ``--a``/``--b``,
-    ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules."""
+    ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules. A bot
+    (``bot:COMMAND``) is started and greeted first; ``bot_time``: its milliseconds per move
+    and per game (None: no game budget)."""
     from shedsim.plugins import PluginError, compiled_strategy, discover
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs.simulate import RunSpec, loaded_kernel
@@ -308,13 +310,14 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
         except PluginError as e:
             raise SPRTError(f"{opt}: {e}") from None
     try:  # a bot is started and greeted once before any game
-        check_bots([("--a", a), ("--b", b)])
+        check_bots([("--a", a), ("--b", b)], *bot_time)
     except (BotSpecError, BotStartError) as e:
         raise SPRTError(str(e)) from None
     labels = (a, b if b != a else f"{b}#2")
     spec = RunSpec(rs, players, (a, b), labels, seed=int(seed), games=1, schedule="tournament",
                    strategy_paths=tuple(str(p) for p in strategy_paths),
-                   bot_cwd=os.getcwd() if is_bot(a) or is_bot(b) else "")
+                   bot_cwd=os.getcwd() if is_bot(a) or is_bot(b) else "", bot_move_ms=bot_time[0],
+                   bot_game_ms=bot_time[1])
     known, k, ids, params = loaded_kernel(spec)
     return _Match(spec, known, k, ids, params, rs.compile(players))
 

@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import BotOpt, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt
+from shedsim.cli.common import (BotOpt, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, TimePerGameOpt,
+                                TimePerMoveOpt)
 
 
 def gauntlet(
@@ -26,6 +27,8 @@ def gauntlet(
     csv: Annotated[Optional[Path], typer.Option("--csv", help="Also write the table (one row per opponent, then the total) to this new CSV file.")] = None,
     strategy_path: StrategyPathOpt = None,
     bot: BotOpt = None,
+    time_per_move: TimePerMoveOpt = 1000,
+    time_per_game: TimePerGameOpt = None,
 ) -> None:
     """Play one candidate against each opponent in turn, head to head on paired deals.
 
@@ -62,7 +65,8 @@ def gauntlet(
                f"up to {games // players * players:,} games each (paired deals), seed {seed}", err=True)
     try:
         res = G.run_gauntlet(cand, entries, rs, players, games, seed, test, alpha, beta,
-                             strategy_paths=tuple(str(p) for p in strategy_path or []))
+                             strategy_paths=tuple(str(p) for p in strategy_path or []),
+                             bot_time=(time_per_move, time_per_game))
     except (G.GauntletError, S.SPRTError, RulesError) as e:
         fail(str(e))
     except SimulationError as e:
