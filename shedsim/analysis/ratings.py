@@ -24,8 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ANCHOR = "random"
-"""The entry rated 0 in every list."""
+
+
+def anchor() -> str:
+    """The entry rated 0 in every list: the baseline, the built-in strategy that draws among
+    its legal moves at random (:func:`shedsim.plugins.choice`, role ``baseline``)."""
+    from shedsim.plugins import choice
+    return choice("baseline")[0]
+
+
 ELO_PER_THETA = 400.0 / math.log(10.0)
 """Elo points per unit of Bradley-Terry log-strength."""
 SCHEMA = """
@@ -126,8 +133,9 @@ def ratings(con: sqlite3.Connection, rules_hash: str, players: int) -> tuple[lis
         runs[b].add(run)
     theta = choix.ilsr_pairwise_dense(wins + 1e-9, alpha=1e-6) if n > 1 else np.zeros(n)
     elo = ELO_PER_THETA * np.asarray(theta)
-    anchored = ANCHOR in idx
-    elo = elo - (elo[idx[ANCHOR]] if anchored else elo.mean())
+    base = anchor()
+    anchored = base in idx
+    elo = elo - (elo[idx[base]] if anchored else elo.mean())
     out = [Rating(lab, float(elo[idx[lab]]), int(comps[idx[lab]]), len(runs[lab])) for lab in labels]
     return sorted(out, key=lambda r: (-r.elo, r.label)), anchored
 
@@ -141,11 +149,11 @@ def page(con: sqlite3.Connection) -> str:
              "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
              "td,th{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}td:nth-child(2){text-align:left}"
              "</style></head><body><h1>Ratings</h1>"
-             f"<p>Bradley-Terry ratings on the Elo scale, {escape(ANCHOR)} = 0, from every tournament added.</p>"]
+             f"<p>Bradley-Terry ratings on the Elo scale, {escape(anchor())} = 0, from every tournament added.</p>"]
     for h, name, players, n_runs in lists(con):
         rs, anchored = ratings(con, h, players)
         parts.append(f"<h2>{escape(name)}, {players} players</h2><p>{n_runs} run(s)"
-                     + ("" if anchored else f"; no {escape(ANCHOR)} here: the mean is 0") + "</p>"
+                     + ("" if anchored else f"; no {escape(anchor())} here: the mean is 0") + "</p>"
                      "<table><tr><th>#</th><th>entry</th><th>Elo</th><th>comparisons</th><th>runs</th></tr>")
         for k, r in enumerate(rs, 1):
             parts.append(f"<tr><td>{k}</td><td>{escape(r.label)}</td><td>{r.elo:+.1f}</td>"

@@ -16,12 +16,12 @@ from typing import Any
 
 
 def bot_rate(rules, players: int, label: str, spec: str, games: int = 200, seed: int = 0,
-             opponent: str = "greedy", move_ms: int = 1000) -> dict[str, Any]:
+             opponent: str | None = None, move_ms: int = 1000) -> dict[str, Any]:
     """Time ``games`` games of the bot entry ``spec`` (``bot:COMMAND``, labelled ``label``)
     at every seat: ``decisions`` (answers read: swaps and moves), ``decisions_per_s``,
     ``games_per_s``, ``wall_s`` (seconds, the bot's start excluded), ``start_s`` (its start
     and ``hello``), ``engine_s`` (the same deals with ``opponent`` at every seat, on the
-    reference engine), ``pipe_share`` and ``forfeits``. Raises
+    reference engine; default: the reference opponent), ``pipe_share`` and ``forfeits``. Raises
     :class:`shedsim.bot.process.BotStartError` (a bot that does not start or greet) and
     :class:`shedsim.runs.simulate.SimulationError`."""
     import os
@@ -30,6 +30,9 @@ def bot_rate(rules, players: int, label: str, spec: str, games: int = 200, seed:
     from shedsim.plugins import discover
     from shedsim.runs.simulate import RunSpec, play_chunk, schedule_games
     from shedsim.seeding import game_keys
+    if opponent is None:  # the reference opponent (plugins' role "reference")
+        from shedsim.plugins import choice
+        opponent = choice("reference")[0]
     t0 = time.perf_counter()
     check_bots([(label, spec)], move_ms)
     start_s = time.perf_counter() - t0

@@ -66,8 +66,8 @@ def show(db: DbOpt = DEFAULT_DB,
             continue
         rs, anchored = RT.ratings(con, h, n)
         t = Table(title=f"{name}, {n} players ({runs} run(s))",
-                  caption=f"Bradley-Terry on the Elo scale, {RT.ANCHOR} = 0" if anchored
-                  else f"no {RT.ANCHOR} in these runs: the mean is 0")
+                  caption=f"Bradley-Terry on the Elo scale, {RT.anchor()} = 0" if anchored
+                  else f"no {RT.anchor()} in these runs: the mean is 0")
         for c in ("#", "entry", "Elo", "comparisons", "runs"):
             t.add_column(c, justify="left" if c == "entry" else "right")
         for k, r in enumerate(rs, 1):
