@@ -36,8 +36,6 @@ def gauntlet(
 
     Example: shedsim gauntlet --candidate heuristic --opponents greedy,random,aggressive --games 4000 --sprt 0,10
     """  # noqa: E501
-    import math
-
     from shedsim.analysis import gauntlet as G
     from shedsim.analysis import sprt as S
     from shedsim.analysis import tournament as T
@@ -71,13 +69,21 @@ def gauntlet(
         fail(str(e))
     except SimulationError as e:
         fail(str(e), 1)
+    _print_table(res, candidate, players, seed, test is not None)
+    if csv is not None:
+        _write_csv(res, csv)
+
+
+def _print_table(res, candidate: str, players: int, seed: int, with_sprt: bool) -> None:
+    """The gauntlet's table: a row per opponent, then the total."""
+    import math
 
     from rich.console import Console
     from rich.table import Table
     t = Table(title=f"Gauntlet: {candidate} ({res.rules}, {players} players, seed {seed})",
               caption="score: share of the other seats finished ahead of (ties half), 95% t interval over deals; "
                       "Elo: the same on the logistic scale")
-    cols = ["opponent", "games", "score", "Elo", "forfeits"] + (["SPRT", "LLR"] if test else [])
+    cols = ["opponent", "games", "score", "Elo", "forfeits"] + (["SPRT", "LLR"] if with_sprt else [])
     for c in cols:
         t.add_column(c, justify="left" if c == "opponent" else "right")
 
@@ -87,17 +93,21 @@ def gauntlet(
     for r in [*res.rows, res.total]:
         cells = [r.opponent, f"{r.games:,}", f"{r.score:.4f} [{r.lo:.4f}, {r.hi:.4f}]",
                  f"{elo(r.elo)} [{elo(r.elo_lo)}, {elo(r.elo_hi)}]", f"{r.forfeits:,} / {r.opponent_forfeits:,}"]
-        if test:
+        if with_sprt:
             cells += [r.decision or "", "" if r.llr is None else f"{r.llr:+.2f}"]
         t.add_row(*cells, end_section=r is res.rows[-1])
     Console(width=150).print(t)
-    if csv is not None:
-        import pandas as pd
 
-        from shedsim.runs import atomic
-        text = pd.DataFrame([r.to_json() for r in [*res.rows, res.total]]).to_csv(index=False)
-        try:
-            atomic.write_text(csv, text)
-        except OSError as e:
-            fail(f"--csv: {e}", 3)
-        typer.echo(f"wrote {csv}", err=True)
+
+def _write_csv(res, csv: Path) -> None:
+    """The table as a CSV file (atomically)."""
+    import pandas as pd
+
+    from shedsim.cli.common import fail
+    from shedsim.runs import atomic
+    text = pd.DataFrame([r.to_json() for r in [*res.rows, res.total]]).to_csv(index=False)
+    try:
+        atomic.write_text(csv, text)
+    except OSError as e:
+        fail(f"--csv: {e}", 3)
+    typer.echo(f"wrote {csv}", err=True)
