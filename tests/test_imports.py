@@ -32,7 +32,10 @@ def module_graph(packages: tuple[str, ...] = ("shedsim", "strategies")) -> dict[
                     prefix = ".".join(base + ([node.module] if node.module else []))
                 else:
                     prefix = node.module or ""
-                names = [prefix] + [f"{prefix}.{a.name}" for a in node.names]
+                subs = [f"{prefix}.{a.name}" for a in node.names]
+                # ``from P import sub`` (a submodule) imports P.sub, as ``import P.sub``
+                # does; only a name defined in P itself makes P a dependency
+                names = subs + ([prefix] if any(n not in files for n in subs) else [])
             else:
                 continue
             graph[mod] |= {n for n in names if n in files and n != mod}
@@ -77,6 +80,26 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_checker_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_from_a_package_import_a_submodule_is_an_edge_to_the_submodule(tmp_path):
+    """``from P import sub`` depends on P.sub (as ``import P.sub`` does), not on what P's
+    ``__init__`` imports; ``from P import name`` (a name P defines) depends on P."""
+    pkg = tmp_path / "pk"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("def f():\n    from pk import b\n")
+    (pkg / "a.py").write_text("from pk import sub\n")
+    (pkg / "c.py").write_text("from pk import sub, VERSION\n")
+    (pkg / "b.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    globals()["ROOT"], old = tmp_path, ROOT
+    try:
+        graph = module_graph(("pk",))
+    finally:
+        globals()["ROOT"] = old
+    assert graph["pk.a"] == {"pk.sub"}
+    assert graph["pk.c"] == {"pk.sub", "pk"}
+    assert graph["pk"] == {"pk.b"}
 
 
 def test_no_import_cycles_in_shedsim_or_strategies():

@@ -536,44 +536,19 @@ OUTPUTS = ("by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_t
 
 def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
                   info: dict[str, Any] | None = None) -> list[str]:
-    """Write the CSVs, the PNG charts and (with ``info``) ``run.json`` into ``out`` as one
-    set (:func:`shedsim.runs.atomic.batch`): on any failure (disk full, Ctrl-C) no file of the
-    set changes. Files of an earlier study in ``out`` that this one does not write (charts
-    after ``--no-plots``, ``regret.csv`` after ``--deals 0``) are removed, so the directory
-    never mixes two runs. Returns the file names written (``run.json`` included).
-    Raises :class:`shedsim.runs.atomic.WriteError` naming the file."""
+    """Write the CSVs, the PNG charts (:func:`write_files`) and (with ``info``) ``run.json``
+    into ``out`` as one set (:func:`shedsim.runs.atomic.batch`): on any failure (disk full,
+    Ctrl-C) no file of the set changes. Files of an earlier study in ``out`` that this one
+    does not write (charts after ``--no-plots``, ``regret.csv`` after ``--deals 0``) are
+    removed, so the directory never mixes two runs. Returns the file names written
+    (``run.json`` included). Raises :class:`shedsim.runs.atomic.WriteError` naming the file."""
     from pathlib import Path
 
     from shedsim.runs import atomic
     from shedsim.analysis import tournament as T
     out = Path(out)
-    files = []
-    policies = res.policies
     with atomic.batch():
-        tables = [("by_rank.csv", res.by_rank), ("face_up_values.csv", res.values),
-                  ("policies.csv", policies.summary), ("policies_head_to_head.csv", policies.head_to_head)]
-        if res.regret is not None:
-            tables.append(("regret.csv", res.regret))
-        for name, df in tables:
-            T.write_csv(df, out / name)
-            files.append(name)
-        if plots:
-            from shedsim.output import plots_swaps as P
-            from shedsim.output.plots import head_to_head, rates
-            sub = f"{spec.rules.name}, {spec.players} players, play policy {spec.strategy}"
-            files.append(P.by_rank(res.by_rank, out / "by_rank.png", sub).name)
-            files.append(P.value_heatmap(res.values_all, spec.min_games, out / "face_up_heatmap.png",
-                                         f"{sub}, {spec.games:,} games, no swap").name)
-            if len(res.values):
-                files.append(P.value_extremes(res.values, out / "face_up_extremes.png",
-                                              f"{sub}, {spec.games:,} games, no swap").name)
-            psub = f"{sub}, {int(policies.info['games']):,} games"
-            files.append(rates(policies.summary, out / "policies.png", subtitle=f"swap policies: {psub}").name)
-            files.append(head_to_head(policies.h2h_matrix, out / "policies_head_to_head.png",
-                                      subtitle=f"swap policies: {psub}").name)
-            if res.regret is not None and len(res.regret):
-                files.append(P.regret(res.regret, out / "regret.png",
-                                      f"{sub}, {spec.deals} deals x {spec.rollouts} rollouts per choice").name)
+        files = write_files(spec, res, out, plots)
         if info is not None:
             T.write_run_json(out, info, files)
             files.append("run.json")
@@ -581,6 +556,42 @@ def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
         if name not in files:
             (out / name).unlink(missing_ok=True)
     return sorted(files)
+
+
+def write_files(spec: StudySpec, res: StudyResult, out, plots: bool = True) -> list[str]:
+    """Write the CSVs and (with ``plots``) the PNG charts into ``out``, each atomically;
+    returns their names. Raises :class:`shedsim.runs.atomic.WriteError` naming the file."""
+    from pathlib import Path
+
+    from shedsim.analysis import tournament as T
+    out = Path(out)
+    files = []
+    policies = res.policies
+    tables = [("by_rank.csv", res.by_rank), ("face_up_values.csv", res.values),
+              ("policies.csv", policies.summary), ("policies_head_to_head.csv", policies.head_to_head)]
+    if res.regret is not None:
+        tables.append(("regret.csv", res.regret))
+    for name, df in tables:
+        T.write_csv(df, out / name)
+        files.append(name)
+    if plots:
+        from shedsim.output import plots_swaps as P
+        from shedsim.output.plots import head_to_head, rates
+        sub = f"{spec.rules.name}, {spec.players} players, play policy {spec.strategy}"
+        files.append(P.by_rank(res.by_rank, out / "by_rank.png", sub).name)
+        files.append(P.value_heatmap(res.values_all, spec.min_games, out / "face_up_heatmap.png",
+                                     f"{sub}, {spec.games:,} games, no swap").name)
+        if len(res.values):
+            files.append(P.value_extremes(res.values, out / "face_up_extremes.png",
+                                          f"{sub}, {spec.games:,} games, no swap").name)
+        psub = f"{sub}, {int(policies.info['games']):,} games"
+        files.append(rates(policies.summary, out / "policies.png", subtitle=f"swap policies: {psub}").name)
+        files.append(head_to_head(policies.h2h_matrix, out / "policies_head_to_head.png",
+                                  subtitle=f"swap policies: {psub}").name)
+        if res.regret is not None and len(res.regret):
+            files.append(P.regret(res.regret, out / "regret.png",
+                                  f"{sub}, {spec.deals} deals x {spec.rollouts} rollouts per choice").name)
+    return files
 
 
 def _rows_text(rows, figure: str, most: int = 8) -> str:

@@ -7,7 +7,9 @@ an output path and a subtitle (rules, players, games), and returns the path.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+from typing import Iterator
 
 import matplotlib
 
@@ -82,13 +84,39 @@ png_bytes = _png
 with shedsim's ``Software`` text (:data:`shedsim.runs.atomic.PNG_SOFTWARE`)."""
 
 
+_KEPT: list[dict] = []
+"""The open :func:`kept_figures` collections (innermost last)."""
+
+
+@contextlib.contextmanager
+def kept_figures() -> Iterator[dict]:
+    """Inside, a chart that would be written is kept instead: the dict yielded maps its file
+    name (``rates.png``) to the drawn :class:`matplotlib.figure.Figure` (closed to pyplot, so
+    it is not shown twice in a notebook; ``fig.savefig`` still works). For the Python API's
+    chart methods (:mod:`shedsim.api`)."""
+    keep: dict = {}
+    _KEPT.append(keep)
+    try:
+        yield keep
+    finally:
+        _KEPT.remove(keep)
+
+
+def write_png(fig, path: Path) -> None:
+    """Write ``fig`` as a PNG atomically (or keep it, inside :func:`kept_figures`)."""
+    if _KEPT:
+        _KEPT[-1][Path(path).name] = fig
+        return
+    atomic.write_bytes(path, _png(fig))
+
+
 def save_figure(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
     """Write the figure as a PNG atomically (:func:`shedsim.runs.atomic.write_bytes`: a full disk
     leaves no half-written chart) and close it. ``rect``: the area ``tight_layout`` may use
     (leave room for a figure legend). Resolution: :func:`dpi`; palette PNG: :func:`compact`."""
     try:
         fig.tight_layout(rect=rect)
-        atomic.write_bytes(path, _png(fig))
+        write_png(fig, path)
     finally:
         plt.close(fig)
     return path

@@ -135,9 +135,8 @@ def _triples(rate, names: list[str], vmin: float, vmax: float, min_games: int, p
 def atomic_png(fig, path: Path) -> None:
     """Write ``fig`` as every chart is written but without ``tight_layout`` (it does not
     handle a colour bar shared by several panels)."""
-    from shedsim.output.plots import png_bytes
-    from shedsim.runs import atomic
-    atomic.write_bytes(path, png_bytes(fig))
+    from shedsim.output.plots import write_png
+    write_png(fig, path)
 
 
 def value_extremes(table, path: Path, subtitle: str = "", k: int = 12) -> Path:
