@@ -284,7 +284,7 @@ class BotProcess:
 
 
 def _version() -> str:
-    from shedsim import __version__
+    from shedsim.version import __version__
     return __version__
 
 

@@ -180,7 +180,7 @@ class Table:
         """Start ``proc`` (greeted) unless it is running. Raises :class:`Fault`."""
         if proc.alive():
             return
-        from shedsim import __version__
+        from shedsim.version import __version__
         hello = proc.start(__version__)
         self.report.decisions += 1
         self.report.hello.setdefault(self.labels[entry], {k: hello.get(k) for k in
@@ -391,7 +391,7 @@ def play_seats(bots: dict[int, tuple[str, str]], rules, players: int, dealt, ind
     naming a bot that does not start or greet, or whose ``game`` cannot be written."""
     import os
 
-    from shedsim import __version__
+    from shedsim.version import __version__
     from shedsim.bot.process import BotStartError
     from shedsim.seeding import seat_key
     entries = list(dict.fromkeys(bots.values()))
