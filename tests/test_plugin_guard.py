@@ -650,3 +650,17 @@ def test_ctrl_c_stops_hint_with_a_policy_stuck_in_a_loop(plugin_dir, tmp_path):
             p.wait()
     assert p.returncode == 130 and "interrupted: no hint computed" in err, err[-2000:]
     assert not Path(f"/proc/{kid}").exists()  # the playouts' child is gone too
+
+
+def test_workers_read_the_decision_limit_the_caller_has_now(monkeypatch):
+    """A reused worker process keeps the environment it was started with: each call carries
+    the caller's SHEDSIM_DECISION_TIMEOUT (before, an sprt in a process whose workers were
+    started earlier stopped a stuck plugin after the old limit)."""
+    import os
+    from shedsim.runs.simulate import run_calls
+    seen = []
+    for value in ("7", "3"):
+        monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", value)
+        run_calls([(os.getenv, ("SHEDSIM_DECISION_TIMEOUT",))] * 2, workers=2,
+                  on_result=lambda k, r: seen.append(r))
+    assert seen == ["7", "7", "3", "3"]

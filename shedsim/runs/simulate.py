@@ -453,6 +453,21 @@ def die_with_parent(parent: int | None = None) -> None:
     threading.Thread(target=watch, name="shedsim-parent-watch", daemon=True).start()
 
 
+WORKER_ENV = ("SHEDSIM_DECISION_TIMEOUT",)
+"""Settings read from the environment inside a worker: each call carries the caller's
+values, since a reused worker process keeps the environment it was started with."""
+
+
+def _in_env(env: dict[str, str | None], fn: Any, args: tuple) -> Any:
+    """``fn(*args)`` with the caller's values of :data:`WORKER_ENV` (None: unset)."""
+    for k, v in env.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    return fn(*args)
+
+
 def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "loky", on_result: Any = None,
               scheduler: str | None = None) -> None:
     """Run ``fn(*args)`` for each ``(fn, args)`` of ``calls`` with joblib (in this process
@@ -469,8 +484,9 @@ def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "
             if on_result:
                 on_result(k, r)
         return
+    env = {k: os.environ.get(k) for k in WORKER_ENV}
     with backend_config(backend, workers, scheduler):
-        gen = Parallel(return_as="generator")(delayed(fn)(*args) for fn, args in calls)
+        gen = Parallel(return_as="generator")(delayed(_in_env)(env, fn, args) for fn, args in calls)
         try:
             for k, r in enumerate(gen):
                 if on_result:
