@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from shedsim.cli import app
-from shedsim.runs import atomic
+from shedsim.base import atomic
 from shedsim.runs.store import RunStore, StoreError
 
 runner = CliRunner()

@@ -206,7 +206,7 @@ def test_cli_small_run_then_rerun_keeps_one_consistent_set(tmp_path):
 
 
 def test_disk_full_while_writing_leaves_the_earlier_set(tmp_path, monkeypatch):
-    from shedsim.runs import atomic
+    from shedsim.base import atomic
     out = tmp_path / "sw"
     args = ["swaps", "--games", "600", "--deals", "0", "--workers", "1", "--no-plots", "--quiet", "--out", str(out)]
     assert CliRunner().invoke(app, args).exit_code == 0

@@ -1366,7 +1366,7 @@ def _write_csv(df, path: Path) -> None:
 def write_outputs(res: ComparisonResult, out: Path, plots: bool = True) -> list[str]:
     """Write variants.csv, effects.csv, lengths.csv and (with ``plots``) forest.png and
     lengths.png into ``out``; returns the file names. Each file is written atomically
-    (raises :class:`shedsim.runs.atomic.WriteError` naming the file)."""
+    (raises :class:`shedsim.base.atomic.WriteError` naming the file)."""
     out = Path(out)
     files = []
     for name, df in (("variants.csv", res.variants), ("effects.csv", res.effects), ("lengths.csv", res.lengths)):

@@ -84,7 +84,7 @@ class PolicyCrash(StrategyError):
     compiled plugin from outside ``strategies/``, crashed the process playing the
     playouts (a segmentation fault: numba checks no bounds) or raised. The message names
     the policy, the sample and the seed. The playouts of a plugin from outside run in a
-    forked child (:func:`shedsim.kernel.isolate.call`), so the caller survives."""
+    forked child (:func:`shedsim.base.isolate.call`), so the caller survives."""
 
 
 @dataclass
@@ -347,8 +347,8 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
         sample_args = (rules_array, obs, codes, active, keys, params, cap, places[done:done + k],
                        facts[done:done + k], status, streams)
         if strat.outside:  # a plugin that crashes or never decides cannot take this process with it
-            from shedsim.kernel.isolate import ChildTimeout, call, crash_words
-            from shedsim.kernel.isolate import decision_timeout
+            from shedsim.base.isolate import ChildTimeout, call, crash_words
+            from shedsim.base.isolate import decision_timeout
             try:
                 got, error, code = call(mod.run_samples, *sample_args, beat=(streams, L.S_BEAT),
                                         beat_s=decision_timeout())

@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from shedsim.kernel.isolate import crash_words
+from shedsim.base.isolate import crash_words
 from shedsim.rules.cards import RANKS, pack, rank_name, unpack
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.simulate import RunSpec, run_chunks
@@ -537,14 +537,14 @@ OUTPUTS = ("by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_t
 def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
                   info: dict[str, Any] | None = None) -> list[str]:
     """Write the CSVs, the PNG charts and (with ``info``) ``run.json`` into ``out`` as one
-    set (:func:`shedsim.runs.atomic.batch`): on any failure (disk full, Ctrl-C) no file of the
+    set (:func:`shedsim.base.atomic.batch`): on any failure (disk full, Ctrl-C) no file of the
     set changes. Files of an earlier study in ``out`` that this one does not write (charts
     after ``--no-plots``, ``regret.csv`` after ``--deals 0``) are removed, so the directory
     never mixes two runs. Returns the file names written (``run.json`` included).
-    Raises :class:`shedsim.runs.atomic.WriteError` naming the file."""
+    Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
     from pathlib import Path
 
-    from shedsim.runs import atomic
+    from shedsim.base import atomic
     from shedsim.analysis import tournament as T
     out = Path(out)
     files = []

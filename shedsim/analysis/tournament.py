@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from shedsim.runs import atomic
+from shedsim.base import atomic
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.execute import Job, Outcome, play, versions, write_run_json  # noqa: F401 (re-exported)
 from shedsim.runs.simulate import RunSpec, schedule_games, tournament_tables  # noqa: F401 (re-exported)
@@ -668,13 +668,13 @@ def sparse_problem(arrays: dict[str, np.ndarray], prefix: str = "") -> str | Non
 
 # ---------------------------------------------------------------------- the run store
 def _atomic_write_bytes(path: Path, writer: Callable[[Any], None], suffix: str = "") -> None:
-    """Write what ``writer(fileobj)`` writes to ``path`` atomically (:mod:`shedsim.runs.atomic`)."""
+    """Write what ``writer(fileobj)`` writes to ``path`` atomically (:mod:`shedsim.base.atomic`)."""
     atomic.write_with(path, writer)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file, fsync and :func:`os.replace`
-    (:func:`shedsim.runs.atomic.write_text`; raises :class:`shedsim.runs.atomic.WriteError`)."""
+    (:func:`shedsim.base.atomic.write_text`; raises :class:`shedsim.base.atomic.WriteError`)."""
     atomic.write_text(path, text)
 
 
@@ -859,7 +859,7 @@ def run(spec: TournamentSpec, store: Store, workers: int = 1, backend: str = "lo
     ``stop_after`` plays at most that many chunks and stops as if interrupted (tests of
     resume). Ctrl-C (KeyboardInterrupt) also stops: every finished chunk is kept, and the
     outcome says ``interrupted``. Raises :class:`shedsim.runs.simulate.SimulationError` when a
-    strategy fails, :class:`shedsim.runs.atomic.WriteError` (naming the file) when a chunk
+    strategy fails, :class:`shedsim.base.atomic.WriteError` (naming the file) when a chunk
     cannot be stored (disk full: the chunks stored before it are kept), and, with
     ``resume``, :class:`TournamentError` for a damaged or foreign chunk file.
     """
@@ -1298,7 +1298,7 @@ def write_outputs(spec: TournamentSpec, res: Results, out: Path, plots: bool = T
     written by :func:`write_run_json`). A run with no game (interrupted before its first
     chunk) gets its CSVs but no chart. Every file is written atomically (temp file in
     ``out``, fsync, :func:`os.replace`): a failure (disk full) raises
-    :class:`shedsim.runs.atomic.WriteError` naming the file and leaves no half-written file."""
+    :class:`shedsim.base.atomic.WriteError` naming the file and leaves no half-written file."""
     out = Path(out)
     files = []
     for name, df in (("summary.csv", res.summary), ("head_to_head.csv", res.head_to_head),

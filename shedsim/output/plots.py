@@ -15,7 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from shedsim.runs import atomic  # noqa: E402
+from shedsim.base import atomic  # noqa: E402
 
 _META = {"Software": atomic.PNG_SOFTWARE}  # shedsim's mark, no version: same input, same bytes
 
@@ -79,11 +79,11 @@ def _png(fig) -> bytes:
 
 png_bytes = _png
 """The public name of :func:`_png`: the figure's PNG bytes at :func:`dpi` (palette PNG with :func:`compact`),
-with shedsim's ``Software`` text (:data:`shedsim.runs.atomic.PNG_SOFTWARE`)."""
+with shedsim's ``Software`` text (:data:`shedsim.base.atomic.PNG_SOFTWARE`)."""
 
 
 def save_figure(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
-    """Write the figure as a PNG atomically (:func:`shedsim.runs.atomic.write_bytes`: a full disk
+    """Write the figure as a PNG atomically (:func:`shedsim.base.atomic.write_bytes`: a full disk
     leaves no half-written chart) and close it. ``rect``: the area ``tight_layout`` may use
     (leave room for a figure legend). Resolution: :func:`dpi`; palette PNG: :func:`compact`."""
     try:

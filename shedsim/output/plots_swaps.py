@@ -136,7 +136,7 @@ def atomic_png(fig, path: Path) -> None:
     """Write ``fig`` as every chart is written but without ``tight_layout`` (it does not
     handle a colour bar shared by several panels)."""
     from shedsim.output.plots import png_bytes
-    from shedsim.runs import atomic
+    from shedsim.base import atomic
     atomic.write_bytes(path, png_bytes(fig))
 
 

@@ -608,17 +608,17 @@ def start_seat(state: GameState, rng: SplitMix64) -> int:
 
 
 def _exception_text(e: BaseException) -> str:
-    """:func:`shedsim.kernel.isolate.exception_text` (imported when needed)."""
-    from shedsim.kernel.isolate import exception_text
+    """:func:`shedsim.base.isolate.exception_text` (imported when needed)."""
+    from shedsim.base.isolate import exception_text
     return exception_text(e)
 
 
 def _is_crash(e: BaseException) -> bool:
     """Whether ``e`` says that a plugin's compiled decision, run in a forked child, killed
-    that child (:class:`shedsim.kernel.isolate.ProcessCrash`) or was killed for taking
-    too long (:class:`~shedsim.kernel.isolate.ChildTimeout`); the message then names the
+    that child (:class:`shedsim.base.isolate.ProcessCrash`) or was killed for taking
+    too long (:class:`~shedsim.base.isolate.ChildTimeout`); the message then names the
     decision, not a Python exception."""
-    from shedsim.kernel.isolate import ChildTimeout, ProcessCrash
+    from shedsim.base.isolate import ChildTimeout, ProcessCrash
     return isinstance(e, (ProcessCrash, ChildTimeout))
 
 
@@ -833,7 +833,7 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
         except Exception as e:  # noqa: BLE001
             # a write into the rules comes first: it may be why the decision failed
             check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
-            if _is_crash(e):  # a plugin's decision in a forked child killed it (kernel.isolate)
+            if _is_crash(e):  # a plugin's decision in a forked child killed it (base.isolate)
                 raise StrategyError(f"strategy {player.name!r} at seat {seat}, choosing move {state.moves + 1} "
                                     f"(deal key {deal_key}): {e}\nthe position:\n{state.describe()}") from e
             raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
