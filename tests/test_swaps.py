@@ -99,7 +99,7 @@ def test_by_rank(small_study):
     assert np.allclose(a["dealt_up"] / a["visible"], 0.5, atol=0.03)
     # the cards of one game are clustered (a seat's choices hang together): the interval,
     # one game = one cluster, is wider than a Wilson interval over cards for a mixed rank (deff > 1)
-    from shedsim.analysis.stats import wilson
+    from shedsim.stats import wilson
     lo, hi = wilson(a["chosen_up"], a["visible"])
     mixed = (a["keep_up_rate"] > 0.1) & (a["keep_up_rate"] < 0.9)
     assert mixed.any() and ((a["keep_up_hi"] - a["keep_up_lo"])[mixed] > (hi - lo)[mixed]).all()

@@ -34,7 +34,7 @@ Statistics (all 95%; library functions named):
   loss): mean of the per-deal values, stratified standard error (Cochran, *Sampling
   Techniques*, 1977, eqs. 5.6-5.7), t interval with D - T df (``scipy.stats.t``). Rates'
   intervals are widened to contain the Wilson interval over games
-  (:func:`shedsim.analysis.stats.wilson`), so that a rate of 0 still gets a width.
+  (:func:`shedsim.stats.wilson`), so that a rate of 0 still gets a width.
 * Median and 95th percentile of game length: the distribution-free order-statistic
   interval (Conover, *Practical Nonparametric Statistics*, 1999, sec. 3.2: ranks
   ``scipy.stats.binom.ppf(0.025, n, q)`` and ``binom.ppf(0.975, n, q) + 1``) for the
@@ -63,7 +63,7 @@ Each variant against the baseline (per-deal values x_b of both; :func:`effect_te
 * Holm's correction over every test of the run together: each variant x metric
   comparison's test of the effect, for lengths and counts its rank test, and for game
   length a median test (:func:`median_test`: the share of each deal's games at or below
-  the baseline's median; Mood 1950, counted by deal) (:func:`shedsim.analysis.stats.holm`,
+  the baseline's median; Mood 1950, counted by deal) (:func:`shedsim.stats.holm`,
   ``statsmodels.stats.multitest.multipletests``). A finding is an effect significant by
   any of its tests; the rank test's direction (the sign of ``W+ - E[W+]`` for Wilcoxon,
   of the combined z for Mann-Whitney) and the median's are reported with it, since with
@@ -104,6 +104,9 @@ import numpy as np
 from shedsim.layout import END_CAP, END_FINISHED, END_LOOP, END_NAMES, END_STALLED
 import shedsim.rules.settings as S
 from shedsim.rules.ruleset import PICKUP_MODES, RuleSet, RulesError, apply_house, build
+from shedsim.stats.stratified import (  # noqa: F401 - re-exported
+    Estimate, quantile_interval, ratio_values, stratified_mannwhitney, stratified_mean, welch,
+)
 
 DEFAULT_OUT = "reports/compare"
 def default_strategies() -> str:
@@ -424,115 +427,11 @@ def table_strata(deals: int, players: int, n_entries: int) -> np.ndarray:
     return np.arange(deals, dtype=np.int64) % len(tournament_tables(n_entries, players))
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """A mean over deals with its standard error ``se``, degrees of freedom ``df`` and
-    the ``1 - ALPHA`` t interval ``lo..hi``."""
-
-    value: float
-    se: float
-    df: float
-    lo: float
-    hi: float
-
-    def test(self, null: float = 0.0) -> tuple[float, float]:
-        """Two-sided t test of ``value == null``: ``(t, p)`` with ``p = 2 P(T_df > |t|)``
-        (``scipy.stats.t.sf``); NaN when ``se`` is 0 or undefined."""
-        from scipy.stats import t as student_t
-        if not self.se > 0:
-            return math.nan, math.nan
-        t = (self.value - null) / self.se
-        return float(t), float(min(1.0, 2 * student_t.sf(abs(t), self.df)))
-
-
-def stratified_mean(z: np.ndarray, strata: np.ndarray, alpha: float = ALPHA) -> Estimate:
-    """Mean of per-deal values ``z`` (float64[D]) with its standard error under the
-    schedule's design, where the table is a fixed factor (every table equally often) and
-    the deals within a table are independent: the stratified-sampling variance with
-    proportional allocation (Cochran, *Sampling Techniques*, 1977, eqs. 5.6 and 5.7),
-
-        se^2 = sum_h n_h / (n_h - 1) * sum_{b in h} (z_b - mean_h z)^2 / D^2,  df = D - T
-
-    (``strata`` int64[D]: the table of each deal; T tables, ``n_h`` deals at table h).
-    Treating the balanced table mix as random would count the differences between tables
-    as noise (conservative intervals, tests that almost never reject). Where some table
-    has fewer than 2 deals it falls back to the unstratified ``s^2 / D`` with D - 1 df.
-    Interval ``mean +- t_{1-alpha/2, df} se`` (``scipy.stats.t.ppf``); NaN for D < 2.
-    """
-    from scipy.stats import t as student_t
-    z = np.asarray(z, dtype=np.float64)
-    d = len(z)
-    if d == 0:
-        return Estimate(math.nan, math.nan, math.nan, math.nan, math.nan)
-    m = float(z.mean())
-    if d < 2:
-        return Estimate(m, math.nan, math.nan, math.nan, math.nan)
-    n_h = np.bincount(strata, minlength=int(strata.max()) + 1)
-    used = n_h > 0
-    if np.all(n_h[used] >= 2) and used.sum() < d:
-        mean_h = np.bincount(strata, weights=z, minlength=len(n_h))[strata] / n_h[strata]
-        ss_h = np.bincount(strata, weights=(z - mean_h) ** 2, minlength=len(n_h))
-        var = float((n_h[used] / (n_h[used] - 1) * ss_h[used]).sum()) / (d * d)
-        df = float(d - used.sum())
-    else:
-        var = float(z.var(ddof=1)) / d
-        df = float(d - 1)
-    se = math.sqrt(max(var, 0.0))
-    q = float(student_t.ppf(1 - alpha / 2, df))
-    return Estimate(m, se, df, m - q * se, m + q * se)
-
-
-def ratio_values(losses: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """Linearised per-deal values of the ratio ``R = sum L / sum M`` (float64[D]):
-    ``z_b = R + (L_b - R M_b) / mean(M)``, whose mean is R and whose variance gives the
-    ratio estimator's (Taylor linearisation, Cochran 1977 sec. 6.9). NaN when sum M = 0."""
-    tot = float(seats.sum())
-    if tot <= 0:
-        return np.full(len(losses), np.nan)
-    r = float(losses.sum()) / tot
-    return r + (losses - r * seats) / (tot / len(losses))
-
-
-def quantile_interval(lengths: np.ndarray, q: float, strata: np.ndarray | None = None,
-                      alpha: float = ALPHA) -> tuple[float, float, float, float]:
-    """The ``q`` quantile of game length with a cluster-adjusted order-statistic interval.
-
-    ``lengths``: [D, N] per-deal game lengths. Estimate: the inverse-ECDF quantile
-    (``numpy.quantile(method="inverted_cdf")``: order statistic ``x_(ceil(q n))``, n = D N).
-    Interval: order statistics ``x_(l), x_(u)`` with ``l = binom.ppf(alpha/2, m, q)``,
-    ``u = binom.ppf(1 - alpha/2, m, q) + 1`` (``scipy.stats.binom``; Conover, *Practical
-    Nonparametric Statistics*, 1999, sec. 3.2), computed for the effective size
-    ``m = floor(n / deff)`` and rescaled to ranks of n. ``deff`` = the variance of the share
-    of games at or below the estimate over deals (:func:`stratified_mean` of the per-deal
-    shares) / its binomial variance (Woodruff, JASA 47, 1952; Kish, *Survey Sampling*,
-    1965), at least 1. Returns ``(estimate, lo, hi, deff)``; NaN for no games.
-    """
-    from scipy.stats import binom
-    x = np.sort(lengths.ravel())
-    n = x.size
-    if n == 0:
-        return (math.nan,) * 4
-    d, k = lengths.shape
-    est = x[max(1, math.ceil(q * n)) - 1]
-    share_b = (lengths <= est).sum(axis=1) / k
-    p_hat = float(share_b.mean())
-    var_iid = p_hat * (1 - p_hat) / n
-    e = stratified_mean(share_b, np.zeros(d, np.int64) if strata is None else strata)
-    deff = (e.se ** 2) / var_iid if var_iid > 0 and e.se == e.se else 1.0
-    deff = max(1.0, deff)
-    m = max(1, int(n / deff))
-    lo_r = float(binom.ppf(alpha / 2, m, q))
-    hi_r = float(binom.ppf(1 - alpha / 2, m, q)) + 1
-    lo_i = min(n, max(1, math.floor(lo_r * n / m)))
-    hi_i = min(n, max(1, math.ceil(hi_r * n / m)))
-    return float(est), float(x[lo_i - 1]), float(x[hi_i - 1]), float(deff)
-
-
 def _rate(per_deal: np.ndarray, games_per_deal: int, strata: np.ndarray) -> tuple[Estimate, float, float]:
     """A rate from per-deal rates: :func:`stratified_mean`, and its interval widened to
-    contain the Wilson interval over games (:func:`shedsim.analysis.stats.wilson`) so that a rate of
+    contain the Wilson interval over games (:func:`shedsim.stats.wilson`) so that a rate of
     0 or 1 still gets a width; clipped to [0, 1]. Returns (estimate, lo, hi)."""
-    from shedsim.analysis import stats
+    from shedsim import stats
     e = stratified_mean(per_deal, strata)
     games = len(per_deal) * games_per_deal
     wlo, whi = stats.wilson(round(float(per_deal.sum()) * games_per_deal), games)
@@ -622,15 +521,6 @@ def variant_stats(v: Variant, t: Tally, labels: Sequence[str], ref: int, paired:
     return VariantStats(row, est, edge_z)
 
 
-def _welch(e0: Estimate, e1: Estimate) -> tuple[float, float]:
-    """Standard error and Welch-Satterthwaite degrees of freedom of ``e1 - e0`` for
-    independent estimates (Satterthwaite, Biometrics Bulletin 2, 1946)."""
-    v0, v1 = e0.se ** 2, e1.se ** 2
-    se = math.sqrt(v0 + v1)
-    den = (v0 * v0 / e0.df if v0 > 0 else 0.0) + (v1 * v1 / e1.df if v1 > 0 else 0.0)
-    return se, ((v0 + v1) ** 2 / den if den > 0 else math.nan)
-
-
 def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
                 strata: np.ndarray | None = None) -> dict[str, Any]:
     """Effect ``mean(x1) - mean(x0)`` of per-deal values (float64[D] each; deal b of both
@@ -682,7 +572,7 @@ def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
                 rdir = float(np.sign(w_plus - nz * (nz + 1) / 4))
     else:
         e0, e1 = stratified_mean(x0, strata), stratified_mean(x1, strata)
-        se, df = _welch(e0, e1)
+        se, df = welch(e0, e1)
         if not se > 0:
             lo = hi = effect
             test = "unpaired (no variation: not tested)"
@@ -722,31 +612,6 @@ def median_test(lengths0: np.ndarray, lengths1: np.ndarray, paired: bool,
             "p_median": r["p_value"]}
 
 
-def stratified_mannwhitney(x1: np.ndarray, x0: np.ndarray, strata: np.ndarray) -> tuple[float, float]:
-    """Two-sided stratified Wilcoxon-Mann-Whitney test of x1 against x0 (float64[D] each,
-    deal b of both at table ``strata[b]``): ``scipy.stats.mannwhitneyu`` (asymptotic,
-    tie-corrected, no continuity correction) within each table, its z-score
-    ``sign(U - n m / 2) * norm.isf(p / 2)``, combined as ``Z = sum z_h / sqrt(T)``
-    (Stouffer), which for tables of equal size is van Elteren's stratified test (van
-    Elteren, Bull. Int. Statist. Inst. 37, 1960). Comparing within tables keeps the fixed,
-    balanced table mix out of the noise (a pooled test would be conservative). Tables
-    whose values are all tied are left out. Returns ``(Z, p)``; NaN if none is left."""
-    from scipy.stats import mannwhitneyu, norm
-    zs = []
-    for h in np.unique(strata):
-        a, b = x1[strata == h], x0[strata == h]
-        if len(a) == 0 or len(b) == 0 or np.all(np.concatenate([a, b]) == a[0]):
-            continue
-        r = mannwhitneyu(a, b, alternative="two-sided", method="asymptotic", use_continuity=False)
-        if not np.isfinite(r.pvalue):
-            continue
-        zs.append(float(np.sign(r.statistic - len(a) * len(b) / 2) * norm.isf(r.pvalue / 2)))
-    if not zs:
-        return math.nan, math.nan
-    z = sum(zs) / math.sqrt(len(zs))
-    return z, float(2 * norm.sf(abs(z)))
-
-
 def edge_effect(z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray | None = None) -> dict[str, Any]:
     """Difference of two skill edges from their linearised per-deal values ``z0``, ``z1``
     (float64[D], :func:`ratio_values` differences): normal (z) interval and test
@@ -755,7 +620,7 @@ def edge_effect(z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray
     error of ``z1 - z0`` (keeps the covariance of the shared deals)."""
     from scipy.stats import norm
 
-    from shedsim.analysis.stats import Z95
+    from shedsim.stats import Z95
     strata = np.zeros(len(z0), np.int64) if strata is None else strata
     effect = float(z1.mean() - z0.mean())
     if paired:
@@ -898,7 +763,7 @@ def analyse(plan: Plan, entries: Sequence[tuple[str, str]], tallies: Sequence[Ta
     ``strategy_paths`` find the entries' plugins (the skill-edge reference: :func:`reference_entry`)."""
     import pandas as pd
 
-    from shedsim.analysis import stats
+    from shedsim import stats
     ent = list(entries)
     labels = [lab for lab, _ in ent]
     ref = reference_entry(ent, strategy_paths)

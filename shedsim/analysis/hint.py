@@ -21,7 +21,7 @@ Method.
   (common random numbers), so the differences between moves are paired.
 * **Figures.** Per move: the seat's expected place (1 = first out) with a Student t
   interval, the probability of losing (last place) and of going out first, each with a
-  Wilson interval (:mod:`shedsim.analysis.stats`), all 95%.
+  Wilson interval (:mod:`shedsim.stats`), all 95%.
 * **Objective.** Moves are ranked by what the rule set's scoring rewards
   (:func:`shedsim.rules.scoring.objective_of`): P(lose) where only losing is scored
   (duel, family, shithead), expected place where places are (nines, palace); or by the
@@ -286,7 +286,7 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
     from shedsim.kernel.playouts import N_FACTS
     from shedsim.kernel.playouts import playout_module
     from shedsim.seeding import game_keys
-    from shedsim.analysis.stats import t_interval, wilson
+    from shedsim.stats import t_interval, wilson
 
     from shedsim import layout as L
     from shedsim.rules.scoring import ObjectiveError, per_sample, resolve

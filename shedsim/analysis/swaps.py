@@ -185,9 +185,9 @@ def _play(rs: RunSpec, workers: int, keep: tuple[str, ...], reduce: Callable[[in
 
 def reduce_chosen(a: int, b: int, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """(a) One chunk of games with ``spec.strategy``'s swap -> per-rank cluster sums
-    (:func:`shedsim.analysis.stats.cluster_sums` of face-up cards over visible cards, one
+    (:func:`shedsim.stats.cluster_sums` of face-up cards over visible cards, one
     cluster per game; int64[13] each)."""
-    from shedsim.analysis.stats import cluster_sums
+    from shedsim.stats import cluster_sums
     up = rank_counts(rec["face_up"]).sum(axis=1)   # [games, 13]
     vis = rank_counts(rec["dealt"]).sum(axis=1)
     return cluster_sums(up, vis)
@@ -203,7 +203,7 @@ def finish_by_rank(chosen: list[dict[str, np.ndarray]], dealt: list[np.ndarray])
     parts (see :func:`by_rank`)."""
     import pandas as pd
 
-    from shedsim.analysis.stats import cluster_rate
+    from shedsim.stats import cluster_rate
     cs = {k: np.sum([c[k] for c in chosen], axis=0) for k in chosen[0]}
     chosen_up, visible = cs["s"], cs["m"]
     dealt_up = np.sum(dealt, axis=0)
@@ -225,7 +225,7 @@ def by_rank(spec: StudySpec, workers: int = 1, progress=None):
     (``dealt_share``, ``chosen_share``, in [0, 1]) and ``keep_up_rate`` = chosen_up /
     visible (how often a visible card of that rank ends face up) with a 95% interval that
     treats each game as one cluster (the cards of one game, one seat's above all, are
-    not independent choices): :func:`shedsim.analysis.stats.cluster_rate`.
+    not independent choices): :func:`shedsim.stats.cluster_rate`.
     """
     chosen = _play(spec.run_spec(False), workers, ("face_up", "dealt"), reduce_chosen, progress)
     dealt = _play(spec.run_spec(True), workers, ("face_up",), reduce_dealt, progress)
@@ -257,8 +257,8 @@ def finish_values(spec: StudySpec, parts: list):
     :func:`face_up_values`)."""
     import pandas as pd
 
-    from shedsim.analysis.stats import cluster_mean, cluster_rate
-    from shedsim.analysis.stats import not_worse_than_best
+    from shedsim.stats import cluster_mean, cluster_rate
+    from shedsim.stats import not_worse_than_best
     n = spec.players
     g = pd.concat(parts).groupby(level=0).sum().sort_index()
     k = g["n"].to_numpy(np.int64)
@@ -306,12 +306,12 @@ def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
     ``seat_games``, ``losses``, ``loss_rate`` and ``mean_place`` (1 = first out) with 95%
     intervals that treat each game as one cluster (two seats of one game may hold the
     same multiset, and their places are not independent):
-    :func:`shedsim.analysis.stats.cluster_rate` and :func:`~shedsim.analysis.stats.cluster_mean`.
+    :func:`shedsim.stats.cluster_rate` and :func:`~shedsim.stats.cluster_mean`.
     ``loss_se``/``place_se`` are the standard errors. Sorted best first by what the rules
     score (:func:`value_figure`: loss rate, or mean place). ``table`` keeps multisets seen
     in at least ``spec.min_games`` seat-games; among them ``in_best_set`` marks those not
     significantly worse than any other (and ``in_worst_set`` those not significantly
-    better than any other) by :func:`shedsim.analysis.stats.not_worse_than_best`: the
+    better than any other) by :func:`shedsim.stats.not_worse_than_best`: the
     best (worst) row is among them with 95% confidence, whereas the top row alone is the
     minimum of many noisy ones.
     """
@@ -474,7 +474,7 @@ def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = REGRET
 def regret_summary(df) -> dict[str, float]:
     """Share of deals where the policy's choice is the best (95% Wilson interval) and the
     mean regret in places (95% t interval over deals)."""
-    from shedsim.analysis.stats import t_interval, wilson
+    from shedsim.stats import t_interval, wilson
     n = len(df)
     if n == 0:
         return {"deals": 0}
@@ -616,7 +616,7 @@ def headline(spec: StudySpec, res: StudyResult) -> list[str]:
     """Short findings with intervals (for run.json and the report): the face-up rows that
     the data cannot tell apart from the best and from the worst (by what the rules score,
     :func:`value_figure`), the swap policies likewise, and the regret study."""
-    from shedsim.analysis.stats import Z95, not_worse_than_best
+    from shedsim.stats import Z95, not_worse_than_best
     out = []
     v = res.values
     figure, name = value_figure(spec)

@@ -204,7 +204,7 @@ def _paired(d: np.ndarray) -> tuple[float, float, float, float]:
     """Mean of per-deal differences, its 95% t interval and the paired t test's p-value."""
     from scipy.stats import ttest_1samp
 
-    from shedsim.analysis.stats import t_interval
+    from shedsim.stats import t_interval
     m, lo, hi = t_interval(len(d), float(d.sum()), float((d * d).sum()))
     if np.all(d == d[0]):
         p = 1.0 if d[0] == 0 else 0.0

@@ -8,7 +8,7 @@ workers, run store, resume, signals); each finished chunk is reduced at once by 
 arrays (counters), written to ``DIR/chunks/NNNNN.npz`` (atomically) and its records are
 dropped, so memory does not grow with ``--games``. The final results are the sum of the
 chunk files (integer addition: the same whatever the order, the number of workers, or how
-many sessions a resumed run took), analysed by :func:`analyse` with :mod:`shedsim.analysis.stats`.
+many sessions a resumed run took), analysed by :func:`analyse` with :mod:`shedsim.stats`.
 
 Definitions used in every output (see README-tournament.md):
 
@@ -899,9 +899,9 @@ def _pl_raw(spec: TournamentSpec, keys: np.ndarray):
 
 def _pl_cluster_se(spec: TournamentSpec, t: dict[str, np.ndarray], theta: np.ndarray) -> np.ndarray:
     """Cluster-robust standard errors of the Plackett-Luce fit (one deal = one cluster):
-    :func:`shedsim.analysis.stats.plackett_luce_cluster_se` on the raw events and their
+    :func:`shedsim.stats.plackett_luce_cluster_se` on the raw events and their
     within-deal pairs."""
-    from shedsim.analysis import stats
+    from shedsim import stats
     keys = t["pl_keys"]
     sets, winners = _pl_raw(spec, keys)
     n_keys = len(spec.tables) * (1 << spec.players) * spec.players
@@ -968,14 +968,14 @@ def seat_table(t: dict[str, np.ndarray], players: int):
 
     A deal's ``players`` rotations give every seat ``players`` games with the same cards
     in that seat, so they are strongly correlated (at 2 players one seat often wins both);
-    deals are independent. Rates: :func:`shedsim.analysis.stats.cluster_rate` (Wilson at
+    deals are independent. Rates: :func:`shedsim.stats.cluster_rate` (Wilson at
     the design-effect-adjusted size, one deal = one cluster); mean place:
-    :func:`shedsim.analysis.stats.cluster_mean`. Columns: kind, seat, games, deals, wins,
+    :func:`shedsim.stats.cluster_mean`. Columns: kind, seat, games, deals, wins,
     win_rate, win_lo, win_hi, losses, loss_rate, loss_lo, loss_hi, mean_place, place_lo,
     place_hi (rates as shares, places 1 = first out)."""
     import pandas as pd
 
-    from shedsim.analysis import stats
+    from shedsim import stats
     n = players
     # every deal gives each seat (and each seat counted from the starter) n games: clusters of size n
     g_total = int(t["games"])
@@ -1001,10 +1001,10 @@ def seat_table(t: dict[str, np.ndarray], players: int):
 
 
 def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
-    """Statistics from a tally (see :mod:`shedsim.analysis.stats` for every formula)."""
+    """Statistics from a tally (see :mod:`shedsim.stats` for every formula)."""
     import pandas as pd
 
-    from shedsim.analysis import stats
+    from shedsim import stats
     e, n = len(spec.entries), spec.players
     labels = list(spec.labels)
     games = t["seat_games"]
@@ -1139,10 +1139,10 @@ def headline(spec: TournamentSpec, res: Results) -> list[str]:
     whether the leader is separated from the second (their head to head, Holm p < 0.05),
     the entries the data cannot tell apart from the best by what the rules score (the
     loss rate where only losing counts, the mean place where places do, the win rate for
-    going out first; :func:`shedsim.analysis.stats.not_worse_than_best`, standard errors
+    going out first; :func:`shedsim.stats.not_worse_than_best`, standard errors
     from the 95% intervals), saying so when that order differs from the rating's, and the
     share of unfinished games."""
-    from shedsim.analysis import stats
+    from shedsim import stats
     from shedsim.rules.scoring import objective_of
     s = res.summary
     if not len(s) or not s["games"].sum():

@@ -230,7 +230,7 @@ class Evaluator:
 
 
 def _t(x: np.ndarray) -> tuple[float, float, float]:
-    from shedsim.analysis.stats import t_interval
+    from shedsim.stats import t_interval
     m, lo, hi = t_interval(len(x), float(x.sum()), float((x * x).sum()))
     return float(m), float(lo), float(hi)
 
