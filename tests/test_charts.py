@@ -25,6 +25,7 @@ from shedsim.analysis import compare as C
 from shedsim.analysis import tournament as T
 from shedsim.layout import END_CAP, END_FINISHED, END_LOOP, END_STALLED
 from shedsim.output import plots as P
+from shedsim.output.charts import figure as F
 from shedsim.output import plots_swaps as PS
 from shedsim.rules.ruleset import preset
 
@@ -37,9 +38,8 @@ def figures(monkeypatch):
     def keep(fig, path, rect=None):
         seen.append(fig)
         return Path(path)
-    monkeypatch.setattr(P, "save_figure", keep)
-    monkeypatch.setattr(PS, "save_figure", keep)
-    monkeypatch.setattr(PS, "atomic_png", lambda fig, path: seen.append(fig))
+    monkeypatch.setattr(F, "save_figure", keep)  # every chart module writes through it
+    monkeypatch.setattr(F, "atomic_png", lambda fig, path: seen.append(fig))
     monkeypatch.setattr(C, "_save", keep)
     yield seen
     P.plt.close("all")

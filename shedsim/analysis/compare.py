@@ -1268,8 +1268,8 @@ OVERLAY_MAX = 8
 def _save(fig, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
     """Write the chart as every chart is written (:func:`shedsim.output.plots.save_figure`), keeping
     ``rect`` free for a figure legend."""
-    from shedsim.output.plots import save_figure
-    return save_figure(fig, path, rect)
+    from shedsim.output.charts import figure as F
+    return F.save_figure(fig, path, rect)
 
 
 def _rate_like(metric: str) -> bool:

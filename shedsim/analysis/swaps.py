@@ -37,6 +37,8 @@ from typing import Any, Callable
 import numpy as np
 
 from shedsim.base.isolate import crash_words
+from shedsim.output import charts
+from shedsim.output.charts import swaps as swap_charts
 from shedsim.rules.cards import RANKS, pack, rank_name, unpack
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.simulate import RunSpec, run_chunks
@@ -528,9 +530,9 @@ DEFINITIONS = {
 }
 
 
-OUTPUTS = ("by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_to_head.csv", "regret.csv",
-           "by_rank.png", "face_up_heatmap.png", "face_up_extremes.png", "policies.png",
-           "policies_head_to_head.png", "regret.png", "run.json")
+TABLES = ("by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_to_head.csv", "regret.csv")
+"""The study's tables (``regret.csv`` only with a regret study)."""
+OUTPUTS = TABLES + charts.names(swap_charts.CHARTS) + ("run.json",)
 """Every file the study may write (a rerun removes those it does not write again)."""
 
 
@@ -545,7 +547,8 @@ def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
     from pathlib import Path
 
     from shedsim.base import atomic
-    from shedsim.analysis import tournament as T
+    from shedsim.output.csvs import write_csv
+    from shedsim.runs.execute import write_run_json
     out = Path(out)
     files = []
     policies = res.policies
@@ -555,27 +558,12 @@ def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
         if res.regret is not None:
             tables.append(("regret.csv", res.regret))
         for name, df in tables:
-            T.write_csv(df, out / name)
+            write_csv(df, out / name)
             files.append(name)
         if plots:
-            from shedsim.output import plots_swaps as P
-            from shedsim.output.plots import head_to_head, rates
-            sub = f"{spec.rules.name}, {spec.players} players, play policy {spec.strategy}"
-            files.append(P.by_rank(res.by_rank, out / "by_rank.png", sub).name)
-            files.append(P.value_heatmap(res.values_all, spec.min_games, out / "face_up_heatmap.png",
-                                         f"{sub}, {spec.games:,} games, no swap").name)
-            if len(res.values):
-                files.append(P.value_extremes(res.values, out / "face_up_extremes.png",
-                                              f"{sub}, {spec.games:,} games, no swap").name)
-            psub = f"{sub}, {int(policies.info['games']):,} games"
-            files.append(rates(policies.summary, out / "policies.png", subtitle=f"swap policies: {psub}").name)
-            files.append(head_to_head(policies.h2h_matrix, out / "policies_head_to_head.png",
-                                      subtitle=f"swap policies: {psub}").name)
-            if res.regret is not None and len(res.regret):
-                files.append(P.regret(res.regret, out / "regret.png",
-                                      f"{sub}, {spec.deals} deals x {spec.rollouts} rollouts per choice").name)
+            files += charts.write(swap_charts.CHARTS, out, spec, res)
         if info is not None:
-            T.write_run_json(out, info, files)
+            write_run_json(out, info, files)
             files.append("run.json")
     for name in OUTPUTS:
         if name not in files:

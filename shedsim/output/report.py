@@ -53,14 +53,6 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 RESERVED = ("command", "title", "definitions", "headline", "versions", "outputs")
 """run.json keys with their own place on the page (not repeated in the field tables)."""
 
-ORDER = {
-    "tournament": ["summary.csv", "matches.csv", "rates.png", "places.png", "head_to_head.png",
-                   "head_to_head.csv", "seats.png", "seats.csv", "lengths.png", "lengths.csv"],
-    "tips": ["forest.png", "tips.csv"],
-    "tune": ["history.png", "importance.png", "trials.csv"],
-}
-"""Preferred order of the outputs of known commands; other files follow (see :func:`_order`)."""
-
 MAIN_TABLES = {"tournament": ["summary.csv", "matches.csv", "head_to_head.csv"]}
 """Tables of known commands that go into the Markdown summary (other commands: every CSV)."""
 
@@ -284,9 +276,11 @@ def _outputs(directory: Path, info: dict[str, Any], path: Path) -> list[str]:
 
 
 def _order(kind: str, names: list[str]) -> list[str]:
-    """Display order: the known command's preferred order, then ``summary.csv``, then the
+    """Display order: the known command's preferred order (its charts' module lists the
+    charts once: :func:`shedsim.output.charts.report_order`), then ``summary.csv``, then the
     rest grouped by file stem (alphabetical), a chart before the table of the same stem."""
-    pref = ORDER.get(kind, []) + ["summary.csv"]
+    from shedsim.output.charts import report_order
+    pref = (report_order(kind) or []) + ["summary.csv"]
     first = [n for n in pref if n in names]
     first = list(dict.fromkeys(first))
     rest = sorted((n for n in names if n not in first),
