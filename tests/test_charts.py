@@ -40,7 +40,6 @@ def figures(monkeypatch):
         return Path(path)
     monkeypatch.setattr(F, "save_figure", keep)  # every chart module writes through it
     monkeypatch.setattr(F, "atomic_png", lambda fig, path: seen.append(fig))
-    monkeypatch.setattr(C, "_save", keep)
     yield seen
     P.plt.close("all")
 
