@@ -15,7 +15,7 @@ index = game index; seating and dealer as above), and one game is one unit.
 
 **Score.** In one game X scores, against each Y seat, 1 if X finished ahead of it, 0 if
 behind and 1/2 if neither finished (seats still in at the move cap share the remaining
-places, :func:`shedsim.analysis.tournament.effective_places2`); X's game score is the mean over
+places, :func:`shedsim.rules.scoring.effective_places2`); X's game score is the mean over
 the Y seats, a multiple of ``1 / (2 (P - 1))``. A unit's score is the mean of its games'
 scores: at 2 players paired, one of {0, 1/4, 1/2, 3/4, 1} (the *pentanomial* model of
 fishtest), unpaired one of {0, 1/2, 1} (the *trinomial* model). Under "X and Y are equally
@@ -138,7 +138,7 @@ def half_points(places: np.ndarray, x_seat: np.ndarray) -> np.ndarray:
     """X's score in each game in half points (int64[n], 0 .. 2 (P - 1)): per Y seat, 2 if X
     finished ahead, 1 if level (both still in at the move cap), 0 if behind. ``places``:
     the kernel's int8[n, P] (0 = still in), ``x_seat`` int64[n]."""
-    from shedsim.analysis.tournament import effective_places2
+    from shedsim.rules.scoring import effective_places2
     eff = effective_places2(places)
     ex = eff[np.arange(len(eff)), x_seat][:, None]
     return 2 * (ex < eff).sum(axis=1) + (ex == eff).sum(axis=1) - 1

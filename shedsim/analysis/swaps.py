@@ -24,7 +24,7 @@ kernel and all reproducible from ``(seed, game index)`` for any number of worker
 
 Definitions: a *loss* is last place (the Idiot); nobody loses an unfinished game. Places
 of seats still in at the move cap share the remaining places (each gets their mean),
-as in the tournament (:func:`shedsim.analysis.tournament.effective_places2`).
+as in the tournament (:func:`shedsim.rules.scoring.effective_places2`).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def multiset_name(packed: int) -> str:
 
 def seat_places2(places: np.ndarray, players: int) -> np.ndarray:
     """Twice the effective place of every seat (int64[n, P]); see the module doc."""
-    from shedsim.analysis.tournament import effective_places2
+    from shedsim.rules.scoring import effective_places2
     return effective_places2(np.asarray(places)).astype(np.int64)
 
 

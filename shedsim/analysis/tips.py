@@ -181,7 +181,7 @@ def per_deal(match, games: int) -> tuple[np.ndarray, np.ndarray]:
     from shedsim.seeding import game_keys
     from shedsim.runs.simulate import SimulationError, describe_failure
     from shedsim.analysis.sprt import schedule
-    from shedsim.analysis.tournament import effective_places2
+    from shedsim.rules.scoring import effective_places2
     p = match.spec.players
     n = games // p * p
     sched = schedule(p, 0, n, True)
