@@ -9,7 +9,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 TEST_WORKERS = $(shell w=$(WORKERS); [ "$$w" -eq "$$w" ] 2>/dev/null || w=1; [ "$$w" -lt 1 ] && w=1; \
                  [ "$$w" -gt $(NPROC) ] && w=$(NPROC); echo $$w)
 
-.PHONY: install compile test differential stats-check bench demo report clean
+.PHONY: install compile test differential stats-check bench demo report results docs clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,9 +29,11 @@ test: compile
 	@[ "$(TEST_WORKERS)" = "$(WORKERS)" ] || echo "note: WORKERS=$(WORKERS): testing with $(TEST_WORKERS) worker(s) (a whole number from 1 to the $(NPROC) CPU(s))"
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal -p no:cacheprovider
 
-# The full differential run: 100,000 games per preset (shared by its player counts).
+# The full differential run: 100,000 games per preset (shared by its player counts), and
+# 3,000 random games checked against every invariant (make test: 600 and 200).
 differential: compile
 	SHEDSIM_DIFF_PER_PRESET=100000 $(PY) -m pytest -q -n $(TEST_WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
+	SHEDSIM_PROPERTY_EXAMPLES=3000 $(PY) -m pytest -q -p no:cacheprovider tests/test_properties.py
 
 # The full statistical checks, marked slow (the normal suite runs a quick version of each):
 # the coverage of the tournament's 95% intervals (tests/test_coverage.py: SHEDSIM_COVERAGE_RUNS
@@ -49,8 +51,8 @@ bench: compile
 	$(SHEDSIM) bench --table --rules shithead --strategy greedy --games $(BENCH_GAMES) \
 	  $(if $(wildcard $(CALIB)/sh_nb_fast.py),--calib $(CALIB))
 
-# The default tournament (the default field: every built-in strategy that is neither slow
-# nor a variant of another, by their TRAITS; shithead, 4 players, 200,000 games) into reports/latest/.
+# The default tournament (the default field as shedsim.analysis.tournament.default_strategies
+# selects it: the docs' strategies page lists it), shithead, 4 players, 200,000 games, into reports/latest/.
 demo: compile
 	$(SHEDSIM) tournament
 
@@ -90,6 +92,21 @@ report: compile
 	$(PY) -m shedsim.output.browser $(EX)/index.html --screenshot $(EX)/screenshot.png
 	rm -f $(EXRUNS)/*/.shedsim.lock
 	du -sh $(EX)
+
+# The figures the docs pages quote (docs/results/NAME.json, one registered function each in
+# tools/results.py): every one, or NAME=bench (several: NAME="bench demo"). Long: the strength
+# ladders play mc and ismcts. `.venv/bin/python tools/results.py --list` names them.
+NAME ?=
+results: compile
+	$(PY) tools/results.py $(NAME)
+
+# The docs site (site/), built as CI builds it: every warning is an error.
+$(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(VENV)/.docs-installed
+	$(VENV)/bin/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

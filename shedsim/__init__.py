@@ -6,4 +6,11 @@ Layers (data flows one way): rules as data (:mod:`shedsim.rules`), the reference
 command line (:mod:`shedsim.cli`).
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version as _version
+
+try:
+    __version__: str = _version("shedsim")
+    """The installed version (the package metadata, from ``pyproject.toml``): what
+    ``shedsim --version`` prints and ``run.json`` records."""
+except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+    __version__ = "0+unknown"

@@ -179,8 +179,9 @@ class Strategy(StrategyInfo):
 def parse_spec(text: str) -> tuple[str, dict[str, int]]:
     """Read a strategy spec ``NAME`` or ``NAME:param=value,param=value`` (integer values).
 
-    Raises :class:`PluginError` naming the spec when it cannot be read or a value does not
-    fit the kernel's 64-bit parameters.
+    Raises :class:`PluginError` naming the spec when it cannot be read. A value's range
+    (the kernel's 64-bit parameters at most) is checked by
+    :meth:`shedsim.plugin_meta.StrategyInfo.check_param` once the strategy is known.
     """
     name, _, rest = text.strip().partition(":")
     overrides: dict[str, int] = {}
@@ -193,9 +194,6 @@ def parse_spec(text: str) -> tuple[str, dict[str, int]]:
                 overrides[key.strip()] = int(value)
             except ValueError:
                 raise PluginError(f"strategy spec {text!r}: write NAME:param=INTEGER[,param=INTEGER]") from None
-            if not -2**63 <= overrides[key.strip()] < 2**63:  # the kernel's parameters are int64
-                raise PluginError(f"strategy spec {text!r}: {key.strip()}={value.strip()} does not fit a parameter "
-                                  f"(a 64-bit integer, {-2**63:,} to {2**63 - 1:,})")
     if not name:
         raise PluginError(f"strategy spec {text!r}: missing strategy name")
     return name, overrides

@@ -14,12 +14,10 @@ from strategies.heuristic import PARAMS as _HEURISTIC_PARAMS
 from strategies.heuristic import move, swap  # noqa: F401  (the plugin's decisions)
 
 NAME = "expert"
-DESCRIPTION = "heuristic with a deeper end-game look-ahead (search=32): stronger, about 2.4x slower"
+DESCRIPTION = "heuristic with a deeper end-game look-ahead (search=32): stronger and slower"
 DETERMINISTIC = True  # as heuristic
 INLINE = False  # as heuristic
 # search=32 instead of heuristic's 8: each end-game move is judged on 32 samples of the hidden
-# cards. Measured (shithead): +11.0 Elo [+3.6, +18.4] over heuristic at 2 players
-# (`shedsim sprt --a heuristic:search=32 --b heuristic --max-games 4000`), +13.7 [+5.1, +22.3]
-# at 4 (`... --players 4`), and ahead of greedy in the mixed 4-player field where heuristic
-# is behind (README, "Strength ladder"); about 2.4 times heuristic's time per game.
+# cards. What that buys and costs against heuristic is measured by `make results NAME=expert`
+# (docs/explanation/strength.md#expert).
 PARAMS = dict(_HEURISTIC_PARAMS, search=32)

@@ -23,7 +23,7 @@ Trans. Computational Intelligence and AI in Games 4(2), 2012 (SO-ISMCTS, section
 Face-down flips are all unseen, so one flip stands for all of them (as in ``mc``).
 
 Parameters (integers): ``iterations`` per decision (default 300; cost grows linearly,
-see the README for the time per decision); ``explore``: the exploration constant C in
+docs/explanation/strength.md#ladder gives the cost of a game); ``explore``: the exploration constant C in
 hundredths (default 70: C = 0.7, the paper's choice for rewards in [0, 1]);
 ``playout``: the playout policy (0 greedy, 1 aggressive: see
 :mod:`shedsim.kernel.policies`); ``cap``: the most moves of a playout (default 400).

@@ -433,8 +433,8 @@ def test_compare_rules_says_the_deals_once(tmp_path):
 
 def test_every_place_says_who_starts_in_the_same_words():
     """The engine starts the seat after the dealer under dealer_left (duel, family, palace);
-    before, the README said "first seat" for duel and "left of dealer" for the others, and
-    rules list/show said "dealer_left"."""
+    before, the rule-set table said "first seat" for duel and "left of dealer" for the others,
+    and rules list/show said "dealer_left"; the rules reference says it in the same words."""
     from shedsim.rules.engine import deal, start_seat
     from shedsim.rules.ruleset import preset
     from shedsim.seeding import SplitMix64
@@ -447,9 +447,10 @@ def test_every_place_says_who_starts_in_the_same_words():
         show = " ".join(invoke("rules", "show", name).output.split())
         assert "start │ the seat after the dealer (dealer_left)" in show, show
     listed = " ".join(invoke("rules", "list").output.split())
-    assert listed.count("Who starts: the seat after the dealer") >= 1
-    readme = (HERE.parent / "README.md").read_text()
-    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+)` \|.*\| ([^|]+) \|$", readme, re.M)}
+    assert listed.count("start: the seat after the dealer (dealer_left)") == 3, listed
+    page = (HERE.parent / "docs" / "reference" / "rules.md").read_text()
+    head = next(ln for ln in page.splitlines() if ln.startswith("| ") and "`duel`" in ln)
+    row = next(ln for ln in page.splitlines() if ln.startswith("| who starts (`start`)"))
+    cells = dict(zip([c.strip(" `") for c in head.split("|")[2:-1]], [c.strip() for c in row.split("|")[2:-1]]))
     for name in ("duel", "family", "palace"):
-        assert rows[name].strip() == "seat after the dealer", rows
-    assert "first seat" not in readme and "left of dealer" not in readme
+        assert cells[name] == "seat after the dealer", cells

@@ -272,7 +272,7 @@ face_up = ["3"]
 
 
 def test_readme_example_position():
-    """The README's example. shithead scores only losing, so the moves are ranked by P(lose):
+    """The hint tutorial's example (docs/tutorials/hint-and-play.md). shithead scores only losing, so the moves are ranked by P(lose):
     the fourth 7 (burn, move again) loses far less often than the Q, whatever the playout
     policy, though the Q goes out first more often and has the better expected place.
     Ranked by expected place (--objective place), greedy and heuristic playouts put the Q

@@ -213,10 +213,11 @@ HUGE = str(10**12)  # fits int64, but not in memory
     (["play", "--opponents", f"heuristic:search={BIG}"], "--opponents"),
 ])
 def test_a_strategy_parameter_beyond_64_bits_is_refused(args, option, tmp_path):
-    """Before: an OverflowError traceback from numpy (exit 1)."""
+    """Before: an OverflowError traceback from numpy (exit 1). The value is refused against
+    the parameter's own range (a parameter without one: the kernel's 64-bit range)."""
     out = tmp_path / "o"
     extra = ["--out", str(out)] if args[0] in ("tournament", "compare-rules", "swaps", "tips", "tune") else []
-    refused(invoke(*args, *extra), option, f"search={BIG} does not fit a parameter (a 64-bit integer")
+    refused(invoke(*args, *extra), option, f"parameter search={BIG} is outside its range 0..1000")
     assert not out.exists()
 
 

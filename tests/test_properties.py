@@ -19,6 +19,7 @@ Hypothesis-drawn integers), so the runs are reproducible.
 
 from __future__ import annotations
 
+import os
 import random
 from collections import Counter
 
@@ -32,6 +33,9 @@ from shedsim.rules.cards import RANKS, pack, unpack
 from shedsim.rules.engine import IllegalMoveError, Move
 from shedsim.rules.ruleset import PRESETS, RulesError, build
 from shedsim.rules.settings import toggle_groups
+
+EXAMPLES = int(os.environ.get("SHEDSIM_PROPERTY_EXAMPLES", "200"))
+"""Random games of :func:`test_random_games_keep_every_invariant` (``make differential``: 3,000)."""
 
 # --------------------------------------------------------------------------- players
 
@@ -264,7 +268,7 @@ def play_checked(rules, players, deal_key, strategy_key, dealer, seed, probe_ill
 # --------------------------------------------------------------------------- properties
 
 
-@settings(derandomize=True, database=None, max_examples=600, deadline=None,
+@settings(derandomize=True, database=None, max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(games())
 def test_random_games_keep_every_invariant(game):

@@ -596,7 +596,7 @@ def test_toggle_order_does_not_change_compiled_rules_for_all_pairs():
 
 
 def test_stall_and_stalemate_toggles():
-    """Games that cannot end (shedsim's rules, README "Games that cannot end")."""
+    """Games that cannot end (shedsim's rules, docs/reference/rules.md#cannot-end)."""
     from shedsim import layout as L
     from shedsim.rules.ruleset import STALL_DEFAULTS, default_stall
     rs = build("shithead")

@@ -6,13 +6,16 @@ parser and the scenario loader, so that a change to either side that forgets the
 
 * every can-play table (marked ``<!-- can-play: PRESET[+toggle] ... -->``) equals
   :meth:`shedsim.rules.RuleSet.can_play` cell for cell, for every preset it names;
-* every house toggle, rules-file key and scenario key is documented;
+* every house toggle is described (the page's toggle table is generated from the settings
+  table, and fails for a toggle without a description), every rules-file key and scenario key
+  is documented;
 * the examples (a rules file, a scenario) load, and the scenario's expectations hold;
 * each ``ruling_NN_*.toml`` scenario file is linked from the section of ruling NN.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import tomllib
 from pathlib import Path
@@ -74,10 +77,32 @@ def test_can_play_table_matches_the_rule_set(variant, table):
             f"{variant}, top {rank_name(top)}: page {table[top]}")
 
 
+def _macros():
+    spec = importlib.util.spec_from_file_location("shedsim_docs_macros", ROOT / "docs" / "macros.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def test_every_house_toggle_is_documented():
-    house = section(RULES_PAGE, "house")
-    for toggle in TOGGLES:
-        assert f"`{toggle}`" in house, toggle
+    # the page's toggle table is generated from shedsim/rules/settings.py (a macro); each toggle's
+    # description is its help there, and its section on the page, where it has one, is linked
+    assert "{{ toggle_table() }}" in section(RULES_PAGE, "house")
+    rows = _macros().toggle_rows()
+    assert [r["toggle"] for r in rows] == list(TOGGLES)
+    assert all(r["effect"] for r in rows)
+    for r in rows:
+        if r["anchor"]:
+            assert "{#" + r["anchor"] + "}" in section(RULES_PAGE, "house"), r
+
+
+def test_a_house_toggle_without_a_description_fails_the_table(monkeypatch):
+    from shedsim.rules import settings
+    macros = _macros()
+    monkeypatch.setitem(settings.TOGGLES, "new_toggle", settings.Toggle("new_toggle", "  "))
+    monkeypatch.setitem(settings.SETTING_OF, "new_toggle", settings.BY_KEY["skip"])
+    with pytest.raises(macros.FigureError, match="'new_toggle' has no description"):
+        macros.toggle_table()
 
 
 def test_every_rules_file_key_is_documented():

@@ -4,7 +4,7 @@ Plays the same games (the tournament's schedule: paired deals, balanced tables, 
 rotation) once with ``stall:0`` and once per candidate N, and counts, per N, the games
 that finish with ``stall:0`` (under the move cap) but end as stalled with ``stall:N``;
 also how each run's games ended (finished, stalled, proven loop, move cap). The default N
-(:data:`shedsim.rules.STALL_DEFAULTS`) is chosen with it (README, "Games that cannot end")::
+(:data:`shedsim.rules.STALL_DEFAULTS`) is chosen with it (docs/explanation/cannot-end.md#choosing-n)::
 
     .venv/bin/python tools/stall_cut.py --rules shithead --players 4 --games 200000 \\
         --n 100,150,200,300,400,600,800
@@ -37,8 +37,9 @@ def ends_of(rules_name: str, house: list[str], players: int, strategies: str | N
     return np.concatenate([r.records["end"] for r in res])
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parser() -> argparse.ArgumentParser:
+    """The command line (``tests/test_docs_figures.py`` parses recorded commands with it)."""
+    ap = argparse.ArgumentParser(prog="tools/stall_cut.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--rules", default="shithead")
     ap.add_argument("--house", action="append", default=[])
     ap.add_argument("--players", type=int, default=4)
@@ -47,7 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--n", default="100,200,400,800", help="comma-separated candidate N")
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parser().parse_args(argv)
     base = ends_of(a.rules, [*a.house, "stall:0"], a.players, a.strategies, a.games, a.seed, a.workers)
     fin = base == END_FINISHED
     counts = np.bincount(base, minlength=len(END_NAMES))

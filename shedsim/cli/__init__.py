@@ -11,6 +11,7 @@ this package only builds the typer app and registers them.
 from __future__ import annotations
 
 import sys
+from typing import Annotated, Optional
 
 import typer
 
@@ -59,6 +60,22 @@ app = typer.Typer(
          "Rule sets: duel, nines, family, palace, shithead (see `shedsim rules list`), plus "
          "house toggles with --house. Strategies are plugins (see `shedsim strategies`).",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, cls=_Shedsim)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from shedsim import __version__
+        typer.echo(f"shedsim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: Annotated[Optional[bool], typer.Option(
+        "--version", help="Print the installed version (the package metadata) and exit.",
+        callback=_version, is_eager=True)] = None) -> None:
+    """shedsim: Monte Carlo strategy analysis for Shithead / Idiot / Palace / Karma."""
+
+
 for _panel, _commands in COMMANDS:
     for _name, _what in _commands:
         if isinstance(_what, typer.Typer):
@@ -68,6 +85,7 @@ for _panel, _commands in COMMANDS:
 for _info in app.registered_commands:  # help that names the defaults the plugins' traits select
     if _info.cls in (None, C.TyperCommand):
         _info.cls = C.ChoiceHelp
+
 
 def main() -> None:  # pragma: no cover
     """Console entry point: run the app, Python warnings shown as plain sentences. Ctrl-C

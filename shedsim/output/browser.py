@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BrowserMissing", "PageCheck", "find_browser", "check_page", "screenshot"]
+__all__ = ["BrowserMissing", "PageCheck", "find_browser", "check_page", "check_pages", "screenshot"]
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 DRIVER_NAMES = ("chromedriver",)
@@ -47,13 +47,20 @@ class PageCheck:
     not load or has no pixels; ``console_errors``: messages the page logged at level SEVERE
     (errors, failed loads); ``too_wide``: a description (tag, id/class, text start, width) of
     every element whose right edge lies past the window while no ancestor scrolls or clips it
-    horizontally; ``page_width``: the document's scroll width."""
+    horizontally; ``page_width``: the document's scroll width; ``url``: the page as opened;
+    ``links``: the absolute URL of every ``<a href>``; ``ids``: every element ``id`` (the
+    anchors a link may name); ``title`` and ``text``: the document's title and its body's text."""
 
     width: int
     broken_images: list[str]
     console_errors: list[str]
     too_wide: list[str]
     page_width: int
+    url: str = ""
+    links: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
+    title: str = ""
+    text: str = ""
 
     @property
     def problems(self) -> list[str]:
@@ -116,8 +123,14 @@ def _quit(d) -> None:
         shutil.rmtree(getattr(d, "_shedsim_profile", ""), ignore_errors=True)
 
 
-def _open(d, page: Path, width: int, height: int) -> None:
-    d.get(Path(page).resolve().as_uri())
+def _url(page: Path | str) -> str:
+    """An ``http(s)://`` or ``file://`` URL as it is; a path as a ``file://`` URL."""
+    text = str(page)
+    return text if text.split(":", 1)[0] in ("http", "https", "file") else Path(page).resolve().as_uri()
+
+
+def _open(d, page: Path | str, width: int, height: int) -> None:
+    d.get(_url(page))
     # the window size includes the browser's frame in some versions: make the viewport exact
     inner = d.execute_script("return [window.innerWidth, window.innerHeight]")
     if inner and (inner[0] != width or inner[1] != height):
@@ -166,21 +179,39 @@ def _severe(d) -> list[str]:
     return [str(e.get("message", ""))[:300] for e in logs if e.get("level") == "SEVERE"]
 
 
-def check_page(page: Path | str, widths: tuple[int, ...] = (1400, 800), height: int = 900) -> list[PageCheck]:
-    """Open ``page`` (an HTML file) in headless Chromium once per window width in ``widths``
-    (CSS pixels) and return a :class:`PageCheck` for each. Raises :class:`BrowserMissing`
-    when no browser can be started."""
+_JS_LINKS = """
+return [Array.from(document.links).map(a => a.href),
+        Array.from(document.querySelectorAll('[id]')).map(e => e.id),
+        document.title, document.body ? document.body.innerText : ''];
+"""
+
+
+def check_pages(pages: list[Path | str], widths: tuple[int, ...] = (1400,), height: int = 900) -> list[PageCheck]:
+    """Open every page of ``pages`` (HTML files, or ``http://`` URLs) in headless Chromium at
+    each window width in ``widths`` (CSS pixels; one browser per width) and return a
+    :class:`PageCheck` per page and width, pages first. Raises :class:`BrowserMissing` when no
+    browser can be started."""
     out = []
     for w in widths:
         d = _driver(w, height)
         try:
-            _open(d, Path(page), w, height)
-            broken = d.execute_script(_JS_IMAGES)
-            wide, page_width = d.execute_script(_JS_WIDE)
-            out.append(PageCheck(w, list(broken), _severe(d), list(wide), int(page_width)))
+            for page in pages:
+                _open(d, page, w, height)
+                broken = d.execute_script(_JS_IMAGES)
+                wide, page_width = d.execute_script(_JS_WIDE)
+                links, ids, title, text = d.execute_script(_JS_LINKS)
+                out.append(PageCheck(w, list(broken), _severe(d), list(wide), int(page_width), _url(page),
+                                     tuple(links), tuple(ids), str(title), str(text)))
         finally:
             _quit(d)
     return out
+
+
+def check_page(page: Path | str, widths: tuple[int, ...] = (1400, 800), height: int = 900) -> list[PageCheck]:
+    """Open ``page`` (an HTML file) in headless Chromium once per window width in ``widths``
+    (CSS pixels) and return a :class:`PageCheck` for each. Raises :class:`BrowserMissing`
+    when no browser can be started."""
+    return check_pages([page], widths, height)
 
 
 def screenshot(page: Path | str, out: Path | str, width: int = 1400, height: int = 1000) -> Path:

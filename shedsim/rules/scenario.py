@@ -1,6 +1,6 @@
 """Scenario files: a position of any rule set, moves to apply, expectations to check.
 
-The format is described in the README ("Scenario files"): top-level keys ``rules``,
+The format is described in docs/reference/scenarios.md: top-level keys ``rules``,
 ``house``, ``to_move``, ``pile`` (bottom first), ``stock`` (top first), ``burned``,
 ``dealer``, ``direction``, ``moves``, ``deterministic`` (the moves are taken as
 deterministic players': a repeated position ends the game as a proven loop); one ``[[seats]]`` table per seat (``hand``,

@@ -55,7 +55,7 @@ STALL_DEFAULTS: tuple[tuple[int, int], ...] = ((MAX_PLAYERS_TWO_DECKS, 4000),)
 """Default of the no-progress rule (``stall:N``) by player count: ``(up to P players, N)``.
 A game ends as stalled after N moves in a row in which no card leaves play (no burn),
 nobody goes out and nobody draws from the stock (with the stock empty: no card leaves
-play and nobody goes out). Chosen from data (README, "Games that cannot end",
+play and nobody goes out). Chosen from data (docs/explanation/cannot-end.md#choosing-n,
 ``tools/stall_cut.py``): the smallest N tried at which no preset at any player count,
 with the default field or with aggressive seated twice, cuts 1 in 1,000 of the games
 that finish without the rule (stuck players whom a random player eventually frees can
