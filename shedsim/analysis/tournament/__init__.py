@@ -18,7 +18,7 @@ dropped, so memory does not grow with ``--games``. The final results are the sum
 chunk files (integer addition: the same whatever the order, the number of workers, or how
 many sessions a resumed run took), analysed by :func:`analyse` with :mod:`shedsim.stats`.
 
-Definitions used in every output (see README-tournament.md):
+Definitions used in every output (see docs/explanation/statistics.md#intervals):
 
 * A strategy's **games** count seat-games: a strategy seated twice at a table (possible
   when there are fewer entries than seats) plays two seat-games in that game.
