@@ -140,3 +140,72 @@ def test_the_kernel_imports_no_layer_above_it():
     from shedsim.plugins import discover
     source = dispatch_source([discover([])["greedy"]])  # the generated kernel's imports too
     assert "shedsim.plugins" not in source and "from shedsim.plugin_meta import load_module" in source
+
+
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("shedsim", "shedsim.base")),
+    ("ground", ("shedsim.layout", "shedsim.seeding", "shedsim.plugin_meta")),
+    ("stats", ("shedsim.stats",)),
+    ("rules", ("shedsim.rules",)),
+    ("kernel", ("shedsim.kernel",)),
+    ("strategies", ("strategies",)),
+    ("plugins", ("shedsim.plugins", "shedsim.entries")),
+    ("runs", ("shedsim.runs",)),
+    ("output", ("shedsim.output",)),
+    ("analysis", ("shedsim.analysis",)),
+    ("cli", ("shedsim.cli", "shedsim.__main__")),
+)
+"""The project's layers, lowest first, each with the modules it holds (a dotted name and
+everything under it; the longest prefix decides, so ``shedsim`` itself is only the package's
+root). A module imports only from its own layer or a lower one:
+
+* base: the package root and :mod:`shedsim.base` (the process sandbox, atomic writes,
+  plain-words warnings), which import nothing of shedsim;
+* ground: the array layouts, the random streams and the plugin metadata the kernel reads;
+* stats: pure formulas (:mod:`shedsim.stats`);
+* rules: rule sets, cards, the reference engine, scenario files;
+* kernel: the compiled kernel, then the built-in strategies (``strategies/``) it compiles;
+* plugins: the strategy registry and the ``--strategies`` entries;
+* runs: the run machinery (workers, the run store, resume);
+* output: CSV formats, charts, tables and the report, which take the analyses' results
+  as plain data and never import them;
+* analysis: the studies, which write their files through output;
+* cli: the command line on top of everything.
+"""
+
+
+def layer_of(module: str, layers=LAYERS) -> int | None:
+    """The index in ``layers`` of the layer holding ``module`` (longest matching prefix), or
+    None when no layer holds it."""
+    best, length = None, -1
+    for i, (_, prefixes) in enumerate(layers):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > length:
+                best, length = i, len(p)
+    return best
+
+
+def layer_violations(graph: dict[str, set[str]], layers=LAYERS) -> list[str]:
+    """One line for each module no layer holds and for each import of a higher layer."""
+    out = []
+    for mod in sorted(graph):
+        lm = layer_of(mod, layers)
+        if lm is None:
+            out.append(f"{mod}: in no layer (add it to LAYERS)")
+            continue
+        for dep in sorted(graph[mod]):
+            ld = layer_of(dep, layers)
+            if ld is not None and ld > lm:
+                out.append(f"{mod} ({layers[lm][0]}) imports {dep} ({layers[ld][0]}), a higher layer")
+    return out
+
+
+def test_every_module_imports_only_its_own_layer_or_lower_ones():
+    assert layer_violations(module_graph()) == []
+
+
+def test_the_layer_check_finds_an_import_from_above():
+    layers = (("low", ("p.low",)), ("high", ("p.high",)))
+    graph = {"p.low.a": {"p.high.b"}, "p.high.b": {"p.low.c"}, "p.low.c": set(), "p.other": set()}
+    assert layer_violations(graph, layers) == ["p.low.a (low) imports p.high.b (high), a higher layer",
+                                               "p.other: in no layer (add it to LAYERS)"]
