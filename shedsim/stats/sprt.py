@@ -56,6 +56,21 @@ def wald_bounds(alpha: float, beta: float) -> tuple[float, float]:
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
 
 
+def _regularised(counts, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The score-category counts as float64 ``[..., K]`` with each zero replaced by ``eps``
+    (fishtest ``LLRcalc.regularize``), the categories' scores ``a = k / (K - 1)`` float64[K]
+    and the units per row ``N`` float64 ``[...]``. Raises ``ValueError`` for K < 2."""
+    c = np.asarray(counts, dtype=np.float64)
+    k = c.shape[-1]
+    if k < 2:
+        raise ValueError("counts need at least two score categories")
+    a = np.arange(k, dtype=np.float64) / (k - 1)
+    c = np.where(c == 0, eps, c)
+    # row by row sums, not a matrix product: BLAS may sum in another order for another
+    # number of rows, and the path must not depend on the batch size
+    return c, a, c.sum(axis=-1)
+
+
 def gsprt_llr(counts, s0: float, s1: float, eps: float = REGULARIZE) -> np.ndarray:
     """The GSPRT log-likelihood ratio (normal approximation) from score-category counts.
 
@@ -66,15 +81,7 @@ def gsprt_llr(counts, s0: float, s1: float, eps: float = REGULARIZE) -> np.ndarr
     ``LLR = N (s1 - s0) (2 mu - s0 - s1) / (2 var)`` (fishtest ``LLRcalc.LLR_alt2`` times N,
     Van den Bergh's "GSPRT approximation"). Returns float64 ``[...]``.
     """
-    c = np.asarray(counts, dtype=np.float64)
-    k = c.shape[-1]
-    if k < 2:
-        raise ValueError("counts need at least two score categories")
-    a = np.arange(k, dtype=np.float64) / (k - 1)
-    c = np.where(c == 0, eps, c)
-    # row by row sums, not a matrix product: BLAS may sum in another order for another
-    # number of rows, and the path must not depend on the batch size
-    n = c.sum(axis=-1)
+    c, a, n = _regularised(counts, eps)
     mu = (c * a).sum(axis=-1) / n
     var = (c * (a * a)).sum(axis=-1) / n - mu * mu
     var = np.maximum(var, np.finfo(np.float64).tiny)
@@ -113,13 +120,7 @@ def gsprt_llr_mle(counts, s0: float, s1: float, eps: float = REGULARIZE) -> np.n
     -103.55 from :func:`gsprt_llr` (the approximation divides by the regularised, almost
     zero variance). Returns float64 ``[...]``.
     """
-    c = np.asarray(counts, dtype=np.float64)
-    k = c.shape[-1]
-    if k < 2:
-        raise ValueError("counts need at least two score categories")
-    a = np.arange(k, dtype=np.float64) / (k - 1)
-    c = np.where(c == 0, eps, c)
-    n = c.sum(axis=-1)
+    c, a, n = _regularised(counts, eps)
     p = c / n[..., None]
     return n * (_tilt_log(p, a - s0) - _tilt_log(p, a - s1))
 
