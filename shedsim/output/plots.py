@@ -2,7 +2,9 @@
 what every chart shares (:mod:`shedsim.output.charts.figure`), kept while code written against
 it is merged: the same functions, re-exported. New code imports :mod:`shedsim.output.charts`."""
 
-from shedsim.output.charts.figure import WIDEST, atomic_png, bars, compact, dpi, png_bytes, save_figure  # noqa: F401
+from shedsim.output.charts.figure import (  # noqa: F401 - re-exported
+    WIDEST, atomic_png, bars, compact, dpi, kept_figures, png_bytes, save_figure, write_png,
+)
 from shedsim.output.charts.tournament import (  # noqa: F401 - re-exported
     END_WORDS, game_lengths, head_to_head, place_distribution, rates, seats, stopped_words,
 )

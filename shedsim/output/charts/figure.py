@@ -11,10 +11,11 @@ the function that draws it; :func:`write` draws a tuple of them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -88,6 +89,33 @@ def png_bytes(fig) -> bytes:
     return out.getvalue()
 
 
+_KEPT: list[dict] = []
+"""The open :func:`kept_figures` collections (innermost last)."""
+
+
+@contextlib.contextmanager
+def kept_figures() -> Iterator[dict]:
+    """Inside, a chart that would be written is kept instead: the dict yielded maps its file
+    name (``rates.png``) to the drawn :class:`matplotlib.figure.Figure` (closed to pyplot, so
+    it is not shown twice in a notebook; ``fig.savefig`` still works). For the Python API's
+    chart methods (:mod:`shedsim.api`)."""
+    keep: dict = {}
+    _KEPT.append(keep)
+    try:
+        yield keep
+    finally:
+        _KEPT.remove(keep)
+
+
+def write_png(fig, path: Path) -> None:
+    """Write ``fig`` as a PNG atomically (:func:`shedsim.base.atomic.write_bytes`), or keep it
+    inside :func:`kept_figures`. Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
+    if _KEPT:
+        _KEPT[-1][Path(path).name] = fig
+        return
+    atomic.write_bytes(path, png_bytes(fig))
+
+
 def save_figure(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
     """Write the figure as a PNG atomically (:func:`shedsim.base.atomic.write_bytes`: a full disk
     leaves no half-written chart) and close it. ``rect``: the area ``tight_layout`` may use
@@ -95,7 +123,7 @@ def save_figure(fig, path: Path, rect: tuple[float, float, float, float] | None 
     Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
     try:
         fig.tight_layout(rect=rect)
-        atomic.write_bytes(path, png_bytes(fig))
+        write_png(fig, path)
     finally:
         pyplot().close(fig)
     return path
@@ -104,7 +132,7 @@ def save_figure(fig, path: Path, rect: tuple[float, float, float, float] | None 
 def atomic_png(fig, path: Path) -> None:
     """Write ``fig`` as every chart is written but without ``tight_layout`` (it does not
     handle a colour bar shared by several panels); the caller closes the figure."""
-    atomic.write_bytes(path, png_bytes(fig))
+    write_png(fig, path)
 
 
 @dataclass(frozen=True)
