@@ -209,3 +209,22 @@ def test_the_layer_check_finds_an_import_from_above():
     graph = {"p.low.a": {"p.high.b"}, "p.high.b": {"p.low.c"}, "p.low.c": set(), "p.other": set()}
     assert layer_violations(graph, layers) == ["p.low.a (low) imports p.high.b (high), a higher layer",
                                                "p.other: in no layer (add it to LAYERS)"]
+
+
+def third_party_imports(package: str, library: str) -> list[str]:
+    """``path:line`` of every import of ``library`` (or a module under it) in the modules
+    under ``package`` (a dotted name under ROOT)."""
+    out = []
+    for f in sorted((ROOT / package.replace(".", "/")).rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            if any(n == library or n.startswith(library + ".") for n in names):
+                out.append(f"{f.relative_to(ROOT).as_posix()}:{node.lineno}")
+    return out
+
+
+def test_the_analyses_draw_no_chart_themselves():
+    """Every chart is drawn in :mod:`shedsim.output.charts`: no analysis imports matplotlib."""
+    assert third_party_imports("shedsim.analysis", "matplotlib") == []
+    assert third_party_imports("shedsim.output.charts", "matplotlib")  # the check can see one
