@@ -178,7 +178,7 @@ def test_cli_bad_options_exit_2_and_write_nothing(tmp_path, args, needle):
 
 
 def test_error_bars_are_never_negative():
-    from shedsim.output.plots import bars
+    from shedsim.output.charts.figure import bars
     lo, hi = bars([1.0, 0.0, 0.5], [0.9, 1e-17, np.nan], [0.9999999999999998, 0.1, np.nan])
     assert (lo >= 0).all() and (hi >= 0).all()
     assert hi[0] == 0 and lo[2] == 0 and hi[2] == 0
