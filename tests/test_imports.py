@@ -228,3 +228,40 @@ def test_the_analyses_draw_no_chart_themselves():
     """Every chart is drawn in :mod:`shedsim.output.charts`: no analysis imports matplotlib."""
     assert third_party_imports("shedsim.analysis", "matplotlib") == []
     assert third_party_imports("shedsim.output.charts", "matplotlib")  # the check can see one
+
+
+MAX_LINES = 700
+"""The longest a module under ``shedsim/`` may be, the compiled kernel (``shedsim/kernel/``,
+whose jitted functions keep a game's loop in one place) aside: a longer one holds more than
+one job and is split by what its parts do."""
+
+SPLIT_ELSEWHERE = ("shedsim/runs/execute.py",)
+"""Modules over :data:`MAX_LINES` that another branch splits (the run driver's); drop a name
+here once that branch is merged."""
+
+
+def long_modules(root: Path = ROOT, limit: int = MAX_LINES) -> list[str]:
+    """``path: N lines`` for every ``.py`` file under ``root/shedsim`` outside ``kernel/``
+    longer than ``limit`` lines."""
+    out = []
+    for f in sorted((root / "shedsim").rglob("*.py")):
+        rel = f.relative_to(root)
+        if rel.parts[1] == "kernel":
+            continue
+        n = len(f.read_text().splitlines())
+        if n > limit:
+            out.append(f"{rel.as_posix()}: {n} lines")
+    return out
+
+
+def test_no_module_outside_the_kernel_is_longer_than_700_lines():
+    assert [m for m in long_modules() if m.split(":")[0] not in SPLIT_ELSEWHERE] == []
+
+
+def test_the_length_check_measures_every_module_but_the_kernels(tmp_path):
+    (tmp_path / "shedsim" / "kernel").mkdir(parents=True)
+    (tmp_path / "shedsim" / "a").mkdir()
+    (tmp_path / "shedsim" / "kernel" / "core.py").write_text("x = 1\n" * 5)
+    (tmp_path / "shedsim" / "a" / "long.py").write_text("x = 1\n" * 5)
+    (tmp_path / "shedsim" / "short.py").write_text("x = 1\n" * 4)
+    assert long_modules(tmp_path, 4) == ["shedsim/a/long.py: 5 lines"]
