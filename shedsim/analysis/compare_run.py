@@ -17,7 +17,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from shedsim.analysis import compare as C
 from shedsim.runs.execute import Job
 from shedsim.runs.simulate import RunSpec, schedule_games
 from shedsim.runs.store import RunStore
+from shedsim.runs.study import Check, Study, marked, study_errors
 
 FORMAT = 1
 FIELDS = ("lengths", "unfinished", "pickups", "burns", "starter_lost", "losses", "ends")
@@ -240,3 +241,97 @@ def analyse(job: CompareJob, tallies: list[C.Tally], play_s: float, played: int)
 def write_outputs(res: C.ComparisonResult, out: Path, plots: bool = True) -> list[str]:
     """:func:`shedsim.analysis.compare.write_outputs`."""
     return C.write_outputs(res, out, plots=plots)
+
+
+class CompareStudy(Study):
+    """``compare-rules`` as a :class:`shedsim.runs.study.Study`; every option None when not
+    given (``rules`` and ``house`` lists, ``strategies`` a list of entries or one
+    comma-separated string; defaults: :mod:`shedsim.analysis.compare`'s)."""
+
+    command = "compare-rules"
+    outputs = OUTPUTS
+    needs = "a deal finished in every variant"
+
+    def __init__(self, rules: Sequence[str] | None = None, house: Sequence[str] | None = None,
+                 each_toggle: bool | None = None, players: int | None = None,
+                 strategies: str | Sequence[str] | None = None, games: int | None = None, seed: int | None = None,
+                 strategy_path: Sequence[str | Path] | None = None) -> None:
+        self.rules, self.house, self.each_toggle = rules, house, each_toggle or None
+        self.players, self.strategies, self.games, self.seed = players, strategies, games, seed
+        self.paths = tuple(str(p) for p in strategy_path or [])
+        self.strategy_path = strategy_path
+        self._games_done = 0
+
+    def plan(self, store: CompareStore) -> CompareJob:
+        from shedsim.analysis import tournament as T
+        from shedsim.analysis.tournament_run import entries_of
+        with study_errors(C.CompareError, T.TournamentError):
+            entries = entries_of("@compare" if self.strategies is None else self.strategies)
+            spec = plan(list(self.rules or []), list(self.house or []),
+                        C.DEFAULT_PLAYERS if self.players is None else self.players, bool(self.each_toggle),
+                        entries, C.DEFAULT_GAMES if self.games is None else self.games,
+                        seed=0 if self.seed is None else self.seed, strategy_paths=self.paths)
+        return CompareJob(spec)
+
+    def store(self, root: Path) -> CompareStore:
+        return CompareStore(root)
+
+    def from_store(self, store: CompareStore) -> CompareJob:
+        with study_errors(C.CompareError):
+            return CompareJob(spec_from_store(store, self.paths if self.strategy_path else None))
+
+    def resume_checks(self, job: CompareJob) -> list[Check]:
+        from shedsim.analysis import tournament as T
+        from shedsim.analysis.tournament_run import entries_of
+        spec = job.spec
+        variants = None
+        if self.rules or self.house or self.each_toggle:
+            with study_errors(C.CompareError):
+                p = C.plan_variants(list(self.rules or spec.rules), list(self.house or spec.house), spec.players,
+                                    bool(self.each_toggle or spec.each_toggle))
+            variants = [(v.label, v.rules.to_dict()) for v in p.variants]
+        entries = None
+        if self.strategies is not None:
+            with study_errors(T.TournamentError):
+                entries = entries_of(self.strategies)
+        return [
+            Check("rules", variants, [(v.label, v.rules.to_dict()) for v in spec.plan.variants], shown="",
+                  label="/".join(marked(f) for f in ("rules", "house", "each_toggle"))),
+            Check("players", self.players, spec.players),
+            Check("strategies", entries, list(spec.entries), shown=""),
+            Check("games", self.games, spec.games_requested, same=lambda g, _: g in (spec.games_requested, spec.games)),
+            Check("seed", self.seed, spec.seed),
+        ]
+
+    def notes(self, job: CompareJob, resume: bool) -> list[str]:
+        spec = job.spec
+        plan_ = spec.plan
+        out = [f"[yellow]note:[/] skipped {s['variant']}: {s['reason']}" for s in plan_.skipped]
+        base = plan_.variants[0]
+        out.append(f"baseline {base.label}; {len(plan_.variants)} variants at {spec.players} players; "
+                   + ", ".join(f"{v.label} ({'paired' if C.deal_alike(base.rules, v.rules) else 'unpaired'})"
+                               for v in plan_.variants[1:]))
+        if spec.games != spec.games_requested:
+            out.append(f"[yellow]note:[/] --games {spec.games_requested:,} rounded up to {spec.games:,} per variant: "
+                       f"whole blocks of {spec.block:,} games (every table x every rotation)")
+        return out
+
+    def analyse(self, job: CompareJob, store: CompareStore, outcome: Any) -> C.ComparisonResult | None:
+        tallies = job.tallies(store, outcome.done)
+        if tallies is None:
+            return None
+        self._games_done = int(tallies[0].done.sum()) * job.spec.players
+        return analyse(job, tallies, outcome.play_s, outcome.played_now)
+
+    def games_done(self, job: CompareJob, res: C.ComparisonResult) -> int:
+        return self._games_done
+
+    def run_info(self, job: CompareJob, res: C.ComparisonResult, outcome: Any) -> dict[str, Any]:
+        from shedsim.runs.runinfo import command_line
+        extra = C.run_info(res, {"argv": command_line(), "each_toggle": job.spec.each_toggle})
+        for k in ("play_s", "games_per_s"):  # this session's; Session.run_info gives them over all sessions
+            extra.pop(k, None)
+        return {**extra, "store_spec": job.spec_json, "games_in_results": self._games_done}
+
+    def write(self, job: CompareJob, res: C.ComparisonResult, root: Path, plots: bool) -> list[str]:
+        return write_outputs(res, root, plots=plots)

@@ -538,30 +538,19 @@ OUTPUTS = TABLES + charts.names(swap_charts.CHARTS) + ("run.json",)
 
 def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
                   info: dict[str, Any] | None = None) -> list[str]:
-    """Write the CSVs, the PNG charts and (with ``info``) ``run.json`` into ``out`` as one
-    set (:func:`shedsim.base.atomic.batch`): on any failure (disk full, Ctrl-C) no file of the
-    set changes. Files of an earlier study in ``out`` that this one does not write (charts
-    after ``--no-plots``, ``regret.csv`` after ``--deals 0``) are removed, so the directory
-    never mixes two runs. Returns the file names written (``run.json`` included).
-    Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
+    """Write the CSVs, the PNG charts (:func:`write_files`) and (with ``info``) ``run.json``
+    into ``out`` as one set (:func:`shedsim.base.atomic.batch`): on any failure (disk full,
+    Ctrl-C) no file of the set changes. Files of an earlier study in ``out`` that this one
+    does not write (charts after ``--no-plots``, ``regret.csv`` after ``--deals 0``) are
+    removed, so the directory never mixes two runs. Returns the file names written
+    (``run.json`` included). Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
     from pathlib import Path
 
     from shedsim.base import atomic
-    from shedsim.output.csvs import write_csv
     from shedsim.runs.execute import write_run_json
     out = Path(out)
-    files = []
-    policies = res.policies
     with atomic.batch():
-        tables = [("by_rank.csv", res.by_rank), ("face_up_values.csv", res.values),
-                  ("policies.csv", policies.summary), ("policies_head_to_head.csv", policies.head_to_head)]
-        if res.regret is not None:
-            tables.append(("regret.csv", res.regret))
-        for name, df in tables:
-            write_csv(df, out / name)
-            files.append(name)
-        if plots:
-            files += charts.write(swap_charts.CHARTS, out, spec, res)
+        files = write_files(spec, res, out, plots)
         if info is not None:
             write_run_json(out, info, files)
             files.append("run.json")
@@ -569,6 +558,26 @@ def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
         if name not in files:
             (out / name).unlink(missing_ok=True)
     return sorted(files)
+
+
+def write_files(spec: StudySpec, res: StudyResult, out, plots: bool = True) -> list[str]:
+    """Write :data:`TABLES` (``regret.csv`` only with a regret study) and, with ``plots``, the
+    charts of :data:`shedsim.output.charts.swaps.CHARTS` into ``out``, each atomically;
+    returns their names. Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
+    from pathlib import Path
+
+    from shedsim.output.csvs import write_csv
+    out = Path(out)
+    files = []
+    policies = res.policies
+    tables = [res.by_rank, res.values, policies.summary, policies.head_to_head, res.regret]
+    for name, df in zip(TABLES, tables):
+        if df is not None:
+            write_csv(df, out / name)
+            files.append(name)
+    if plots:
+        files += charts.write(swap_charts.CHARTS, out, spec, res)
+    return files
 
 
 def _rows_text(rows, figure: str, most: int = 8) -> str:

@@ -15,13 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from shedsim.analysis import swaps as SW
 from shedsim.runs.execute import Job
 from shedsim.runs.store import RunStore
+from shedsim.runs.study import Check, Study, marked, study_errors
 
 FORMAT = 1
 REGRET_BATCH = SW.REGRET_BATCH
@@ -218,8 +219,96 @@ def spec_from_store(store: SwapsStore, strategy_paths: tuple[str, ...] | None = 
 
 OUTPUTS = SW.OUTPUTS
 """Every name a swaps run may write besides the run store's own."""
+DEFAULTS = {"rules": "shithead", "players": 3, "games": 100_000, "deals": 200, "rollouts": 200, "seat": 0,
+            "min_games": 200, "seed": 0}
+"""The value of each option not given (the strategy's: :func:`shedsim.analysis.swaps.default_strategy`)."""
 
 
-def write_outputs(spec: SW.StudySpec, res: SW.StudyResult, out: Path, plots: bool, info: dict) -> list[str]:
-    """:func:`shedsim.analysis.swaps.write_outputs`."""
-    return SW.write_outputs(spec, res, out, plots=plots, info=info)
+def policies_of(swap_policy: Sequence[str] | None) -> tuple[tuple[str, str | None], ...]:
+    """The swap policies of (c): the built-in ones (:func:`shedsim.analysis.swaps.default_policies`),
+    then each ``--swap-policy`` (``SPEC`` or ``LABEL=SPEC``)."""
+    policies = list(SW.default_policies())
+    for item in swap_policy or []:
+        eq, colon = item.find("="), item.find(":")
+        if eq > 0 and (colon < 0 or eq < colon):  # LABEL=SPEC (a spec's own "=" follows its ":")
+            policies.append((item[:eq].strip(), item[eq + 1:].strip()))
+        else:
+            policies.append((item.strip(), item.strip()))
+    return tuple(policies)
+
+
+class SwapsStudy(Study):
+    """``swaps`` as a :class:`shedsim.runs.study.Study`; every option None when not given
+    (:data:`DEFAULTS`)."""
+
+    command = "swaps"
+    outputs = OUTPUTS
+    partial_reports = False
+
+    def __init__(self, rules: str | None = None, house: Sequence[str] | None = None, players: int | None = None,
+                 strategy: str | None = None, games: int | None = None, swap_policy: Sequence[str] | None = None,
+                 deals: int | None = None, rollouts: int | None = None, seat: int | None = None,
+                 min_games: int | None = None, seed: int | None = None,
+                 strategy_path: Sequence[str | Path] | None = None) -> None:
+        self.given = {"rules": rules, "players": players, "games": games, "deals": deals, "rollouts": rollouts,
+                      "seat": seat, "min_games": min_games, "seed": seed}
+        self.house, self.strategy, self.swap_policy = house, strategy, swap_policy
+        self.paths = tuple(str(p) for p in strategy_path or [])
+        self.strategy_path = strategy_path
+
+    def value(self, key: str) -> Any:
+        v = self.given[key]
+        return DEFAULTS[key] if v is None else v
+
+    def plan(self, store: SwapsStore) -> SwapsJob:
+        from shedsim.analysis import tournament as T
+        from shedsim.rules.ruleset import RulesError, build
+        with study_errors(SW.SwapStudyError, RulesError, T.TournamentError):
+            rs = build(self.value("rules"), list(self.house or []), None)
+            spec = SW.StudySpec(rs, self.value("players"), self.strategy or SW.default_strategy(),
+                                games=self.value("games"), seed=self.value("seed"),
+                                policies=policies_of(self.swap_policy), deals=self.value("deals"),
+                                rollouts=self.value("rollouts"), seat=self.value("seat"),
+                                min_games=self.value("min_games"), strategy_paths=self.paths)
+            SW.check(spec)
+            return SwapsJob(spec, {"rules": self.value("rules"), "house": list(self.house or [])})
+
+    def store(self, root: Path) -> SwapsStore:
+        return SwapsStore(root)
+
+    def from_store(self, store: SwapsStore) -> SwapsJob:
+        from shedsim.rules.ruleset import RulesError
+        with study_errors(SW.SwapStudyError, RulesError):
+            spec, rules_input = spec_from_store(store, self.paths if self.strategy_path else None)
+            return SwapsJob(spec, rules_input)
+
+    def resume_checks(self, job: SwapsJob) -> list[Check]:
+        from shedsim.rules.ruleset import RulesError, build
+        spec = job.spec
+        rules = None
+        if self.given["rules"] is not None or self.house:
+            with study_errors(RulesError):
+                rules = build(self.given["rules"] or job.spec_json["rules_input"]["rules"], list(self.house or []),
+                              None).to_dict()
+        policies = None if self.swap_policy is None else policies_of(self.swap_policy)
+        return [Check("rules", rules, spec.rules.to_dict(), shown="", label=marked("rules") + "/" + marked("house")),
+                Check("strategy", self.strategy, spec.strategy),
+                Check("swap_policy", policies, tuple(spec.policies), shown=""),
+                *(Check(k, self.given[k], getattr(spec, k)) for k in ("players", "games", "deals", "rollouts",
+                                                                      "seat", "min_games", "seed"))]
+
+    def analyse(self, job: SwapsJob, store: SwapsStore, outcome: Any) -> SW.StudyResult:
+        return job.results(store)
+
+    def run_info(self, job: SwapsJob, res: SW.StudyResult, outcome: Any) -> dict[str, Any]:
+        spec, rs = job.spec, job.spec.rules
+        return dict(command="shedsim swaps", title=f"Swap-phase study: {rs.name}, {spec.players} players, {spec.strategy}",
+                    rules=rs.name, house=list(rs.house), players=spec.players, strategy=spec.strategy,
+                    games=spec.games, policy_games=int(res.policies.info["games"]), deals=spec.deals,
+                    rollouts=spec.rollouts, seat=spec.seat, min_games=spec.min_games,
+                    swap_policies={lab: (src or "keep as dealt") for lab, src in spec.policies},
+                    face_up_multisets={"seen": len(res.values_all), "in_table": len(res.values)},
+                    regret=res.regret_summary, headline=SW.headline(spec, res), definitions=SW.DEFINITIONS)
+
+    def write(self, job: SwapsJob, res: SW.StudyResult, root: Path, plots: bool) -> list[str]:
+        return SW.write_files(job.spec, res, root, plots)

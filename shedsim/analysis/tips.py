@@ -173,10 +173,12 @@ def select(names: list[str] | None) -> list[Tip]:
     return out
 
 
-def per_deal(match, games: int) -> tuple[np.ndarray, np.ndarray]:
-    """Play games ``0 .. games-1`` (whole deals) of a :func:`shedsim.analysis.sprt.open_match` match
-    and return, per deal, the tested player's (entry 0's) loss share and mean place
-    (float64[deals] each). Raises :class:`shedsim.runs.simulate.SimulationError`."""
+def per_deal(match, games: int, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Play games ``start .. games-1`` (whole deals: ``start`` a multiple of the players) of a
+    :func:`shedsim.analysis.sprt.open_match` match and return, per deal, the tested player's
+    (entry 0's) loss share and mean place (float64[deals] each). Each deal's figures depend
+    on that deal alone, so the deals may be played in pieces. Raises
+    :class:`shedsim.runs.simulate.SimulationError`."""
     from shedsim.kernel.build import KernelError
     from shedsim.seeding import game_keys
     from shedsim.runs.simulate import SimulationError, describe_failure
@@ -184,7 +186,7 @@ def per_deal(match, games: int) -> tuple[np.ndarray, np.ndarray]:
     from shedsim.rules.scoring import effective_places2
     p = match.spec.players
     n = games // p * p
-    sched = schedule(p, 0, n, True)
+    sched = schedule(p, start, n, True)
     dk, sk = game_keys(match.spec.seed, sched["index"], sched["deal"], match.spec.stream)
     try:
         rec = match.kernel.play(match.rules_array, match.ids, match.params, sched["seating"], dk, sk,
@@ -193,11 +195,21 @@ def per_deal(match, games: int) -> tuple[np.ndarray, np.ndarray]:
         import dataclasses
         spec = dataclasses.replace(match.spec, schedule="head-to-head")  # trace --schedule head-to-head
         raise SimulationError(describe_failure(spec, match.known, sched, dk, sk, e)) from None
-    rows = np.arange(n)
+    rows = np.arange(n - start)
     x = sched["x_seat"]
     lost = (rec["places"][rows, x] == p).astype(np.float64)
     place = effective_places2(rec["places"])[rows, x] / 2.0
     return lost.reshape(-1, p).mean(axis=1), place.reshape(-1, p).mean(axis=1)
+
+
+def play_deals(spec: str, opponents: str, rules: RuleSet, players: int, seed: int,
+               strategy_paths: tuple[str, ...], start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`per_deal` of games ``start .. stop-1`` of ``spec`` (one seat) against ``opponents``
+    (the others): one piece of a variant of a cell, played in a worker (module level,
+    picklable; the match is loaded once per process). Raises
+    :class:`shedsim.runs.simulate.SimulationError`."""
+    from shedsim.analysis.matches import cached_match
+    return per_deal(cached_match(spec, opponents, rules, players, seed, strategy_paths), stop, start)
 
 
 def _paired(d: np.ndarray) -> tuple[float, float, float, float]:
@@ -244,19 +256,24 @@ def check_players(base: str, opponents: str, tips: list[Tip], strategy_paths: tu
 
 def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], games: int, base: str | None = None,
              opponents: str | None = None, seed: int = 0, strategy_paths: tuple[str, ...] = (),
-             on_cell: Callable[[int, int], None] | None = None):
+             on_cell: Callable[[int, int], None] | None = None, pool=None):
     """Measure every tip in every rule set where it applies and at every player count the
     rule set allows (``base``: default :func:`default_base`; ``opponents``: default
     :func:`default_opponents`). Returns ``(table, skipped)``: a DataFrame with one row per (tip, rules,
     players) (columns: see :data:`COLUMNS`) and notes on what was skipped.
-    ``on_cell(done, total)`` reports progress. Raises :class:`TipsError` for bad options
-    and :class:`shedsim.runs.simulate.SimulationError` when a strategy fails."""
+    ``on_cell(done, total)`` reports progress. ``pool`` (:class:`shedsim.runs.pool.Pool`;
+    default: this process) plays each cell's two variants in pieces of whole deals, at least
+    one per worker (:func:`shedsim.runs.pool.split_range`): the table is the same for any
+    number of workers. Raises :class:`TipsError` for bad options and
+    :class:`shedsim.runs.simulate.SimulationError` when a strategy fails."""
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
 
     from shedsim.plugins import parse_spec
-    from shedsim.analysis.sprt import rules_name, open_match
+    from shedsim.analysis.sprt import rules_name
     from shedsim.analysis.tune import format_spec
+    from shedsim.runs.pool import InProcess, split_range
+    pool = InProcess() if pool is None else pool
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * max(players):
         raise TipsError(f"--games: at least {2 * max(players)} (two deals under every rotation), got {games!r}")
     base = default_base() if base is None else base
@@ -282,8 +299,11 @@ def run_tips(rule_sets: list[RuleSet], players: list[int], tips: list[Tip], game
     for i, (t, rs, p) in enumerate(cells):
         follow = format_spec(name, {**start, t.param: t.follow})
         ignore = format_spec(name, {**start, t.param: t.ignore})
-        lf, pf = per_deal(open_match(follow, opponents, rs, p, seed, strategy_paths), games)
-        li, pi = per_deal(open_match(ignore, opponents, rs, p, seed, strategy_paths), games)
+        pieces = split_range(0, games // p * p, pool.slots, p)
+        got = pool.map([(play_deals, (variant, opponents, rs, p, seed, strategy_paths, a, b))
+                        for variant in (follow, ignore) for a, b in pieces])
+        lf, pf, li, pi = (np.concatenate([g[j] for g in half]) for half in (got[:len(pieces)], got[len(pieces):])
+                          for j in (0, 1))
         ld, llo, lhi, lp = _paired(lf - li)
         pd_, plo, phi, pp = _paired(pf - pi)
         rows.append({"tip": t.key, "rules": rules_name(rs), "players": p, "param": t.param,

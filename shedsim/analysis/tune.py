@@ -198,36 +198,67 @@ class TuneSpec:
                 "space": [[p.name, p.lo, p.hi, p.log] for p in self.space]}
 
 
+def field_scores(start_spec: str, opponent: str, rules: RuleSet, players: int, seed: int,
+                 strategy_paths: tuple[str, ...], candidate: str, values: np.ndarray, start: int,
+                 stop: int) -> np.ndarray:
+    """float64[deals]: per deal of games ``start .. stop-1`` (whole deals), the share of the
+    other seats the candidate (the strategy with parameter ``values``, int64[params], named
+    ``candidate`` in a failure) finished ahead of against ``opponent``. Module level
+    (picklable): a piece of a trial played in a worker; the match is loaded once per process.
+    Raises :class:`shedsim.runs.simulate.SimulationError`."""
+    from dataclasses import replace
+
+    from shedsim.analysis.matches import cached_match
+    m = cached_match(start_spec, opponent, rules, players, seed, strategy_paths, owner="tune")
+    m.params[0, :] = 0
+    m.params[0, :len(values)] = values
+    m.spec = replace(m.spec, entries=(candidate,) + m.spec.entries[1:])  # a failure names the candidate
+    h, _ = m.play(start, stop, True)
+    return h.reshape(-1, players).sum(axis=1) / (2.0 * (players - 1) * players)
+
+
+def head_to_head_scores(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy_paths: tuple[str, ...],
+                        start: int, stop: int) -> np.ndarray:
+    """float64[deals]: per deal of games ``start .. stop-1``, the share of the other seats
+    ``a`` finished ahead of against ``b`` (module level: played in a worker). Raises
+    :class:`shedsim.runs.simulate.SimulationError`."""
+    from shedsim.analysis.matches import cached_match
+    h, _ = cached_match(a, b, rules, players, seed, strategy_paths).play(start, stop, True)
+    return h.reshape(-1, players).sum(axis=1) / (2.0 * (players - 1) * players)
+
+
 class Evaluator:
     """Plays parameter sets of the strategy against every field entry on the deals of one
-    seed (the same deals for every call: common random numbers). The kernel is loaded once."""
+    seed (the same deals for every call: common random numbers), on ``pool``'s workers
+    (:class:`shedsim.runs.pool.Pool`; default: this process): each entry's deals in pieces,
+    at least one per worker; the scores are the same for any number of workers."""
 
-    def __init__(self, spec: TuneSpec, seed: int) -> None:
-        from shedsim.analysis.sprt import open_match
-        self.spec = spec
-        self.matches = [open_match(spec.start_spec, f, spec.rules, spec.players, seed, spec.strategy_paths)
-                        for f in spec.field]
+    def __init__(self, spec: TuneSpec, seed: int, pool=None) -> None:
+        from shedsim.analysis.matches import cached_match
+        from shedsim.runs.pool import InProcess
+        self.spec, self.seed = spec, seed
+        self.pool = InProcess() if pool is None else pool
+        for f in spec.field:  # the options and strategies are checked (and the kernel loaded) here
+            cached_match(spec.start_spec, f, spec.rules, spec.players, seed, spec.strategy_paths, owner="tune")
         self.names = list(spec.start)
 
     def per_deal(self, values: dict[str, int], games: int) -> np.ndarray:
         """float64[deals]: per deal, the candidate's score averaged over the field
         (``values`` completes the starting parameters). ``games`` is rounded down to
         whole deals. Raises :class:`shedsim.runs.simulate.SimulationError`."""
-        p = self.spec.players
-        full = {**self.spec.start, **values}
+        from shedsim.runs.pool import split_range
+        p, spec = self.spec.players, self.spec
+        full = {**spec.start, **values}
         vec = np.array([full[n] for n in self.names], np.int64)
         n = games // p * p
+        candidate = format_spec(spec.name, full)
+        pieces = split_range(0, n, self.pool.slots, p)
+        got = self.pool.map([(field_scores, (spec.start_spec, f, spec.rules, p, self.seed, spec.strategy_paths,
+                                             candidate, vec, a, b)) for f in spec.field for a, b in pieces])
         total = np.zeros(n // p)
-        from dataclasses import replace
-        candidate = format_spec(self.spec.name, full)
-        for m in self.matches:
-            m.params[0, :] = 0
-            m.params[0, :len(vec)] = vec
-            # a failure is named (and replayed by its trace command) with the candidate's parameters
-            m.spec = replace(m.spec, entries=(candidate,) + m.spec.entries[1:])
-            h, _ = m.play(0, n, True)
-            total += h.reshape(-1, p).sum(axis=1) / (2.0 * (p - 1) * p)
-        return total / len(self.matches)
+        for i in range(len(spec.field)):
+            total += np.concatenate(got[i * len(pieces):(i + 1) * len(pieces)])
+        return total / len(spec.field)
 
 
 def _t(x: np.ndarray) -> tuple[float, float, float]:
@@ -393,7 +424,7 @@ def completed(study) -> list:
 
 
 def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, float, float], None] | None = None,
-               should_stop: Callable[[], bool] | None = None, url: str | None = None) -> None:
+               should_stop: Callable[[], bool] | None = None, url: str | None = None, pool=None) -> None:
     """Run trials until the study holds ``budget`` completed trials (counting those of
     earlier runs and of other processes). ``on_trial(completed, value, best)`` after each;
     when ``should_stop()`` is true after a trial, no further trial starts (the command's
@@ -401,13 +432,14 @@ def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, floa
     it is not counted) and propagates. With ``url`` (the study's storage), the process
     holds an owner lock (:func:`owner_lock`) while it runs trials and each trial records
     it, so that a trial this process leaves ``RUNNING`` when it is killed is marked failed
-    by the next :func:`open_study`. Raises :class:`shedsim.runs.simulate.SimulationError`."""
+    by the next :func:`open_study`. ``pool``: the workers that play each trial
+    (:class:`Evaluator`). Raises :class:`shedsim.runs.simulate.SimulationError`."""
     import optuna
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
         raise TuneError(f"--budget: at least 1 trial, got {budget!r}")
     if len(completed(study)) >= budget:
         return
-    ev = Evaluator(spec, spec.seed)
+    ev = Evaluator(spec, spec.seed, pool)
     import socket
     owner, token = owner_lock(url) if url else (None, None)
     me = {"host": socket.gethostname(), "lock": token}
@@ -460,19 +492,24 @@ class Confirmation:
         return _elo(self.h2h_score), _elo(self.h2h_lo), _elo(self.h2h_hi)
 
 
-def confirm(spec: TuneSpec, best: dict[str, int], games: int) -> Confirmation:
+def confirm(spec: TuneSpec, best: dict[str, int], games: int, pool=None) -> Confirmation:
     """Play ``best`` (tuned values) against the starting parameters head to head and, with
     them, against the field on ``games`` games of fresh deals per match (seed
-    ``spec.seed + CONFIRM_SEED_OFFSET``). Raises :class:`shedsim.runs.simulate.SimulationError`."""
-    from shedsim.analysis.sprt import open_match
+    ``spec.seed + CONFIRM_SEED_OFFSET``), on ``pool``'s workers (default: this process; the
+    figures do not depend on them). Raises :class:`shedsim.runs.simulate.SimulationError`."""
+    from shedsim.analysis.matches import cached_match
+    from shedsim.runs.pool import InProcess, split_range
+    pool = InProcess() if pool is None else pool
     seed = spec.seed + CONFIRM_SEED_OFFSET
     p = spec.players
     full = {**spec.start, **best}
-    m = open_match(format_spec(spec.name, full), spec.start_spec, spec.rules, p, seed, spec.strategy_paths)
+    candidate = format_spec(spec.name, full)
+    cached_match(candidate, spec.start_spec, spec.rules, p, seed, spec.strategy_paths)  # checked before any game
     n = max(2, games // p) * p
-    h, _ = m.play(0, n, True)
-    s, lo, hi = _t(h.reshape(-1, p).sum(axis=1) / (2.0 * (p - 1) * p))
-    ev = Evaluator(spec, seed)
+    h2h = pool.map([(head_to_head_scores, (candidate, spec.start_spec, spec.rules, p, seed, spec.strategy_paths, a, b))
+                    for a, b in split_range(0, n, pool.slots, p)])
+    s, lo, hi = _t(np.concatenate(h2h))
+    ev = Evaluator(spec, seed, pool)
     a = ev.per_deal(best, n)
     b = ev.per_deal({}, n)
     g, glo, ghi = _t(a - b)

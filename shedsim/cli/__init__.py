@@ -64,7 +64,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from shedsim import __version__
+        from shedsim.version import __version__
         typer.echo(f"shedsim {__version__}")
         raise typer.Exit()
 

@@ -74,50 +74,12 @@ def play(
             typer.echo(ln)
 
     def again() -> str:
-        args = ["shedsim", "play"]
-        if rules_file is not None:
-            args += ["--rules-file", str(rules_file)]
-        else:
-            args += ["--rules", rules]
-        for h in house or []:
-            args += ["--house", h]
-        args += ["--players", str(players), "--opponents", opponents, "--seed", str(seed)]
-        if game:
-            args += ["--game", str(game)]
-        if seat:
-            args += ["--seat", str(seat)]
-        if hint_policy is not None:
-            args += ["--hint-policy", hint_policy]
-        if hint_budget != 1000:
-            args += ["--hint-budget", str(hint_budget)]
-        if hint_objective is not None:
-            args += ["--hint-objective", hint_objective]
-        for p in paths:
-            args += ["--strategy-path", p]
-        if g.inputs:
-            args += ["--moves", ";".join(g.inputs)]
-        return shlex.join(args)
+        return _again(rules, house, rules_file, players, opponents, seed, game, seat, hint_policy, hint_budget,
+                      hint_objective, paths, g.inputs)
 
     say(g.swap_lines())
     while not g.over:
-        prompt = g.prompt()
-        if queued:
-            line = queued.pop(0)
-            typer.echo(prompt + line)
-        elif tty:
-            try:
-                line = input(prompt)
-            except EOFError:
-                typer.echo("")
-                line = None
-            except KeyboardInterrupt:
-                typer.echo("")
-                line = "quit"
-        else:
-            raw = sys.stdin.readline()
-            line = None if raw == "" else raw.rstrip("\n")
-            if line is not None:
-                typer.echo(prompt + line)
+        line = _read_line(g.prompt(), queued, tty)
         if line is None:
             typer.echo(f"end of input before the game ended (move {g.state.moves}); nothing is lost: go on with\n"
                        f"  {again()}", err=True)
@@ -138,6 +100,57 @@ def play(
         say(out)
         if not g.over and g.swapped and g.state.to_move == g.you and _changed(line):
             say(g.table_lines())
+
+
+def _read_line(prompt: str, queued: list[str], tty: bool) -> str | None:
+    """The next command: a queued one (--moves), a typed one (Ctrl-C: quit) or a line of
+    standard input, echoed after the prompt; None at the end of input."""
+    if queued:
+        line = queued.pop(0)
+        typer.echo(prompt + line)
+        return line
+    if tty:
+        try:
+            return input(prompt)
+        except EOFError:
+            typer.echo("")
+            return None
+        except KeyboardInterrupt:
+            typer.echo("")
+            return "quit"
+    raw = sys.stdin.readline()
+    if raw == "":
+        return None
+    typer.echo(prompt + raw.rstrip("\n"))
+    return raw.rstrip("\n")
+
+
+def _again(rules, house, rules_file, players, opponents, seed, game, seat, hint_policy, hint_budget, hint_objective,
+           paths, inputs) -> str:
+    """The command line that continues this game later (its options and ``--moves``)."""
+    args = ["shedsim", "play"]
+    if rules_file is not None:
+        args += ["--rules-file", str(rules_file)]
+    else:
+        args += ["--rules", rules]
+    for h in house or []:
+        args += ["--house", h]
+    args += ["--players", str(players), "--opponents", opponents, "--seed", str(seed)]
+    if game:
+        args += ["--game", str(game)]
+    if seat:
+        args += ["--seat", str(seat)]
+    if hint_policy is not None:
+        args += ["--hint-policy", hint_policy]
+    if hint_budget != 1000:
+        args += ["--hint-budget", str(hint_budget)]
+    if hint_objective is not None:
+        args += ["--hint-objective", hint_objective]
+    for p in paths:
+        args += ["--strategy-path", p]
+    if inputs:
+        args += ["--moves", ";".join(inputs)]
+    return shlex.join(args)
 
 
 def _changed(line: str) -> bool:

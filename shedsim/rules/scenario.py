@@ -92,11 +92,19 @@ def _int(path: str, where: str, value: Any, lo: int, hi: int) -> int:
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file. Raises :class:`ScenarioError` naming the field."""
     p = Path(path)
-    sp = str(p)
     try:
         data = read_toml(p)
     except FileProblem as e:
-        raise ScenarioError(sp, "file", str(e)) from None
+        raise ScenarioError(str(p), "file", str(e)) from None
+    return parse_scenario(data, p)
+
+
+def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Scenario:
+    """Validate a scenario's table (a file's keys, as :func:`load_scenario` reads them);
+    ``path`` names it in messages, and a rules file it names is found beside it. Raises
+    :class:`ScenarioError` naming the field."""
+    p = Path(path)
+    sp = str(path)
     for k in data:
         if k not in TOP_KEYS:
             raise ScenarioError(sp, k, f"unknown key; known keys: {', '.join(sorted(TOP_KEYS))}")

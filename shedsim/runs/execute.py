@@ -43,6 +43,10 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from shedsim.runs import atomic
+from shedsim.runs.progress import (KEEPS_CHUNKS, STALL_NOTICE_S, PlayRate, bar_task, estimator,  # noqa: F401
+                                   progress_bar, stall_message, stall_notice_s, stop_hint)
+from shedsim.runs.runinfo import (command_line, core_info, finish_info, json_default, peak_rss_mb,  # noqa: F401
+                                  session_entry, versions, write_run_json)
 from shedsim.runs.simulate import BackendError, ChunkResult, RunSpec, SimulationError
 from shedsim.runs.store import RunStore, StoreError, array_problem
 
@@ -118,6 +122,10 @@ class Job:
         the main process). May write companion files through ``store`` (they must be
         written before the chunk file, which marks the chunk done)."""
         raise NotImplementedError
+
+    sequential_test: bool = False
+    """A sequential test that stops once it has decided (:meth:`enough`), whose length is
+    known only as it plays (:meth:`expected_games`)."""
 
     def enough(self, done: list[int]) -> bool:
         """Whether the run may stop with the chunks ``done`` (sorted): a sequential test
@@ -272,277 +280,6 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
                    by if interrupted and not complete else None)
 
 
-# ------------------------------------------------------------------ run.json
-def _duration(seconds: float) -> str:
-    """``seconds`` as people say it: 4 min, 2.5 h, 3.1 days."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:,.1f} days"
-
-
-def versions() -> dict[str, str]:
-    """Versions of shedsim, Python and the libraries a result depends on."""
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-    out = {"python": platform.python_version(), "platform": platform.platform()}
-    for pkg in ("shedsim", "numpy", "numba", "pandas", "scipy", "statsmodels", "choix", "joblib",
-                "matplotlib", "pyarrow", "rich", "typer"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = "not installed"
-    return out
-
-
-def peak_rss_mb() -> float | None:
-    """Peak resident memory of this (main) process in MiB (``resource.getrusage``)."""
-    try:
-        import resource
-        import sys
-        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return round(kb / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
-    except (ImportError, OSError):
-        return None
-
-
-def json_default(o):
-    """JSON for numpy scalars and arrays (``json.dumps(default=...)``)."""
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(type(o).__name__)
-
-
-def write_run_json(out: Path | str, info: dict[str, Any], files: list[str]) -> None:
-    """``run.json``: ``info`` plus ``outputs`` (``files`` and run.json), written atomically."""
-    info = dict(info)
-    info["outputs"] = sorted(set(files) | {"run.json"})
-    atomic.write_text(Path(out) / "run.json", json.dumps(info, indent=2, sort_keys=True, default=json_default) + "\n")
-
-
-def command_line() -> str | None:
-    """``shedsim ARGS`` as typed (None when not run as the ``shedsim`` program)."""
-    import sys
-    return "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None
-
-
-def session_entry(games_played: int | None, play_s: float, workers: int = 1, backend: str = "loky",
-                  interrupted: bool = False, started: float | None = None) -> dict[str, Any]:
-    """One session of a run as run.json's ``sessions`` lists it: games played, play seconds,
-    games/s, workers, backend, whether it was interrupted and its start time (``started``:
-    ``time.time()`` at the start; default now). ``games_played`` None: not counted (games/s
-    None). ``wall_s`` and the peak memory are added when run.json is written
-    (:func:`finish_info`)."""
-    started = time.time() if started is None else started
-    return {"games_played": None if games_played is None else int(games_played), "play_s": round(play_s, 3),
-            "games_per_s": round(games_played / play_s, 1) if play_s > 0 and games_played is not None else None,
-            "workers": workers, "backend": backend, "interrupted": interrupted,
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started))}
-
-
-def core_info(command: str | None, spec: dict[str, Any], seed: Any, sessions: list[dict[str, Any]],
-              complete: bool = True, interrupted_by: str | None = None, /, **extra: Any) -> dict[str, Any]:
-    """run.json's core fields, the same for every command: ``command`` (default: the
-    command line typed), ``spec``, ``seed``, ``versions``, ``complete``,
-    ``interrupted_by``, ``sessions`` (:func:`session_entry`), ``play_s`` and ``games_per_s``
-    over all sessions; then ``extra`` (which may replace any of them, e.g. a fuller ``spec``).
-    ``wall_s`` and the peak memory are filled in by :func:`finish_info` just before run.json
-    is written."""
-    play_total = sum(s.get("play_s") or 0 for s in sessions)
-    played_total = sum(s.get("games_played") or 0 for s in sessions)
-    info = {"command": command_line() if command is None else command, "spec": spec, "seed": seed,
-            "versions": versions(), "complete": complete, "interrupted_by": interrupted_by, "sessions": sessions,
-            "play_s": round(play_total, 3),
-            "games_per_s": round(played_total / play_total, 1) if play_total > 0 else None}
-    info.update(extra)
-    return info
-
-
-def finish_info(info: dict[str, Any], wall_s: float) -> dict[str, Any]:
-    """Add this session's wall time (s) and the main process's peak memory (MiB) to the
-    last of ``info["sessions"]``, and ``wall_s`` summed over the sessions (in place)."""
-    sessions = info.get("sessions") or []
-    if sessions:
-        sessions[-1]["wall_s"] = round(wall_s, 3)
-        sessions[-1]["peak_rss_mb_main"] = peak_rss_mb()
-        info["wall_s"] = round(sum(s.get("wall_s") or 0 for s in sessions), 3)
-    else:
-        info["wall_s"] = round(wall_s, 3)
-        info["peak_rss_mb_main"] = peak_rss_mb()
-    return info
-
-
-# ------------------------------------------------------------------ progress
-class PlayRate:
-    """Games per second of play only, for ``workers`` chunks played at a time.
-
-    The clock starts when the first round of chunks is stored (the ``workers``-th chunk of
-    the session), and those chunks' games are not counted: until then the time also went
-    to starting the workers and loading (or compiling) the kernel, which a rate over the
-    whole session would count as play. The rate is known once a further round is stored
-    (``workers`` more chunks): the workers start together, so their chunks come in rounds,
-    and a rate over part of a round (the chunk that was played beside the first, stored a
-    moment after it) would count a chunk's games in a moment. ``clock``: seconds
-    (``time.perf_counter``)."""
-
-    def __init__(self, clock: Callable[[], float] | None = None, workers: int = 1) -> None:
-        self.clock = clock or (lambda: time.perf_counter())
-        self.workers = max(1, int(workers))
-        self.t_first: float | None = None
-        self.stored = 0
-        self.games = 0
-
-    def add(self, n: int) -> None:
-        """A chunk of ``n`` games was stored now."""
-        self.stored += 1
-        if self.stored == self.workers:
-            self.t_first = self.clock()
-        elif self.stored > self.workers:
-            self.games += n
-
-    def seconds(self) -> float:
-        """Seconds since the first round of chunks was stored (0 before)."""
-        return 0.0 if self.t_first is None else self.clock() - self.t_first
-
-    def rate(self) -> float | None:
-        """Games per second since the first round, or None before a second round is stored."""
-        t = self.seconds()
-        return self.games / t if self.stored >= 2 * self.workers and t > 0 else None
-
-
-STALL_NOTICE_S = 90.0
-"""Seconds without a finished chunk after which the progress bar says the run may be stuck
-(``SHEDSIM_STALL_NOTICE_S`` overrides it)."""
-
-
-def stall_notice_s() -> float:
-    """:data:`STALL_NOTICE_S`, or ``SHEDSIM_STALL_NOTICE_S`` when it is set to a positive number."""
-    try:
-        v = float(os.environ.get("SHEDSIM_STALL_NOTICE_S", ""))
-    except ValueError:
-        return STALL_NOTICE_S
-    return v if v > 0 else STALL_NOTICE_S
-
-
-KEEPS_CHUNKS = "Press Ctrl-C to stop: every finished chunk is kept, and --resume continues the run."
-"""How to stop a command that keeps its finished chunks (the default of :func:`stall_message`)."""
-
-
-def stop_hint(workers: int, backend: str = "loky", keeps: bool = True) -> str:
-    """How to stop a run whose strategies may be stuck (the stall notice's last sentence).
-    Ctrl-C, where the strategies play in worker processes, or where ``fork`` exists: a
-    plugin from outside ``strategies/`` (the only kind that can be stuck) then plays in a
-    forked child (:mod:`shedsim.kernel.isolate`) that Ctrl-C stops at once, also with one
-    local worker. Without ``fork`` one local worker plays in this process, where Ctrl-C
-    cannot interrupt compiled code, so Ctrl-\\ (SIGQUIT) or ``kill PID``. Either way the
-    finished chunks stay in the run store (``keeps``; False: a temporary store, nothing is
-    kept, and the hint says so)."""
-    from shedsim.kernel.isolate import can_fork
-    kept = (" When stopped, every finished chunk is kept, and --resume continues the run." if keeps else
-            " Without --out nothing is kept when stopped.")
-    if workers <= 1 and backend == "loky":
-        if can_fork():
-            return (f"Press Ctrl-C to stop: with --workers 1 a plugin from --strategy-path plays in a child "
-                    f"process, which Ctrl-C stops at once (shedsim's own strategies stop at the end of their "
-                    f"chunk).{kept}")
-        return (f"With --workers 1 the strategies play in this process, where Ctrl-C cannot interrupt compiled "
-                f"code: stop it with Ctrl-\\ (SIGQUIT) or kill {os.getpid()}.{kept}")
-    return f"Press Ctrl-C to stop.{kept}"
-
-
-def stall_message(seconds: float, strategies: list[str] | None, stop_hint: str = KEEPS_CHUNKS) -> str:
-    """What the progress bar prints when no chunk has finished for ``seconds``."""
-    who = f" Strategies in play: {', '.join(strategies)}." if strategies else ""
-    return (f"[yellow]note:[/] no game has finished for {seconds:,.0f} s. A strategy may be stuck in an endless "
-            f"loop (the kernel cannot stop a compiled plugin from inside), or the chunks are just slow.{who} {stop_hint}")
-
-
-def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None,
-                 stop_hint: str = KEEPS_CHUNKS):
-    """A rich progress bar: games done (of a sequential test: of its expected length, with
-    its plan as the bound, task fields ``most``), games/s and ETA from the task's
-    :class:`PlayRate` (field ``rate``: play only, from the first round of chunks on;
-    chunks arrive in bursts, so rich's windowed speed estimate would jump about).
-
-    While it is shown, a watcher thread prints :func:`stall_message` (naming ``strategies``)
-    and ``stop_hint`` (how to stop) once whenever no task has advanced for ``stall_after``
-    seconds (default :func:`stall_notice_s`), and again after each further stall once
-    progress resumed."""
-    from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
-    from rich.text import Text
-
-    def rate(task) -> float | None:
-        r = task.fields.get("rate")
-        return r.rate() if isinstance(r, PlayRate) else None
-
-    class Games(ProgressColumn):
-        """``done/total``; a sequential test's: ``done/~expected (max PLAN)``."""
-
-        def render(self, task) -> Text:
-            most = task.fields.get("most")
-            if task.total is None:
-                return Text(f"{int(task.completed):,}/?" + (f" (max {most:,})" if most else ""),
-                            style="progress.download")
-            if most and most != task.total:
-                return Text(f"{int(task.completed):,}/~{int(task.total):,} (max {most:,})", style="progress.download")
-            return Text(f"{int(task.completed):,}/{int(task.total):,}", style="progress.download")
-
-    class GamesPerSecond(ProgressColumn):
-        def render(self, task) -> Text:
-            r = rate(task)
-            return Text("- games/s" if r is None else f"{r:,.0f} games/s", style="cyan")
-
-    class Eta(ProgressColumn):
-        def render(self, task) -> Text:
-            r = rate(task)
-            if task.finished:
-                return Text("ETA 0:00:00", style="green")
-            if r is None or task.total is None:
-                return Text("ETA -:--:--", style="green")
-            left = int((task.total - task.completed) / r)
-            return Text(f"ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="green")
-
-    limit = stall_notice_s() if stall_after is None else stall_after
-
-    class Watched(Progress):
-        def __enter__(self):
-            import threading
-            self._stop_watch = threading.Event()
-            self._watch = threading.Thread(target=self._watcher, name="shedsim-stall-notice", daemon=True)
-            out = super().__enter__()
-            self._watch.start()
-            return out
-
-        def __exit__(self, *exc):
-            self._stop_watch.set()
-            self._watch.join(timeout=5)
-            return super().__exit__(*exc)
-
-        def _watcher(self) -> None:
-            import time
-            last, since, told = None, time.monotonic(), False
-            while not self._stop_watch.wait(min(1.0, limit / 4)):
-                done = sum(t.completed for t in self.tasks)
-                if self.tasks and all(t.finished for t in self.tasks):
-                    return
-                if done != last:
-                    last, since, told = done, time.monotonic(), False
-                elif not told and time.monotonic() - since >= limit:
-                    self.console.print(stall_message(time.monotonic() - since, strategies, stop_hint),
-                                       highlight=False)
-                    told = True
-
-    return Watched(TextColumn("[bold]{task.description}"), BarColumn(), Games(),
-                   GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
-
-
 # ------------------------------------------------------------------ the session
 @dataclass
 class Session:
@@ -695,24 +432,9 @@ class Session:
             rate.workers = max(1, min(workers, job.n_chunks - len(stored)))  # chunks played at a time
             stopped = lambda: self.got_signal  # noqa: E731
             if not self.quiet and self.console is not None:
-                bar = progress_bar(self.console, job.strategies, stop_hint=stop_hint(workers, backend, not self.scratch))
-                with bar:
-                    plan = job.games
-                    sequential = type(job).expected_games is not Job.expected_games
-                    task = bar.add_task("games", total=job.expected_games() if sequential else plan,
-                                        completed=before, rate=rate, most=plan)
-                    shown = {"games": before}
-
-                    def advance(n: int) -> None:
-                        progress(n)  # (it times the chunk for the bar's rate too)
-                        shown["games"] += n
-                        if not sequential:
-                            bar.update(task, completed=shown["games"])
-                            return
-                        expected = job.expected_games()
-                        bar.update(task, completed=shown["games"],
-                                   total=None if expected is None else max(expected, shown["games"]))
-
+                with progress_bar(self.console, job.strategies,
+                                  stop_hint=stop_hint(workers, backend, not self.scratch)) as bar:
+                    advance = bar_task(bar, job, before, rate, progress)
                     outcome = play(job, store, workers, backend, self.resume, stop_after, advance, scheduler,
                                    stopped)
             else:
@@ -778,42 +500,8 @@ class Session:
 
     def estimator(self, job: Job, after_s: float = 5.0, say_over_s: float = 180.0, before: int = 0,
                   rate: PlayRate | None = None, clock: Callable[[], float] | None = None) -> Callable[[int], None]:
-        """A progress callback (games of each stored chunk) that, once the run has played for
-        ``after_s`` seconds since the first round of chunks of this session was stored (and
-        a further round is stored), estimates the time the rest will take and says it once
-        when it is over ``say_over_s`` seconds (a long run is announced, a short one is
-        not). Printed with --quiet too: it is one line.
-
-        The rate is play's only (:class:`PlayRate`: starting the workers and loading or
-        compiling the kernel are not counted). The rest is what this session has still to
-        play (``before``: games stored by earlier sessions); for a sequential test, up to
-        its expected length (:meth:`Job.expected_games`), the plan's size being its bound.
-        ``rate`` (shared with the progress bar) or its ``clock`` (seconds) may be given."""
-        rate = PlayRate(clock) if rate is None else rate
-        state = {"done": before, "said": False}
-
-        def on_games(n: int) -> None:
-            rate.add(n)
-            state["done"] += n
-            r = rate.rate()
-            if state["said"] or r is None or rate.seconds() < after_s:
-                return
-            state["said"] = True
-            sequential = type(job).expected_games is not Job.expected_games  # a test that stops once decided
-            expected = job.expected_games() if sequential else None
-            left = max(0, (job.games if expected is None else expected) - state["done"])
-            rest = left / r
-            if rest <= say_over_s or self.console is None:
-                return
-            if sequential:
-                self.console.print(f"estimate: about {_duration(rest)} more for about {left:,} games (the "
-                                   f"test's expected length from its LLR so far; at most "
-                                   f"{job.games - state['done']:,} more) at {r:,.0f} games/s; Ctrl-C keeps the "
-                                   f"finished chunks")
-                return
-            self.console.print(f"estimate: about {_duration(rest)} more for {left:,} games ({r:,.0f} games/s "
-                               f"so far); Ctrl-C keeps the finished chunks")
-        return on_games
+        """:func:`shedsim.runs.progress.estimator` on this session's console."""
+        return estimator(job, self.console, after_s, say_over_s, before, rate, clock)
 
     # -------------------------------------------------------------- run.json
     def run_info(self, job: Job, outcome: Outcome, workers: int, backend: str,

@@ -21,6 +21,7 @@ import contextlib
 import itertools
 import math
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -470,9 +471,14 @@ def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "
         return
     with backend_config(backend, workers, scheduler):
         gen = Parallel(return_as="generator")(delayed(fn)(*args) for fn, args in calls)
-        for k, r in enumerate(gen):
-            if on_result:
-                on_result(k, r)
+        try:
+            for k, r in enumerate(gen):
+                if on_result:
+                    on_result(k, r)
+        finally:  # stopped early (a test that decided, Ctrl-C): the calls in flight are cancelled, as meant
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=r".*tasks which were still being processed")
+                gen.close()
 
 
 def run_tasks(tasks: list[tuple[RunSpec, int]], workers: int = 1, backend: str = "loky",
@@ -510,7 +516,7 @@ def code_fingerprint(spec: RunSpec) -> str:
     import hashlib
     from pathlib import Path
 
-    from shedsim import __version__
+    from shedsim.version import __version__
     _, k, _, _ = loaded_kernel(spec)
     h = hashlib.sha256(Path(k.path).stem.encode())
     here = Path(__file__).parent

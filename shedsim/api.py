@@ -1,0 +1,486 @@
+"""The Python API: every study the command line runs, as a function that returns a result.
+
+Each function takes the command's options by their Python names (``--rules-file`` is
+``rules_file``; ``None``: the command's default) and the execution options of
+:class:`shedsim.runs.study.RunOptions` as keywords (``out``, ``resume``, ``force``,
+``workers``, ``backend``, ``scheduler``, ``quiet``, ``no_plots``; or ``options=RunOptions(...)``).
+Nothing is written unless ``out=`` is given; then the directory holds exactly what the
+command writes (its CSVs, charts, run.json and run store), and ``resume=`` continues it.
+The same seed gives the same numbers as the command line.
+
+A result's tables are pandas DataFrames with the columns of the CSVs of the same name
+(``r.summary`` is ``summary.csv``), its charts are methods that return matplotlib figures,
+``r.info`` is run.json's content, ``r.headline`` the findings in words. Problems are raised
+as :class:`shedsim.runs.study.StudyError` naming the parameter (``e.field``)::
+
+    import shedsim
+    r = shedsim.tournament(["greedy", "random"], players=2, games=2000, seed=1)
+    print(r.summary)
+    r.plot_rates().savefig("rates.png")
+
+Every import below the module level is lazy: ``import shedsim`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any, Sequence
+
+from shedsim.runs.study import RunOptions, StudyError, StudyRun  # noqa: F401 (standard library only)
+
+
+def _run(study: Any, options: RunOptions | None, run: dict[str, Any]) -> StudyRun:
+    from shedsim.runs.study import run_study
+    return run_study(study, RunOptions.of(options, **run))
+
+
+class Result:
+    """What every study returns: ``info`` (run.json's content), ``headline`` (the findings
+    in words), ``out`` (the directory written, or None) and ``files`` (its reports), whether
+    the run is ``complete``, and for a run stopped early its ``exit_code`` (130 or 143) and
+    ``stop_message``. :meth:`chart` draws one of :attr:`charts` as a matplotlib figure."""
+
+    charts: tuple[str, ...] = ()
+    """The names of the charts the study draws (its PNG files without ``.png``)."""
+
+    def __init__(self, run: StudyRun) -> None:
+        self.run = run
+        self.info: dict[str, Any] = run.info
+        self.out: Path | None = run.out
+        self.files: list[str] = list(run.files or [])
+        self._figures: dict[str, Any] | None = None
+
+    @property
+    def headline(self) -> list[str]:
+        return list(self.info.get("headline", []))
+
+    @property
+    def complete(self) -> bool:
+        return self.run.complete
+
+    @property
+    def exit_code(self) -> int:
+        return self.run.exit_code
+
+    @property
+    def stop_message(self) -> str | None:
+        return self.run.stop_message
+
+    def chart(self, name: str):
+        """The chart ``name`` (one of :attr:`charts`) as a :class:`matplotlib.figure.Figure`,
+        drawn as the command draws it. Raises KeyError for a chart the results do not have."""
+        if self._figures is None:
+            from shedsim.output.plots import kept_figures
+            with tempfile.TemporaryDirectory(prefix="shedsim-charts-") as tmp, kept_figures() as figs:
+                self.run.study.write(self.run.job, self.run.res, Path(tmp), True)
+            self._figures = {k.removesuffix(".png"): v for k, v in figs.items()}
+        if name not in self._figures:
+            raise KeyError(f"no chart {name!r} in these results; they have: {', '.join(self._figures) or 'none'}")
+        return self._figures[name]
+
+    def __repr__(self) -> str:
+        where = f", out={str(self.out)!r}" if self.out else ""
+        return f"<{type(self).__name__} {self.info.get('title') or self.run.study.command}{where}>"
+
+
+# ------------------------------------------------------------------ tournament
+class TournamentResult(Result):
+    """A tournament's tables (``summary``, ``head_to_head``, ``seats``, ``lengths``, and
+    ``matches`` with ``rounds`` > 1, else None), ``h2h_matrix`` (strategy x strategy share
+    ahead) and its charts."""
+
+    charts = ("rates", "places", "head_to_head", "lengths", "seats")
+
+    def __init__(self, run: StudyRun) -> None:
+        super().__init__(run)
+        res = run.res
+        self.spec = run.job.spec
+        self.summary, self.head_to_head, self.seats = res.summary, res.head_to_head, res.seats
+        self.lengths, self.matches, self.h2h_matrix = res.lengths, res.matches, res.h2h_matrix
+        self.place_shares = res.place_shares
+
+    def plot_rates(self):
+        """Win and loss rate per strategy with 95% intervals (``rates.png``)."""
+        return self.chart("rates")
+
+    def plot_places(self):
+        """Each strategy's share of every finishing place (``places.png``)."""
+        return self.chart("places")
+
+    def plot_head_to_head(self):
+        """The head-to-head matrix (``head_to_head.png``)."""
+        return self.chart("head_to_head")
+
+    def plot_lengths(self):
+        """The distribution of game lengths (``lengths.png``)."""
+        return self.chart("lengths")
+
+    def plot_seats(self):
+        """Win and loss rate by seat (``seats.png``)."""
+        return self.chart("seats")
+
+
+def tournament(strategies: str | Sequence[str] | None = None, players: int | None = None,
+               games: int | None = None, seed: int | None = None, *, rules: str | None = None,
+               house: Sequence[str] | None = None, rules_file: str | Path | None = None, rounds: int | None = None,
+               seat_orders: str | None = None, strategy_path: Sequence[str | Path] | None = None,
+               chunk_size: int | None = None, save_games: bool | None = None, options: RunOptions | None = None,
+               **run: Any) -> TournamentResult:
+    """A fair tournament between strategies (``shedsim tournament``): every table of
+    ``players`` seats drawn from the entries, in every seating order, under every rotation,
+    on paired deals. ``strategies``: a list of entries (``NAME``, ``NAME:param=v``,
+    ``LABEL=SPEC``, ``@ROLE``) or one comma-separated string; defaults: the default field,
+    4 players, 200,000 games (rounded up to whole blocks), seed 0, shithead.
+
+    >>> r = tournament(["greedy", "random"], players=2, games=96, seed=1)
+    >>> list(r.summary["strategy"]), int(r.summary["games"].sum())
+    (['greedy', 'random'], 192)
+    """
+    from shedsim.analysis.tournament_run import TournamentStudy
+    study = TournamentStudy(strategies, players, games, seed, rules, house, rules_file, rounds, seat_orders,
+                            strategy_path, chunk_size, save_games)
+    return TournamentResult(_run(study, options, run))
+
+
+# ------------------------------------------------------------------ compare-rules
+class CompareResult(Result):
+    """A comparison of rule variants: ``variants`` (one row per variant), ``effects``
+    (variant x metric against the baseline), ``lengths`` (game-length histogram per
+    variant) and its charts."""
+
+    charts = ("forest", "lengths")
+
+    def __init__(self, run: StudyRun) -> None:
+        super().__init__(run)
+        self.variants, self.effects, self.lengths = run.res.variants, run.res.effects, run.res.lengths
+
+    def plot_forest(self):
+        """Every effect against the baseline with its 95% interval (``forest.png``)."""
+        return self.chart("forest")
+
+    def plot_lengths(self):
+        """The game-length distributions of the variants (``lengths.png``)."""
+        return self.chart("lengths")
+
+
+def compare_rules(rules: Sequence[str] | None = None, players: int | None = None, games: int | None = None,
+                  seed: int | None = None, *, house: Sequence[str] | None = None, each_toggle: bool | None = None,
+                  strategies: str | Sequence[str] | None = None, strategy_path: Sequence[str | Path] | None = None,
+                  options: RunOptions | None = None, **run: Any) -> CompareResult:
+    """Compare rule variants (``shedsim compare-rules``): the same strategies on the same
+    schedule and seed in every variant, each against the first (the baseline). ``rules``:
+    the variants (``"shithead"``, ``"shithead+skip8"``, a rules file); ``each_toggle``: with
+    one variant, it against it plus every house toggle. Defaults: 4 players, 100,000 games
+    per variant, seed 0, the ``@compare`` strategies.
+
+    >>> r = compare_rules(["shithead", "shithead+skip8"], players=2, games=40, strategies=["random", "greedy"])
+    >>> list(r.variants["variant"])
+    ['shithead', 'shithead+skip8']
+    """
+    from shedsim.analysis.compare_run import CompareStudy
+    return CompareResult(_run(CompareStudy(rules, house, each_toggle, players, strategies, games, seed,
+                                           strategy_path), options, run))
+
+
+# ------------------------------------------------------------------ swaps
+class SwapsResult(Result):
+    """The swap-phase study: ``by_rank`` (a), ``face_up_values`` (b), ``policies`` and
+    ``policies_head_to_head`` (c), ``regret`` (d; None with ``deals=0``) and its charts."""
+
+    charts = ("by_rank", "face_up_heatmap", "face_up_extremes", "policies", "policies_head_to_head", "regret")
+
+    def __init__(self, run: StudyRun) -> None:
+        super().__init__(run)
+        res = run.res
+        self.by_rank, self.face_up_values, self.regret = res.by_rank, res.values, res.regret
+        self.policies, self.policies_head_to_head = res.policies.summary, res.policies.head_to_head
+
+    def plot_by_rank(self):
+        """What the strategy puts face up against what it was dealt, by rank (``by_rank.png``)."""
+        return self.chart("by_rank")
+
+    def plot_face_up_heatmap(self):
+        """The loss rate of every face-up row (``face_up_heatmap.png``)."""
+        return self.chart("face_up_heatmap")
+
+    def plot_policies(self):
+        """The swap policies' win and loss rates (``policies.png``)."""
+        return self.chart("policies")
+
+    def plot_regret(self):
+        """The regret of the strategy's face-up choices (``regret.png``; with sample deals)."""
+        return self.chart("regret")
+
+
+def swaps(rules: str | None = None, players: int | None = None, games: int | None = None, seed: int | None = None,
+          *, house: Sequence[str] | None = None, strategy: str | None = None,
+          swap_policy: Sequence[str] | None = None, deals: int | None = None, rollouts: int | None = None,
+          seat: int | None = None, min_games: int | None = None, strategy_path: Sequence[str | Path] | None = None,
+          options: RunOptions | None = None, **run: Any) -> SwapsResult:
+    """Study the swap phase (``shedsim swaps``): which cards belong face up, by rank (a), a
+    face-up value table (b), swap policies head to head (c) and the regret of the
+    strategy's choice on sample deals (d). Defaults: shithead, 3 players, 100,000 games,
+    200 deals of 200 rollouts, seed 0, the reference strategy.
+
+    >>> r = swaps(players=3, games=300, deals=0, min_games=5)
+    >>> "no swap" in set(r.policies["strategy"]), r.regret is None
+    (True, True)
+    """
+    from shedsim.analysis.swaps_run import SwapsStudy
+    return SwapsResult(_run(SwapsStudy(rules, house, players, strategy, games, swap_policy, deals, rollouts, seat,
+                                       min_games, seed, strategy_path), options, run))
+
+
+# ------------------------------------------------------------------ sprt
+class SprtResult(Result):
+    """A sequential test's outcome: ``result`` (:class:`shedsim.analysis.sprt.SPRTResult`:
+    ``decision``, ``llr``, ``score``, ``elo``, ``games``, ...) and ``path`` (sprt.csv: the LLR
+    and score after each unit); or, with ``compare_pairing``, ``result`` the
+    :class:`shedsim.analysis.sprt.PairingGain` and ``pairing`` (pairing.csv)."""
+
+    charts = ("llr", "pairing")
+
+    def __init__(self, run: StudyRun) -> None:
+        super().__init__(run)
+        self.result = run.res
+        pairing = run.study.pairing
+        self.path = None if pairing else run.res.path_table()
+        self.pairing = run.res.table() if pairing else None
+
+    @property
+    def decision(self) -> str | None:
+        """``H1`` (X stronger by at least elo1), ``H0`` or ``none`` (no decision at max_games)."""
+        return None if self.pairing is not None else self.result.decision
+
+    def plot_llr(self):
+        """The LLR path against Wald's bounds (``llr.png``)."""
+        return self.chart("llr")
+
+    def plot_pairing(self):
+        """The two designs' 95% intervals (``pairing.png``; with ``compare_pairing``)."""
+        return self.chart("pairing")
+
+
+def sprt(a: str | None = None, b: str | None = None, *, rules: str | None = None, house: Sequence[str] | None = None,
+         rules_file: str | Path | None = None, players: int | None = None, seed: int | None = None,
+         unpaired: bool | None = None, compare_pairing: bool | None = None, games: int | None = None,
+         strategy_path: Sequence[str | Path] | None = None, elo0: float | None = None, elo1: float | None = None,
+         alpha: float | None = None, beta: float | None = None, max_games: int | None = None,
+         min_games: int | None = None, llr: str | None = None, batch: int | None = None,
+         options: RunOptions | None = None, **run: Any) -> SprtResult:
+    """Is strategy ``a`` stronger than ``b`` (``shedsim sprt``)? Play them head to head on
+    paired deals until a sequential probability ratio test decides (H1: ``a`` stronger by
+    at least ``elo1``; H0: by ``elo0`` at most). The batches are played on the workers and
+    fed to the test in order, so the decision is the same for any ``workers``. Defaults:
+    shithead, 2 players, seed 0, elo0 0, elo1 5, alpha = beta = 0.05, at most 200,000 games.
+    ``compare_pairing``: measure instead what pairing buys, ``games`` games per design.
+
+    >>> r = sprt("greedy", "random", max_games=4000)
+    >>> r.decision
+    'H1'
+    """
+    from shedsim.analysis.sprt_run import SprtStudy
+    study = SprtStudy(a, b, rules, house, rules_file, players, seed, unpaired, compare_pairing, games, strategy_path,
+                      elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, min_games=min_games,
+                      llr=llr, batch=batch)
+    return SprtResult(_run(study, options, run))
+
+
+# ------------------------------------------------------------------ tips
+class TipsResult(Result):
+    """Do the beginner tips work: ``tips`` (tips.csv: one row per tip, rule set and player
+    count, with the effect on the loss rate and the mean place and the verdict), ``skipped``
+    (what was not measured, and why) and the forest chart."""
+
+    charts = ("forest",)
+
+    def __init__(self, run: StudyRun) -> None:
+        super().__init__(run)
+        self.tips, self.skipped = run.res
+
+    def plot_forest(self):
+        """Every row's effect with its 95% interval (``forest.png``)."""
+        return self.chart("forest")
+
+
+def tips(rules: Sequence[str] | None = None, players: Sequence[int] | None = None, games: int | None = None,
+         seed: int | None = None, *, tip: Sequence[str] | None = None, base: str | None = None,
+         opponents: str | None = None, house: Sequence[str] | None = None,
+         strategy_path: Sequence[str | Path] | None = None, options: RunOptions | None = None,
+         **run: Any) -> TipsResult:
+    """Do the beginner tips work (``shedsim tips``)? Each tip (a parameter of the base
+    strategy) followed against ignored, on the same paired deals, in every rule set where it
+    applies and at every player count. Defaults: every preset, 2 and 4 players, every tip,
+    40,000 games per variant and cell, seed 0. The table is the same for any ``workers``.
+
+    >>> r = tips(["shithead"], [2], games=100, tip=["save_specials"])
+    >>> list(r.tips["tip"]), list(r.tips["players"])
+    (['save_specials'], [2])
+    """
+    from shedsim.analysis.tips_run import TipsStudy
+    return TipsResult(_run(TipsStudy(rules, players, tip, games, base, opponents, seed, house, strategy_path),
+                           options, run))
+
+
+# ------------------------------------------------------------------ tune
+class TuneResult(Result):
+    """A tuning run: ``trials`` (trials.csv: every trial's parameters and score), ``best``
+    (the best parameters), ``best_spec`` (``NAME:param=v,...``), ``confirmation`` (on fresh
+    deals; None with ``confirm_games=0``), ``importance`` and the charts."""
+
+    charts = ("history", "importance")
+
+    def __init__(self, run: StudyRun) -> None:
+        super().__init__(run)
+        r = run.res
+        self.trials, self.best, self.confirmation, self.importance = r["table"], r["best"], r["conf"], r["importance"]
+        self.best_spec = self.info["result"]["best_spec"]
+
+    def plot_history(self):
+        """Every trial's score and the best so far (``history.png``)."""
+        return self.chart("history")
+
+    def plot_importance(self):
+        """How much each parameter explains of the scores (``importance.png``)."""
+        return self.chart("importance")
+
+
+def tune(strategy: str | None = None, field: str | Sequence[str] | None = None, *, rules: str | None = None,
+         house: Sequence[str] | None = None, rules_file: str | Path | None = None, players: int | None = None,
+         budget: int | None = None, games: int | None = None, seed: int | None = None,
+         param: Sequence[str] | None = None, sampler: str | None = None, confirm_games: int | None = None,
+         storage: str | None = None, study_name: str | None = None, strategy_path: Sequence[str | Path] | None = None,
+         options: RunOptions | None = None, **run: Any) -> TuneResult:
+    """Tune a strategy's integer parameters against a field of opponents (``shedsim tune``,
+    optuna). The study is kept in ``out`` (``study.db``) or ``storage``: calling again with the
+    same options resumes it; without either, in a temporary directory. Each trial's games
+    are played on the workers; the scores are the same for any ``workers``. Defaults: the
+    tunable built-in strategy against the reference opponent and itself, shithead, 2
+    players, 50 trials of 4,000 games per field entry, seed 0, a confirmation of 20,000 games.
+
+    >>> r = tune(budget=2, games=100, confirm_games=100, param=["track=0:50"])
+    >>> len(r.trials), sorted(r.best)
+    (2, ['track'])
+    """
+    from shedsim.analysis.tune_run import TuneStudy
+    return TuneResult(_run(TuneStudy(strategy, field, rules, house, rules_file, players, budget, games, seed, param,
+                                     sampler, confirm_games, storage, study_name, strategy_path), options, run))
+
+
+# ------------------------------------------------------------------ positions and hint
+_SEAT_KEYS = ("hand", "face_up", "face_down", "out")
+
+
+class Position:
+    """A position of a game, built in code or read from a position (scenario) file: the
+    seats' ``hand``, ``face_up`` and ``face_down`` cards (face-down in slot order) and
+    whether each is ``out``, the ``pile`` (bottom first), the ``stock`` (top first), the
+    number of ``burned`` cards, the seat ``to_move``, the ``rules`` (a preset or a rules
+    TOML file) with ``house`` toggles, and ``moves`` to apply first; other keys of a
+    position file (``dealer``, ``direction``, ``deterministic``) as keywords. Cards are
+    written as in position files (``"K"``, ``"10"``, ``"2"``). Checked when it is used
+    (:meth:`state`): a problem raises :class:`StudyError` naming the file's field
+    (``seats.0.hand``).
+
+    >>> p = Position(seats=[{"hand": ["K", "4"], "face_up": ["8"], "face_down": ["6"]},
+    ...                     {"hand": ["9"], "face_up": ["3"], "face_down": ["A"]}],
+    ...              pile=["7"], burned=40, rules="family")
+    >>> p.state().to_move, len(p.state().seats)
+    (0, 2)
+    """
+
+    def __init__(self, seats: Sequence[dict[str, Any]], *, pile: Sequence[str] = (), stock: Sequence[str] = (),
+                 burned: int = 0, to_move: int = 0, rules: str = "shithead", house: Sequence[str] = (),
+                 moves: Sequence[str] = (), **more: Any) -> None:
+        self.data: dict[str, Any] = {"rules": rules, "house": list(house), "to_move": to_move, "pile": list(pile),
+                                     "stock": list(stock), "burned": burned, "moves": list(moves),
+                                     "seats": [dict(s) for s in seats], **more}
+        self.path: Path | None = None
+
+    @classmethod
+    def read(cls, path: str | Path) -> Position:
+        """The position of a position (scenario) file, after its ``moves``. Raises
+        :class:`StudyError` for a file that cannot be read."""
+        from shedsim.rules.files import FileProblem, read_toml
+        try:
+            data = read_toml(Path(path))
+        except FileProblem as e:
+            raise StudyError(f": {path}: {e}", field="position") from None
+        pos = cls.__new__(cls)
+        pos.data, pos.path = data, Path(path)
+        return pos
+
+    def state(self) -> Any:
+        """The position as the engine holds it (:class:`shedsim.rules.engine.GameState`),
+        after the moves. Raises :class:`StudyError` naming the field at fault."""
+        from shedsim.rules.scenario import ScenarioError, parse_scenario, play_moves
+        where = str(self.path) if self.path else ""
+        try:
+            return play_moves(parse_scenario(self.data, where))[0]
+        except ScenarioError as e:  # "position: FILE: seats.0.hand: ..." (no FILE for one built in code)
+            raise StudyError(": " + (str(e) if where else str(e)[2:]), field="position") from None
+
+    def __repr__(self) -> str:
+        seats = len(self.data.get("seats") or [])
+        return f"<Position {self.data.get('rules')}, {seats} seats{', ' + str(self.path) if self.path else ''}>"
+
+
+class HintResult:
+    """The moves of a position ranked by playouts: ``moves`` (a DataFrame, best first: the
+    move, its expected place, P(lose) and P(first) with 95% intervals, its samples, and
+    ``dropped_after``/``same_as``), ``best`` (the top move), ``stopped`` and ``stop_text``
+    (how the race ended), ``why`` (with ``why=True``) and ``raw``
+    (:class:`shedsim.analysis.hint.HintResult`)."""
+
+    def __init__(self, raw: Any) -> None:
+        import pandas as pd
+        self.raw = raw
+        rows = []
+        for m in raw.moves:
+            rows.append({"move": m.move, "expected_place": m.place.value, "place_lo": m.place.lo,
+                         "place_hi": m.place.hi, "p_lose": m.p_lose.value, "p_lose_lo": m.p_lose.lo,
+                         "p_lose_hi": m.p_lose.hi, "p_first": m.p_first.value, "p_first_lo": m.p_first.lo,
+                         "p_first_hi": m.p_first.hi, "samples": m.samples, "dropped_after": m.dropped_after,
+                         "same_as": m.same_as})
+        self.moves = pd.DataFrame(rows)
+        self.best: str = raw.moves[0].move
+        self.stopped: str = raw.stopped
+        self.stop_text: str = raw.stop_text()
+        self.why: str | None = raw.why
+        self.objective: str = raw.objective
+
+    def __repr__(self) -> str:
+        return f"<HintResult best {self.best!r} of {len(self.moves)} moves, {self.stopped}>"
+
+
+def hint(position: Position | str | Path, seat: int | None = None, *, policy: str | None = None,
+         budget: int | None = None, batch: int = 100, seed: int = 0, cap: int = 400, objective: str | None = None,
+         why: bool = False, strategy_path: Sequence[str | Path] | None = None) -> HintResult:
+    """Which move is best here (``shedsim hint``)? Every legal move of ``seat`` (default:
+    the seat to move) ranked by playouts that re-deal only the cards the seat has not seen;
+    ``position``: a :class:`Position` or a position file's path. The options are the
+    command's (``policy``, ``budget``, ``batch``, ``seed``, ``cap``, ``objective``, ``why``).
+    Raises :class:`StudyError` naming the parameter (exit code 1: the policy failed).
+
+    >>> p = Position(seats=[{"hand": ["K", "4"], "face_up": ["8"], "face_down": ["6"]},
+    ...                     {"hand": ["9"], "face_up": ["3"], "face_down": ["A"]}],
+    ...              pile=["7"], burned=40, rules="family")
+    >>> r = hint(p, policy="greedy", budget=20)
+    >>> sorted(r.moves["move"])
+    ['pickup', 'play Kx1']
+    """
+    from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
+    pos = position if isinstance(position, Position) else Position.read(position)
+    state = pos.state()
+    paths = tuple(str(p) for p in strategy_path or ())
+    try:
+        raw = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective)
+    except HintError as e:
+        raise StudyError(str(e)) from None
+    except PolicyCrash as e:
+        raise StudyError(str(e), code=1, field="policy") from None
+    return HintResult(raw)
+
+
+__all__ = ["CompareResult", "HintResult", "Position", "Result", "TuneResult", "hint", "tune", "TipsResult", "tips", "SprtResult", "sprt", "SwapsResult", "swaps", "RunOptions", "StudyError", "TournamentResult", "compare_rules", "tournament"]
