@@ -87,5 +87,17 @@ def per_sample(places: np.ndarray, players: int, objective: str) -> np.ndarray:
     return p
 
 
+def effective_places2(places: np.ndarray) -> np.ndarray:
+    """Twice each seat's place (int64[n, P] from the kernel's ``places``, int[n, P], 0 = still
+    in when the game was stopped): seats still in share the remaining places, as
+    ``stalemate:share`` scores them (docs/reference/rules.md#stalemate); with k seats still in,
+    each gets ``2P - k + 1`` (twice the mean of places P-k+1..P). Whole numbers, so that
+    tallies of them add up exactly."""
+    p = places.shape[1]
+    pl = places.astype(np.int64)
+    k = (pl == 0).sum(axis=1, keepdims=True)
+    return np.where(pl > 0, 2 * pl, 2 * p - k + 1)
+
+
 __all__ = ["OBJECTIVES", "SCORING_OBJECTIVES", "OBJECTIVE_NAMES", "FIGURE_NAMES", "ObjectiveError",
-           "objective_of", "resolve", "ranked_by", "per_sample"]
+           "objective_of", "resolve", "ranked_by", "per_sample", "effective_places2"]

@@ -9,7 +9,7 @@ for any chunk size, number of workers or backend.
 
 A compiled plugin from outside ``strategies/`` that crashes the process (numba checks no
 bounds) cannot take a run down: the kernel plays any call holding one in a forked child
-(:mod:`shedsim.kernel.isolate`), and :func:`describe_failure` names the strategy, seat,
+(:mod:`shedsim.base.isolate`), and :func:`describe_failure` names the strategy, seat,
 move, seed, game and deal, with the ``shedsim trace`` command, by replaying the game with a
 flight recorder (:mod:`shedsim.runs.recorder`). A worker that dies anyway is named by
 :mod:`shedsim.runs.crash`.
@@ -424,7 +424,7 @@ def die_with_parent(parent: int | None = None) -> None:
     it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; it works while a compiled strategy holds the
     interpreter); elsewhere a daemon thread checks the parent once a second and exits
     between chunks. Also shows its Python warnings as plain sentences
-    (:func:`shedsim.runs.notices.plain_warnings`). ``parent``: the pid of the process that started this one (default:
+    (:func:`shedsim.base.notices.plain_warnings`). ``parent``: the pid of the process that started this one (default:
     the current parent); if it is already gone, exit now. Called at the start of every
     loky worker."""
     import ctypes
@@ -432,7 +432,7 @@ def die_with_parent(parent: int | None = None) -> None:
     import sys
     import threading
     import time
-    from shedsim.runs.notices import plain_warnings
+    from shedsim.base.notices import plain_warnings
     plain_warnings()  # a worker's warnings reach the user's terminal too
     parent = os.getppid() if parent is None else parent
     if sys.platform.startswith("linux"):
@@ -478,7 +478,7 @@ def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "
     from joblib import Parallel, delayed
     if workers <= 1 and backend == "loky":
         # a plugin from outside strategies/ that crashes cannot kill this process: the
-        # kernel plays every call holding one in a forked child (shedsim.kernel.isolate)
+        # kernel plays every call holding one in a forked child (shedsim.base.isolate)
         for k, (fn, args) in enumerate(calls):
             r = fn(*args)
             if on_result:
