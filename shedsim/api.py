@@ -71,7 +71,7 @@ class Result:
         """The chart ``name`` (one of :attr:`charts`) as a :class:`matplotlib.figure.Figure`,
         drawn as the command draws it. Raises KeyError for a chart the results do not have."""
         if self._figures is None:
-            from shedsim.output.plots import kept_figures
+            from shedsim.output.charts.figure import kept_figures
             with tempfile.TemporaryDirectory(prefix="shedsim-charts-") as tmp, kept_figures() as figs:
                 self.run.study.write(self.run.job, self.run.res, Path(tmp), True)
             self._figures = {k.removesuffix(".png"): v for k, v in figs.items()}

@@ -489,7 +489,7 @@ def write(name: str, figures: dict[str, Any], run: Run, seconds: float, code: tu
     """Write ``docs/results/NAME.json`` atomically (a temporary file, fsynced and renamed);
     ``code``: :func:`code_state` when the measurement started."""
     sys.path.insert(0, str(ROOT))
-    from shedsim.runs import atomic
+    from shedsim.base import atomic
     what = REGISTRY[name][1]
     doc = {"name": name, "what": what, "commands": run.commands, "commit": code[0], "dirty": code[1],
            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "machine": machine(),

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shedsim.kernel.isolate import ChildTimeout, ProcessCrash, exception_text
+from shedsim.base.isolate import ChildTimeout, ProcessCrash, exception_text
 from shedsim.rules.cards import CardError, format_cards, pack, parse_rank, unpack
 from shedsim.rules.engine import (GameState, GameStreams, Move, MoveSyntaxError, Player, StrategyError, apply_move,
                                   check_observation, check_untouched, deal, legal_moves, public_array, start_seat)
@@ -157,7 +157,7 @@ class Game:
                     continue
                 name, overrides = parse_spec(spec)
                 bot = known.require(name).player(spec, overrides)  # a broken file: says why
-                bot.isolated = known[name].outside  # a crashing plugin is named, not fatal (kernel.isolate)
+                bot.isolated = known[name].outside  # a crashing plugin is named, not fatal (base.isolate)
                 self.players.append(bot)
                 self.names.append(spec)
         except PluginError as e:

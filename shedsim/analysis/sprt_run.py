@@ -417,7 +417,7 @@ class SprtStudy(Study):
                              f"(95%)"]}
 
     def write(self, job: SprtJob | PairingJob, res: Any, root: Path, plots: bool) -> list[str]:
-        from shedsim.analysis.tournament import write_csv
+        from shedsim.output.csvs import write_csv
         stem, chart = ("pairing", "pairing.png") if self.pairing else ("sprt", "llr.png")
         write_csv(res.table() if self.pairing else res.path_table(), Path(root) / f"{stem}.csv")
         if not plots:

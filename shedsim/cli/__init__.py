@@ -96,7 +96,7 @@ def main() -> None:  # pragma: no cover
     one line, not a traceback; once a command runs, typer turns it into exit 130 and the
     command's :class:`shedsim.runs.execute.Session` says what was kept."""
     try:
-        from shedsim.runs.notices import plain_warnings
+        from shedsim.base.notices import plain_warnings
         plain_warnings()
         app()
     except KeyboardInterrupt:

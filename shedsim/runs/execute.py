@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from shedsim.runs import atomic
+from shedsim.base import atomic
 from shedsim.runs.progress import (KEEPS_CHUNKS, STALL_NOTICE_S, PlayRate, bar_task, estimator,  # noqa: F401
                                    progress_bar, stall_message, stall_notice_s, stop_hint)
 from shedsim.runs.runinfo import (command_line, core_info, finish_info, json_default, peak_rss_mb,  # noqa: F401

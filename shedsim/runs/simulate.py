@@ -9,7 +9,7 @@ for any chunk size, number of workers or backend.
 
 A compiled plugin from outside ``strategies/`` that crashes the process (numba checks no
 bounds) cannot take a run down: the kernel plays any call holding one in a forked child
-(:mod:`shedsim.kernel.isolate`), and :func:`describe_failure` names the strategy, seat,
+(:mod:`shedsim.base.isolate`), and :func:`describe_failure` names the strategy, seat,
 move, seed, game and deal, with the ``shedsim trace`` command, by replaying the game with a
 flight recorder (:mod:`shedsim.runs.recorder`). A worker that dies anyway is named by
 :mod:`shedsim.runs.crash`.
@@ -481,7 +481,7 @@ def die_with_parent(parent: int | None = None) -> None:
     it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; it works while a compiled strategy holds the
     interpreter); elsewhere a daemon thread checks the parent once a second and exits
     between chunks. Also shows its Python warnings as plain sentences
-    (:func:`shedsim.runs.notices.plain_warnings`). ``parent``: the pid of the process that started this one (default:
+    (:func:`shedsim.base.notices.plain_warnings`). ``parent``: the pid of the process that started this one (default:
     the current parent); if it is already gone, exit now. Called at the start of every
     loky worker."""
     import ctypes
@@ -489,7 +489,7 @@ def die_with_parent(parent: int | None = None) -> None:
     import sys
     import threading
     import time
-    from shedsim.runs.notices import plain_warnings
+    from shedsim.base.notices import plain_warnings
     plain_warnings()  # a worker's warnings reach the user's terminal too
     parent = os.getppid() if parent is None else parent
     if sys.platform.startswith("linux"):
@@ -510,6 +510,21 @@ def die_with_parent(parent: int | None = None) -> None:
     threading.Thread(target=watch, name="shedsim-parent-watch", daemon=True).start()
 
 
+WORKER_ENV = ("SHEDSIM_DECISION_TIMEOUT",)
+"""Settings read from the environment inside a worker: each call carries the caller's
+values, since a reused worker process keeps the environment it was started with."""
+
+
+def _in_env(env: dict[str, str | None], fn: Any, args: tuple) -> Any:
+    """``fn(*args)`` with the caller's values of :data:`WORKER_ENV` (None: unset)."""
+    for k, v in env.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    return fn(*args)
+
+
 def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "loky", on_result: Any = None,
               scheduler: str | None = None) -> None:
     """Run ``fn(*args)`` for each ``(fn, args)`` of ``calls`` with joblib (in this process
@@ -520,14 +535,15 @@ def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "
     from joblib import Parallel, delayed
     if workers <= 1 and backend == "loky":
         # a plugin from outside strategies/ that crashes cannot kill this process: the
-        # kernel plays every call holding one in a forked child (shedsim.kernel.isolate)
+        # kernel plays every call holding one in a forked child (shedsim.base.isolate)
         for k, (fn, args) in enumerate(calls):
             r = fn(*args)
             if on_result:
                 on_result(k, r)
         return
+    env = {k: os.environ.get(k) for k in WORKER_ENV}
     with backend_config(backend, workers, scheduler):
-        gen = Parallel(return_as="generator")(delayed(fn)(*args) for fn, args in calls)
+        gen = Parallel(return_as="generator")(delayed(_in_env)(env, fn, args) for fn, args in calls)
         try:
             for k, r in enumerate(gen):
                 if on_result:

@@ -1,0 +1,54 @@
+"""The CSV files shedsim writes: every float in a fixed format, so that the same results
+give the same bytes (the golden checksums, ``tests/test_golden.py``, rest on it), written
+atomically (:func:`shedsim.base.atomic.write_text`).
+
+Formats: rates, shares and places 6 decimals (:data:`FLOAT_FORMATS` names the others:
+ratings 3, per-game counts 4, length shares 8), p-values 4 significant digits in
+e-notation (:data:`PVALUE_COLUMNS`, or the columns a table names), NaN as an empty cell,
+and never ``-0.000``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from shedsim.base import atomic
+
+FLOAT_FORMATS = {
+    "win_rate": 6, "win_lo": 6, "win_hi": 6, "loss_rate": 6, "loss_lo": 6, "loss_hi": 6,
+    "mean_place": 6, "place_lo": 6, "place_hi": 6, "rating": 3, "rating_se": 3, "rating_lo": 3,
+    "rating_hi": 3, "pickups_per_game": 4, "burns_per_game": 4, "share_a_ahead": 6, "share_lo": 6,
+    "share_hi": 6, "se": 6, "share": 8, "cumulative_share": 8,
+    "match_win_rate": 6, "match_win_lo": 6, "match_win_hi": 6, "match_loss_rate": 6,
+    "match_loss_lo": 6, "match_loss_hi": 6, "mean_match_place": 6, "match_place_lo": 6,
+    "match_place_hi": 6, "mean_total_places": 6,
+}
+"""Decimals of a float column (any other float column: 6)."""
+PVALUE_COLUMNS = ("p_value", "p_holm")
+"""The columns written as p-values when a table names no others."""
+
+
+def format_frame(df, pvalue_columns: Iterable[str] = PVALUE_COLUMNS):
+    """A copy of the DataFrame ``df`` with every float column as fixed-format text
+    (deterministic CSV bytes): p-values (``pvalue_columns``) 4 significant digits in
+    e-notation, the others as :data:`FLOAT_FORMATS` says (6 decimals by default); NaN empty."""
+    p_cols = set(pvalue_columns)
+    out = df.copy()
+    for col in out.columns:
+        if col in p_cols:
+            out[col] = [("" if np.isnan(v) else f"{v:.4e}") for v in out[col].astype(float)]
+        elif out[col].dtype.kind == "f":
+            d = FLOAT_FORMATS.get(col, 6)
+            out[col] = [("" if np.isnan(v) else f"{v:.{d}f}") for v in out[col]]
+            # "-0.000" and "0.000" must not differ by the sign of a rounding
+            out[col] = [s[1:] if s.startswith("-") and float(s) == 0 else s for s in out[col]]
+    return out
+
+
+def write_csv(df, path: Path, pvalue_columns: Iterable[str] = PVALUE_COLUMNS) -> None:
+    """Write ``df`` to ``path`` as CSV (:func:`format_frame`, no index, ``\\n`` line ends),
+    atomically. Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
+    atomic.write_text(path, format_frame(df, pvalue_columns).to_csv(index=False, lineterminator="\n"))
