@@ -173,6 +173,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("kernel", ("shedsim.kernel.*",)),
     ("strategies", ("strategies.*",)),
     ("plugins", ("shedsim.plugins", "shedsim.entries")),
+    ("bots", ("shedsim.bot.*",)),
     ("runs", ("shedsim.runs.*",)),
     ("output", ("shedsim.output.*",)),
     ("analysis", ("shedsim.analysis.*",)),
@@ -190,6 +191,8 @@ own layer or a lower one:
 * rules: rule sets, cards, the reference engine, scenario files;
 * kernel: the compiled kernel, then the built-in strategies (``strategies/``) it compiles;
 * plugins: the strategy registry and the ``--strategies`` entries;
+* bots: the bot protocol's host side and clients (:mod:`shedsim.bot`), which play on the
+  reference engine;
 * runs: the run machinery (workers, the run store, resume, the run driver);
 * output: CSV formats, charts, tables and the report, which take the analyses' results
   as plain data and never import them;

@@ -36,8 +36,7 @@ With ``llr="mle"`` (``--llr mle``) it is the **exact generalised likelihood rati
 pentanomial (paired, 2 players) or trinomial (unpaired) model, fishtest's
 ``LLRcalc.LLR_logistic``: the log-likelihood of the most likely score distribution on the
 same categories with mean s1, minus that with mean s0 (:func:`gsprt_llr_mle`). The two agree
-near the hypotheses with many units and differ far from them (50 pairs that all scored 1/2:
-about -0.72 exact, -103.55 approximate).
+near the hypotheses with many units and differ far from them.
 
 Wald's bounds: accept H0 (X is not stronger by ``elo1``; the truth is near ``elo0``) when
 ``LLR <= ln(beta / (1 - alpha))``, accept H1 (X is stronger by ``elo1``) when
@@ -51,9 +50,8 @@ and the error rates are Wald's approximate ones).
 as fishtest's ``LLRcalc.regularize``, every score category with no observation gets a
 pseudo-count of ``1e-3`` before ``mu``, ``var`` and ``N`` are computed. Under the normal
 approximation the variance is then small but positive, and the LLR moves quickly towards
-the hypothesis whose score is closer to the observed mean (all pairs at 1/2 accept H0 after
-about a dozen pairs at the default bounds); the exact ratio moves slowly (-0.72 after
-50 pairs; H0 after about 200). Such a run is degenerate either way (:func:`degenerate_note`).
+the hypothesis whose score is closer to the observed mean; the exact ratio moves slowly.
+Such a run is degenerate either way (:func:`degenerate_note`).
 
 The reported score interval is the Student t interval over unit scores
 (:func:`shedsim.stats.t_interval`; the units, not the games, are independent), and
@@ -157,10 +155,9 @@ class _Match:
     rules_array: np.ndarray
 
     def records(self, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarray) -> dict[str, np.ndarray]:
-        """The per-game records of the games of ``sched`` (keys ``dk``, ``sk``): on the kernel,
-        or, with a bot (``bot:COMMAND``, id -1), those games on the reference engine
-        (:func:`shedsim.runs.simulate.play_with_bots`). Raises
-        :class:`shedsim.kernel.build.KernelError` and :class:`shedsim.runs.simulate.SimulationError`."""
+        """Per-game records of ``sched``'s games (keys ``dk``, ``sk``): on the kernel, or with a
+        bot (id -1) on the reference engine (:func:`shedsim.runs.simulate.play_with_bots`).
+        Raises :class:`shedsim.kernel.build.KernelError`, :class:`shedsim.runs.simulate.SimulationError`."""
         if (self.ids < 0).any():
             from shedsim.runs.simulate import play_with_bots
             return play_with_bots(self.spec, self.known, self.kernel, self.ids, self.params, self.rules_array,

@@ -33,8 +33,8 @@ def chunk_file(root: Path | str, k: int) -> Path:
 def save_chunk(root: Path | str, key: str, k: int, report: Any) -> None:
     """Write chunk ``k``'s bot file (``report``: a :class:`shedsim.bot.table.ChunkBots`) for
     the run of spec key ``key``, then ``bots.log`` again. Raises
-    :class:`shedsim.runs.atomic.WriteError`."""
-    from shedsim.runs import atomic
+    :class:`shedsim.base.atomic.WriteError`."""
+    from shedsim.base import atomic
     d = {"key": key, "chunk": k, **report.to_json()}
     atomic.write_text(chunk_file(root, k), json.dumps(d, sort_keys=True) + "\n")
     write_log(root, key)
@@ -129,5 +129,5 @@ def log_text(files: list[dict[str, Any]]) -> str:
 
 def write_log(root: Path | str, key: str) -> None:
     """Write ``bots.log`` from the run's bot files (atomically)."""
-    from shedsim.runs import atomic
+    from shedsim.base import atomic
     atomic.write_text(Path(root) / LOG, log_text(load(root, key)))

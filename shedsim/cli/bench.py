@@ -82,10 +82,10 @@ def bench(
 
 def _bench_bot(rs, players: int, bots: list[tuple[str, str]], strategy: str | None, games: int, seed: int,
                move_ms: int, as_json: bool) -> None:
-    """``bench --bot``: each bot's decisions per second through the pipe (:mod:`shedsim.bot.bench`)."""
+    """``bench --bot``: each bot's decisions per second through the pipe (:mod:`shedsim.runs.bot_bench`)."""
     import json
 
-    from shedsim.bot.bench import bot_rate
+    from shedsim.runs.bot_bench import bot_rate
     from shedsim.bot.process import BotStartError
     from shedsim.cli.common import fail
     from shedsim.bot.protocol import BotSpecError
