@@ -71,7 +71,7 @@ class Result:
         """The chart ``name`` (one of :attr:`charts`) as a :class:`matplotlib.figure.Figure`,
         drawn as the command draws it. Raises KeyError for a chart the results do not have."""
         if self._figures is None:
-            from shedsim.output.plots import kept_figures
+            from shedsim.output.charts.figure import kept_figures
             with tempfile.TemporaryDirectory(prefix="shedsim-charts-") as tmp, kept_figures() as figs:
                 self.run.study.write(self.run.job, self.run.res, Path(tmp), True)
             self._figures = {k.removesuffix(".png"): v for k, v in figs.items()}
@@ -125,13 +125,16 @@ def tournament(strategies: str | Sequence[str] | None = None, players: int | Non
                games: int | None = None, seed: int | None = None, *, rules: str | None = None,
                house: Sequence[str] | None = None, rules_file: str | Path | None = None, rounds: int | None = None,
                seat_orders: str | None = None, strategy_path: Sequence[str | Path] | None = None,
-               chunk_size: int | None = None, save_games: bool | None = None, options: RunOptions | None = None,
+               chunk_size: int | None = None, save_games: bool | None = None,
+               bot_time: tuple[int, int | None] = (1000, None), options: RunOptions | None = None,
                **run: Any) -> TournamentResult:
     """A fair tournament between strategies (``shedsim tournament``): every table of
     ``players`` seats drawn from the entries, in every seating order, under every rotation,
     on paired deals. ``strategies``: a list of entries (``NAME``, ``NAME:param=v``,
     ``LABEL=SPEC``, ``@ROLE``) or one comma-separated string; defaults: the default field,
-    4 players, 200,000 games (rounded up to whole blocks), seed 0, shithead.
+    4 players, 200,000 games (rounded up to whole blocks), seed 0, shithead. An entry
+    ``LABEL=bot:COMMAND`` is a bot (docs/reference/bots.md); ``bot_time``: its milliseconds
+    per move and per game (None: no game budget).
 
     >>> r = tournament(["greedy", "random"], players=2, games=96, seed=1)
     >>> list(r.summary["strategy"]), int(r.summary["games"].sum())
@@ -139,7 +142,7 @@ def tournament(strategies: str | Sequence[str] | None = None, players: int | Non
     """
     from shedsim.analysis.tournament_run import TournamentStudy
     study = TournamentStudy(strategies, players, games, seed, rules, house, rules_file, rounds, seat_orders,
-                            strategy_path, chunk_size, save_games)
+                            strategy_path, chunk_size, save_games, bot_time)
     return TournamentResult(_run(study, options, run))
 
 

@@ -145,7 +145,7 @@ P_SIZE = P_SEAT_RNG + MAX_PLAYERS
 # ``rng``, holding its seat's own stream; the entries after it are the streams it does not
 # own, compared after its decision, so a write past its own entry is named, not obeyed.
 S_BEAT = 0              # plugin decisions begun plus ended: odd while one runs (not a stream:
-#                         the parent of a forked child times that decision, kernel.isolate)
+#                         the parent of a forked child times that decision, base.isolate)
 S_LENT = 1              # the stream lent to a plugin for one decision (its seat's own)
 S_STRATEGY = 2          # the game's strategy stream, which shedsim's own strategies share
 S_DEAL = 3              # the deal stream (the shuffle, a random start)

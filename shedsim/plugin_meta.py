@@ -237,7 +237,7 @@ class StrategyInfo:
     def outside(self) -> bool:
         """Whether it comes from outside shedsim's own ``strategies/`` (a ``--strategy-path``
         or ``$SHEDSIM_STRATEGY_PATH`` directory): its compiled code is not trusted to stay
-        inside its arrays (see :mod:`shedsim.kernel.isolate`)."""
+        inside its arrays (see :mod:`shedsim.base.isolate`)."""
         return not self.module.__name__.startswith("strategies.")
 
     @property

@@ -66,7 +66,7 @@ from shedsim.plugin_meta import (MAX_PARAMS, PluginError, StrategyInfo, hash_fil
                                  module_name, read_ranges, read_space, read_traits)
 from shedsim.rules.cards import pack, unpack
 from shedsim.seeding import SplitMix64
-from shedsim.kernel.isolate import (DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT,  # noqa: F401 - re-exported
+from shedsim.base.isolate import (DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT,  # noqa: F401 - re-exported
                                     MAX_DECISION_TIMEOUT, decision_timeout)
 
 ENV_PATH = "SHEDSIM_STRATEGY_PATH"
@@ -259,11 +259,11 @@ class EnginePlayer:
     forever stops the game with an error instead of hanging the run. With ``isolated``
     (set it for a compiled plugin from outside ``strategies/``, :attr:`Strategy.outside`,
     where this process must survive it: ``shedsim play``'s bots), each compiled decision
-    runs in a forked child (:func:`shedsim.kernel.isolate.call`; same decision, the random
+    runs in a forked child (:func:`shedsim.base.isolate.call`; same decision, the random
     stream and arrays advance as here), and one that crashes the child raises
-    :class:`shedsim.kernel.isolate.ProcessCrash` (one that raises there:
-    :class:`~shedsim.kernel.isolate.ChildRaised`; one still deciding after
-    :func:`decision_timeout` seconds is killed: :class:`~shedsim.kernel.isolate.ChildTimeout`).
+    :class:`shedsim.base.isolate.ProcessCrash` (one that raises there:
+    :class:`~shedsim.base.isolate.ChildRaised`; one still deciding after
+    :func:`decision_timeout` seconds is killed: :class:`~shedsim.base.isolate.ChildTimeout`).
     """
 
     def __init__(self, strategy: Strategy, label: str, params: np.ndarray) -> None:
@@ -275,7 +275,7 @@ class EnginePlayer:
     def _compiled(self, fn, *args) -> int:
         if not self.isolated:
             return int(fn(*args))
-        from shedsim.kernel.isolate import ChildRaised, ProcessCrash, call
+        from shedsim.base.isolate import ChildRaised, ProcessCrash, call
         value, error, code = call(fn, *args, timeout_s=decision_timeout())  # raises ChildTimeout
         if code != 0:
             raise ProcessCrash(code)

@@ -82,26 +82,20 @@ def build(root: Path) -> None:
     import pytest
     from typer.testing import CliRunner
 
-    from shedsim.analysis import compare as C
     from shedsim.cli import app
-    from shedsim.output import plots as P
-    from shedsim.output import plots_swaps as PS
+    from shedsim.output.charts import figure as F
 
     facts: dict[str, dict] = {}
-    real_save, real_swaps_save, real_atomic_png = P.save_figure, PS.save_figure, PS.atomic_png
+    real_save, real_atomic_png = F.save_figure, F.atomic_png
 
     def note(fig, path, layout: bool, rect=None) -> None:
         if layout:
             fig.tight_layout(rect=rect)
-        facts[Path(path).relative_to(root).as_posix()] = chart_facts(fig, P.dpi())
+        facts[Path(path).relative_to(root).as_posix()] = chart_facts(fig, F.dpi())
 
     def save(fig, path, rect=None):
         note(fig, path, True, rect)
         return real_save(fig, path, rect)
-
-    def swaps_save(fig, path, rect=None):
-        note(fig, path, True, rect)
-        return real_swaps_save(fig, path, rect)
 
     def atomic_png(fig, path):
         note(fig, path, False)
@@ -111,10 +105,8 @@ def build(root: Path) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SHEDSIM_PLOT_DPI", "80")  # the example report's settings (make report)
         mp.setenv("SHEDSIM_PLOT_COMPACT", "1")
-        mp.setattr(P, "save_figure", save)
-        mp.setattr(PS, "save_figure", swaps_save)
-        mp.setattr(PS, "atomic_png", atomic_png)
-        assert C._save.__module__ == C.__name__  # compare's charts go through P.save_figure
+        mp.setattr(F, "save_figure", save)  # every chart module writes through it
+        mp.setattr(F, "atomic_png", atomic_png)
         for name, args in RUNS.items():
             r = runner.invoke(app, [*args, "--quiet", "--out", str(root / name)])
             assert r.exit_code == 0, f"{' '.join(args)}: exit {r.exit_code}\n{r.output}"

@@ -24,8 +24,9 @@ from matplotlib.colors import to_rgba
 from shedsim.analysis import compare as C
 from shedsim.analysis import tournament as T
 from shedsim.layout import END_CAP, END_FINISHED, END_LOOP, END_STALLED
-from shedsim.output import plots as P
-from shedsim.output import plots_swaps as PS
+from shedsim.output.charts import tournament as P
+from shedsim.output.charts import figure as F
+from shedsim.output.charts import swaps as PS
 from shedsim.rules.ruleset import preset
 
 
@@ -37,12 +38,10 @@ def figures(monkeypatch):
     def keep(fig, path, rect=None):
         seen.append(fig)
         return Path(path)
-    monkeypatch.setattr(P, "save_figure", keep)
-    monkeypatch.setattr(PS, "save_figure", keep)
-    monkeypatch.setattr(PS, "atomic_png", lambda fig, path: seen.append(fig))
-    monkeypatch.setattr(C, "_save", keep)
+    monkeypatch.setattr(F, "save_figure", keep)  # every chart module writes through it
+    monkeypatch.setattr(F, "atomic_png", lambda fig, path: seen.append(fig))
     yield seen
-    P.plt.close("all")
+    F.pyplot().close("all")
 
 
 def test_seats_reference_is_the_reachable_fair_share_on_an_axis_from_zero(figures):

@@ -152,43 +152,6 @@ def test_tally_matches_the_kernel_records():
 
 
 # ------------------------------------------------------------------ statistics
-def test_stratified_mean_matches_a_cell_means_regression():
-    """The stratified standard error equals statsmodels OLS on table dummies (equal cells)."""
-    import statsmodels.api as sm
-    rng = np.random.default_rng(0)
-    strata = np.arange(60) % 6
-    z = rng.normal(size=60) * (1 + strata) + 10 * strata
-    e = C.stratified_mean(z, strata)
-    fit = sm.OLS(z, np.eye(6)[strata]).fit()
-    contrast = fit.t_test(np.full((1, 6), 1 / 6))
-    assert e.value == pytest.approx(float(contrast.effect[0]))
-    assert e.se == pytest.approx(float(contrast.sd[0, 0]))
-    assert e.df == fit.df_resid == 54
-    lo, hi = contrast.conf_int()[0]
-    assert (e.lo, e.hi) == (pytest.approx(lo), pytest.approx(hi))
-    # one deal per table: falls back to the unstratified standard error
-    e1 = C.stratified_mean(z[:6], strata[:6])
-    assert e1.se == pytest.approx(z[:6].std(ddof=1) / np.sqrt(6)) and e1.df == 5
-
-
-def test_quantile_interval_is_the_classic_order_statistic_interval_without_clustering():
-    from scipy.stats import binom
-    rng = np.random.default_rng(1)
-    x = rng.integers(50, 500, size=(999, 1))           # one game per deal: no clustering
-    est, lo, hi, deff = C.quantile_interval(x, 0.5)
-    s = np.sort(x.ravel())
-    assert est == np.quantile(s, 0.5, method="inverted_cdf")
-    assert deff == pytest.approx(1.0, abs=0.15) and deff >= 1.0
-    if deff == 1.0:
-        assert lo == s[int(binom.ppf(0.025, 999, 0.5)) - 1] and hi == s[int(binom.ppf(0.975, 999, 0.5))]
-    assert lo <= est <= hi
-    # perfectly correlated rotations (all N games of a deal equal): deff ~ N, a wider interval
-    y = np.repeat(rng.integers(50, 500, size=(250, 1)), 4, axis=1)
-    est2, lo2, hi2, deff2 = C.quantile_interval(y, 0.5)
-    _, lo1, hi1, _ = C.quantile_interval(y.reshape(-1, 1), 0.5)
-    assert deff2 > 3 and hi2 - lo2 > hi1 - lo1
-
-
 def _aa_rejection_rates(seeds: int) -> dict[str, float]:
     """shithead against itself (paired deals, independent strategy streams), 1,008 games
     per repeat: per metric, the share of ``seeds`` seeded repeats with p < 0.05."""

@@ -6,7 +6,7 @@ Each small run is a block of consecutive games of one long schedule (its own dea
 covers when it contains the truth. The rotations of a deal give the same cards to a seat,
 so seat-games are clustered; intervals that treat them as independent (plain Wilson over
 games, kept here as ``old``) cover only about 87-90%; the per-deal cluster-robust ones
-(:func:`shedsim.analysis.stats.cluster_rate`) must cover 93-97%.
+(:func:`shedsim.stats.cluster_rate`) must cover 93-97%.
 
 The quick version runs in the normal suite. ``make stats-check`` runs the fuller one
 (``@pytest.mark.slow``; more runs, also per-strategy rates, mean places and ratings) and
@@ -20,7 +20,7 @@ import os
 import numpy as np
 import pytest
 
-from shedsim.analysis import stats
+from shedsim import stats
 from shedsim.analysis import tournament as T
 from shedsim.rules.ruleset import preset
 from shedsim.runs.simulate import play_chunk

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from shedsim.runs import atomic
+from shedsim.base import atomic
 from shedsim.runs.execute import PAUSE_ENV
 from shedsim.analysis import tournament as T
 from shedsim.cli import app

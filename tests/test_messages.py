@@ -85,7 +85,7 @@ def test_a_run_that_progresses_says_nothing():
 def test_the_stop_hint_is_honest_about_a_strategy_running_in_this_process(monkeypatch):
     import os
 
-    from shedsim.kernel import isolate
+    from shedsim.base import isolate
     from shedsim.runs.execute import stop_hint
     # one local worker: a plugin plays in a forked child, which Ctrl-C stops (the behaviour
     # itself: tests/test_plugin_guard.py::test_ctrl_c_stops_a_stuck_plugin_with_one_worker)

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from shedsim.cli import app
-from shedsim.runs import atomic
+from shedsim.base import atomic
 from shedsim.runs.store import RunStore, StoreError
 
 runner = CliRunner()
@@ -92,10 +92,10 @@ def test_screenshot_never_replaces_a_file_of_yours(tmp_path, monkeypatch):
 
 
 def test_every_png_shedsim_writes_carries_its_mark(tmp_path, monkeypatch):
-    from shedsim.output import plots
+    from shedsim.output.charts import figure as plots
     for compact in ("", "1"):
         monkeypatch.setenv("SHEDSIM_PLOT_COMPACT", compact)
-        fig, ax = plots.plt.subplots(figsize=(2, 1))
+        fig, ax = plots.pyplot().subplots(figsize=(2, 1))
         path = plots.save_figure(fig, tmp_path / f"c{compact}.png")
         assert atomic.written_by_shedsim(path)
     marked = atomic.mark_png((tmp_path / "c.png").read_bytes())  # the screenshot's path
@@ -135,11 +135,11 @@ def test_tips_writes_beside_other_files(tmp_path):
 
 
 def test_force_replaces_only_files_with_shedsims_mark(tmp_path):
-    from shedsim.output import plots
+    from shedsim.output.charts import figure as plots
     d = tmp_path / "out"
     d.mkdir()
     (d / "notes.txt").write_text("mine\n")
-    fig, _ = plots.plt.subplots(figsize=(2, 1))
+    fig, _ = plots.pyplot().subplots(figsize=(2, 1))
     plots.save_figure(fig, d / "rates.png")  # a chart shedsim wrote, copied here
     RunStore.check_out(d, ("rates.png", "summary.csv"), force=True)
     (d / "summary.csv").write_text("mine\n")

@@ -5,11 +5,11 @@ import io
 import pytest
 from PIL import Image
 
-from shedsim.output import plots
+from shedsim.output.charts import figure as plots
 
 
 def _chart(tmp_path, name):
-    fig, ax = plots.plt.subplots(figsize=(4, 3))
+    fig, ax = plots.pyplot().subplots(figsize=(4, 3))
     ax.plot([0, 1, 2], [0, 1, 4], label="a line")
     ax.legend()
     return plots.save_figure(fig, tmp_path / name)

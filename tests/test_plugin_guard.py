@@ -5,7 +5,7 @@ The kernel hands strategies copies of the rules and parameters and compares them
 each game; the reference engine checks after every decision, so the message names the
 strategy whose decision wrote, not the one that next tripped over the changed rules.
 A plugin that crashes the process (numba checks no bounds) is played in a forked child
-(shedsim.kernel.isolate) by every command, and named: strategy, seat, move, run seed,
+(shedsim.base.isolate) by every command, and named: strategy, seat, move, run seed,
 game, deal and the ``shedsim trace`` command that replays the game.
 
 All plugins live in one directory so that the tests share one compiled kernel, and they
@@ -193,7 +193,7 @@ def plugin_dir():
     """The plugins' directory, under the kernel cache: a file is (atomically) rewritten only
     when its text changed, so the generated kernel and numba's caches stay valid."""
     from shedsim.kernel.build import cache_dir
-    from shedsim.runs import atomic
+    from shedsim.base import atomic
     d = cache_dir() / "tests" / "hostile_plugins"
     d.mkdir(parents=True, exist_ok=True)
     for name, body in PLUGINS.items():
@@ -276,7 +276,7 @@ def test_honest_plugins_are_untouched(plugin_dir):
 def test_a_plugin_from_outside_plays_in_a_forked_child_with_the_same_results(plugin_dir, monkeypatch):
     """Every kernel call that holds a plugin from outside strategies/ runs in a forked
     child; its records are the ones the same call gives in this process."""
-    from shedsim.kernel import isolate
+    from shedsim.base import isolate
     spec = RunSpec(preset("shithead"), 3, ("greedy", "honest", "heuristic"), ("greedy", "honest", "heuristic"),
                    seed=3, games=60, strategy_paths=(str(plugin_dir),))
     forks = []
@@ -458,7 +458,7 @@ def test_compile_names_a_plugin_that_crashes_with_the_trace_command(plugin_dir, 
     """`shedsim compile` plays a test game of every compiled strategy on the reference
     engine, a plugin's decisions in forked children: a crash is named as a crash (before:
     "raised ... ProcessCrash") with the trace command that replays that very game."""
-    from shedsim.runs import atomic
+    from shedsim.base import atomic
     d = plugin_dir.parent / "compile_plugins"  # a fixed place: numba's cache of the plugin serves later runs
     d.mkdir(exist_ok=True)
     text = (plugin_dir / "segfaulter.py").read_text()
@@ -511,7 +511,7 @@ def test_a_dead_worker_is_named_by_replaying_its_chunks(plugin_dir, monkeypatch)
     """The fallback for a worker that dies anyway (runs.crash.name_crash): the chunks in
     flight are replayed in children until one dies, and its game is named. Here the kernel
     does not fork (as for a built-in strategy), so the crash kills the replaying child."""
-    from shedsim.kernel import isolate
+    from shedsim.base import isolate
     from shedsim.runs.crash import name_crash
     monkeypatch.setattr(isolate, "can_fork", lambda: False)
     spec = RunSpec(preset("shithead"), 2, ("greedy", "segfaulter"), ("greedy", "segfaulter"), seed=5, games=20,
@@ -656,3 +656,17 @@ def test_ctrl_c_stops_hint_with_a_policy_stuck_in_a_loop(plugin_dir, tmp_path, b
             p.wait()
     assert p.returncode == 130 and "interrupted: no hint computed" in err, err[-2000:]
     assert not Path(f"/proc/{kid}").exists()  # the playouts' child is gone too
+
+
+def test_workers_read_the_decision_limit_the_caller_has_now(monkeypatch):
+    """A reused worker process keeps the environment it was started with: each call carries
+    the caller's SHEDSIM_DECISION_TIMEOUT (before, an sprt in a process whose workers were
+    started earlier stopped a stuck plugin after the old limit)."""
+    import os
+    from shedsim.runs.simulate import run_calls
+    seen = []
+    for value in ("7", "3"):
+        monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", value)
+        run_calls([(os.getenv, ("SHEDSIM_DECISION_TIMEOUT",))] * 2, workers=2,
+                  on_result=lambda k, r: seen.append(r))
+    assert seen == ["7", "7", "3", "3"]

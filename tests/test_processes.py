@@ -86,7 +86,7 @@ def test_python_warnings_reach_the_user_as_one_sentence():
     """A library's warning (here numpy's empty mean, and loky's leaked-folder notice as
     joblib words it) is shown as one 'note:' sentence, once, without file, line or source."""
     code = ("import warnings, numpy as np\n"
-            "from shedsim.runs.notices import plain_warnings\n"
+            "from shedsim.base.notices import plain_warnings\n"
             "plain_warnings()\n"
             "np.mean(np.array([]))\n"
             "np.mean(np.array([]))\n"

@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from shedsim.runs import atomic  # noqa: E402
+from shedsim.base import atomic  # noqa: E402
 from shedsim.output import report as R  # noqa: E402
 from shedsim.cli import app  # noqa: E402
 

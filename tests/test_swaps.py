@@ -99,7 +99,7 @@ def test_by_rank(small_study):
     assert np.allclose(a["dealt_up"] / a["visible"], 0.5, atol=0.03)
     # the cards of one game are clustered (a seat's choices hang together): the interval,
     # one game = one cluster, is wider than a Wilson interval over cards for a mixed rank (deff > 1)
-    from shedsim.analysis.stats import wilson
+    from shedsim.stats import wilson
     lo, hi = wilson(a["chosen_up"], a["visible"])
     mixed = (a["keep_up_rate"] > 0.1) & (a["keep_up_rate"] < 0.9)
     assert mixed.any() and ((a["keep_up_hi"] - a["keep_up_lo"])[mixed] > (hi - lo)[mixed]).all()
@@ -178,7 +178,7 @@ def test_cli_bad_options_exit_2_and_write_nothing(tmp_path, args, needle):
 
 
 def test_error_bars_are_never_negative():
-    from shedsim.output.plots import bars
+    from shedsim.output.charts.figure import bars
     lo, hi = bars([1.0, 0.0, 0.5], [0.9, 1e-17, np.nan], [0.9999999999999998, 0.1, np.nan])
     assert (lo >= 0).all() and (hi >= 0).all()
     assert hi[0] == 0 and lo[2] == 0 and hi[2] == 0
@@ -206,7 +206,7 @@ def test_cli_small_run_then_rerun_keeps_one_consistent_set(tmp_path):
 
 
 def test_disk_full_while_writing_leaves_the_earlier_set(tmp_path, monkeypatch):
-    from shedsim.runs import atomic
+    from shedsim.base import atomic
     out = tmp_path / "sw"
     args = ["swaps", "--games", "600", "--deals", "0", "--workers", "1", "--no-plots", "--quiet", "--out", str(out)]
     assert CliRunner().invoke(app, args).exit_code == 0

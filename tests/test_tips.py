@@ -180,7 +180,7 @@ def test_every_csv_writes_small_p_values_in_e_notation(tmp_path):
     report then showed as "< 1e-300"); a probability such as ``p_lose`` keeps 6 decimals."""
     import pandas as pd
 
-    from shedsim.analysis.tournament import write_csv
+    from shedsim.output.csvs import write_csv
     from shedsim.output.kinds import format_p
     df = pd.DataFrame({"loss_p": [3.3e-07], "loss_p_holm": [6.6e-07], "place_p": [0.25],
                        "starter_loss_p_value": [1e-12], "p_rank": [2e-9], "p_median_holm": [4e-8],

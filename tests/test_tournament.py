@@ -1,5 +1,5 @@
 """Tests of ``shedsim tournament``: planning, streaming aggregation (against a brute-force
-count), statistics (against the libraries and brute force), determinism across workers,
+count; the formulas themselves: tests/test_stats.py), determinism across workers,
 interruption and resume, refused options, and sanity checks on real runs (A/A tests,
 greedy beats random in every preset).
 
@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from shedsim.analysis import stats
 from shedsim.analysis import tournament as T
 from shedsim.cli import app
 from shedsim.rules.ruleset import PRESETS, build, preset
@@ -82,132 +81,6 @@ def test_arranged_tables_balance_neighbours():
     assert T.arranged_count(4, 4) == 6 and T.arranged_count(2, 4) == 4
 
 
-# ------------------------------------------------------------------ statistics
-def test_wilson_and_holm_match_the_libraries():
-    from statsmodels.stats.multitest import multipletests
-    from statsmodels.stats.proportion import proportion_confint
-    lo, hi = stats.wilson([0, 7, 50], [20, 20, 50])
-    for i, (k, n) in enumerate(((0, 20), (7, 20), (50, 50))):
-        elo, ehi = proportion_confint(k, n, method="wilson")
-        assert lo[i] == pytest.approx(elo) and hi[i] == pytest.approx(ehi)
-    # the closed form (Wilson 1927) for 7 of 20
-    z, p, n = stats.Z95, 7 / 20, 20
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    assert lo[1] == pytest.approx(centre - half) and hi[1] == pytest.approx(centre + half)
-    p = [0.01, 0.04, 0.03, np.nan]
-    out = stats.holm(p)
-    assert np.allclose(out[:3], multipletests(p[:3], method="holm")[1]) and np.isnan(out[3])
-
-
-def test_t_interval_matches_scipy():
-    from scipy import stats as ss
-    x = np.array([1.0, 2.0, 2.0, 3.5, 4.0, 1.5])
-    mean, lo, hi = stats.t_interval([len(x)], [x.sum()], [(x * x).sum()])
-    elo, ehi = ss.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=ss.sem(x))
-    assert mean[0] == pytest.approx(x.mean()) and lo[0] == pytest.approx(elo) and hi[0] == pytest.approx(ehi)
-
-
-def test_cluster_ratio_against_direct_formula():
-    rng = np.random.default_rng(3)
-    m = rng.integers(4, 12, size=300).astype(float)
-    s = rng.binomial(m.astype(int), 0.56).astype(float)
-    r = stats.cluster_ratio([len(m)], [s.sum()], [m.sum()], [(s * s).sum()], [(m * m).sum()], [(s * m).sum()])
-    share = s.sum() / m.sum()
-    n = len(m)
-    var = n / (n - 1) * ((s - share * m) ** 2).sum() / m.sum() ** 2
-    assert r.share[0] == pytest.approx(share) and r.se[0] == pytest.approx(np.sqrt(var))
-    from scipy import stats as ss
-    assert r.p[0] == pytest.approx(2 * ss.t.sf(abs(share - 0.5) / np.sqrt(var), n - 1))
-    # identical clusters: zero variance
-    z = stats.cluster_ratio([10, 10], [40, 50], [80, 80], [160, 250], [640, 640], [320, 400])
-    assert z.p[0] == 1.0 and z.p[1] == 0.0
-
-
-def test_cluster_rate_and_mean_against_direct_formulas():
-    from statsmodels.stats.proportion import proportion_confint
-    rng = np.random.default_rng(5)
-    m = rng.integers(2, 9, size=400)
-    p_b = rng.beta(2, 3, size=400)  # clusters differ: positively correlated trials
-    s = rng.binomial(m, p_b)
-    sums = stats.cluster_sums(s, m)
-    r = stats.cluster_rate(**{k: [v] for k, v in sums.items()})
-    share = s.sum() / m.sum()
-    n = len(m)
-    var = n / (n - 1) * ((s - share * m) ** 2).sum() / m.sum() ** 2
-    assert r.rate[0] == pytest.approx(share) and r.se[0] == pytest.approx(np.sqrt(var))
-    deff = var / (share * (1 - share) / m.sum())
-    assert deff > 1.5 and r.deff[0] == pytest.approx(deff)
-    elo, ehi = proportion_confint(share * m.sum() / deff, m.sum() / deff, method="wilson")
-    assert r.lo[0] == pytest.approx(elo) and r.hi[0] == pytest.approx(ehi)
-    # wider than the plain Wilson interval over trials, which ignores the clusters
-    wlo, whi = stats.wilson([s.sum()], [m.sum()])
-    assert r.hi[0] - r.lo[0] > 1.2 * (whi[0] - wlo[0])
-    # the same share in every cluster: exact, zero width; a rate of 0: the plain Wilson interval
-    z = stats.cluster_rate([10, 10], [10, 0], [20, 20], [10, 0], [40, 40], [20, 0])
-    assert z.lo[0] == z.hi[0] == 0.5 and z.lo[1] == 0.0 and z.hi[1] == pytest.approx(stats.wilson([0], [20])[1][0])
-    # a mean (places 1..4) with the t quantile over clusters, clipped to the bounds
-    x = rng.integers(1, 5, size=(300, 4)).astype(float)
-    sb, mb = x.sum(axis=1), np.full(300, 4.0)
-    mean, lo, hi, se = stats.cluster_mean(**{k: [v] for k, v in stats.cluster_sums(sb, mb).items()}, bounds=(1.0, 4.0))
-    from scipy import stats as ss
-    se_direct = (x.mean(axis=1)).std(ddof=1) / np.sqrt(300)  # equal clusters: the t interval of cluster means
-    assert mean[0] == pytest.approx(x.mean()) and se[0] == pytest.approx(se_direct)
-    assert hi[0] - mean[0] == pytest.approx(ss.t.ppf(0.975, 299) * se_direct)
-
-
-def test_stratified_cluster_variance_leaves_out_fixed_differences_between_strata():
-    """Two strata (tables) whose rates differ a lot, each played equally often: the
-    within-stratum variance is the one of the design; the unstratified one counts the
-    difference between the strata as noise."""
-    rng = np.random.default_rng(8)
-    h = np.repeat([0, 1], 200)
-    m = np.full(400, 4)
-    s = rng.binomial(4, np.where(h == 0, 0.1, 0.8))
-    per = [stats.cluster_sums(s[h == k], m[h == k]) for k in (0, 1)]
-    stacked = {k: np.array([[p[k] for p in per]]) for k in per[0]}
-    strat = stats.cluster_rate(**stacked, strata=True)
-    plain = stats.cluster_rate(**{k: v.sum(axis=-1) for k, v in stacked.items()})
-    r = s.sum() / m.sum()
-    u = s - r * m
-    var = sum(200 / 199 * ((u[h == k] - u[h == k].mean()) ** 2).sum() for k in (0, 1)) / m.sum() ** 2
-    assert strat.rate[0] == pytest.approx(r) and strat.se[0] == pytest.approx(np.sqrt(var))
-    assert plain.se[0] > 2 * strat.se[0]
-    mean, lo, hi, se = stats.cluster_mean(**stacked, strata=True)
-    assert se[0] == pytest.approx(np.sqrt(var))
-
-
-def test_plackett_luce_cluster_se_against_per_cluster_scores():
-    """The sandwich's meat from event counts and within-cluster pairs equals the sum of
-    g_b g_b^T over clusters computed cluster by cluster."""
-    rng = np.random.default_rng(11)
-    e = 3
-    events = [((1, 1, 1), w) for w in range(3)] + [((1, 1, 0), 0), ((1, 1, 0), 1), ((0, 1, 1), 1),
-                                                    ((0, 1, 1), 2), ((2, 0, 1), 0), ((2, 0, 1), 2)]
-    sets = np.array([ev[0] for ev in events])
-    winners = np.array([ev[1] for ev in events])
-    clusters = [rng.integers(0, len(events), size=rng.integers(1, 5)) for _ in range(200)]
-    counts = np.bincount(np.concatenate(clusters), minlength=len(events))
-    pairs = collections.Counter()
-    for c in clusters:
-        for i in range(len(c)):
-            for j in range(i + 1, len(c)):
-                pairs[(min(c[i], c[j]), max(c[i], c[j]))] += 1
-    pa, pb = np.array([k[0] for k in pairs]), np.array([k[1] for k in pairs])
-    pc = np.array(list(pairs.values()))
-    theta = np.array([0.3, -0.1, -0.2])
-    se = stats.plackett_luce_cluster_se(theta, sets, winners, counts, pa, pb, pc)
-    w = np.exp(theta)
-    q = sets * w / (sets @ w)[:, None]
-    v = -q
-    v[np.arange(len(events)), winners] += 1
-    meat = sum(np.outer(v[c].sum(axis=0), v[c].sum(axis=0)) for c in clusters)
-    info = sum(counts[j] * (np.diag(q[j]) - np.outer(q[j], q[j])) for j in range(len(events)))
-    ip = np.linalg.pinv(info)
-    assert se == pytest.approx(np.sqrt(np.diag(ip @ meat @ ip)))
-    assert se.shape == (e,) and (se > 0).all()
-
-
 def test_aggregate_chunk_cluster_sums_match_brute_force():
     """The per-deal sums behind every cluster-robust interval, against a deal-by-deal count."""
     spec = T.plan(preset("shithead"), 3, T.parse_entries("random,greedy,aggressive,random"), 600, seed=4,
@@ -256,30 +129,6 @@ def test_aggregate_chunk_cluster_sums_match_brute_force():
     per_deal = np.add.reduceat(ev_per_game, np.arange(0, stop - start, n))
     assert t["pl_pair_counts"].sum() == int((per_deal * (per_deal - 1) // 2).sum())
     assert t["m_clusters"].sum() > 0 and t["m_mm"].sum() > 0
-
-
-def test_plackett_luce_matches_choix_on_expanded_data():
-    import choix
-    rng = np.random.default_rng(7)
-    params = np.array([0.8, 0.1, -0.3, -0.6])
-    counts = collections.Counter()
-    top1 = []
-    for _ in range(600):
-        # sample a Plackett-Luce order
-        left = [0, 1, 2, 3]
-        order = []
-        while len(left) > 1:
-            w = np.exp(params[left])
-            pick = left[rng.choice(len(left), p=w / w.sum())]
-            top1.append((pick, [i for i in left if i != pick]))
-            counts[(tuple(int(i in left) for i in range(4)), pick)] += 1
-            left.remove(pick)
-            order.append(pick)
-    keys = sorted(counts)
-    fit = stats.plackett_luce([k[0] for k in keys], [k[1] for k in keys], [counts[k] for k in keys], tol=1e-13)
-    ref = choix.ilsr_top1(4, top1, alpha=0.01, tol=1e-13)
-    assert np.allclose(fit.theta, ref - ref.mean(), atol=1e-9)
-    assert fit.converged and np.all(fit.se > 0) and np.argmax(fit.theta) == 0
 
 
 # ------------------------------------------------------------------ aggregation

@@ -184,6 +184,28 @@ def bench(run: Run) -> dict[str, Any]:
     return figs
 
 
+@result("bots", "decisions per second through the bot protocol's pipe (shedsim bench --bot), a trivial bot and the JavaScript example")
+def bots(run: Run) -> dict[str, Any]:
+    games = run.size(300, 40)
+    rows: dict[str, list[dict[str, Any]]] = {"first": [], "greedy_js": []}
+    commands = {"first": "python3 examples/bots/first.py", "greedy_js": "node examples/bots/greedy.js"}
+    for _ in range(3):  # interleaved, the median of three (the machine is shared)
+        for label, command in commands.items():
+            if label == "greedy_js" and shutil.which("node") is None:
+                continue
+            out = bench_json(run, "--bot", f"{label}={command}", "--bot-games", games, "--players", 2)
+            rows[label].append(out["rows"][0])
+    figures: dict[str, Any] = {"games": games, "players": 2}
+    for label, rs in rows.items():
+        if not rs:
+            continue
+        med = sorted(rs, key=lambda r: r["decisions_per_s"])[len(rs) // 2]
+        figures[label] = {"decisions_per_s": med["decisions_per_s"], "games_per_s": med["games_per_s"],
+                          "decisions": med["decisions"], "pipe_share": med["pipe_share"],
+                          "runs": [r["decisions_per_s"] for r in rs]}
+    return figures
+
+
 @result("ladder", "every built-in strategy in one tournament at 2 and 4 players, and what a game costs", long=True)
 def ladder(run: Run) -> dict[str, Any]:
     field_ = "random,aggressive,greedy,heuristic,mc,ismcts"
@@ -467,7 +489,7 @@ def write(name: str, figures: dict[str, Any], run: Run, seconds: float, code: tu
     """Write ``docs/results/NAME.json`` atomically (a temporary file, fsynced and renamed);
     ``code``: :func:`code_state` when the measurement started."""
     sys.path.insert(0, str(ROOT))
-    from shedsim.runs import atomic
+    from shedsim.base import atomic
     what = REGISTRY[name][1]
     doc = {"name": name, "what": what, "commands": run.commands, "commit": code[0], "dirty": code[1],
            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "machine": machine(),

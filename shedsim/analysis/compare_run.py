@@ -69,6 +69,12 @@ class CompareSpec:
         return tuple(lab for lab, _ in self.entries)
 
     @property
+    def bot_cwd(self) -> str:
+        """Where a bot entry (``bot:COMMAND``) is started: the directory the command was given in."""
+        import os
+        return os.getcwd() if any(s.startswith("bot:") for _, s in self.entries) else ""
+
+    @property
     def n_chunks(self) -> int:
         """Chunks per variant."""
         return max(1, math.ceil(self.games / self.chunk_size))
@@ -78,7 +84,7 @@ class CompareSpec:
         specs = tuple(s for _, s in self.entries)
         return [RunSpec(v.rules, self.players, specs, self.labels, seed=self.seed, games=self.games,
                         schedule="tournament", strategy_paths=tuple(self.strategy_paths),
-                        chunk_size=self.chunk_size, stream=i)
+                        chunk_size=self.chunk_size, stream=i, bot_cwd=self.bot_cwd)
                 for i, v in enumerate(self.plan.variants)]
 
     def identity(self) -> dict[str, Any]:
@@ -118,6 +124,8 @@ def plan(rules: list[str], house: list[str], players: int, each_toggle: bool, en
         known = discover(list(strategy_paths))
         hashes = {}
         for _, s in entries:
+            if s.startswith("bot:"):  # a bot's code is not shedsim's to hash: its command is in the entries
+                continue
             st = compiled_strategy(known, s, "compare-rules")
             hashes[st.name] = st.source_hash
     except PluginError as e:

@@ -21,7 +21,7 @@ Method.
   (common random numbers), so the differences between moves are paired.
 * **Figures.** Per move: the seat's expected place (1 = first out) with a Student t
   interval, the probability of losing (last place) and of going out first, each with a
-  Wilson interval (:mod:`shedsim.analysis.stats`), all 95%.
+  Wilson interval (:mod:`shedsim.stats`), all 95%.
 * **Objective.** Moves are ranked by what the rule set's scoring rewards
   (:func:`shedsim.rules.scoring.objective_of`): P(lose) where only losing is scored
   (duel, family, shithead), expected place where places are (nines, palace); or by the
@@ -84,7 +84,7 @@ class PolicyCrash(StrategyError):
     compiled plugin from outside ``strategies/``, crashed the process playing the
     playouts (a segmentation fault: numba checks no bounds) or raised. The message names
     the policy, the sample and the seed. The playouts of a plugin from outside run in a
-    forked child (:func:`shedsim.kernel.isolate.call`), so the caller survives."""
+    forked child (:func:`shedsim.base.isolate.call`), so the caller survives."""
 
 
 @dataclass
@@ -286,7 +286,7 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
     from shedsim.kernel.playouts import N_FACTS
     from shedsim.kernel.playouts import playout_module
     from shedsim.seeding import game_keys
-    from shedsim.analysis.stats import t_interval, wilson
+    from shedsim.stats import t_interval, wilson
 
     from shedsim import layout as L
     from shedsim.rules.scoring import ObjectiveError, per_sample, resolve
@@ -347,8 +347,8 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
         sample_args = (rules_array, obs, codes, active, keys, params, cap, places[done:done + k],
                        facts[done:done + k], status, streams)
         if strat.outside:  # a plugin that crashes or never decides cannot take this process with it
-            from shedsim.kernel.isolate import ChildTimeout, call, crash_words
-            from shedsim.kernel.isolate import decision_timeout
+            from shedsim.base.isolate import ChildTimeout, call, crash_words
+            from shedsim.base.isolate import decision_timeout
             try:
                 got, error, code = call(mod.run_samples, *sample_args, beat=(streams, L.S_BEAT),
                                         beat_s=decision_timeout())

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shedsim.kernel.isolate import ChildTimeout, ProcessCrash, exception_text
+from shedsim.base.isolate import ChildTimeout, ProcessCrash, exception_text
 from shedsim.rules.cards import CardError, format_cards, pack, parse_rank, unpack
 from shedsim.rules.engine import (GameState, GameStreams, Move, MoveSyntaxError, Player, StrategyError, apply_move,
                                   check_observation, check_untouched, deal, legal_moves, public_array, start_seat)
@@ -105,11 +105,16 @@ class Game:
     ``hint_objective`` (``lose``, ``place`` or ``first``; default: what the rules' scoring
     rewards, :func:`shedsim.rules.scoring.objective_of`). Raises :class:`PlayError` for a
     player count the rules do not allow, an unknown strategy, a parameter outside its range,
-    a bad seat or objective, or a ``hint_budget`` whose samples would not fit in memory."""
+    a bad seat or objective, or a ``hint_budget`` whose samples would not fit in memory.
+    An opponent ``bot:COMMAND`` is a bot process (:func:`shedsim.bot.table.play_seats`),
+    named by its label in ``labels`` (spec -> label); one that does not start or greet
+    raises :class:`PlayError` naming it."""
 
     def __init__(self, rules: RuleSet, players: int, opponents: list[str], seed: int = 0, game: int = 0,
                  seat: int = 0, strategy_paths: tuple[str, ...] = (), hint_policy: str | None = None,
-                 hint_budget: int = 1000, hint_objective: str | None = None) -> None:
+                 hint_budget: int = 1000, hint_objective: str | None = None,
+                 labels: dict[str, str] | None = None) -> None:
+        from shedsim.bot.protocol import is_bot
         from shedsim.plugins import PluginError, discover, parse_spec
         try:
             rules.check_players(players)
@@ -136,6 +141,7 @@ class Game:
             known = discover(list(strategy_paths))
             self.players: list[Player | None] = []
             self.names: list[str] = []
+            bot_seats: dict[int, tuple[str, str]] = {}
             k = 0
             for i in range(players):
                 if i == seat:
@@ -144,9 +150,14 @@ class Game:
                     continue
                 spec = opponents[k % len(opponents)]
                 k += 1
+                if is_bot(spec):  # started after the deal (it is told the game)
+                    bot_seats[i] = ((labels or {}).get(spec, spec), spec)
+                    self.players.append(None)
+                    self.names.append(bot_seats[i][0])
+                    continue
                 name, overrides = parse_spec(spec)
                 bot = known.require(name).player(spec, overrides)  # a broken file: says why
-                bot.isolated = known[name].outside  # a crashing plugin is named, not fatal (kernel.isolate)
+                bot.isolated = known[name].outside  # a crashing plugin is named, not fatal (base.isolate)
                 self.players.append(bot)
                 self.names.append(spec)
         except PluginError as e:
@@ -166,6 +177,16 @@ class Game:
         dk, sk = game_keys(seed, np.array([game]))
         self.deal_key, self.dealer = int(dk[0]), game % players
         self.state, self.deal_rng = deal(rules, players, self.deal_key, self.dealer)
+        self.bot_table = None
+        if bot_seats:
+            from shedsim.bot.process import BotStartError
+            from shedsim.bot.table import play_seats
+            try:
+                seated, self.bot_table = play_seats(bot_seats, rules, players, self.state.copy(), game, int(sk[0]))
+            except BotStartError as e:
+                raise PlayError(f"--bot: {e}") from None
+            for i, b in seated.items():
+                self.players[i] = b
         self.ra = rules.compile(players)
         self.streams = GameStreams(self.players, int(sk[0]), self.deal_rng)  # as the engine's
         self.srng = self.streams.shared
@@ -296,6 +317,8 @@ class Game:
             except (ProcessCrash, ChildTimeout) as e:
                 raise StrategyError(f"strategy {p.name!r} at seat {i}, in the swap phase: {e} "
                                     f"[seed {self.seed}, game {self.game}]") from None
+            except StrategyError:  # a bot's fault (shedsim.bot.table), in its own words
+                raise
             except Exception as e:  # noqa: BLE001 - a plugin may raise anything
                 raise StrategyError(f"strategy {p.name!r} raised in the swap phase at seat {i}: "
                                     f"{exception_text(e)}") from e
@@ -402,6 +425,8 @@ class Game:
             except (ProcessCrash, ChildTimeout) as e:
                 raise StrategyError(f"strategy {p.name!r} at seat {i}, choosing move {s.moves + 1}: {e} "
                                     f"[seed {self.seed}, game {self.game}]") from None
+            except StrategyError:  # a bot's fault (shedsim.bot.table), in its own words
+                raise
             except Exception as e:  # noqa: BLE001
                 raise StrategyError(f"strategy {p.name!r} raised at move {s.moves + 1}: {exception_text(e)}") from e
             # a bot must not change the game: the same checks as the engine's (rules.engine)

@@ -188,7 +188,7 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None, iso
     ``isolated``, each decision of a compiled plugin from outside ``strategies/`` runs in
     a forked child (:attr:`shedsim.plugins.EnginePlayer.isolated`: a crash raises a
     :class:`~shedsim.rules.engine.StrategyError` naming it instead of killing this process).
-    ``beat`` (a beat word, :func:`shedsim.kernel.isolate.beat_word`) is odd while a plugin
+    ``beat`` (a beat word, :func:`shedsim.base.isolate.beat_word`) is odd while a plugin
     decides (:class:`shedsim.runs.recorder.Recorded`), for the parent of the forked child
     playing the game (:func:`replay_game_guarded`).
 
@@ -275,7 +275,7 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
     The game up to the crash (``StrategyCrash.lines``) is told by replaying it here with
     each plugin decision in a forked child of its own (``replay_game(..., isolated=True)``,
     slower: only after a crash). A plugin decision that runs past ``SHEDSIM_DECISION_TIMEOUT``
-    seconds is stopped (the child killed, :func:`shedsim.kernel.isolate.watch`) and the game
+    seconds is stopped (the child killed, :func:`shedsim.base.isolate.watch`) and the game
     replayed that way, which names it as ``shedsim play`` does (:class:`GameFailed`).
     """
     import multiprocessing as mp
@@ -283,8 +283,8 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
     import signal
     import tempfile
 
-    from shedsim.kernel.isolate import ChildTimeout, beat_word, watch
-    from shedsim.kernel.isolate import decision_timeout
+    from shedsim.base.isolate import ChildTimeout, beat_word, watch
+    from shedsim.base.isolate import decision_timeout
     try:
         ctx = mp.get_context("fork")
     except ValueError:

@@ -1,6 +1,8 @@
 """Head-to-head strength tests of two strategies on paired deals: a sequential
 probability ratio test (:func:`run_sprt`) and a measurement of what pairing buys
-(:func:`pairing_gain`).
+(:func:`pairing_gain`). The formulas (the Elo model, Wald's bounds, both log-likelihood
+ratios, Wald's approximations of the stopping point) are :mod:`shedsim.stats.sprt`, re-exported
+here; this module plays the games, runs the sequential loop and checks the options that name flags.
 
 **Games and units.** Strategy X (``a``) plays strategy Y (``b``). At P players X takes one
 seat and Y the other P - 1 (at 2 players: one each). A *deal* is played under all P
@@ -13,7 +15,7 @@ index = game index; seating and dealer as above), and one game is one unit.
 
 **Score.** In one game X scores, against each Y seat, 1 if X finished ahead of it, 0 if
 behind and 1/2 if neither finished (seats still in at the move cap share the remaining
-places, :func:`shedsim.analysis.tournament.effective_places2`); X's game score is the mean over
+places, :func:`shedsim.rules.scoring.effective_places2`); X's game score is the mean over
 the Y seats, a multiple of ``1 / (2 (P - 1))``. A unit's score is the mean of its games'
 scores: at 2 players paired, one of {0, 1/4, 1/2, 3/4, 1} (the *pentanomial* model of
 fishtest), unpaired one of {0, 1/2, 1} (the *trinomial* model). Under "X and Y are equally
@@ -34,8 +36,7 @@ With ``llr="mle"`` (``--llr mle``) it is the **exact generalised likelihood rati
 pentanomial (paired, 2 players) or trinomial (unpaired) model, fishtest's
 ``LLRcalc.LLR_logistic``: the log-likelihood of the most likely score distribution on the
 same categories with mean s1, minus that with mean s0 (:func:`gsprt_llr_mle`). The two agree
-near the hypotheses with many units and differ far from them (50 pairs that all scored 1/2:
-about -0.72 exact, -103.55 approximate).
+near the hypotheses with many units and differ far from them.
 
 Wald's bounds: accept H0 (X is not stronger by ``elo1``; the truth is near ``elo0``) when
 ``LLR <= ln(beta / (1 - alpha))``, accept H1 (X is stronger by ``elo1``) when
@@ -49,12 +50,11 @@ and the error rates are Wald's approximate ones).
 as fishtest's ``LLRcalc.regularize``, every score category with no observation gets a
 pseudo-count of ``1e-3`` before ``mu``, ``var`` and ``N`` are computed. Under the normal
 approximation the variance is then small but positive, and the LLR moves quickly towards
-the hypothesis whose score is closer to the observed mean (all pairs at 1/2 accept H0 after
-about a dozen pairs at the default bounds); the exact ratio moves slowly (-0.72 after
-50 pairs; H0 after about 200). Such a run is degenerate either way (:func:`degenerate_note`).
+the hypothesis whose score is closer to the observed mean; the exact ratio moves slowly.
+Such a run is degenerate either way (:func:`degenerate_note`).
 
 The reported score interval is the Student t interval over unit scores
-(:func:`shedsim.analysis.stats.t_interval`; the units, not the games, are independent), and
+(:func:`shedsim.stats.t_interval`; the units, not the games, are independent), and
 the Elo interval its image under the logistic model. Like every estimate taken at the
 stopping time of a sequential test, they are slightly biased towards the decision (no
 correction is applied).
@@ -65,16 +65,18 @@ from __future__ import annotations
 import dataclasses
 
 import math
+import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
+from shedsim.output.charts.sprt import plot_llr, plot_pairing  # noqa: F401 - re-exported
 from shedsim.rules.ruleset import RuleSet
-
-REGULARIZE = 1e-3
-"""Pseudo-count given to every unobserved score category (fishtest ``LLRcalc.regularize``)."""
+from shedsim.stats import sprt as stats_sprt
+from shedsim.stats.sprt import (  # noqa: F401 - re-exported
+    REGULARIZE, brownian_exit, elo_to_score, gsprt_llr, gsprt_llr_mle, score_to_elo,
+)
 
 DEFINITIONS = {
     "game score": "X's score in one game: 1 if X finished ahead of Y, 0 if behind, 0.5 if neither finished "
@@ -103,104 +105,18 @@ class SPRTError(ValueError):
     """An option that cannot be used; the message names the option (``--a``, ``--elo1``...)."""
 
 
-# ------------------------------------------------------------------ Elo model
-def elo_to_score(elo) -> np.ndarray | float:
-    """Expected score of a player ``elo`` logistic Elo points stronger:
-    ``1 / (1 + 10^(-elo/400))`` (fishtest ``LLRcalc.L_``). Scalars or arrays (float64)."""
-    e = np.asarray(elo, dtype=np.float64)
-    out = 1.0 / (1.0 + np.power(10.0, -e / 400.0))
-    return float(out) if out.ndim == 0 else out
-
-
-def score_to_elo(score) -> np.ndarray | float:
-    """Inverse of :func:`elo_to_score`: ``-400 log10(1/score - 1)``; score 0 gives -inf, 1 gives
-    +inf, NaN stays NaN. Scalars or arrays (float64)."""
-    s = np.asarray(score, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(s <= 0, -np.inf, np.where(s >= 1, np.inf, -400.0 * np.log10(1.0 / s - 1.0)))
-    out = np.where(np.isnan(s), np.nan, out)
-    return float(out) if out.ndim == 0 else out
-
-
+# ------------------------------------------------------------------ options
 def wald_bounds(alpha: float, beta: float) -> tuple[float, float]:
-    """Wald's (lower, upper) LLR bounds ``(ln(beta/(1-alpha)), ln((1-beta)/alpha))`` for
-    error rates ``alpha`` (false H1) and ``beta`` (false H0). Raises :class:`SPRTError`
-    unless ``0 < alpha, beta`` and ``alpha + beta < 1``."""
+    """Wald's (lower, upper) LLR bounds (:func:`shedsim.stats.sprt.wald_bounds`) for the
+    ``--alpha`` and ``--beta`` options. Raises :class:`SPRTError` naming the option unless
+    ``0 < alpha, beta`` and ``alpha + beta < 1``."""
     for name, v in (("--alpha", alpha), ("--beta", beta)):
         if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v < 1):
             raise SPRTError(f"{name}: an error rate strictly between 0 and 1, got {v!r}")
     if alpha + beta >= 1:
         raise SPRTError(f"--alpha + --beta must be below 1 (got {alpha} + {beta}): the test could not separate "
                         f"the hypotheses")
-    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
-
-
-def gsprt_llr(counts, s0: float, s1: float, eps: float = REGULARIZE) -> np.ndarray:
-    """The GSPRT log-likelihood ratio (normal approximation) from score-category counts.
-
-    ``counts``: int or float array ``[..., K]``; category k holds the units that scored
-    ``k / (K - 1)`` (K = 5: the pentanomial LL, LD+DL, LW+DD+WL, DW+WD, WW; K = 3: L, D, W).
-    Each zero count becomes ``eps`` (fishtest ``LLRcalc.regularize``); with the regularised
-    counts ``c``: ``N = sum c``, ``mu = sum c a / N``, ``var = sum c (a - mu)^2 / N`` and
-    ``LLR = N (s1 - s0) (2 mu - s0 - s1) / (2 var)`` (fishtest ``LLRcalc.LLR_alt2`` times N,
-    Van den Bergh's "GSPRT approximation"). Returns float64 ``[...]``.
-    """
-    c = np.asarray(counts, dtype=np.float64)
-    k = c.shape[-1]
-    if k < 2:
-        raise ValueError("counts need at least two score categories")
-    a = np.arange(k, dtype=np.float64) / (k - 1)
-    c = np.where(c == 0, eps, c)
-    # row by row sums, not a matrix product: BLAS may sum in another order for another
-    # number of rows, and the path must not depend on the batch size
-    n = c.sum(axis=-1)
-    mu = (c * a).sum(axis=-1) / n
-    var = (c * (a * a)).sum(axis=-1) / n - mu * mu
-    var = np.maximum(var, np.finfo(np.float64).tiny)
-    return n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
-
-
-def _tilt_log(p: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """``sum_i p_i log(1 + x d_i)`` at the root x of ``sum_i p_i d_i / (1 + x d_i) = 0`` (row by
-    row; ``p`` float64[R, K] positive rows summing to 1, ``d`` float64[K] with both signs).
-    That sum is the log-likelihood lost by the best distribution on the same scores whose
-    mean is s (``d = a - s``): the maximum-likelihood distribution is ``p_i / (1 + x d_i)``.
-    The function of x is decreasing between the poles ``-1/max(d)`` and ``-1/min(d)``: found
-    by bisection (vectorised, 200 halvings: to the last bit)."""
-    lo = np.full(p.shape[:-1], -1.0 / d.max())
-    hi = np.full(p.shape[:-1], -1.0 / d.min())
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        f = (p * d / (1.0 + mid[..., None] * d)).sum(axis=-1)
-        lo = np.where(f > 0, mid, lo)
-        hi = np.where(f > 0, hi, mid)
-    x = 0.5 * (lo + hi)
-    return (p * np.log1p(x[..., None] * d)).sum(axis=-1)
-
-
-def gsprt_llr_mle(counts, s0: float, s1: float, eps: float = REGULARIZE) -> np.ndarray:
-    """The exact generalised log-likelihood ratio of the GSPRT (fishtest's
-    ``LLRcalc.LLR_logistic`` with the maximum-likelihood ``MLE_expected``), from score-category
-    counts as in :func:`gsprt_llr` (zero counts regularised to ``eps``).
-
-    With the empirical distribution ``p`` of the unit scores ``a`` (N units), the profile
-    log-likelihood of "the expected score is s" is attained by ``p_i / (1 + x (a_i - s))``
-    (a Lagrange multiplier x; Owen's empirical likelihood), so
-    ``LLR = N * (sum p log(1 + x0 (a - s0)) - sum p log(1 + x1 (a - s1)))``. Near the
-    hypotheses and with many units it agrees with the normal approximation; far from them
-    it does not: 50 pairs that all scored exactly 1/2 give about -0.72 here against
-    -103.55 from :func:`gsprt_llr` (the approximation divides by the regularised, almost
-    zero variance). Returns float64 ``[...]``.
-    """
-    c = np.asarray(counts, dtype=np.float64)
-    k = c.shape[-1]
-    if k < 2:
-        raise ValueError("counts need at least two score categories")
-    a = np.arange(k, dtype=np.float64) / (k - 1)
-    c = np.where(c == 0, eps, c)
-    n = c.sum(axis=-1)
-    p = c / n[..., None]
-    return n * (_tilt_log(p, a - s0) - _tilt_log(p, a - s1))
+    return stats_sprt.wald_bounds(alpha, beta)
 
 
 LLR_METHODS = ("normal", "mle")
@@ -221,7 +137,7 @@ def half_points(places: np.ndarray, x_seat: np.ndarray) -> np.ndarray:
     """X's score in each game in half points (int64[n], 0 .. 2 (P - 1)): per Y seat, 2 if X
     finished ahead, 1 if level (both still in at the move cap), 0 if behind. ``places``:
     the kernel's int8[n, P] (0 = still in), ``x_seat`` int64[n]."""
-    from shedsim.analysis.tournament import effective_places2
+    from shedsim.rules.scoring import effective_places2
     eff = effective_places2(places)
     ex = eff[np.arange(len(eff)), x_seat][:, None]
     return 2 * (ex < eff).sum(axis=1) + (ex == eff).sum(axis=1) - 1
@@ -238,6 +154,16 @@ class _Match:
     params: np.ndarray
     rules_array: np.ndarray
 
+    def records(self, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarray) -> dict[str, np.ndarray]:
+        """Per-game records of ``sched``'s games (keys ``dk``, ``sk``): on the kernel, or with a
+        bot (id -1) on the reference engine (:func:`shedsim.runs.simulate.play_with_bots`).
+        Raises :class:`shedsim.kernel.build.KernelError`, :class:`shedsim.runs.simulate.SimulationError`."""
+        if (self.ids < 0).any():
+            from shedsim.runs.simulate import play_with_bots
+            return play_with_bots(self.spec, self.known, self.kernel, self.ids, self.params, self.rules_array,
+                                  sched, dk, sk)[0]
+        return self.kernel.play(self.rules_array, self.ids, self.params, sched["seating"], dk, sk, sched["dealer"])
+
     def play(self, start: int, stop: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
         """Half points of X in games ``start..stop-1`` (int64[n]) and which of them reached
         the move cap (bool[n]). Raises :class:`shedsim.runs.simulate.SimulationError`."""
@@ -247,8 +173,7 @@ class _Match:
         sched = schedule(self.spec.players, start, stop, paired)
         dk, sk = game_keys(self.spec.seed, sched["index"], sched["deal"], self.spec.stream)
         try:
-            rec = self.kernel.play(self.rules_array, self.ids, self.params, sched["seating"], dk, sk,
-                                   sched["dealer"])
+            rec = self.records(sched, dk, sk)
         except KernelError as e:
             # the trace command replays this schedule's games (trace --schedule head-to-head...)
             spec = dataclasses.replace(self.spec, schedule="head-to-head" if paired else "head-to-head-unpaired")
@@ -269,10 +194,12 @@ def rules_name(rs: RuleSet) -> str:
 
 
 def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int = 0,
-               strategy_paths: tuple[str, ...] = ()) -> _Match:
+               strategy_paths: tuple[str, ...] = (), bot_time: tuple[int, int | None] = (1000, None)) -> _Match:
     """Check the options and load the kernel for X = ``a`` against Y = ``b`` (strategy specs
     ``NAME`` or ``NAME:param=v``). Raises :class:`SPRTError` naming ``--a``/``--b``,
-    ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules."""
+    ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules. A bot
+    (``bot:COMMAND``) is started and greeted first; ``bot_time``: its milliseconds per move
+    and per game (None: no game budget)."""
     from shedsim.plugins import PluginError, compiled_strategy, discover
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs.simulate import RunSpec, loaded_kernel
@@ -288,14 +215,23 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
         known = discover(list(strategy_paths))
     except PluginError as e:
         raise SPRTError(str(e)) from None
+    from shedsim.bot.process import BotStartError, check_bots
+    from shedsim.bot.protocol import BotSpecError, is_bot
     for opt, s in (("--a", a), ("--b", b)):
         try:
-            compiled_strategy(known, s, "sprt")
+            if not is_bot(s):
+                compiled_strategy(known, s, "sprt")
         except PluginError as e:
             raise SPRTError(f"{opt}: {e}") from None
+    try:  # a bot is started and greeted once before any game
+        check_bots([("--a", a), ("--b", b)], *bot_time)
+    except (BotSpecError, BotStartError) as e:
+        raise SPRTError(str(e)) from None
     labels = (a, b if b != a else f"{b}#2")
     spec = RunSpec(rs, players, (a, b), labels, seed=int(seed), games=1, schedule="tournament",
-                   strategy_paths=tuple(str(p) for p in strategy_paths))
+                   strategy_paths=tuple(str(p) for p in strategy_paths),
+                   bot_cwd=os.getcwd() if is_bot(a) or is_bot(b) else "", bot_move_ms=bot_time[0],
+                   bot_game_ms=bot_time[1])
     known, k, ids, params = loaded_kernel(spec)
     return _Match(spec, known, k, ids, params, rs.compile(players))
 
@@ -438,7 +374,7 @@ def _unit_codes(h: np.ndarray, unit_games: int) -> np.ndarray:
 
 def _interval(counts: np.ndarray) -> tuple[float, float, float]:
     """Mean unit score and its 95% t interval from category counts."""
-    from shedsim.analysis.stats import t_interval
+    from shedsim.stats import t_interval
     k = len(counts)
     a = np.arange(k, dtype=np.float64) / (k - 1)
     c = counts.astype(np.float64)
@@ -510,28 +446,6 @@ def play_units(match: _Match, u0: int, u1: int, paired: bool) -> tuple[np.ndarra
     h, unf = match.play(u0 * unit_games, u1 * unit_games, paired)
     return (_unit_codes(h, unit_games).astype(np.int64),
             unf.reshape(-1, unit_games).sum(axis=1).astype(np.int64))
-
-
-def brownian_exit(x: float, a: float, b: float, drift: float, var: float) -> tuple[float, float]:
-    """Where and when a Brownian motion with ``drift`` and variance ``var`` per unit of time,
-    started at ``x`` in ``[a, b]``, first leaves ``(a, b)``: the probability that it leaves at
-    ``b`` and the expected time (units), ``p = (1 - exp(-t (x - a))) / (1 - exp(-t (b - a)))``
-    with ``t = 2 drift / var``, and ``(p (b - a) - (x - a)) / drift``; without drift ``p =
-    (x - a) / (b - a)`` and ``(x - a)(b - x) / var``. Applied to a log-likelihood ratio
-    between Wald's bounds it is Wald's approximation of the SPRT's operating characteristic
-    and average sample number, the overshoot ignored (A. Wald, *Sequential Analysis*, 1947,
-    ch. 3; the diffusion form: D. Siegmund, *Sequential Analysis*, 1985, sec. 3.1). Raises
-    ``ValueError`` unless ``a <= x <= b``, ``a < b`` and ``var > 0``."""
-    if not (a <= x <= b and a < b and var > 0):
-        raise ValueError(f"brownian_exit: needs a <= x <= b, a < b and var > 0, got {x}, {a}, {b}, {var}")
-    t = 2.0 * drift / var
-    if abs(t * (b - a)) < 1e-9:
-        return (x - a) / (b - a), (x - a) * (b - x) / var
-    if t > 0:
-        p = math.expm1(-t * (x - a)) / math.expm1(-t * (b - a))
-    else:  # the same, written without overflow
-        p = math.exp(t * (b - x)) * math.expm1(t * (x - a)) / math.expm1(t * (b - a))
-    return p, max(0.0, (p * (b - a) - (x - a)) / drift)
 
 
 class Sequential:
@@ -727,7 +641,7 @@ def pairing_gain(a: str, b: str, rules: RuleSet | str = "shithead", players: int
     """Measure what paired deals buy: play ``games`` games (rounded down to whole deals of
     ``players`` games) paired, and as many unpaired, with the schedule of :func:`schedule`
     and the same seed, and return both score estimates with their 95% Student t intervals
-    (:func:`shedsim.analysis.stats.t_interval`; paired: over per-deal scores, unpaired: over per-game
+    (:func:`shedsim.stats.t_interval`; paired: over per-deal scores, unpaired: over per-game
     scores, whose ties at 1/2 rule out a plain Wilson interval). ``on_batch(games_done)``
     is called after each batch (progress; both runs together count ``2 * games``).
 
@@ -784,58 +698,3 @@ def pairing_estimates(a: str, b: str, rules: str, players: int, seed: int, paire
         ests.append(Estimate("paired" if paired else "unpaired", int(n) * unit_games, int(n), unit_games, m, lo, hi,
                              sd))
     return PairingGain(a, b, rules, players, int(seed), ests[0], ests[1])
-
-
-# ------------------------------------------------------------------ chart
-def plot_llr(res: SPRTResult, path: Path) -> Path:
-    """``llr.png``: the LLR after every unit against games played, with Wald's bounds and the
-    decision (matplotlib, Agg; written atomically by :func:`shedsim.output.plots.save_figure`).
-
-    Before ``min_games`` (shaded) the regularised variance can be tiny and the LLR huge; the
-    vertical axis is scaled to the bounds and the LLR from ``min_games`` on."""
-    from shedsim.output import plots as P
-    plt = P.plt
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    ax.plot(np.r_[0, res.path_games], np.r_[0.0, res.path_llr], color="tab:blue", lw=1.2, label="LLR")
-    live = res.path_llr[res.path_games >= res.min_games]
-    top = max(1.5 * res.upper, float(live.max()) if len(live) else 0.0)
-    bottom = min(1.5 * res.lower, float(live.min()) if len(live) else 0.0)
-    pad = 0.05 * (top - bottom)
-    ax.set_ylim(bottom - pad, top + pad)
-    if res.min_games > 0:
-        ax.axvspan(0, res.min_games, color="0.9", zorder=0,
-                   label=f"no decision before {res.min_games:,} games (--min-games)")
-    if len(res.path_games):
-        ax.plot([res.path_games[-1]], [res.path_llr[-1]], "o", color="tab:blue", ms=5)
-    ax.axhline(res.upper, color="tab:green", ls="--", label=f"accept H1 ({res.upper:+.2f})")
-    ax.axhline(res.lower, color="tab:red", ls="--", label=f"accept H0 ({res.lower:+.2f})")
-    ax.axhline(0, color="0.6", lw=0.6)
-    ax.set_xlabel("games played")
-    ax.set_ylabel("log-likelihood ratio (H1 vs H0)")
-    design = "paired deals" if res.paired else "unpaired deals"
-    verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "none": "no decision"}[res.decision]
-    ax.set_title(f"SPRT {res.a} vs {res.b}: {verdict} after {res.games:,} games\n"
-                 f"{res.rules}, {res.players} players, {design}, elo0 {res.elo0:g}, elo1 {res.elo1:g}, "
-                 f"alpha {res.alpha:g}, beta {res.beta:g}", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
-    return P.save_figure(fig, path)
-
-
-def plot_pairing(gain: PairingGain, path: Path) -> Path:
-    """``pairing.png``: X's score with its 95% interval, paired against unpaired."""
-    from shedsim.output import plots as P
-    plt = P.plt
-    fig, ax = plt.subplots(figsize=(6.5, 4.2))
-    for i, e in enumerate((gain.paired, gain.unpaired)):
-        ax.errorbar([i], [e.score], yerr=P.bars([e.score], [e.lo], [e.hi]), fmt="o", capsize=6,
-                    color="tab:blue" if i == 0 else "tab:orange", label=f"{e.design}: width {e.width:.4f}")
-    ax.set_xticks([0, 1], ["paired deals", "unpaired deals"])
-    ax.set_xlim(-0.6, 1.6)
-    ax.set_xlabel("design (same number of games)")
-    ax.set_ylabel(f"score of {gain.a} against {gain.b}")
-    ax.set_title(f"95% interval of the score: paired vs unpaired (ratio {gain.ratio:.2f})\n"
-                 f"{gain.rules}, {gain.players} players, {gain.paired.games:,} games each", fontsize=10)
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize="small")
-    return P.save_figure(fig, path)

@@ -55,10 +55,13 @@ def play_batch(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy
 
 def strategy_hashes(a: str, b: str, strategy_paths: tuple[str, ...]) -> dict[str, str]:
     """Source hash of X and Y (a changed strategy refuses ``--resume``)."""
+    from shedsim.bot.protocol import is_bot
     from shedsim.plugins import compiled_strategy, discover
     known = discover(list(strategy_paths))
     out = {}
     for s in (a, b):
+        if is_bot(s):  # a bot's code is not shedsim's to hash: its command is in the spec
+            continue
         st = compiled_strategy(known, s, "sprt")
         out[st.name] = st.source_hash
     return out
@@ -414,7 +417,7 @@ class SprtStudy(Study):
                              f"(95%)"]}
 
     def write(self, job: SprtJob | PairingJob, res: Any, root: Path, plots: bool) -> list[str]:
-        from shedsim.analysis.tournament import write_csv
+        from shedsim.output.csvs import write_csv
         stem, chart = ("pairing", "pairing.png") if self.pairing else ("sprt", "llr.png")
         write_csv(res.table() if self.pairing else res.path_table(), Path(root) / f"{stem}.csv")
         if not plots:

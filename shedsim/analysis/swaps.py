@@ -24,7 +24,7 @@ kernel and all reproducible from ``(seed, game index)`` for any number of worker
 
 Definitions: a *loss* is last place (the Idiot); nobody loses an unfinished game. Places
 of seats still in at the move cap share the remaining places (each gets their mean),
-as in the tournament (:func:`shedsim.analysis.tournament.effective_places2`).
+as in the tournament (:func:`shedsim.rules.scoring.effective_places2`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from shedsim.kernel.isolate import crash_words
+from shedsim.base.isolate import crash_words
+from shedsim.output import charts
+from shedsim.output.charts import swaps as swap_charts
 from shedsim.rules.cards import RANKS, pack, rank_name, unpack
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.simulate import RunSpec, run_chunks
@@ -87,7 +89,7 @@ def multiset_name(packed: int) -> str:
 
 def seat_places2(places: np.ndarray, players: int) -> np.ndarray:
     """Twice the effective place of every seat (int64[n, P]); see the module doc."""
-    from shedsim.analysis.tournament import effective_places2
+    from shedsim.rules.scoring import effective_places2
     return effective_places2(np.asarray(places)).astype(np.int64)
 
 
@@ -185,9 +187,9 @@ def _play(rs: RunSpec, workers: int, keep: tuple[str, ...], reduce: Callable[[in
 
 def reduce_chosen(a: int, b: int, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """(a) One chunk of games with ``spec.strategy``'s swap -> per-rank cluster sums
-    (:func:`shedsim.analysis.stats.cluster_sums` of face-up cards over visible cards, one
+    (:func:`shedsim.stats.cluster_sums` of face-up cards over visible cards, one
     cluster per game; int64[13] each)."""
-    from shedsim.analysis.stats import cluster_sums
+    from shedsim.stats import cluster_sums
     up = rank_counts(rec["face_up"]).sum(axis=1)   # [games, 13]
     vis = rank_counts(rec["dealt"]).sum(axis=1)
     return cluster_sums(up, vis)
@@ -203,7 +205,7 @@ def finish_by_rank(chosen: list[dict[str, np.ndarray]], dealt: list[np.ndarray])
     parts (see :func:`by_rank`)."""
     import pandas as pd
 
-    from shedsim.analysis.stats import cluster_rate
+    from shedsim.stats import cluster_rate
     cs = {k: np.sum([c[k] for c in chosen], axis=0) for k in chosen[0]}
     chosen_up, visible = cs["s"], cs["m"]
     dealt_up = np.sum(dealt, axis=0)
@@ -225,7 +227,7 @@ def by_rank(spec: StudySpec, workers: int = 1, progress=None):
     (``dealt_share``, ``chosen_share``, in [0, 1]) and ``keep_up_rate`` = chosen_up /
     visible (how often a visible card of that rank ends face up) with a 95% interval that
     treats each game as one cluster (the cards of one game, one seat's above all, are
-    not independent choices): :func:`shedsim.analysis.stats.cluster_rate`.
+    not independent choices): :func:`shedsim.stats.cluster_rate`.
     """
     chosen = _play(spec.run_spec(False), workers, ("face_up", "dealt"), reduce_chosen, progress)
     dealt = _play(spec.run_spec(True), workers, ("face_up",), reduce_dealt, progress)
@@ -257,8 +259,8 @@ def finish_values(spec: StudySpec, parts: list):
     :func:`face_up_values`)."""
     import pandas as pd
 
-    from shedsim.analysis.stats import cluster_mean, cluster_rate
-    from shedsim.analysis.stats import not_worse_than_best
+    from shedsim.stats import cluster_mean, cluster_rate
+    from shedsim.stats import not_worse_than_best
     n = spec.players
     g = pd.concat(parts).groupby(level=0).sum().sort_index()
     k = g["n"].to_numpy(np.int64)
@@ -306,12 +308,12 @@ def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
     ``seat_games``, ``losses``, ``loss_rate`` and ``mean_place`` (1 = first out) with 95%
     intervals that treat each game as one cluster (two seats of one game may hold the
     same multiset, and their places are not independent):
-    :func:`shedsim.analysis.stats.cluster_rate` and :func:`~shedsim.analysis.stats.cluster_mean`.
+    :func:`shedsim.stats.cluster_rate` and :func:`~shedsim.stats.cluster_mean`.
     ``loss_se``/``place_se`` are the standard errors. Sorted best first by what the rules
     score (:func:`value_figure`: loss rate, or mean place). ``table`` keeps multisets seen
     in at least ``spec.min_games`` seat-games; among them ``in_best_set`` marks those not
     significantly worse than any other (and ``in_worst_set`` those not significantly
-    better than any other) by :func:`shedsim.analysis.stats.not_worse_than_best`: the
+    better than any other) by :func:`shedsim.stats.not_worse_than_best`: the
     best (worst) row is among them with 95% confidence, whereas the top row alone is the
     minimum of many noisy ones.
     """
@@ -474,7 +476,7 @@ def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = REGRET
 def regret_summary(df) -> dict[str, float]:
     """Share of deals where the policy's choice is the best (95% Wilson interval) and the
     mean regret in places (95% t interval over deals)."""
-    from shedsim.analysis.stats import t_interval, wilson
+    from shedsim.stats import t_interval, wilson
     n = len(df)
     if n == 0:
         return {"deals": 0}
@@ -528,29 +530,29 @@ DEFINITIONS = {
 }
 
 
-OUTPUTS = ("by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_to_head.csv", "regret.csv",
-           "by_rank.png", "face_up_heatmap.png", "face_up_extremes.png", "policies.png",
-           "policies_head_to_head.png", "regret.png", "run.json")
+TABLES = ("by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_to_head.csv", "regret.csv")
+"""The study's tables (``regret.csv`` only with a regret study)."""
+OUTPUTS = TABLES + charts.names(swap_charts.CHARTS) + ("run.json",)
 """Every file the study may write (a rerun removes those it does not write again)."""
 
 
 def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
                   info: dict[str, Any] | None = None) -> list[str]:
     """Write the CSVs, the PNG charts (:func:`write_files`) and (with ``info``) ``run.json``
-    into ``out`` as one set (:func:`shedsim.runs.atomic.batch`): on any failure (disk full,
+    into ``out`` as one set (:func:`shedsim.base.atomic.batch`): on any failure (disk full,
     Ctrl-C) no file of the set changes. Files of an earlier study in ``out`` that this one
     does not write (charts after ``--no-plots``, ``regret.csv`` after ``--deals 0``) are
     removed, so the directory never mixes two runs. Returns the file names written
-    (``run.json`` included). Raises :class:`shedsim.runs.atomic.WriteError` naming the file."""
+    (``run.json`` included). Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
     from pathlib import Path
 
-    from shedsim.runs import atomic
-    from shedsim.analysis import tournament as T
+    from shedsim.base import atomic
+    from shedsim.runs.execute import write_run_json
     out = Path(out)
     with atomic.batch():
         files = write_files(spec, res, out, plots)
         if info is not None:
-            T.write_run_json(out, info, files)
+            write_run_json(out, info, files)
             files.append("run.json")
     for name in OUTPUTS:
         if name not in files:
@@ -559,38 +561,22 @@ def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
 
 
 def write_files(spec: StudySpec, res: StudyResult, out, plots: bool = True) -> list[str]:
-    """Write the CSVs and (with ``plots``) the PNG charts into ``out``, each atomically;
-    returns their names. Raises :class:`shedsim.runs.atomic.WriteError` naming the file."""
+    """Write :data:`TABLES` (``regret.csv`` only with a regret study) and, with ``plots``, the
+    charts of :data:`shedsim.output.charts.swaps.CHARTS` into ``out``, each atomically;
+    returns their names. Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
     from pathlib import Path
 
-    from shedsim.analysis import tournament as T
+    from shedsim.output.csvs import write_csv
     out = Path(out)
     files = []
     policies = res.policies
-    tables = [("by_rank.csv", res.by_rank), ("face_up_values.csv", res.values),
-              ("policies.csv", policies.summary), ("policies_head_to_head.csv", policies.head_to_head)]
-    if res.regret is not None:
-        tables.append(("regret.csv", res.regret))
-    for name, df in tables:
-        T.write_csv(df, out / name)
-        files.append(name)
+    tables = [res.by_rank, res.values, policies.summary, policies.head_to_head, res.regret]
+    for name, df in zip(TABLES, tables):
+        if df is not None:
+            write_csv(df, out / name)
+            files.append(name)
     if plots:
-        from shedsim.output import plots_swaps as P
-        from shedsim.output.plots import head_to_head, rates
-        sub = f"{spec.rules.name}, {spec.players} players, play policy {spec.strategy}"
-        files.append(P.by_rank(res.by_rank, out / "by_rank.png", sub).name)
-        files.append(P.value_heatmap(res.values_all, spec.min_games, out / "face_up_heatmap.png",
-                                     f"{sub}, {spec.games:,} games, no swap").name)
-        if len(res.values):
-            files.append(P.value_extremes(res.values, out / "face_up_extremes.png",
-                                          f"{sub}, {spec.games:,} games, no swap").name)
-        psub = f"{sub}, {int(policies.info['games']):,} games"
-        files.append(rates(policies.summary, out / "policies.png", subtitle=f"swap policies: {psub}").name)
-        files.append(head_to_head(policies.h2h_matrix, out / "policies_head_to_head.png",
-                                  subtitle=f"swap policies: {psub}").name)
-        if res.regret is not None and len(res.regret):
-            files.append(P.regret(res.regret, out / "regret.png",
-                                  f"{sub}, {spec.deals} deals x {spec.rollouts} rollouts per choice").name)
+        files += charts.write(swap_charts.CHARTS, out, spec, res)
     return files
 
 
@@ -627,7 +613,7 @@ def headline(spec: StudySpec, res: StudyResult) -> list[str]:
     """Short findings with intervals (for run.json and the report): the face-up rows that
     the data cannot tell apart from the best and from the worst (by what the rules score,
     :func:`value_figure`), the swap policies likewise, and the regret study."""
-    from shedsim.analysis.stats import Z95, not_worse_than_best
+    from shedsim.stats import Z95, not_worse_than_best
     out = []
     v = res.values
     figure, name = value_figure(spec)

@@ -183,14 +183,13 @@ def per_deal(match, games: int, start: int = 0) -> tuple[np.ndarray, np.ndarray]
     from shedsim.seeding import game_keys
     from shedsim.runs.simulate import SimulationError, describe_failure
     from shedsim.analysis.sprt import schedule
-    from shedsim.analysis.tournament import effective_places2
+    from shedsim.rules.scoring import effective_places2
     p = match.spec.players
     n = games // p * p
     sched = schedule(p, start, n, True)
     dk, sk = game_keys(match.spec.seed, sched["index"], sched["deal"], match.spec.stream)
     try:
-        rec = match.kernel.play(match.rules_array, match.ids, match.params, sched["seating"], dk, sk,
-                                sched["dealer"])
+        rec = match.records(sched, dk, sk)  # (a bot's games on the reference engine)
     except KernelError as e:
         import dataclasses
         spec = dataclasses.replace(match.spec, schedule="head-to-head")  # trace --schedule head-to-head
@@ -216,7 +215,7 @@ def _paired(d: np.ndarray) -> tuple[float, float, float, float]:
     """Mean of per-deal differences, its 95% t interval and the paired t test's p-value."""
     from scipy.stats import ttest_1samp
 
-    from shedsim.analysis.stats import t_interval
+    from shedsim.stats import t_interval
     m, lo, hi = t_interval(len(d), float(d.sum()), float((d * d).sum()))
     if np.all(d == d[0]):
         p = 1.0 if d[0] == 0 else 0.0
@@ -235,7 +234,10 @@ def check_players(base: str, opponents: str, tips: list[Tip], strategy_paths: tu
         known = discover(list(strategy_paths))
     except PluginError as e:
         raise TipsError(f"--strategy-path: {e}") from None
+    from shedsim.bot.protocol import is_bot
     for option, spec in (("--base", base), ("--opponents", opponents)):
+        if option == "--opponents" and is_bot(spec):  # a bot (--bot): open_match starts and greets it
+            continue
         try:
             s = compiled_strategy(known, spec, "tips")
         except PluginError as e:
@@ -343,39 +345,10 @@ def verdict(row) -> str:
 
 
 def plot_forest(table, path: Path, subtitle: str = "") -> Path:
-    """``forest.png``: every row's effect on the loss rate (percentage points) and on the
-    mean place, with its 95% interval; filled markers are Holm-significant; the grey band
-    is the practical threshold (:data:`PRACTICAL`)."""
-    import matplotlib.pyplot as plt
-
-    from shedsim.output.plots import save_figure, bars
-    n = max(1, len(table))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * n + 2.6), sharey=True)
-    labels = [f"{r.tip} · {r.rules} · {r.players}p" for r in table.itertuples()]
-    y = np.arange(len(table))[::-1]
-    for ax, col, scale, unit in ((axes[0], "loss", 100.0, "loss rate, percentage points"),
-                                 (axes[1], "place", 1.0, "mean place (places)")):
-        v = table[f"{col}_effect"].to_numpy() * scale
-        lo = table[f"{col}_lo"].to_numpy() * scale
-        hi = table[f"{col}_hi"].to_numpy() * scale
-        sig = table[f"{col}_p_holm"].to_numpy() < 0.05
-        ax.errorbar(v, y, xerr=bars(v, lo, hi), fmt="none", ecolor="0.5", lw=1)
-        # legend entries only for what the chart holds
-        ax.scatter(v[sig], y[sig], color="#c44e52", zorder=3, s=22, label="Holm p < 0.05" if sig.any() else None)
-        ax.scatter(v[~sig], y[~sig], facecolor="white", edgecolor="0.3", zorder=3, s=22,
-                   label="not significant" if (~sig).any() else None)
-        ax.axvline(0, color="0.2", lw=0.8)
-        band = PRACTICAL[col] * scale
-        ax.axvspan(-band, band, color="0.88", zorder=0, lw=0, label=f"no practical effect (within +-{band:g})")
-        ax.set_xlabel(f"follow - ignore: {unit}\n(below 0: following the tip helps)")
-        ax.grid(axis="x", alpha=0.3)
-    axes[0].set_yticks(y)
-    axes[0].set_yticklabels(labels, fontsize=9)
-    axes[1].legend(loc="lower right", fontsize=9)
-    fig.suptitle("Do the beginner tips work? Effect of following each tip, 95% intervals"
-                 + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
-    height = fig.get_size_inches()[1]
-    return save_figure(fig, path, rect=(0, 0, 1, 1 - 0.75 / height))
+    """``forest.png``: :func:`shedsim.output.charts.tips.plot_forest` with the :data:`PRACTICAL`
+    thresholds as its grey band."""
+    from shedsim.output.charts.tips import plot_forest as draw
+    return draw(table, path, subtitle, PRACTICAL)
 
 
 def _advice(text: str) -> str:

@@ -95,7 +95,7 @@ class TipsStudy(StorelessStudy):
                           "applies": t.where} for t in self.chosen})
 
     def write(self, job: Any, res: tuple[Any, list[str]], out: Path, plots: bool) -> list[str]:
-        from shedsim.analysis.tournament import write_csv
+        from shedsim.output.csvs import write_csv
         table = res[0]
         write_csv(table, Path(out) / "tips.csv")
         if not plots:

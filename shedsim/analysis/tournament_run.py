@@ -74,13 +74,14 @@ class TournamentStudy(Study):
                  house: Sequence[str] | None = None, rules_file: str | Path | None = None,
                  rounds: int | None = None, seat_orders: str | None = None,
                  strategy_path: Sequence[str | Path] | None = None, chunk_size: int | None = None,
-                 save_games: bool | None = None) -> None:
+                 save_games: bool | None = None, bot_time: tuple[int, int | None] = (1000, None)) -> None:
         self.strategies, self.players, self.games, self.seed = strategies, players, games, seed
         self.rules, self.house, self.rules_file = rules, house, rules_file
         self.rounds, self.seat_orders, self.chunk_size = rounds, seat_orders, chunk_size
         self.save_games = save_games or None
         self.paths = tuple(str(p) for p in strategy_path or [])
         self.strategy_path = strategy_path
+        self.bot_time = tuple(bot_time)  # a bot entry's time control (shedsim.bot)
 
     def plan(self, store: T.Store) -> T.TournamentJob:
         from shedsim.rules.ruleset import RulesError
@@ -95,7 +96,8 @@ class TournamentStudy(Study):
                           seed=0 if self.seed is None else self.seed, rounds=1 if self.rounds is None else self.rounds,
                           chunk_size=self.chunk_size, strategy_paths=self.paths,
                           rules_input=rules_input(rules, self.house, self.rules_file),
-                          save_games=bool(self.save_games), seat_orders=self.seat_orders or "all")
+                          save_games=bool(self.save_games), seat_orders=self.seat_orders or "all",
+                          bot_time=self.bot_time)
         return T.TournamentJob(spec)
 
     def store(self, root: Path) -> T.Store:

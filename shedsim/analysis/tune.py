@@ -35,6 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from shedsim.output.charts.tune import plot_history, plot_importance  # noqa: F401 - re-exported
 from shedsim.rules.ruleset import RuleSet
 
 CONFIRM_SEED_OFFSET = 1_000_003
@@ -174,7 +175,8 @@ class TuneSpec:
             s = compiled_strategy(known, self.strategy, "tune")
             option = "--field"
             for f in self.field:
-                compiled_strategy(known, f, "tune")
+                if not f.startswith("bot:"):  # a bot (--bot): open_match starts and greets it
+                    compiled_strategy(known, f, "tune")
         except PluginError as e:
             raise TuneError(f"{option}: {e}") from None
         except SPRTError as e:  # pragma: no cover - compiled_strategy raises PluginError
@@ -261,7 +263,7 @@ class Evaluator:
 
 
 def _t(x: np.ndarray) -> tuple[float, float, float]:
-    from shedsim.analysis.stats import t_interval
+    from shedsim.stats import t_interval
     m, lo, hi = t_interval(len(x), float(x.sum()), float((x * x).sum()))
     return float(m), float(lo), float(hi)
 
@@ -544,44 +546,6 @@ def importances(study) -> dict[str, float]:
             return {k: float(v) for k, v in optuna.importance.get_param_importances(study).items()}
     except (RuntimeError, ValueError):
         return {}
-
-
-def plot_history(table, start_score: float, path: Path, subtitle: str = "") -> Path:
-    """``history.png``: every completed trial's score, the best so far, the start's score."""
-    import matplotlib.pyplot as plt
-
-    from shedsim.output.plots import save_figure
-    done = table[table["state"] == "complete"]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    ax.scatter(done["trial"], done["score"], s=14, color="#4c72b0", label="trial")
-    ax.step(done["trial"], done["score"].cummax(), where="post", color="#dd8452", label="best so far")
-    if start_score == start_score:  # no line, no legend entry, when the start was not a trial
-        ax.axhline(start_score, color="0.4", ls="--", lw=1, label="starting parameters")
-    ax.set_xlabel("trial")
-    ax.set_ylabel("score against the field (in-sample)")
-    ax.set_title("Optimisation history" + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
-    ax.legend(loc="lower right", fontsize=9)
-    ax.grid(alpha=0.3)
-    from matplotlib.ticker import MaxNLocator
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    return save_figure(fig, path)
-
-
-def plot_importance(imp: dict[str, float], path: Path, subtitle: str = "") -> Path:
-    """``importance.png``: the importance of each parameter (:func:`importances`; horizontal bars)."""
-    import matplotlib.pyplot as plt
-
-    from shedsim.output.plots import save_figure
-    fig, ax = plt.subplots(figsize=(7, 0.35 * max(4, len(imp)) + 1.2))
-    if imp:
-        names = list(imp)[::-1]
-        ax.barh(names, [imp[n] for n in names], color="#4c72b0")
-        ax.set_xlabel("importance for the trial scores (sums to 1)")
-    else:
-        ax.text(0.5, 0.5, "too few completed trials to rate the parameters", ha="center", va="center")
-        ax.set_axis_off()
-    ax.set_title("Parameter importance" + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
-    return save_figure(fig, path)
 
 
 def best_toml(spec: TuneSpec, best: dict[str, int], best_trial: int, best_score: float, start_score: float,

@@ -180,8 +180,8 @@ class TuneStudy(StorelessStudy):
                     "confirm": None if conf is None else {**conf.__dict__, "h2h_elo": list(conf.h2h_elo)}})
 
     def write(self, job: Any, r: dict[str, Any], out: Path, plots: bool) -> list[str]:
-        from shedsim.analysis.tournament import write_csv
-        from shedsim.runs import atomic
+        from shedsim.output.csvs import write_csv
+        from shedsim.base import atomic
         spec, out = self.spec, Path(out)
         atomic.write_text(out / "best.toml", TU.best_toml(spec, r["best"], r["best_t"].number, float(r["best_t"].value),
                                                           r["start_score"], len(r["done"]), r["conf"]))

@@ -16,6 +16,8 @@ from typing import Annotated, Optional
 import typer
 
 from shedsim.cli import bench as bench_cmd
+from shedsim.cli import gauntlet as gauntlet_cmd
+from shedsim.cli import ratings as ratings_cmd
 from shedsim.cli import common as C
 from shedsim.cli.common import CommandGroup
 from shedsim.cli import compare as compare_cmd
@@ -35,9 +37,10 @@ from shedsim.cli import tune as tune_cmd
 COMMANDS = (
     ("Rules and strategies", (("rules", rules_cmd.rules_app), ("strategies", strategies_cmd.strategies_cmd))),
     ("Studies", (("tournament", tournament_cmd.tournament), ("compare-rules", compare_cmd.compare_rules),
-                 ("swaps", swaps_cmd.swaps), ("sprt", sprt_cmd.sprt), ("tips", tips_cmd.tips), ("tune", tune_cmd.tune))),
+                 ("swaps", swaps_cmd.swaps), ("sprt", sprt_cmd.sprt), ("gauntlet", gauntlet_cmd.gauntlet), ("tips", tips_cmd.tips),
+                 ("tune", tune_cmd.tune))),
     ("Positions and games", (("hint", hint_cmd.hint), ("play", play_cmd.play), ("trace", trace_cmd.trace))),
-    ("Reports", (("report", report_cmd.report),)),
+    ("Reports", (("report", report_cmd.report), ("ratings", ratings_cmd.ratings_app))),
     ("Tools", (("bench", bench_cmd.bench), ("compile", strategies_cmd.compile_cmd),
                ("scenario", scenario_cmd.scenario_app))),
 )
@@ -110,7 +113,7 @@ def main() -> None:  # pragma: no cover
     command's :class:`shedsim.runs.execute.Session` says what was kept."""
     listen_to_ctrl_c()
     try:
-        from shedsim.runs.notices import plain_warnings
+        from shedsim.base.notices import plain_warnings
         plain_warnings()
         app()
     except KeyboardInterrupt:

@@ -28,6 +28,9 @@ def bench(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
     strategy_path: StrategyPathOpt = None,
     table_mode: Annotated[bool, typer.Option("--table", help="Print one table instead: games/s and ns per move at 2 and 4 players, 1 and 2 workers (median of 3 runs of --games games each; what make bench prints).")] = False,
+    bot: O.BotOpt = None,
+    bot_games: Annotated[int, typer.Option("--bot-games", help="With --bot: games with the bot at every seat, in one process.", min=1)] = 200,
+    time_per_move: O.TimePerMoveOpt = 1000,
     calib: Annotated[Optional[Path], typer.Option("--calib", help="With --table: the calibration kernel's directory (holding sh_nb_fast.py; default $SHEDSIM_CALIB or ../shared/calib when present), timed in the same run for a ratio column.")] = None,
 ) -> None:
     """Measure the compiled kernel: games/s, ns per move, moves per game, kernel load time.
@@ -38,6 +41,8 @@ def bench(
     defines playout_stats(), the moves per second of its playout loop alone; both beside
     the kernel's own moves per second with the reference opponent (<<reference>>).
 
+    With --bot LABEL=COMMAND: the bot's decisions per second through the pipe instead, over --bot-games games with the bot at every seat (one process per seat) on one worker, beside the seconds the reference engine alone takes for the same deals with --strategy at every seat (the engine's share).
+
     Timing starts after the kernel is loaded in every worker, so games/s measures play
     alone; the load (or first compile) time is printed separately. With --backend dask
     or ray the cluster is started (or connected to) before timing; "workers" reports its
@@ -47,6 +52,10 @@ def bench(
 
     from shedsim.runs import bench_run as B
     paths = [str(p) for p in strategy_path or []]
+    if bot:
+        from shedsim.cli.common import bot_entries, load_rules
+        rs = load_rules(rules, house, rules_file)
+        return _bench_bot(rs, players, bot_entries(bot), strategy, bot_games, seed, time_per_move, as_json)
     plan = O.call(B.plan_bench, rules=rules, house=house, rules_file=rules_file, players=players, strategy=strategy,
                   games=games, workers=workers, backend=backend, scheduler=scheduler, seed=seed, chunk_size=chunk_size,
                   reference_games=reference_games if reference else None, strategy_paths=paths, table_mode=table_mode)
@@ -69,3 +78,35 @@ def bench(
         typer.echo(json.dumps(out))
         return
     Console().print(B.render_bench(out, plan.base))
+
+
+def _bench_bot(rs, players: int, bots: list[tuple[str, str]], strategy: str | None, games: int, seed: int,
+               move_ms: int, as_json: bool) -> None:
+    """``bench --bot``: each bot's decisions per second through the pipe (:mod:`shedsim.runs.bot_bench`)."""
+    import json
+
+    from shedsim.runs.bot_bench import bot_rate
+    from shedsim.bot.process import BotStartError
+    from shedsim.cli.common import fail
+    from shedsim.bot.protocol import BotSpecError
+    from shedsim.plugins import choice
+    from shedsim.runs.simulate import SimulationError
+    opponent = strategy or choice("reference")[0]
+    rows = []
+    for label, spec in bots:
+        try:
+            rows.append(bot_rate(rs, players, label, spec, games, seed, opponent, move_ms))
+        except (BotSpecError, BotStartError) as e:
+            fail(str(e))
+        except SimulationError as e:
+            fail(str(e), 1)
+    if as_json:
+        typer.echo(json.dumps({"rules": rs.name, "players": players, "rows": rows}))
+        return
+    for r in rows:
+        typer.echo(f"{r['label']}: {r['decisions_per_s']:,.0f} decisions/s through the pipe ({r['decisions']:,} "
+                   f"decisions in {r['games']:,} games, the bot at every seat, {r['wall_s']:.2f} s; "
+                   f"{r['games_per_s']:,.1f} games/s); the reference engine alone ({r['opponent']} at every "
+                   f"seat): {r['engine_s']:.2f} s "
+                   f"(the pipe and the bot: {100 * r['pipe_share']:.0f}% of the time); start and hello "
+                   f"{r['start_s']:.2f} s; forfeits {r['forfeits']}")

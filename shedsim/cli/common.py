@@ -16,6 +16,42 @@ RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: duel, nine
 HouseOpt = Annotated[Optional[list[str]], typer.Option("--house", "-H", help="House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim rules list`).")]
 RulesFileOpt = Annotated[Optional[Path], typer.Option("--rules-file", help="A rules TOML file (preset = \"...\" plus overrides); overrides --rules.")]
 StrategyPathOpt = Annotated[Optional[list[Path]], typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable.")]
+BotOpt = Annotated[Optional[list[str]], typer.Option("--bot", metavar="LABEL=COMMAND", help="A bot: a program in any language that speaks the bot protocol on standard input and output (docs/reference/bots.md), started from the current directory, COMMAND split into words as a shell does (no shell); then LABEL is an entry like any other. Repeatable.")]
+TimePerMoveOpt = Annotated[int, typer.Option("--time-per-move", metavar="MS", help="Milliseconds a bot has for each answer (its swap's too); a later answer forfeits the game.")]
+TimePerGameOpt = Annotated[Optional[int], typer.Option("--time-per-game", metavar="MS", help="Milliseconds a bot has for all its answers in one game (default: no such budget).")]
+
+
+def with_bots(entries: list[tuple[str, str]], bots: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``entries`` (``(label, spec)``) with the ``--bot`` entries: an entry named by a bot's
+    label (``--strategies mine`` with ``--bot mine=...``) becomes that bot; the other bots
+    are added at the end. A bot label that another entry already holds exits 2."""
+    out = list(entries)
+    for label, spec in bots:
+        at = [i for i, (lab, sp) in enumerate(out) if lab == label]
+        if at and out[at[0]][1] != label:
+            fail(f"--bot {label}: the label {label!r} is already the entry {out[at[0]][1]!r}")
+        if at:
+            out[at[0]] = (label, spec)
+        else:
+            out.append((label, spec))
+    return out
+
+
+def bot_spec(spec: str | None, bots: list[tuple[str, str]]) -> str | None:
+    """A strategy option's value (``--a``, ``--b``, one of ``--opponents``), or the bot of
+    that label (``bot:COMMAND``) when ``--bot`` gave one."""
+    return dict(bots).get(spec.strip(), spec) if spec is not None else None
+
+
+def bot_entries(values: list[str] | None) -> list[tuple[str, str]]:
+    """The ``--bot LABEL=COMMAND`` options as entries ``(label, "bot:COMMAND")``; a bad one
+    exits 2 naming it (:func:`shedsim.bot.protocol.parse_bot_options`)."""
+    from shedsim.bot.protocol import BotSpecError, parse_bot_options
+    try:
+        return parse_bot_options(values)
+    except BotSpecError as e:
+        fail(str(e))
+        raise  # pragma: no cover - fail exits
 
 
 _CHOICE = re.compile(r"<<([a-z:-]+)>>")

@@ -28,6 +28,7 @@ def compare_rules(
     games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games per variant, rounded up to whole blocks (every table x every rotation) (default: 100000).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed: the same seed gives the same deals in every variant (default: 0).")] = None,
     strategy_path: O.StrategyPathOpt = None,
+    bot: O.BotOpt = None,
     out: OutOpt = None,
     resume: O.ResumeOpt = None,
     force: O.ForceOpt = False,
@@ -51,6 +52,9 @@ def compare_rules(
     Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (finished chunks are kept); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
+    if bot:  # --strategies with the bots (the @compare field when not given)
+        from shedsim.plugins import choice
+        strategies = O.bot_entry_specs(strategies, bot, list(choice("compare")))
     r = O.call(api.compare_rules, rules=rules, house=house, each_toggle=each_toggle, players=players,
                strategies=strategies, games=games, seed=seed, strategy_path=O.paths_of(strategy_path),
                options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after,

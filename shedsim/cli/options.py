@@ -98,6 +98,24 @@ StrategyPathOpt = Annotated[Optional[list[Path]], typer.Option(
     "--strategy-path", rich_help_panel=P_RUN, help="Extra directory of strategy plugins, repeatable.")]
 
 
+from shedsim.cli.common import BotOpt, TimePerGameOpt, TimePerMoveOpt  # noqa: E402,F401 - the bot options, declared once
+
+
+def bot_entry_specs(strategies: str | None, bot: list[str] | None, default: list[str]) -> str | list[str] | None:
+    """``--strategies`` with the ``--bot`` entries (:func:`shedsim.cli.common.with_bots`):
+    ``strategies`` unchanged without a bot; else a list of ``LABEL=SPEC`` entries (the field
+    ``default`` when ``--strategies`` is not given), a bad ``--bot`` exits 2 naming it."""
+    if not bot:
+        return strategies
+    from shedsim.analysis.tournament import TournamentError, parse_entries
+    from shedsim.cli.common import bot_entries, fail, with_bots
+    try:
+        entries = parse_entries(strategies) if strategies is not None else [(n, n) for n in default]
+    except TournamentError as e:
+        fail(str(e))
+    return [f"{lab}={spec}" for lab, spec in with_bots(entries, bot_entries(bot))]
+
+
 def paths_of(strategy_path: list[Path] | None) -> list[str] | None:
     """``--strategy-path`` as the Python API takes it (None when not given)."""
     return None if not strategy_path else [str(p) for p in strategy_path]

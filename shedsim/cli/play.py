@@ -10,7 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, choice_help, fail, load_rules
+from shedsim.cli.common import (BotOpt, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, bot_entries, bot_spec,
+                                choice_help, fail, load_rules)
 from shedsim.runs.limits import INT64_MAX
 
 
@@ -41,6 +42,7 @@ def play(
                                                           "(as hint's --objective: lose, place or first; default: "
                                                           "what the rules score).")] = None,
     strategy_path: StrategyPathOpt = None,
+    bot: BotOpt = None,
 ) -> None:
     """Play a game against the bots in the terminal.
 
@@ -61,9 +63,11 @@ def play(
     try:
         if opponents is None:
             opponents = ",".join(default_opponents())
-        specs = [s.strip() for s in _split_specs(opponents)]
+        bots = bot_entries(bot)  # --opponents LABEL of a --bot LABEL=COMMAND: that bot
+        specs = [bot_spec(s.strip(), bots) for s in _split_specs(opponents)]
         g = Game(rs, players, specs, seed=seed, game=game, seat=seat, strategy_paths=paths,
-                 hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective)
+                 hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective,
+                 labels={spec: label for label, spec in bots})
     except PlayError as e:
         fail(str(e))
     tty = sys.stdin.isatty()
@@ -75,7 +79,7 @@ def play(
 
     def again() -> str:
         return _again(rules, house, rules_file, players, opponents, seed, game, seat, hint_policy, hint_budget,
-                      hint_objective, paths, g.inputs)
+                      hint_objective, paths, g.inputs, bot)
 
     say(g.swap_lines())
     while not g.over:
@@ -126,7 +130,7 @@ def _read_line(prompt: str, queued: list[str], tty: bool) -> str | None:
 
 
 def _again(rules, house, rules_file, players, opponents, seed, game, seat, hint_policy, hint_budget, hint_objective,
-           paths, inputs) -> str:
+           paths, inputs, bots=None) -> str:
     """The command line that continues this game later (its options and ``--moves``)."""
     args = ["shedsim", "play"]
     if rules_file is not None:
@@ -148,6 +152,8 @@ def _again(rules, house, rules_file, players, opponents, seed, game, seat, hint_
         args += ["--hint-objective", hint_objective]
     for p in paths:
         args += ["--strategy-path", p]
+    for b in bots or []:
+        args += ["--bot", b]
     if inputs:
         args += ["--moves", ";".join(inputs)]
     return shlex.join(args)

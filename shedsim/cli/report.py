@@ -35,7 +35,7 @@ def report(
     """  # noqa: E501 (typer shows each paragraph as one line)
     import os
 
-    from shedsim.runs import atomic
+    from shedsim.base import atomic
     from shedsim.output import report as R
     from shedsim.cli.common import fail
 

@@ -31,6 +31,7 @@ def sprt(
     seed: O.SeedOpt = None,
     unpaired: Annotated[bool, typer.Option("--unpaired", rich_help_panel=_P_RUN, help="A fresh deal for every game (trinomial model) instead of each deal under every rotation.")] = False,
     strategy_path: O.StrategyPathOpt = None,
+    bot: O.BotOpt = None,
     elo0: Annotated[Optional[float], typer.Option("--elo0", rich_help_panel=_P_TEST, help="H0: X - Y = elo0 logistic Elo (default: 0).")] = None,
     elo1: Annotated[Optional[float], typer.Option("--elo1", rich_help_panel=_P_TEST, help="H1: X - Y = elo1 logistic Elo, above --elo0 (default: 5).")] = None,
     alpha: Annotated[Optional[float], typer.Option("--alpha", rich_help_panel=_P_TEST, help="Chance of accepting H1 when H0 holds (default: 0.05).")] = None,
@@ -66,6 +67,12 @@ def sprt(
     Examples: shedsim sprt --a greedy --b random;  shedsim sprt --a expert --b greedy --elo1 10 --out reports/sprt;  shedsim sprt --resume reports/sprt;  shedsim sprt --a greedy --b expert --compare-pairing --games 20000
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
+    from shedsim.cli.common import bot_entries, bot_spec
+    if bot and resume is not None:
+        from shedsim.cli.common import fail
+        fail("--resume: --bot cannot be given with --resume: the stored test decides its players")
+    bots = bot_entries(bot)  # --a LABEL / --b LABEL of a --bot LABEL=COMMAND: that bot
+    a, b = bot_spec(a, bots), bot_spec(b, bots)
     r = O.call(api.sprt, a=a, b=b, rules=rules, house=house, rules_file=rules_file, players=players, seed=seed,
                unpaired=unpaired, compare_pairing=compare_pairing, games=games, strategy_path=O.paths_of(strategy_path),
                elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, min_games=min_games, llr=llr,

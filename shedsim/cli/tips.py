@@ -25,6 +25,7 @@ def tips(
     opponents: Annotated[Optional[str], typer.Option("--opponents", rich_help_panel=_P_RUN, help="Strategy of the other seats (default: the reference opponent, " + choice_help("reference") + ").")] = None,
     seed: O.SeedOpt = None,
     strategy_path: O.StrategyPathOpt = None,
+    bot: O.BotOpt = None,
     out: OutOpt = None,
     resume: O.ResumeOpt = None,
     force: O.ForceOpt = False,
@@ -49,6 +50,8 @@ def tips(
     Examples: shedsim tips;  shedsim tips --rules shithead --players 4 --games 100000;  shedsim tips --tip pass_on_nine --rules nines
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
+    from shedsim.cli.common import bot_entries, bot_spec
+    opponents = bot_spec(opponents, bot_entries(bot))  # --opponents LABEL of a --bot LABEL=COMMAND
     r = O.call(api.tips, rules=rules, house=house, players=players, tip=tip, games=games, base=base,
                opponents=opponents, seed=seed, strategy_path=O.paths_of(strategy_path),
                options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots,

@@ -31,6 +31,9 @@ def tournament(
     rounds: Annotated[Optional[int], typer.Option("--rounds", min=1, max=10, rich_help_panel=_P_RUN, help="Rounds per match (1-10), scored by summed places as palace does; >1 adds matches.csv (default: 1).")] = None,
     seat_orders: Annotated[Optional[str], typer.Option("--seat-orders", rich_help_panel=_P_RUN, help="all: every table in every cyclic seating order (who plays after whom); sorted: one order per table (default: all).")] = None,
     strategy_path: O.StrategyPathOpt = None,
+    bot: O.BotOpt = None,
+    time_per_move: O.TimePerMoveOpt = 1000,
+    time_per_game: O.TimePerGameOpt = None,
     chunk_size: Annotated[Optional[int], typer.Option("--chunk-size", min=1, rich_help_panel=_P_RUN, help="Games per chunk of work, rounded to whole blocks (default: about games/16, at most 20000).")] = None,
     save_games: Annotated[bool, typer.Option("--save-games", rich_help_panel=O.P_OUT, help="Also write every game's record as Parquet (DIR/games/NNNNN.parquet, one file per chunk).")] = False,
     out: OutOpt = None,
@@ -56,9 +59,15 @@ def tournament(
     With no options: shithead, 4 players, 200,000 games, into reports/latest/, with the default field: <<default>>.
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
+    from shedsim.analysis.tournament import default_strategies
+    if bot and resume is not None:  # the stored run's entries hold its bots (spec.json)
+        from shedsim.cli.common import fail
+        fail("--resume: --bot cannot be given with --resume: the stored run's bots play on")
+    strategies = O.bot_entry_specs(strategies, bot, default_strategies(O.paths_of(strategy_path) or ()) if bot else [])
     r = O.call(api.tournament, strategies=strategies, players=players, games=games, seed=seed, rules=rules,
                house=house, rules_file=rules_file, rounds=rounds, seat_orders=seat_orders,
                strategy_path=O.paths_of(strategy_path), chunk_size=chunk_size, save_games=save_games,
+               bot_time=(time_per_move, time_per_game),
                options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after,
                                      default_out="reports/latest"))
     if not quiet:
@@ -90,10 +99,17 @@ def _print_table(spec, res, complete: bool) -> None:
                                     "effective size for rates, t for mean place); rating: Plackett-Luce, Elo scale, "
                                     "+- 1.96 cluster-robust se")
     cols = (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
-            ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right"))
+            ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right"),
+            *((("forfeits", "right"),) if "forfeits" in s else ()))
     for col, just in cols:
         if per_row.get(col, True):
             t.add_column(col, justify=just)
+
+    def forfeit_cell(r):  # a run with bots: the games forfeited, and by which kinds of fault
+        from shedsim.bot.protocol import FAULTS
+        n = getattr(r, "forfeits", 0)
+        kinds = [f"{k} {getattr(r, 'forfeits_' + k):,}" for k in FAULTS if getattr(r, "forfeits_" + k, 0)]
+        return f"{n:,}" + (f" ({', '.join(kinds)})" if kinds else "")
 
     def pct(v, lo, hi):
         return "-" if math.isnan(v) else f"{100 * v:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
@@ -103,7 +119,8 @@ def _print_table(spec, res, complete: bool) -> None:
         place = "-" if math.isnan(r.mean_place) else f"{r.mean_place:.3f} [{r.place_lo:.3f}, {r.place_hi:.3f}]"
         cells = {"#": str(r.rank), "strategy": r.strategy, "games": f"{r.games:,}",
                  "win rate": pct(r.win_rate, r.win_lo, r.win_hi), "loss rate": pct(r.loss_rate, r.loss_lo, r.loss_hi),
-                 "mean place": place, "rating": rating, "unfinished": f"{r.unfinished:,}"}
+                 "mean place": place, "rating": rating, "unfinished": f"{r.unfinished:,}",
+                 "forfeits": forfeit_cell(r)}
         t.add_row(*(cells[col] for col, _ in cols if per_row.get(col, True)))
     console = Console() if sys.stdout.isatty() else Console(width=150)
     console.print(t)

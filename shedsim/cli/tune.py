@@ -28,6 +28,7 @@ def tune(
     rules_file: O.RulesFileOpt = None,
     players: PlayersOpt = None,
     strategy_path: O.StrategyPathOpt = None,
+    bot: O.BotOpt = None,
     budget: Annotated[Optional[int], typer.Option("--budget", "-b", rich_help_panel=_P_SEARCH, help="Completed trials the study should hold (earlier runs and other processes count) (default: 50).")] = None,
     games: Annotated[Optional[int], typer.Option("--games", "-g", rich_help_panel=_P_SEARCH, help="Games per trial and field entry (whole deals; the same deals in every trial) (default: 4000).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, max=SAMPLER_SEED_MAX, rich_help_panel=_P_SEARCH, help="Run seed: the deals of every trial and the sampler's seed (optuna's samplers take 0 to 4294967295) (default: 0).")] = None,
@@ -60,6 +61,10 @@ def tune(
     Examples: shedsim tune --budget 12 --games 4000;  shedsim tune --strategy heuristic:search=0 --players 4 --budget 100;  shedsim tune --param track=0:50 --param block=0:4 --budget 30
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
+    if bot and field is not None:  # --field LABEL of a --bot LABEL=COMMAND: that bot
+        from shedsim.cli.common import bot_entries, bot_spec
+        bots = bot_entries(bot)
+        field = ",".join(bot_spec(x.strip(), bots) for x in field.split(",") if x.strip())
     r = O.call(api.tune, strategy=strategy, field=field, rules=rules, house=house, rules_file=rules_file,
                players=players, budget=budget, games=games, seed=seed, param=param, sampler=sampler,
                confirm_games=confirm_games, storage=storage, study_name=study_name,

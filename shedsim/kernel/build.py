@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from shedsim import layout as L
-from shedsim.kernel import isolate
+from shedsim.base import isolate
 from shedsim.plugin_meta import StrategyInfo
 
 _KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py")

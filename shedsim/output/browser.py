@@ -216,9 +216,9 @@ def check_page(page: Path | str, widths: tuple[int, ...] = (1400, 800), height: 
 
 def screenshot(page: Path | str, out: Path | str, width: int = 1400, height: int = 1000) -> Path:
     """A PNG of the top ``height`` CSS pixels of ``page`` in a ``width``-pixel window, with
-    shedsim's mark (:func:`shedsim.runs.atomic.mark_png`), written atomically to ``out``
-    (:mod:`shedsim.runs.atomic`). Raises :class:`BrowserMissing`."""
-    from shedsim.runs import atomic
+    shedsim's mark (:func:`shedsim.base.atomic.mark_png`), written atomically to ``out``
+    (:mod:`shedsim.base.atomic`). Raises :class:`BrowserMissing`."""
+    from shedsim.base import atomic
     d = _driver(width, height)
     try:
         _open(d, Path(page), width, height)
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {str(a.page)!r} is not a file", file=sys.stderr)
         return 2
     if a.screenshot:
-        from shedsim.runs.atomic import replace_problem
+        from shedsim.base.atomic import replace_problem
         problem = replace_problem(a.screenshot, "--screenshot")
         if problem:
             print(f"error: {problem}", file=sys.stderr)

@@ -58,7 +58,8 @@ COLUMNS: dict[str, K.Kind] = {
     **dict.fromkeys(("games", "wins", "losses", "deals", "comparisons", "a_ahead", "b_ahead", "ties", "unfinished",
                      "still_in_at_cap", "stalled", "loops", "capped", "matches", "rounds", "match_wins",
                      "match_losses", "shared_first", "units", "unit_games", "visible", "dealt_up", "chosen_up",
-                     "seat_games", "choices", "players"), K.COUNT),
+                     "seat_games", "choices", "players", "forfeits", "forfeits_timeout", "forfeits_invalid",
+                     "forfeits_illegal", "forfeits_crash"), K.COUNT),
     **dict.fromkeys(("rank", "seat", "deal", "trial", "packed", "low", "high"), K.INDEX),
     # shares of games (or cards) and their differences
     **dict.fromkeys(("win_rate", "loss_rate", "match_win_rate", "match_loss_rate", "share", "cumulative_share",

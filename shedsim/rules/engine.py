@@ -1,8 +1,11 @@
 """The reference engine: plain Python that follows docs/reference/rules.md line by line.
 
-This is the executable specification. Scenario files, ``shedsim trace`` and plain-Python
-strategies run on it; the compiled kernel (:mod:`shedsim.kernel`) must agree with it move
-for move (tests/test_differential.py). Speed does not matter here; clarity does.
+This is the executable specification: the legal moves, applying a move, the stops, the
+deal and the start, and a whole game with its players; the position it works on
+(:class:`Move`, :class:`GameState`, the observation) is :mod:`shedsim.rules.state`'s.
+Scenario files, ``shedsim trace`` and plain-Python strategies run on it; the compiled
+kernel (:mod:`shedsim.kernel`) must agree with it move for move
+(tests/test_differential.py). Speed does not matter here; clarity does.
 
 Conventions (all from docs/reference/rules.md unless noted):
 
@@ -36,26 +39,20 @@ Conventions (all from docs/reference/rules.md unless noted):
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from shedsim import layout as L
-from shedsim.rules.cards import RANKS, format_cards, pack, pack_counts, parse_rank, rank_name, unpack, CardError
+from shedsim.rules.cards import RANKS, format_cards, pack, pack_counts, rank_name, unpack
 from shedsim.rules.ruleset import RuleSet
+from shedsim.rules.state import (  # noqa: F401 - re-exported: the engine's names, where they always were
+    GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, public_array,
+)
 from shedsim.seeding import SplitMix64, seat_key, shuffle
-
-
-class IllegalMoveError(ValueError):
-    """A move that is not in the legal set of the position."""
-
-
-class MoveSyntaxError(ValueError):
-    """A move string that cannot be read."""
 
 
 class StrategyError(RuntimeError):
@@ -66,192 +63,6 @@ class PluginReturnError(TypeError):
     """A plain-Python plugin returned a value of the wrong kind; the message says what the
     function had to return (raised by :class:`shedsim.plugins.EnginePlayer`, reported by the
     engine as a :class:`StrategyError` naming the strategy and the position)."""
-
-
-# --------------------------------------------------------------------------- moves
-@dataclass(frozen=True, order=True)
-class Move:
-    """One move. ``kind`` is ``"play"``, ``"flip"``, ``"pickup"`` or ``"gamble"``.
-
-    ``play``: ``count`` cards of ``rank`` from the current stage, plus ``extra`` face-up cards
-    of that rank with the last hand card (``mix_last_hand``). ``flip``: ``slot`` is 0-based
-    (written 1-based). :attr:`code` is the kernel's integer encoding (:mod:`shedsim.layout`).
-    """
-
-    kind: str
-    rank: int = 0
-    count: int = 0
-    extra: int = 0
-    slot: int = 0
-
-    @property
-    def code(self) -> int:
-        """The ``int64`` move code the kernel and compiled strategies use."""
-        if self.kind == "pickup":
-            return L.PICKUP
-        if self.kind == "gamble":
-            return L.GAMBLE
-        if self.kind == "flip":
-            return L.FLIP + self.slot
-        return (self.rank << 8) | (self.count << 4) | self.extra
-
-    @staticmethod
-    def from_code(code: int) -> Move:
-        """Decode a move code. Raises :class:`MoveSyntaxError` for codes that mean nothing."""
-        code = int(code)
-        if code == L.PICKUP:
-            return Move("pickup")
-        if code == L.GAMBLE:
-            return Move("gamble")
-        if L.FLIP <= code < L.FLIP + L.MAX_TABLE:
-            return Move("flip", slot=code - L.FLIP)
-        rank, count, extra = code >> 8, (code >> 4) & 0xF, code & 0xF
-        if code >= L.PLAY_MIN and 2 <= rank <= 14 and count >= 1:
-            return Move("play", rank, count, extra)
-        raise MoveSyntaxError(f"move code {code} means no move")
-
-    @staticmethod
-    def parse(text: str) -> Move:
-        """Read ``play Rxk``, ``play Rxk+j``, ``flip s`` (1-based), ``pickup`` or ``gamble``."""
-        if not isinstance(text, str):
-            raise MoveSyntaxError(f"unknown move {text!r}: moves are strings")
-        words = text.strip().lower().split()
-        if words == ["pickup"] or words == ["pick", "up"]:
-            return Move("pickup")
-        if words == ["gamble"]:
-            return Move("gamble")
-        if len(words) == 2 and words[0] == "flip" and words[1].isdigit() and int(words[1]) >= 1:
-            return Move("flip", slot=int(words[1]) - 1)
-        if len(words) == 2 and words[0] == "play" and "x" in words[1]:
-            rank_text, _, rest = words[1].partition("x")
-            count_text, _, extra_text = rest.partition("+")
-            try:
-                rank = parse_rank(rank_text)
-            except CardError:
-                raise MoveSyntaxError(f"unknown move {text!r}: unknown rank {rank_text!r}") from None
-            if count_text.isdigit() and int(count_text) >= 1 and (
-                    extra_text == "" or (extra_text.isdigit() and int(extra_text) >= 1)):
-                return Move("play", rank, int(count_text), int(extra_text or 0))
-        raise MoveSyntaxError(
-            f"unknown move {text!r}: write 'play Rxk', 'play Rxk+j', 'flip s', 'pickup' or 'gamble'")
-
-    def __str__(self) -> str:
-        if self.kind == "play":
-            extra = f"+{self.extra}" if self.extra else ""
-            return f"play {rank_name(self.rank)}x{self.count}{extra}"
-        if self.kind == "flip":
-            return f"flip {self.slot + 1}"
-        return self.kind
-
-
-# --------------------------------------------------------------------------- state
-@dataclass
-class Seat:
-    """One seat's cards. ``hand`` and ``face_up`` are multisets kept sorted."""
-
-    hand: list[int] = field(default_factory=list)
-    face_up: list[int] = field(default_factory=list)
-    face_down: list[int] = field(default_factory=list)
-    out: bool = False
-    known: Counter = field(default_factory=Counter)  # hand cards everyone saw picked up
-    pickups: int = 0
-    burns: int = 0
-
-    def holds_cards(self) -> bool:
-        return bool(self.hand or self.face_up or self.face_down)
-
-
-@dataclass
-class GameState:
-    """A whole position: the seats, pile, stock, burned cards and whose move it is."""
-
-    rules: RuleSet
-    seats: list[Seat]
-    pile: list[int] = field(default_factory=list)
-    stock: list[int] = field(default_factory=list)
-    burned: int = 0
-    burned_cards: Counter = field(default_factory=Counter)
-    dealer: int = 0
-    to_move: int = 0
-    direction: int = 1
-    places: list[int] = field(default_factory=list)
-    moves: int = 0
-    finished: bool = False
-    unfinished: bool = False
-    start_seat: int = 0
-    end: str = ""                      # "" while playing, then a name in layout.END_NAMES
-    deterministic: list[bool] = field(default_factory=list)  # per seat; the loop check needs all in
-    stream: np.ndarray | None = None   # the strategy stream (uint64[1]), part of the position
-    quiet: int = 0                     # moves since a burn, a seat out or a draw from the stock
-    loop_power: int = 1                # Brent's search: the saved position's age limit
-    loop_lam: int = 0
-    loop_on: bool = False
-    loop_saved: tuple | None = None
-    progress_mark: tuple | None = None  # (cards burned, seats out, stock size) at the last reset
-
-    @property
-    def players(self) -> int:
-        return len(self.seats)
-
-    def copy(self) -> GameState:
-        return copy.deepcopy(self)
-
-    # ----------------------------------------------------------- derived views
-    def effective_top(self) -> int:
-        """The topmost pile card that is not invisible; 0 if none (docs/reference/rules.md#effective-top)."""
-        for card in reversed(self.pile):
-            if card not in self.rules.invisible:
-                return card
-        return 0
-
-    def stage(self, seat: int | None = None) -> int:
-        """``layout.STAGE_*`` of ``seat`` (default: the seat to move)."""
-        s = self.seats[self.to_move if seat is None else seat]
-        if s.out:
-            return L.STAGE_OUT
-        if s.hand or self.stock:
-            return L.STAGE_HAND
-        if s.face_up:
-            return L.STAGE_FACE_UP
-        return L.STAGE_FACE_DOWN
-
-    def in_seats(self) -> list[int]:
-        return [i for i, s in enumerate(self.seats) if not s.out]
-
-    def place_of(self, seat: int) -> int:
-        return self.places.index(seat) + 1 if seat in self.places else 0
-
-    def top_run(self) -> tuple[int, int]:
-        """(rank of the physical top card, how many of it lie on top in a row); (0, 0) if empty."""
-        if not self.pile:
-            return 0, 0
-        top = self.pile[-1]
-        run = 0
-        for card in reversed(self.pile):
-            if card != top:
-                break
-            run += 1
-        return top, run
-
-    def card_total(self) -> int:
-        """Cards in play, burned included (the conservation checks use it)."""
-        return (len(self.pile) + len(self.stock) + self.burned
-                + sum(len(s.hand) + len(s.face_up) + len(s.face_down) for s in self.seats))
-
-    def describe(self) -> str:
-        """A readable multi-line picture of the position."""
-        lines = [f"rules {self.rules.name}{' + ' + ', '.join(self.rules.house) if self.rules.house else ''}"
-                 f"; {self.players} seats; dealer {self.dealer}; seat {self.to_move} to move"
-                 f"; direction {'clockwise' if self.direction == 1 else 'reversed'}; {self.moves} moves made",
-                 f"pile (bottom->top): {format_cards(self.pile)}  [effective top: "
-                 f"{rank_name(self.effective_top())}]",
-                 f"stock: {len(self.stock)} cards ({format_cards(self.stock)}); burned: {self.burned}"]
-        for i, s in enumerate(self.seats):
-            status = (f" OUT (place {self.place_of(i)})" if s.out else
-                      f" placed {self.place_of(i)} (game stopped)" if self.place_of(i) else "")
-            lines.append(f"seat {i}: hand [{format_cards(s.hand)}] face-up [{format_cards(s.face_up)}]"
-                         f" face-down [{format_cards(s.face_down)}]{status}")
-        return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- legal moves
@@ -349,6 +160,7 @@ def _land(state: GameState, seat_index: int, rank: int, n: int, from_hand: int) 
     if burned_now:
         state.burned += len(state.pile)
         state.burned_cards.update(state.pile)
+        state.burned_order.extend(state.pile)
         notes.append(f"burns {len(state.pile)} cards")
         state.pile = []
         seat.burns += 1
@@ -507,41 +319,6 @@ def place_stopped(state: GameState) -> None:
     state.places.extend(sorted(order, key=lambda i: held[i]))  # stable: ties keep turn order
 
 
-# --------------------------------------------------------------------------- observation
-def public_array(state: GameState) -> np.ndarray:
-    """The ``int64[layout.O_SIZE]`` observation of the seat to move (docs/reference/rules.md#observation).
-
-    Holds only public information and the mover's own hand: never another hand, a
-    face-down card or the stock order.
-    """
-    o = [0] * L.O_SIZE  # filled as a list, then one array: item by item into numpy costs more
-    s = state.to_move
-    o[L.O_SEAT] = s
-    o[L.O_PLAYERS] = state.players
-    o[L.O_STAGE] = state.stage()
-    o[L.O_HAND] = pack(state.seats[s].hand)
-    o[L.O_TOP] = state.effective_top()
-    o[L.O_TOP_RANK], o[L.O_RUN] = state.top_run()
-    o[L.O_PILE] = pack(state.pile)
-    o[L.O_PILE_N] = len(state.pile)
-    o[L.O_BURNED] = pack_counts(state.burned_cards)
-    o[L.O_BURNED_N] = state.burned
-    o[L.O_STOCK_N] = len(state.stock)
-    o[L.O_DIRECTION] = state.direction
-    o[L.O_IN] = len(state.in_seats())
-    o[L.O_MOVES] = state.moves
-    o[L.O_DEALER] = state.dealer
-    for i, seat in enumerate(state.seats):
-        o[L.O_FACE_UP + i] = pack(seat.face_up)
-        o[L.O_HAND_N + i] = len(seat.hand)
-        o[L.O_FACE_DOWN_N + i] = len(seat.face_down)
-        o[L.O_PLACE + i] = state.place_of(i)
-        o[L.O_KNOWN + i] = pack_counts(seat.known)
-        o[L.O_PICKUPS + i] = seat.pickups
-        o[L.O_BURNS + i] = seat.burns
-    return np.array(o, dtype=np.int64)
-
-
 # --------------------------------------------------------------------------- players
 class Player(Protocol):
     """What the engine needs of a strategy (see :mod:`shedsim.strategy` for plugins)."""
@@ -608,17 +385,17 @@ def start_seat(state: GameState, rng: SplitMix64) -> int:
 
 
 def _exception_text(e: BaseException) -> str:
-    """:func:`shedsim.kernel.isolate.exception_text` (imported when needed)."""
-    from shedsim.kernel.isolate import exception_text
+    """:func:`shedsim.base.isolate.exception_text` (imported when needed)."""
+    from shedsim.base.isolate import exception_text
     return exception_text(e)
 
 
 def _is_crash(e: BaseException) -> bool:
     """Whether ``e`` says that a plugin's compiled decision, run in a forked child, killed
-    that child (:class:`shedsim.kernel.isolate.ProcessCrash`) or was killed for taking
-    too long (:class:`~shedsim.kernel.isolate.ChildTimeout`); the message then names the
+    that child (:class:`shedsim.base.isolate.ProcessCrash`) or was killed for taking
+    too long (:class:`~shedsim.base.isolate.ChildTimeout`); the message then names the
     decision, not a Python exception."""
-    from shedsim.kernel.isolate import ChildTimeout, ProcessCrash
+    from shedsim.base.isolate import ChildTimeout, ProcessCrash
     return isinstance(e, (ProcessCrash, ChildTimeout))
 
 
@@ -795,6 +572,48 @@ class GameResult:
     end: str = "finished"
 
 
+def decide(state: GameState, player: Player, ra: np.ndarray, legal: list[Move], deal_key: int) -> Move:
+    """The move ``player``, the strategy of the seat to move, chooses among ``legal``
+    (:func:`legal_moves` of ``state``; ``ra`` the compiled rules, ``deal_key`` names the
+    game in messages), with every check :func:`play_game` makes after a decision: no
+    write into the rules, its parameters, the observation or a random stream it does not
+    own. Raises :class:`StrategyError` naming the strategy, the move and the position when
+    it raises, writes, or chooses something that is not a legal move."""
+    obs = public_array(state)
+    seat = state.to_move
+    when = f"at move {state.moves + 1}, seat {seat}"
+    obs_kept = obs.copy()
+    try:
+        move = player.move(state, obs, ra, state.streams.lend(seat), legal)
+    except StrategyError:
+        raise
+    except PluginReturnError as e:
+        check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
+        raise StrategyError(f"strategy {player.name!r} at move {state.moves + 1} (deal key {deal_key}): "
+                            f"{e}\n{state.describe()}") from e
+    except Exception as e:  # noqa: BLE001
+        # a write into the rules comes first: it may be why the decision failed
+        check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
+        if _is_crash(e):  # a plugin's decision in a forked child killed it (kernel.isolate)
+            raise StrategyError(f"strategy {player.name!r} at seat {seat}, choosing move {state.moves + 1} "
+                                f"(deal key {deal_key}): {e}\nthe position:\n{state.describe()}") from e
+        raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
+                            f"(deal key {deal_key}): {_exception_text(e)}\n"
+                            f"{state.describe()}") from e
+    check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
+    check_observation(player, obs, obs_kept, when, deal_key, state)
+    state.streams.give_back(seat, player, when, deal_key)
+    if move.kind == "invalid":
+        raise StrategyError(f"strategy {player.name!r} returned {move.rank}, which is not a move, at move "
+                            f"{state.moves + 1} (deal key {deal_key}); legal: "
+                            f"{', '.join(map(str, legal))}\n{state.describe()}")
+    if move not in legal:
+        raise StrategyError(f"strategy {player.name!r} chose the illegal move {move} at move "
+                            f"{state.moves + 1} (deal key {deal_key}); legal: "
+                            f"{', '.join(map(str, legal))}\n{state.describe()}")
+    return move
+
+
 def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
               dealer: int = 0, trace: bool = False) -> GameResult:
     """Play one whole game on the reference engine.
@@ -817,39 +636,7 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
                          f"[{format_cards(s.face_up)}] face-down [{format_cards(s.face_down)}]")
     while not (state.finished or state.unfinished):
         legal = legal_moves(state)
-        obs = public_array(state)
-        player = players[state.to_move]
-        seat = state.to_move
-        when = f"at move {state.moves + 1}, seat {seat}"
-        obs_kept = obs.copy()
-        try:
-            move = player.move(state, obs, ra, state.streams.lend(seat), legal)
-        except StrategyError:
-            raise
-        except PluginReturnError as e:
-            check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
-            raise StrategyError(f"strategy {player.name!r} at move {state.moves + 1} (deal key {deal_key}): "
-                                f"{e}\n{state.describe()}") from e
-        except Exception as e:  # noqa: BLE001
-            # a write into the rules comes first: it may be why the decision failed
-            check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
-            if _is_crash(e):  # a plugin's decision in a forked child killed it (kernel.isolate)
-                raise StrategyError(f"strategy {player.name!r} at seat {seat}, choosing move {state.moves + 1} "
-                                    f"(deal key {deal_key}): {e}\nthe position:\n{state.describe()}") from e
-            raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
-                                f"(deal key {deal_key}): {_exception_text(e)}\n"
-                                f"{state.describe()}") from e
-        check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
-        check_observation(player, obs, obs_kept, when, deal_key, state)
-        state.streams.give_back(seat, player, when, deal_key)
-        if move.kind == "invalid":
-            raise StrategyError(f"strategy {player.name!r} returned {move.rank}, which is not a move, at move "
-                                f"{state.moves + 1} (deal key {deal_key}); legal: "
-                                f"{', '.join(map(str, legal))}\n{state.describe()}")
-        if move not in legal:
-            raise StrategyError(f"strategy {player.name!r} chose the illegal move {move} at move "
-                                f"{state.moves + 1} (deal key {deal_key}); legal: "
-                                f"{', '.join(map(str, legal))}\n{state.describe()}")
+        move = decide(state, players[state.to_move], ra, legal, deal_key)
         codes.append(move.code)
         line = apply_move(state, move, legal)
         if trace:

@@ -87,5 +87,20 @@ def per_sample(places: np.ndarray, players: int, objective: str) -> np.ndarray:
     return p
 
 
+def effective_places2(places: np.ndarray) -> np.ndarray:
+    """Twice each seat's place (int64[n, P] from the kernel's ``places``, int[n, P], 0 = still
+    in when the game was stopped): seats still in share the remaining places, as
+    ``stalemate:share`` scores them (docs/reference/rules.md#stalemate): the places no seat
+    took, each getting twice their mean. With k seats still in: in a game stopped by its rules
+    those are the last k places (``2P - k + 1`` each); in a game a bot forfeited (a seat placed
+    last, P, while others are still in: docs/reference/bots.md#faults) they are the k places
+    before the last (``2P - k - 1``). Whole numbers, so that tallies of them add up exactly."""
+    p = places.shape[1]
+    pl = places.astype(np.int64)
+    k = (pl == 0).sum(axis=1, keepdims=True)
+    forfeited = (pl == p).any(axis=1, keepdims=True) & (k > 0)
+    return np.where(pl > 0, 2 * pl, np.where(forfeited, 2 * p - k - 1, 2 * p - k + 1))
+
+
 __all__ = ["OBJECTIVES", "SCORING_OBJECTIVES", "OBJECTIVE_NAMES", "FIGURE_NAMES", "ObjectiveError",
-           "objective_of", "resolve", "ranked_by", "per_sample"]
+           "objective_of", "resolve", "ranked_by", "per_sample", "effective_places2"]

@@ -2,7 +2,6 @@
 
 * :mod:`shedsim.runs.simulate`: a :class:`~shedsim.runs.simulate.RunSpec` (rules, seats,
   seed), the per-chunk game schedule, and the workers (loky locally, dask or ray on a cluster).
-* :mod:`shedsim.runs.atomic`: atomic file writes (temporary file, fsync, rename).
 * :mod:`shedsim.runs.benchmark`: the kernel's speed (games/s, ns/move).
 * :mod:`shedsim.runs.limits`: what the machine holds (CPUs, memory), checked before work starts.
 """

@@ -159,7 +159,7 @@ def time_reference(plan: BenchPlan, reference_games: int, games_per_s: float) ->
     """Time the reference engine on the first ``reference_games`` games (a plugin from
     outside ``strategies/`` in a forked child: a crash there is named, a decision past the
     decision limit stopped): its games/s and the kernel's ``games_per_s`` over it. Raises :class:`StudyError` (1: the strategy failed)."""
-    from shedsim.kernel import isolate
+    from shedsim.base import isolate
     from shedsim.rules.engine import StrategyError, play_game
     from shedsim.runs.recorder import Recorded
     from shedsim.runs.simulate import RunSpec, replay_command

@@ -209,7 +209,7 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
     copies of ``rules_array`` and ``params``.
 
     A plugin from outside ``strategies/`` (:attr:`~shedsim.plugins.Strategy.outside`) is
-    timed in a forked child (:func:`shedsim.kernel.isolate.run_forked`: numba checks no
+    timed in a forked child (:func:`shedsim.base.isolate.run_forked`: numba checks no
     bounds), so a crash there raises :class:`SearchCrash` naming it instead of killing
     this process."""
     search = getattr(strategy.module, "move_stats", None)
@@ -219,7 +219,7 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
     from shedsim.kernel.probe import sample_positions
     obs = sample_positions(rules_array, positions + 1, 7, np.uint64(0x9E3779B97F4A7C15 * (seed + 1) % (1 << 64)))
     rules_copy, params_copy = rules_array.copy(), params.copy()
-    from shedsim.kernel import isolate
+    from shedsim.base import isolate
     forked = strategy.outside and isolate.can_fork()
     # figures: [positions, wall s, search moves, rollouts, playout loop moves/s]; where: [function, position]
     figures = isolate.shared_like(np.full(5, np.nan)) if forked else np.full(5, np.nan)
@@ -246,7 +246,7 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
             isolate.load_in_parent(fn, (obs[0], rules_copy, params_copy, np.zeros(1, np.uint64))
                                    + ((np.zeros(2, np.int64),) if fn is search else
                                       (np.int64(1), True, np.zeros(2, np.int64))))
-        from shedsim.kernel.isolate import decision_timeout
+        from shedsim.base.isolate import decision_timeout
         try:
             _, error, code = isolate.run_forked(measure, beat=(beat, 0), beat_s=decision_timeout())
         except isolate.ChildTimeout as e:
@@ -282,9 +282,9 @@ def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np
     time is the difference (the best of ``repeats`` of each, seconds by
     ``time.perf_counter``). Returns playout moves per second. ``at`` (int64[1]), when
     given, holds the index of the observation in play (a crash report names it); ``beat``
-    (:func:`shedsim.kernel.isolate.beat_word`) is odd while a call of ``loop`` runs (the
-    parent of a forked child times it, :func:`shedsim.kernel.isolate.watch`)."""
-    from shedsim.kernel import isolate
+    (:func:`shedsim.base.isolate.beat_word`) is odd while a call of ``loop`` runs (the
+    parent of a forked child times it, :func:`shedsim.base.isolate.watch`)."""
+    from shedsim.base import isolate
 
     def timed(play: bool) -> tuple[float, int]:
         best = float("inf")

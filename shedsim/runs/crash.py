@@ -3,7 +3,7 @@
 numba does not check array bounds, so a compiled strategy that indexes outside an array
 can kill the process that plays it (a segmentation fault). A plugin from outside
 ``strategies/`` cannot: the kernel plays every call that holds one in a forked child and
-names the crash itself (:mod:`shedsim.kernel.isolate`, :func:`shedsim.runs.simulate.describe_failure`),
+names the crash itself (:mod:`shedsim.base.isolate`, :func:`shedsim.runs.simulate.describe_failure`),
 in whatever command, with any number of workers. This module is the fallback for a worker
 that died anyway (a built-in strategy, or a worker killed from outside, e.g. for memory):
 joblib then reports only that a worker died, and :func:`name_crash` looks for the culprit

@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from shedsim.runs import atomic
+from shedsim.base import atomic
 from shedsim.runs.progress import (KEEPS_CHUNKS, STALL_NOTICE_S, PlayRate, bar_task, estimator,  # noqa: F401
                                    progress_bar, stall_message, stall_notice_s, stop_hint)
 from shedsim.runs.runinfo import (command_line, core_info, finish_info, json_default, peak_rss_mb,  # noqa: F401
@@ -203,7 +203,9 @@ def done_chunks(job: Job, store: RunStore, strict: bool = False) -> list[int]:
 def start_fresh(job: Job, store: RunStore) -> None:
     """Remove the chunk files of an earlier run in ``store`` and write spec.json (with its
     checksum) before any chunk of this run is written."""
+    from shedsim.bot import log as bot_log
     store.clear_chunks(job.clear_extra(store))
+    bot_log.clear(store.root)
     store.prepare(job.extra_dirs(store))
     store.write_spec(job.spec_json)
 
@@ -248,6 +250,9 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
         if wrong:  # a chunk --resume would refuse is never stored
             raise ChunkShapeError(f"chunk {k} of this {job.command} run does not have the arrays its --resume "
                                   f"check expects ({wrong}); the run stops before storing it")
+        if getattr(r, "bots", None) is not None:  # bot seats: their forfeits, faults and log, before the chunk
+            from shedsim.bot import log as bot_log
+            bot_log.save_chunk(store.root, job.key, k, r.bots)
         store.save_chunk(job.key, k, arrays)
         if isinstance(r, ChunkResult):
             r.records.clear()
@@ -392,7 +397,7 @@ class Session:
                     self.plots = False
                 self.store.check_writable(self.store.root, create=False, option=opt)
             else:
-                self.store.check_out(self.store.root, self.outputs, force=self.force, option=opt,
+                self.store.check_out(self.store.root, (*self.outputs, "bots.log"), force=self.force, option=opt,
                                      command=self.command)
                 self.store.check_writable(self.store.root, option=opt)
             lock = self.store.lock(opt)
@@ -583,6 +588,10 @@ class Session:
             try:
                 with atomic.batch():
                     files = write()
+                    if (self.store.root / "bots.log").is_file():  # written after each chunk of a run with bots
+                        from shedsim.bot import log as bot_log
+                        files = [*files, "bots.log"]
+                        info = {"bots": bot_log.summary(self.store.root, job.key, None, outcome.done), **info}
                     wall = time.perf_counter() - self.t_start
                     write_run_json(self.store.root, finish_info(info, wall), files)
             except OSError as e:  # atomic.WriteError names the file

@@ -85,7 +85,7 @@ def stop_hint(workers: int, backend: str = "loky", keeps: bool = True) -> str:
     cannot interrupt compiled code, so Ctrl-\\ (SIGQUIT) or ``kill PID``. Either way the
     finished chunks stay in the run store (``keeps``; False: a temporary store, nothing is
     kept, and the hint says so)."""
-    from shedsim.kernel.isolate import can_fork
+    from shedsim.base.isolate import can_fork
     kept = (" When stopped, every finished chunk is kept, and --resume continues the run." if keeps else
             " Without --out nothing is kept when stopped.")
     if workers <= 1 and backend == "loky":

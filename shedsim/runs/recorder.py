@@ -2,7 +2,7 @@
 
 numba does not check array bounds, so a compiled plugin can kill the process that plays
 it (a segmentation fault). Whoever saw a process die with a known game (the kernel's
-forked child, :mod:`shedsim.kernel.isolate`; a dead worker, :mod:`shedsim.runs.crash`)
+forked child, :mod:`shedsim.base.isolate`; a dead worker, :mod:`shedsim.runs.crash`)
 calls :func:`record_game`: it plays that game on the reference engine
 (:func:`shedsim.rules.engine.play_game`) in a forked child that writes down the strategy,
 seat, move and position before each decision, so the last record names the decision that
@@ -15,7 +15,7 @@ import os
 import tempfile
 from typing import Any, Sequence
 
-from shedsim.kernel.isolate import ChildTimeout, beat_word, crash_words, timed, watch
+from shedsim.base.isolate import ChildTimeout, beat_word, crash_words, timed, watch
 
 
 def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key: int,
@@ -31,7 +31,7 @@ def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key:
     raised, which is no crash; ``-N``: killed by signal N). ``(None, 0)`` where ``fork``
     is unavailable. A plugin decision that runs past ``SHEDSIM_DECISION_TIMEOUT`` seconds
     is stopped (the child killed) and named as ``where``, with status 0."""
-    from shedsim.kernel.isolate import decision_timeout
+    from shedsim.base.isolate import decision_timeout
     from shedsim.rules.engine import play_game
     if not hasattr(os, "fork"):
         return None, 0
@@ -83,7 +83,7 @@ def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key:
 
 def crash_message(code: int, where: str | None, head: str, seats: Sequence[str], command: str | None) -> str:
     """The message for a process killed while playing a game: how it died (``code``: its
-    exit status, :func:`shedsim.kernel.isolate.crash_words`), during which decision
+    exit status, :func:`shedsim.base.isolate.crash_words`), during which decision
     (``where`` from :func:`record_game`; None: not repeated on the reference engine, so
     the strategies at the table ``seats`` are listed), the game (``head``: run seed, game,
     deal, dealer) and the ``shedsim trace`` command that replays it (``command``, if any)."""
@@ -97,10 +97,10 @@ def crash_message(code: int, where: str | None, head: str, seats: Sequence[str],
 class Recorded:
     """A reference-engine player that calls ``record(text)`` before each decision (see
     :func:`record_game`; ``record`` None records nothing); otherwise it is ``player``.
-    ``beat`` (``int64[1]`` in shared memory, :func:`shedsim.kernel.isolate.beat_word`), when
+    ``beat`` (``int64[1]`` in shared memory, :func:`shedsim.base.isolate.beat_word`), when
     given, is odd while a decision of a plugin from outside ``strategies/`` runs, so that
     the parent of the forked child playing the game times it
-    (:func:`shedsim.kernel.isolate.watch`)."""
+    (:func:`shedsim.base.isolate.watch`)."""
 
     def __init__(self, player: Any, seat: int, record: Any, beat: Any = None) -> None:
         self.player, self.seat, self.record, self.name = player, seat, record, player.name

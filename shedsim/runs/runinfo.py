@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from shedsim.runs import atomic
+from shedsim.base import atomic
 
 
 def versions() -> dict[str, str]:

@@ -9,7 +9,7 @@ for any chunk size, number of workers or backend.
 
 A compiled plugin from outside ``strategies/`` that crashes the process (numba checks no
 bounds) cannot take a run down: the kernel plays any call holding one in a forked child
-(:mod:`shedsim.kernel.isolate`), and :func:`describe_failure` names the strategy, seat,
+(:mod:`shedsim.base.isolate`), and :func:`describe_failure` names the strategy, seat,
 move, seed, game and deal, with the ``shedsim trace`` command, by replaying the game with a
 flight recorder (:mod:`shedsim.runs.recorder`). A worker that dies anyway is named by
 :mod:`shedsim.runs.crash`.
@@ -71,6 +71,13 @@ class RunSpec:
     stream: int = 0
     """Strategy-stream number (:func:`shedsim.seeding.game_keys`): runs with the same seed
     and different streams play the same deals with independent strategy randomness."""
+    bot_move_ms: int = 1000
+    """Milliseconds a bot entry (``bot:COMMAND``, :mod:`shedsim.bot`) has for each answer."""
+    bot_game_ms: int | None = None
+    """Milliseconds a bot entry has for all its answers in one game (None: no such budget)."""
+    bot_cwd: str = ""
+    """The directory bots are started in: the one the command was given in, wherever the
+    chunk is played (a dask worker's own may differ); empty: the worker's."""
 
     def tables(self) -> list[tuple[int, ...]]:
         return tournament_tables(self.seated or len(self.entries), self.players) if self.schedule == "tournament" else [
@@ -156,6 +163,8 @@ class ChunkResult:
     records: dict[str, np.ndarray] = field(default_factory=dict)
     seating: np.ndarray | None = None
     seconds: float = 0.0
+    bots: Any = None
+    """What the chunk's bots left (:class:`shedsim.bot.table.ChunkBots`), None without bots."""
 
 
 def loaded_kernel(spec: RunSpec):
@@ -167,18 +176,23 @@ def loaded_kernel(spec: RunSpec):
     small chunk's games: :func:`shedsim.plugins.discover` and
     :func:`shedsim.kernel.build.kernel_module` keep their results for the process while
     the plugin files (path, modification time, size) stay the same."""
+    from shedsim.bot.protocol import is_bot
     from shedsim.kernel.build import kernel_module
-    from shedsim.plugins import discover, parse_spec
+    from shedsim.plugins import MAX_PARAMS, discover, parse_spec
     known = discover(list(spec.strategy_paths))
     k = kernel_module([s for s in known.values() if s.compiled])
     ids, params = [], []
     for e in spec.entries:
+        if is_bot(e):  # a bot plays on the reference engine (shedsim.bot.table): the kernel never seats it
+            ids.append(-1)
+            params.append(np.zeros(MAX_PARAMS, np.int64))
+            continue
         name, overrides = parse_spec(e)
         ids.append(k.ids[name])
         params.append(known[name].params_array(overrides))
     # The kernel copies an entry's parameters before each decision: pass only the columns
     # some entry uses, and at least 8 (the width before strategies could have 16).
-    width = max(8, max(len(known[parse_spec(e)[0]].params) for e in spec.entries))
+    width = max(8, max((len(known[parse_spec(e)[0]].params) for e in spec.entries if not is_bot(e)), default=0))
     return known, k, np.array(ids, np.int64), np.ascontiguousarray(np.stack(params)[:, :width])
 
 
@@ -199,17 +213,59 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
     sched = schedule_games(spec, start, stop)
     dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
     ra = spec.rules.compile(spec.players)
+    bot_games = (ids[sched["seating"]] < 0).any(axis=1)  # games that seat a bot: the engine plays them
+    bots = None
     try:
         swap_from = None if spec.swap_from is None else np.array(spec.swap_from, np.int64)
-        rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from,
-                     status=status)
+        if bot_games.any():
+            rec, bots = play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk, swap_from)
+        else:
+            rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from,
+                         status=status)
     except KernelError as e:
         raise SimulationError(describe_failure(spec, known, sched, dk, sk, e),
                               int(sched["index"][e.game])) from None
     if keep is not None:
-        rec = {k: v for k, v in rec.items() if k in keep}
+        rec = {k: v for k, v in rec.items() if k in keep or k == "forfeit"}
     return ChunkResult(start, stop, rec, sched["seating"] if keep is None else None,
-                       time.perf_counter() - t0)
+                       time.perf_counter() - t0, bots)
+
+
+def play_with_bots(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk, swap_from=None):
+    """The games of schedule ``sched`` (deal and strategy keys ``dk``, ``sk``) of a run whose
+    entries hold a bot (``ids`` -1, :func:`loaded_kernel`): those that seat a bot on the
+    reference engine (:func:`shedsim.bot.table.play_games`: same deals, keys and seats), the
+    others on the kernel ``k``. Returns the records of both in the schedule's order (the
+    kernel's fields and dtypes, plus ``forfeit`` int8[n, P]) and what the bots left
+    (:class:`shedsim.bot.table.ChunkBots`). Raises :class:`SimulationError` when a strategy
+    fails on the engine, :class:`shedsim.kernel.build.KernelError` on the kernel (its
+    ``game`` in the schedule's numbering)."""
+    bot_games = (ids[sched["seating"]] < 0).any(axis=1)
+    from shedsim.bot.table import play_games
+    from shedsim.rules.engine import StrategyError
+    if swap_from is not None:
+        raise SimulationError("a bot cannot lend or borrow a swap (the swap study plays compiled strategies only)")
+    rows = np.flatnonzero(bot_games)
+    try:
+        brec, bots = play_games(spec, sched, dk, sk, rows, known)
+    except StrategyError as e:
+        raise SimulationError(f"{e}\n[run seed {spec.seed}]") from None
+    from shedsim.kernel.build import KernelError
+    rest = np.flatnonzero(~bot_games)
+    try:
+        krec = k.play(ra, ids, params, sched["seating"][rest], dk[rest], sk[rest], sched["dealer"][rest]) \
+            if len(rest) else None
+    except KernelError as e:
+        e.game = int(rest[e.game])  # the chunk's numbering, which describe_failure reads
+        raise
+    rec = {}
+    for name, v in brec.items():
+        full = np.zeros((len(bot_games),) + v.shape[1:], v.dtype)
+        full[rows] = v
+        if krec is not None and name in krec:
+            full[rest] = krec[name]
+        rec[name] = full
+    return rec, bots
 
 
 def describe_failure(spec: RunSpec, known, sched, dk, sk, err, replay: bool = True) -> str:
@@ -271,8 +327,9 @@ def replay_command(spec: RunSpec, game: int, rules_args: list[str] | None = None
     that ``rules_args`` does not name."""
     import re
     import shlex
-    if spec.swap_from is not None or spec.seated:
-        return None
+    from shedsim.bot.protocol import is_bot
+    if spec.swap_from is not None or spec.seated or any(is_bot(e) for e in spec.entries):
+        return None  # (trace replays strategies only: a bot's moves are not recorded)
     if (spec.schedule == "same") != (len(spec.entries) == 1):
         return None
     rargs = rules_args if rules_args is not None else rules_options(spec.rules)
@@ -424,7 +481,7 @@ def die_with_parent(parent: int | None = None) -> None:
     it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; it works while a compiled strategy holds the
     interpreter); elsewhere a daemon thread checks the parent once a second and exits
     between chunks. Also shows its Python warnings as plain sentences
-    (:func:`shedsim.runs.notices.plain_warnings`). ``parent``: the pid of the process that started this one (default:
+    (:func:`shedsim.base.notices.plain_warnings`). ``parent``: the pid of the process that started this one (default:
     the current parent); if it is already gone, exit now. Called at the start of every
     loky worker."""
     import ctypes
@@ -432,7 +489,7 @@ def die_with_parent(parent: int | None = None) -> None:
     import sys
     import threading
     import time
-    from shedsim.runs.notices import plain_warnings
+    from shedsim.base.notices import plain_warnings
     plain_warnings()  # a worker's warnings reach the user's terminal too
     parent = os.getppid() if parent is None else parent
     if sys.platform.startswith("linux"):
@@ -453,6 +510,21 @@ def die_with_parent(parent: int | None = None) -> None:
     threading.Thread(target=watch, name="shedsim-parent-watch", daemon=True).start()
 
 
+WORKER_ENV = ("SHEDSIM_DECISION_TIMEOUT",)
+"""Settings read from the environment inside a worker: each call carries the caller's
+values, since a reused worker process keeps the environment it was started with."""
+
+
+def _in_env(env: dict[str, str | None], fn: Any, args: tuple) -> Any:
+    """``fn(*args)`` with the caller's values of :data:`WORKER_ENV` (None: unset)."""
+    for k, v in env.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    return fn(*args)
+
+
 def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "loky", on_result: Any = None,
               scheduler: str | None = None) -> None:
     """Run ``fn(*args)`` for each ``(fn, args)`` of ``calls`` with joblib (in this process
@@ -463,14 +535,15 @@ def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "
     from joblib import Parallel, delayed
     if workers <= 1 and backend == "loky":
         # a plugin from outside strategies/ that crashes cannot kill this process: the
-        # kernel plays every call holding one in a forked child (shedsim.kernel.isolate)
+        # kernel plays every call holding one in a forked child (shedsim.base.isolate)
         for k, (fn, args) in enumerate(calls):
             r = fn(*args)
             if on_result:
                 on_result(k, r)
         return
+    env = {k: os.environ.get(k) for k in WORKER_ENV}
     with backend_config(backend, workers, scheduler):
-        gen = Parallel(return_as="generator")(delayed(fn)(*args) for fn, args in calls)
+        gen = Parallel(return_as="generator")(delayed(_in_env)(env, fn, args) for fn, args in calls)
         try:
             for k, r in enumerate(gen):
                 if on_result:

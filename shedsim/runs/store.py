@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from shedsim.runs import atomic
+from shedsim.base import atomic
 
 SPEC = "spec.json"
 CHUNKS = "chunks"

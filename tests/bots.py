@@ -1,0 +1,81 @@
+"""Tiny bots for the tests of the bot protocol (tests/test_bot_*.py): each is a few lines of
+Python (standard library only) written into a test's directory, and :func:`command` is the
+``--bot`` command line that runs it with this interpreter.
+
+Every bot answers ``hello`` and plays the first legal move; the hostile ones misbehave at
+one point, counted in moves of the current game (``N`` below), the same in every game:
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+HEAD = '''import json, os, sys, time
+def say(obj):
+    sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
+n = 0
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m["type"]
+    if t == "hello":
+        HELLO
+    elif t == "game":
+        n = 0
+    elif t == "swap":
+        SWAP
+    elif t == "move":
+        n += 1
+        MOVE
+    elif t == "bye":
+        BYE
+'''
+
+BOTS = {
+    # plays the first legal move, keeps its face-up cards
+    "first": {},
+    # never answers hello
+    "silent": {"HELLO": "time.sleep(60)"},
+    # answers hello with another protocol
+    "oldproto": {"HELLO": 'say({"type": "hello", "name": "old", "protocol": 0})'},
+    # prints a line that is not JSON, then exits, before any game
+    "noise": {"HELLO": 'print("Segmentation fault (not really)", flush=True); sys.exit(3)'},
+    # its Nth move comes after the time allowed
+    "late": {"MOVE": 'time.sleep(float(os.environ.get("LATE_S", "0.5")) if n == 3 else 0); say({"type": "move", "move": m["legal"][0]})'},
+    # its Nth answer is not JSON
+    "garbage": {"MOVE": 'say({"type": "move", "move": m["legal"][0]}) if n != 3 else print("{not json", flush=True)'},
+    # its Nth move is not in legal
+    "illegal": {"MOVE": 'say({"type": "move", "move": m["legal"][0] if n != 3 else "play Zx9"})'},
+    # it swaps cards it was not dealt
+    "badswap": {"SWAP": 'say({"type": "swap", "face_up": ["A", "A", "A", "A"]})'},
+    # it exits at its Nth move
+    "dies": {"MOVE": 'sys.exit(1) if n == 3 else say({"type": "move", "move": m["legal"][0]})'},
+    # writes 300 kB to standard error before each answer
+    "chatty": {"MOVE": 'sys.stderr.write("x" * 300000 + "\\n"); say({"type": "move", "move": m["legal"][0]})'},
+    # tells its pid on standard error when it starts, and every clock it gets
+    "pid": {"HELLO": 'sys.stderr.write(f"pid {os.getpid()}\\n"); say({"type": "hello", "name": "pid", "protocol": 1})',
+            "MOVE": 'sys.stderr.write(f"clock {json.dumps(m[\'clock\'])}\\n"); say({"type": "move", "move": m["legal"][0]})'},
+    # takes 30 ms a move (a per-game budget runs out)
+    "slow": {"MOVE": 'time.sleep(0.03); say({"type": "move", "move": m["legal"][0]})'},
+    # stays on after bye
+    "stays": {"BYE": 'time.sleep(60)'},
+}
+DEFAULTS = {"HELLO": 'say({"type": "hello", "name": "first", "protocol": 1})',
+            "SWAP": 'say({"type": "swap", "face_up": m["face_up"]})',
+            "MOVE": 'say({"type": "move", "move": m["legal"][0]})', "BYE": "break"}
+
+
+def write(directory: Path, name: str) -> Path:
+    """Write bot ``name`` of :data:`BOTS` into ``directory``; returns its path."""
+    text = HEAD
+    for k, v in {**DEFAULTS, **BOTS[name]}.items():
+        text = text.replace(k, v)
+    p = Path(directory) / f"{name}.py"
+    p.write_text(text)
+    return p
+
+
+def command(directory: Path, name: str) -> str:
+    """The command line that runs bot ``name`` (written into ``directory`` first)."""
+    return shlex.join([sys.executable, str(write(directory, name))])

@@ -1,0 +1,59 @@
+"""shedsim ratings: tournaments added to one SQLite list, rated per rule set and player
+count with random at 0; adding the same run twice changes nothing; bad input exits 2."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from typer.testing import CliRunner
+
+from shedsim.analysis import ratings as RT
+from shedsim.cli import app
+
+
+def _run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def _dump(db):
+    con = sqlite3.connect(db)
+    return [list(con.execute(f"select * from {t} order by 1, 2, 3")) for t in ("runs", "pairs")]
+
+
+def test_ratings_add_show_page_and_the_same_run_twice_changes_nothing(tmp_path):
+    for k, field in enumerate(("greedy,random", "greedy,random,aggressive")):
+        r = _run("tournament", "--players", 2, "--strategies", field, "--games", 24, "--seed", k, "--workers", 1,
+                 "--no-plots", "--quiet", "--out", tmp_path / f"t{k}")
+        assert r.exit_code == 0, r.output
+    db = tmp_path / "r.sqlite"
+    r = _run("ratings", "add", tmp_path / "t0", tmp_path / "t1", "--db", db)
+    assert r.exit_code == 0 and r.output.count("added") == 2, r.output
+    before = _dump(db)
+    r = _run("ratings", "add", tmp_path / "t1", "--db", db)
+    assert r.exit_code == 0 and "unchanged" in r.output
+    assert _dump(db) == before
+    con = RT.connect(db)
+    (h, name, players, runs), = RT.lists(con)
+    assert (name, players, runs) == ("shithead", 2, 2)
+    rs, anchored = RT.ratings(con, h, players)
+    by = {r.label: r for r in rs}
+    assert anchored and by["random"].elo == 0 and by["greedy"].elo > 0 and by["greedy"].runs == 2
+    r = _run("ratings", "show", "--db", db)
+    assert r.exit_code == 0 and "shithead, 2 players" in r.output and "random = 0" in r.output
+    page = tmp_path / "r.html"
+    assert _run("ratings", "page", "--out", page, "--db", db).exit_code == 0
+    assert "greedy" in page.read_text()
+    assert _run("ratings", "page", "--out", page, "--db", db).exit_code == 0  # its own page: replaced
+
+
+def test_ratings_refuse_what_is_not_a_finished_tournament(tmp_path):
+    mine = tmp_path / "notes.html"
+    mine.write_text("mine")
+    r = _run("ratings", "add", tmp_path, "--db", tmp_path / "r.sqlite")
+    assert r.exit_code == 2 and "not a finished tournament run" in r.output
+    assert not (tmp_path / "r.sqlite").exists()
+    r = _run("ratings", "show", "--db", tmp_path / "none.sqlite")
+    assert r.exit_code == 2 and "--db" in r.output
+    r = _run("ratings", "page", "--out", mine, "--db", tmp_path / "none.sqlite")
+    assert r.exit_code == 2
+    assert mine.read_text() == "mine"
