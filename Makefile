@@ -9,7 +9,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 TEST_WORKERS = $(shell w=$(WORKERS); [ "$$w" -eq "$$w" ] 2>/dev/null || w=1; [ "$$w" -lt 1 ] && w=1; \
                  [ "$$w" -gt $(NPROC) ] && w=$(NPROC); echo $$w)
 
-.PHONY: install compile test differential stats-check bench demo report results docs clean
+.PHONY: install compile test lint differential stats-check bench demo report results docs clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ compile: install
 test: compile
 	@[ "$(TEST_WORKERS)" = "$(WORKERS)" ] || echo "note: WORKERS=$(WORKERS): testing with $(TEST_WORKERS) worker(s) (a whole number from 1 to the $(NPROC) CPU(s))"
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal -p no:cacheprovider
+
+# ruff's lint (the rules in pyproject.toml's [tool.ruff.lint]); CI runs it before the suite.
+lint: install
+	$(VENV)/bin/ruff check .
 
 # The full differential run: 100,000 games per preset (shared by its player counts), and
 # 3,000 random games checked against every invariant (make test: 600 and 200).

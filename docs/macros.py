@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import lru_cache, cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
@@ -43,7 +44,7 @@ class FigureError(LookupError):
 
 
 # ------------------------------------------------------------------ results files
-@lru_cache(maxsize=None)
+@cache
 def results(name: str) -> dict[str, Any]:
     """The parsed ``docs/results/NAME.json``. Raises :class:`FigureError` when it is missing."""
     path = RESULTS / f"{name}.json"
@@ -133,8 +134,8 @@ def measured(name: str) -> str:
     r = results(name)
     m = r["machine"]
     cmds = "\n".join(f"    {c}" for c in r["commands"])
-    reduced = (" Sizes were reduced for this run (`make results NAME={0}` re-measures at full size)."
-               .format(name) if r.get("reduced") else "")
+    reduced = (f" Sizes were reduced for this run (`make results NAME={name}` re-measures at full size)."
+                if r.get("reduced") else "")
     return (f'??? note "How these figures were measured"\n'
             f"    Commit `{r['commit'][:10]}`{' (with uncommitted changes)' if r.get('dirty') else ''}, "
             f"{r['date'][:10]}, {m['cores']} cores ({m['cpu']}), Python {m['python']}, numba {m['numba']}."

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from shedsim.runs.study import RunOptions, StudyError, StudyRun  # noqa: F401 (standard library only)
 

@@ -170,7 +170,7 @@ class Strategy(StrategyInfo):
     """A loaded plugin (:class:`shedsim.plugin_meta.StrategyInfo`: name, kind, parameters
     and their ranges, traits, ...) that can also play on the reference engine."""
 
-    def player(self, label: str | None = None, overrides: dict[str, int] | None = None) -> "EnginePlayer":
+    def player(self, label: str | None = None, overrides: dict[str, int] | None = None) -> EnginePlayer:
         """An adapter that plays this strategy on the reference engine. Raises
         :class:`PluginError` for an unknown parameter or a value outside its range."""
         return EnginePlayer(self, label or self.name, self.params_array(overrides))
@@ -199,7 +199,7 @@ def parse_spec(text: str) -> tuple[str, dict[str, int]]:
     return name, overrides
 
 
-def deterministic_identity(known: dict[str, "Strategy"], spec: str) -> tuple | None:
+def deterministic_identity(known: dict[str, Strategy], spec: str) -> tuple | None:
     """What makes two entries play identically: ``(name, parameter values)`` for a spec of
     a deterministic strategy (its moves a function of what it sees), None for a strategy
     with randomness or a spec that does not read. Two entries with the same identity,
@@ -390,7 +390,7 @@ def search_dirs(extra: list[str | Path] | None = None) -> list[Path]:
     return dirs
 
 
-def compiled_strategy(known: dict[str, "Strategy"], spec: str, command: str = "this command") -> "Strategy":
+def compiled_strategy(known: dict[str, Strategy], spec: str, command: str = "this command") -> Strategy:
     """The strategy of ``spec`` (``NAME`` or ``NAME:param=v``) among ``known`` (from
     :func:`discover`), checked for the compiled kernel: it exists, it is a numba plugin
     and the parameters are valid. Raises :class:`PluginError` (``command`` names what
@@ -435,7 +435,7 @@ class Plugins(dict):
                 return f"strategy {name!r} is broken: {b.reason}"
         return None
 
-    def require(self, name: str) -> "Strategy":
+    def require(self, name: str) -> Strategy:
         """The strategy ``name``; raises :class:`PluginError` saying why when it is broken
         or unknown (listing the known ones)."""
         if name in self:
@@ -443,7 +443,7 @@ class Plugins(dict):
         raise PluginError(self.why_missing(name) or f"unknown strategy {name!r}; known: {', '.join(self)}")
 
 
-def type_problem(strat: "Strategy") -> str | None:
+def type_problem(strat: Strategy) -> str | None:
     """Why a compiled plugin's ``swap`` and ``move`` cannot go into the kernel, or None.
 
     Every compiled strategy is compiled into one kernel (:mod:`shedsim.kernel.build`), so

@@ -143,8 +143,8 @@ def search(obs, rules, iterations, explore, policy, cap, rng, root_moves, root_v
     avail = np.zeros(size, np.float64)
     total = np.zeros((size, n_pl), np.float64)
     nodes = 1
-    base_pub = np.empty(L.O_SIZE, np.int64)
-    base_priv = np.empty(L.P_SIZE, np.int64)
+    base_pub = np.empty(L.O_SIZE, np.int64)  # noqa: F841 - kept: numba types the loop with them
+    base_priv = np.empty(L.P_SIZE, np.int64)  # noqa: F841
     pub = np.empty(L.O_SIZE, np.int64)
     priv = np.empty(L.P_SIZE, np.int64)
     buf = np.empty(160, np.int64)

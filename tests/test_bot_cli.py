@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pytest
 from typer.testing import CliRunner
 
 import bots

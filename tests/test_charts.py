@@ -251,7 +251,7 @@ def unreadable(name: str, facts: dict) -> list[str]:
             out.append(f"{name}: {t['text'][:40]!r} is cut off at the edge")
         if t["tick_axis"]:
             ticks.setdefault(t["tick_axis"], []).append(t)
-    for axis, ts in ticks.items():
+    for _axis, ts in ticks.items():
         for i, a in enumerate(ts):
             for b in ts[i + 1:]:
                 (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a["box"], b["box"]

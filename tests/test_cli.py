@@ -326,7 +326,7 @@ def test_every_command_refuses_a_parameter_outside_its_range(tmp_path, value):
     2, naming the option, the strategy, the parameter, the value and the range, before it
     writes anything."""
     want = f"strategy 'heuristic': parameter search={value} is outside its range 0..1000"
-    for i, (option, args) in enumerate(_range_cases(f"heuristic:search={value}", tmp_path / "out")):
+    for _i, (option, args) in enumerate(_range_cases(f"heuristic:search={value}", tmp_path / "out")):
         r = runner.invoke(app, [str(a) for a in args], env=ENV, input="")
         err = " ".join(stderr_of(r).split())
         assert r.exit_code == 2 and want in err, (option, r.exit_code, r.output)

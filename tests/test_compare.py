@@ -294,7 +294,7 @@ def test_cli_writes_outputs_and_charts_that_decode(tmp_path):
     assert len(v) == 3 and len(e) == 2 * (5 + 2)
     for col in ("effect", "lo", "hi", "test", "statistic", "p_value", "p_holm", "paired"):
         assert col in e.columns
-    for lab, g in ln.groupby("variant"):
+    for _lab, g in ln.groupby("variant"):
         assert g["games"].sum() == 480 and g["cumulative_share"].iloc[-1] == pytest.approx(1.0)
     # the same run with 2 workers and no plots writes the same CSVs
     out2 = tmp_path / "cmp2"

@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import psutil
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 

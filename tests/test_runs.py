@@ -465,7 +465,6 @@ class ToyJob(Job):
 
 
 def test_a_job_with_its_own_work_stops_and_resumes(tmp_path):
-    import numpy as np
     store = RunStore(tmp_path / "toy")
     first = play(ToyJob(5), store, stop_after=2)
     assert first.done == [0, 1] and first.interrupted and not first.complete

@@ -7,13 +7,11 @@ from __future__ import annotations
 import re
 import shlex
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from shedsim.analysis.replay import ReplayError, replay_game, run_dir_spec, saved_record, tournament_run_spec
 from shedsim.cli import app
-from shedsim.rules.cards import unpack
 from shedsim.rules.ruleset import build, preset
 from shedsim.runs.simulate import RunSpec, play_chunk, replay_command
 

@@ -1,7 +1,6 @@
 """``shedsim tune``: the search space, the stored study (resume, refusal of another run),
 the confirmation and the command's outputs. Small budgets and game counts, fixed seeds."""
 
-import os
 import signal
 import subprocess
 import sys
@@ -131,7 +130,6 @@ def test_cli_refuses_bad_options(tmp_path):
 
 
 def test_ctrl_c_keeps_the_trials_and_the_same_command_resumes(tmp_path):
-    import optuna
     out = tmp_path / "t"
     cmd = [sys.executable, "-m", "shedsim", *ARGS, "--budget", "100000", "--out", str(out)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -196,7 +194,7 @@ def test_processes_that_open_one_new_storage_at_once_all_get_it(tmp_path):
     spec = _spec()
     for r in range(3):
         url = f"sqlite:///{tmp_path / f'round{r}.db'}"
-        got = _together(_open_together, lambda i: (spec, url))
+        got = _together(_open_together, lambda i: (spec, url))  # noqa: B023 - called at once
         assert got == ["ok"] * 3, got
         assert len(_load(url).trials) == 1  # the starting parameters, queued by one of them
 

@@ -33,7 +33,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -492,7 +493,7 @@ def write(name: str, figures: dict[str, Any], run: Run, seconds: float, code: tu
     from shedsim.base import atomic
     what = REGISTRY[name][1]
     doc = {"name": name, "what": what, "commands": run.commands, "commit": code[0], "dirty": code[1],
-           "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "machine": machine(),
+           "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "machine": machine(),
            "reduced": run.quick, "seconds": round(seconds, 1), "figures": figures}
     path = RESULTS / f"{name}.json"
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,8 @@ the same deals, so the rows differ by the opponent, not by the cards.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 

@@ -204,7 +204,7 @@ class Game:
         return self.state.finished or self.state.unfinished
 
     def who(self, i: int) -> str:
-        return "you (seat %d)" % i if i == self.you else seat_name(i, self.names)
+        return f"you (seat {i})" if i == self.you else seat_name(i, self.names)
 
     def swap_lines(self) -> list[str]:
         """The deal as the person sees it and the numbered face-up choices."""

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from shedsim.analysis import tips as TP
 from shedsim.runs.study import StorelessStudy, StudyError, study_errors

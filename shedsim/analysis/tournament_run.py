@@ -6,7 +6,8 @@ runs it; :func:`shedsim.api.tournament` and ``shedsim tournament`` call it."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from shedsim.analysis import tournament as T
 from shedsim.runs.study import Check, Study, marked, study_errors

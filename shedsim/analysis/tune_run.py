@@ -10,7 +10,8 @@ import contextlib
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from shedsim.analysis import tune as TU
 from shedsim.runs.study import StorelessStudy, study_errors

@@ -20,7 +20,8 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 TMP_GLOB = ".*.tmp"
 """How the temporary files are named (``.NAME.XXXX.tmp``); :func:`remove_stale` cleans them."""

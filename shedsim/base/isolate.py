@@ -43,7 +43,8 @@ import os
 import signal
 import sys
 import warnings
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -113,7 +114,7 @@ def crash_words(code: int) -> str:
     return f"exit code {code}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _prctl() -> Any:
     """libc's ``prctl`` on Linux (looked up in the parent: no ``dlopen`` in a forked
     child of a threaded process), else None."""

@@ -95,7 +95,7 @@ class BotSeat:
 
     outside = False
 
-    def __init__(self, table: "Table", entry: int, proc: BotProcess, seat: int) -> None:
+    def __init__(self, table: Table, entry: int, proc: BotProcess, seat: int) -> None:
         self.table, self.entry, self.proc, self.seat = table, entry, proc, seat
         self.name = proc.label
         self.deterministic = bool((proc.hello or {}).get("deterministic", False))

@@ -25,7 +25,8 @@ Only typer and the standard library are imported here (``shedsim --help`` stays 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any, Optional
+from collections.abc import Callable
 
 import typer
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shlex
 import sys
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -56,7 +55,7 @@ def play(
 
     Example: shedsim play --players 3 --opponents heuristic,greedy --seed 7
     """  # noqa: E501
-    from shedsim.analysis.play import COMMANDS, Game, InputError, PlayError, default_opponents
+    from shedsim.analysis.play import Game, InputError, PlayError, default_opponents
     from shedsim.rules.engine import StrategyError
     rs = load_rules(rules, house, rules_file)
     paths = tuple(str(p) for p in strategy_path or [])
@@ -100,7 +99,7 @@ def play(
             typer.echo(f"error: {e}", err=True)
             typer.echo(f"the game stops after {g.state.moves} move(s); nothing is lost: once the strategy is fixed, "
                        f"go on with\n  {again()}", err=True)
-            raise typer.Exit(1)
+            raise typer.Exit(1) from None
         say(out)
         if not g.over and g.swapped and g.state.to_move == g.you and _changed(line):
             say(g.table_lines())

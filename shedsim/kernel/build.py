@@ -358,7 +358,7 @@ class Kernel:
         return rec
 
 
-def _tampering(rules_array, srules, params, sparams, game: int, move_number: int) -> "KernelError | None":
+def _tampering(rules_array, srules, params, sparams, game: int, move_number: int) -> KernelError | None:
     """A :class:`KernelError` of kind ``"rules"`` or ``"params"`` when a strategy wrote into
     its copy of the rules or parameters, else None."""
     for kind, kept, given in (("rules", rules_array, srules), ("params", params, sparams)):

@@ -11,7 +11,7 @@ from numba.cpython.unsafe.numbers import leading_zeros
 
 from shedsim import layout as L
 from shedsim.kernel.core import constants, stage_of, step_with, write_turn
-from shedsim.kernel.nb import count, highest, ix, lowest, one, play, playable, stage_cards, total
+from shedsim.kernel.nb import count, highest, ix, lowest, one, play, playable, total
 from shedsim.kernel.rng import rng_below
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["Kind", "format_p", "plain", "decimals_for", "duration", "KINDS", "TEXT", "NAME", "CARDS", "BOOL",
            "COUNT", "INDEX", "RATE", "PP", "P", "PROBABILITY", "ELO", "PLACES", "PLACES_DIFF", "MOVES",

@@ -15,7 +15,8 @@ separators, shares are percentages.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from shedsim.output import kinds as K
 

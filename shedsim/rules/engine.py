@@ -533,7 +533,7 @@ def check_untouched(player, rules_array: np.ndarray, kept_rules: np.ndarray, kep
 
 
 def check_observation(player, obs: np.ndarray, kept: np.ndarray, when: str, deal_key: int,
-                      state: "GameState") -> None:
+                      state: GameState) -> None:
     """Raise :class:`StrategyError` naming ``player`` when its decision wrote into the
     observation it was given (``obs`` int64[O_SIZE] no longer equals ``kept``). Here the
     observation is a copy, but in the kernel it is the game's own state, where the same

@@ -235,7 +235,7 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
         t = time.perf_counter()
         for i in range(1, len(obs)):
             where[1] = i
-            isolate.timed(beat, lambda: search(obs[i], rules_copy, params_copy, rng, stats))
+            isolate.timed(beat, lambda: search(obs[i], rules_copy, params_copy, rng, stats))  # noqa: B023 - called at once
         figures[:4] = (len(obs) - 1, time.perf_counter() - t, stats[0], stats[1])
         if loop is not None:
             where[0] = 2
@@ -295,7 +295,7 @@ def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np
             for i in range(1, len(obs)):
                 if at is not None:
                     at[0] = i
-                isolate.timed(beat, lambda: loop(obs[i], rules_array, params, rng, reps, play, stats))
+                isolate.timed(beat, lambda: loop(obs[i], rules_array, params, rng, reps, play, stats))  # noqa: B023
             best = min(best, time.perf_counter() - t)
         return best, int(stats[0])
     if at is not None:

@@ -11,7 +11,8 @@ on the number of workers.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 
 class InProcess:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 
 def duration_text(seconds: float) -> str:

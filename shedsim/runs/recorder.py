@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from shedsim.base.isolate import ChildTimeout, beat_word, crash_words, timed, watch
 

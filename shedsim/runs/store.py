@@ -30,7 +30,8 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 

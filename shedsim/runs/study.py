@@ -34,7 +34,8 @@ import re
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from shedsim.runs.pool import InProcess, Pool, split_range  # noqa: F401 (re-exported)
 

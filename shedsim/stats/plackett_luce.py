@@ -77,7 +77,7 @@ def plackett_luce(choice_sets, winners, counts, alpha: float = 0.01, tol: float 
     theta = np.zeros(n_items)
     converged = False
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 - the count is returned
         w = exp_transform(theta)  # choix's scale: weights sum to the number of items
         val = c / (sets @ w)
         chain = alpha * np.ones((n_items, n_items)) + (sets * val[:, None]).T @ onehot

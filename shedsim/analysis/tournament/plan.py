@@ -278,7 +278,7 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
     try:
         known = discover(list(strategy_paths))
         hashes = {}
-        for label, spec in strategies:
+        for _label, spec in strategies:
             if is_bot(spec):
                 continue
             s = compiled_strategy(known, spec, "a tournament")

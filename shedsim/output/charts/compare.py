@@ -76,7 +76,7 @@ def plot_forest(res, path: Path) -> Path:
         ax = axes[k // ncols][k % ncols]
         d = e[e["metric"] == metric].set_index("variant").reindex(variants)
         scale = 100.0 if rate_like(metric) else 1.0
-        for yi, (lab, r) in zip(y, d.iterrows()):
+        for yi, (_lab, r) in zip(y, d.iterrows()):
             if np.isnan(r["effect"]):
                 continue
             col = "tab:red" if bool(r["significant"]) else "0.45"
