@@ -49,9 +49,8 @@ and the error rates are Wald's approximate ones).
 *Variance 0* (for instance two identical deterministic strategies: every pair scores 1/2):
 as fishtest's ``LLRcalc.regularize``, every score category with no observation gets a
 pseudo-count of ``1e-3`` before ``mu``, ``var`` and ``N`` are computed. Under the normal
-approximation the variance is then small but positive, and the LLR moves quickly towards
-the hypothesis whose score is closer to the observed mean; the exact ratio moves slowly.
-Such a run is degenerate either way (:func:`degenerate_note`).
+approximation the variance is then small but positive and the LLR moves quickly towards the
+closer hypothesis; the exact ratio moves slowly (a degenerate run: :func:`degenerate_note`).
 
 The reported score interval is the Student t interval over unit scores
 (:func:`shedsim.stats.t_interval`; the units, not the games, are independent), and
