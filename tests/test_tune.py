@@ -203,6 +203,10 @@ def _tune_together(out, barrier, results):
     barrier.wait()
     r = CliRunner().invoke(app, [*ARGS, "--confirm-games", "0", "--budget", "2", "--out", str(out)])
     results.put((r.exit_code, r.output[-500:]))
+    # a forked child runs no atexit hook, so its loky workers would idle out their timeout
+    # (minutes) before the child could exit: stop them now
+    from joblib.externals.loky import get_reusable_executor
+    get_reusable_executor().shutdown(wait=True)
 
 
 def test_commands_started_together_on_one_new_directory_all_finish(tmp_path):
