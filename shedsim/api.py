@@ -291,6 +291,44 @@ def sprt(a: str | None = None, b: str | None = None, *, rules: str | None = None
     return SprtResult(_run(study, options, run))
 
 
+# ------------------------------------------------------------------ gauntlet
+class GauntletResult(Result):
+    """A gauntlet's ``result`` (:class:`shedsim.analysis.gauntlet.Result`: ``rows``, one per
+    opponent, and ``total``), ``table`` (gauntlet.csv) and its chart."""
+
+    charts = ("gauntlet",)
+
+    def __init__(self, run: StudyRun) -> None:
+        super().__init__(run)
+        self.result = run.res
+        self.table = run.res.table()
+
+    def plot_scores(self):
+        """The candidate's score against each opponent with 95% intervals (``gauntlet.png``)."""
+        return self.chart("gauntlet")
+
+
+def gauntlet(candidate: str | None = None, opponents: str | Sequence[str] | None = None, *, rules: str | None = None,
+             house: Sequence[str] | None = None, rules_file: str | Path | None = None, players: int | None = None,
+             games: int | None = None, seed: int | None = None, sprt: tuple[float, float] | None = None,
+             alpha: float | None = None, beta: float | None = None, batch: int | None = None,
+             strategy_path: Sequence[str | Path] | None = None, bot_time: tuple[int, int | None] | None = None,
+             options: RunOptions | None = None, **run: Any) -> GauntletResult:
+    """Play ``candidate`` against each of ``opponents`` in turn, head to head on paired deals
+    (``shedsim gauntlet``): ``games`` games each (default 2000), or with ``sprt = (elo0,
+    elo1)`` until that opponent's SPRT decides. Every opponent meets the same deals. Defaults:
+    shithead, 2 players, seed 0, alpha = beta = 0.05.
+
+    >>> r = gauntlet("greedy", "random,aggressive", games=200)
+    >>> list(r.table.opponent)
+    ['random', 'aggressive', 'total']
+    """
+    from shedsim.analysis.gauntlet_run import GauntletStudy
+    study = GauntletStudy(candidate, opponents, rules, house, rules_file, players, games, seed, sprt, alpha, beta,
+                          batch, strategy_path, bot_time)
+    return GauntletResult(_run(study, options, run))
+
+
 # ------------------------------------------------------------------ tips
 class TipsResult(Result):
     """Do the beginner tips work: ``tips`` (tips.csv: one row per tip, rule set and player

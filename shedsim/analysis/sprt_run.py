@@ -107,6 +107,9 @@ class SprtJob(Job):
         u0, u1 = self.plan[k]
         return (u1 - u0) * self.seq.unit_games
 
+    def warm_spec(self):
+        return cached_match(self.a, self.b, self.rules, self.players, self.seed, self.paths).spec
+
     def call(self, k: int):
         u0, u1 = self.plan[k]
         return play_batch, (self.a, self.b, self.rules, self.players, self.seed, self.paths, u0, u1,
@@ -198,6 +201,9 @@ class PairingJob(Job):
     def chunk_games(self, k: int) -> int:
         _, g0, g1 = self.plan[k]
         return g1 - g0
+
+    def warm_spec(self):
+        return cached_match(self.a, self.b, self.rules, self.players, self.seed, self.paths).spec
 
     def call(self, k: int):
         paired, g0, g1 = self.plan[k]

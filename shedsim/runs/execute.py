@@ -144,6 +144,12 @@ class Job:
         """Zeroed arrays with the dtype and shape chunk ``k``'s stored arrays must have."""
         raise NotImplementedError
 
+    def warm_spec(self) -> RunSpec:
+        """The run spec a cluster's workers load (and check their code with) before play
+        (:func:`shedsim.runs.simulate.warm_workers`). Default: the first task's; a job whose
+        tasks are not chunks of a spec (sprt, gauntlet) gives its match's."""
+        return self.tasks[0][0]
+
     def extra_dirs(self, store: RunStore) -> list[Path]:
         """Folders besides ``chunks/`` the run writes per chunk (created, cleaned of temp files)."""
         return []
@@ -447,7 +453,7 @@ class Session:
                 workers = cluster.enter_context(simulate.backend_config(backend, workers, scheduler))
                 self.say(f"{backend}: " + (f"connected to {scheduler}" if scheduler else "started a local cluster")
                          + f", {workers} worker slot(s)")
-                simulate.warm_workers(job.tasks[0][0], workers, backend, scheduler)
+                simulate.warm_workers(job.warm_spec(), workers, backend, scheduler)
             rate.workers = max(1, min(workers, job.n_chunks - len(stored)))  # chunks played at a time
             stopped = lambda: self.got_signal  # noqa: E731
             if not self.quiet and self.console is not None:
