@@ -8,7 +8,7 @@ import numpy as np
 from typer.testing import CliRunner
 
 import bots
-from shedsim.analysis import gauntlet as G
+from shedsim.analysis import gauntlet_run as G
 from shedsim.analysis import sprt as S
 from shedsim.cli import app
 

@@ -177,7 +177,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("runs", ("shedsim.runs.*",)),
     ("output", ("shedsim.output.*",)),
     ("analysis", ("shedsim.analysis.*",)),
-    ("api", ("shedsim", "shedsim.api")),
+    ("api", ("shedsim", "shedsim.api", "shedsim.api_results")),
     ("cli", ("shedsim.cli.*", "shedsim.__main__")),
 )
 """The project's layers, lowest first, each with the modules it holds (``P.*``: the module

@@ -134,23 +134,3 @@ class Tally:
         score, lo, hi = S._interval(self.counts)
         return Row(label, self.games, score, lo, hi, float(S.score_to_elo(score)), float(S.score_to_elo(lo)),
                    float(S.score_to_elo(hi)), self.forfeits, self.opponent_forfeits, self.unfinished, decision, llr)
-
-
-def run_gauntlet(candidate: str, opponents: list[tuple[str, str]], rules, players: int = 2, games: int = 2000,
-                 seed: int = 0, sprt: tuple[float, float] | None = None, alpha: float = 0.05, beta: float = 0.05,
-                 batch: int = 2000, strategy_paths: tuple[str, ...] = (),
-                 bot_time: tuple[int, int | None] = (1000, None)) -> Result:
-    """Play ``candidate`` (a strategy spec, or ``bot:COMMAND``) against each of
-    ``opponents`` (``(label, spec)``), ``games`` games each (whole deals: rounded down to a
-    multiple of ``players``, at least one deal), or with ``sprt = (elo0, elo1)`` until that
-    opponent's GSPRT decides (at most ``games``), in this process, writing nothing (the
-    study of ``shedsim gauntlet``, :class:`shedsim.analysis.gauntlet_run.GauntletStudy`, with
-    one worker). ``rules``: a preset name or a :class:`shedsim.rules.RuleSet`; ``bot_time``: a
-    bot's milliseconds per move and per game. Raises
-    :class:`shedsim.runs.study.StudyError` naming the option at fault."""
-    from shedsim.analysis.gauntlet_run import GauntletStudy
-    from shedsim.runs.study import RunOptions, run_study
-    study = GauntletStudy(candidate, [f"{lab}={spec}" for lab, spec in opponents], rules, players=players,
-                          games=games, seed=seed, sprt=sprt, alpha=alpha, beta=beta, batch=batch,
-                          strategy_path=list(strategy_paths), bot_time=bot_time)
-    return run_study(study, RunOptions(workers=1)).res

@@ -388,3 +388,22 @@ class GauntletStudy(Study):
         from shedsim.output.charts.gauntlet import plot_scores
         plot_scores(res, Path(root) / "gauntlet.png")
         return ["gauntlet.csv", "gauntlet.png"]
+
+
+def run_gauntlet(candidate: str, opponents: list[tuple[str, str]], rules, players: int = 2, games: int = 2000,
+                 seed: int = 0, sprt: tuple[float, float] | None = None, alpha: float = 0.05, beta: float = 0.05,
+                 batch: int = 2000, strategy_paths: tuple[str, ...] = (),
+                 bot_time: tuple[int, int | None] = (1000, None)) -> G.Result:
+    """Play ``candidate`` (a strategy spec, or ``bot:COMMAND``) against each of
+    ``opponents`` (``(label, spec)``), ``games`` games each (whole deals: rounded down to a
+    multiple of ``players``, at least one deal), or with ``sprt = (elo0, elo1)`` until that
+    opponent's GSPRT decides (at most ``games``), in this process, writing nothing (the
+    study of ``shedsim gauntlet``, :class:`shedsim.analysis.gauntlet_run.GauntletStudy`, with
+    one worker). ``rules``: a preset name or a :class:`shedsim.rules.RuleSet`; ``bot_time``: a
+    bot's milliseconds per move and per game. Raises
+    :class:`shedsim.runs.study.StudyError` naming the option at fault."""
+    from shedsim.runs.study import RunOptions, run_study
+    study = GauntletStudy(candidate, [f"{lab}={spec}" for lab, spec in opponents], rules, players=players,
+                          games=games, seed=seed, sprt=sprt, alpha=alpha, beta=beta, batch=batch,
+                          strategy_path=list(strategy_paths), bot_time=bot_time)
+    return run_study(study, RunOptions(workers=1)).res
