@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from shedsim.analysis import tune as TU
+from shedsim.analysis import tune_results as TR
 from shedsim.cli import app
 from shedsim.plugins import compiled_strategy, discover
 from shedsim.rules.ruleset import preset
@@ -91,7 +92,7 @@ def test_study_resumes_and_refuses_another_run(tmp_path):
 
 def test_confirmation_of_the_start_against_itself_finds_no_gain():
     spec = _spec()
-    c = TU.confirm(spec, {"track": spec.start["track"], "block": spec.start["block"]}, 200)
+    c = TR.confirm(spec, {"track": spec.start["track"], "block": spec.start["block"]}, 200)
     assert c.seed == spec.seed + TU.CONFIRM_SEED_OFFSET and c.games == 200
     assert c.gain == 0 and c.h2h_score == 0.5  # deterministic moves: identical players tie
 

@@ -97,7 +97,8 @@ def _figure_text(objective: str, p: np.ndarray, players: int) -> str:
 
 
 def explain(state: GameState, result: Any, places: np.ndarray, column: dict[str, int]) -> str:
-    """(``result``: a :class:`shedsim.analysis.hint.HintResult`.) The reason, from the playouts, for the top move against the runner-up: the
+    """The reason, from the playouts, for the top move against the runner-up (``result``: a
+    :class:`shedsim.analysis.hint.HintResult`): the
     ranking's own figure (``result.objective``) for both on the same samples and how often
     each did better in it, whether the race separated the two (else: within noise), the
     other figures (saying which favour the runner-up: a
