@@ -172,7 +172,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("rules", ("shedsim.rules.*",)),
     ("kernel", ("shedsim.kernel.*",)),
     ("strategies", ("strategies.*",)),
-    ("plugins", ("shedsim.plugins", "shedsim.entries")),
+    ("plugins", ("shedsim.plugins", "shedsim.plugin_player", "shedsim.entries")),
     ("bots", ("shedsim.bot.*",)),
     ("runs", ("shedsim.runs.*",)),
     ("output", ("shedsim.output.*",)),

@@ -93,7 +93,7 @@ def play_batch(match: Any, u0: int, u1: int) -> dict[str, np.ndarray]:
     sched = S.schedule(unit, u0 * unit, u1 * unit, True)
     dk, sk = game_keys(match.spec.seed, sched["index"], sched["deal"], match.spec.stream)
     rec = match.records(sched, dk, sk)
-    codes = S._unit_codes(S.half_points(rec["places"], sched["x_seat"]), unit).astype(np.int64)
+    codes = S.unit_codes(S.half_points(rec["places"], sched["x_seat"]), unit).astype(np.int64)
     per_unit = {"codes": codes, "unfinished": rec["unfinished"].astype(np.int64).reshape(-1, unit).sum(axis=1)}
     mine = theirs = np.zeros(len(sched["x_seat"]), np.int64)
     if "forfeit" in rec:
@@ -131,6 +131,6 @@ class Tally:
 
     def row(self, label: str, decision: str | None = None, llr: float | None = None) -> Row:
         """The table's row (:class:`Row`): the score and its 95% t interval over units, as Elo too."""
-        score, lo, hi = S._interval(self.counts)
+        score, lo, hi = S.interval(self.counts)
         return Row(label, self.games, score, lo, hi, float(S.score_to_elo(score)), float(S.score_to_elo(lo)),
                    float(S.score_to_elo(hi)), self.forfeits, self.opponent_forfeits, self.unfinished, decision, llr)

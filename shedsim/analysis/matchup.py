@@ -42,7 +42,7 @@ def half_points(places: np.ndarray, x_seat: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class _Match:
+class Match:
     """X against Y on the kernel: the loaded kernel and strategies, reused batch after batch."""
 
     spec: Any
@@ -79,7 +79,7 @@ class _Match:
         return half_points(rec["places"], sched["x_seat"]), rec["unfinished"].astype(bool)
 
 
-def _rules(rules: RuleSet | str) -> RuleSet:
+def as_rules(rules: RuleSet | str) -> RuleSet:
     if isinstance(rules, RuleSet):
         return rules
     from shedsim.rules.ruleset import build
@@ -92,7 +92,7 @@ def rules_name(rs: RuleSet) -> str:
 
 
 def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int = 0,
-               strategy_paths: tuple[str, ...] = (), bot_time: tuple[int, int | None] = (1000, None)) -> _Match:
+               strategy_paths: tuple[str, ...] = (), bot_time: tuple[int, int | None] = (1000, None)) -> Match:
     """Check the options and load the kernel for X = ``a`` against Y = ``b`` (strategy specs
     ``NAME`` or ``NAME:param=v``). Raises :class:`SPRTError` naming ``--a``/``--b``,
     ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules. A bot
@@ -101,7 +101,7 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
     from shedsim.plugins import PluginError, compiled_strategy, discover
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs.simulate import RunSpec, loaded_kernel
-    rs = _rules(rules)
+    rs = as_rules(rules)
     try:
         rs.check_players(players)
     except RulesError as e:
@@ -131,7 +131,7 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
                    bot_cwd=os.getcwd() if is_bot(a) or is_bot(b) else "", bot_move_ms=bot_time[0],
                    bot_game_ms=bot_time[1])
     known, k, ids, params = loaded_kernel(spec)
-    return _Match(spec, known, k, ids, params, rs.compile(players))
+    return Match(spec, known, k, ids, params, rs.compile(players))
 
 
 def degenerate_note(a: str, b: str, players: int, strategy_paths: tuple[str, ...] = (),
@@ -155,11 +155,11 @@ def degenerate_note(a: str, b: str, players: int, strategy_paths: tuple[str, ...
             f"(e.g. --a random --b random); to compare two strategies, name two different ones.")
 
 
-def _unit_codes(h: np.ndarray, unit_games: int) -> np.ndarray:
+def unit_codes(h: np.ndarray, unit_games: int) -> np.ndarray:
     return h if unit_games == 1 else h.reshape(-1, unit_games).sum(axis=1)
 
 
-def _interval(counts: np.ndarray) -> tuple[float, float, float]:
+def interval(counts: np.ndarray) -> tuple[float, float, float]:
     """Mean unit score and its 95% t interval from category counts."""
     from shedsim.stats import t_interval
     k = len(counts)
@@ -169,12 +169,12 @@ def _interval(counts: np.ndarray) -> tuple[float, float, float]:
     return float(m), float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1))
 
 
-def play_units(match: _Match, u0: int, u1: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
+def play_units(match: Match, u0: int, u1: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
     """Play units ``u0..u1-1`` of ``match`` (:func:`schedule`): each unit's score code
     (int64[n]: the unit's half points summed over its games, category ``code / (K - 1)``) and
     its games that reached the move cap (int64[n]). Raises
     :class:`shedsim.runs.simulate.SimulationError`."""
     unit_games = match.spec.players if paired else 1
     h, unf = match.play(u0 * unit_games, u1 * unit_games, paired)
-    return (_unit_codes(h, unit_games).astype(np.int64),
+    return (unit_codes(h, unit_games).astype(np.int64),
             unf.reshape(-1, unit_games).sum(axis=1).astype(np.int64))

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from shedsim.analysis.matchup import SPRTError, _interval, _Match, _unit_codes, open_match, rules_name
+from shedsim.analysis.matchup import SPRTError, interval, Match, unit_codes, open_match, rules_name
 from shedsim.rules.ruleset import RuleSet
 
 
@@ -133,12 +133,12 @@ def pairing_plan(players: int, games: int, batch: int = 20_000) -> list[tuple[bo
     return [(paired, g0, min(total, g0 + step)) for paired in (True, False) for g0 in range(0, total, step)]
 
 
-def pairing_counts(match: _Match, g0: int, g1: int, paired: bool) -> np.ndarray:
+def pairing_counts(match: Match, g0: int, g1: int, paired: bool) -> np.ndarray:
     """Games ``g0..g1-1`` of one design: units per score category (int64[K],
     :func:`pairing_categories`). Raises :class:`shedsim.runs.simulate.SimulationError`."""
     unit_games = match.spec.players if paired else 1
     h, _ = match.play(g0, g1, paired)
-    return np.bincount(_unit_codes(h, unit_games), minlength=pairing_categories(match.spec.players, paired))
+    return np.bincount(unit_codes(h, unit_games), minlength=pairing_categories(match.spec.players, paired))
 
 
 def pairing_estimates(a: str, b: str, rules: str, players: int, seed: int, paired_counts: np.ndarray,
@@ -148,7 +148,7 @@ def pairing_estimates(a: str, b: str, rules: str, players: int, seed: int, paire
     for paired, counts in ((True, paired_counts), (False, unpaired_counts)):
         unit_games = players if paired else 1
         n_cat = len(counts)
-        m, lo, hi = _interval(counts)
+        m, lo, hi = interval(counts)
         vals = np.arange(n_cat) / (n_cat - 1)
         n = counts.sum()
         sd = math.sqrt(max(0.0, float(counts @ (vals - m) ** 2) / (n - 1)))

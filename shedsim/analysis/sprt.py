@@ -71,8 +71,8 @@ import numpy as np
 
 from shedsim.output.charts.sprt import plot_llr, plot_pairing  # noqa: F401 - re-exported
 from shedsim.analysis.matchup import (  # noqa: F401 - re-exported (the matches every head-to-head test plays)
-    SPRTError, _interval, _Match, _rules, _unit_codes, degenerate_note, half_points, open_match, play_units,
-    rules_name, schedule)
+    Match, SPRTError, as_rules, degenerate_note, half_points, interval, open_match, play_units, rules_name,
+    schedule, unit_codes)
 from shedsim.analysis.pairing import (  # noqa: F401 - re-exported (sprt --compare-pairing)
     Estimate, PairingGain, pairing_categories, pairing_counts, pairing_estimates, pairing_gain, pairing_plan)
 from shedsim.rules.ruleset import RuleSet
@@ -390,7 +390,7 @@ class Sequential:
         u = self.units
         path_llr = np.concatenate(self.llr_parts)
         path_score = np.concatenate(self.score_parts)
-        score, lo, hi = _interval(self.counts)
+        score, lo, hi = interval(self.counts)
         return SPRTResult(
             a=a, b=b, rules=rules, players=self.players, paired=self.paired, seed=int(seed),
             elo0=self.elo0, elo1=self.elo1, alpha=self.alpha, beta=self.beta, max_games=self.max_games,

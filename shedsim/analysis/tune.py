@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -261,18 +260,6 @@ class Evaluator:
         for i in range(len(spec.field)):
             total += np.concatenate(got[i * len(pieces):(i + 1) * len(pieces)])
         return total / len(spec.field)
-
-
-def _t(x: np.ndarray) -> tuple[float, float, float]:
-    from shedsim.stats import t_interval
-    m, lo, hi = t_interval(len(x), float(x.sum()), float((x * x).sum()))
-    return float(m), float(lo), float(hi)
-
-
-def _elo(s: float) -> float:
-    if not 0 < s < 1:
-        return math.copysign(math.inf, s - 0.5)
-    return -400.0 * math.log10(1.0 / s - 1.0)
 
 
 OWNER_ATTR = "shedsim_owner"

@@ -7,12 +7,25 @@ strategy as a TOML file (:func:`best_toml`).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from shedsim.analysis.tune import (CONFIRM_SEED_OFFSET, Evaluator, TuneSpec, _elo, _t, completed, format_spec,
+from shedsim.analysis.tune import (CONFIRM_SEED_OFFSET, Evaluator, TuneSpec, completed, format_spec,
                                    head_to_head_scores)
+
+
+def _t(x: np.ndarray) -> tuple[float, float, float]:
+    from shedsim.stats import t_interval
+    m, lo, hi = t_interval(len(x), float(x.sum()), float((x * x).sum()))
+    return float(m), float(lo), float(hi)
+
+
+def _elo(s: float) -> float:
+    if not 0 < s < 1:
+        return math.copysign(math.inf, s - 0.5)
+    return -400.0 * math.log10(1.0 / s - 1.0)
 
 
 @dataclass
@@ -110,3 +123,5 @@ def best_toml(spec: TuneSpec, best: dict[str, int], best_trial: int, best_score:
                   f"field_start = {conf.field_start:.6f}", f"gain = {conf.gain:.6f}",
                   f"gain_lo = {conf.gain_lo:.6f}", f"gain_hi = {conf.gain_hi:.6f}"]
     return "\n".join(lines) + "\n"
+
+
