@@ -282,11 +282,11 @@ def test_ctrl_c_late_in_the_confirmation_keeps_the_study_and_the_same_command_fi
     """Stopped late: every trial of the budget done, SIGINT during the confirmation: exit 130,
     the study kept, no report; the same command then plays no trial and writes the reports."""
     out = tmp_path / "t"
-    real = sigint_when_called(TU, "confirm")
+    real = sigint_when_called(TR, "confirm")
     r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
     assert r.exit_code == 130, r.output
     assert "during the confirmation: the study is kept" in r.output and not (out / "best.toml").exists()
-    monkeypatch.setattr(TU, "confirm", real)
+    monkeypatch.setattr(TR, "confirm", real)
     r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == 2
