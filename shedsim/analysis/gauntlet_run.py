@@ -267,7 +267,7 @@ class GauntletStudy(Study):
     unit = "batches"
     needs = "every opponent's games"
 
-    def __init__(self, candidate: str | None = None, opponents: str | Sequence[str] | None = None,
+    def __init__(self, candidate: str | None = None, opponents: str | Sequence[str | tuple[str, str]] | None = None,
                  rules: str | RuleSet | None = None, house: Sequence[str] | None = None, rules_file: str | Path | None = None,
                  players: int | None = None, games: int | None = None, seed: int | None = None,
                  sprt: tuple[float, float] | None = None, alpha: float | None = None, beta: float | None = None,
@@ -297,6 +297,8 @@ class GauntletStudy(Study):
         from shedsim.analysis.tournament_run import entries_of
         if self.opponents is None:
             return None
+        if not isinstance(self.opponents, str) and all(isinstance(o, tuple) for o in self.opponents):
+            return [(str(lab), str(spec)) for lab, spec in self.opponents]  # (label, spec) pairs as they are
         try:
             return entries_of(self.opponents)
         except TournamentError as e:
@@ -320,7 +322,11 @@ class GauntletStudy(Study):
         with study_errors(G.GauntletError, S.SPRTError, RulesError):
             rs = self._rules()
             for _, spec in entries:  # strategies, players, seed, bots; loads the kernel
-                S.open_match(self.candidate, spec, rs, players, seed, self.paths, bot_time)
+                try:
+                    S.open_match(self.candidate, spec, rs, players, seed, self.paths, bot_time)
+                except S.SPRTError as e:  # the match names X and Y as sprt does: --a, --b
+                    said = re.sub(r"^--a\b", "--candidate", re.sub(r"^--b\b", "--opponents", str(e)))
+                    raise S.SPRTError(said) from None
             try:
                 return GauntletJob(self.candidate, entries, rs, players, games, seed, self.sprt,
                                    0.05 if self.alpha is None else self.alpha,
@@ -403,7 +409,7 @@ def run_gauntlet(candidate: str, opponents: list[tuple[str, str]], rules, player
     bot's milliseconds per move and per game. Raises
     :class:`shedsim.runs.study.StudyError` naming the option at fault."""
     from shedsim.runs.study import RunOptions, run_study
-    study = GauntletStudy(candidate, [f"{lab}={spec}" for lab, spec in opponents], rules, players=players,
+    study = GauntletStudy(candidate, [(lab, spec) for lab, spec in opponents], rules, players=players,
                           games=games, seed=seed, sprt=sprt, alpha=alpha, beta=beta, batch=batch,
                           strategy_path=list(strategy_paths), bot_time=bot_time)
     return run_study(study, RunOptions(workers=1)).res

@@ -85,12 +85,12 @@ def gauntlet(
         typer.echo(f"wrote {', '.join(r.files)}, run.json to {str(r.out)}", err=True)
 
 
-def _entries(opponents: str, bots: list[tuple[str, str]]) -> list[str]:
-    """``--opponents`` as ``LABEL=SPEC`` entries, an opponent named by a --bot's label that bot."""
+def _entries(opponents: str, bots: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``--opponents`` as ``(label, spec)`` pairs, an opponent named by a --bot's label that bot."""
     from shedsim.analysis.tournament import TournamentError, parse_entries
     from shedsim.cli.common import bot_spec, fail
     try:
-        return [f"{lab}={bot_spec(sp, bots)}" for lab, sp in parse_entries(opponents)]
+        return [(lab, bot_spec(sp, bots)) for lab, sp in parse_entries(opponents)]
     except TournamentError as e:
         fail(str(e).replace("--strategies", "--opponents"))
 
