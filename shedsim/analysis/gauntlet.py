@@ -88,11 +88,8 @@ def play_batch(match: Any, u0: int, u1: int) -> dict[str, np.ndarray]:
     category ``code / (K - 1)``), ``unfinished`` games, the games the candidate forfeited
     (``forfeits``) and the opponent's forfeited seats (``opponent_forfeits``). Raises
     :class:`shedsim.runs.simulate.SimulationError`."""
-    from shedsim.seeding import game_keys
     unit = match.spec.players
-    sched = S.schedule(unit, u0 * unit, u1 * unit, True)
-    dk, sk = game_keys(match.spec.seed, sched["index"], sched["deal"], match.spec.stream)
-    rec = match.records(sched, dk, sk)
+    sched, rec = match.played(u0 * unit, u1 * unit, True)
     codes = S.unit_codes(S.half_points(rec["places"], sched["x_seat"]), unit).astype(np.int64)
     per_unit = {"codes": codes, "unfinished": rec["unfinished"].astype(np.int64).reshape(-1, unit).sum(axis=1)}
     mine = theirs = np.zeros(len(sched["x_seat"]), np.int64)

@@ -65,6 +65,14 @@ class Match:
     def play(self, start: int, stop: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
         """Half points of X in games ``start..stop-1`` (int64[n]) and which of them reached
         the move cap (bool[n]). Raises :class:`shedsim.runs.simulate.SimulationError`."""
+        sched, rec = self.played(start, stop, paired)
+        return half_points(rec["places"], sched["x_seat"]), rec["unfinished"].astype(bool)
+
+    def played(self, start: int, stop: int, paired: bool) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """The schedule of games ``start..stop-1`` (:func:`schedule`) and their per-game
+        records (:meth:`records`). Raises :class:`shedsim.runs.simulate.SimulationError`
+        naming the game, the strategy and the command that replays it when a game fails or
+        crashes the process."""
         from shedsim.kernel.build import KernelError
         from shedsim.seeding import game_keys
         from shedsim.runs.simulate import SimulationError, describe_failure
@@ -76,7 +84,7 @@ class Match:
             # the trace command replays this schedule's games (trace --schedule head-to-head...)
             spec = dataclasses.replace(self.spec, schedule="head-to-head" if paired else "head-to-head-unpaired")
             raise SimulationError(describe_failure(spec, self.known, sched, dk, sk, e)) from None
-        return half_points(rec["places"], sched["x_seat"]), rec["unfinished"].astype(bool)
+        return sched, rec
 
 
 def as_rules(rules: RuleSet | str) -> RuleSet:
