@@ -37,7 +37,9 @@ def test_gauntlet_command_prints_a_row_per_opponent_and_refuses_bad_options(tmp_
     assert "random" in r.output and "aggressive" in r.output and "total" in r.output
     assert out.read_text().splitlines()[0].startswith("opponent,games,score")
     for args, said in ((["--sprt", "ten"], "--sprt"), (["--games", "1"], "--games"), (["--csv", str(out)], "--csv"),
-                       (["--opponents", "nosuch"], "nosuch")):
+                       (["--opponents", "nosuch"], "--opponents: unknown strategy 'nosuch'"),
+                       (["--sprt", "10,0"], "--sprt: ELO0 must be below ELO1"),
+                       (["--sprt", "0,5000"], "--sprt: an Elo difference")):
         base = {"--opponents": "random", "--games": "20"}
         argv = ["gauntlet", "--candidate", "greedy"]
         given = dict(zip(args[::2], args[1::2]))

@@ -308,8 +308,8 @@ class GauntletStudy(Study):
         from shedsim.rules.ruleset import RulesError
         entries = self._entries()
         if self.candidate is None or not entries:
-            raise StudyError("--candidate and --opponents name who plays (required; or --resume DIR to continue a "
-                             "stored gauntlet)", field="candidate" if self.candidate is None else "opponents")
+            raise StudyError(("--candidate and --opponents" if self.candidate is None else "--opponents and --candidate")
+                             + " name who plays (required; or --resume DIR to continue a stored gauntlet)")
         players = 2 if self.players is None else self.players
         games = GAMES if self.games is None else self.games
         if isinstance(games, bool) or not isinstance(games, int) or games < players:
@@ -333,7 +333,8 @@ class GauntletStudy(Study):
                                    0.05 if self.beta is None else self.beta, batch, self.paths, bot_time,
                                    self._rules_input(), store)
             except S.SPRTError as e:  # the test's bounds are given as --sprt ELO0,ELO1 here
-                raise S.SPRTError(re.sub(r"--elo[01]\b", "--sprt", str(e), count=1)) from None
+                said = str(e).replace("--elo0 must be below --elo1", "--sprt: ELO0 must be below ELO1")
+                raise S.SPRTError(re.sub(r"^--elo[01]\b", "--sprt", said)) from None
 
     def store(self, root: Path) -> GauntletStore:
         return GauntletStore(root)
