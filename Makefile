@@ -34,9 +34,12 @@ test: compile
 test-long: compile
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal -p no:cacheprovider -m long
 
-# ruff's lint (the rules in pyproject.toml's [tool.ruff.lint]); CI runs it before the suite.
+# ruff's lint (the rules in pyproject.toml's [tool.ruff.lint]) and its formatting at 100 columns
+# ([tool.ruff.format]: `ruff format --check` changes nothing, it fails on a file `ruff format`
+# would change); CI runs it before the suite.
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 # The full differential run: 100,000 games per preset (shared by its player counts), and
 # 3,000 random games checked against every invariant (make test: 250 and 200).

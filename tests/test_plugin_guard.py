@@ -137,6 +137,8 @@ SEGFAULT_RUNS = {
     "tune": ["tune", "--strategy", "heuristic", "--field", "segfaulter", "--budget", "1", "--games", "20",
              "--confirm-games", "0", "--seed", "5", "--out", "{out}"],
     "bench": ["bench", "--strategy", "segfaulter", "--games", "20", "--seed", "5", "--workers", "1"],
+    "gauntlet": ["gauntlet", "--candidate", "segfaulter", "--opponents", "greedy", "--games", "40", "--batch", "20",
+                 "--seed", "5"],
 }
 
 

@@ -38,13 +38,17 @@ COMMANDS = {
               "--no-plots", "--quiet"],
     "sprt": ["sprt", "--a", "greedy", "--b", "heuristic", "--seed", "1", "--batch", "100", "--max-games", "1200",
              "--no-plots", "--quiet"],
+    "gauntlet": ["gauntlet", "--candidate", "greedy", "--opponents", "random,heuristic", "--games", "600", "--batch",
+                 "100", "--seed", "2", "--workers", "1", "--no-plots", "--quiet"],
 }
 """Command -> small arguments that play several chunks (``--out DIR`` is added)."""
-PAUSE = {"tournament": 0.4, "compare-rules": 0.12, "swaps": 0.12, "sprt": 1.0}
-"""Seconds each command waits after each chunk it stores (5, 28, 20 and 4 of 12 chunks: sprt decides in the 4th)."""
-PARTIAL = {"tournament": True, "compare-rules": True, "swaps": False, "sprt": False}
-"""Whether an interrupted run writes partial reports (swaps' need the whole study, sprt's the test's end)."""
-FIRST = {"tournament": 1, "compare-rules": 2, "swaps": 1, "sprt": 1}
+PAUSE = {"tournament": 0.4, "compare-rules": 0.12, "swaps": 0.12, "sprt": 1.0, "gauntlet": 0.3}
+"""Seconds each command waits after each chunk it stores (5, 28, 20, 4 of 12 chunks: sprt decides in the 4th; and
+12 for the gauntlet's two opponents)."""
+PARTIAL = {"tournament": True, "compare-rules": True, "swaps": False, "sprt": False, "gauntlet": False}
+"""Whether an interrupted run writes partial reports (swaps' need the whole study, sprt's the test's end, the
+gauntlet's every opponent)."""
+FIRST = {"tournament": 1, "compare-rules": 2, "swaps": 1, "sprt": 1, "gauntlet": 1}
 """Chunks before a command has partial results (compare-rules: the first chunk of both variants)."""
 
 
@@ -134,7 +138,7 @@ def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path
 
 
 # ------------------------------------------------------------------ resume stopped late, resume finished
-@pytest.mark.parametrize("command", some(sorted(COMMANDS), ["swaps", "sprt"]))
+@pytest.mark.parametrize("command", some(sorted(COMMANDS), ["gauntlet", "swaps", "sprt"]))
 def test_resume_stopped_late_and_resume_of_a_finished_run(command, clean, tmp_path):
     """A run stopped one chunk before its end (every kind of chunk a command stores is then
     in the store: swaps' swap-policy tournament and regret rows, compare-rules' last
@@ -416,7 +420,7 @@ def test_a_run_of_another_command_is_named_with_the_command_that_reads_it(tmp_pa
             assert f"it holds {article} {other} run" in said and f"continue it with: shedsim {other} --resume {d}" \
                 in said, said
             assert "format" not in said
-    for other in ("compare-rules", "swaps", "sprt"):
+    for other in ("compare-rules", "swaps", "sprt", "gauntlet"):
         r = runner.invoke(app, ["trace", "--from", str(dirs[other])])
         said = " ".join(r.output.split())
         assert r.exit_code == 2 and "trace --from reads tournament runs only" in said, said
@@ -680,6 +684,7 @@ def test_a_run_directory_of_another_command_is_refused_by_every_command(tmp_path
                         "--quiet"]),
         ("tournament", COMMANDS["compare-rules"] + ["--force"]),
         ("tournament", COMMANDS["swaps"]),
+        ("tournament", COMMANDS["gauntlet"]),
         ("tips", COMMANDS["tournament"]),
         ("tips", COMMANDS["tournament"] + ["--force"]),
     ]

@@ -18,13 +18,20 @@ _MATCHES: dict[tuple, Any] = {}
 
 
 def cached_match(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy_paths: tuple[str, ...],
-                 owner: str = "") -> Any:
+                 owner: str = "", bot_time: tuple[int, int | None] = (1000, None), stream: int = 0) -> Any:
     """:func:`shedsim.analysis.sprt.open_match` of X = ``a`` against Y = ``b``, loaded once per
     process and kept (a worker plays batch after batch of one match). ``owner``: a caller that
     changes the match it gets (tune sets X's parameters before each call) names itself, so
-    that it never shares one with another caller. Raises what ``open_match`` raises."""
-    key = (owner, a, b, json.dumps(rules.to_dict(), sort_keys=True), players, seed, tuple(strategy_paths))
+    that it never shares one with another caller. ``bot_time``: a bot's milliseconds per move
+    and per game; ``stream``: the strategies' random stream (a gauntlet's opponent ``i``
+    plays on stream ``i``). Raises what ``open_match`` raises."""
+    import dataclasses
+    key = (owner, a, b, json.dumps(rules.to_dict(), sort_keys=True), players, seed, tuple(strategy_paths),
+           tuple(bot_time), stream)
     match = _MATCHES.get(key)
     if match is None:
-        match = _MATCHES[key] = S.open_match(a, b, rules, players, seed, strategy_paths)
+        match = S.open_match(a, b, rules, players, seed, strategy_paths, tuple(bot_time))
+        if stream:
+            match.spec = dataclasses.replace(match.spec, stream=stream)
+        _MATCHES[key] = match
     return match
