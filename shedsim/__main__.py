@@ -1,3 +1,4 @@
 from shedsim.cli import main
 
-main()
+if __name__ == "__main__":  # not when a spawned process imports this module as its main
+    main()

@@ -69,13 +69,12 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
     rules = build("shithead", ["max_moves:50"])
     spec = RunSpec(rules, 2, (compiled[0].name,), (compiled[0].name,), games=1, schedule="same",
                    strategy_paths=tuple(str(p) for p in strategy_path or []))
-    play_chunk(spec, 0, 1)  # the fast game loop
     from shedsim.kernel.build import inlinable
-    for s in compiled:
-        if not inlinable(s):  # the standard loop, for strategies that allocate (mc)
-            play_chunk(RunSpec(rules, 2, (s.name,), (s.name,), games=1, schedule="same",
-                               strategy_paths=spec.strategy_paths), 0, 1)
-            break
+    from shedsim.runs.warm import StandardLoop
+    standard = [s for s in compiled if not inlinable(s)][:1]  # the loop of strategies that allocate (mc)
+    standard = StandardLoop(RunSpec(rules, 2, (standard[0].name,), (standard[0].name,), games=1, schedule="same",
+                                    strategy_paths=spec.strategy_paths) if standard else None)
+    play_chunk(spec, 0, 1)  # the fast game loop, while another process compiles the standard one
     from shedsim.rules.engine import StrategyError
     from shedsim.runs.simulate import replay_command
     from shedsim.seeding import game_keys
@@ -93,6 +92,7 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
                  + (f"\nreplay it move by move: {command}" if command else ""), 1)
     from shedsim.analysis.hint import warm_up
     warm_up()  # the playout kernel of `shedsim hint` with its default policy
+    standard.finish()
     typer.echo(f"kernel, hint playouts and {len(compiled)} compiled strategies ready in {time.perf_counter() - t:.1f} s "
                f"({', '.join(s.name for s in compiled)})")
     del np

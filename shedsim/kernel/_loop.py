@@ -98,7 +98,7 @@ from shedsim.kernel.core import (constants, deal, deal_given, first_change, firs
                                  start_seat, step_with, stop_check, valid_swap, write_turn)
 from shedsim.kernel.nb import ix
 from shedsim.kernel.rng import seat_key
-from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
+from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic  # DISPATCH
 
 
 @njit(cache=True)

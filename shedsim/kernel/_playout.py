@@ -28,7 +28,7 @@ from shedsim.kernel.core import (apply, first_change, is_legal, legal_now, prepa
                                  write_turn)
 from shedsim.kernel.policies import determinise_any
 from shedsim.kernel.rng import seat_key
-from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic  # GENERATED-DISPATCH
+from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic  # DISPATCH
 
 _NRT = True  # GENERATED-NRT
 
