@@ -128,14 +128,15 @@ def tournament(strategies: str | Sequence[str] | None = None, players: int | Non
                seat_orders: str | None = None, strategy_path: Sequence[str | Path] | None = None,
                chunk_size: int | None = None, save_games: bool | None = None,
                bot_time: tuple[int, int | None] = (1000, None), options: RunOptions | None = None,
-               **run: Any) -> TournamentResult:
+               deals: str | Path | None = None, **run: Any) -> TournamentResult:
     """A fair tournament between strategies (``shedsim tournament``): every table of
     ``players`` seats drawn from the entries, in every seating order, under every rotation,
     on paired deals. ``strategies``: a list of entries (``NAME``, ``NAME:param=v``,
     ``LABEL=SPEC``, ``@ROLE``) or one comma-separated string; defaults: the default field,
     4 players, 200,000 games (rounded up to whole blocks), seed 0, shithead. An entry
     ``LABEL=bot:COMMAND`` is a bot (docs/reference/bots.md); ``bot_time``: its milliseconds
-    per move and per game (None: no game budget).
+    per move and per game (None: no game budget). ``deals``: a deal-set file
+    (docs/reference/deals.md) played instead of shuffled deals (``games`` is then not given).
 
     >>> r = tournament(["greedy", "random"], players=2, games=96, seed=1)
     >>> list(r.summary["strategy"]), int(r.summary["games"].sum())
@@ -143,7 +144,7 @@ def tournament(strategies: str | Sequence[str] | None = None, players: int | Non
     """
     from shedsim.analysis.tournament_run import TournamentStudy
     study = TournamentStudy(strategies, players, games, seed, rules, house, rules_file, rounds, seat_orders,
-                            strategy_path, chunk_size, save_games, bot_time)
+                            strategy_path, chunk_size, save_games, bot_time, deals)
     return TournamentResult(_run(study, options, run))
 
 

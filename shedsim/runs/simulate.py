@@ -78,6 +78,21 @@ class RunSpec:
     bot_cwd: str = ""
     """The directory bots are started in: the one the command was given in, wherever the
     chunk is played (a dask worker's own may differ); empty: the worker's."""
+    deals: tuple = ()
+    """A deal set's deals (:class:`shedsim.rules.deals.Deal`, ``--deals FILE``), played instead
+    of shuffled ones: see :meth:`decks`. Empty: deals shuffled from the seed."""
+
+    def decks(self, sched: dict[str, np.ndarray]) -> np.ndarray | None:
+        """``int64[n, deck size]``: the deck order of each game of ``sched`` (None without
+        :attr:`deals`). Deal index d plays deal ``(d // T) % K`` of the K in the set, T the
+        number of tables (1 for the head-to-head schedules): a tournament's consecutive blocks
+        play one deal at every table under every rotation, a head-to-head block (every
+        rotation) one deal."""
+        if not self.deals:
+            return None
+        from shedsim.rules.deals import game_decks
+        spread = len(self.tables()) if self.schedule == "tournament" else 1
+        return game_decks(self.deals, (sched["deal"] // spread) % len(self.deals), sched["dealer"])
 
     def tables(self) -> list[tuple[int, ...]]:
         return tournament_tables(self.seated or len(self.entries), self.players) if self.schedule == "tournament" else [
@@ -221,7 +236,7 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
             rec, bots = play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk, swap_from)
         else:
             rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from,
-                         status=status)
+                         status=status, decks=spec.decks(sched))
     except KernelError as e:
         raise SimulationError(describe_failure(spec, known, sched, dk, sk, e),
                               int(sched["index"][e.game])) from None
@@ -253,8 +268,9 @@ def play_with_bots(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk, swap
     from shedsim.kernel.build import KernelError
     rest = np.flatnonzero(~bot_games)
     try:
-        krec = k.play(ra, ids, params, sched["seating"][rest], dk[rest], sk[rest], sched["dealer"][rest]) \
-            if len(rest) else None
+        decks = spec.decks(sched)
+        krec = k.play(ra, ids, params, sched["seating"][rest], dk[rest], sk[rest], sched["dealer"][rest],
+                      decks=None if decks is None else decks[rest]) if len(rest) else None
     except KernelError as e:
         e.game = int(rest[e.game])  # the chunk's numbering, which describe_failure reads
         raise
@@ -296,7 +312,9 @@ def describe_failure(spec: RunSpec, known, sched, dk, sk, err, replay: bool = Tr
     for p in players:  # a plugin's decisions in forked children: a crash in this replay is named
         p.isolated = p.strategy.outside and p.strategy.compiled
     try:
-        play_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]))
+        decks = spec.decks({k: v[g:g + 1] for k, v in sched.items()})
+        play_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]),
+                  deck=None if decks is None else decks[0])
     except StrategyError as se:
         return f"{se}\n[{head}]{replay}"
     except Exception as ex:  # noqa: BLE001
