@@ -273,13 +273,15 @@ def sprt(a: str | None = None, b: str | None = None, *, rules: str | None = None
          strategy_path: Sequence[str | Path] | None = None, elo0: float | None = None, elo1: float | None = None,
          alpha: float | None = None, beta: float | None = None, max_games: int | None = None,
          min_games: int | None = None, llr: str | None = None, batch: int | None = None,
-         options: RunOptions | None = None, **run: Any) -> SprtResult:
+         options: RunOptions | None = None, deals: str | Path | None = None, **run: Any) -> SprtResult:
     """Is strategy ``a`` stronger than ``b`` (``shedsim sprt``)? Play them head to head on
     paired deals until a sequential probability ratio test decides (H1: ``a`` stronger by
     at least ``elo1``; H0: by ``elo0`` at most). The batches are played on the workers and
     fed to the test in order, so the decision is the same for any ``workers``. Defaults:
     shithead, 2 players, seed 0, elo0 0, elo1 5, alpha = beta = 0.05, at most 200,000 games.
     ``compare_pairing``: measure instead what pairing buys, ``games`` games per design.
+    ``deals``: a deal-set file (docs/reference/deals.md) whose deals are played, each under
+    every rotation, instead of shuffled deals (at most every deal once: no ``max_games``).
 
     >>> r = sprt("greedy", "random", max_games=4000)
     >>> r.decision
@@ -287,7 +289,7 @@ def sprt(a: str | None = None, b: str | None = None, *, rules: str | None = None
     """
     from shedsim.analysis.sprt_run import SprtStudy
     study = SprtStudy(a, b, rules, house, rules_file, players, seed, unpaired, compare_pairing, games, strategy_path,
-                      elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, min_games=min_games,
+                      deals, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, min_games=min_games,
                       llr=llr, batch=batch)
     return SprtResult(_run(study, options, run))
 

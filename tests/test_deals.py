@@ -173,3 +173,65 @@ def test_export_from_a_run_lost_by_an_entry(tmp_path):
     assert r.exit_code == 2 and "--save-games" in r.output and not (tmp_path / "x.txt").exists()
     r = invoke("deals", "export", "--out", str(tmp_path / "x.txt"), "--from-run", str(out), "--lost-by", "nobody")
     assert r.exit_code == 2 and "--lost-by" in r.output
+
+
+def test_sprt_on_a_deal_set_plays_those_deals_and_resumes(tmp_path):
+    """sprt --deals: at most every deal once, each under both rotations; paired with the
+    seed's own deals the test sees the very games of the seeded test (deterministic
+    strategies, duel's dealer-left start); resume refuses another file."""
+    f = tmp_path / "d.txt"
+    export(f, "--rules", "duel", "--players", "2", "--count", "60", "--seed", "5")
+    base = ["sprt", "--rules", "duel", "--a", "heuristic", "--b", "greedy", "--batch", "20", "--min-games", "120",
+            "--quiet", "--no-plots", "--workers", "1"]
+    r = invoke(*base, "--deals", str(f), "--seed", "9", "--out", str(tmp_path / "given"))
+    assert r.exit_code == 0, r.output
+    r = invoke(*base, "--max-games", "120", "--seed", "5", "--out", str(tmp_path / "seeded"))
+    assert r.exit_code == 0, r.output
+    given = json.loads((tmp_path / "given" / "run.json").read_text())
+    seeded = json.loads((tmp_path / "seeded" / "run.json").read_text())
+    assert given["result"]["games"] == seeded["result"]["games"] == 120
+    assert given["result"]["score"] == seeded["result"]["score"]
+    r = invoke(*base, "--deals", str(f), "--max-games", "50", "--out", str(tmp_path / "x"))
+    assert r.exit_code == 2 and "--max-games" in r.output and not (tmp_path / "x").exists()
+    out = tmp_path / "part"
+    r = invoke(*base, "--deals", str(f), "--stop-after", "1", "--out", str(out))
+    assert r.exit_code == 130, r.output
+    g = tmp_path / "e.txt"
+    export(g, "--rules", "duel", "--players", "2", "--count", "60", "--seed", "6")
+    r = invoke("sprt", "--resume", str(out), "--deals", str(g), "--quiet")
+    assert r.exit_code == 2 and "deals" in r.output, r.output
+    r = invoke("sprt", "--resume", str(out), "--quiet", "--workers", "1")
+    assert r.exit_code == 0, r.output
+
+
+def test_gauntlet_on_a_deal_set(tmp_path):
+    """gauntlet --deals plays the file's deals under every rotation: with deterministic
+    strategies the seed no longer matters, and a bad file is refused naming its line."""
+    f = tmp_path / "d.txt"
+    export(f, "--rules", "duel", "--players", "2", "--count", "30", "--seed", "5")
+    base = ["gauntlet", "--rules", "duel", "--candidate", "heuristic", "--opponents", "greedy,aggressive"]
+    outs = []
+    for seed, extra in (("5", ["--games", "60"]), ("9", ["--deals", str(f)]), ("5", ["--deals", str(f)])):
+        csv = tmp_path / f"g{len(outs)}.csv"
+        r = invoke(*base, "--seed", seed, *extra, "--csv", str(csv))
+        assert r.exit_code == 0, r.output
+        outs.append(csv.read_text())
+    assert outs[0] == outs[1] == outs[2] and "60" in outs[0]
+    f.write_text(f.read_text().replace("down=", "down=Q,", 1))
+    r = invoke(*base, "--deals", str(f))
+    assert r.exit_code == 2 and "line 4" in r.output and "down= has 4 card(s)" in r.output
+
+
+def test_a_bot_plays_the_given_deals_too(tmp_path):
+    """Games that seat a bot run on the reference engine: they deal the file's cards as the
+    kernel does (a bot that plays its first legal move and greedy are deterministic)."""
+    import bots
+    f = tmp_path / "d.txt"
+    export(f, "--rules", "duel", "--players", "2", "--count", "6", "--seed", "5")
+    base = ["tournament", "--rules", "duel", "--players", "2", "--strategies", "greedy",
+            "--bot", "b=" + bots.command(tmp_path, "first"), "--quiet", "--no-plots", "--workers", "1"]
+    r = invoke(*base, "--games", "12", "--seed", "5", "--out", str(tmp_path / "seeded"))
+    assert r.exit_code == 0, r.output
+    r = invoke(*base, "--deals", str(f), "--seed", "9", "--out", str(tmp_path / "given"))
+    assert r.exit_code == 0, r.output
+    assert _summary(tmp_path / "seeded") == _summary(tmp_path / "given")

@@ -78,12 +78,13 @@ def run_gauntlet(candidate: str, opponents: list[tuple[str, str]], rules, player
                  seed: int = 0, sprt: tuple[float, float] | None = None, alpha: float = 0.05, beta: float = 0.05,
                  batch: int = 2000, strategy_paths: tuple[str, ...] = (),
                  on_row: Callable[[Row], None] | None = None,
-                 bot_time: tuple[int, int | None] = (1000, None)) -> Result:
+                 bot_time: tuple[int, int | None] = (1000, None), deals: tuple = ()) -> Result:
     """Play ``candidate`` (a strategy spec, or ``bot:COMMAND``) against each of
     ``opponents`` (``(label, spec)``), ``games`` games each (whole deals: rounded down to a
     multiple of ``players``, at least one deal), or with ``sprt = (elo0, elo1)`` until that
     opponent's GSPRT decides (at most ``games``). ``on_row`` is called after each opponent;
-    ``bot_time``: a bot's milliseconds per move and per game (``--time-per-move``, ``--time-per-game``).
+    ``bot_time``: a bot's milliseconds per move and per game (``--time-per-move``, ``--time-per-game``);
+    ``deals``: a deal set's deals (:mod:`shedsim.rules.deals`) played instead of shuffled ones.
     Raises :class:`GauntletError` naming ``--games`` or ``--opponents``,
     :class:`shedsim.analysis.sprt.SPRTError` (strategies, players, seed, the test's
     options), :class:`shedsim.rules.RulesError` and
@@ -103,7 +104,7 @@ def run_gauntlet(candidate: str, opponents: list[tuple[str, str]], rules, player
     total = None
     tot_games = tot_f = tot_of = tot_unf = 0
     for i, (label, spec) in enumerate(opponents):
-        match = S.open_match(candidate, spec, rs, players, seed, strategy_paths, bot_time)
+        match = S.open_match(candidate, spec, rs, players, seed, strategy_paths, bot_time, deals=deals)
         match.spec = dataclasses.replace(match.spec, stream=i)  # opponent i's own strategy randomness
         seq = None
         if sprt is not None:

@@ -18,13 +18,14 @@ _MATCHES: dict[tuple, Any] = {}
 
 
 def cached_match(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy_paths: tuple[str, ...],
-                 owner: str = "") -> Any:
+                 owner: str = "", deals: tuple = ()) -> Any:
     """:func:`shedsim.analysis.sprt.open_match` of X = ``a`` against Y = ``b``, loaded once per
     process and kept (a worker plays batch after batch of one match). ``owner``: a caller that
     changes the match it gets (tune sets X's parameters before each call) names itself, so
-    that it never shares one with another caller. Raises what ``open_match`` raises."""
-    key = (owner, a, b, json.dumps(rules.to_dict(), sort_keys=True), players, seed, tuple(strategy_paths))
+    that it never shares one with another caller; ``deals``: a deal set's deals (see
+    ``open_match``). Raises what ``open_match`` raises."""
+    key = (owner, a, b, json.dumps(rules.to_dict(), sort_keys=True), players, seed, tuple(strategy_paths), deals)
     match = _MATCHES.get(key)
     if match is None:
-        match = _MATCHES[key] = S.open_match(a, b, rules, players, seed, strategy_paths)
+        match = _MATCHES[key] = S.open_match(a, b, rules, players, seed, strategy_paths, deals=deals)
     return match

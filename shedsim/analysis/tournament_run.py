@@ -67,13 +67,11 @@ def build_rules(rules: str, house: Sequence[str] | None, rules_file: str | Path 
 def deals_sha256(path: str | None) -> str | None:
     """The sha256 of the file ``--deals`` names beside ``--resume`` (None: not given), for
     the resume check; an unreadable file raises :class:`~shedsim.analysis.tournament.TournamentError`."""
-    if path is None:
-        return None
-    import hashlib
+    from shedsim.rules.deals import DealsError, file_sha256
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError as e:
-        raise T.TournamentError(f"--deals: {path}: cannot be read ({e})") from None
+        return file_sha256(path)
+    except DealsError as e:
+        raise T.TournamentError(f"--deals: {e}") from None
 
 
 class TournamentStudy(Study):

@@ -66,3 +66,15 @@ def deals_export(
     except OSError as e:
         fail(f"--out: {out}: cannot be written ({e})", 3)
     typer.echo(f"wrote {len(deals):,} deal(s) to {out} ({note})")
+
+
+def load_deals(path: Path | None, rules, players: int):
+    """``--deals FILE`` of a command that reads it itself (gauntlet): the deal set read and
+    checked (:func:`shedsim.rules.deals.read`), or None; a bad file exits 2 naming the line."""
+    if path is None:
+        return None
+    from shedsim.rules.deals import DealsError, read
+    try:
+        return read(path, rules, players)
+    except DealsError as e:
+        fail(f"--deals: {e}")

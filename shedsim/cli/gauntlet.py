@@ -10,6 +10,7 @@ import typer
 
 from shedsim.cli.common import (BotOpt, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, TimePerGameOpt,
                                 TimePerMoveOpt)
+from shedsim.cli.options import DealsOpt
 
 
 def gauntlet(
@@ -29,10 +30,13 @@ def gauntlet(
     bot: BotOpt = None,
     time_per_move: TimePerMoveOpt = 1000,
     time_per_game: TimePerGameOpt = None,
+    deals: DealsOpt = None,
 ) -> None:
     """Play one candidate against each opponent in turn, head to head on paired deals.
 
     One table row per opponent: games, the candidate's score (share of the other seats it finished ahead of, ties half) with its 95% interval, the same as Elo, the games each side forfeited (bots) and, with --sprt, the SPRT's decision and LLR; then the total over every opponent. Exit codes: 0 done; 1 a strategy failed; 2 bad options.
+
+    With --deals FILE every opponent meets exactly the deals of that file, each under every rotation (--games is not read).
 
     Example: shedsim gauntlet --candidate heuristic --opponents greedy,random,aggressive --games 4000 --sprt 0,10
     """  # noqa: E501
@@ -40,9 +44,12 @@ def gauntlet(
     from shedsim.analysis import sprt as S
     from shedsim.analysis import tournament as T
     from shedsim.cli.common import bot_entries, bot_spec, fail, load_rules
+    from shedsim.cli.deals import load_deals
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs.simulate import SimulationError
     rs = load_rules(rules, house, rules_file)
+    ds = load_deals(deals, rs, players)
+    games = games if ds is None else len(ds.deals) * players
     bots = bot_entries(bot)
     cand = bot_spec(candidate, bots)
     try:
@@ -64,7 +71,7 @@ def gauntlet(
     try:
         res = G.run_gauntlet(cand, entries, rs, players, games, seed, test, alpha, beta,
                              strategy_paths=tuple(str(p) for p in strategy_path or []),
-                             bot_time=(time_per_move, time_per_game))
+                             bot_time=(time_per_move, time_per_game), deals=ds.deals if ds else ())
     except (G.GauntletError, S.SPRTError, RulesError) as e:
         fail(str(e))
     except SimulationError as e:

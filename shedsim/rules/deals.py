@@ -220,6 +220,17 @@ def _parse_header(line: str, where: str, rules, players: int) -> dict[str, str]:
     return fields
 
 
+def file_sha256(path: str | Path | None) -> str | None:
+    """The SHA-256 (hex) of the file at ``path`` (None for None): how a stored run names the
+    deal set it played. Raises :class:`DealsError` when the file cannot be read."""
+    if path is None:
+        return None
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as e:
+        raise DealsError(f"{path}: cannot be read ({e})") from None
+
+
 def deck_order(deal: Deal, dealer: int) -> np.ndarray:
     """``int64[deck size]``: the deck in the order :func:`shedsim.kernel.core.deal_out` (and
     :func:`shedsim.rules.engine.deal`) deal it from ``dealer``'s left so that every seat gets

@@ -304,17 +304,17 @@ def describe_failure(spec: RunSpec, known, sched, dk, sk, err, replay: bool = Tr
     head = (f"run seed {spec.seed}, game {game} (deal {int(sched['deal'][g])}, "
             f"dealer seat {int(sched['dealer'][g])})")
     command = replay_command(spec, game) if replay else None
+    decks = spec.decks({k: v[g:g + 1] for k, v in sched.items()})
+    deck = None if decks is None else decks[0]
     if err.kind == "crashed":
         from shedsim.runs.recorder import crash_message, record_game
-        where, code = record_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]))
+        where, code = record_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]), deck)
         return crash_message(code or err.returned, where, head, [spec.labels[e] for e in seating], command)
     replay = f"\nreplay it move by move: {command}" if command else ""
     for p in players:  # a plugin's decisions in forked children: a crash in this replay is named
         p.isolated = p.strategy.outside and p.strategy.compiled
     try:
-        decks = spec.decks({k: v[g:g + 1] for k, v in sched.items()})
-        play_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]),
-                  deck=None if decks is None else decks[0])
+        play_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]), deck=deck)
     except StrategyError as se:
         return f"{se}\n[{head}]{replay}"
     except Exception as ex:  # noqa: BLE001
