@@ -104,8 +104,8 @@ def run_gauntlet(candidate: str, opponents: list[tuple[str, str]], rules, player
     total = None
     tot_games = tot_f = tot_of = tot_unf = 0
     for i, (label, spec) in enumerate(opponents):
-        match = S.open_match(candidate, spec, rs, players, seed, strategy_paths, bot_time, deals=deals)
-        match.spec = dataclasses.replace(match.spec, stream=i)  # opponent i's own strategy randomness
+        match = S.open_match(candidate, spec, rs, players, seed, strategy_paths, bot_time)
+        match.spec = dataclasses.replace(match.spec, stream=i, deals=deals)  # opponent i's own strategy randomness
         seq = None
         if sprt is not None:
             seq = S.Sequential(players, sprt[0], sprt[1], alpha, beta, n_units * unit, True,

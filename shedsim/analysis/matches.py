@@ -8,6 +8,7 @@ loaded for the life of its process.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -23,9 +24,11 @@ def cached_match(a: str, b: str, rules: RuleSet, players: int, seed: int, strate
     process and kept (a worker plays batch after batch of one match). ``owner``: a caller that
     changes the match it gets (tune sets X's parameters before each call) names itself, so
     that it never shares one with another caller; ``deals``: a deal set's deals (see
-    ``open_match``). Raises what ``open_match`` raises."""
+    :attr:`shedsim.runs.simulate.RunSpec.deals`). Raises what ``open_match`` raises."""
     key = (owner, a, b, json.dumps(rules.to_dict(), sort_keys=True), players, seed, tuple(strategy_paths), deals)
     match = _MATCHES.get(key)
     if match is None:
-        match = _MATCHES[key] = S.open_match(a, b, rules, players, seed, strategy_paths, deals=deals)
+        match = _MATCHES[key] = S.open_match(a, b, rules, players, seed, strategy_paths)
+        if deals:  # a deal set's deals instead of shuffled ones (RunSpec.deals)
+            match.spec = dataclasses.replace(match.spec, deals=deals)
     return match

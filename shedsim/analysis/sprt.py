@@ -158,12 +158,8 @@ class _Match:
         """Per-game records of ``sched``'s games (keys ``dk``, ``sk``): on the kernel, or with a
         bot (id -1) on the reference engine (:func:`shedsim.runs.simulate.play_with_bots`).
         Raises :class:`shedsim.kernel.build.KernelError`, :class:`shedsim.runs.simulate.SimulationError`."""
-        if (self.ids < 0).any():
-            from shedsim.runs.simulate import play_with_bots
-            return play_with_bots(self.spec, self.known, self.kernel, self.ids, self.params, self.rules_array,
-                                  sched, dk, sk)[0]
-        return self.kernel.play(self.rules_array, self.ids, self.params, sched["seating"], dk, sk, sched["dealer"],
-                                decks=self.spec.decks(sched))
+        from shedsim.runs.simulate import play_schedule
+        return play_schedule(self.spec, self.known, self.kernel, self.ids, self.params, self.rules_array, sched, dk, sk)
 
     def play(self, start: int, stop: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
         """Half points of X in games ``start..stop-1`` (int64[n]) and which of them reached
@@ -195,14 +191,12 @@ def rules_name(rs: RuleSet) -> str:
 
 
 def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int = 0,
-               strategy_paths: tuple[str, ...] = (), bot_time: tuple[int, int | None] = (1000, None),
-               deals: tuple = ()) -> _Match:
+               strategy_paths: tuple[str, ...] = (), bot_time: tuple[int, int | None] = (1000, None)) -> _Match:
     """Check the options and load the kernel for X = ``a`` against Y = ``b`` (strategy specs
     ``NAME`` or ``NAME:param=v``). Raises :class:`SPRTError` naming ``--a``/``--b``,
     ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules. A bot
     (``bot:COMMAND``) is started and greeted first; ``bot_time``: its milliseconds per move
-    and per game (None: no game budget). ``deals``: a deal set's deals played instead of
-    shuffled ones (:attr:`shedsim.runs.simulate.RunSpec.deals`)."""
+    and per game (None: no game budget)."""
     from shedsim.plugins import PluginError, compiled_strategy, discover
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs.simulate import RunSpec, loaded_kernel
@@ -234,7 +228,7 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
     spec = RunSpec(rs, players, (a, b), labels, seed=int(seed), games=1, schedule="tournament",
                    strategy_paths=tuple(str(p) for p in strategy_paths),
                    bot_cwd=os.getcwd() if is_bot(a) or is_bot(b) else "", bot_move_ms=bot_time[0],
-                   bot_game_ms=bot_time[1], deals=tuple(deals))
+                   bot_game_ms=bot_time[1])
     known, k, ids, params = loaded_kernel(spec)
     return _Match(spec, known, k, ids, params, rs.compile(players))
 

@@ -246,6 +246,15 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
                        time.perf_counter() - t0, bots)
 
 
+def play_schedule(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk) -> dict[str, np.ndarray]:
+    """The records of the games of schedule ``sched`` (keys ``dk``, ``sk``) of ``spec`` (its
+    deal set's decks, :meth:`RunSpec.decks`, when it has one): on the kernel ``k``, or with a
+    bot (``ids`` -1) by :func:`play_with_bots`. Raises what they raise."""
+    if (ids < 0).any():
+        return play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk)[0]
+    return k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], decks=spec.decks(sched))
+
+
 def play_with_bots(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk, swap_from=None):
     """The games of schedule ``sched`` (deal and strategy keys ``dk``, ``sk``) of a run whose
     entries hold a bot (``ids`` -1, :func:`loaded_kernel`): those that seat a bot on the
