@@ -474,6 +474,9 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
     srng = streams.shared
     kept_rules = ra.copy()
     kept_params = [_params_of(p) for p in players]
+    for i, p in enumerate(players):  # a plugin that decides on the readable State sees the deal as a bot process
+        if getattr(p, "see_deal", None) is not None:
+            p.see_deal(state, i, strategy_key)
     for i in range(n):
         s = state.seats[i]
         visible = s.hand + s.face_up

@@ -123,6 +123,11 @@ class Recorded:
         """The wrapped player's parameters (the engine checks that no decision writes into them)."""
         return getattr(self.player, "params", None)
 
+    def see_deal(self, state, seat: int, strategy_key: int = 0) -> None:
+        """Told to the wrapped player when it takes the readable State (:mod:`shedsim.bot.inprocess`)."""
+        if getattr(self.player, "see_deal", None) is not None:
+            self.player.see_deal(state, seat, strategy_key)
+
     def swap(self, visible, seat, players, rules_array, rng):
         if self.record:
             self.record(f"strategy {self.name!r} at seat {self.seat}, in the swap phase")
