@@ -235,3 +235,26 @@ def test_a_bot_plays_the_given_deals_too(tmp_path):
     r = invoke(*base, "--deals", str(f), "--seed", "9", "--out", str(tmp_path / "given"))
     assert r.exit_code == 0, r.output
     assert _summary(tmp_path / "seeded") == _summary(tmp_path / "given")
+
+
+def test_the_replay_command_of_a_game_on_a_deal_set_deals_it_from_the_file(tmp_path):
+    """The trace command a failed game's message prints names the deal set; run, it tells
+    the game trace --from tells (without --deals it would deal the seed's cards)."""
+    import shlex
+
+    from shedsim.analysis.tournament import Store, spec_from_store
+    from shedsim.runs.simulate import replay_command
+    f = tmp_path / "d.txt"
+    export(f, "--rules", "duel", "--players", "2", "--count", "3", "--seed", "2")
+    run = tmp_path / "run"
+    r = invoke("tournament", "--rules", "duel", "--players", "2", "--strategies", "greedy,heuristic", "--deals",
+               str(f), "--seed", "8", "--quiet", "--no-plots", "--workers", "1", "--out", str(run))
+    assert r.exit_code == 0, r.output
+    command = replay_command(spec_from_store(Store(run)).run_spec(), 3)
+    assert "--deals" in command
+    told = invoke(*shlex.split(command)[1:])
+    assert told.exit_code == 0, told.output
+    direct = invoke("trace", "--from", str(run), "--game", "3")
+    assert told.output.splitlines()[1:] == direct.output.splitlines()[1:]
+    seeded = invoke(*[a for a in shlex.split(command)[1:] if a not in ("--deals", str(f.resolve()))])
+    assert seeded.output.splitlines()[1:] != direct.output.splitlines()[1:]

@@ -30,5 +30,5 @@ def cached_match(a: str, b: str, rules: RuleSet, players: int, seed: int, strate
     if match is None:
         match = _MATCHES[key] = S.open_match(a, b, rules, players, seed, strategy_paths)
         if deals:  # a deal set's deals instead of shuffled ones (RunSpec.deals)
-            match.spec = dataclasses.replace(match.spec, deals=deals)
+            match.spec = dataclasses.replace(match.spec, deals=deals)  # (no path: no trace command)
     return match

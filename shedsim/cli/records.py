@@ -71,3 +71,15 @@ def again_from(path: Path, move: int | None, seat: int, house: list[str] | None,
     args += [x for p in paths for x in ("--strategy-path", p)]
     args += ["--moves", ";".join(inputs)] if inputs else []
     return shlex.join(args)
+
+
+def with_deals(spec, path: Path | None):
+    """``trace --deals FILE``: ``spec`` (a :class:`shedsim.runs.simulate.RunSpec`) dealing that
+    deal set's deals (:meth:`~shedsim.runs.simulate.RunSpec.decks`); a bad file exits 2."""
+    if path is None:
+        return spec
+    import dataclasses
+
+    from shedsim.cli.deals import load_deals
+    ds = load_deals(path, spec.rules, spec.players)
+    return dataclasses.replace(spec, deals=ds.deals, deals_path=ds.path)

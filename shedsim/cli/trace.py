@@ -44,6 +44,8 @@ def trace(
                                                      "replay its game --game exactly (rules, strategies, seed "
                                                      "and seating from its spec.json).")] = None,
     strategy_path: StrategyPathOpt = None,
+    deals: Annotated[Optional[Path], typer.Option("--deals", help="The deal-set file the run played (its "
+                                                  "--deals), so that game --game is dealt from it.")] = None,
     record: Annotated[Optional[Path], typer.Option("--record", help="Also write the game as a one-file game record "
                                                    "(JSON Lines: rules, seed, deal, seats, every move, the result), "
                                                    "to attach to a bug report.")] = None,
@@ -56,7 +58,7 @@ def trace(
 
     Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4; shedsim trace --from reports/latest --game 24 --record game.jsonl; shedsim trace game.jsonl
     """  # noqa: E501
-    from shedsim.cli.records import tell_record, write_record
+    from shedsim.cli.records import tell_record, with_deals, write_record
     if record_file is not None:
         return tell_record(record_file, house, rules_file)
     from shedsim.analysis.replay import (GameFailed, ReplayError, StrategyCrash, game_heading, replay_game_guarded,
@@ -75,6 +77,7 @@ def trace(
                 fail(str(e))
             spec = tournament_run_spec(rs, players, "@reference,@baseline" if strategies is None else strategies,
                                        seed, game, seat_orders, stream, paths, schedule)
+            spec = with_deals(spec, deals)
         heading = game_heading(spec, game)
         if from_dir is not None:
             heading = f"{from_dir}: {heading}"

@@ -81,6 +81,8 @@ class RunSpec:
     deals: tuple = ()
     """A deal set's deals (:class:`shedsim.rules.deals.Deal`, ``--deals FILE``), played instead
     of shuffled ones: see :meth:`decks`. Empty: deals shuffled from the seed."""
+    deals_path: str = ""
+    """The file :attr:`deals` came from (the ``--deals`` of the replay command), or empty."""
 
     def decks(self, sched: dict[str, np.ndarray]) -> np.ndarray | None:
         """``int64[n, deck size]``: the deck order of each game of ``sched`` (None without
@@ -376,6 +378,10 @@ def replay_command(spec: RunSpec, game: int, rules_args: list[str] | None = None
         args += ["--stream", str(spec.stream)]
     for p in spec.strategy_paths:
         args += ["--strategy-path", str(p)]
+    if spec.deals:  # a deal set's game: trace deals it from the same file (None: no file named)
+        if not spec.deals_path:
+            return None
+        args += ["--deals", spec.deals_path]
     return shlex.join(args)
 
 

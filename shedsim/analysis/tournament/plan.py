@@ -215,7 +215,8 @@ class TournamentSpec:
                    swap_from=None if self.swap_from is None else tuple(self.swap_from) + (-1,) * len(extra),
                    seated=len(self.entries) if extra else 0, bot_move_ms=self.bot_move_ms,
                    bot_game_ms=self.bot_game_ms, bot_cwd=os.getcwd() if self.has_bots else "",
-                   deals=self.deal_set.deals if self.deal_set is not None else ())
+                   deals=self.deal_set.deals if self.deal_set is not None else (),
+                   deals_path=self.deal_set.path if self.deal_set is not None else "")
 
     def identity(self) -> dict[str, Any]:
         """The fields that decide results (compared on resume; hashed into each chunk)."""
