@@ -271,24 +271,14 @@ class EnginePlayer:
         self.name = label
         self.params = params
         self.isolated = False
-        bot = getattr(strategy.module, "BOT", None)
-        from shedsim.bot.inprocess import ReadableDecisions
-        self.readable = ReadableDecisions(bot) if bot is not None and not strategy.compiled else None
+        # plain-Python decisions that take the engine's position (shedsim.bot.inprocess.readable)
+        self.takes_state = bool(getattr(getattr(strategy.module, "choose_move", None), "takes_state", False))
+        self.dealt: tuple | None = None
 
     def see_deal(self, state, seat: int, strategy_key: int = 0) -> None:
-        """The position as dealt, for a plugin that decides on the readable State (``BOT``)."""
-        if self.readable is not None:
-            self.readable.see_deal(state, seat, strategy_key)
-
-    def _answer(self, decide):
-        """A ``BOT`` plugin's decision; a bad answer raises ``PluginReturnError`` in its words."""
-        from shedsim.bot.protocol import Fault
-        from shedsim.rules.engine import PluginReturnError
-        try:
-            with decision_guard(decision_timeout()):
-                return decide()
-        except Fault as f:
-            raise PluginReturnError(f"its BOT answered wrongly ({f.kind}): {f}") from None
+        """The position as dealt, kept for decisions that take the engine's position."""
+        if self.takes_state:
+            self.dealt = (state.copy(), strategy_key)
 
     def _compiled(self, fn, *args) -> int:
         if not self.isolated:
@@ -319,11 +309,10 @@ class EnginePlayer:
             return self._compiled(mod.swap, np.int64(visible), np.int64(seat), np.int64(players), rules_array,
                                   self.params, rng)
         from shedsim.rules.engine import PluginReturnError
-        if self.readable is not None:
-            return pack(self._answer(lambda: self.readable.swap(seat)))
         view = RulesView(rules_array)
         with decision_guard(decision_timeout()):
-            chosen = mod.choose_swap(unpack(visible), seat, players, view, StreamRandom(rng))
+            chosen = (mod.choose_swap(*self.dealt, seat) if self.takes_state and self.dealt else
+                      mod.choose_swap(unpack(visible), seat, players, view, StreamRandom(rng)))
         ok = isinstance(chosen, (list, tuple)) and all(
             isinstance(r, (int, np.integer)) and not isinstance(r, bool) and 2 <= r <= 14 for r in chosen)
         if not ok:
@@ -342,10 +331,9 @@ class EnginePlayer:
             except MoveSyntaxError:
                 return Move("invalid", rank=code)
         from shedsim.rules.engine import PluginReturnError
-        if self.readable is not None:
-            return self._answer(lambda: self.readable.move(state, list(legal)))
         with decision_guard(decision_timeout()):
-            index = mod.choose_move(Observation(obs, rules_array), list(legal), StreamRandom(rng))
+            index = (mod.choose_move(state, list(legal)) if self.takes_state else
+                     mod.choose_move(Observation(obs, rules_array), list(legal), StreamRandom(rng)))
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
             raise PluginReturnError(
                 f"choose_move must return the index of the chosen move in its list of legal moves (a whole "
@@ -353,13 +341,6 @@ class EnginePlayer:
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(legal):
             return Move("invalid", rank=-1 if not isinstance(index, (int, np.integer)) else int(index))
         return legal[int(index)]
-
-
-def _is_bot(mod: ModuleType) -> bool:
-    """Whether the module's ``BOT`` is a :class:`shedsim.bot.client.Bot` (a plain-Python strategy
-    deciding on the readable State, :mod:`shedsim.bot.inprocess`)."""
-    from shedsim.bot.client import Bot
-    return isinstance(getattr(mod, "BOT", None), Bot)
 
 
 def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
@@ -374,7 +355,7 @@ def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
     if not isinstance(det, bool):
         raise PluginError(f"{where} ({name}): DETERMINISTIC must be True or False")
     has_nb = all(callable(getattr(mod, f, None)) for f in ("swap", "move"))
-    has_py = all(callable(getattr(mod, f, None)) for f in ("choose_swap", "choose_move")) or _is_bot(mod)
+    has_py = all(callable(getattr(mod, f, None)) for f in ("choose_swap", "choose_move"))
     if has_nb and all(hasattr(getattr(mod, f), "py_func") for f in ("swap", "move")):
         kind = "numba"
     elif has_py:
@@ -383,8 +364,8 @@ def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
         raise PluginError(f"{where} ({name}): swap and move must be numba @njit functions "
                           f"(or define choose_swap and choose_move for a plain-Python strategy)")
     else:
-        raise PluginError(f"{where} ({name}): define swap() and move() (numba), "
-                          f"choose_swap() and choose_move() (plain Python) or BOT (a shedsim.bot.Bot)")
+        raise PluginError(f"{where} ({name}): define swap() and move() (numba) or "
+                          f"choose_swap() and choose_move() (plain Python)")
     params = getattr(mod, "PARAMS", {})
     if (not isinstance(params, dict) or len(params) > MAX_PARAMS
             or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
@@ -509,8 +490,6 @@ def type_problem(strat: Strategy) -> str | None:
 def _decisions_module(strat: Strategy) -> str | None:
     """The module that defines the plugin's swap and move (for a compiled plugin, their
     Python source), or None when they come from different modules."""
-    if not strat.compiled and _is_bot(strat.module):  # decides by its BOT's class
-        return type(strat.module.BOT).__module__
     names = ("swap", "move") if strat.compiled else ("choose_swap", "choose_move")
     homes = set()
     for n in names:

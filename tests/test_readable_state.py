@@ -1,6 +1,6 @@
-"""A plain-Python strategy that defines ``BOT`` (a :class:`shedsim.bot.Bot`) decides on the
-readable State, as a bot process does: the same bot class, in-process and over the pipe,
-plays the same games.
+"""A plain-Python strategy made of a :class:`shedsim.bot.Bot` (``readable(bot)``) decides on
+the readable State, as a bot process does: the same bot class, in-process and over the
+pipe, plays the same games.
 
 Real games (duel), fixed seeds; nothing asserts on a time.
 """
@@ -19,11 +19,12 @@ from shedsim.rules.ruleset import build
 from shedsim.runs.simulate import RunSpec
 
 PLUGIN = '''from shedsim.bot.example import Greedy
+from shedsim.bot.inprocess import readable
 
 NAME = "pygreedy"
 DESCRIPTION = "The example bot, in-process."
 DETERMINISTIC = True
-BOT = Greedy()
+choose_swap, choose_move = readable(Greedy())
 '''
 
 
@@ -46,9 +47,9 @@ def test_the_same_bot_class_in_process_and_over_the_pipe_plays_the_same_games(tm
 
 def test_a_wrong_answer_of_an_in_process_bot_is_named(tmp_path):
     (tmp_path / "wrong.py").write_text(PLUGIN.replace('"pygreedy"', '"wrong"').replace(
-        "BOT = Greedy()", "class Wrong(Greedy):\n    def move(self, state, legal):\n        return 'gamble now'\n"
-        "BOT = Wrong()"))
+        "readable(Greedy())", "readable(Wrong())").replace(
+        "NAME =", "class Wrong(Greedy):\n    def move(self, state, legal):\n        return 'gamble now'\n\n\nNAME ="))
     r = CliRunner().invoke(app, ["trace", "--rules", "duel", "--players", "2", "--strategy-path", str(tmp_path),
                                  "--strategies", "wrong,greedy"])
     assert r.exit_code == 1, r.output
-    assert "wrong" in r.output and "BOT answered wrongly" in r.output and "Traceback" not in r.output
+    assert "wrong" in r.output and "its bot's move" in r.output and "Traceback" not in r.output
