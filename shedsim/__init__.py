@@ -12,8 +12,8 @@ The API is imported on first use (``shedsim.tournament`` loads :mod:`shedsim.api
 
 from shedsim.version import __version__  # noqa: F401 (the installed version)
 
-API = ("tournament", "compare_rules", "swaps", "sprt", "tips", "tune", "hint", "Position", "RunOptions",
-       "StudyError")
+API = ("tournament", "compare_rules", "swaps", "sprt", "gauntlet", "tips", "tune", "hint", "Position",
+       "RunOptions", "StudyError")
 """The names of :mod:`shedsim.api` importable from ``shedsim``."""
 
 

@@ -22,6 +22,24 @@ def plain_python_plugins(tmp_path):
 
 
 @pytest.fixture(scope="session")
+def hostile_plugins():
+    """The directory of ``tests/hostile_plugins.py``'s plugins, at a fixed place in the
+    kernel cache (one compiled kernel for every test that plays them)."""
+    import hostile_plugins as H
+    from filelock import FileLock
+
+    from shedsim.kernel.build import cache_dir
+    from shedsim.rules.ruleset import preset
+    from shedsim.runs.simulate import RunSpec, play_chunk
+    (cache_dir() / "tests").mkdir(exist_ok=True)
+    with FileLock(str(cache_dir() / "tests" / "hostile_plugins.lock")):  # one pytest worker compiles it
+        d = H.write(cache_dir())
+        play_chunk(RunSpec(preset("shithead"), 2, ("honest", "greedy"), ("honest", "greedy"), games=1,
+                           strategy_paths=(str(d),)), 0, 1)
+    return d
+
+
+@pytest.fixture(scope="session")
 def every_run(tmp_path_factory):
     """A directory holding one tiny real run of every command the report reads (see
     ``tests/every_command.py``) and ``charts.json``, built once for the whole session: the

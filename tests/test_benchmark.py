@@ -81,6 +81,7 @@ def test_mc_search_counts_its_rollouts():
     assert rates["playout_loop_moves_per_s"] > 0  # mc defines playout_stats: its loop timed alone
 
 
+@pytest.mark.long  # compiles the playout loops of mc and ismcts
 def test_playout_stats_plays_the_same_determinisations_with_and_without_playouts():
     """playout_loop_rate times the loop as (determinise + play) - (determinise alone): both
     passes must draw the same deals, so the strategy stream ends in the same state, and

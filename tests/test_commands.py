@@ -19,7 +19,8 @@ MAX_BODY = 60
 
 EXECUTION = {"--out", "--resume", "--force", "--workers", "--backend", "--scheduler", "--quiet"}
 """The execution options of every command that plays games into a directory."""
-PLAYS = {"tournament": True, "compare-rules": True, "swaps": True, "sprt": True, "tips": True, "tune": True}
+PLAYS = {"tournament": True, "compare-rules": True, "swaps": True, "sprt": True, "gauntlet": True, "tips": True,
+         "tune": True}
 """Command -> whether it writes charts (then it takes --no-plots)."""
 
 

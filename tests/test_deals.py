@@ -222,6 +222,32 @@ def test_gauntlet_on_a_deal_set(tmp_path):
     assert r.exit_code == 2 and "line 4" in r.output and "down= has 4 card(s)" in r.output
 
 
+def test_gauntlet_on_a_deal_set_stores_it_and_resumes(tmp_path):
+    """gauntlet --deals on the run driver: the file and its sha256 in spec.json, --games
+    refused beside it, --resume refuses another deal set, and an interrupted run resumed on
+    two workers gives the table of an uninterrupted run on one."""
+    f, g = tmp_path / "d.txt", tmp_path / "e.txt"
+    export(f, "--rules", "duel", "--players", "2", "--count", "30", "--seed", "5")
+    export(g, "--rules", "duel", "--players", "2", "--count", "30", "--seed", "6")
+    base = ["gauntlet", "--rules", "duel", "--candidate", "heuristic", "--opponents", "greedy,random", "--batch", "20",
+            "--quiet", "--no-plots"]
+    r = invoke(*base, "--deals", str(f), "--games", "60", "--out", str(tmp_path / "x"))
+    assert r.exit_code == 2 and "--games" in r.output and not (tmp_path / "x").exists()
+    whole = tmp_path / "whole"
+    r = invoke(*base, "--deals", str(f), "--workers", "1", "--out", str(whole))
+    assert r.exit_code == 0, r.output
+    part = tmp_path / "part"
+    r = invoke(*base, "--deals", str(f), "--workers", "1", "--stop-after", "1", "--out", str(part))
+    assert r.exit_code == 130, r.output
+    spec = json.loads((part / "spec.json").read_text())
+    assert spec["deals"] == str(f.resolve()) and spec["deals_sha256"] == D.file_sha256(f)
+    r = invoke("gauntlet", "--resume", str(part), "--deals", str(g), "--quiet")
+    assert r.exit_code == 2 and "--deals" in r.output and "another deal set" in r.output, r.output
+    r = invoke("gauntlet", "--resume", str(part), "--quiet", "--no-plots", "--workers", "2")
+    assert r.exit_code == 0, r.output
+    assert (part / "gauntlet.csv").read_bytes() == (whole / "gauntlet.csv").read_bytes()
+
+
 def test_a_bot_plays_the_given_deals_too(tmp_path):
     """Games that seat a bot run on the reference engine: they deal the file's cards as the
     kernel does (a bot that plays its first legal move and greedy are deterministic)."""
@@ -258,3 +284,24 @@ def test_the_replay_command_of_a_game_on_a_deal_set_deals_it_from_the_file(tmp_p
     assert told.output.splitlines()[1:] == direct.output.splitlines()[1:]
     seeded = invoke(*[a for a in shlex.split(command)[1:] if a not in ("--deals", str(f.resolve()))])
     assert seeded.output.splitlines()[1:] != direct.output.splitlines()[1:]
+
+
+def test_the_replay_command_of_a_head_to_head_game_on_a_deal_set_names_it(tmp_path):
+    """sprt's and gauntlet's matches keep the deal set's file: the trace command of one of
+    their games deals it from the file (before, they printed no trace command)."""
+    import shlex
+
+    from shedsim.analysis.matches import cached_match
+    from shedsim.runs.simulate import replay_command
+    f = tmp_path / "d.txt"
+    export(f, "--rules", "duel", "--players", "2", "--count", "3", "--seed", "2")
+    rs = preset("duel")
+    ds = D.read(f, rs, 2)
+    match = cached_match("greedy", "heuristic", rs, 2, 8, (), owner="test-replay", stream=1, deals=ds.deals,
+                         deals_path=ds.path)
+    command = replay_command(match.spec, 3)
+    assert command is not None and "--deals" in command and "--stream" in command
+    told = invoke(*shlex.split(command)[1:])
+    assert told.exit_code == 0, told.output
+    seeded = invoke(*[a for a in shlex.split(command)[1:] if a not in ("--deals", ds.path)])
+    assert seeded.exit_code == 0 and seeded.output.splitlines()[1:] != told.output.splitlines()[1:]

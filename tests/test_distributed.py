@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from shedsim.runs import simulate
+from shedsim.runs import backends, simulate
 from shedsim.cli import app
 
 pytest.importorskip("dask.distributed")
@@ -110,7 +110,7 @@ def test_backend_config_nests_and_reports_slots():
         assert slots == 2
         with simulate.backend_config("loky", 2) as inner:
             assert inner == 2
-    assert simulate._ACTIVE == []
+    assert backends.ACTIVE == []
 
 
 @pytest.mark.parametrize("command", [["tournament", *ARGS], ["bench", "--games", "100"]])

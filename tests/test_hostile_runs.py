@@ -93,7 +93,7 @@ def test_killed_run_resumes_to_identical_files(tmp_path):
     of its 20 chunks are still to play, however fast the machine; the chunks are small, so
     the test costs seconds, not minutes."""
     args = ["--rules", "shithead", "--players", "4", "--strategies", "greedy,random,heuristic,aggressive",
-            "--games", "2880", "--seed", "17", "--chunk-size", "144", "--workers", "1", "--quiet", "--no-plots"]
+            "--games", "480", "--seed", "17", "--chunk-size", "24", "--workers", "1", "--quiet", "--no-plots"]
     killed, whole = tmp_path / "killed", tmp_path / "whole"
     p = subprocess.Popen([sys.executable, "-m", "shedsim", "tournament", *args, "--out", str(killed)],
                          cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

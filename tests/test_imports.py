@@ -172,12 +172,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("rules", ("shedsim.rules.*",)),
     ("kernel", ("shedsim.kernel.*",)),
     ("strategies", ("strategies.*",)),
-    ("plugins", ("shedsim.plugins", "shedsim.entries")),
+    ("plugins", ("shedsim.plugins", "shedsim.plugin_player", "shedsim.entries")),
     ("bots", ("shedsim.bot.*",)),
     ("runs", ("shedsim.runs.*",)),
     ("output", ("shedsim.output.*",)),
     ("analysis", ("shedsim.analysis.*",)),
-    ("api", ("shedsim", "shedsim.api")),
+    ("api", ("shedsim", "shedsim.api", "shedsim.api_results")),
     ("cli", ("shedsim.cli.*", "shedsim.__main__")),
 )
 """The project's layers, lowest first, each with the modules it holds (``P.*``: the module

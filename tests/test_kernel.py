@@ -122,37 +122,14 @@ def _write_plugin(tmp_path, name, body):
     return d
 
 
-PLUGIN = """
-    from numba import njit
-    from shedsim import layout as L
-    from shedsim.kernel.policies import greedy_move, strongest_face_up
-    NAME = "{name}"
-    DESCRIPTION = "misbehaves from its fourth move on"
-    DETERMINISTIC = True
-    @njit(cache=True)
-    def swap(visible, seat, players, rules, params, rng):
-        return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
-    @njit(cache=True)
-    def move(obs, rules, params, rng):
-        if obs[L.O_MOVES] >= 3:
-            {misbehave}
-        return greedy_move(obs, rules)
-"""
-ILLEGAL = PLUGIN.format(name="cheater", misbehave="return (14 << 8) | (4 << 4)  # four aces")
-RAISER = PLUGIN.format(name="raiser", misbehave='raise ValueError("raiser gives up")')
-GARBAGE = PLUGIN.format(name="garbage", misbehave="return -7  # not a move code at all")
-
-
-def test_failing_plugins_stop_the_run_naming_plugin_seed_and_position(tmp_path):
-    """Each misbehaving plugin (an illegal move, an exception, a code that is no move)
-    stops its run with a message naming it, the seed and the position, ending with the
-    command that replays the game. The three live in one directory, so the kernel holding
-    them is compiled once (seconds) for all three."""
+def test_failing_plugins_stop_the_run_naming_plugin_seed_and_position(hostile_plugins):
+    """Each misbehaving plugin (an illegal move, an exception, a code that is no move, each
+    from its fourth move on) stops its run with a message naming it, the seed and the
+    position, ending with the command that replays the game."""
     from typer.testing import CliRunner
     from shedsim.cli import app
-    for source, name in ((ILLEGAL, "cheater"), (RAISER, "raiser"), (GARBAGE, "garbage")):
-        d = _write_plugin(tmp_path, name, source)
-    for name in ("cheater", "raiser", "garbage"):
+    d = hostile_plugins
+    for name in ("cheater", "raiser", "nonmove"):
         spec = RunSpec(preset("shithead"), 2, (name, "greedy"), (name, "greedy"), seed=42, games=10,
                        strategy_paths=(str(d),))
         with pytest.raises(SimulationError) as err:

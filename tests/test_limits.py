@@ -93,6 +93,8 @@ WORKER_RUNS = {
                       "greedy,random", "--games", "100", "--quiet", "--no-plots", "--out", "{out}"],
     "swaps": ["swaps", "--players", "2", "--games", "100", "--deals", "1", "--rollouts", "2", "--quiet", "--no-plots",
               "--out", "{out}"],
+    "gauntlet": ["gauntlet", "--candidate", "greedy", "--opponents", "random", "--games", "100", "--quiet",
+                 "--no-plots", "--out", "{out}"],
 }
 
 
@@ -205,6 +207,8 @@ HUGE = str(10**12)  # fits int64, but not in memory
      "--strategies"),
     (["swaps", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
     (["sprt", "--a", f"heuristic:search={BIG}", "--b", "greedy"], "--a"),
+    (["gauntlet", "--candidate", f"heuristic:search={BIG}", "--opponents", "greedy"], "--candidate"),
+    (["gauntlet", "--candidate", "greedy", "--opponents", f"random,heuristic:search={BIG}"], "--opponents"),
     (["tips", "--base", f"heuristic:search={BIG}"], "--base"),
     (["tune", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
     (["bench", "--strategy", f"heuristic:search={BIG}"], "--strategy"),

@@ -68,13 +68,9 @@ def test_sigkill_leaves_no_dask_worker_running(tmp_path):
     assert left == []
 
 
-def test_sigkill_leaves_no_forked_chunk_player_running(tmp_path):
-    d = tmp_path / "plugins"
-    d.mkdir()
-    src = (ROOT / "strategies" / "greedy.py").read_text().replace('NAME = "greedy"', 'NAME = "greedy2"')
-    assert 'NAME = "greedy2"' in src
-    (d / "greedy2.py").write_text(src)
-    left = _kill_and_watch(["tournament", "--strategies", "greedy2,random", "--players", "2", "--games",
+def test_sigkill_leaves_no_forked_chunk_player_running(tmp_path, hostile_plugins):
+    d = hostile_plugins  # "honest": greedy's moves from outside strategies/, so in a forked child
+    left = _kill_and_watch(["tournament", "--strategies", "honest,random", "--players", "2", "--games",
                             "50000000", "--chunk-size", "2000000", "--workers", "1", "--quiet", "--no-plots",
                             "--strategy-path", str(d)], 1, tmp_path)
     assert left == []

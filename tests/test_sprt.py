@@ -443,3 +443,18 @@ def test_the_expected_length_follows_the_evidence():
     while not strong.finished:
         strong.feed(np.minimum(4, rng.integers(1, 6, 60)), np.zeros(60, np.int64))
     assert strong.expected_units() == strong.units
+
+
+@pytest.mark.parametrize("extra", [[], ["--compare-pairing", "--games", "400"]], ids=["sprt", "pairing"])
+def test_a_dask_cluster_plays_the_test_and_the_pairing_as_one_worker_does(extra, tmp_path):
+    """Their batches are no chunks of a run spec: the cluster's workers are warmed with the
+    match's (they once failed before the first batch); the CSV is the one worker's."""
+    base = ["sprt", "--a", "greedy", "--b", "random", "--batch", "100", "--quiet", "--no-plots", *extra]
+    if not extra:
+        base += ["--max-games", "400"]
+    got = {}
+    for name, opts in (("one", ["--workers", "1"]), ("dask", ["--workers", "2", "--backend", "dask"])):
+        r = CliRunner().invoke(app, [*base, *opts, "--out", str(tmp_path / name)])
+        assert r.exit_code == 0, (name, r.output)
+        got[name] = {p.name: p.read_bytes() for p in (tmp_path / name).glob("*.csv")}
+    assert got["one"] and got["dask"] == got["one"]

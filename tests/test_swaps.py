@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from shedsim.rules import engine
 from shedsim.analysis import swaps as SW
+from shedsim.analysis import swaps_report
 from shedsim.rules.cards import pack, unpack
 from shedsim.cli import app
 from shedsim.kernel.build import KernelError
@@ -244,7 +245,7 @@ def test_the_best_face_up_rows_are_the_set_the_data_cannot_tell_apart(small_stud
     for _, r in best.iterrows():
         z = (r["loss_rate"] - v["loss_rate"]) / np.sqrt(r["loss_se"] ** 2 + v["loss_se"] ** 2)
         assert not (z > crit).any()
-    h = SW.headline(spec, res)
+    h = swaps_report.headline(spec, res)
     assert h[0].startswith(f"no swap, greedy play: best face-up triple by loss rate: {len(best)} of {len(v)} cannot "
                            f"be told apart from the best")
     assert f"the lowest alone, {v['face_up'].iloc[0]}, is the minimum of {len(v)} noisy rows" in h[0]

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from shedsim.analysis import tune as TU
+from shedsim.analysis import tune_results as TR
 from shedsim.cli import app
 from shedsim.plugins import compiled_strategy, discover
 from shedsim.rules.ruleset import preset
@@ -91,7 +92,7 @@ def test_study_resumes_and_refuses_another_run(tmp_path):
 
 def test_confirmation_of_the_start_against_itself_finds_no_gain():
     spec = _spec()
-    c = TU.confirm(spec, {"track": spec.start["track"], "block": spec.start["block"]}, 200)
+    c = TR.confirm(spec, {"track": spec.start["track"], "block": spec.start["block"]}, 200)
     assert c.seed == spec.seed + TU.CONFIRM_SEED_OFFSET and c.games == 200
     assert c.gain == 0 and c.h2h_score == 0.5  # deterministic moves: identical players tie
 
@@ -203,6 +204,10 @@ def _tune_together(out, barrier, results):
     barrier.wait()
     r = CliRunner().invoke(app, [*ARGS, "--confirm-games", "0", "--budget", "2", "--out", str(out)])
     results.put((r.exit_code, r.output[-500:]))
+    # a forked child runs no atexit hook, so its loky workers would idle out their timeout
+    # (minutes) before the child could exit: stop them now
+    from joblib.externals.loky import get_reusable_executor
+    get_reusable_executor().shutdown(wait=True)
 
 
 def test_commands_started_together_on_one_new_directory_all_finish(tmp_path):
@@ -281,11 +286,11 @@ def test_ctrl_c_late_in_the_confirmation_keeps_the_study_and_the_same_command_fi
     """Stopped late: every trial of the budget done, SIGINT during the confirmation: exit 130,
     the study kept, no report; the same command then plays no trial and writes the reports."""
     out = tmp_path / "t"
-    real = sigint_when_called(TU, "confirm")
+    real = sigint_when_called(TR, "confirm")
     r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
     assert r.exit_code == 130, r.output
     assert "during the confirmation: the study is kept" in r.output and not (out / "best.toml").exists()
-    monkeypatch.setattr(TU, "confirm", real)
+    monkeypatch.setattr(TR, "confirm", real)
     r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == 2

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable
 
 import numpy as np
 
@@ -66,85 +65,69 @@ class Result:
     rows: list[Row] = field(default_factory=list)
     total: Row | None = None
 
+    def table(self):
+        """``gauntlet.csv``: one row per opponent, then the total (a pandas DataFrame with
+        the fields of :class:`Row`)."""
+        import pandas as pd
+        return pd.DataFrame([r.to_json() for r in [*self.rows, self.total]])
 
-def _row(label: str, counts: np.ndarray, games: int, forfeits: int, opp_forfeits: int, unfinished: int,
-         decision: str | None = None, llr: float | None = None) -> Row:
-    score, lo, hi = S._interval(counts)
-    return Row(label, games, score, lo, hi, float(S.score_to_elo(score)), float(S.score_to_elo(lo)),
-               float(S.score_to_elo(hi)), forfeits, opp_forfeits, unfinished, decision, llr)
+
+DEFINITIONS = {
+    "score": "the candidate's mean score per deal: the share of the other seats it finished ahead of, ties half "
+             "(a deal's rotations are one unit), with its 95% Student t interval over deals",
+    "Elo": "the score on the logistic Elo scale: elo = -400 log10(1 / score - 1)",
+    "forfeits": "games the candidate (forfeits) and its opponent (opponent_forfeits) forfeited (a bot's faults)",
+    "decision": "with --sprt: the GSPRT's decision against that opponent (H1, H0, or none at --games)",
+}
+"""The terms of the table, as run.json states them."""
 
 
-def run_gauntlet(candidate: str, opponents: list[tuple[str, str]], rules, players: int = 2, games: int = 2000,
-                 seed: int = 0, sprt: tuple[float, float] | None = None, alpha: float = 0.05, beta: float = 0.05,
-                 batch: int = 2000, strategy_paths: tuple[str, ...] = (),
-                 on_row: Callable[[Row], None] | None = None,
-                 bot_time: tuple[int, int | None] = (1000, None), deals: tuple = ()) -> Result:
-    """Play ``candidate`` (a strategy spec, or ``bot:COMMAND``) against each of
-    ``opponents`` (``(label, spec)``), ``games`` games each (whole deals: rounded down to a
-    multiple of ``players``, at least one deal), or with ``sprt = (elo0, elo1)`` until that
-    opponent's GSPRT decides (at most ``games``). ``on_row`` is called after each opponent;
-    ``bot_time``: a bot's milliseconds per move and per game (``--time-per-move``, ``--time-per-game``);
-    ``deals``: a deal set's deals (:mod:`shedsim.rules.deals`) played instead of shuffled ones.
-    Raises :class:`GauntletError` naming ``--games`` or ``--opponents``,
-    :class:`shedsim.analysis.sprt.SPRTError` (strategies, players, seed, the test's
-    options), :class:`shedsim.rules.RulesError` and
+def play_batch(match: Any, u0: int, u1: int) -> dict[str, np.ndarray]:
+    """Units (deals) ``u0..u1-1`` of ``match`` (:func:`shedsim.analysis.sprt.open_match`: the
+    candidate is X) on paired deals, per unit (int64[n] each): ``codes`` (the score code,
+    category ``code / (K - 1)``), ``unfinished`` games, the games the candidate forfeited
+    (``forfeits``) and the opponent's forfeited seats (``opponent_forfeits``). Raises
     :class:`shedsim.runs.simulate.SimulationError`."""
-    import dataclasses
+    unit = match.spec.players
+    sched, rec = match.played(u0 * unit, u1 * unit, True)
+    codes = S.unit_codes(S.half_points(rec["places"], sched["x_seat"]), unit).astype(np.int64)
+    per_unit = {"codes": codes, "unfinished": rec["unfinished"].astype(np.int64).reshape(-1, unit).sum(axis=1)}
+    mine = theirs = np.zeros(len(sched["x_seat"]), np.int64)
+    if "forfeit" in rec:
+        f = rec["forfeit"] > 0
+        mine = f[np.arange(len(f)), sched["x_seat"]].astype(np.int64)
+        theirs = f.sum(axis=1).astype(np.int64) - mine
+    per_unit["forfeits"] = mine.reshape(-1, unit).sum(axis=1)
+    per_unit["opponent_forfeits"] = theirs.reshape(-1, unit).sum(axis=1)
+    return per_unit
 
-    from shedsim.seeding import game_keys
-    if not opponents:
-        raise GauntletError("--opponents: name at least one opponent")
-    if isinstance(games, bool) or not isinstance(games, int) or games < players:
-        raise GauntletError(f"--games: at least {players} (one deal under every rotation), got {games!r}")
-    rs = S._rules(rules)
-    unit = players
-    n_units = games // unit
-    per_batch = max(1, -(-int(batch) // unit))
-    out = Result(candidate, S.rules_name(rs), players, int(seed))
-    total = None
-    tot_games = tot_f = tot_of = tot_unf = 0
-    for i, (label, spec) in enumerate(opponents):
-        match = S.open_match(candidate, spec, rs, players, seed, strategy_paths, bot_time)
-        match.spec = dataclasses.replace(match.spec, stream=i, deals=deals)  # opponent i's own strategy randomness
-        seq = None
-        if sprt is not None:
-            seq = S.Sequential(players, sprt[0], sprt[1], alpha, beta, n_units * unit, True,
-                               min_games=min(100, n_units * unit), batch=batch)
-        counts = None
-        played = forfeits = opp_forfeits = unfinished = 0
-        for u0 in range(0, n_units, per_batch):
-            u1 = min(n_units, u0 + per_batch)
-            sched = S.schedule(players, u0 * unit, u1 * unit, True)
-            dk, sk = game_keys(match.spec.seed, sched["index"], sched["deal"], match.spec.stream)
-            rec = match.records(sched, dk, sk)
-            codes = S._unit_codes(S.half_points(rec["places"], sched["x_seat"]), unit).astype(np.int64)
-            unf = rec["unfinished"].astype(np.int64).reshape(-1, unit).sum(axis=1)
-            take = len(codes)
-            if seq is not None:
-                before = seq.units
-                seq.feed(codes, unf)
-                take = seq.units - before
-            k = 2 * (players - 1) * unit + 1
-            c = np.bincount(codes[:take], minlength=k).astype(np.int64)
-            counts = c if counts is None else counts + c
-            g = take * unit
-            played += g
-            unfinished += int(unf[:take].sum())
-            if "forfeit" in rec:
-                f = rec["forfeit"][:g] > 0
-                xs = sched["x_seat"][:g]
-                mine = f[np.arange(g), xs]
-                forfeits += int(mine.sum())
-                opp_forfeits += int(f.sum() - mine.sum())
-            if seq is not None and seq.finished:
-                break
-        llr = float(seq.result(candidate, spec, out.rules, seed).llr) if seq is not None else None
-        row = _row(label, counts, played, forfeits, opp_forfeits, unfinished,
-                   None if seq is None else seq.decision, llr)
-        out.rows.append(row)
-        total = counts if total is None else total + counts
-        tot_games, tot_f, tot_of, tot_unf = tot_games + played, tot_f + forfeits, tot_of + opp_forfeits, tot_unf + unfinished
-        if on_row is not None:
-            on_row(row)
-    out.total = _row("total", total, tot_games, tot_f, tot_of, tot_unf)
-    return out
+
+class Tally:
+    """The units of one opponent (or of all of them) summed: category counts (int64[K],
+    ``K = 2 (players - 1) players + 1``), games, unfinished games and forfeits."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.counts = np.zeros(2 * (players - 1) * players + 1, np.int64)
+        self.games = self.unfinished = self.forfeits = self.opponent_forfeits = 0
+
+    def add(self, batch: dict[str, np.ndarray], take: int) -> None:
+        """The first ``take`` units of a batch (:func:`play_batch`'s arrays)."""
+        self.counts += np.bincount(batch["codes"][:take], minlength=len(self.counts)).astype(np.int64)
+        self.games += take * self.players
+        self.unfinished += int(batch["unfinished"][:take].sum())
+        self.forfeits += int(batch["forfeits"][:take].sum())
+        self.opponent_forfeits += int(batch["opponent_forfeits"][:take].sum())
+
+    def merge(self, other: Tally) -> None:
+        self.counts += other.counts
+        self.games += other.games
+        self.unfinished += other.unfinished
+        self.forfeits += other.forfeits
+        self.opponent_forfeits += other.opponent_forfeits
+
+    def row(self, label: str, decision: str | None = None, llr: float | None = None) -> Row:
+        """The table's row (:class:`Row`): the score and its 95% t interval over units, as Elo too."""
+        score, lo, hi = S.interval(self.counts)
+        return Row(label, self.games, score, lo, hi, float(S.score_to_elo(score)), float(S.score_to_elo(lo)),
+                   float(S.score_to_elo(hi)), self.forfeits, self.opponent_forfeits, self.unfinished, decision, llr)

@@ -61,10 +61,8 @@ correction is applied).
 
 from __future__ import annotations
 
-import dataclasses
 
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
@@ -72,6 +70,11 @@ from collections.abc import Callable
 import numpy as np
 
 from shedsim.output.charts.sprt import plot_llr, plot_pairing  # noqa: F401 - re-exported
+from shedsim.analysis.matchup import (  # noqa: F401 - re-exported (the matches every head-to-head test plays)
+    Match, SPRTError, as_rules, degenerate_note, half_points, interval, open_match, play_units, rules_name,
+    schedule, unit_codes)
+from shedsim.analysis.pairing import (  # noqa: F401 - re-exported (sprt --compare-pairing)
+    Estimate, PairingGain, pairing_categories, pairing_counts, pairing_estimates, pairing_gain, pairing_plan)
 from shedsim.rules.ruleset import RuleSet
 from shedsim.stats import sprt as stats_sprt
 from shedsim.stats.sprt import (  # noqa: F401 - re-exported
@@ -101,10 +104,6 @@ DEFINITIONS = {
 }
 
 
-class SPRTError(ValueError):
-    """An option that cannot be used; the message names the option (``--a``, ``--elo1``...)."""
-
-
 # ------------------------------------------------------------------ options
 def wald_bounds(alpha: float, beta: float) -> tuple[float, float]:
     """Wald's (lower, upper) LLR bounds (:func:`shedsim.stats.sprt.wald_bounds`) for the
@@ -122,136 +121,6 @@ def wald_bounds(alpha: float, beta: float) -> tuple[float, float]:
 LLR_METHODS = ("normal", "mle")
 """``--llr``: ``normal`` = :func:`gsprt_llr` (fishtest ``LLR_alt2``, the default), ``mle`` =
 :func:`gsprt_llr_mle` (fishtest ``LLR_logistic``)."""
-
-
-# ------------------------------------------------------------------ playing
-def schedule(players: int, start: int, stop: int, paired: bool = True) -> dict[str, np.ndarray]:
-    """Games ``start..stop-1`` of a head-to-head run: :func:`shedsim.runs.simulate.head_to_head`
-    (X, entry 0, in seat ``(-(g % players)) % players``; ``paired``: each deal under every
-    rotation, else a fresh deal for every game)."""
-    from shedsim.runs.simulate import head_to_head
-    return head_to_head(players, start, stop, paired)
-
-
-def half_points(places: np.ndarray, x_seat: np.ndarray) -> np.ndarray:
-    """X's score in each game in half points (int64[n], 0 .. 2 (P - 1)): per Y seat, 2 if X
-    finished ahead, 1 if level (both still in at the move cap), 0 if behind. ``places``:
-    the kernel's int8[n, P] (0 = still in), ``x_seat`` int64[n]."""
-    from shedsim.rules.scoring import effective_places2
-    eff = effective_places2(places)
-    ex = eff[np.arange(len(eff)), x_seat][:, None]
-    return 2 * (ex < eff).sum(axis=1) + (ex == eff).sum(axis=1) - 1
-
-
-@dataclass
-class _Match:
-    """X against Y on the kernel: the loaded kernel and strategies, reused batch after batch."""
-
-    spec: Any
-    known: dict
-    kernel: Any
-    ids: np.ndarray
-    params: np.ndarray
-    rules_array: np.ndarray
-
-    def records(self, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarray) -> dict[str, np.ndarray]:
-        """Per-game records of ``sched``'s games (keys ``dk``, ``sk``): on the kernel, or with a
-        bot (id -1) on the reference engine (:func:`shedsim.runs.simulate.play_with_bots`).
-        Raises :class:`shedsim.kernel.build.KernelError`, :class:`shedsim.runs.simulate.SimulationError`."""
-        from shedsim.runs.simulate import play_schedule
-        return play_schedule(self.spec, self.known, self.kernel, self.ids, self.params, self.rules_array, sched, dk, sk)
-
-    def play(self, start: int, stop: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Half points of X in games ``start..stop-1`` (int64[n]) and which of them reached
-        the move cap (bool[n]). Raises :class:`shedsim.runs.simulate.SimulationError`."""
-        from shedsim.kernel.build import KernelError
-        from shedsim.seeding import game_keys
-        from shedsim.runs.simulate import SimulationError, describe_failure
-        sched = schedule(self.spec.players, start, stop, paired)
-        dk, sk = game_keys(self.spec.seed, sched["index"], sched["deal"], self.spec.stream)
-        try:
-            rec = self.records(sched, dk, sk)
-        except KernelError as e:
-            # the trace command replays this schedule's games (trace --schedule head-to-head...)
-            spec = dataclasses.replace(self.spec, schedule="head-to-head" if paired else "head-to-head-unpaired")
-            raise SimulationError(describe_failure(spec, self.known, sched, dk, sk, e)) from None
-        return half_points(rec["places"], sched["x_seat"]), rec["unfinished"].astype(bool)
-
-
-def _rules(rules: RuleSet | str) -> RuleSet:
-    if isinstance(rules, RuleSet):
-        return rules
-    from shedsim.rules.ruleset import build
-    return build(str(rules), [], None)
-
-
-def rules_name(rs: RuleSet) -> str:
-    """The rule set as people name it: the preset plus its house toggles (``shithead+low5``)."""
-    return rs.name + ("+" + "+".join(rs.house) if rs.house else "")
-
-
-def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int = 0,
-               strategy_paths: tuple[str, ...] = (), bot_time: tuple[int, int | None] = (1000, None)) -> _Match:
-    """Check the options and load the kernel for X = ``a`` against Y = ``b`` (strategy specs
-    ``NAME`` or ``NAME:param=v``). Raises :class:`SPRTError` naming ``--a``/``--b``,
-    ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules. A bot
-    (``bot:COMMAND``) is started and greeted first; ``bot_time``: its milliseconds per move
-    and per game (None: no game budget)."""
-    from shedsim.plugins import PluginError, compiled_strategy, discover
-    from shedsim.rules.ruleset import RulesError
-    from shedsim.runs.simulate import RunSpec, loaded_kernel
-    rs = _rules(rules)
-    try:
-        rs.check_players(players)
-    except RulesError as e:
-        msg = str(e)
-        raise SPRTError(f"--players: {msg.removeprefix(e.field + ': ')}") from None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise SPRTError(f"--seed: a non-negative integer, got {seed!r}")
-    try:
-        known = discover(list(strategy_paths))
-    except PluginError as e:
-        raise SPRTError(str(e)) from None
-    from shedsim.bot.process import BotStartError, check_bots
-    from shedsim.bot.protocol import BotSpecError, is_bot
-    for opt, s in (("--a", a), ("--b", b)):
-        try:
-            if not is_bot(s):
-                compiled_strategy(known, s, "sprt")
-        except PluginError as e:
-            raise SPRTError(f"{opt}: {e}") from None
-    try:  # a bot is started and greeted once before any game
-        check_bots([("--a", a), ("--b", b)], *bot_time)
-    except (BotSpecError, BotStartError) as e:
-        raise SPRTError(str(e)) from None
-    labels = (a, b if b != a else f"{b}#2")
-    spec = RunSpec(rs, players, (a, b), labels, seed=int(seed), games=1, schedule="tournament",
-                   strategy_paths=tuple(str(p) for p in strategy_paths),
-                   bot_cwd=os.getcwd() if is_bot(a) or is_bot(b) else "", bot_move_ms=bot_time[0],
-                   bot_game_ms=bot_time[1])
-    known, k, ids, params = loaded_kernel(spec)
-    return _Match(spec, known, k, ids, params, rs.compile(players))
-
-
-def degenerate_note(a: str, b: str, players: int, strategy_paths: tuple[str, ...] = (),
-                    paired: bool = True) -> str | None:
-    """A note when X = ``a`` and Y = ``b`` are the same deterministic strategy with the same
-    parameters (:func:`shedsim.plugins.deterministic_identity`): every seat then plays
-    alike, each rotation of a deal replays the same game, and every paired unit scores
-    exactly 1/2, the SPRT accepts H0 after a few dozen units and the A/A test cannot fail.
-    None otherwise, and for unpaired deals (each game's own cards decide it: a valid A/A test)."""
-    from shedsim.plugins import deterministic_identity, discover
-    try:
-        known = discover(list(strategy_paths))
-    except Exception:  # noqa: BLE001 - a note only; open_match reports plugin errors
-        return None
-    ia = deterministic_identity(known, a)
-    if not paired or ia is None or ia != deterministic_identity(known, b):
-        return None
-    return (f"degenerate comparison: {a} and {b} are the same deterministic strategy and nobody else sits at the "
-            f"table, so every rotation of a deal replays the same game: every paired unit scores exactly 0.5 and "
-            f"this A/A test cannot fail. To check the test's error rate, use a strategy with randomness "
-            f"(e.g. --a random --b random); to compare two strategies, name two different ones.")
 
 
 # ------------------------------------------------------------------ the SPRT
@@ -365,20 +234,6 @@ class Progress:
     upper: float
 
 
-def _unit_codes(h: np.ndarray, unit_games: int) -> np.ndarray:
-    return h if unit_games == 1 else h.reshape(-1, unit_games).sum(axis=1)
-
-
-def _interval(counts: np.ndarray) -> tuple[float, float, float]:
-    """Mean unit score and its 95% t interval from category counts."""
-    from shedsim.stats import t_interval
-    k = len(counts)
-    a = np.arange(k, dtype=np.float64) / (k - 1)
-    c = counts.astype(np.float64)
-    m, lo, hi = t_interval(c.sum(), c @ a, c @ (a * a))
-    return float(m), float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1))
-
-
 def check_options(players: int, elo0: float, elo1: float, alpha: float, beta: float, max_games: int,
                   min_games: int = 100, batch: int = 2000, paired: bool = True) -> tuple[float, float]:
     """Check the SPRT's numeric options before anything is played; returns Wald's
@@ -432,17 +287,6 @@ def run_sprt(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2
         if seq.finished:
             break
     return seq.result(a, b, rules_name(match.spec.rules), seed)
-
-
-def play_units(match: _Match, u0: int, u1: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Play units ``u0..u1-1`` of ``match`` (:func:`schedule`): each unit's score code
-    (int64[n]: the unit's half points summed over its games, category ``code / (K - 1)``) and
-    its games that reached the move cap (int64[n]). Raises
-    :class:`shedsim.runs.simulate.SimulationError`."""
-    unit_games = match.spec.players if paired else 1
-    h, unf = match.play(u0 * unit_games, u1 * unit_games, paired)
-    return (_unit_codes(h, unit_games).astype(np.int64),
-            unf.reshape(-1, unit_games).sum(axis=1).astype(np.int64))
 
 
 class Sequential:
@@ -546,7 +390,7 @@ class Sequential:
         u = self.units
         path_llr = np.concatenate(self.llr_parts)
         path_score = np.concatenate(self.score_parts)
-        score, lo, hi = _interval(self.counts)
+        score, lo, hi = interval(self.counts)
         return SPRTResult(
             a=a, b=b, rules=rules, players=self.players, paired=self.paired, seed=int(seed),
             elo0=self.elo0, elo1=self.elo1, alpha=self.alpha, beta=self.beta, max_games=self.max_games,
@@ -558,140 +402,3 @@ class Sequential:
             path_score=path_score, llr_method=self.llr_method)
 
 
-# ------------------------------------------------------------------ pairing gain
-@dataclass(frozen=True)
-class Estimate:
-    """X's mean score over ``units`` units of ``unit_games`` games, its 95% t interval and
-    the interval's width; ``sd`` is the standard deviation of a unit score."""
-
-    design: str
-    games: int
-    units: int
-    unit_games: int
-    score: float
-    lo: float
-    hi: float
-    sd: float
-
-    @property
-    def width(self) -> float:
-        return self.hi - self.lo
-
-
-@dataclass(frozen=True)
-class PairingGain:
-    """:func:`pairing_gain`: the same number of games played ``paired`` (each deal under every
-    rotation; t interval over deals) and ``unpaired`` (a fresh deal per game; t interval over
-    games). ``ratio`` = unpaired width / paired width (> 1: pairing helps);
-    ``variance_ratio`` = ratio^2, how many times more unpaired games the same precision needs."""
-
-    a: str
-    b: str
-    rules: str
-    players: int
-    seed: int
-    paired: Estimate
-    unpaired: Estimate
-
-    @property
-    def ratio(self) -> float:
-        return self.unpaired.width / self.paired.width if self.paired.width > 0 else math.inf
-
-    @property
-    def variance_ratio(self) -> float:
-        return self.ratio ** 2
-
-    @property
-    def p_value(self) -> float:
-        """Two-sided F test that both designs estimate the score equally precisely: the
-        variances of the two mean scores, ``sd^2 / units`` each, whose ratio is
-        F(units_unpaired - 1, units_paired - 1) distributed under that hypothesis for
-        normal unit scores (``scipy.stats.f``); NaN when a variance is 0."""
-        from scipy.stats import f
-        vu = self.unpaired.sd ** 2 / self.unpaired.units
-        vp = self.paired.sd ** 2 / self.paired.units
-        if not (vu > 0 and vp > 0):
-            return math.nan
-        ratio, du, dp = vu / vp, self.unpaired.units - 1, self.paired.units - 1
-        return float(min(1.0, 2 * min(f.sf(ratio, du, dp), f.cdf(ratio, du, dp))))
-
-    def verdict(self) -> str:
-        """``pairing helps`` / ``pairing hurts here`` (the F test of :attr:`p_value` below
-        0.05, the paired mean score's variance smaller / larger) or ``no clear difference``."""
-        p = self.p_value
-        if not p < 0.05:
-            return f"no clear difference between the designs (F test p {p:.2g})"
-        helps = self.unpaired.sd ** 2 / self.unpaired.units > self.paired.sd ** 2 / self.paired.units
-        return f"pairing {'helps' if helps else 'hurts here'} (F test p {p:.2g})"
-
-    def table(self):
-        """Both designs as a DataFrame (design, games, units, unit_games, score, lo, hi, width, sd)."""
-        import pandas as pd
-        return pd.DataFrame([{"design": e.design, "games": e.games, "units": e.units, "unit_games": e.unit_games,
-                              "score": e.score, "lo": e.lo, "hi": e.hi, "width": e.width, "sd": e.sd}
-                             for e in (self.paired, self.unpaired)])
-
-
-def pairing_gain(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2, games: int = 20_000,
-                 seed: int = 0, batch: int = 20_000, strategy_paths: tuple[str, ...] = (),
-                 on_batch: Callable[[int], None] | None = None) -> PairingGain:
-    """Measure what paired deals buy: play ``games`` games (rounded down to whole deals of
-    ``players`` games) paired, and as many unpaired, with the schedule of :func:`schedule`
-    and the same seed, and return both score estimates with their 95% Student t intervals
-    (:func:`shedsim.stats.t_interval`; paired: over per-deal scores, unpaired: over per-game
-    scores, whose ties at 1/2 rule out a plain Wilson interval). ``on_batch(games_done)``
-    is called after each batch (progress; both runs together count ``2 * games``).
-
-    Raises :class:`SPRTError` (``--games``, ``--a``, ``--b``, ``--players``...),
-    :class:`shedsim.rules.RulesError`, :class:`shedsim.runs.simulate.SimulationError`.
-    """
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * players:
-        raise SPRTError(f"--games: at least {2 * players} games (two deals under every rotation), got {games!r}")
-    match = open_match(a, b, rules, players, seed, strategy_paths)
-    counts = {True: np.zeros(pairing_categories(players, True), np.int64),
-              False: np.zeros(pairing_categories(players, False), np.int64)}
-    done = 0
-    for paired, g0, g1 in pairing_plan(players, games, batch):
-        counts[paired] += pairing_counts(match, g0, g1, paired)
-        done += g1 - g0
-        if on_batch is not None:
-            on_batch(done)
-    return pairing_estimates(a, b, rules_name(match.spec.rules), players, seed, counts[True], counts[False])
-
-
-def pairing_categories(players: int, paired: bool) -> int:
-    """Score categories of a unit: ``2 (P - 1) * games per unit + 1``."""
-    return 2 * (players - 1) * (players if paired else 1) + 1
-
-
-def pairing_plan(players: int, games: int, batch: int = 20_000) -> list[tuple[bool, int, int]]:
-    """The batches of :func:`pairing_gain`: ``(paired, first game, last game + 1)``, the
-    paired design first; ``games`` rounded down to whole deals, batches of ``batch`` games
-    rounded down to whole deals (at least one)."""
-    total = int(games) // players * players
-    step = max(players, int(batch) // players * players)
-    return [(paired, g0, min(total, g0 + step)) for paired in (True, False) for g0 in range(0, total, step)]
-
-
-def pairing_counts(match: _Match, g0: int, g1: int, paired: bool) -> np.ndarray:
-    """Games ``g0..g1-1`` of one design: units per score category (int64[K],
-    :func:`pairing_categories`). Raises :class:`shedsim.runs.simulate.SimulationError`."""
-    unit_games = match.spec.players if paired else 1
-    h, _ = match.play(g0, g1, paired)
-    return np.bincount(_unit_codes(h, unit_games), minlength=pairing_categories(match.spec.players, paired))
-
-
-def pairing_estimates(a: str, b: str, rules: str, players: int, seed: int, paired_counts: np.ndarray,
-                      unpaired_counts: np.ndarray) -> PairingGain:
-    """Both designs' estimates (:class:`Estimate`) from their category counts (int64[K])."""
-    ests = []
-    for paired, counts in ((True, paired_counts), (False, unpaired_counts)):
-        unit_games = players if paired else 1
-        n_cat = len(counts)
-        m, lo, hi = _interval(counts)
-        vals = np.arange(n_cat) / (n_cat - 1)
-        n = counts.sum()
-        sd = math.sqrt(max(0.0, float(counts @ (vals - m) ** 2) / (n - 1)))
-        ests.append(Estimate("paired" if paired else "unpaired", int(n) * unit_games, int(n), unit_games, m, lo, hi,
-                             sd))
-    return PairingGain(a, b, rules, players, int(seed), ests[0], ests[1])

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
 
 import numpy as np
 
+from shedsim.analysis.swap_policies import compare_policies, policy_spec  # noqa: F401 - re-exported: part (c)
 from shedsim.base.isolate import crash_words
 from shedsim.output import charts
 from shedsim.output.charts import swaps as swap_charts
@@ -299,8 +300,6 @@ def value_figure(spec: StudySpec) -> tuple[str, str]:
     return ("loss_rate", "loss rate") if objective_of(spec.rules) == "lose" else ("mean_place", "mean place")
 
 
-
-
 def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
     """(b) Loss rate and mean place by face-up rank multiset, nobody swapping.
 
@@ -321,52 +320,6 @@ def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
     parts = _play(spec.run_spec(True), workers, ("face_up", "places"),
                   lambda a, b, rec: reduce_values(a, b, rec, spec.players), progress)
     return finish_values(spec, parts)
-
-
-# ---------------------------------------------------------------------- (c)
-def compare_policies(spec: StudySpec, workers: int = 1, progress=None):
-    """(c) Swap policies head to head, every entry playing ``spec.strategy``.
-
-    A tournament (:func:`shedsim.analysis.tournament.plan`, paired deals, every table in every
-    seating order and rotation) whose entries are labelled by swap policy; entry k's
-    face-up cards come from the swap function of ``spec.policies[k][1]`` (None: as dealt).
-    Returns :class:`shedsim.analysis.tournament.Results` (summary with win/loss rates, mean place,
-    Plackett-Luce rating; cluster-robust head to head with Holm-corrected p-values) and
-    the :class:`~shedsim.analysis.tournament.TournamentSpec`.
-    """
-    from shedsim.analysis import tournament as T
-    tspec = policy_spec(spec)
-    total = T.empty_tally(tspec)
-    rs = tspec.run_spec()
-
-    def on_result(c: int, r) -> None:
-        nonlocal total
-        a, b = tspec.chunk_bounds(c)
-        total = T.merge(total, T.aggregate_chunk(tspec, a, b, r.records))
-        r.records.clear()
-        if progress:
-            progress(b - a)
-    run_chunks(rs, list(range(tspec.n_chunks)), workers=workers, on_result=on_result, keep=T.RECORD_KEEP)
-    return T.analyse(tspec, total), tspec
-
-
-def policy_spec(spec: StudySpec):
-    """(c) The tournament of swap policies: every entry plays ``spec.strategy``, entry k
-    swapping as ``spec.policies[k][1]`` (a :class:`~shedsim.analysis.tournament.TournamentSpec`)."""
-    from shedsim.analysis import tournament as T
-    entries = [(lab, spec.strategy) for lab, _ in spec.policies]
-    tspec = T.plan(spec.rules, spec.players, entries, spec.games, seed=spec.seed,
-                   strategy_paths=spec.strategy_paths, seat_orders="all")
-    sources: list[str] = []
-    swap_from: list[int] = []
-    for _, src in spec.policies:
-        if src is None:
-            swap_from.append(-1)
-            continue
-        if src not in sources:
-            sources.append(src)
-        swap_from.append(len(entries) + sources.index(src))
-    return replace(tspec, swap_sources=tuple(sources), swap_from=tuple(swap_from))
 
 
 # ---------------------------------------------------------------------- (d)
@@ -535,115 +488,3 @@ TABLES = ("by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_to
 """The study's tables (``regret.csv`` only with a regret study)."""
 OUTPUTS = TABLES + charts.names(swap_charts.CHARTS) + ("run.json",)
 """Every file the study may write (a rerun removes those it does not write again)."""
-
-
-def write_outputs(spec: StudySpec, res: StudyResult, out, plots: bool = True,
-                  info: dict[str, Any] | None = None) -> list[str]:
-    """Write the CSVs, the PNG charts (:func:`write_files`) and (with ``info``) ``run.json``
-    into ``out`` as one set (:func:`shedsim.base.atomic.batch`): on any failure (disk full,
-    Ctrl-C) no file of the set changes. Files of an earlier study in ``out`` that this one
-    does not write (charts after ``--no-plots``, ``regret.csv`` after ``--deals 0``) are
-    removed, so the directory never mixes two runs. Returns the file names written
-    (``run.json`` included). Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
-    from pathlib import Path
-
-    from shedsim.base import atomic
-    from shedsim.runs.execute import write_run_json
-    out = Path(out)
-    with atomic.batch():
-        files = write_files(spec, res, out, plots)
-        if info is not None:
-            write_run_json(out, info, files)
-            files.append("run.json")
-    for name in OUTPUTS:
-        if name not in files:
-            (out / name).unlink(missing_ok=True)
-    return sorted(files)
-
-
-def write_files(spec: StudySpec, res: StudyResult, out, plots: bool = True) -> list[str]:
-    """Write :data:`TABLES` (``regret.csv`` only with a regret study) and, with ``plots``, the
-    charts of :data:`shedsim.output.charts.swaps.CHARTS` into ``out``, each atomically;
-    returns their names. Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
-    from pathlib import Path
-
-    from shedsim.output.csvs import write_csv
-    out = Path(out)
-    files = []
-    policies = res.policies
-    tables = [res.by_rank, res.values, policies.summary, policies.head_to_head, res.regret]
-    for name, df in zip(TABLES, tables):
-        if df is not None:
-            write_csv(df, out / name)
-            files.append(name)
-    if plots:
-        files += charts.write(swap_charts.CHARTS, out, spec, res)
-    return files
-
-
-def _rows_text(rows, figure: str, most: int = 8) -> str:
-    """``10 10 3 (22.1% [20.9, 23.4]), 10 10 6 (...), and 4 more``."""
-    def one(r) -> str:
-        if figure == "loss_rate":
-            return f"{r['face_up']} ({r['loss_rate']:.1%} [{r['loss_lo']:.1%}, {r['loss_hi']:.1%}])"
-        return f"{r['face_up']} ({r['mean_place']:.3f} [{r['place_lo']:.3f}, {r['place_hi']:.3f}])"
-    items = [one(r) for _, r in rows.head(most).iterrows()]
-    more = len(rows) - most
-    return ", ".join(items) + (f" and {more} more" if more > 0 else "")
-
-
-def _set_sentence(v, flag: str, figure: str, name: str, word: str, what: str) -> str:
-    """The face-up rows of one end of the table that the data cannot tell apart from the
-    best (or worst) one, in words."""
-    rows = v[v[flag]] if flag == "in_best_set" else v[v[flag]].iloc[::-1]
-    k = len(v)
-    top = rows.iloc[0]
-    if len(rows) == 1:
-        return (f"{word} face-up {what} by {name}: {_rows_text(rows, figure)}, significantly "
-                f"{'better' if flag == 'in_best_set' else 'worse'} than each of the other {k - 1} "
-                f"(subset selection, Bonferroni over {k - 1} comparisons)")
-    return (f"{word} face-up {what} by {name}: {len(rows)} of {k} cannot be told apart from the "
-            f"{word} (no other {what} is significantly {'better' if flag == 'in_best_set' else 'worse'} than any "
-            f"of them; "
-            f"subset selection, Bonferroni over {k - 1} comparisons, holds the {word} with 95% confidence): "
-            f"{_rows_text(rows, figure)}; the {'lowest' if flag == 'in_best_set' else 'highest'} alone, "
-            f"{top['face_up']}, is the {'minimum' if flag == 'in_best_set' else 'maximum'} of {k} noisy rows")
-
-
-def headline(spec: StudySpec, res: StudyResult) -> list[str]:
-    """Short findings with intervals (for run.json and the report): the face-up rows that
-    the data cannot tell apart from the best and from the worst (by what the rules score,
-    :func:`value_figure`), the swap policies likewise, and the regret study."""
-    from shedsim.stats import Z95, not_worse_than_best
-    out = []
-    v = res.values
-    figure, name = value_figure(spec)
-    what = "triple" if spec.rules.table_size == 3 else "row"
-    if len(v) and "in_best_set" in v:
-        out.append(f"no swap, {spec.strategy} play: " + _set_sentence(v, "in_best_set", figure, name, "best", what))
-        out.append(_set_sentence(v, "in_worst_set", figure, name, "worst", what))
-    else:
-        out.append(f"no face-up multiset was seen in {spec.min_games} seat-games: raise --games or lower --min-games")
-    s = res.policies.summary
-    col, lo, hi = ("loss_rate", "loss_lo", "loss_hi") if figure == "loss_rate" else ("mean_place", "place_lo", "place_hi")
-    s = s.sort_values([col, "strategy"], kind="stable").reset_index(drop=True)
-    se = (s[hi] - s[lo]).to_numpy(float) / (2 * Z95)  # the intervals' standard errors
-    best = not_worse_than_best(s[col].to_numpy(float), se, dependent=True)  # the policies share games
-    worst = not_worse_than_best(-s[col].to_numpy(float), se, dependent=True)
-
-    def fmt(r) -> str:
-        if col == "loss_rate":
-            return f"{r['strategy']} ({r['loss_rate']:.1%} [{r['loss_lo']:.1%}, {r['loss_hi']:.1%}])"
-        return f"{r['strategy']} ({r['mean_place']:.3f} [{r['place_lo']:.3f}, {r['place_hi']:.3f}])"
-    top, low = s.iloc[0], s.iloc[-1]
-    def others(flags, one) -> str:
-        tied = [fmt(r) for (_, r), b in zip(s.iterrows(), flags) if b and r["strategy"] != one["strategy"]]
-        return f", not separated from {', '.join(tied)}" if tied else ", separated from every other"
-    out.append(f"swap policies by {name} (subset selection, Bonferroni): best {fmt(top)}{others(best, top)}; "
-               f"worst {fmt(low)}{others(worst, low)}")
-    r = res.regret_summary
-    if r.get("deals"):
-        out.append(f"{spec.strategy}'s face-up choice was the best of {r['mean_choices']:.1f} options in "
-                   f"{r['best_share']:.0%} [{r['best_lo']:.0%}, {r['best_hi']:.0%}] of {r['deals']} deals; "
-                   f"mean regret {r['mean_regret']:.3f} [{r['regret_lo']:.3f}, {r['regret_hi']:.3f}] places")
-    return out

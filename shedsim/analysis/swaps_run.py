@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from shedsim.analysis import swaps as SW
+from shedsim.analysis import swaps_report
 from shedsim.runs.execute import Job
 from shedsim.runs.store import RunStore
 from shedsim.runs.study import Check, Study, marked, study_errors
@@ -309,7 +310,7 @@ class SwapsStudy(Study):
                     rollouts=spec.rollouts, seat=spec.seat, min_games=spec.min_games,
                     swap_policies={lab: (src or "keep as dealt") for lab, src in spec.policies},
                     face_up_multisets={"seen": len(res.values_all), "in_table": len(res.values)},
-                    regret=res.regret_summary, headline=SW.headline(spec, res), definitions=SW.DEFINITIONS)
+                    regret=res.regret_summary, headline=swaps_report.headline(spec, res), definitions=SW.DEFINITIONS)
 
     def write(self, job: SwapsJob, res: SW.StudyResult, root: Path, plots: bool) -> list[str]:
-        return SW.write_files(job.spec, res, root, plots)
+        return swaps_report.write_files(job.spec, res, root, plots)

@@ -14,6 +14,7 @@ from typing import Any
 from collections.abc import Sequence
 
 from shedsim.analysis import tune as TU
+from shedsim.analysis import tune_results as TR
 from shedsim.runs.study import StorelessStudy, study_errors
 
 DEFAULTS = {"rules": "shithead", "players": 2, "budget": 50, "games": 4000, "seed": 0, "sampler": "tpe",
@@ -140,10 +141,10 @@ class TuneStudy(StorelessStudy):
             if session.got_signal is not None:
                 raise KeyboardInterrupt
             with study_errors(SPRTError):
-                conf = TU.confirm(spec, best, self.o["confirm_games"], pool)
+                conf = TR.confirm(spec, best, self.o["confirm_games"], pool)
         return {"done": done, "best_t": best_t, "best": best, "conf": conf,
                 "start_score": float(start_t.value) if start_t is not None else float("nan"),
-                "table": TU.trials_table(study, spec), "importance": TU.importances(study)}
+                "table": TR.trials_table(study, spec), "importance": TR.importances(study)}
 
     def stopped(self, session: Any) -> str:
         if self.stage == "confirm":
@@ -184,7 +185,7 @@ class TuneStudy(StorelessStudy):
         from shedsim.output.csvs import write_csv
         from shedsim.base import atomic
         spec, out = self.spec, Path(out)
-        atomic.write_text(out / "best.toml", TU.best_toml(spec, r["best"], r["best_t"].number, float(r["best_t"].value),
+        atomic.write_text(out / "best.toml", TR.best_toml(spec, r["best"], r["best_t"].number, float(r["best_t"].value),
                                                           r["start_score"], len(r["done"]), r["conf"]))
         write_csv(r["table"], out / "trials.csv")
         if not plots:

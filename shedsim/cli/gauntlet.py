@@ -1,5 +1,6 @@
-"""``shedsim gauntlet``: one candidate against a list of opponents (registered in
-:mod:`shedsim.cli`; the games and statistics live in :mod:`shedsim.analysis.gauntlet`)."""
+"""``shedsim gauntlet``: the typer command (registered in :mod:`shedsim.cli`): options ->
+:func:`shedsim.api.gauntlet` -> the table printed. The games and statistics live in
+:mod:`shedsim.analysis.gauntlet` and :mod:`shedsim.analysis.gauntlet_run`."""
 
 from __future__ import annotations
 
@@ -8,54 +9,63 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import (BotOpt, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, TimePerGameOpt,
-                                TimePerMoveOpt)
-from shedsim.cli.options import DealsOpt
+import shedsim.cli.options as O
+
+_P_RUN = O.P_RUN
+PlayersOpt = O.players_option("Seats: the candidate takes one, the opponent all the others", 2)
+OutOpt = Annotated[Optional[Path], typer.Option(  # (no -o: that is --opponents here)
+    "--out", rich_help_panel=O.P_OUT, help="Output directory (gauntlet.csv: the table; gauntlet.png, run.json): new, "
+    "empty, or one holding an earlier shedsim run (replaced) (default: none, nothing is written).")]
 
 
 def gauntlet(
-    candidate: Annotated[str, typer.Option("--candidate", "-c", help="The strategy measured: NAME, NAME:param=v, or the LABEL of a --bot.")],
-    opponents: Annotated[str, typer.Option("--opponents", "-o", help="Comma-separated opponents, each met on its own: NAME, NAME:param=v, LABEL=SPEC, or the LABEL of a --bot.")],
-    rules: RulesOpt = "shithead",
-    house: HouseOpt = None,
-    rules_file: RulesFileOpt = None,
-    players: Annotated[int, typer.Option("--players", "-p", help="Seats: the candidate takes one, the opponent all the others.")] = 2,
-    games: Annotated[int, typer.Option("--games", "-g", min=1, help="Games per opponent (whole deals, each under every rotation of the seats); with --sprt, the most.")] = 2000,
-    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Run seed: every opponent meets the same deals.")] = 0,
-    sprt: Annotated[Optional[str], typer.Option("--sprt", metavar="ELO0,ELO1", help="Also run an SPRT per opponent (H0: candidate - opponent = ELO0 Elo against H1: = ELO1), stopping that opponent's games at its decision.")] = None,
-    alpha: Annotated[float, typer.Option("--alpha", help="With --sprt: the chance of accepting H1 when H0 holds.")] = 0.05,
-    beta: Annotated[float, typer.Option("--beta", help="With --sprt: the chance of accepting H0 when H1 holds.")] = 0.05,
-    csv: Annotated[Optional[Path], typer.Option("--csv", help="Also write the table (one row per opponent, then the total) to this new CSV file.")] = None,
-    strategy_path: StrategyPathOpt = None,
-    bot: BotOpt = None,
-    time_per_move: TimePerMoveOpt = 1000,
-    time_per_game: TimePerGameOpt = None,
-    deals: DealsOpt = None,
+    candidate: Annotated[Optional[str], typer.Option("--candidate", "-c", rich_help_panel=_P_RUN, help="The strategy measured: NAME, NAME:param=v, or the LABEL of a --bot (required, unless --resume).")] = None,
+    opponents: Annotated[Optional[str], typer.Option("--opponents", "-o", rich_help_panel=_P_RUN, help="Comma-separated opponents, each met on its own: NAME, NAME:param=v, LABEL=SPEC, or the LABEL of a --bot (required, unless --resume).")] = None,
+    rules: O.OptionalRulesOpt = None,
+    house: O.HouseOpt = None,
+    rules_file: O.RulesFileOpt = None,
+    players: PlayersOpt = None,
+    games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games per opponent (whole deals, each under every rotation of the seats); with --sprt, the most (default: 2000).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed: every opponent meets the same deals (default: 0).")] = None,
+    sprt: Annotated[Optional[str], typer.Option("--sprt", metavar="ELO0,ELO1", rich_help_panel=_P_RUN, help="Also run an SPRT per opponent (H0: candidate - opponent = ELO0 Elo against H1: = ELO1), stopping that opponent's games at its decision.")] = None,
+    alpha: Annotated[Optional[float], typer.Option("--alpha", rich_help_panel=_P_RUN, help="With --sprt: the chance of accepting H1 when H0 holds (default: 0.05).")] = None,
+    beta: Annotated[Optional[float], typer.Option("--beta", rich_help_panel=_P_RUN, help="With --sprt: the chance of accepting H0 when H1 holds (default: 0.05).")] = None,
+    batch: Annotated[Optional[int], typer.Option("--batch", min=1, max=1_000_000, rich_help_panel=_P_RUN, help="Games per kernel call and per stored batch (progress step, and the work a worker takes); the result does not depend on it (default: 2000).")] = None,
+    csv: Annotated[Optional[Path], typer.Option("--csv", rich_help_panel=O.P_OUT, help="Also write the table (gauntlet.csv's content) to this new CSV file.")] = None,
+    strategy_path: O.StrategyPathOpt = None,
+    bot: O.BotOpt = None,
+    time_per_move: O.TimePerMoveOpt = 1000,
+    time_per_game: O.TimePerGameOpt = None,
+    out: OutOpt = None,
+    resume: O.ResumeOpt = None,
+    force: O.ForceOpt = False,
+    workers: O.WorkersOpt = None,
+    backend: O.BackendOpt = "loky",
+    scheduler: O.SchedulerOpt = None,
+    no_plots: O.NoPlotsOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=O.P_OUT, help="No progress bar or notes (the table is still printed).")] = False,
+    stop_after: O.StopAfterOpt = None,
+    deals: O.DealsOpt = None,
 ) -> None:
     """Play one candidate against each opponent in turn, head to head on paired deals.
 
-    One table row per opponent: games, the candidate's score (share of the other seats it finished ahead of, ties half) with its 95% interval, the same as Elo, the games each side forfeited (bots) and, with --sprt, the SPRT's decision and LLR; then the total over every opponent. Exit codes: 0 done; 1 a strategy failed; 2 bad options.
+    One table row per opponent: games, the candidate's score (share of the other seats it finished ahead of, ties half) with its 95% interval, the same as Elo, the games each side forfeited (bots) and, with --sprt, the SPRT's decision and LLR; then the total over every opponent. Every opponent meets the same deals.
 
-    With --deals FILE every opponent meets exactly the deals of that file, each under every rotation (--games is not read).
+    With --deals FILE every opponent meets exactly the deals of that file, each under every rotation (not with --games); --resume refuses another file, or one whose content changed.
 
-    Example: shedsim gauntlet --candidate heuristic --opponents greedy,random,aggressive --games 4000 --sprt 0,10
-    """  # noqa: E501
-    from shedsim.analysis import gauntlet as G
-    from shedsim.analysis import sprt as S
-    from shedsim.analysis import tournament as T
-    from shedsim.cli.common import bot_entries, bot_spec, fail, load_rules
-    from shedsim.cli.deals import load_deals
-    from shedsim.rules.ruleset import RulesError
-    from shedsim.runs.simulate import SimulationError
-    rs = load_rules(rules, house, rules_file)
-    ds = load_deals(deals, rs, players)
-    games = games if ds is None else len(ds.deals) * players
-    bots = bot_entries(bot)
-    cand = bot_spec(candidate, bots)
-    try:
-        entries = [(lab, bot_spec(sp, bots)) for lab, sp in T.parse_entries(opponents)]
-    except T.TournamentError as e:
-        fail(str(e).replace("--strategies", "--opponents"))
+    Exit codes: 0 done; 1 a strategy failed; 2 bad options, or an --out directory in use or holding other files (nothing is written); 3 a file could not be written; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
+
+    With --out the batches are stored as they finish (DIR/chunks): after Ctrl-C, SIGTERM or a crash, shedsim gauntlet --resume DIR plays on from there, to the same gauntlet.csv.
+
+    Examples: shedsim gauntlet --candidate heuristic --opponents greedy,random,aggressive --games 4000 --sprt 0,10;  shedsim gauntlet -c expert --opponents greedy,heuristic --out reports/gauntlet;  shedsim gauntlet --resume reports/gauntlet
+    """  # noqa: E501 (typer shows each paragraph as one line)
+    from shedsim import api
+    from shedsim.cli.common import bot_entries, bot_spec, fail
+    if bot and resume is not None:
+        fail("--resume: --bot cannot be given with --resume: the stored gauntlet decides its players")
+    bots = bot_entries(bot)  # --candidate LABEL / an opponent LABEL of a --bot LABEL=COMMAND: that bot
+    cand = bot_spec(candidate, bots) if candidate is not None else None
+    entries = _entries(opponents, bots) if opponents is not None else None
     test = None
     if sprt is not None:
         try:
@@ -66,28 +76,36 @@ def gauntlet(
     if csv is not None and (csv.exists() or not csv.parent.is_dir()):  # never replaces a file of yours
         fail(f"--csv {str(csv)!r}: " + ("the file exists (give a new name)" if csv.exists()
                                         else "its directory does not exist"))
-    typer.echo(f"gauntlet: {cand} against {', '.join(lab for lab, _ in entries)}; {S.rules_name(rs)}, {players} players, "
-               f"up to {games // players * players:,} games each (paired deals), seed {seed}", err=True)
-    try:
-        res = G.run_gauntlet(cand, entries, rs, players, games, seed, test, alpha, beta,
-                             strategy_paths=tuple(str(p) for p in strategy_path or []),
-                             bot_time=(time_per_move, time_per_game), deals=ds.deals if ds else ())
-    except (G.GauntletError, S.SPRTError, RulesError) as e:
-        fail(str(e))
-    except SimulationError as e:
-        fail(str(e), 1)
-    _print_table(res, candidate, players, seed, test is not None)
+    timed = resume is None or time_per_move != 1000 or time_per_game is not None  # given beside --resume?
+    r = O.call(api.gauntlet, candidate=cand, opponents=entries, rules=rules, house=house, rules_file=rules_file,
+               players=players, games=games, seed=seed, sprt=test, alpha=alpha, beta=beta, batch=batch,
+               strategy_path=O.paths_of(strategy_path), bot_time=(time_per_move, time_per_game) if timed else None,
+               deals=deals,
+               options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after))
+    _print_table(r.result, r.run.job, r.result.rows[0].decision is not None)
     if csv is not None:
-        _write_csv(res, csv)
+        _write_csv(r.table, csv)
+    if r.out is not None and not quiet:
+        typer.echo(f"wrote {', '.join(r.files)}, run.json to {str(r.out)}", err=True)
 
 
-def _print_table(res, candidate: str, players: int, seed: int, with_sprt: bool) -> None:
+def _entries(opponents: str, bots: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``--opponents`` as ``(label, spec)`` pairs, an opponent named by a --bot's label that bot."""
+    from shedsim.analysis.tournament import TournamentError, parse_entries
+    from shedsim.cli.common import bot_spec, fail
+    try:
+        return [(lab, bot_spec(sp, bots)) for lab, sp in parse_entries(opponents)]
+    except TournamentError as e:
+        fail(str(e).replace("--strategies", "--opponents"))
+
+
+def _print_table(res, job, with_sprt: bool) -> None:
     """The gauntlet's table: a row per opponent, then the total."""
     import math
 
     from rich.console import Console
     from rich.table import Table
-    t = Table(title=f"Gauntlet: {candidate} ({res.rules}, {players} players, seed {seed})",
+    t = Table(title=f"Gauntlet: {res.candidate} ({res.rules}, {res.players} players, seed {res.seed})",
               caption="score: share of the other seats finished ahead of (ties half), 95% t interval over deals; "
                       "Elo: the same on the logistic scale")
     cols = ["opponent", "games", "score", "Elo", "forfeits"] + (["SPRT", "LLR"] if with_sprt else [])
@@ -106,15 +124,13 @@ def _print_table(res, candidate: str, players: int, seed: int, with_sprt: bool) 
     Console(width=150).print(t)
 
 
-def _write_csv(res, csv: Path) -> None:
-    """The table as a CSV file (atomically)."""
-    import pandas as pd
-
+def _write_csv(table, csv: Path) -> None:
+    """The table (gauntlet.csv's content) as a new CSV file, atomically."""
     from shedsim.cli.common import fail
-    from shedsim.runs import atomic
-    text = pd.DataFrame([r.to_json() for r in [*res.rows, res.total]]).to_csv(index=False)
+    from shedsim.output.csvs import write_csv
+    from shedsim.runs.atomic import WriteError
     try:
-        atomic.write_text(csv, text)
-    except OSError as e:
+        write_csv(table, csv)
+    except (OSError, WriteError) as e:
         fail(f"--csv: {e}", 3)
     typer.echo(f"wrote {csv}", err=True)

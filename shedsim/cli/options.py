@@ -5,7 +5,7 @@ call from a command to the Python API.
 **Execution options** (:class:`shedsim.runs.study.RunOptions`: how a study runs, never what
 it finds): ``--out``, ``--resume``, ``--force``, ``--workers``, ``--backend``,
 ``--scheduler``, ``--quiet``, ``--no-plots`` and the hidden ``--stop-after``; accepted by
-``tournament``, ``compare-rules``, ``swaps``, ``sprt``, ``tips`` and ``tune`` (``bench``:
+``tournament``, ``compare-rules``, ``swaps``, ``sprt``, ``gauntlet``, ``tips`` and ``tune`` (``bench``:
 ``--backend`` and ``--scheduler``). Given beside ``--resume`` they may differ from the
 stored run's.
 

@@ -86,7 +86,7 @@ def sprt(
 
 def _decision_lines(res) -> list[str]:
     """The decision, games, LLR, score and Elo of an SPRT result, as printed."""
-    from shedsim.analysis.sprt_run import elo_text
+    from shedsim.analysis.sprt_study import elo_text
     unit = res.unit_name
     n_units = f"{res.units:,} {unit}" if unit != "games" else ""
     return [
@@ -102,7 +102,7 @@ def _decision_lines(res) -> list[str]:
 
 def _pairing_lines(r) -> list[str]:
     """The two designs' scores, interval widths and their ratio, as printed."""
-    from shedsim.analysis.sprt_run import rules_text
+    from shedsim.analysis.sprt_study import rules_text
     job, gain = r.run.job, r.result
     p, u = gain.paired, gain.unpaired
     unit = "pairs" if job.players == 2 else "deals"

@@ -108,7 +108,7 @@ def _size(n: int) -> str:
     return f"{n}"
 
 
-RUN_COMMANDS = ("tournament", "compare-rules", "swaps", "sprt")
+RUN_COMMANDS = ("tournament", "compare-rules", "swaps", "sprt", "gauntlet")
 """The commands that keep a run store (and resume with ``shedsim COMMAND --resume DIR``)."""
 
 
