@@ -45,14 +45,15 @@ def tournament(strategies: str | Sequence[str] | None = None, players: int | Non
                seat_orders: str | None = None, strategy_path: Sequence[str | Path] | None = None,
                chunk_size: int | None = None, save_games: bool | None = None,
                bot_time: tuple[int, int | None] = (1000, None), options: RunOptions | None = None,
-               **run: Any) -> TournamentResult:
+               deals: str | Path | None = None, **run: Any) -> TournamentResult:
     """A fair tournament between strategies (``shedsim tournament``): every table of
     ``players`` seats drawn from the entries, in every seating order, under every rotation,
     on paired deals. ``strategies``: a list of entries (``NAME``, ``NAME:param=v``,
     ``LABEL=SPEC``, ``@ROLE``) or one comma-separated string; defaults: the default field,
     4 players, 200,000 games (rounded up to whole blocks), seed 0, shithead. An entry
     ``LABEL=bot:COMMAND`` is a bot (docs/reference/bots.md); ``bot_time``: its milliseconds
-    per move and per game (None: no game budget).
+    per move and per game (None: no game budget). ``deals``: a deal-set file
+    (docs/reference/deals.md) played instead of shuffled deals (``games`` is then not given).
 
     >>> r = tournament(["greedy", "random"], players=2, games=96, seed=1)
     >>> list(r.summary["strategy"]), int(r.summary["games"].sum())
@@ -60,7 +61,7 @@ def tournament(strategies: str | Sequence[str] | None = None, players: int | Non
     """
     from shedsim.analysis.tournament_run import TournamentStudy
     study = TournamentStudy(strategies, players, games, seed, rules, house, rules_file, rounds, seat_orders,
-                            strategy_path, chunk_size, save_games, bot_time)
+                            strategy_path, chunk_size, save_games, bot_time, deals)
     return TournamentResult(_run(study, options, run))
 
 
@@ -111,13 +112,15 @@ def sprt(a: str | None = None, b: str | None = None, *, rules: str | None = None
          strategy_path: Sequence[str | Path] | None = None, elo0: float | None = None, elo1: float | None = None,
          alpha: float | None = None, beta: float | None = None, max_games: int | None = None,
          min_games: int | None = None, llr: str | None = None, batch: int | None = None,
-         options: RunOptions | None = None, **run: Any) -> SprtResult:
+         options: RunOptions | None = None, deals: str | Path | None = None, **run: Any) -> SprtResult:
     """Is strategy ``a`` stronger than ``b`` (``shedsim sprt``)? Play them head to head on
     paired deals until a sequential probability ratio test decides (H1: ``a`` stronger by
     at least ``elo1``; H0: by ``elo0`` at most). The batches are played on the workers and
     fed to the test in order, so the decision is the same for any ``workers``. Defaults:
     shithead, 2 players, seed 0, elo0 0, elo1 5, alpha = beta = 0.05, at most 200,000 games.
     ``compare_pairing``: measure instead what pairing buys, ``games`` games per design.
+    ``deals``: a deal-set file (docs/reference/deals.md) whose deals are played, each under
+    every rotation, instead of shuffled deals (at most every deal once: no ``max_games``).
 
     >>> r = sprt("greedy", "random", max_games=4000)
     >>> r.decision
@@ -125,7 +128,7 @@ def sprt(a: str | None = None, b: str | None = None, *, rules: str | None = None
     """
     from shedsim.analysis.sprt_study import SprtStudy
     study = SprtStudy(a, b, rules, house, rules_file, players, seed, unpaired, compare_pairing, games, strategy_path,
-                      elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, min_games=min_games,
+                      deals, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, min_games=min_games,
                       llr=llr, batch=batch)
     return SprtResult(_run(study, options, run))
 
@@ -136,11 +139,13 @@ def gauntlet(candidate: str | None = None, opponents: str | Sequence[str] | None
              games: int | None = None, seed: int | None = None, sprt: tuple[float, float] | None = None,
              alpha: float | None = None, beta: float | None = None, batch: int | None = None,
              strategy_path: Sequence[str | Path] | None = None, bot_time: tuple[int, int | None] | None = None,
-             options: RunOptions | None = None, **run: Any) -> GauntletResult:
+             options: RunOptions | None = None, deals: str | Path | None = None, **run: Any) -> GauntletResult:
     """Play ``candidate`` against each of ``opponents`` in turn, head to head on paired deals
     (``shedsim gauntlet``): ``games`` games each (default 2000), or with ``sprt = (elo0,
     elo1)`` until that opponent's SPRT decides. Every opponent meets the same deals. Defaults:
-    shithead, 2 players, seed 0, alpha = beta = 0.05.
+    shithead, 2 players, seed 0, alpha = beta = 0.05. ``deals``: a deal-set file
+    (docs/reference/deals.md) whose deals every opponent plays, each under every rotation,
+    instead of shuffled deals (``games`` is then not given).
 
     >>> r = gauntlet("greedy", "random,aggressive", games=200)
     >>> list(r.table.opponent)
@@ -148,7 +153,7 @@ def gauntlet(candidate: str | None = None, opponents: str | Sequence[str] | None
     """
     from shedsim.analysis.gauntlet_run import GauntletStudy
     study = GauntletStudy(candidate, opponents, rules, house, rules_file, players, games, seed, sprt, alpha, beta,
-                          batch, strategy_path, bot_time)
+                          batch, strategy_path, bot_time, deals)
     return GauntletResult(_run(study, options, run))
 
 

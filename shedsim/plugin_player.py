@@ -169,6 +169,14 @@ class EnginePlayer:
         self.name = label
         self.params = params
         self.isolated = False
+        # plain-Python decisions that take the engine's position (shedsim.bot.inprocess.readable)
+        self.takes_state = bool(getattr(getattr(strategy.module, "choose_move", None), "takes_state", False))
+        self.dealt: tuple | None = None
+
+    def see_deal(self, state, seat: int, strategy_key: int = 0) -> None:
+        """The position as dealt, kept for decisions that take the engine's position."""
+        if self.takes_state:
+            self.dealt = (state.copy(), strategy_key)
 
     def _compiled(self, fn, *args) -> int:
         if not self.isolated:
@@ -201,7 +209,8 @@ class EnginePlayer:
         from shedsim.rules.engine import PluginReturnError
         view = RulesView(rules_array)
         with decision_guard(decision_timeout()):
-            chosen = mod.choose_swap(unpack(visible), seat, players, view, StreamRandom(rng))
+            chosen = (mod.choose_swap(*self.dealt, seat) if self.takes_state and self.dealt else
+                      mod.choose_swap(unpack(visible), seat, players, view, StreamRandom(rng)))
         ok = isinstance(chosen, (list, tuple)) and all(
             isinstance(r, (int, np.integer)) and not isinstance(r, bool) and 2 <= r <= 14 for r in chosen)
         if not ok:
@@ -221,7 +230,8 @@ class EnginePlayer:
                 return Move("invalid", rank=code)
         from shedsim.rules.engine import PluginReturnError
         with decision_guard(decision_timeout()):
-            index = mod.choose_move(Observation(obs, rules_array), list(legal), StreamRandom(rng))
+            index = (mod.choose_move(state, list(legal)) if self.takes_state else
+                     mod.choose_move(Observation(obs, rules_array), list(legal), StreamRandom(rng)))
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
             raise PluginReturnError(
                 f"choose_move must return the index of the chosen move in its list of legal moves (a whole "

@@ -13,6 +13,10 @@ its stored batches are fed in order after every stored chunk, and once it has de
 later batches are not needed. Those not yet sent to a worker are stored empty
 (:class:`_Wanted`); those already in flight are stored as played and never read, so what the
 rows hold does not depend on when a worker took a batch.
+
+With ``--deals FILE`` every opponent plays the file's deals, deal ``u`` as unit ``u`` (each
+under every rotation; :attr:`shedsim.runs.simulate.RunSpec.deals`): the spec stores the file
+and its SHA-256, and ``--resume`` refuses a file whose content changed or another file.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import numpy as np
 
 from shedsim.analysis import gauntlet as G
 from shedsim.analysis import sprt as S
+from shedsim.analysis.sprt_run import deals_sha256, given_deals, stored_deals
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.execute import Job
 from shedsim.runs.store import MAX_CHUNKS, RunStore
@@ -52,16 +57,18 @@ class GauntletStore(RunStore):
 
 def play_chunk(candidate: str, opponent: str, rules: RuleSet, players: int, seed: int,
                strategy_paths: tuple[str, ...], bot_time: tuple[int, int | None], stream: int, u0: int, u1: int,
-               wanted: Any = True) -> dict[str, np.ndarray]:
+               wanted: Any = True, deals: tuple = (), deals_path: str = "") -> dict[str, np.ndarray]:
     """Units ``u0..u1-1`` of the candidate against opponent ``stream``
     (:func:`shedsim.analysis.gauntlet.play_batch`), or empty arrays when ``wanted`` is false
-    (that opponent's test had decided when the batch was sent). Module level (picklable); the
-    loaded match is kept per process."""
+    (that opponent's test had decided when the batch was sent); ``deals``: a deal set's deals
+    played instead of shuffled ones, from the file ``deals_path``. Module level (picklable);
+    the loaded match is kept per process."""
     if not wanted:
         return {k: np.zeros(0, np.int64) for k in ARRAYS}
     from shedsim.analysis.matches import cached_match
     match = cached_match(candidate, opponent, rules, players, seed, strategy_paths, owner=f"gauntlet:{stream}",
-                         bot_time=bot_time, stream=stream)
+                         bot_time=bot_time, stream=stream, deals=deals,
+                         deals_path=deals_path)
     return G.play_batch(match, u0, u1)
 
 
@@ -82,7 +89,8 @@ class _Wanted:
 class GauntletJob(Job):
     """The gauntlet as the run machinery plays it (see the module docstring). ``opponents``:
     ``(label, spec)`` pairs; ``sprt``: ``(elo0, elo1)`` or None; ``rules_input``: how the user
-    named the rules (stored to rebuild them on ``--resume``); ``store``: the run's directory."""
+    named the rules (stored to rebuild them on ``--resume``); ``store``: the run's directory;
+    ``deal_set``: the :class:`shedsim.rules.deals.DealSet` of ``--deals``, or None."""
 
     command = "gauntlet"
     ragged = ARRAYS
@@ -90,14 +98,14 @@ class GauntletJob(Job):
     def __init__(self, candidate: str, opponents: Sequence[tuple[str, str]], rules: RuleSet, players: int,
                  games: int, seed: int, sprt: tuple[float, float] | None, alpha: float, beta: float, batch: int,
                  strategy_paths: tuple[str, ...], bot_time: tuple[int, int | None], rules_input: dict[str, Any],
-                 store: RunStore) -> None:
+                 store: RunStore, deal_set: Any = None) -> None:
         self.candidate, self.opponents = candidate, [(str(a), str(b)) for a, b in opponents]
         self.rules, self.players, self.seed = rules, int(players), int(seed)
         self.n_games, self.batch = int(games), int(batch)
         self.sprt = None if sprt is None else (float(sprt[0]), float(sprt[1]))
         self.alpha, self.beta = float(alpha), float(beta)
         self.paths, self.bot_time = tuple(strategy_paths), (int(bot_time[0]), bot_time[1])
-        self.store = store
+        self.store, self.deal_set = store, deal_set
         self.n_units = self.n_games // self.players
         self.seqs = [self.sequential() for _ in self.opponents]  # (the options checked: raises SPRTError)
         per_batch = max(1, -(-self.batch // self.players))
@@ -114,11 +122,13 @@ class GauntletJob(Job):
                  "rules": rules.to_dict(), "players": self.players, "games": self.n_games, "seed": self.seed,
                  "sprt": None if self.sprt is None else list(self.sprt), "alpha": self.alpha, "beta": self.beta,
                  "batch": self.batch, "bot_time": list(self.bot_time),
-                 "strategy_hashes": strategy_hashes([candidate, *(s for _, s in self.opponents)], self.paths)}
+                 "strategy_hashes": strategy_hashes([candidate, *(s for _, s in self.opponents)], self.paths),
+                 **({"deals_sha256": deal_set.sha256} if deal_set is not None else {})}
         self.key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
         self.tasks = [(None, k) for k in range(len(self.plan))]
         self.spec_json = {**ident, "rules_input": rules_input, "strategy_paths": list(self.paths),
-                          "n_chunks": len(self.tasks), "key": self.key}
+                          "n_chunks": len(self.tasks), "key": self.key,
+                          **({"deals": deal_set.path} if deal_set is not None else {})}
         self.strategies = [candidate, *(s for _, s in self.opponents)]
         self.sequential_test = self.sprt is not None
         self._fed = list(self.first)  # per opponent: the next chunk to feed its test
@@ -148,7 +158,8 @@ class GauntletJob(Job):
     def call(self, k: int):
         i, u0, u1 = self.plan[k]
         return play_chunk, (self.candidate, self.opponents[i][1], self.rules, self.players, self.seed, self.paths,
-                            self.bot_time, i, u0, u1, _Wanted(self, k) if self.sprt is not None else True)
+                            self.bot_time, i, u0, u1, _Wanted(self, k) if self.sprt is not None else True,
+                            *((self.deal_set.deals, self.deal_set.path) if self.deal_set is not None else ()))
 
     def reduce(self, k: int, result: Any, store: RunStore) -> dict[str, np.ndarray]:
         if not len(result["codes"]):
@@ -243,7 +254,7 @@ def job_from_store(store: GauntletStore, strategy_paths: tuple[str, ...] | None 
         job = GauntletJob(str(d["candidate"]), [(str(a), str(b)) for a, b in d["opponents"]], rs, int(d["players"]),
                           int(d["games"]), int(d["seed"]), None if d["sprt"] is None else tuple(d["sprt"]),
                           float(d["alpha"]), float(d["beta"]), int(d["batch"]), paths, tuple(d["bot_time"]), ri,
-                          store)
+                          store, stored_deals(d, rs, int(d["players"])))
     except (G.GauntletError, S.SPRTError) as e:
         raise G.GauntletError(f"--resume: {where}: {e}") from None
     except (KeyError, TypeError, ValueError, RulesError) as e:
@@ -272,13 +283,14 @@ class GauntletStudy(Study):
                  players: int | None = None, games: int | None = None, seed: int | None = None,
                  sprt: tuple[float, float] | None = None, alpha: float | None = None, beta: float | None = None,
                  batch: int | None = None, strategy_path: Sequence[str | Path] | None = None,
-                 bot_time: tuple[int, int | None] | None = None) -> None:
+                 bot_time: tuple[int, int | None] | None = None, deals: str | Path | None = None) -> None:
         self.candidate, self.opponents = candidate, opponents
         self.rules, self.house, self.rules_file = rules, house, rules_file
         self.players, self.games, self.seed, self.batch = players, games, seed, batch
         self.sprt, self.alpha, self.beta = sprt, alpha, beta
         self.paths = tuple(str(p) for p in strategy_path or [])
         self.strategy_path, self.bot_time = strategy_path, bot_time
+        self.deals = None if deals is None else str(deals)  # a deal-set file (shedsim.rules.deals)
 
     def _rules(self) -> RuleSet:
         from shedsim.analysis.tournament_run import build_rules
@@ -311,6 +323,9 @@ class GauntletStudy(Study):
             raise StudyError(("--candidate and --opponents" if self.candidate is None else "--opponents and --candidate")
                              + " name who plays (required; or --resume DIR to continue a stored gauntlet)")
         players = 2 if self.players is None else self.players
+        if self.deals is not None and self.games is not None:
+            raise StudyError("not with --deals (every opponent plays each deal of the file under every rotation)",
+                             field="games")
         games = GAMES if self.games is None else self.games
         if isinstance(games, bool) or not isinstance(games, int) or games < players:
             raise StudyError(f"at least {players} (one deal under every rotation), got {games!r}", field="games")
@@ -321,6 +336,9 @@ class GauntletStudy(Study):
         bot_time = (1000, None) if self.bot_time is None else self.bot_time
         with study_errors(G.GauntletError, S.SPRTError, RulesError):
             rs = self._rules()
+            ds = given_deals(self.deals, rs, players, False, None)
+            if ds is not None:
+                games = len(ds.deals) * players
             for _, spec in entries:  # strategies, players, seed, bots; loads the kernel
                 try:
                     S.open_match(self.candidate, spec, rs, players, seed, self.paths, bot_time)
@@ -331,7 +349,7 @@ class GauntletStudy(Study):
                 return GauntletJob(self.candidate, entries, rs, players, games, seed, self.sprt,
                                    0.05 if self.alpha is None else self.alpha,
                                    0.05 if self.beta is None else self.beta, batch, self.paths, bot_time,
-                                   self._rules_input(), store)
+                                   self._rules_input(), store, ds)
             except S.SPRTError as e:  # the test's bounds are given as --sprt ELO0,ELO1 here
                 said = str(e).replace("--elo0 must be below --elo1", "--sprt: ELO0 must be below ELO1")
                 raise S.SPRTError(re.sub(r"^--elo[01]\b", "--sprt", said)) from None
@@ -360,6 +378,8 @@ class GauntletStudy(Study):
             Check("batch", self.batch, job.batch),
             Check("time_per_move", None if self.bot_time is None else self.bot_time[0], job.bot_time[0]),
             Check("time_per_game", None if self.bot_time is None else self.bot_time[1], job.bot_time[1]),
+            Check("deals", deals_sha256(self.deals), job.deal_set.sha256 if job.deal_set is not None else None,
+                  shown=" (another deal set than the run's)"),
         ]
 
     def notes(self, job: GauntletJob, resume: bool) -> list[str]:
@@ -367,7 +387,9 @@ class GauntletStudy(Study):
         rounded = job.n_units * job.players
         return [escape(f"gauntlet: {job.candidate} against {', '.join(lab for lab, _ in job.opponents)}; "
                        f"{S.rules_name(job.rules)}, {job.players} players, "
-                       f"{'up to ' if job.sprt else ''}{rounded:,} games each (paired deals), seed {job.seed}")]
+                       f"{'up to ' if job.sprt else ''}{rounded:,} games each "
+                       + (f"(the deals of {job.deal_set.path})" if job.deal_set is not None else
+                          f"(paired deals), seed {job.seed}"))]
 
     def analyse(self, job: GauntletJob, store: GauntletStore, outcome: Any) -> G.Result:
         with study_errors(G.GauntletError):
@@ -400,17 +422,19 @@ class GauntletStudy(Study):
 def run_gauntlet(candidate: str, opponents: list[tuple[str, str]], rules, players: int = 2, games: int = 2000,
                  seed: int = 0, sprt: tuple[float, float] | None = None, alpha: float = 0.05, beta: float = 0.05,
                  batch: int = 2000, strategy_paths: tuple[str, ...] = (),
-                 bot_time: tuple[int, int | None] = (1000, None)) -> G.Result:
+                 bot_time: tuple[int, int | None] = (1000, None), deals: str | Path | None = None) -> G.Result:
     """Play ``candidate`` (a strategy spec, or ``bot:COMMAND``) against each of
     ``opponents`` (``(label, spec)``), ``games`` games each (whole deals: rounded down to a
     multiple of ``players``, at least one deal), or with ``sprt = (elo0, elo1)`` until that
     opponent's GSPRT decides (at most ``games``), in this process, writing nothing (the
     study of ``shedsim gauntlet``, :class:`shedsim.analysis.gauntlet_run.GauntletStudy`, with
     one worker). ``rules``: a preset name or a :class:`shedsim.rules.RuleSet`; ``bot_time``: a
-    bot's milliseconds per move and per game. Raises
+    bot's milliseconds per move and per game; ``deals``: a deal-set file played instead of
+    shuffled deals (``games`` is then not read). Raises
     :class:`shedsim.runs.study.StudyError` naming the option at fault."""
     from shedsim.runs.study import RunOptions, run_study
     study = GauntletStudy(candidate, [(lab, spec) for lab, spec in opponents], rules, players=players,
-                          games=games, seed=seed, sprt=sprt, alpha=alpha, beta=beta, batch=batch,
-                          strategy_path=list(strategy_paths), bot_time=bot_time)
+                          games=None if deals is not None else games, seed=seed, sprt=sprt, alpha=alpha,
+                          beta=beta, batch=batch,
+                          strategy_path=list(strategy_paths), bot_time=bot_time, deals=deals)
     return run_study(study, RunOptions(workers=1)).res

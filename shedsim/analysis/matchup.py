@@ -54,13 +54,11 @@ class Match:
 
     def records(self, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarray) -> dict[str, np.ndarray]:
         """Per-game records of ``sched``'s games (keys ``dk``, ``sk``): on the kernel, or with a
-        bot (id -1) on the reference engine (:func:`shedsim.runs.simulate.play_with_bots`).
+        bot (id -1) on the reference engine, with the spec's deal-set decks when it has one
+        (:func:`shedsim.runs.simulate.play_schedule`).
         Raises :class:`shedsim.kernel.build.KernelError`, :class:`shedsim.runs.simulate.SimulationError`."""
-        if (self.ids < 0).any():
-            from shedsim.runs.simulate import play_with_bots
-            return play_with_bots(self.spec, self.known, self.kernel, self.ids, self.params, self.rules_array,
-                                  sched, dk, sk)[0]
-        return self.kernel.play(self.rules_array, self.ids, self.params, sched["seating"], dk, sk, sched["dealer"])
+        from shedsim.runs.simulate import play_schedule
+        return play_schedule(self.spec, self.known, self.kernel, self.ids, self.params, self.rules_array, sched, dk, sk)
 
     def play(self, start: int, stop: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
         """Half points of X in games ``start..stop-1`` (int64[n]) and which of them reached

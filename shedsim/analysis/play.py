@@ -175,6 +175,9 @@ class Game(Advice):
         self.ra = rules.compile(players)
         self.streams = GameStreams(self.players, int(sk[0]), self.deal_rng)  # as the engine's
         self.srng = self.streams.shared
+        for i, p in enumerate(self.players):  # a plugin on the readable State sees the deal as a bot process
+            if p is not None and getattr(p, "see_deal", None) is not None:
+                p.see_deal(self.state, i, int(sk[0]))
         me = self.state.seats[seat]
         self.dealt_up = [list(s.face_up) for s in self.state.seats]
         self.choices = swap_choices(me.hand + me.face_up, me.face_up, rules.table_size)

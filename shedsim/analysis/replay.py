@@ -146,20 +146,20 @@ class GameFailed(StrategyError):
 
 
 def _told_until_failure(spec: RunSpec, players, deal_key: int, strategy_key: int, dealer: int,
-                        chosen: list, labels: list[str]) -> list[str]:
+                        chosen: list, labels: list[str], deck=None) -> list[str]:
     """The game told up to the move a strategy failed on: the deal and swaps again (they
     succeeded: the same calls on the same streams), then the moves chosen before the
     failing one."""
     from shedsim.rules.engine import IllegalMoveError, MoveSyntaxError, new_game
     try:
-        state, _ = new_game(spec.rules, players, deal_key, strategy_key, dealer)
+        state, _ = new_game(spec.rules, players, deal_key, strategy_key, dealer, deck=deck)
     except StrategyError:
         return []
     face_up = [pack(s.face_up) for s in state.seats]
     codes = [m.code for m in chosen if m.kind != "invalid"]
     for moves in (codes, codes[:-1]):
         try:
-            lines, _ = narrate_game(spec.rules, deal_key, dealer, face_up, state.start_seat, moves, labels)
+            lines, _ = narrate_game(spec.rules, deal_key, dealer, face_up, state.start_seat, moves, labels, deck=deck)
             return lines
         except (IllegalMoveError, MoveSyntaxError):
             continue
@@ -214,15 +214,18 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None, iso
     chosen: list = []
     seated = [_Recorded(p, i, record, chosen, beat) for i, p in enumerate(players)]
     labels = [spec.labels[e] for e in seating]
+    decks = spec.decks(sched)
+    deck = None if decks is None else decks[0]
     try:
-        result = play_game(spec.rules, seated, int(dk[0]), int(sk[0]), dealer)
+        result = play_game(spec.rules, seated, int(dk[0]), int(sk[0]), dealer, deck=deck)
     except StrategyError as e:
-        told = _told_until_failure(spec, players, int(dk[0]), int(sk[0]), dealer, chosen, labels) if narrate else []
+        told = (_told_until_failure(spec, players, int(dk[0]), int(sk[0]), dealer, chosen, labels, deck)
+                if narrate else [])
         raise GameFailed(str(e), told) from None
     lines: list[str] = []
     if narrate:
         lines, final = narrate_game(spec.rules, int(dk[0]), dealer, result.face_up, result.start_seat,
-                                    result.move_codes, labels, [p.deterministic for p in players])
+                                    result.move_codes, labels, [p.deterministic for p in players], deck)
         places = [final.place_of(i) for i in range(spec.players)]
         if places != result.places:  # the record replays to another end: a bug, never silent
             raise RuntimeError(f"game {game}: the told game ends with places {places}, the played one with "

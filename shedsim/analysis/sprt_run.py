@@ -44,11 +44,14 @@ def t_batch(test: dict[str, Any]) -> int:
 
 
 def play_batch(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy_paths: tuple[str, ...],
-               u0: int, u1: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
+               u0: int, u1: int, paired: bool, deals: tuple = (),
+               deals_path: str = "") -> tuple[np.ndarray, np.ndarray]:
     """Units ``u0..u1-1`` of X = ``a`` against Y = ``b`` (:func:`shedsim.analysis.sprt.play_units`:
     int64[n] unit codes, int64[n] unfinished games per unit). Module level (picklable); the
-    loaded match is kept per process, so batch after batch reuses it."""
-    return S.play_units(cached_match(a, b, rules, players, seed, strategy_paths), u0, u1, paired)
+    loaded match is kept per process, so batch after batch reuses it; ``deals``, ``deals_path``:
+    a deal set played instead of shuffled deals (:func:`shedsim.analysis.matches.cached_match`)."""
+    match = cached_match(a, b, rules, players, seed, strategy_paths, deals=deals, deals_path=deals_path)
+    return S.play_units(match, u0, u1, paired)
 
 
 def strategy_hashes(a: str, b: str, strategy_paths: tuple[str, ...]) -> dict[str, str]:
@@ -73,8 +76,10 @@ class SprtJob(Job):
     command = "sprt"
 
     def __init__(self, a: str, b: str, rules: RuleSet, players: int, seed: int, test: dict[str, Any],
-                 strategy_paths: tuple[str, ...], rules_input: dict[str, Any], store: RunStore) -> None:
+                 strategy_paths: tuple[str, ...], rules_input: dict[str, Any], store: RunStore,
+                 deal_set: Any = None) -> None:
         self.a, self.b, self.rules, self.players, self.seed = a, b, rules, players, int(seed)
+        self.deal_set = deal_set  # --deals (shedsim.rules.deals.DealSet) or None
         self.test = {k: test[k] for k in TEST_FIELDS}
         self.paths = tuple(strategy_paths)
         self.store = store
@@ -86,11 +91,13 @@ class SprtJob(Job):
                               f"most {MAX_CHUNKS:,} chunks: lower --max-games or raise --batch")
         self.plan = self.seq.batches()
         ident = {"format": FORMAT, "command": "sprt", "a": a, "b": b, "rules": rules.to_dict(), "players": players,
-                 "seed": self.seed, **self.test, "strategy_hashes": dict(sorted(strategy_hashes(a, b, self.paths).items()))}
+                 "seed": self.seed, **self.test, "strategy_hashes": dict(sorted(strategy_hashes(a, b, self.paths).items())),
+                 **({"deals_sha256": deal_set.sha256} if deal_set is not None else {})}
         self.key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
         self.tasks = [(None, k) for k in range(len(self.plan))]
         self.spec_json = {**ident, "rules_input": rules_input, "strategy_paths": list(self.paths),
-                          "n_chunks": len(self.tasks), "key": self.key}
+                          "n_chunks": len(self.tasks), "key": self.key,
+                          **({"deals": deal_set.path} if deal_set is not None else {})}
         self.strategies = [a, b]
         self._fed = 0
         self._held: dict[int, dict[str, np.ndarray]] = {}
@@ -110,7 +117,8 @@ class SprtJob(Job):
     def call(self, k: int):
         u0, u1 = self.plan[k]
         return play_batch, (self.a, self.b, self.rules, self.players, self.seed, self.paths, u0, u1,
-                            self.test["paired"])
+                            self.test["paired"],
+                            *((self.deal_set.deals, self.deal_set.path) if self.deal_set is not None else ()))
 
     def reduce(self, k: int, result: Any, store: RunStore) -> dict[str, np.ndarray]:
         codes, unf = result
@@ -239,8 +247,9 @@ def job_from_store(store: SprtStore, strategy_paths: tuple[str, ...] | None = No
             job = PairingJob(str(d["a"]), str(d["b"]), rs, int(d["players"]), int(d["seed"]), int(d["games"]),
                              paths, ri, store, int(d["batch"]))
         else:
+            ds = stored_deals(d, rs, int(d["players"]))
             job = SprtJob(str(d["a"]), str(d["b"]), rs, int(d["players"]), int(d["seed"]),
-                          {k: d[k] for k in TEST_FIELDS}, paths, ri, store)
+                          {k: d[k] for k in TEST_FIELDS}, paths, ri, store, ds)
     except S.SPRTError as e:
         raise S.SPRTError(f"--resume: {where}: {e}") from None
     except (KeyError, TypeError, ValueError, RulesError) as e:
@@ -251,3 +260,41 @@ def job_from_store(store: SprtStore, strategy_paths: tuple[str, ...] | None = No
     store.verify_checksum(d)
     return job
 
+
+def deals_sha256(path: str | None) -> str | None:
+    """The SHA-256 of the ``--deals`` file given beside ``--resume`` (None: not given)."""
+    from shedsim.rules.deals import DealsError, file_sha256
+    try:
+        return file_sha256(path)
+    except DealsError as e:
+        raise S.SPRTError(f"--deals: {e}") from None
+
+
+def given_deals(path: str | None, rules: RuleSet, players: int, unpaired: bool | None, max_games: int | None):
+    """``--deals``: the deal set read and checked, or None. The SPRT then plays each deal under
+    every rotation, at most every deal once (its ``--max-games``); the gauntlet reads its file
+    here too (``unpaired`` False, ``max_games`` None). Raises
+    :class:`shedsim.analysis.sprt.SPRTError` naming the option."""
+    if path is None:
+        return None
+    from shedsim.rules.deals import DealsError, read
+    if unpaired:
+        raise S.SPRTError("--deals: plays each deal under every rotation; not with --unpaired or --compare-pairing")
+    if max_games is not None:
+        raise S.SPRTError("--max-games: not with --deals (the test plays at most every deal of the file once)")
+    try:
+        return read(path, rules, players)
+    except DealsError as e:
+        raise S.SPRTError(f"--deals: {e}") from None
+
+
+def stored_deals(d: dict[str, Any], rules: RuleSet, players: int):
+    """The deal set a stored test played (its spec ``d``), read again; one whose content
+    changed since raises :class:`shedsim.analysis.sprt.SPRTError`."""
+    if d.get("deals") is None:
+        return None
+    ds = given_deals(str(d["deals"]), rules, players, False, None)
+    if ds.sha256 != d.get("deals_sha256"):
+        raise S.SPRTError(f"the deal set {ds.path} changed since the run started (its sha256 differs); "
+                          f"start a new run")
+    return ds

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from shedsim.analysis import sprt as S
 from shedsim.analysis.sprt_run import (PAIRING_BATCH, TEST_FIELDS, PairingJob, SprtJob, SprtStore,
-                                       job_from_store)
+                                       deals_sha256, given_deals, job_from_store)
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.study import Check, Study, StudyError, marked, study_errors
 
@@ -43,7 +43,8 @@ class SprtStudy(Study):
                  house: Sequence[str] | None = None, rules_file: str | Path | None = None,
                  players: int | None = None, seed: int | None = None, unpaired: bool | None = None,
                  compare_pairing: bool | None = None, games: int | None = None,
-                 strategy_path: Sequence[str | Path] | None = None, **test: Any) -> None:
+                 strategy_path: Sequence[str | Path] | None = None, deals: str | Path | None = None,
+                 **test: Any) -> None:
         unknown = [k for k in test if k not in TEST_FIELDS or k == "paired"]
         if unknown:
             raise StudyError(f"not an sprt option (the test's: {', '.join(TEST_DEFAULTS)})", field=unknown[0])
@@ -54,6 +55,7 @@ class SprtStudy(Study):
         self.paths = tuple(str(p) for p in strategy_path or [])
         self.strategy_path = strategy_path
         self.pairing = bool(compare_pairing)
+        self.deals = None if deals is None else str(deals)  # a deal-set file (shedsim.rules.deals)
 
     # the stop messages say what the test had found and what its reports need
     @property
@@ -88,6 +90,9 @@ class SprtStudy(Study):
         ri = rules_input(self.rules or "shithead", self.house, self.rules_file)
         with study_errors(S.SPRTError, RulesError):
             rs = self._rules()
+            ds = given_deals(self.deals, rs, players, self.unpaired or self.compare_pairing, self.test["max_games"])
+            if ds is not None:
+                t["max_games"] = len(ds.deals) * players
             if self.compare_pairing:
                 if self.unpaired:
                     raise StudyError("--unpaired and --compare-pairing: --compare-pairing plays both designs itself")
@@ -107,7 +112,7 @@ class SprtStudy(Study):
                 return PairingJob(self.a, self.b, rs, players, seed, n_games, self.paths, ri, store,
                                   PAIRING_BATCH if self.test["batch"] is None else self.test["batch"])
             return SprtJob(self.a, self.b, rs, players, seed, {**t, "paired": not self.unpaired}, self.paths, ri,
-                           store)
+                           store, ds)
 
     def store(self, root: Path) -> SprtStore:
         return SprtStore(root)
@@ -136,6 +141,8 @@ class SprtStudy(Study):
             Check("compare_pairing", self.compare_pairing, pairing, shown=" (the stored run is an SPRT)"),
             Check("games", self.games, job.n_games if pairing else NOT_STORED),
             *(Check(k, self.test[k], stored[k]) for k in TEST_DEFAULTS),
+            Check("deals", deals_sha256(self.deals), getattr(job, "deal_set", None) and job.deal_set.sha256,
+                  shown=" (another deal set than the run's)"),
         ]
 
     def notes(self, job: SprtJob | PairingJob, resume: bool) -> list[str]:

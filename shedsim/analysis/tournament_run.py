@@ -64,6 +64,16 @@ def build_rules(rules: str, house: Sequence[str] | None, rules_file: str | Path 
     return build(rules, list(house or []), Path(rules_file) if rules_file else None)
 
 
+def deals_sha256(path: str | None) -> str | None:
+    """The sha256 of the file ``--deals`` names beside ``--resume`` (None: not given), for
+    the resume check; an unreadable file raises :class:`~shedsim.analysis.tournament.TournamentError`."""
+    from shedsim.rules.deals import DealsError, file_sha256
+    try:
+        return file_sha256(path)
+    except DealsError as e:
+        raise T.TournamentError(f"--deals: {e}") from None
+
+
 class TournamentStudy(Study):
     """A tournament (:mod:`shedsim.analysis.tournament`); every option None when not given."""
 
@@ -75,7 +85,8 @@ class TournamentStudy(Study):
                  house: Sequence[str] | None = None, rules_file: str | Path | None = None,
                  rounds: int | None = None, seat_orders: str | None = None,
                  strategy_path: Sequence[str | Path] | None = None, chunk_size: int | None = None,
-                 save_games: bool | None = None, bot_time: tuple[int, int | None] = (1000, None)) -> None:
+                 save_games: bool | None = None, bot_time: tuple[int, int | None] = (1000, None),
+                 deals: str | Path | None = None) -> None:
         self.strategies, self.players, self.games, self.seed = strategies, players, games, seed
         self.rules, self.house, self.rules_file = rules, house, rules_file
         self.rounds, self.seat_orders, self.chunk_size = rounds, seat_orders, chunk_size
@@ -83,10 +94,14 @@ class TournamentStudy(Study):
         self.paths = tuple(str(p) for p in strategy_path or [])
         self.strategy_path = strategy_path
         self.bot_time = tuple(bot_time)  # a bot entry's time control (shedsim.bot)
+        self.deals = None if deals is None else str(deals)  # a deal-set file (shedsim.rules.deals)
 
     def plan(self, store: T.Store) -> T.TournamentJob:
         from shedsim.rules.ruleset import RulesError
         with study_errors(T.TournamentError, RulesError):
+            if self.deals is not None and self.games is not None:
+                raise T.TournamentError("--games: not with --deals (the deal set decides the games: each deal at "
+                                        "every table under every rotation)")
             rules = self.rules or T.DEFAULT_RULES
             rs = build_rules(rules, self.house, self.rules_file)
             n_players = T.DEFAULT_PLAYERS if self.players is None else self.players
@@ -98,7 +113,7 @@ class TournamentStudy(Study):
                           chunk_size=self.chunk_size, strategy_paths=self.paths,
                           rules_input=rules_input(rules, self.house, self.rules_file),
                           save_games=bool(self.save_games), seat_orders=self.seat_orders or "all",
-                          bot_time=self.bot_time)
+                          bot_time=self.bot_time, deals=self.deals)
         return T.TournamentJob(spec)
 
     def store(self, root: Path) -> T.Store:
@@ -132,6 +147,8 @@ class TournamentStudy(Study):
             Check("seat_orders", self.seat_orders, spec.seat_orders),
             Check("save_games", self.save_games, spec.save_games, same=lambda g, s: not g or s,
                   shown=" (the run started without it)"),
+            Check("deals", deals_sha256(self.deals), spec.deal_set.sha256 if spec.deal_set else None,
+                  shown=" (another deal set than the run's)"),
         ]
 
     def notes(self, job: T.TournamentJob, resume: bool) -> list[str]:

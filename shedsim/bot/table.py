@@ -217,9 +217,11 @@ class Table:
 
 
 def play_game(table: Table, rules, ra: np.ndarray, seating: np.ndarray, strategies: dict[int, Any],
-              deal_key: int, strategy_key: int, dealer: int, index: int) -> tuple[dict[str, Any], int, int]:
+              deal_key: int, strategy_key: int, dealer: int, index: int,
+              deck: np.ndarray | None = None) -> tuple[dict[str, Any], int, int]:
     """Play game ``index`` of the run with bots at the seats whose entries are bots
-    (``strategies``: entry -> engine player, for the others). Returns the game's record
+    (``strategies``: entry -> engine player, for the others; ``deck``: a given deal,
+    :func:`shedsim.rules.engine.deal`). Returns the game's record
     (the kernel's fields, one value each), the forfeiting seat (-1: none) and the fault's
     code (0: none). Raises :class:`shedsim.rules.engine.StrategyError` when a strategy
     (not a bot) fails."""
@@ -230,7 +232,7 @@ def play_game(table: Table, rules, ra: np.ndarray, seating: np.ndarray, strategi
     players: list[Any] = []
     bots: dict[int, BotSeat] = {}
     count: dict[int, int] = {}
-    dealt, _ = deal(rules, n, deal_key, dealer)
+    dealt, _ = deal(rules, n, deal_key, dealer, deck)
     table.game = _Game(dealt, index)
     rules_obj = table.rules_obj
     forfeit: _Forfeit | None = None
@@ -257,7 +259,7 @@ def play_game(table: Table, rules, ra: np.ndarray, seating: np.ndarray, strategi
     chosen = [pack(s.face_up) for s in dealt.seats]  # the face-up cards as dealt, until every seat swapped
     if forfeit is None:
         try:
-            state, _ = new_game(rules, players, deal_key, strategy_key, dealer, ra)
+            state, _ = new_game(rules, players, deal_key, strategy_key, dealer, ra, deck)
             chosen = [pack(s.face_up) for s in state.seats]
         except StrategyError as e:
             if not isinstance(e.__cause__, _Forfeit):
@@ -342,10 +344,12 @@ def play_games(spec, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarra
            "forfeit": np.zeros((m, n), np.int8)}
     table = Table(spec.labels, spec.entries, Clock(spec.bot_move_ms, spec.bot_game_ms), spec.bot_cwd)
     table.rules_obj = P.rules_object(spec.rules, n)
+    decks = spec.decks(sched)
     try:
         for i, g in enumerate(rows):
             rec, fseat, code = play_game(table, spec.rules, ra, sched["seating"][g], strategies, int(dk[g]),
-                                         int(sk[g]), int(sched["dealer"][g]), int(sched["index"][g]))
+                                         int(sk[g]), int(sched["dealer"][g]), int(sched["index"][g]),
+                                         None if decks is None else decks[g])
             for k, v in rec.items():
                 out[k][i] = v
             if fseat >= 0:

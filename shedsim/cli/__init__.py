@@ -21,6 +21,7 @@ from shedsim.cli import ratings as ratings_cmd
 from shedsim.cli import common as C
 from shedsim.cli.common import CommandGroup
 from shedsim.cli import compare as compare_cmd
+from shedsim.cli import deals as deals_cmd
 from shedsim.cli import hint as hint_cmd
 from shedsim.cli import play as play_cmd
 from shedsim.cli import report as report_cmd
@@ -39,7 +40,8 @@ COMMANDS = (
     ("Studies", (("tournament", tournament_cmd.tournament), ("compare-rules", compare_cmd.compare_rules),
                  ("swaps", swaps_cmd.swaps), ("sprt", sprt_cmd.sprt), ("gauntlet", gauntlet_cmd.gauntlet), ("tips", tips_cmd.tips),
                  ("tune", tune_cmd.tune))),
-    ("Positions and games", (("hint", hint_cmd.hint), ("play", play_cmd.play), ("trace", trace_cmd.trace))),
+    ("Positions and games", (("hint", hint_cmd.hint), ("play", play_cmd.play), ("trace", trace_cmd.trace),
+                             ("deals", deals_cmd.deals_app))),
     ("Reports", (("report", report_cmd.report), ("ratings", ratings_cmd.ratings_app))),
     ("Tools", (("bench", bench_cmd.bench), ("compile", strategies_cmd.compile_cmd),
                ("scenario", scenario_cmd.scenario_app))),

@@ -45,10 +45,13 @@ def gauntlet(
     no_plots: O.NoPlotsOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=O.P_OUT, help="No progress bar or notes (the table is still printed).")] = False,
     stop_after: O.StopAfterOpt = None,
+    deals: O.DealsOpt = None,
 ) -> None:
     """Play one candidate against each opponent in turn, head to head on paired deals.
 
     One table row per opponent: games, the candidate's score (share of the other seats it finished ahead of, ties half) with its 95% interval, the same as Elo, the games each side forfeited (bots) and, with --sprt, the SPRT's decision and LLR; then the total over every opponent. Every opponent meets the same deals.
+
+    With --deals FILE every opponent meets exactly the deals of that file, each under every rotation (not with --games); --resume refuses another file, or one whose content changed.
 
     Exit codes: 0 done; 1 a strategy failed; 2 bad options, or an --out directory in use or holding other files (nothing is written); 3 a file could not be written; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 
@@ -77,6 +80,7 @@ def gauntlet(
     r = O.call(api.gauntlet, candidate=cand, opponents=entries, rules=rules, house=house, rules_file=rules_file,
                players=players, games=games, seed=seed, sprt=test, alpha=alpha, beta=beta, batch=batch,
                strategy_path=O.paths_of(strategy_path), bot_time=(time_per_move, time_per_game) if timed else None,
+               deals=deals,
                options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after))
     _print_table(r.result, r.run.job, r.result.rows[0].decision is not None)
     if csv is not None:

@@ -33,6 +33,11 @@ import typer
 P_RUN = "What to play"
 P_OUT = "Output and execution"
 
+DealsOpt = Annotated[Optional[Path], typer.Option(
+    "--deals", rich_help_panel=P_RUN,
+    help="Play the deals of this deal-set file (`shedsim deals export`; docs/reference/deals.md), each under "
+         "every rotation of the seats, instead of deals shuffled from --seed.")]
+
 # ------------------------------------------------------------------ execution options
 
 

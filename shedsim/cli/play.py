@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -42,6 +43,11 @@ def play(
                                                           "what the rules score).")] = None,
     strategy_path: StrategyPathOpt = None,
     bot: BotOpt = None,
+    from_file: Annotated[Optional[Path], typer.Option("--from", help="A game record (`shedsim trace --record "
+                                                      "FILE`): go on with that game from its position, the other "
+                                                      "seats played by the strategies it names.")] = None,
+    move: Annotated[Optional[int], typer.Option("--move", min=0, help="With --from: start after this many of the "
+                                                "recorded moves (default: all of them).")] = None,
 ) -> None:
     """Play a game against the bots in the terminal.
 
@@ -53,20 +59,26 @@ def play(
 
     Exit codes: 0 game over or quit; 1 input ended before the game did, or a bot failed; 2 bad options.
 
+    --from FILE [--move N] goes on with a recorded game (docs/reference/game-records.md) from its position after N moves: you take --seat, the record's strategies play the other seats; the rules, players and deal come from the record.
+
     Example: shedsim play --players 3 --opponents heuristic,greedy --seed 7
     """  # noqa: E501
     from shedsim.analysis.play import Game, InputError, PlayError, default_opponents
+    from shedsim.cli.records import again_from, play_from
     from shedsim.rules.engine import StrategyError
-    rs = load_rules(rules, house, rules_file)
     paths = tuple(str(p) for p in strategy_path or [])
+    hints, opening = dict(hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective), None
     try:
-        if opponents is None:
-            opponents = ",".join(default_opponents())
-        bots = bot_entries(bot)  # --opponents LABEL of a --bot LABEL=COMMAND: that bot
-        specs = [bot_spec(s.strip(), bots) for s in _split_specs(opponents)]
-        g = Game(rs, players, specs, seed=seed, game=game, seat=seat, strategy_paths=paths,
-                 hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective,
-                 labels={spec: label for label, spec in bots})
+        if from_file is not None:
+            g, opening = play_from(from_file, move, seat, house, rules_file, strategy_paths=paths, **hints)
+        else:
+            rs = load_rules(rules, house, rules_file)
+            if opponents is None:
+                opponents = ",".join(default_opponents())
+            bots = bot_entries(bot)  # --opponents LABEL of a --bot LABEL=COMMAND: that bot
+            specs = [bot_spec(s.strip(), bots) for s in _split_specs(opponents)]
+            g = Game(rs, players, specs, seed=seed, game=game, seat=seat, strategy_paths=paths,
+                     labels={spec: label for label, spec in bots}, **hints)
     except PlayError as e:
         fail(str(e))
     tty = sys.stdin.isatty()
@@ -77,10 +89,12 @@ def play(
             typer.echo(ln)
 
     def again() -> str:
+        if from_file is not None:
+            return again_from(from_file, move, seat, house, rules_file, paths, g.inputs, **hints)
         return _again(rules, house, rules_file, players, opponents, seed, game, seat, hint_policy, hint_budget,
                       hint_objective, paths, g.inputs, bot)
 
-    say(g.swap_lines())
+    say(g.swap_lines() if opening is None else opening)
     while not g.over:
         line = _read_line(g.prompt(), queued, tty)
         if line is None:

@@ -51,6 +51,7 @@ def sprt(
     no_plots: O.NoPlotsOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=O.P_OUT, help="No progress bar or notes (the result is still printed).")] = False,
     stop_after: O.StopAfterOpt = None,
+    deals: O.DealsOpt = None,
 ) -> None:
     """Is strategy X stronger than Y? Play them head to head on paired deals until a sequential probability ratio test decides.
 
@@ -76,7 +77,7 @@ def sprt(
     r = O.call(api.sprt, a=a, b=b, rules=rules, house=house, rules_file=rules_file, players=players, seed=seed,
                unpaired=unpaired, compare_pairing=compare_pairing, games=games, strategy_path=O.paths_of(strategy_path),
                elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, min_games=min_games, llr=llr,
-               batch=batch, options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots,
+               batch=batch, deals=deals, options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots,
                                                   stop_after))
     typer.echo("\n".join(_pairing_lines(r) if r.pairing is not None else _decision_lines(r.result)))
     if r.out is not None and not quiet:

@@ -45,6 +45,7 @@ def tournament(
     no_plots: O.NoPlotsOpt = False,
     quiet: O.QuietOpt = False,
     stop_after: O.StopAfterOpt = None,
+    deals: O.DealsOpt = None,
 ) -> None:
     """Play a fair tournament between strategies and write its statistics and charts.
 
@@ -67,7 +68,7 @@ def tournament(
     r = O.call(api.tournament, strategies=strategies, players=players, games=games, seed=seed, rules=rules,
                house=house, rules_file=rules_file, rounds=rounds, seat_orders=seat_orders,
                strategy_path=O.paths_of(strategy_path), chunk_size=chunk_size, save_games=save_games,
-               bot_time=(time_per_move, time_per_game),
+               bot_time=(time_per_move, time_per_game), deals=deals,
                options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after,
                                      default_out="reports/latest"))
     if not quiet:

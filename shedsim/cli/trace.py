@@ -12,6 +12,9 @@ from shedsim.runs.limits import INT64_MAX
 
 
 def trace(
+    record_file: Annotated[Optional[Path], typer.Argument(
+        metavar="[FILE]", help="A game record (`trace --record FILE`; docs/reference/game-records.md): tell that game "
+                               "instead of replaying one of a run.")] = None,
     rules: RulesOpt = "shithead",
     house: HouseOpt = None,
     rules_file: RulesFileOpt = None,
@@ -41,6 +44,11 @@ def trace(
                                                      "replay its game --game exactly (rules, strategies, seed "
                                                      "and seating from its spec.json).")] = None,
     strategy_path: StrategyPathOpt = None,
+    deals: Annotated[Optional[Path], typer.Option("--deals", help="The deal-set file the run played (its "
+                                                  "--deals), so that game --game is dealt from it.")] = None,
+    record: Annotated[Optional[Path], typer.Option("--record", help="Also write the game as a one-file game record "
+                                                   "(JSON Lines: rules, seed, deal, seats, every move, the result), "
+                                                   "to attach to a bug report.")] = None,
 ) -> None:
     """Play one game on the reference engine and tell it move by move.
 
@@ -48,8 +56,11 @@ def trace(
 
     Games are numbered as the run that played them numbers them, so a game an error message names is replayed by the command it prints: `shedsim trace --from RUN_DIR --game N` for a tournament directory, or the same rules, players, strategies, seed and --game.
 
-    Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4; shedsim trace --from reports/latest --game 24
+    Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4; shedsim trace --from reports/latest --game 24 --record game.jsonl; shedsim trace game.jsonl
     """  # noqa: E501
+    from shedsim.cli.records import tell_record, with_deals, write_record
+    if record_file is not None:
+        return tell_record(record_file, house, rules_file)
     from shedsim.analysis.replay import (GameFailed, ReplayError, StrategyCrash, game_heading, replay_game_guarded,
                                          run_dir_spec, tournament_run_spec)
     from shedsim.rules.engine import StrategyError
@@ -66,6 +77,7 @@ def trace(
                 fail(str(e))
             spec = tournament_run_spec(rs, players, "@reference,@baseline" if strategies is None else strategies,
                                        seed, game, seat_orders, stream, paths, schedule)
+            spec = with_deals(spec, deals)
         heading = game_heading(spec, game)
         if from_dir is not None:
             heading = f"{from_dir}: {heading}"
@@ -85,3 +97,5 @@ def trace(
     typer.echo(heading)
     for line in rep.lines:
         typer.echo(line)
+    if record is not None:
+        write_record(record, spec, rep)

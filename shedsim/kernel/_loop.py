@@ -65,7 +65,10 @@ cards (``swap_from[e] == e`` normally; ``-1`` keeps the face-up cards as dealt: 
 packed face-up multiset, checked like any swap). ``given_seat`` int64[n] (-1: an ordinary
 deal) and ``given_visible`` int64[n]: game g is dealt conditioned on that seat's visible
 cards being ``given_visible[g]`` (:func:`shedsim.kernel.core.deal_given`; an impossible
-multiset is reported as an impossible swap of that seat).
+multiset is reported as an impossible swap of that seat). ``decks`` int64[n, D]: with D > 0,
+game g is dealt the deck ``decks[g]`` as it stands (a deal-set file, :mod:`shedsim.rules.deals`;
+:func:`shedsim.kernel.core.deal_out`) instead of a shuffle; the deal stream then starts at
+the game's deal key for the start rule's draws. D = 0: shuffled deals.
 
 Strategies never see the kernel's own ``rules`` and ``entry_params``: they decide on
 copies (``srules`` int64[R_SIZE], ``sparams`` int64[E, W], made by the caller), which the
@@ -93,7 +96,7 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import (constants, deal, deal_given, first_change, first_change_rows, legal_with,
+from shedsim.kernel.core import (constants, deal, deal_given, deal_out, first_change, first_change_rows, legal_with,
                                  place_by_cards, stage_in,
                                  start_seat, step_with, stop_check, valid_swap, write_turn)
 from shedsim.kernel.nb import ix
@@ -104,11 +107,12 @@ from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_determini
 @njit(cache=True)
 def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
                pickups, burns, unfinished, ends, dealt, face_up, trace, status,
-               pub, priv, streams, swap_from, forced_up, given_seat, given_visible, srules, sparams):
+               pub, priv, streams, swap_from, forced_up, given_seat, given_visible, srules, sparams, decks):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
     is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[W]``)."""
     n_games = deal_keys.shape[0]
     trace_len = trace.shape[1]
+    deck_len = decks.shape[1]
     players = rules[L.R_PLAYERS]
     max_moves = rules[L.R_MAX_MOVES]
     table = rules[L.R_TABLE_SIZE]
@@ -125,7 +129,11 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
         if OUTSIDE:  # each seat's own stream, for a plugin from outside strategies/
             for s in range(players):
                 priv[ix(L.P_SEAT_RNG + s)] = np.int64(seat_key(strategy_keys[g], s))
-        if given_seat[g] < 0:
+        if deck_len > 0:  # a given deck order: dealt as it stands
+            for i in range(deck_len):
+                priv[ix(L.P_DECK + i)] = decks[g, i]
+            deal_out(rules, pub, priv, dealers[g])
+        elif given_seat[g] < 0:
             deal(rules, pub, priv, drng, dealers[g])
         elif not deal_given(rules, pub, priv, drng, dealers[g], given_seat[g], given_visible[g]):
             status[1] = 1

@@ -241,7 +241,8 @@ class Kernel:
              seating: np.ndarray, deal_keys: np.ndarray, strategy_keys: np.ndarray,
              dealers: np.ndarray, trace_moves: int = 0, swap_from: np.ndarray | None = None,
              forced_up: np.ndarray | None = None, given_seat: np.ndarray | None = None,
-             given_visible: np.ndarray | None = None, status: np.ndarray | None = None) -> dict[str, np.ndarray]:
+             given_visible: np.ndarray | None = None, status: np.ndarray | None = None,
+             decks: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Play games; returns per-game record arrays (see :mod:`shedsim.kernel._loop`).
 
         Entry ``e`` is strategy id ``entry_ids[e]`` (int64[E]) with ``entry_params[e]``
@@ -253,7 +254,9 @@ class Kernel:
         multiset for a game and seat where non-zero; ``given_seat``/``given_visible``
         int64[n] (default: none) deal game g conditioned on seat ``given_seat[g]`` (-1:
         an ordinary deal) holding the packed visible cards ``given_visible[g]`` (see
-        :mod:`shedsim.kernel._loop`). Raises :class:`KernelError` when a strategy returns
+        :mod:`shedsim.kernel._loop`); ``decks`` int64[n, deck size] (default: shuffled deals)
+        deals game g the deck ``decks[g]`` in dealing order (:func:`shedsim.rules.deals.deck_order`).
+        Raises :class:`KernelError` when a strategy returns
         an impossible swap or an illegal move, or writes into the rules or parameters (or, a
         plugin from outside ``strategies/``, into a random stream it does not own), and
         re-raises (with the game index in ``KernelError.game``) when a strategy raises.
@@ -299,10 +302,13 @@ class Kernel:
                       else np.ascontiguousarray(given_seat, np.int64))
         given_visible = (np.zeros(n, np.int64) if given_visible is None
                          else np.ascontiguousarray(given_visible, np.int64))
+        decks = np.zeros((n, 0), np.int64) if decks is None else np.ascontiguousarray(decks, np.int64)
         if (swap_from.shape != (n_entries,) or forced_up.shape != (n, p) or given_seat.shape != (n,)
-                or given_visible.shape != (n,)):
+                or given_visible.shape != (n,) or decks.shape[0] != n):
             raise ValueError(f"swap_from must be int64[{n_entries}], forced_up int64[{n}, {p}], "
-                             f"given_seat and given_visible int64[{n}]")
+                             f"given_seat and given_visible int64[{n}], decks int64[{n}, deck size]")
+        if decks.shape[1] not in (0, int(rules_array[L.R_DECK_SIZE])):
+            raise ValueError(f"decks must be int64[{n}, {int(rules_array[L.R_DECK_SIZE])}], got {decks.shape}")
         # the kernel keeps these; strategies get copies (see _loop.py), compared after each game
         rules_array = np.ascontiguousarray(rules_array, np.int64)
         entry_params = np.ascontiguousarray(entry_params, np.int64)
@@ -312,7 +318,7 @@ class Kernel:
                 np.ascontiguousarray(strategy_keys, np.uint64), np.ascontiguousarray(dealers, np.int64),
                 rec["places"], rec["start"], rec["moves"], rec["pickups"], rec["burns"],
                 rec["unfinished"], rec["end"], rec["dealt"], rec["face_up"], rec["trace"], status, *scratch,
-                swap_from, forced_up, given_seat, given_visible, srules, sparams]
+                swap_from, forced_up, given_seat, given_visible, srules, sparams, decks]
         if n and self.outside_ids & set(ids.tolist()) and isolate.can_fork():
             # a plugin from outside strategies/ may crash the process (numba checks no
             # bounds) or never decide: play in a forked child, writing into memory shared

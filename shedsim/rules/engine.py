@@ -83,13 +83,20 @@ class Player(Protocol):
 
 
 # --------------------------------------------------------------------------- deal & start
-def deal(rules: RuleSet, players: int, deal_key: int, dealer: int = 0) -> tuple[GameState, SplitMix64]:
+def deal(rules: RuleSet, players: int, deal_key: int, dealer: int = 0,
+         deck: Sequence[int] | None = None) -> tuple[GameState, SplitMix64]:
     """Shuffle and deal (before the swap). Returns the state and the deal stream, which
-    the start rule goes on drawing from. Raises ``RulesError`` for a bad player count."""
+    the start rule goes on drawing from. ``deck`` (ranks in dealing order,
+    :func:`shedsim.rules.deals.deck_order`) is dealt as it stands instead of a shuffle;
+    the deal stream then starts at ``deal_key``, as in the kernel. Raises ``RulesError``
+    for a bad player count."""
     rules.check_players(players)
     rng = SplitMix64(deal_key)
-    deck = [r for r in RANKS for _ in range(4 * rules.decks)]
-    shuffle(deck, rng)
+    if deck is None:
+        deck = [r for r in RANKS for _ in range(4 * rules.decks)]
+        shuffle(deck, rng)
+    else:
+        deck = [int(c) for c in deck]
     seats = [Seat() for _ in range(players)]
     order = [(dealer + 1 + i) % players for i in range(players)]
     pos = 0
@@ -198,8 +205,10 @@ class GameStreams:
 
 
 def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
-             dealer: int = 0, rules_array: np.ndarray | None = None) -> tuple[GameState, np.ndarray]:
-    """Deal, let each player swap, choose the starting seat. Returns (state, strategy rng).
+             dealer: int = 0, rules_array: np.ndarray | None = None,
+             deck: Sequence[int] | None = None) -> tuple[GameState, np.ndarray]:
+    """Deal (``deck``: see :func:`deal`), let each player swap, choose the starting seat.
+    Returns (state, strategy rng).
 
     The strategy stream is a ``uint64[1]`` array shared by the players of the game that
     come with shedsim; a plugin from outside ``strategies/`` draws from its seat's own
@@ -207,12 +216,15 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
     invalid swap or a write into a stream the swap does not own.
     """
     n = len(players)
-    state, rng = deal(rules, n, deal_key, dealer)
+    state, rng = deal(rules, n, deal_key, dealer, deck)
     ra = rules.compile(n) if rules_array is None else rules_array
     streams = GameStreams(players, strategy_key, rng)
     srng = streams.shared
     kept_rules = ra.copy()
     kept_params = [_params_of(p) for p in players]
+    for i, p in enumerate(players):  # a plugin that decides on the readable State sees the deal as a bot process
+        if getattr(p, "see_deal", None) is not None:
+            p.see_deal(state, i, strategy_key)
     for i in range(n):
         s = state.seats[i]
         visible = s.hand + s.face_up
@@ -363,17 +375,17 @@ def decide(state: GameState, player: Player, ra: np.ndarray, legal: list[Move], 
 
 
 def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
-              dealer: int = 0, trace: bool = False) -> GameResult:
-    """Play one whole game on the reference engine.
+              dealer: int = 0, trace: bool = False, deck: Sequence[int] | None = None) -> GameResult:
+    """Play one whole game on the reference engine (``deck``: a given deal, see :func:`deal`).
 
     Raises :class:`StrategyError` naming the strategy, the deal key and the position when
     a strategy raises or returns a move outside the legal set.
     """
     n = len(players)
     ra = rules.compile(n)
-    dealt_state, _ = deal(rules, n, deal_key, dealer)
+    dealt_state, _ = deal(rules, n, deal_key, dealer, deck)
     dealt = visible_dealt(dealt_state)
-    state, _ = new_game(rules, players, deal_key, strategy_key, dealer, ra)
+    state, _ = new_game(rules, players, deal_key, strategy_key, dealer, ra, deck)
     chosen = [pack(s.face_up) for s in state.seats]
     lines: list[str] = []
     codes: list[int] = []

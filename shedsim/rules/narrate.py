@@ -224,15 +224,17 @@ def table_text(state: GameState, viewer: int | None = None, names: Sequence[str]
 
 
 def narrate_game(rules, deal_key: int, dealer: int, face_up: Sequence[int], start_seat: int,
-                 move_codes: Sequence[int], names: Sequence[str], deterministic: Sequence[bool] = ()) -> tuple[list[str], GameState]:
-    """The whole game in words, rebuilt from its record: the deal (``deal_key``, ``dealer``),
+                 move_codes: Sequence[int], names: Sequence[str], deterministic: Sequence[bool] = (),
+                 deck: Sequence[int] | None = None) -> tuple[list[str], GameState]:
+    """The whole game in words, rebuilt from its record: the deal (``deal_key``, ``dealer``;
+    ``deck``: a given deal, :func:`shedsim.rules.engine.deal`),
     each seat's chosen face-up row (packed, ``int64`` per seat), the starting seat and the
     move codes (``layout`` encoding). Returns (lines, final position).
 
     Raises :class:`shedsim.rules.engine.IllegalMoveError` if a code is not legal where it
     is replayed (a record that does not belong to this deal).
     """
-    state, _ = deal(rules, len(names), deal_key, dealer)
+    state, _ = deal(rules, len(names), deal_key, dealer, deck)
     lines = [f"deal: dealer seat {dealer}; the stock holds {len(state.stock)} cards"]
     for i, s in enumerate(state.seats):
         chosen = unpack(int(face_up[i]))

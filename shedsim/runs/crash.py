@@ -96,7 +96,9 @@ def flight_record(spec: RunSpec, game: int) -> tuple[str | None, int]:
     for e in sched["seating"][0]:
         name, overrides = parse_spec(spec.entries[e])
         players.append(known[name].player(spec.labels[e], overrides))
-    return record_game(spec.rules, players, int(dk[0]), int(sk[0]), int(sched["dealer"][0]))
+    decks = spec.decks(sched)
+    return record_game(spec.rules, players, int(dk[0]), int(sk[0]), int(sched["dealer"][0]),
+                       None if decks is None else decks[0])
 
 
 def name_crash(tasks: Sequence[tuple[RunSpec, int]]) -> tuple[str, int | None] | None:

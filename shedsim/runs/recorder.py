@@ -20,11 +20,12 @@ from shedsim.base.isolate import ChildTimeout, beat_word, crash_words, timed, wa
 
 
 def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key: int,
-                dealer: int) -> tuple[str | None, int]:
+                dealer: int, deck: Sequence[int] | None = None) -> tuple[str | None, int]:
     """Play one game on the reference engine in a forked child that writes down each
     decision before making it. ``players``: one reference-engine player per seat
     (:meth:`shedsim.plugins.Strategy.player`); ``deal_key``/``strategy_key``/``dealer``:
-    the game's keys and dealer seat (:func:`shedsim.seeding.game_keys`).
+    the game's keys and dealer seat (:func:`shedsim.seeding.game_keys`); ``deck``: a given
+    deal (:func:`shedsim.rules.engine.deal`), None for the shuffle of ``deal_key``.
 
     Returns ``(where, status)``: ``where`` is the last record (``strategy 'NAME' at seat
     S, choosing move M; the position: ...`` or ``..., in the swap phase``) when the child
@@ -51,7 +52,7 @@ def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key:
                 os.write(fd, text.encode() + b"\x1e")
             try:
                 seats = [Recorded(p, s, record, beat) for s, p in enumerate(players)]
-                play_game(rules, seats, int(deal_key), int(strategy_key), int(dealer))
+                play_game(rules, seats, int(deal_key), int(strategy_key), int(dealer), deck=deck)
             except BaseException:  # noqa: BLE001 - only a crash is looked for here
                 pass
             os._exit(0)
@@ -121,6 +122,11 @@ class Recorded:
     def params(self):
         """The wrapped player's parameters (the engine checks that no decision writes into them)."""
         return getattr(self.player, "params", None)
+
+    def see_deal(self, state, seat: int, strategy_key: int = 0) -> None:
+        """Told to the wrapped player when it takes the readable State (:mod:`shedsim.bot.inprocess`)."""
+        if getattr(self.player, "see_deal", None) is not None:
+            self.player.see_deal(state, seat, strategy_key)
 
     def swap(self, visible, seat, players, rules_array, rng):
         if self.record:

@@ -79,6 +79,23 @@ class RunSpec:
     bot_cwd: str = ""
     """The directory bots are started in: the one the command was given in, wherever the
     chunk is played (a dask worker's own may differ); empty: the worker's."""
+    deals: tuple = ()
+    """A deal set's deals (:class:`shedsim.rules.deals.Deal`, ``--deals FILE``), played instead
+    of shuffled ones: see :meth:`decks`. Empty: deals shuffled from the seed."""
+    deals_path: str = ""
+    """The file :attr:`deals` came from (the ``--deals`` of the replay command), or empty."""
+
+    def decks(self, sched: dict[str, np.ndarray]) -> np.ndarray | None:
+        """``int64[n, deck size]``: the deck order of each game of ``sched`` (None without
+        :attr:`deals`). Deal index d plays deal ``(d // T) % K`` of the K in the set, T the
+        number of tables (1 for the head-to-head schedules): a tournament's consecutive blocks
+        play one deal at every table under every rotation, a head-to-head block (every
+        rotation) one deal."""
+        if not self.deals:
+            return None
+        from shedsim.rules.deals import game_decks
+        spread = len(self.tables()) if self.schedule == "tournament" else 1
+        return game_decks(self.deals, (sched["deal"] // spread) % len(self.deals), sched["dealer"])
 
     def tables(self) -> list[tuple[int, ...]]:
         return tournament_tables(self.seated or len(self.entries), self.players) if self.schedule == "tournament" else [
@@ -222,7 +239,7 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
             rec, bots = play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk, swap_from)
         else:
             rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from,
-                         status=status)
+                         status=status, decks=spec.decks(sched))
     except KernelError as e:
         raise SimulationError(describe_failure(spec, known, sched, dk, sk, e),
                               int(sched["index"][e.game])) from None
@@ -230,6 +247,15 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
         rec = {k: v for k, v in rec.items() if k in keep or k == "forfeit"}
     return ChunkResult(start, stop, rec, sched["seating"] if keep is None else None,
                        time.perf_counter() - t0, bots)
+
+
+def play_schedule(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk) -> dict[str, np.ndarray]:
+    """The records of the games of schedule ``sched`` (keys ``dk``, ``sk``) of ``spec`` (its
+    deal set's decks, :meth:`RunSpec.decks`, when it has one): on the kernel ``k``, or with a
+    bot (``ids`` -1) by :func:`play_with_bots`. Raises what they raise."""
+    if (ids < 0).any():
+        return play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk)[0]
+    return k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], decks=spec.decks(sched))
 
 
 def play_with_bots(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk, swap_from=None):
@@ -254,8 +280,9 @@ def play_with_bots(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk, swap
     from shedsim.kernel.build import KernelError
     rest = np.flatnonzero(~bot_games)
     try:
-        krec = k.play(ra, ids, params, sched["seating"][rest], dk[rest], sk[rest], sched["dealer"][rest]) \
-            if len(rest) else None
+        decks = spec.decks(sched)
+        krec = k.play(ra, ids, params, sched["seating"][rest], dk[rest], sk[rest], sched["dealer"][rest],
+                      decks=None if decks is None else decks[rest]) if len(rest) else None
     except KernelError as e:
         e.game = int(rest[e.game])  # the chunk's numbering, which describe_failure reads
         raise
@@ -289,15 +316,17 @@ def describe_failure(spec: RunSpec, known, sched, dk, sk, err, replay: bool = Tr
     head = (f"run seed {spec.seed}, game {game} (deal {int(sched['deal'][g])}, "
             f"dealer seat {int(sched['dealer'][g])})")
     command = replay_command(spec, game) if replay else None
+    decks = spec.decks({k: v[g:g + 1] for k, v in sched.items()})
+    deck = None if decks is None else decks[0]
     if err.kind == "crashed":
         from shedsim.runs.recorder import crash_message, record_game
-        where, code = record_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]))
+        where, code = record_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]), deck)
         return crash_message(code or err.returned, where, head, [spec.labels[e] for e in seating], command)
     replay = f"\nreplay it move by move: {command}" if command else ""
     for p in players:  # a plugin's decisions in forked children: a crash in this replay is named
         p.isolated = p.strategy.outside and p.strategy.compiled
     try:
-        play_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]))
+        play_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]), deck=deck)
     except StrategyError as se:
         return f"{se}\n[{head}]{replay}"
     except Exception as ex:  # noqa: BLE001
@@ -350,6 +379,10 @@ def replay_command(spec: RunSpec, game: int, rules_args: list[str] | None = None
         args += ["--stream", str(spec.stream)]
     for p in spec.strategy_paths:
         args += ["--strategy-path", str(p)]
+    if spec.deals:  # a deal set's game: trace deals it from the same file (None: no file named)
+        if not spec.deals_path:
+            return None
+        args += ["--deals", spec.deals_path]
     return shlex.join(args)
 
 

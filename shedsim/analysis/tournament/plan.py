@@ -152,6 +152,9 @@ class TournamentSpec:
     bot_move_ms: int = 1000
     bot_game_ms: int | None = None
     """The bots' time control (``--time-per-move``, ``--time-per-game``; :mod:`shedsim.bot`)."""
+    deal_set: Any = None
+    """The deal set played instead of shuffled deals (``--deals FILE``, a
+    :class:`shedsim.rules.deals.DealSet`; its ``sha256`` is part of the identity), or None."""
 
     @property
     def has_bots(self) -> bool:
@@ -211,7 +214,9 @@ class TournamentSpec:
                    chunk_size=self.chunk_size,
                    swap_from=None if self.swap_from is None else tuple(self.swap_from) + (-1,) * len(extra),
                    seated=len(self.entries) if extra else 0, bot_move_ms=self.bot_move_ms,
-                   bot_game_ms=self.bot_game_ms, bot_cwd=os.getcwd() if self.has_bots else "")
+                   bot_game_ms=self.bot_game_ms, bot_cwd=os.getcwd() if self.has_bots else "",
+                   deals=self.deal_set.deals if self.deal_set is not None else (),
+                   deals_path=self.deal_set.path if self.deal_set is not None else "")
 
     def identity(self) -> dict[str, Any]:
         """The fields that decide results (compared on resume; hashed into each chunk)."""
@@ -221,7 +226,8 @@ class TournamentSpec:
                 "seat_orders": self.seat_orders, "strategy_hashes": dict(sorted(self.strategy_hashes.items())),
                 **({"swap_sources": list(self.swap_sources), "swap_from": list(self.swap_from)}
                    if self.swap_from is not None else {}),
-                **({"bot_time": [self.bot_move_ms, self.bot_game_ms]} if self.has_bots else {})}
+                **({"bot_time": [self.bot_move_ms, self.bot_game_ms]} if self.has_bots else {}),
+                **({"deals_sha256": self.deal_set.sha256} if self.deal_set is not None else {})}
 
     def key(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
@@ -232,6 +238,8 @@ class TournamentSpec:
                   "strategy_paths": list(self.strategy_paths), "save_games": self.save_games,
                   "tables": [list(t) for t in self.tables], "block": self.block,
                   "n_chunks": self.n_chunks, "key": self.key()})
+        if self.deal_set is not None:
+            d["deals"] = self.deal_set.path
         return d
 
 
@@ -246,7 +254,8 @@ def auto_chunk_size(games: int, match_block: int) -> int:
 def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games: int, seed: int = 0,
          rounds: int = 1, chunk_size: int | None = None, strategy_paths: tuple[str, ...] = (),
          rules_input: dict[str, Any] | None = None, save_games: bool = False,
-         seat_orders: str = "all", bot_time: tuple[int, int | None] = (1000, None)) -> TournamentSpec:
+         seat_orders: str = "all", bot_time: tuple[int, int | None] = (1000, None),
+         deals: str | None = None) -> TournamentSpec:
     """Check every option and build the spec, before any game is played.
 
     Raises :class:`TournamentError` (or :class:`shedsim.rules.RulesError`) naming the
@@ -261,6 +270,11 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
     before anything else (:func:`shedsim.bot.process.check_bots`; ``bot_time``: the
     milliseconds per move and per game, None for no game budget); a bot that cannot start
     or greet raises :class:`TournamentError` naming it and what it printed.
+
+    ``deals`` (a deal-set file, :mod:`shedsim.rules.deals`) plays its K deals instead of
+    shuffled ones, each at every table under every rotation: ``games`` is then K x tables x
+    players (``games`` is not read); K must be a multiple of ``rounds``. A bad file raises
+    :class:`TournamentError` naming ``--deals``, the file and the line.
     """
     from shedsim.bot.process import BotStartError, check_bots
     from shedsim.bot.protocol import BotSpecError, is_bot
@@ -296,6 +310,9 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
     n_tables = (len(arranged_tables(len(strategies), players)) if seat_orders == "all"
                 else len(tournament_tables(len(strategies), players)))
     mblock = rounds * players * n_tables
+    deal_set = _deal_set(deals, rules, players, rounds)
+    if deal_set is not None:
+        games = len(deal_set.deals) * players * n_tables
     total = math.ceil(games / mblock) * mblock
     if chunk_size is None:
         chunk_size = auto_chunk_size(total, mblock)
@@ -311,4 +328,20 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
                           labels=tuple(lab for lab, _ in strategies), seed=seed, games_requested=games,
                           games=total, rounds=rounds, chunk_size=chunk_size,
                           strategy_paths=tuple(strategy_paths), strategy_hashes=hashes, save_games=save_games,
-                          seat_orders=seat_orders, bot_move_ms=bot_time[0], bot_game_ms=bot_time[1])
+                          seat_orders=seat_orders, bot_move_ms=bot_time[0], bot_game_ms=bot_time[1],
+                          deal_set=deal_set)
+
+
+def _deal_set(path: str | None, rules: RuleSet, players: int, rounds: int):
+    """``--deals``: the deal set read and checked (:func:`shedsim.rules.deals.read`), or None."""
+    if path is None:
+        return None
+    from shedsim.rules.deals import DealsError, read
+    try:
+        ds = read(path, rules, players)
+    except DealsError as e:
+        raise TournamentError(f"--deals: {e}") from None
+    if len(ds.deals) % rounds:
+        raise TournamentError(f"--rounds: {rounds} rounds need a multiple of {rounds} deals; "
+                              f"--deals {path} holds {len(ds.deals)}")
+    return ds

@@ -118,7 +118,8 @@ def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None)
         spec = plan(rules, d["players"], list(zip(d["labels"], d["entries"])), d["games_requested"],
                     seed=d["seed"], rounds=d["rounds"], chunk_size=d["chunk_size"], strategy_paths=paths,
                     rules_input=ri, save_games=bool(d.get("save_games", False)),
-                    seat_orders=d.get("seat_orders", "all"), bot_time=tuple(d.get("bot_time", (1000, None))))
+                    seat_orders=d.get("seat_orders", "all"), bot_time=tuple(d.get("bot_time", (1000, None))),
+                    deals=d.get("deals"))
     except (TournamentError, RulesError) as e:
         msg = str(e)
         raise TournamentError(msg if msg.startswith("--resume") else f"--resume: {where}: {msg}") from None
@@ -128,6 +129,9 @@ def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None)
         changed = [n for n in spec.strategy_hashes if spec.strategy_hashes[n] != d["strategy_hashes"].get(n)]
         raise TournamentError(f"--resume: strategy source changed since the run started ({', '.join(changed)}); "
                               f"results would mix two versions; start a new run")
+    if spec.deal_set is not None and spec.deal_set.sha256 != d.get("deals_sha256"):
+        raise TournamentError(f"--resume: the deal set {spec.deal_set.path} changed since the run started "
+                              f"(its sha256 differs); start a new run")
     if spec.key() != d["key"]:
         raise TournamentError(f"--resume: the stored specification {where} does not match what it rebuilds to "
                               f"(edited, or written by another version); start a new run")
