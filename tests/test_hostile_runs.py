@@ -128,7 +128,7 @@ def test_killed_run_resumes_to_identical_files(tmp_path):
     assert temp_files(killed) == []
     info = json.loads((killed / "run.json").read_text())
     assert info["complete"] and info["chunks_done"] == 20
-    assert info["sessions"][0]["games_played"] == 2880 - 144 * len(kept)
+    assert info["sessions"][0]["games_played"] == 480 - 24 * len(kept)
 
 
 def test_chunk_files_and_spec_are_written_atomically(tmp_path, monkeypatch):

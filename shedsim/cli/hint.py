@@ -18,10 +18,6 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def _pct(iv) -> str:
-    return f"{100 * iv.value:.1f}% ({100 * iv.lo:.1f}-{100 * iv.hi:.1f})"
-
-
 def hint(
     file: Annotated[Path, typer.Argument(help="A scenario TOML file (the format of tests/scenarios/); the position is the one after its moves.")],
     seat: Annotated[Optional[int], typer.Option("--seat", help="The seat to advise (default: the seat to move; another seat is advised as if it were its turn).")] = None,
@@ -74,20 +70,10 @@ def hint(
         typer.echo(json.dumps(out, indent=2))
         return
     from rich.console import Console
-    from rich.table import Table
 
-    whose = (f"seat {res.seat} to move" if res.seat == state.to_move else
-             f"seat {res.seat}, as if it were its turn (seat {state.to_move} is to move)")
-    t = Table(title=f"{file}: {whose}, {res.players} players, playouts by {res.policy}; {res.ranked_by()}")
-    for col, just in (("#", "right"), ("move", "left"), ("expected place (95%)", "right"),
-                      ("P(lose) (95%)", "right"), ("P(first) (95%)", "right"), ("samples", "right"), ("", "left")):
-        t.add_column(col, justify=just)
-    for i, m in enumerate(res.moves, 1):
-        note = "same as " + m.same_as if m.same_as else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
-        t.add_row(str(i), m.move, f"{m.place.value:.2f} ({m.place.lo:.2f}-{m.place.hi:.2f})",
-                  _pct(m.p_lose), _pct(m.p_first), f"{m.samples:,}", note)
+    from shedsim.output.console import hint_table
     console = Console()
-    console.print(t)
+    console.print(hint_table(res, state.to_move, file))
     console.print(f"{res.stop_text()} ({res.seconds:.1f} s)")
     if res.why:
         console.print(f"why: {res.why}", highlight=False)

@@ -63,9 +63,8 @@ def play(
 
     Example: shedsim play --players 3 --opponents heuristic,greedy --seed 7
     """  # noqa: E501
-    from shedsim.analysis.play import Game, InputError, PlayError, default_opponents
+    from shedsim.analysis.play import Game, PlayError, default_opponents
     from shedsim.cli.records import again_from, play_from
-    from shedsim.rules.engine import StrategyError
     paths = tuple(str(p) for p in strategy_path or [])
     hints, opening = dict(hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective), None
     try:
@@ -84,17 +83,27 @@ def play(
     tty = sys.stdin.isatty()
     queued = [m.strip() for m in (moves or "").split(";") if m.strip()]
 
-    def say(lines):
-        for ln in lines:
-            typer.echo(ln)
-
     def again() -> str:
         if from_file is not None:
             return again_from(from_file, move, seat, house, rules_file, paths, g.inputs, **hints)
         return _again(rules, house, rules_file, players, opponents, seed, game, seat, hint_policy, hint_budget,
                       hint_objective, paths, g.inputs, bot)
 
-    say(g.swap_lines() if opening is None else opening)
+    _say(g.swap_lines() if opening is None else opening)
+    _game_loop(g, queued, tty, again)
+
+
+def _say(lines) -> None:
+    for ln in lines:
+        typer.echo(ln)
+
+
+def _game_loop(g, queued: list[str], tty: bool, again) -> None:
+    """Read and play the user's commands until the game is over (``again()``: the command
+    that goes on with the game later, printed on quit, at the end of input and when a bot
+    fails). Raises typer.Exit on quit (0) and on the end of input or a bot's failure (1)."""
+    from shedsim.analysis.play import InputError
+    from shedsim.rules.engine import StrategyError
     while not g.over:
         line = _read_line(g.prompt(), queued, tty)
         if line is None:
@@ -114,9 +123,9 @@ def play(
             typer.echo(f"the game stops after {g.state.moves} move(s); nothing is lost: once the strategy is fixed, "
                        f"go on with\n  {again()}", err=True)
             raise typer.Exit(1) from None
-        say(out)
+        _say(out)
         if not g.over and g.swapped and g.state.to_move == g.you and _changed(line):
-            say(g.table_lines())
+            _say(g.table_lines())
 
 
 def _read_line(prompt: str, queued: list[str], tty: bool) -> str | None:

@@ -54,45 +54,15 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
     later runs start in well under a second)."""
     import time
 
-    import numpy as np
-
-    from shedsim.rules.engine import play_game
-    from shedsim.plugins import PluginError, discover
-    from shedsim.rules.ruleset import build
-    from shedsim.runs.simulate import RunSpec, play_chunk
+    from shedsim.analysis.hint import warm_up
+    from shedsim.plugins import PluginError
+    from shedsim.runs.warm import CompileError, compile_all
     t = time.perf_counter()
-    try:
-        known = discover([str(p) for p in strategy_path or []])
+    try:  # with the playout kernel of `shedsim hint` (its default policy)
+        names = compile_all(tuple(str(p) for p in strategy_path or []), meanwhile=warm_up)
     except PluginError as e:
         fail(str(e))
-    compiled = [s for s in known.values() if s.compiled]
-    rules = build("shithead", ["max_moves:50"])
-    spec = RunSpec(rules, 2, (compiled[0].name,), (compiled[0].name,), games=1, schedule="same",
-                   strategy_paths=tuple(str(p) for p in strategy_path or []))
-    from shedsim.kernel.build import inlinable
-    from shedsim.runs.warm import StandardLoop
-    standard = [s for s in compiled if not inlinable(s)][:1]  # the loop of strategies that allocate (mc)
-    standard = StandardLoop(RunSpec(rules, 2, (standard[0].name,), (standard[0].name,), games=1, schedule="same",
-                                    strategy_paths=spec.strategy_paths) if standard else None)
-    play_chunk(spec, 0, 1)  # the fast game loop, while another process compiles the standard one
-    from shedsim.rules.engine import StrategyError
-    from shedsim.runs.simulate import replay_command
-    from shedsim.seeding import game_keys
-    dk, sk = game_keys(0, np.array([0]))
-    for s in compiled:  # the reference engine calls the strategies' own dispatchers
-        players = [s.player(), s.player()]
-        for p in players:  # a plugin that crashes is named (shedsim.kernel.isolate), not fatal
-            p.isolated = s.outside
-        try:  # game 0 of run seed 0 with the strategy in both seats (as trace numbers it)
-            play_game(rules, players, int(dk[0]), int(sk[0]), 0)
-        except StrategyError as e:
-            command = replay_command(RunSpec(rules, 2, (s.name,), (s.name,), games=1, schedule="same",
-                                             strategy_paths=spec.strategy_paths), 0)
-            fail(f"strategy {s.name!r} ({s.path}) fails on the reference engine: {e}"
-                 + (f"\nreplay it move by move: {command}" if command else ""), 1)
-    from shedsim.analysis.hint import warm_up
-    warm_up()  # the playout kernel of `shedsim hint` with its default policy
-    standard.finish()
-    typer.echo(f"kernel, hint playouts and {len(compiled)} compiled strategies ready in {time.perf_counter() - t:.1f} s "
-               f"({', '.join(s.name for s in compiled)})")
-    del np
+    except CompileError as e:
+        fail(str(e), 1)
+    typer.echo(f"kernel, hint playouts and {len(names)} compiled strategies ready in {time.perf_counter() - t:.1f} s "
+               f"({', '.join(names)})")

@@ -84,58 +84,13 @@ def tournament(
 
 
 def _print_table(spec, res, complete: bool) -> None:
-    import math
+    """The ranking table and, for a run of matches, the match standings, on the console."""
     import sys
 
     from rich.console import Console
-    from rich.table import Table
-    s = res.summary
-    # a column with one figure on every row says nothing about the strategies: it is said
-    # once (the seat-games in the title; the unfinished games in the line under the table)
-    per_row = {c: s[c].nunique() > 1 for c in ("games", "unfinished")}
-    title = (f"Ranking: {spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
-             + ("" if per_row["games"] or s.empty else f", {int(s['games'].iloc[0]):,} seat-games per strategy")
-             + ("" if complete else " [PARTIAL: run interrupted]"))
-    t = Table(title=title, caption="\\[lo, hi] = 95% intervals, one deal (its rotations) = one cluster (Wilson at the "
-                                    "effective size for rates, t for mean place); rating: Plackett-Luce, Elo scale, "
-                                    "+- 1.96 cluster-robust se")
-    cols = (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
-            ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right"),
-            *((("forfeits", "right"),) if "forfeits" in s else ()))
-    for col, just in cols:
-        if per_row.get(col, True):
-            t.add_column(col, justify=just)
 
-    def forfeit_cell(r):  # a run with bots: the games forfeited, and by which kinds of fault
-        from shedsim.bot.protocol import FAULTS
-        n = getattr(r, "forfeits", 0)
-        kinds = [f"{k} {getattr(r, 'forfeits_' + k):,}" for k in FAULTS if getattr(r, "forfeits_" + k, 0)]
-        return f"{n:,}" + (f" ({', '.join(kinds)})" if kinds else "")
-
-    def pct(v, lo, hi):
-        return "-" if math.isnan(v) else f"{100 * v:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
-
-    for r in s.itertuples(index=False):
-        rating = "-" if math.isnan(r.rating) else f"{r.rating:+.1f} +- {1.96 * r.rating_se:.1f}"
-        place = "-" if math.isnan(r.mean_place) else f"{r.mean_place:.3f} [{r.place_lo:.3f}, {r.place_hi:.3f}]"
-        cells = {"#": str(r.rank), "strategy": r.strategy, "games": f"{r.games:,}",
-                 "win rate": pct(r.win_rate, r.win_lo, r.win_hi), "loss rate": pct(r.loss_rate, r.loss_lo, r.loss_hi),
-                 "mean place": place, "rating": rating, "unfinished": f"{r.unfinished:,}",
-                 "forfeits": forfeit_cell(r)}
-        t.add_row(*(cells[col] for col, _ in cols if per_row.get(col, True)))
+    from shedsim.output.console import ranking_table, standings_table
     console = Console() if sys.stdout.isatty() else Console(width=150)
-    console.print(t)
+    console.print(ranking_table(spec, res, complete))
     if res.matches is not None:
-        mt = res.matches
-        each = not mt.empty and mt["matches"].nunique() == 1  # every strategy played as many matches
-        m = Table(title=f"Match standings ({spec.rounds} rounds, summed places, lowest total wins"
-                        + (f"; {int(mt['matches'].iloc[0]):,} matches per strategy)" if each else ")"))
-        for col in ("#", "strategy", *(() if each else ("matches",)), "match wins", "mean match place",
-                    "mean total places"):
-            m.add_column(col, justify="left" if col == "strategy" else "right")
-        for r in mt.itertuples(index=False):
-            m.add_row(str(r.rank), r.strategy, *(() if each else (f"{r.matches:,}",)),
-                      pct(r.match_win_rate, r.match_win_lo, r.match_win_hi),
-                      f"{r.mean_match_place:.3f} [{r.match_place_lo:.3f}, {r.match_place_hi:.3f}]",
-                      f"{r.mean_total_places:.3f}")
-        console.print(m)
+        console.print(standings_table(spec.rounds, res.matches))
