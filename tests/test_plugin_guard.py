@@ -26,6 +26,7 @@ from shedsim.cli import app
 from shedsim.rules.engine import StrategyError, play_game
 from shedsim.rules.ruleset import preset
 from shedsim.runs.simulate import RunSpec, SimulationError, play_chunk
+from suite import LONG
 
 @pytest.fixture(scope="module")
 def plugin_dir(hostile_plugins):
@@ -202,13 +203,15 @@ def test_hint_names_a_policy_that_crashes_the_process(plugin_dir):
     assert "policy 'segfaulter' crashed the process playing the playouts (signal SIGSEGV" in r.output, r.output
 
 
-@pytest.mark.parametrize("policy,what", [
-    ("rulebender", "wrote into the rules array (entry "),
-    ("paramcounter", "wrote into its parameters array (parameter 0)"),
-    ("stealth", "wrote into the observation array"),  # (as obswriter, but balanced: the stronger case)
+@pytest.mark.parametrize("policy,what", [  # each policy compiles its own playout kernel: make test plays nonmove's
+    pytest.param("rulebender", "wrote into the rules array (entry ", marks=LONG),
+    pytest.param("paramcounter", "wrote into its parameters array (parameter 0)", marks=LONG),
+    # (as obswriter, but balanced: the stronger case)
+    pytest.param("stealth", "wrote into the observation array", marks=LONG),
     ("nonmove", "returned the code -5, which is no move"),
     ("nonmove:depth=4", "returned the code 999999, which is no move"),
-    ("rngwriter:depth=4", "wrote into the game's strategy stream"),  # (before: nothing said, exit 0)
+    # (before: nothing said, exit 0)
+    pytest.param("rngwriter:depth=4", "wrote into the game's strategy stream", marks=LONG),
 ])
 def test_hint_names_a_policy_that_breaks_the_game(plugin_dir, policy, what):
     """A playout policy decides on copies of the rules and its parameters, compared after

@@ -34,7 +34,7 @@ from shedsim.rules.engine import IllegalMoveError, Move
 from shedsim.rules.ruleset import PRESETS, RulesError, build
 from shedsim.rules.settings import toggle_groups
 
-EXAMPLES = int(os.environ.get("SHEDSIM_PROPERTY_EXAMPLES", "200"))
+EXAMPLES = int(os.environ.get("SHEDSIM_PROPERTY_EXAMPLES", "120"))
 """Random games of :func:`test_random_games_keep_every_invariant` (``make differential``: 3,000)."""
 
 # --------------------------------------------------------------------------- players
