@@ -49,7 +49,9 @@ def results(name: str) -> dict[str, Any]:
     """The parsed ``docs/results/NAME.json``. Raises :class:`FigureError` when it is missing."""
     path = RESULTS / f"{name}.json"
     if not path.is_file():
-        raise FigureError(f"no results file docs/results/{name}.json (make results NAME={name} makes it)")
+        raise FigureError(
+            f"no results file docs/results/{name}.json (make results NAME={name} makes it)"
+        )
     return json.loads(path.read_text(encoding="utf-8"))
 
 
@@ -68,7 +70,8 @@ def lookup(name: str, key: str) -> Any:
 def formatted(value: Any, fmt: str = "") -> str:
     """``value`` with the format spec ``fmt`` (Python's mini-language; ``%`` multiplies by
     100), ``SPECpp``: a difference of shares in percentage points (``+.1pp``: ``-3.4``, the
-    page says the unit), or ``~N``: N significant digits without an exponent, with thousands separators
+    page says the unit), or ``~N``: N significant digits without an exponent, with thousands
+    separators
     (``77,700``, ``1.64``). ``None`` is written as an en dash."""
     if value is None:
         return "–"
@@ -76,9 +79,12 @@ def formatted(value: Any, fmt: str = "") -> str:
         return format(100 * value, fmt[:-2] + "f")
     if fmt.startswith("~"):
         import math
+
         if value == 0:
             return "0"
-        places = int(fmt[1:]) - 1 - math.floor(math.log10(abs(value)))  # negative: to tens, hundreds
+        places = (
+            int(fmt[1:]) - 1 - math.floor(math.log10(abs(value)))
+        )  # negative: to tens, hundreds
         return format(round(value, places), f",.{max(places, 0)}f")
     if isinstance(value, float) and fmt == "":
         fmt = ".3g"
@@ -134,13 +140,20 @@ def measured(name: str) -> str:
     r = results(name)
     m = r["machine"]
     cmds = "\n".join(f"    {c}" for c in r["commands"])
-    reduced = (f" Sizes were reduced for this run (`make results NAME={name}` re-measures at full size)."
-                if r.get("reduced") else "")
-    return (f'??? note "How these figures were measured"\n'
-            f"    Commit `{r['commit'][:10]}`{' (with uncommitted changes)' if r.get('dirty') else ''}, "
-            f"{r['date'][:10]}, {m['cores']} cores ({m['cpu']}), Python {m['python']}, numba {m['numba']}."
-            f"{reduced} `make results NAME={name}` runs again:\n\n"
-            f"    ```\n{cmds}\n    ```\n")
+    reduced = (
+        f" Sizes were reduced for this run (`make results NAME={name}` re-measures at full size)."
+        if r.get("reduced")
+        else ""
+    )
+    return (
+        f'??? note "How these figures were measured"\n'
+        "    Commit "
+        f"`{r['commit'][:10]}`{' (with uncommitted changes)' if r.get('dirty') else ''}, "
+        f"{r['date'][:10]}, {m['cores']} cores ({m['cpu']}), Python {m['python']}, numba "
+        f"{m['numba']}."
+        f"{reduced} `make results NAME={name}` runs again:\n\n"
+        f"    ```\n{cmds}\n    ```\n"
+    )
 
 
 # ------------------------------------------------------------------ generated from the code
@@ -155,18 +168,29 @@ def toggle_rows() -> list[dict[str, str]]:
     rules-file key it changes), ``effect`` (its help) and ``anchor`` (its section on the rules
     page, or ``""``). Raises :class:`FigureError` for a toggle without a description."""
     from shedsim.rules.settings import SETTING_OF, TOGGLES
+
     page = RULES_PAGE.read_text(encoding="utf-8")
     rows = []
     for syntax, t in TOGGLES.items():
         if not t.help.strip():
-            raise FigureError(f"house toggle {syntax!r} has no description (its help in shedsim/rules/settings.py)")
-        rows.append({"toggle": syntax, "setting": SETTING_OF[syntax].key, "effect": t.help.strip(),
-                     "anchor": _toggle_anchor(syntax, page) or ""})
+            raise FigureError(
+                f"house toggle {syntax!r} has no description (its help in "
+                "shedsim/rules/settings.py)"
+            )
+        rows.append(
+            {
+                "toggle": syntax,
+                "setting": SETTING_OF[syntax].key,
+                "effect": t.help.strip(),
+                "anchor": _toggle_anchor(syntax, page) or "",
+            }
+        )
     return rows
 
 
 def toggle_table() -> str:
-    """The house toggles as a Markdown table (toggle linked to its section, rules-file key, effect)."""
+    """The house toggles as a Markdown table (toggle linked to its section, rules-file key,
+    effect)."""
     lines = ["| toggle | changes | effect |", "|---|---|---|"]
     for r in toggle_rows():
         name = f"[`{r['toggle']}`](#{r['anchor']})" if r["anchor"] else f"`{r['toggle']}`"
@@ -177,6 +201,7 @@ def toggle_table() -> str:
 @lru_cache(maxsize=1)
 def _plugins():
     from shedsim.plugins import discover
+
     return discover()
 
 
@@ -185,18 +210,31 @@ def strategy_rows() -> list[dict[str, Any]]:
     deterministic, kind, parameters (name -> default) and search ranges (``PARAM_SPACE``)."""
     out = []
     for s in _plugins().values():
-        out.append({"name": s.name, "description": s.description, "deterministic": s.deterministic,
-                    "kind": s.kind, "params": dict(s.params),
-                    "space": dict(getattr(s.module, "PARAM_SPACE", {}) or {})})
+        out.append(
+            {
+                "name": s.name,
+                "description": s.description,
+                "deterministic": s.deterministic,
+                "kind": s.kind,
+                "params": dict(s.params),
+                "space": dict(getattr(s.module, "PARAM_SPACE", {}) or {}),
+            }
+        )
     return out
 
 
 def strategy_table() -> str:
     """Every built-in strategy: name, what it does, deterministic, parameters with defaults."""
-    lines = ["| strategy | what it does | deterministic | parameters (defaults) |", "|---|---|---|---|"]
+    lines = [
+        "| strategy | what it does | deterministic | parameters (defaults) |",
+        "|---|---|---|---|",
+    ]
     for r in strategy_rows():
         params = ", ".join(f"`{k}={v}`" for k, v in r["params"].items()) or "none"
-        lines.append(f"| `{r['name']}` | {r['description']} | {'yes' if r['deterministic'] else 'no'} | {params} |")
+        lines.append(
+            f"| `{r['name']}` | {r['description']} | {'yes' if r['deterministic'] else 'no'} | "
+            f"{params} |"
+        )
     return "\n".join(lines)
 
 
@@ -211,7 +249,12 @@ def strategy_params(name: str) -> str:
     lines = ["| parameter | default | tuned over |", "|---|---|---|"]
     for k, v in row["params"].items():
         space = row["space"].get(k)
-        rng = "–" if space is None else " to ".join(str(x) for x in space[:2]) + (" (log)" if len(space) > 2 and space[2] else "")
+        rng = (
+            "–"
+            if space is None
+            else " to ".join(str(x) for x in space[:2])
+            + (" (log)" if len(space) > 2 and space[2] else "")
+        )
         lines.append(f"| `{k}` | {v} | {rng} |")
     return "\n".join(lines)
 
@@ -219,12 +262,14 @@ def strategy_params(name: str) -> str:
 def default_field() -> str:
     """The default tournament field, as the code selects it (names in code, comma-separated)."""
     from shedsim.analysis.tournament import default_strategies
+
     return ", ".join(f"`{n}`" for n in default_strategies())
 
 
 def left_out_of_default() -> str:
     """The built-in strategies the default field leaves out."""
     from shedsim.analysis.tournament import default_strategies
+
     chosen = set(default_strategies())
     return ", ".join(f"`{r['name']}`" for r in strategy_rows() if r["name"] not in chosen) or "none"
 
@@ -241,7 +286,9 @@ def _command_section(path: str, cmd, level: int) -> list[str]:
             out += _command_section(f"{path} {name}", sub, level + 1)
         return out
     ctx = cmd.make_context(path, [], resilient_parsing=True)
-    usage = cmd.get_usage(ctx).removeprefix("Usage: ").replace(path.split()[-1], f"shedsim {path}", 1)
+    usage = (
+        cmd.get_usage(ctx).removeprefix("Usage: ").replace(path.split()[-1], f"shedsim {path}", 1)
+    )
     out += ["```", usage, "```", "", (cmd.help or "").replace("\b\n", "").strip(), ""]
     records = [(p.param_type_name, p.get_help_record(ctx)) for p in cmd.params]
     records = [(kind, r) for kind, r in records if r]
@@ -258,6 +305,7 @@ def cli_reference() -> str:
     import typer
 
     from shedsim.cli import app
+
     top = typer.main.get_command(app)
     out: list[str] = []
     for name, cmd in top.commands.items():
@@ -269,6 +317,7 @@ def const(module: str, name: str, fmt: str = "") -> str:
     """A value the code declares (``const("shedsim.analysis.tournament", "DEFAULT_GAMES", ",")``;
     ``NAME.0.1`` indexes into it): defaults and limits quoted on a page follow the code."""
     import importlib
+
     attr, *path = name.split(".")
     try:
         value = getattr(importlib.import_module(module), attr)
@@ -289,10 +338,18 @@ def columns(command_name: str, file: str) -> str:
     params = {k for r in strategy_rows() for k in r["params"]} if command_name == "tune" else set()
     for c in cols:
         text = definition(c, defs)
-        if text is None and c in params:  # tune's trials: one column per parameter of the strategy tuned
-            text = f"the trial's value of the strategy's parameter `{c}` ([parameters](strategies.md#parameters))"
+        if (
+            text is None and c in params
+        ):  # tune's trials: one column per parameter of the strategy tuned
+            text = (
+                f"the trial's value of the strategy's parameter `{c}` "
+                "([parameters](strategies.md#parameters))"
+            )
         if text is None:
-            raise FigureError(f"{command_name} {file}: column {c!r} has no definition in docs/reference/columns.json")
+            raise FigureError(
+                f"{command_name} {file}: column {c!r} has no definition in "
+                "docs/reference/columns.json"
+            )
         lines.append(f"| `{c}` | {text} |")
     return "\n".join(lines)
 
@@ -309,14 +366,30 @@ def definition(column: str, defs: dict[str, str]) -> str | None:
     if column in defs:
         return defs[column]
     for pattern, text in defs.items():
-        if "*" in pattern and re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), column):
+        if "*" in pattern and re.fullmatch(
+            ".*".join(re.escape(p) for p in pattern.split("*")), column
+        ):
             return text
     return None
 
 
-MACROS: dict[str, Callable[..., str]] = {f.__name__: f for f in (
-    fig, table, command, measured, toggle_table, strategy_table, strategy_params, default_field,
-    left_out_of_default, const, columns, cli_reference)}
+MACROS: dict[str, Callable[..., str]] = {
+    f.__name__: f
+    for f in (
+        fig,
+        table,
+        command,
+        measured,
+        toggle_table,
+        strategy_table,
+        strategy_params,
+        default_field,
+        left_out_of_default,
+        const,
+        columns,
+        cli_reference,
+    )
+}
 """Every macro a page may call, by name."""
 
 
@@ -337,7 +410,11 @@ def files_outside_docs() -> list[Path]:
             if re.match(r"^[a-z][a-z0-9+.-]*:", target):
                 continue
             dest = (page.parent / target).resolve()
-            if dest.is_file() and dest.is_relative_to(ROOT) and not dest.is_relative_to(ROOT / "docs"):
+            if (
+                dest.is_file()
+                and dest.is_relative_to(ROOT)
+                and not dest.is_relative_to(ROOT / "docs")
+            ):
                 out.add(dest)
     return sorted(out)
 
@@ -347,6 +424,7 @@ def copy_linked_files(site_dir: Path) -> None:
     at ``/a/b/``, one level deeper than its file, so its link ``../../tests/x.toml`` reaches
     ``/tests/x.toml``: the file's path from the repository root."""
     import shutil
+
     for f in files_outside_docs():
         dest = Path(site_dir) / f.relative_to(ROOT)
         dest.parent.mkdir(parents=True, exist_ok=True)

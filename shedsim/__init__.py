@@ -12,14 +12,26 @@ The API is imported on first use (``shedsim.tournament`` loads :mod:`shedsim.api
 
 from shedsim.version import __version__  # noqa: F401 (the installed version)
 
-API = ("tournament", "compare_rules", "swaps", "sprt", "gauntlet", "tips", "tune", "hint", "Position",
-       "RunOptions", "StudyError")
+API = (
+    "tournament",
+    "compare_rules",
+    "swaps",
+    "sprt",
+    "gauntlet",
+    "tips",
+    "tune",
+    "hint",
+    "Position",
+    "RunOptions",
+    "StudyError",
+)
 """The names of :mod:`shedsim.api` importable from ``shedsim``."""
 
 
 def __getattr__(name: str):
     if name in API:
         import shedsim.api
+
         return getattr(shedsim.api, name)
     raise AttributeError(f"module 'shedsim' has no attribute {name!r}")
 

@@ -29,23 +29,44 @@ from typing import Any
 from collections.abc import Sequence
 
 from shedsim.api_results import (  # noqa: F401 (re-exported: the result of each function)
-    Result, TournamentResult, CompareResult, SwapsResult, SprtResult, GauntletResult, TipsResult, TuneResult)
+    Result,
+    TournamentResult,
+    CompareResult,
+    SwapsResult,
+    SprtResult,
+    GauntletResult,
+    TipsResult,
+    TuneResult,
+)
 from shedsim.runs.study import RunOptions, StudyError, StudyRun  # noqa: F401 (standard library only)
 
 
 def _run(study: Any, options: RunOptions | None, run: dict[str, Any]) -> StudyRun:
     from shedsim.runs.study import run_study
+
     return run_study(study, RunOptions.of(options, **run))
 
 
 # ------------------------------------------------------------------ tournament
-def tournament(strategies: str | Sequence[str] | None = None, players: int | None = None,
-               games: int | None = None, seed: int | None = None, *, rules: str | None = None,
-               house: Sequence[str] | None = None, rules_file: str | Path | None = None, rounds: int | None = None,
-               seat_orders: str | None = None, strategy_path: Sequence[str | Path] | None = None,
-               chunk_size: int | None = None, save_games: bool | None = None,
-               bot_time: tuple[int, int | None] = (1000, None), options: RunOptions | None = None,
-               deals: str | Path | None = None, **run: Any) -> TournamentResult:
+def tournament(
+    strategies: str | Sequence[str] | None = None,
+    players: int | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    *,
+    rules: str | None = None,
+    house: Sequence[str] | None = None,
+    rules_file: str | Path | None = None,
+    rounds: int | None = None,
+    seat_orders: str | None = None,
+    strategy_path: Sequence[str | Path] | None = None,
+    chunk_size: int | None = None,
+    save_games: bool | None = None,
+    bot_time: tuple[int, int | None] = (1000, None),
+    options: RunOptions | None = None,
+    deals: str | Path | None = None,
+    **run: Any,
+) -> TournamentResult:
     """A fair tournament between strategies (``shedsim tournament``): every table of
     ``players`` seats drawn from the entries, in every seating order, under every rotation,
     on paired deals. ``strategies``: a list of entries (``NAME``, ``NAME:param=v``,
@@ -60,37 +81,82 @@ def tournament(strategies: str | Sequence[str] | None = None, players: int | Non
     (['greedy', 'random'], 192)
     """
     from shedsim.analysis.tournament_run import TournamentStudy
-    study = TournamentStudy(strategies, players, games, seed, rules, house, rules_file, rounds, seat_orders,
-                            strategy_path, chunk_size, save_games, bot_time, deals)
+
+    study = TournamentStudy(
+        strategies,
+        players,
+        games,
+        seed,
+        rules,
+        house,
+        rules_file,
+        rounds,
+        seat_orders,
+        strategy_path,
+        chunk_size,
+        save_games,
+        bot_time,
+        deals,
+    )
     return TournamentResult(_run(study, options, run))
 
 
 # ------------------------------------------------------------------ compare-rules
-def compare_rules(rules: Sequence[str] | None = None, players: int | None = None, games: int | None = None,
-                  seed: int | None = None, *, house: Sequence[str] | None = None, each_toggle: bool | None = None,
-                  strategies: str | Sequence[str] | None = None, strategy_path: Sequence[str | Path] | None = None,
-                  options: RunOptions | None = None, **run: Any) -> CompareResult:
+def compare_rules(
+    rules: Sequence[str] | None = None,
+    players: int | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    *,
+    house: Sequence[str] | None = None,
+    each_toggle: bool | None = None,
+    strategies: str | Sequence[str] | None = None,
+    strategy_path: Sequence[str | Path] | None = None,
+    options: RunOptions | None = None,
+    **run: Any,
+) -> CompareResult:
     """Compare rule variants (``shedsim compare-rules``): the same strategies on the same
     schedule and seed in every variant, each against the first (the baseline). ``rules``:
     the variants (``"shithead"``, ``"shithead+skip8"``, a rules file); ``each_toggle``: with
     one variant, it against it plus every house toggle. Defaults: 4 players, 100,000 games
     per variant, seed 0, the ``@compare`` strategies.
 
-    >>> r = compare_rules(["shithead", "shithead+skip8"], players=2, games=40, strategies=["random", "greedy"])
+    >>> r = compare_rules(["shithead", "shithead+skip8"], players=2, games=40, strategies=["random",
+    "greedy"])
     >>> list(r.variants["variant"])
     ['shithead', 'shithead+skip8']
     """
     from shedsim.analysis.compare_run import CompareStudy
-    return CompareResult(_run(CompareStudy(rules, house, each_toggle, players, strategies, games, seed,
-                                           strategy_path), options, run))
+
+    return CompareResult(
+        _run(
+            CompareStudy(
+                rules, house, each_toggle, players, strategies, games, seed, strategy_path
+            ),
+            options,
+            run,
+        )
+    )
 
 
 # ------------------------------------------------------------------ swaps
-def swaps(rules: str | None = None, players: int | None = None, games: int | None = None, seed: int | None = None,
-          *, house: Sequence[str] | None = None, strategy: str | None = None,
-          swap_policy: Sequence[str] | None = None, deals: int | None = None, rollouts: int | None = None,
-          seat: int | None = None, min_games: int | None = None, strategy_path: Sequence[str | Path] | None = None,
-          options: RunOptions | None = None, **run: Any) -> SwapsResult:
+def swaps(
+    rules: str | None = None,
+    players: int | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    *,
+    house: Sequence[str] | None = None,
+    strategy: str | None = None,
+    swap_policy: Sequence[str] | None = None,
+    deals: int | None = None,
+    rollouts: int | None = None,
+    seat: int | None = None,
+    min_games: int | None = None,
+    strategy_path: Sequence[str | Path] | None = None,
+    options: RunOptions | None = None,
+    **run: Any,
+) -> SwapsResult:
     """Study the swap phase (``shedsim swaps``): which cards belong face up, by rank (a), a
     face-up value table (b), swap policies head to head (c) and the regret of the
     strategy's choice on sample deals (d). Defaults: shithead, 3 players, 100,000 games,
@@ -101,18 +167,55 @@ def swaps(rules: str | None = None, players: int | None = None, games: int | Non
     (True, True)
     """
     from shedsim.analysis.swaps_run import SwapsStudy
-    return SwapsResult(_run(SwapsStudy(rules, house, players, strategy, games, swap_policy, deals, rollouts, seat,
-                                       min_games, seed, strategy_path), options, run))
+
+    return SwapsResult(
+        _run(
+            SwapsStudy(
+                rules,
+                house,
+                players,
+                strategy,
+                games,
+                swap_policy,
+                deals,
+                rollouts,
+                seat,
+                min_games,
+                seed,
+                strategy_path,
+            ),
+            options,
+            run,
+        )
+    )
 
 
 # ------------------------------------------------------------------ sprt
-def sprt(a: str | None = None, b: str | None = None, *, rules: str | None = None, house: Sequence[str] | None = None,
-         rules_file: str | Path | None = None, players: int | None = None, seed: int | None = None,
-         unpaired: bool | None = None, compare_pairing: bool | None = None, games: int | None = None,
-         strategy_path: Sequence[str | Path] | None = None, elo0: float | None = None, elo1: float | None = None,
-         alpha: float | None = None, beta: float | None = None, max_games: int | None = None,
-         min_games: int | None = None, llr: str | None = None, batch: int | None = None,
-         options: RunOptions | None = None, deals: str | Path | None = None, **run: Any) -> SprtResult:
+def sprt(
+    a: str | None = None,
+    b: str | None = None,
+    *,
+    rules: str | None = None,
+    house: Sequence[str] | None = None,
+    rules_file: str | Path | None = None,
+    players: int | None = None,
+    seed: int | None = None,
+    unpaired: bool | None = None,
+    compare_pairing: bool | None = None,
+    games: int | None = None,
+    strategy_path: Sequence[str | Path] | None = None,
+    elo0: float | None = None,
+    elo1: float | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
+    max_games: int | None = None,
+    min_games: int | None = None,
+    llr: str | None = None,
+    batch: int | None = None,
+    options: RunOptions | None = None,
+    deals: str | Path | None = None,
+    **run: Any,
+) -> SprtResult:
     """Is strategy ``a`` stronger than ``b`` (``shedsim sprt``)? Play them head to head on
     paired deals until a sequential probability ratio test decides (H1: ``a`` stronger by
     at least ``elo1``; H0: by ``elo0`` at most). The batches are played on the workers and
@@ -127,19 +230,53 @@ def sprt(a: str | None = None, b: str | None = None, *, rules: str | None = None
     'H1'
     """
     from shedsim.analysis.sprt_study import SprtStudy
-    study = SprtStudy(a, b, rules, house, rules_file, players, seed, unpaired, compare_pairing, games, strategy_path,
-                      deals, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, min_games=min_games,
-                      llr=llr, batch=batch)
+
+    study = SprtStudy(
+        a,
+        b,
+        rules,
+        house,
+        rules_file,
+        players,
+        seed,
+        unpaired,
+        compare_pairing,
+        games,
+        strategy_path,
+        deals,
+        elo0=elo0,
+        elo1=elo1,
+        alpha=alpha,
+        beta=beta,
+        max_games=max_games,
+        min_games=min_games,
+        llr=llr,
+        batch=batch,
+    )
     return SprtResult(_run(study, options, run))
 
 
 # ------------------------------------------------------------------ gauntlet
-def gauntlet(candidate: str | None = None, opponents: str | Sequence[str] | None = None, *, rules: str | None = None,
-             house: Sequence[str] | None = None, rules_file: str | Path | None = None, players: int | None = None,
-             games: int | None = None, seed: int | None = None, sprt: tuple[float, float] | None = None,
-             alpha: float | None = None, beta: float | None = None, batch: int | None = None,
-             strategy_path: Sequence[str | Path] | None = None, bot_time: tuple[int, int | None] | None = None,
-             options: RunOptions | None = None, deals: str | Path | None = None, **run: Any) -> GauntletResult:
+def gauntlet(
+    candidate: str | None = None,
+    opponents: str | Sequence[str] | None = None,
+    *,
+    rules: str | None = None,
+    house: Sequence[str] | None = None,
+    rules_file: str | Path | None = None,
+    players: int | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    sprt: tuple[float, float] | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
+    batch: int | None = None,
+    strategy_path: Sequence[str | Path] | None = None,
+    bot_time: tuple[int, int | None] | None = None,
+    options: RunOptions | None = None,
+    deals: str | Path | None = None,
+    **run: Any,
+) -> GauntletResult:
     """Play ``candidate`` against each of ``opponents`` in turn, head to head on paired deals
     (``shedsim gauntlet``): ``games`` games each (default 2000), or with ``sprt = (elo0,
     elo1)`` until that opponent's SPRT decides. Every opponent meets the same deals. Defaults:
@@ -152,17 +289,42 @@ def gauntlet(candidate: str | None = None, opponents: str | Sequence[str] | None
     ['random', 'aggressive', 'total']
     """
     from shedsim.analysis.gauntlet_run import GauntletStudy
-    study = GauntletStudy(candidate, opponents, rules, house, rules_file, players, games, seed, sprt, alpha, beta,
-                          batch, strategy_path, bot_time, deals)
+
+    study = GauntletStudy(
+        candidate,
+        opponents,
+        rules,
+        house,
+        rules_file,
+        players,
+        games,
+        seed,
+        sprt,
+        alpha,
+        beta,
+        batch,
+        strategy_path,
+        bot_time,
+        deals,
+    )
     return GauntletResult(_run(study, options, run))
 
 
 # ------------------------------------------------------------------ tips
-def tips(rules: Sequence[str] | None = None, players: Sequence[int] | None = None, games: int | None = None,
-         seed: int | None = None, *, tip: Sequence[str] | None = None, base: str | None = None,
-         opponents: str | None = None, house: Sequence[str] | None = None,
-         strategy_path: Sequence[str | Path] | None = None, options: RunOptions | None = None,
-         **run: Any) -> TipsResult:
+def tips(
+    rules: Sequence[str] | None = None,
+    players: Sequence[int] | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    *,
+    tip: Sequence[str] | None = None,
+    base: str | None = None,
+    opponents: str | None = None,
+    house: Sequence[str] | None = None,
+    strategy_path: Sequence[str | Path] | None = None,
+    options: RunOptions | None = None,
+    **run: Any,
+) -> TipsResult:
     """Do the beginner tips work (``shedsim tips``)? Each tip (a parameter of the base
     strategy) followed against ignored, on the same paired deals, in every rule set where it
     applies and at every player count. Defaults: every preset, 2 and 4 players, every tip,
@@ -173,17 +335,37 @@ def tips(rules: Sequence[str] | None = None, players: Sequence[int] | None = Non
     (['save_specials'], [2])
     """
     from shedsim.analysis.tips_run import TipsStudy
-    return TipsResult(_run(TipsStudy(rules, players, tip, games, base, opponents, seed, house, strategy_path),
-                           options, run))
+
+    return TipsResult(
+        _run(
+            TipsStudy(rules, players, tip, games, base, opponents, seed, house, strategy_path),
+            options,
+            run,
+        )
+    )
 
 
 # ------------------------------------------------------------------ tune
-def tune(strategy: str | None = None, field: str | Sequence[str] | None = None, *, rules: str | None = None,
-         house: Sequence[str] | None = None, rules_file: str | Path | None = None, players: int | None = None,
-         budget: int | None = None, games: int | None = None, seed: int | None = None,
-         param: Sequence[str] | None = None, sampler: str | None = None, confirm_games: int | None = None,
-         storage: str | None = None, study_name: str | None = None, strategy_path: Sequence[str | Path] | None = None,
-         options: RunOptions | None = None, **run: Any) -> TuneResult:
+def tune(
+    strategy: str | None = None,
+    field: str | Sequence[str] | None = None,
+    *,
+    rules: str | None = None,
+    house: Sequence[str] | None = None,
+    rules_file: str | Path | None = None,
+    players: int | None = None,
+    budget: int | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    param: Sequence[str] | None = None,
+    sampler: str | None = None,
+    confirm_games: int | None = None,
+    storage: str | None = None,
+    study_name: str | None = None,
+    strategy_path: Sequence[str | Path] | None = None,
+    options: RunOptions | None = None,
+    **run: Any,
+) -> TuneResult:
     """Tune a strategy's integer parameters against a field of opponents (``shedsim tune``,
     optuna). The study is kept in ``out`` (``study.db``) or ``storage``: calling again with the
     same options resumes it; without either, in a temporary directory. Each trial's games
@@ -196,8 +378,30 @@ def tune(strategy: str | None = None, field: str | Sequence[str] | None = None, 
     (2, ['track'])
     """
     from shedsim.analysis.tune_run import TuneStudy
-    return TuneResult(_run(TuneStudy(strategy, field, rules, house, rules_file, players, budget, games, seed, param,
-                                     sampler, confirm_games, storage, study_name, strategy_path), options, run))
+
+    return TuneResult(
+        _run(
+            TuneStudy(
+                strategy,
+                field,
+                rules,
+                house,
+                rules_file,
+                players,
+                budget,
+                games,
+                seed,
+                param,
+                sampler,
+                confirm_games,
+                storage,
+                study_name,
+                strategy_path,
+            ),
+            options,
+            run,
+        )
+    )
 
 
 # ------------------------------------------------------------------ positions and hint
@@ -222,12 +426,30 @@ class Position:
     (0, 2)
     """
 
-    def __init__(self, seats: Sequence[dict[str, Any]], *, pile: Sequence[str] = (), stock: Sequence[str] = (),
-                 burned: int = 0, to_move: int = 0, rules: str = "shithead", house: Sequence[str] = (),
-                 moves: Sequence[str] = (), **more: Any) -> None:
-        self.data: dict[str, Any] = {"rules": rules, "house": list(house), "to_move": to_move, "pile": list(pile),
-                                     "stock": list(stock), "burned": burned, "moves": list(moves),
-                                     "seats": [dict(s) for s in seats], **more}
+    def __init__(
+        self,
+        seats: Sequence[dict[str, Any]],
+        *,
+        pile: Sequence[str] = (),
+        stock: Sequence[str] = (),
+        burned: int = 0,
+        to_move: int = 0,
+        rules: str = "shithead",
+        house: Sequence[str] = (),
+        moves: Sequence[str] = (),
+        **more: Any,
+    ) -> None:
+        self.data: dict[str, Any] = {
+            "rules": rules,
+            "house": list(house),
+            "to_move": to_move,
+            "pile": list(pile),
+            "stock": list(stock),
+            "burned": burned,
+            "moves": list(moves),
+            "seats": [dict(s) for s in seats],
+            **more,
+        }
         self.path: Path | None = None
 
     @classmethod
@@ -235,6 +457,7 @@ class Position:
         """The position of a position (scenario) file, after its ``moves``. Raises
         :class:`StudyError` for a file that cannot be read."""
         from shedsim.rules.files import FileProblem, read_toml
+
         try:
             data = read_toml(Path(path))
         except FileProblem as e:
@@ -247,15 +470,21 @@ class Position:
         """The position as the engine holds it (:class:`shedsim.rules.engine.GameState`),
         after the moves. Raises :class:`StudyError` naming the field at fault."""
         from shedsim.rules.scenario import ScenarioError, parse_scenario, play_moves
+
         where = str(self.path) if self.path else ""
         try:
             return play_moves(parse_scenario(self.data, where))[0]
-        except ScenarioError as e:  # "position: FILE: seats.0.hand: ..." (no FILE for one built in code)
+        except (
+            ScenarioError
+        ) as e:  # "position: FILE: seats.0.hand: ..." (no FILE for one built in code)
             raise StudyError(": " + (str(e) if where else str(e)[2:]), field="position") from None
 
     def __repr__(self) -> str:
         seats = len(self.data.get("seats") or [])
-        return f"<Position {self.data.get('rules')}, {seats} seats{', ' + str(self.path) if self.path else ''}>"
+        return (
+            f"<Position {self.data.get('rules')}, {seats} "
+            f"seats{', ' + str(self.path) if self.path else ''}>"
+        )
 
 
 class HintResult:
@@ -267,14 +496,27 @@ class HintResult:
 
     def __init__(self, raw: Any) -> None:
         import pandas as pd
+
         self.raw = raw
         rows = []
         for m in raw.moves:
-            rows.append({"move": m.move, "expected_place": m.place.value, "place_lo": m.place.lo,
-                         "place_hi": m.place.hi, "p_lose": m.p_lose.value, "p_lose_lo": m.p_lose.lo,
-                         "p_lose_hi": m.p_lose.hi, "p_first": m.p_first.value, "p_first_lo": m.p_first.lo,
-                         "p_first_hi": m.p_first.hi, "samples": m.samples, "dropped_after": m.dropped_after,
-                         "same_as": m.same_as})
+            rows.append(
+                {
+                    "move": m.move,
+                    "expected_place": m.place.value,
+                    "place_lo": m.place.lo,
+                    "place_hi": m.place.hi,
+                    "p_lose": m.p_lose.value,
+                    "p_lose_lo": m.p_lose.lo,
+                    "p_lose_hi": m.p_lose.hi,
+                    "p_first": m.p_first.value,
+                    "p_first_lo": m.p_first.lo,
+                    "p_first_hi": m.p_first.hi,
+                    "samples": m.samples,
+                    "dropped_after": m.dropped_after,
+                    "same_as": m.same_as,
+                }
+            )
         self.moves = pd.DataFrame(rows)
         self.best: str = raw.moves[0].move
         self.stopped: str = raw.stopped
@@ -286,9 +528,19 @@ class HintResult:
         return f"<HintResult best {self.best!r} of {len(self.moves)} moves, {self.stopped}>"
 
 
-def hint(position: Position | str | Path, seat: int | None = None, *, policy: str | None = None,
-         budget: int | None = None, batch: int = 100, seed: int = 0, cap: int = 400, objective: str | None = None,
-         why: bool = False, strategy_path: Sequence[str | Path] | None = None) -> HintResult:
+def hint(
+    position: Position | str | Path,
+    seat: int | None = None,
+    *,
+    policy: str | None = None,
+    budget: int | None = None,
+    batch: int = 100,
+    seed: int = 0,
+    cap: int = 400,
+    objective: str | None = None,
+    why: bool = False,
+    strategy_path: Sequence[str | Path] | None = None,
+) -> HintResult:
     """Which move is best here (``shedsim hint``)? Every legal move of ``seat`` (default:
     the seat to move) ranked by playouts that re-deal only the cards the seat has not seen;
     ``position``: a :class:`Position` or a position file's path. The options are the
@@ -303,11 +555,14 @@ def hint(position: Position | str | Path, seat: int | None = None, *, policy: st
     ['pickup', 'play Kx1']
     """
     from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
+
     pos = position if isinstance(position, Position) else Position.read(position)
     state = pos.state()
     paths = tuple(str(p) for p in strategy_path or ())
     try:
-        raw = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective)
+        raw = rank_moves(
+            state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective
+        )
     except HintError as e:
         raise StudyError(str(e)) from None
     except PolicyCrash as e:
@@ -315,4 +570,23 @@ def hint(position: Position | str | Path, seat: int | None = None, *, policy: st
     return HintResult(raw)
 
 
-__all__ = ["CompareResult", "HintResult", "Position", "Result", "TuneResult", "hint", "tune", "TipsResult", "tips", "SprtResult", "sprt", "SwapsResult", "swaps", "RunOptions", "StudyError", "TournamentResult", "compare_rules", "tournament"]
+__all__ = [
+    "CompareResult",
+    "HintResult",
+    "Position",
+    "Result",
+    "TuneResult",
+    "hint",
+    "tune",
+    "TipsResult",
+    "tips",
+    "SprtResult",
+    "sprt",
+    "SwapsResult",
+    "swaps",
+    "RunOptions",
+    "StudyError",
+    "TournamentResult",
+    "compare_rules",
+    "tournament",
+]

@@ -51,17 +51,23 @@ class Result:
         drawn as the command draws it. Raises KeyError for a chart the results do not have."""
         if self._figures is None:
             from shedsim.output.charts.figure import kept_figures
-            with tempfile.TemporaryDirectory(prefix="shedsim-charts-") as tmp, kept_figures() as figs:
+
+            with (
+                tempfile.TemporaryDirectory(prefix="shedsim-charts-") as tmp,
+                kept_figures() as figs,
+            ):
                 self.run.study.write(self.run.job, self.run.res, Path(tmp), True)
             self._figures = {k.removesuffix(".png"): v for k, v in figs.items()}
         if name not in self._figures:
-            raise KeyError(f"no chart {name!r} in these results; they have: {', '.join(self._figures) or 'none'}")
+            raise KeyError(
+                f"no chart {name!r} in these results; they have: "
+                f"{', '.join(self._figures) or 'none'}"
+            )
         return self._figures[name]
 
     def __repr__(self) -> str:
         where = f", out={str(self.out)!r}" if self.out else ""
         return f"<{type(self).__name__} {self.info.get('title') or self.run.study.command}{where}>"
-
 
 
 class TournamentResult(Result):
@@ -100,7 +106,6 @@ class TournamentResult(Result):
         return self.chart("seats")
 
 
-
 class CompareResult(Result):
     """A comparison of rule variants: ``variants`` (one row per variant), ``effects``
     (variant x metric against the baseline), ``lengths`` (game-length histogram per
@@ -110,7 +115,11 @@ class CompareResult(Result):
 
     def __init__(self, run: StudyRun) -> None:
         super().__init__(run)
-        self.variants, self.effects, self.lengths = run.res.variants, run.res.effects, run.res.lengths
+        self.variants, self.effects, self.lengths = (
+            run.res.variants,
+            run.res.effects,
+            run.res.lengths,
+        )
 
     def plot_forest(self):
         """Every effect against the baseline with its 95% interval (``forest.png``)."""
@@ -121,12 +130,18 @@ class CompareResult(Result):
         return self.chart("lengths")
 
 
-
 class SwapsResult(Result):
     """The swap-phase study: ``by_rank`` (a), ``face_up_values`` (b), ``policies`` and
     ``policies_head_to_head`` (c), ``regret`` (d; None with ``deals=0``) and its charts."""
 
-    charts = ("by_rank", "face_up_heatmap", "face_up_extremes", "policies", "policies_head_to_head", "regret")
+    charts = (
+        "by_rank",
+        "face_up_heatmap",
+        "face_up_extremes",
+        "policies",
+        "policies_head_to_head",
+        "regret",
+    )
 
     def __init__(self, run: StudyRun) -> None:
         super().__init__(run)
@@ -149,7 +164,6 @@ class SwapsResult(Result):
     def plot_regret(self):
         """The regret of the strategy's face-up choices (``regret.png``; with sample deals)."""
         return self.chart("regret")
-
 
 
 class SprtResult(Result):
@@ -181,7 +195,6 @@ class SprtResult(Result):
         return self.chart("pairing")
 
 
-
 class GauntletResult(Result):
     """A gauntlet's ``result`` (:class:`shedsim.analysis.gauntlet.Result`: ``rows``, one per
     opponent, and ``total``), ``table`` (gauntlet.csv) and its chart."""
@@ -196,7 +209,6 @@ class GauntletResult(Result):
     def plot_scores(self):
         """The candidate's score against each opponent with 95% intervals (``gauntlet.png``)."""
         return self.chart("gauntlet")
-
 
 
 class TipsResult(Result):
@@ -215,7 +227,6 @@ class TipsResult(Result):
         return self.chart("forest")
 
 
-
 class TuneResult(Result):
     """A tuning run: ``trials`` (trials.csv: every trial's parameters and score), ``best``
     (the best parameters), ``best_spec`` (``NAME:param=v,...``), ``confirmation`` (on fresh
@@ -226,7 +237,12 @@ class TuneResult(Result):
     def __init__(self, run: StudyRun) -> None:
         super().__init__(run)
         r = run.res
-        self.trials, self.best, self.confirmation, self.importance = r["table"], r["best"], r["conf"], r["importance"]
+        self.trials, self.best, self.confirmation, self.importance = (
+            r["table"],
+            r["best"],
+            r["conf"],
+            r["importance"],
+        )
         self.best_spec = self.info["result"]["best_spec"]
 
     def plot_history(self):

@@ -46,9 +46,11 @@ def parse_entries(text: str) -> list[tuple[str, str]]:
             continue
         eq, colon = p.find("="), p.find(":")
         if eq > 0 and (colon < 0 or eq < colon):
-            label, spec = p[:eq].strip(), p[eq + 1:].strip()
+            label, spec = p[:eq].strip(), p[eq + 1 :].strip()
             if not _LABEL_RE.match(label):
-                raise EntryError(f"--strategies: label {label!r} may hold only letters, digits and _ . # + -")
+                raise EntryError(
+                    f"--strategies: label {label!r} may hold only letters, digits and _ . # + -"
+                )
             items.append([label, spec])
         else:
             items.append([None, p])
@@ -79,10 +81,13 @@ def _role_names(piece: str) -> list[str]:
     """The names ``@ROLE`` stands for (:func:`shedsim.plugins.select` among the built-in
     strategies). Raises :class:`EntryError` for an unknown role."""
     from shedsim.plugins import ROLES, PluginError, choice
+
     role = piece[1:].strip()
     if role not in ROLES:
-        raise EntryError(f"--strategies: {piece!r} names no selection; use one of "
-                              f"{', '.join('@' + r for r in ROLES)}")
+        raise EntryError(
+            f"--strategies: {piece!r} names no selection; use one of "
+            f"{', '.join('@' + r for r in ROLES)}"
+        )
     try:
         return choice(role)
     except PluginError as e:
@@ -95,6 +100,7 @@ def default_field(extra_paths: tuple[str, ...] = ()) -> list[str]:
     ``default``). Plugins from ``extra_paths`` are never in it. Raises
     :class:`EntryError` when no built-in strategy qualifies or a path is not a directory."""
     from shedsim.plugins import PluginError, discover, select
+
     try:
         return select(discover(list(extra_paths)), "default")
     except PluginError as e:

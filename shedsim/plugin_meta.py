@@ -52,8 +52,8 @@ import numpy as np
 
 MAX_PARAMS = 16
 """The most parameters a strategy may have: the kernel passes them as ``int64[16]``."""
-INT64_MIN = -(2 ** 63)
-INT64_MAX = 2 ** 63 - 1
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
 
 COSTS = ("fast", "moderate", "slow")
 """Cost classes, cheapest first: ``fast``, a rule of thumb of a few comparisons a decision;
@@ -65,7 +65,9 @@ own cards (copies, special ranks); ``pile``, the pile's size or cards below the 
 ``opponents``, other seats' card counts, face-up rows or known cards; ``unseen``, which
 cards it has not seen (card counting, sampling the hidden cards)."""
 SWAP_RULES = {
-    "greedy-high": "the strongest cards face up: burn and reset ranks, other special ranks, then high ranks",
+    "greedy-high": (
+        "the strongest cards face up: burn and reset ranks, other special ranks, then high ranks"
+    ),
     "expert-table": "the highest values of a face-up value table (its parameters) face up",
     "random": "a uniformly random choice of the visible cards",
     "own": "a rule of its own",
@@ -104,10 +106,14 @@ class Traits:
 
     def describe(self) -> dict[str, str]:
         """The traits as short words, by key (for ``shedsim strategies``)."""
-        return {"cost": self.cost, "search": "yes" if self.search else "no",
-                "search_param": self.search_param or "-",
-                "uses": ", ".join(self.uses) if self.uses else "legal moves only",
-                "swap": self.swap, "self_play_loops": "yes" if self.self_play_loops else "no"}
+        return {
+            "cost": self.cost,
+            "search": "yes" if self.search else "no",
+            "search_param": self.search_param or "-",
+            "uses": ", ".join(self.uses) if self.uses else "legal moves only",
+            "swap": self.swap,
+            "self_play_loops": "yes" if self.self_play_loops else "no",
+        }
 
 
 def _is_int(v: Any) -> bool:
@@ -121,21 +127,33 @@ def read_ranges(mod: ModuleType, where: str, params: dict[str, int]) -> dict[str
     a default outside its range."""
     given = getattr(mod, "PARAM_RANGES", {})
     if not isinstance(given, dict):
-        raise PluginError(f"{where}: PARAM_RANGES must be a dict {{parameter: (lo, hi)}}, got {given!r}")
+        raise PluginError(
+            f"{where}: PARAM_RANGES must be a dict {{parameter: (lo, hi)}}, got {given!r}"
+        )
     out: dict[str, tuple[int, int]] = {}
     for k, r in given.items():
         if k not in params:
-            raise PluginError(f"{where}: PARAM_RANGES names {k!r}, which is not in PARAMS "
-                              f"({', '.join(params) or 'none'})")
-        if (not isinstance(r, (tuple, list)) or len(r) != 2 or not all(_is_int(x) for x in r)
-                or not INT64_MIN <= r[0] <= r[1] <= INT64_MAX):
-            raise PluginError(f"{where}: PARAM_RANGES[{k!r}] must be (lo, hi), two integers with lo <= hi "
-                              f"inside the 64-bit range; got {r!r}")
+            raise PluginError(
+                f"{where}: PARAM_RANGES names {k!r}, which is not in PARAMS "
+                f"({', '.join(params) or 'none'})"
+            )
+        if (
+            not isinstance(r, (tuple, list))
+            or len(r) != 2
+            or not all(_is_int(x) for x in r)
+            or not INT64_MIN <= r[0] <= r[1] <= INT64_MAX
+        ):
+            raise PluginError(
+                f"{where}: PARAM_RANGES[{k!r}] must be (lo, hi), two integers with lo <= hi "
+                f"inside the 64-bit range; got {r!r}"
+            )
         out[k] = (int(r[0]), int(r[1]))
     for k, v in params.items():
         lo, hi = out.setdefault(k, (INT64_MIN, INT64_MAX))
         if not lo <= v <= hi:
-            raise PluginError(f"{where}: the default {k}={v} lies outside PARAM_RANGES[{k!r}] = ({lo}, {hi})")
+            raise PluginError(
+                f"{where}: the default {k}={v} lies outside PARAM_RANGES[{k!r}] = ({lo}, {hi})"
+            )
     return {k: out[k] for k in params}
 
 
@@ -145,37 +163,63 @@ def read_space(mod: ModuleType, where: str, ranges: dict[str, tuple[int, int]]) 
     range from 1 up). Raises :class:`PluginError`."""
     space = getattr(mod, "PARAM_SPACE", None) or {}
     if not isinstance(space, dict):
-        raise PluginError(f"{where}: PARAM_SPACE must be a dict {{parameter: (lo, hi[, 'log'])}}, got {space!r}")
+        raise PluginError(
+            f"{where}: PARAM_SPACE must be a dict {{parameter: (lo, hi[, 'log'])}}, got {space!r}"
+        )
     for k, r in space.items():
         if k not in ranges:
-            raise PluginError(f"{where}: PARAM_SPACE names {k!r}, which is not in PARAMS "
-                              f"({', '.join(ranges) or 'none'})")
-        ok = (isinstance(r, (tuple, list)) and len(r) in (2, 3) and _is_int(r[0]) and _is_int(r[1])
-              and r[0] <= r[1] and (len(r) == 2 or (r[2] == "log" and r[0] >= 1)))
+            raise PluginError(
+                f"{where}: PARAM_SPACE names {k!r}, which is not in PARAMS "
+                f"({', '.join(ranges) or 'none'})"
+            )
+        ok = (
+            isinstance(r, (tuple, list))
+            and len(r) in (2, 3)
+            and _is_int(r[0])
+            and _is_int(r[1])
+            and r[0] <= r[1]
+            and (len(r) == 2 or (r[2] == "log" and r[0] >= 1))
+        )
         if not ok:
-            raise PluginError(f"{where}: PARAM_SPACE[{k!r}] must be (lo, hi) or (lo, hi, 'log') with lo <= hi "
-                              f"(lo >= 1 for 'log'); got {r!r}")
+            raise PluginError(
+                f"{where}: PARAM_SPACE[{k!r}] must be (lo, hi) or (lo, hi, 'log') with lo <= hi "
+                f"(lo >= 1 for 'log'); got {r!r}"
+            )
         lo, hi = ranges[k]
         if not lo <= r[0] <= r[1] <= hi:
-            raise PluginError(f"{where}: PARAM_SPACE[{k!r}] = ({r[0]}, {r[1]}) lies outside the parameter's range "
-                              f"{range_text((lo, hi))}")
+            raise PluginError(
+                f"{where}: PARAM_SPACE[{k!r}] = ({r[0]}, {r[1]}) lies outside the parameter's "
+                "range "
+                f"{range_text((lo, hi))}"
+            )
     return dict(space)
 
 
-def read_traits(mod: ModuleType, where: str, params: dict[str, int], ranges: dict[str, tuple[int, int]],
-                inline: bool) -> Traits:
+def read_traits(
+    mod: ModuleType,
+    where: str,
+    params: dict[str, int],
+    ranges: dict[str, tuple[int, int]],
+    inline: bool,
+) -> Traits:
     """``TRAITS`` of ``mod``, checked and completed with the defaults (``inline``: whether
     it is a compiled plugin that runs in the fast game loop; the default cost depends on
     it). Raises :class:`PluginError` naming the key for an unknown key or a wrong value."""
     given = getattr(mod, "TRAITS", {})
     if not isinstance(given, dict):
-        raise PluginError(f"{where}: TRAITS must be a dict with keys {', '.join(TRAIT_HELP)}; got {given!r}")
+        raise PluginError(
+            f"{where}: TRAITS must be a dict with keys {', '.join(TRAIT_HELP)}; got {given!r}"
+        )
     unknown = [k for k in given if k not in TRAIT_HELP]
     if unknown:
-        raise PluginError(f"{where}: TRAITS has no key {unknown[0]!r}; the keys are {', '.join(TRAIT_HELP)}")
+        raise PluginError(
+            f"{where}: TRAITS has no key {unknown[0]!r}; the keys are {', '.join(TRAIT_HELP)}"
+        )
     cost = given.get("cost", "fast" if inline else "moderate")
     if cost not in COSTS:
-        raise PluginError(f"{where}: TRAITS['cost'] must be one of {', '.join(COSTS)}; got {cost!r}")
+        raise PluginError(
+            f"{where}: TRAITS['cost'] must be one of {', '.join(COSTS)}; got {cost!r}"
+        )
     for key in ("search", "self_play_loops"):
         if not isinstance(given.get(key, False), bool):
             raise PluginError(f"{where}: TRAITS[{key!r}] must be True or False; got {given[key]!r}")
@@ -183,24 +227,43 @@ def read_traits(mod: ModuleType, where: str, params: dict[str, int], ranges: dic
     sp = given.get("search_param")
     if sp is not None:
         if sp not in params:
-            raise PluginError(f"{where}: TRAITS['search_param'] must name a parameter of PARAMS "
-                              f"({', '.join(params) or 'none'}); got {sp!r}")
+            raise PluginError(
+                f"{where}: TRAITS['search_param'] must name a parameter of PARAMS "
+                f"({', '.join(params) or 'none'}); got {sp!r}"
+            )
         if not search:
-            raise PluginError(f"{where}: TRAITS['search_param'] names the parameter that turns the search off, "
-                              f"so TRAITS['search'] must be True")
+            raise PluginError(
+                f"{where}: TRAITS['search_param'] names the parameter that turns the search off, "
+                f"so TRAITS['search'] must be True"
+            )
         if not ranges[sp][0] <= 0 <= ranges[sp][1]:
-            raise PluginError(f"{where}: TRAITS['search_param'] {sp!r} must accept 0 (search off); its range is "
-                              f"{range_text(ranges[sp])}")
+            raise PluginError(
+                f"{where}: TRAITS['search_param'] {sp!r} must accept 0 (search off); its range is "
+                f"{range_text(ranges[sp])}"
+            )
     uses = given.get("uses", USES)
-    if (not isinstance(uses, (tuple, list, set, frozenset)) or not all(u in USES for u in uses)
-            or len(set(uses)) != len(uses)):
-        raise PluginError(f"{where}: TRAITS['uses'] must be a tuple of distinct words from "
-                          f"{', '.join(USES)} (() for legal moves only); got {uses!r}")
+    if (
+        not isinstance(uses, (tuple, list, set, frozenset))
+        or not all(u in USES for u in uses)
+        or len(set(uses)) != len(uses)
+    ):
+        raise PluginError(
+            f"{where}: TRAITS['uses'] must be a tuple of distinct words from "
+            f"{', '.join(USES)} (() for legal moves only); got {uses!r}"
+        )
     swap = given.get("swap", "own")
     if swap not in SWAP_RULES:
-        raise PluginError(f"{where}: TRAITS['swap'] must be one of {', '.join(SWAP_RULES)}; got {swap!r}")
-    return Traits(cost=cost, search=search, search_param=sp, uses=tuple(u for u in USES if u in uses),
-                  swap=swap, self_play_loops=given.get("self_play_loops", False))
+        raise PluginError(
+            f"{where}: TRAITS['swap'] must be one of {', '.join(SWAP_RULES)}; got {swap!r}"
+        )
+    return Traits(
+        cost=cost,
+        search=search,
+        search_param=sp,
+        uses=tuple(u for u in USES if u in uses),
+        swap=swap,
+        self_play_loops=given.get("self_play_loops", False),
+    )
 
 
 def range_text(r: tuple[int, int]) -> str:
@@ -257,11 +320,15 @@ class StrategyInfo:
         allowed range (or the known parameters)."""
         if key not in self.params:
             known = ", ".join(self.params) or "none"
-            raise PluginError(f"strategy {self.name!r} has no parameter {key!r}; parameters: {known}")
+            raise PluginError(
+                f"strategy {self.name!r} has no parameter {key!r}; parameters: {known}"
+            )
         lo, hi = self.ranges[key]
         if not _is_int(value) or not lo <= int(value) <= hi:
-            raise PluginError(f"strategy {self.name!r}: parameter {key}={value} is outside its range "
-                              f"{range_text((lo, hi))}")
+            raise PluginError(
+                f"strategy {self.name!r}: parameter {key}={value} is outside its range "
+                f"{range_text((lo, hi))}"
+            )
         return int(value)
 
     def params_array(self, overrides: dict[str, int] | None = None) -> np.ndarray:
@@ -311,7 +378,11 @@ def load_module(path: str | Path, name: str | None = None) -> ModuleType:
         raise
     except SyntaxError as e:
         sys.modules.pop(name, None)
-        raise PluginError(f"strategy plugin {str(path)!r} has a syntax error at line {e.lineno}: {e.msg}") from None
+        raise PluginError(
+            f"strategy plugin {str(path)!r} has a syntax error at line {e.lineno}: {e.msg}"
+        ) from None
     except Exception as e:  # noqa: BLE001 - plugin code may raise anything on import
         sys.modules.pop(name, None)
-        raise PluginError(f"strategy plugin {str(path)!r} failed to import: {type(e).__name__}: {e}") from None
+        raise PluginError(
+            f"strategy plugin {str(path)!r} failed to import: {type(e).__name__}: {e}"
+        ) from None

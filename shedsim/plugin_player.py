@@ -54,25 +54,44 @@ class Observation:
         return int(self.array[i])
 
     @property
-    def seat(self) -> int: return self._get(L.O_SEAT)
+    def seat(self) -> int:
+        return self._get(L.O_SEAT)
+
     @property
-    def players(self) -> int: return self._get(L.O_PLAYERS)
+    def players(self) -> int:
+        return self._get(L.O_PLAYERS)
+
     @property
-    def stage(self) -> int: return self._get(L.O_STAGE)
+    def stage(self) -> int:
+        return self._get(L.O_STAGE)
+
     @property
-    def hand(self) -> list[int]: return unpack(self._get(L.O_HAND))
+    def hand(self) -> list[int]:
+        return unpack(self._get(L.O_HAND))
+
     @property
-    def top(self) -> int: return self._get(L.O_TOP)
+    def top(self) -> int:
+        return self._get(L.O_TOP)
+
     @property
-    def pile(self) -> list[int]: return unpack(self._get(L.O_PILE))
+    def pile(self) -> list[int]:
+        return unpack(self._get(L.O_PILE))
+
     @property
-    def pile_size(self) -> int: return self._get(L.O_PILE_N)
+    def pile_size(self) -> int:
+        return self._get(L.O_PILE_N)
+
     @property
-    def burned(self) -> list[int]: return unpack(self._get(L.O_BURNED))
+    def burned(self) -> list[int]:
+        return unpack(self._get(L.O_BURNED))
+
     @property
-    def stock_size(self) -> int: return self._get(L.O_STOCK_N)
+    def stock_size(self) -> int:
+        return self._get(L.O_STOCK_N)
+
     @property
-    def direction(self) -> int: return self._get(L.O_DIRECTION)
+    def direction(self) -> int:
+        return self._get(L.O_DIRECTION)
 
     def face_up(self, seat: int) -> list[int]:
         return unpack(self._get(L.O_FACE_UP + seat))
@@ -106,16 +125,20 @@ class RulesView:
         return not int(self.array[L.R_FLAGS + rank]) & L.F_ORDINARY
 
     @property
-    def hand_size(self) -> int: return int(self.array[L.R_HAND_SIZE])
+    def hand_size(self) -> int:
+        return int(self.array[L.R_HAND_SIZE])
+
     @property
-    def table_size(self) -> int: return int(self.array[L.R_TABLE_SIZE])
+    def table_size(self) -> int:
+        return int(self.array[L.R_TABLE_SIZE])
+
     @property
-    def players(self) -> int: return int(self.array[L.R_PLAYERS])
+    def players(self) -> int:
+        return int(self.array[L.R_PLAYERS])
 
 
 class DecisionTimeout(Exception):
     """A plain-Python strategy took longer than the per-decision limit."""
-
 
 
 @contextlib.contextmanager
@@ -126,8 +149,11 @@ def decision_guard(seconds: float):
     strategies cannot be interrupted this way and need no guard for the kernel: a
     compiled loop that never returns is stopped with Ctrl-C.
     """
-    usable = (seconds > 0 and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
+    usable = (
+        seconds > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
     if not usable:
         yield
         return
@@ -170,7 +196,9 @@ class EnginePlayer:
         self.params = params
         self.isolated = False
         # plain-Python decisions that take the engine's position (shedsim.bot.inprocess.readable)
-        self.takes_state = bool(getattr(getattr(strategy.module, "choose_move", None), "takes_state", False))
+        self.takes_state = bool(
+            getattr(getattr(strategy.module, "choose_move", None), "takes_state", False)
+        )
         self.dealt: tuple | None = None
 
     def see_deal(self, state, seat: int, strategy_key: int = 0) -> None:
@@ -182,6 +210,7 @@ class EnginePlayer:
         if not self.isolated:
             return int(fn(*args))
         from shedsim.base.isolate import ChildRaised, ProcessCrash, call
+
         value, error, code = call(fn, *args, timeout_s=decision_timeout())  # raises ChildTimeout
         if code != 0:
             raise ProcessCrash(code)
@@ -201,26 +230,45 @@ class EnginePlayer:
         (:class:`shedsim.rules.engine.GameStreams`), as the kernel does."""
         return self.strategy.outside
 
-    def swap(self, visible: int, seat: int, players: int, rules_array: np.ndarray, rng: np.ndarray) -> int:
+    def swap(
+        self, visible: int, seat: int, players: int, rules_array: np.ndarray, rng: np.ndarray
+    ) -> int:
         mod = self.strategy.module
         if self.strategy.compiled:
-            return self._compiled(mod.swap, np.int64(visible), np.int64(seat), np.int64(players), rules_array,
-                                  self.params, rng)
+            return self._compiled(
+                mod.swap,
+                np.int64(visible),
+                np.int64(seat),
+                np.int64(players),
+                rules_array,
+                self.params,
+                rng,
+            )
         from shedsim.rules.engine import PluginReturnError
+
         view = RulesView(rules_array)
         with decision_guard(decision_timeout()):
-            chosen = (mod.choose_swap(*self.dealt, seat) if self.takes_state and self.dealt else
-                      mod.choose_swap(unpack(visible), seat, players, view, StreamRandom(rng)))
+            chosen = (
+                mod.choose_swap(*self.dealt, seat)
+                if self.takes_state and self.dealt
+                else mod.choose_swap(unpack(visible), seat, players, view, StreamRandom(rng))
+            )
         ok = isinstance(chosen, (list, tuple)) and all(
-            isinstance(r, (int, np.integer)) and not isinstance(r, bool) and 2 <= r <= 14 for r in chosen)
+            isinstance(r, (int, np.integer)) and not isinstance(r, bool) and 2 <= r <= 14
+            for r in chosen
+        )
         if not ok:
             raise PluginReturnError(
-                f"choose_swap must return a list of {view.table_size} card ranks (whole numbers 2-14, taken "
-                f"from the visible cards it was given) to put face up; it returned {_short_repr(chosen)}")
+                f"choose_swap must return a list of {view.table_size} card ranks (whole "
+                "numbers 2-14, taken "
+                "from the visible cards it was given) to put face up; it returned "
+                f"{_short_repr(chosen)}"
+            )
         return pack([int(r) for r in chosen])
 
     def move(self, state, obs: np.ndarray, rules_array: np.ndarray, rng: np.ndarray, legal):
         from shedsim.rules.engine import Move, MoveSyntaxError
+
         mod = self.strategy.module
         if self.strategy.compiled:
             code = self._compiled(mod.move, obs, rules_array, self.params, rng)
@@ -229,13 +277,25 @@ class EnginePlayer:
             except MoveSyntaxError:
                 return Move("invalid", rank=code)
         from shedsim.rules.engine import PluginReturnError
+
         with decision_guard(decision_timeout()):
-            index = (mod.choose_move(state, list(legal)) if self.takes_state else
-                     mod.choose_move(Observation(obs, rules_array), list(legal), StreamRandom(rng)))
+            index = (
+                mod.choose_move(state, list(legal))
+                if self.takes_state
+                else mod.choose_move(Observation(obs, rules_array), list(legal), StreamRandom(rng))
+            )
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
             raise PluginReturnError(
-                f"choose_move must return the index of the chosen move in its list of legal moves (a whole "
-                f"number from 0 to {len(legal) - 1}); it returned {_short_repr(index)}")
-        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(legal):
-            return Move("invalid", rank=-1 if not isinstance(index, (int, np.integer)) else int(index))
+                "choose_move must return the index of the chosen move in its list of legal "
+                "moves (a whole "
+                f"number from 0 to {len(legal) - 1}); it returned {_short_repr(index)}"
+            )
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, (int, np.integer))
+            or not 0 <= index < len(legal)
+        ):
+            return Move(
+                "invalid", rank=-1 if not isinstance(index, (int, np.integer)) else int(index)
+            )
         return legal[int(index)]

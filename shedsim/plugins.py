@@ -44,7 +44,8 @@ sets ``INLINE = False`` (worth it for expensive decisions such as search). An in
 strategy's ``move`` and ``swap`` must not allocate arrays (the fast loop runs without
 numba's reference counting); one that does sets ``INLINE = False``.
 
-Neither kind ever receives hidden cards (docs/reference/rules.md#observation): the observation is built
+Neither kind ever receives hidden cards (docs/reference/rules.md#observation): the observation is
+built
 from public information and the mover's own hand only.
 """
 
@@ -56,13 +57,32 @@ from pathlib import Path
 from types import ModuleType
 
 
-from shedsim.plugin_meta import (MAX_PARAMS, PluginError, StrategyInfo, hash_file, load_module,  # noqa: F401
-                                 module_name, read_ranges, read_space, read_traits)
-from shedsim.base.isolate import (DECISION_TIMEOUT_ENV, DEFAULT_DECISION_TIMEOUT,  # noqa: F401 - re-exported
-                                    MAX_DECISION_TIMEOUT, decision_timeout)
+from shedsim.plugin_meta import (
+    MAX_PARAMS,
+    PluginError,
+    StrategyInfo,
+    hash_file,
+    load_module,  # noqa: F401
+    module_name,  # noqa: F401
+    read_ranges,
+    read_space,
+    read_traits,
+)
+from shedsim.base.isolate import (
+    DECISION_TIMEOUT_ENV,  # noqa: F401
+    DEFAULT_DECISION_TIMEOUT,  # noqa: F401 - re-exported
+    MAX_DECISION_TIMEOUT,  # noqa: F401
+    decision_timeout,  # noqa: F401
+)
 
 from shedsim.plugin_player import (  # noqa: F401 - re-exported (a plugin's view, the engine's adapter)
-    DecisionTimeout, EnginePlayer, Observation, RulesView, StreamRandom, decision_guard)
+    DecisionTimeout,
+    EnginePlayer,
+    Observation,
+    RulesView,
+    StreamRandom,
+    decision_guard,
+)
 
 ENV_PATH = "SHEDSIM_STRATEGY_PATH"
 
@@ -72,7 +92,9 @@ class Strategy(StrategyInfo):
     """A loaded plugin (:class:`shedsim.plugin_meta.StrategyInfo`: name, kind, parameters
     and their ranges, traits, ...) that can also play on the reference engine."""
 
-    def player(self, label: str | None = None, overrides: dict[str, int] | None = None) -> EnginePlayer:
+    def player(
+        self, label: str | None = None, overrides: dict[str, int] | None = None
+    ) -> EnginePlayer:
         """An adapter that plays this strategy on the reference engine. Raises
         :class:`PluginError` for an unknown parameter or a value outside its range."""
         return EnginePlayer(self, label or self.name, self.params_array(overrides))
@@ -95,7 +117,9 @@ def parse_spec(text: str) -> tuple[str, dict[str, int]]:
                     raise ValueError
                 overrides[key.strip()] = int(value)
             except ValueError:
-                raise PluginError(f"strategy spec {text!r}: write NAME:param=INTEGER[,param=INTEGER]") from None
+                raise PluginError(
+                    f"strategy spec {text!r}: write NAME:param=INTEGER[,param=INTEGER]"
+                ) from None
     if not name:
         raise PluginError(f"strategy spec {text!r}: missing strategy name")
     return name, overrides
@@ -119,8 +143,14 @@ def deterministic_identity(known: dict[str, Strategy], spec: str) -> tuple | Non
 def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
     where = f"strategy plugin {str(path)!r}"
     name = getattr(mod, "NAME", None)
-    if not isinstance(name, str) or not name.isidentifier() and not name.replace("-", "_").isidentifier():
-        raise PluginError(f"{where}: NAME must be a string of letters, digits, '_' or '-', got {name!r}")
+    if (
+        not isinstance(name, str)
+        or not name.isidentifier()
+        and not name.replace("-", "_").isidentifier()
+    ):
+        raise PluginError(
+            f"{where}: NAME must be a string of letters, digits, '_' or '-', got {name!r}"
+        )
     desc = getattr(mod, "DESCRIPTION", None)
     if not isinstance(desc, str) or not desc.strip():
         raise PluginError(f"{where} ({name}): DESCRIPTION must be a one-line string")
@@ -134,34 +164,58 @@ def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
     elif has_py:
         kind = "python"
     elif has_nb:
-        raise PluginError(f"{where} ({name}): swap and move must be numba @njit functions "
-                          f"(or define choose_swap and choose_move for a plain-Python strategy)")
+        raise PluginError(
+            f"{where} ({name}): swap and move must be numba @njit functions "
+            f"(or define choose_swap and choose_move for a plain-Python strategy)"
+        )
     else:
-        raise PluginError(f"{where} ({name}): define swap() and move() (numba) or "
-                          f"choose_swap() and choose_move() (plain Python)")
+        raise PluginError(
+            f"{where} ({name}): define swap() and move() (numba) or "
+            f"choose_swap() and choose_move() (plain Python)"
+        )
     params = getattr(mod, "PARAMS", {})
-    if (not isinstance(params, dict) or len(params) > MAX_PARAMS
-            or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
-                       for k, v in params.items())):
-        raise PluginError(f"{where} ({name}): PARAMS must be a dict of at most {MAX_PARAMS} "
-                          f"integer defaults, e.g. {{'rollouts': 16}}")
+    if (
+        not isinstance(params, dict)
+        or len(params) > MAX_PARAMS
+        or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+            for k, v in params.items()
+        )
+    ):
+        raise PluginError(
+            f"{where} ({name}): PARAMS must be a dict of at most {MAX_PARAMS} "
+            f"integer defaults, e.g. {{'rollouts': 16}}"
+        )
     where = f"{where} ({name})"
     ranges = read_ranges(mod, where, params)
     read_space(mod, where, ranges)
-    traits = read_traits(mod, where, params, ranges, kind == "numba" and bool(getattr(mod, "INLINE", True)))
-    return Strategy(name=name, description=desc.strip().splitlines()[0], deterministic=det,
-                    kind=kind, module=mod, path=path, source_hash=hash_file(path), params=dict(params),
-                    ranges=ranges, traits=traits)
+    traits = read_traits(
+        mod, where, params, ranges, kind == "numba" and bool(getattr(mod, "INLINE", True))
+    )
+    return Strategy(
+        name=name,
+        description=desc.strip().splitlines()[0],
+        deterministic=det,
+        kind=kind,
+        module=mod,
+        path=path,
+        source_hash=hash_file(path),
+        params=dict(params),
+        ranges=ranges,
+        traits=traits,
+    )
 
 
 def builtin_dir() -> Path:
     """The ``strategies/`` directory that ships with shedsim."""
     import strategies
+
     return Path(strategies.__file__).resolve().parent
 
 
 def search_dirs(extra: list[str | Path] | None = None) -> list[Path]:
-    """Directories searched for plugins: built-ins, then ``$SHEDSIM_STRATEGY_PATH``, then ``extra``."""
+    """Directories searched for plugins: built-ins, then ``$SHEDSIM_STRATEGY_PATH``, then
+    ``extra``."""
     dirs = [builtin_dir()]
     env = os.environ.get(ENV_PATH, "")
     for d in [*(p for p in env.split(os.pathsep) if p), *(extra or [])]:
@@ -173,7 +227,9 @@ def search_dirs(extra: list[str | Path] | None = None) -> list[Path]:
     return dirs
 
 
-def compiled_strategy(known: dict[str, Strategy], spec: str, command: str = "this command") -> Strategy:
+def compiled_strategy(
+    known: dict[str, Strategy], spec: str, command: str = "this command"
+) -> Strategy:
     """The strategy of ``spec`` (``NAME`` or ``NAME:param=v``) among ``known`` (from
     :func:`discover`), checked for the compiled kernel: it exists, it is a numba plugin
     and the parameters are valid. Raises :class:`PluginError` (``command`` names what
@@ -183,8 +239,10 @@ def compiled_strategy(known: dict[str, Strategy], spec: str, command: str = "thi
         why = known.why_missing(name) if isinstance(known, Plugins) else None
         raise PluginError(why or f"unknown strategy {name!r}; known: {', '.join(known)}")
     if not known[name].compiled:
-        raise PluginError(f"strategy {name!r} is plain Python: {command} runs on the "
-                          f"compiled kernel, which needs numba strategies")
+        raise PluginError(
+            f"strategy {name!r} is plain Python: {command} runs on the "
+            f"compiled kernel, which needs numba strategies"
+        )
     known[name].params_array(overrides)
     return known[name]
 
@@ -223,7 +281,9 @@ class Plugins(dict):
         or unknown (listing the known ones)."""
         if name in self:
             return self[name]
-        raise PluginError(self.why_missing(name) or f"unknown strategy {name!r}; known: {', '.join(self)}")
+        raise PluginError(
+            self.why_missing(name) or f"unknown strategy {name!r}; known: {', '.join(self)}"
+        )
 
 
 def type_problem(strat: Strategy) -> str | None:
@@ -239,24 +299,33 @@ def type_problem(strat: Strategy) -> str | None:
     if not strat.compiled:
         return None
     from numba import types
+
     vec = types.Array(types.int64, 1, "C")
     rng = types.Array(types.uint64, 1, "C")
     i64 = types.int64
-    for fname, sig, args in (("swap", (i64, i64, i64, vec, vec, rng), "visible, seat, players, rules, params, rng"),
-                             ("move", (vec, vec, vec, rng), "obs, rules, params, rng")):
+    for fname, sig, args in (
+        ("swap", (i64, i64, i64, vec, vec, rng), "visible, seat, players, rules, params, rng"),
+        ("move", (vec, vec, vec, rng), "obs, rules, params, rng"),
+    ):
         fn = getattr(strat.module, fname, None)
         if fn is None or not hasattr(fn, "compile"):
             return f"{fname} is not a numba function: decorate it with @njit"
         try:
             fn.compile(sig)
         except Exception as e:  # noqa: BLE001 - numba's typing and lowering errors
-            text = " ".join(ln.strip() for ln in str(e).splitlines() if ln.strip() and not ln.startswith("-"))
-            return (f"{fname}({args}) does not compile with numba for the kernel's argument types: "
-                    f"{text[:400]}{'...' if len(text) > 400 else ''}")
+            text = " ".join(
+                ln.strip() for ln in str(e).splitlines() if ln.strip() and not ln.startswith("-")
+            )
+            return (
+                f"{fname}({args}) does not compile with numba for the kernel's argument types: "
+                f"{text[:400]}{'...' if len(text) > 400 else ''}"
+            )
         ret = fn.overloads[sig].signature.return_type
         if not isinstance(ret, types.Integer):
-            return (f"{fname} returns {ret}, not an integer: it must return an int64 on every path "
-                    f"(a path that raises or returns nothing gives an optional type)")
+            return (
+                f"{fname} returns {ret}, not an integer: it must return an int64 on every path "
+                f"(a path that raises or returns nothing gives an optional type)"
+            )
     return None
 
 
@@ -287,8 +356,12 @@ def discover(extra: list[str | Path] | None = None) -> Plugins:
     and modification time): a run asks for it once per chunk of games.
     """
     dirs = search_dirs(extra)
-    files = [(d, path) for d in dirs for path in sorted(d.glob("*.py")) if not path.name.startswith("_")]
-    key = tuple((str(path), st.st_mtime_ns, st.st_size) for _, path in files for st in [path.stat()])
+    files = [
+        (d, path) for d in dirs for path in sorted(d.glob("*.py")) if not path.name.startswith("_")
+    ]
+    key = tuple(
+        (str(path), st.st_mtime_ns, st.st_size) for _, path in files for st in [path.stat()]
+    )
     hit = _DISCOVERED.get(key)
     if hit is not None:
         return Plugins(hit.items(), broken=hit.broken)
@@ -309,12 +382,19 @@ def discover(extra: list[str | Path] | None = None) -> Plugins:
             continue
         why = type_problem(strat) if d != builtin else None
         if why is not None:  # it would break the kernel every strategy is compiled into
-            broken.append(BrokenPlugin(path.resolve(), tuple(names), f"strategy plugin {str(path)!r}: {why}"))
+            broken.append(
+                BrokenPlugin(path.resolve(), tuple(names), f"strategy plugin {str(path)!r}: {why}")
+            )
             continue
         if strat.name in found:
-            broken.append(BrokenPlugin(path.resolve(), tuple(names),
-                                       f"strategy plugin {str(path)!r}: the name {strat.name!r} is already "
-                                       f"used by {str(found[strat.name].path)!r}"))
+            broken.append(
+                BrokenPlugin(
+                    path.resolve(),
+                    tuple(names),
+                    f"strategy plugin {str(path)!r}: the name {strat.name!r} is already "
+                    f"used by {str(found[strat.name].path)!r}",
+                )
+            )
             continue
         found[strat.name] = strat
     by_module = {s.module.__name__: s.name for s in found.values()}
@@ -343,12 +423,19 @@ def resolve(names: list[str], extra: list[str | Path] | None = None) -> list[Str
 def candidates(known: dict[str, Strategy]) -> list[Strategy]:
     """The strategies commands choose their defaults from: shedsim's own (``strategies/``),
     compiled, and not a variant of another (:attr:`StrategyInfo.variant_of`), by name."""
-    return sorted((s for s in known.values() if not s.outside and s.compiled and s.variant_of is None),
-                  key=lambda s: s.name)
+    return sorted(
+        (s for s in known.values() if not s.outside and s.compiled and s.variant_of is None),
+        key=lambda s: s.name,
+    )
 
 
 def _fast_deterministic(s: Strategy) -> bool:
-    return s.deterministic and s.traits.cost == "fast" and not s.traits.self_play_loops and bool(s.traits.uses)
+    return (
+        s.deterministic
+        and s.traits.cost == "fast"
+        and not s.traits.self_play_loops
+        and bool(s.traits.uses)
+    )
 
 
 def is_random_baseline(s: Strategy) -> bool:
@@ -358,14 +445,21 @@ def is_random_baseline(s: Strategy) -> bool:
 
 
 ROLES: dict[str, str] = {
-    "default": "every built-in compiled strategy that is neither slow (cost) nor a variant of another",
+    "default": (
+        "every built-in compiled strategy that is neither slow (cost) nor a variant of another"
+    ),
     "ladder": "every built-in compiled strategy that is not a variant of another",
-    "reference": "the built-in strategy that is fast, deterministic, decides on more than its legal moves and "
-                 "does not loop in self-play",
-    "baseline": "the built-in strategy that draws among its legal moves at random and uses nothing else",
+    "reference": "the built-in strategy that is fast, deterministic, decides on more than its "
+    "legal moves and "
+    "does not loop in self-play",
+    "baseline": (
+        "the built-in strategy that draws among its legal moves at random and uses nothing else"
+    ),
     "policy": "the cheapest built-in strategy that searches, slow ones left out",
     "tunable": "the built-in strategy that declares a PARAM_SPACE",
-    "compare": "the baseline, the reference opponent and the strongest quick player (hint's policy)",
+    "compare": (
+        "the baseline, the reference opponent and the strongest quick player (hint's policy)"
+    ),
 }
 """Each choice commands make by traits, in words (``--help`` prints them beside the names)."""
 
@@ -378,16 +472,22 @@ def select(known: dict[str, Strategy], role: str) -> list[str]:
     pool = candidates(known)
     if role == "compare":
         return [select(known, r)[0] for r in ("baseline", "reference", "policy")]
-    rule = {"default": lambda s: s.traits.cost != "slow", "ladder": lambda s: True,
-            "reference": _fast_deterministic, "baseline": is_random_baseline,
-            "policy": lambda s: s.traits.search and s.traits.cost != "slow",
-            "tunable": lambda s: bool(s.param_space)}[role]
+    rule = {
+        "default": lambda s: s.traits.cost != "slow",
+        "ladder": lambda s: True,
+        "reference": _fast_deterministic,
+        "baseline": is_random_baseline,
+        "policy": lambda s: s.traits.search and s.traits.cost != "slow",
+        "tunable": lambda s: bool(s.param_space),
+    }[role]
     chosen = [s for s in pool if rule(s)]
     if role == "policy":
         chosen.sort(key=lambda s: (s.traits.cost_rank, s.name))
     if not chosen:
-        raise PluginError(f"no strategy in {builtin_dir()} qualifies as {ROLES[role]}: the built-in strategies' "
-                          f"TRAITS decide that (`shedsim strategies` lists them)")
+        raise PluginError(
+            f"no strategy in {builtin_dir()} qualifies as {ROLES[role]}: the built-in strategies' "
+            f"TRAITS decide that (`shedsim strategies` lists them)"
+        )
     return [s.name for s in chosen] if role in ("default", "ladder") else [chosen[0].name]
 
 
@@ -423,5 +523,8 @@ def choices_text() -> dict[str, str]:
             out[role] = f"none ({e})"
     out["swaps"] = ", ".join(f"{lab} ({name}'s)" for lab, name in swap_policies(known))
     for c in ("fast", "moderate", "slow"):
-        out[f"cost:{c}"] = ", ".join(s.name for s in known.values() if not s.outside and s.traits.cost == c) or "none"
+        out[f"cost:{c}"] = (
+            ", ".join(s.name for s in known.values() if not s.outside and s.traits.cost == c)
+            or "none"
+        )
     return out

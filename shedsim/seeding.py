@@ -1,9 +1,11 @@
-"""Seeds and the counter-based random streams shared by both engines (docs/reference/rules.md#ruling-game-rng).
+"""Seeds and the counter-based random streams shared by both engines
+(docs/reference/rules.md#ruling-game-rng).
 
 Every random choice of a game comes from two splitmix64 streams derived from
 ``(run seed, index)``: the **deal** stream (shuffle, random starts) and the **strategy**
 stream (strategies' coin flips; a plugin from outside ``strategies/`` draws from its seat's
-own stream instead, keyed from the game's by :func:`seat_key`). Keys are computed from the run seed with
+own stream instead, keyed from the game's by :func:`seat_key`). Keys are computed from the run seed
+with
 :class:`numpy.random.SeedSequence` and a splitmix64 finaliser of the game or deal index,
 so a game's cards do not depend on how a run is chunked or how many workers play it.
 
@@ -87,8 +89,9 @@ def index_keys(root: int, index: np.ndarray) -> np.ndarray:
     return z
 
 
-def game_keys(seed: int, index: np.ndarray, deal_index: np.ndarray | None = None,
-              stream: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def game_keys(
+    seed: int, index: np.ndarray, deal_index: np.ndarray | None = None, stream: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """(deal keys, strategy keys), ``uint64[n]`` each, for games ``index`` of run ``seed``.
 
     ``deal_index`` (default: ``index``) selects the deal: games sharing a deal index get
@@ -101,7 +104,9 @@ def game_keys(seed: int, index: np.ndarray, deal_index: np.ndarray | None = None
     if stream:
         if isinstance(stream, bool) or not isinstance(stream, (int, np.integer)) or stream < 0:
             raise ValueError(f"stream must be a non-negative integer, got {stream!r}")
-        strat_root = int(np.random.SeedSequence([int(seed), int(stream)]).generate_state(2, dtype=np.uint64)[1])
+        strat_root = int(
+            np.random.SeedSequence([int(seed), int(stream)]).generate_state(2, dtype=np.uint64)[1]
+        )
     index = np.asarray(index, dtype=np.int64)
     deals = index if deal_index is None else np.asarray(deal_index, dtype=np.int64)
     return index_keys(deal_root, deals), index_keys(strat_root, index)

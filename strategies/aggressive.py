@@ -17,7 +17,8 @@ NAME = "aggressive"
 DESCRIPTION = "highest playable ordinary rank first, all copies; specials when forced"
 DETERMINISTIC = True
 PARAMS = {}
-# against copies of itself most games repeat a position and end as proven loops (`shedsim bench --strategy aggressive`)
+# against copies of itself most games repeat a position and end as proven loops (`shedsim bench
+# --strategy aggressive`)
 TRAITS = {"cost": "fast", "uses": ("own_cards",), "swap": "greedy-high", "self_play_loops": True}
 
 

@@ -80,7 +80,10 @@ from shedsim.kernel.policies import determinise, greedy_rollout
 from shedsim.kernel.rng import rng_below
 
 NAME = "heuristic"
-DESCRIPTION = "the beginner tips as tunable parameters: saves specials, tracks cards, blocks, value-table swap"
+DESCRIPTION = (
+    "the beginner tips as tunable parameters: saves specials, tracks cards, blocks, "
+    "value-table swap"
+)
 DETERMINISTIC = True  # moves are a function of the observation (the search seeds itself from it);
 # only swap=0 draws from the game's stream, in the swap phase
 INLINE = False  # the search allocates its scratch arrays: it runs in the standard game loop
@@ -121,8 +124,13 @@ PARAM_RANGES = {
     "end_pile": _PILE,
     "search": (0, 1000),  # samples per end-game move
 }
-TRAITS = {"cost": "moderate", "search": True, "search_param": "search",
-          "uses": ("own_cards", "pile", "opponents", "unseen"), "swap": "expert-table"}
+TRAITS = {
+    "cost": "moderate",
+    "search": True,
+    "search_param": "search",
+    "uses": ("own_cards", "pile", "opponents", "unseen"),
+    "swap": "expert-table",
+}
 PARAM_SPACE = {
     # what ``shedsim tune`` searches: (lowest, highest[, "log"]) integers; "log" samples
     # on a log scale (pile sizes where 99 means never)
@@ -270,7 +278,8 @@ def beat_chance(obs, rules, nxt, pool, r):
 @njit(cache=True)
 def observation_stream(obs):
     """A ``uint64[1]`` random stream keyed by a hash of the observation (splitmix64
-    finaliser over its entries, less the move, pick-up and burn counters). The search draws its samples from it, not from the game's
+    finaliser over its entries, less the move, pick-up and burn counters). The search draws its
+    samples from it, not from the game's
     strategy stream, so the move is a function of the observation alone: the strategy is
     deterministic and the kernel can prove a repeating game a loop
     (docs/reference/rules.md#proven-loop)."""
@@ -344,23 +353,39 @@ def move(obs, rules, params, rng):
     stock_n = obs[L.O_STOCK_N]
     voluntary = can_pick_up(obs, rules, True)
     # A small pile made mostly of specials is ammunition, where the rules let you take it.
-    if (voluntary and st == L.STAGE_HAND and 0 < pile_n <= params[P_TAKE_PILE]
-            and 2 * total(obs[L.O_PILE] & special) > pile_n):
+    if (
+        voluntary
+        and st == L.STAGE_HAND
+        and 0 < pile_n <= params[P_TAKE_PILE]
+        and 2 * total(obs[L.O_PILE] & special) > pile_n
+    ):
         return np.int64(L.PICKUP)
     burn = ok & rules[L.R_BURN_MASK]
     if plain != 0:
         tr = obs[L.O_TOP_RANK]
-        if params[P_COMPLETE_FOUR] != 0 and tr != 0 and count(plain, tr) > 0 and (
-                obs[L.O_RUN] + count(plain, tr) >= rules[L.R_BURN_RUN]):
+        if (
+            params[P_COMPLETE_FOUR] != 0
+            and tr != 0
+            and count(plain, tr) > 0
+            and (obs[L.O_RUN] + count(plain, tr) >= rules[L.R_BURN_RUN])
+        ):
             return play(tr, count(plain, tr))
         if burn != 0 and pile_n >= params[P_SPEND_PILE]:
             return play(lowest(burn), 1)
         r = lowest(plain)
-        if stock_n == 0 and (params[P_TRACK] > 0 or params[P_BLOCK] > 0) and pile_n >= params[P_END_PILE]:
+        if (
+            stock_n == 0
+            and (params[P_TRACK] > 0 or params[P_BLOCK] > 0)
+            and pile_n >= params[P_END_PILE]
+        ):
             nxt = _next_seat(obs)
             if nxt != obs[L.O_SEAT]:
                 pool = _unseen(obs, rules)
-                left = obs[L.O_HAND_N + nxt] + total(obs[L.O_FACE_UP + nxt]) + obs[L.O_FACE_DOWN_N + nxt]
+                left = (
+                    obs[L.O_HAND_N + nxt]
+                    + total(obs[L.O_FACE_UP + nxt])
+                    + obs[L.O_FACE_DOWN_N + nxt]
+                )
                 if left <= params[P_BLOCK]:
                     best_p = 2.0
                     rest = plain

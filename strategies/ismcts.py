@@ -23,7 +23,8 @@ Trans. Computational Intelligence and AI in Games 4(2), 2012 (SO-ISMCTS, section
 Face-down flips are all unseen, so one flip stands for all of them (as in ``mc``).
 
 Parameters (integers): ``iterations`` per decision (default 300; cost grows linearly,
-docs/explanation/strength.md#ladder gives the cost of a game); ``explore``: the exploration constant C in
+docs/explanation/strength.md#ladder gives the cost of a game); ``explore``: the exploration constant
+C in
 hundredths (default 70: C = 0.7, the paper's choice for rewards in [0, 1]);
 ``playout``: the playout policy (0 greedy, 1 aggressive: see
 :mod:`shedsim.kernel.policies`); ``cap``: the most moves of a playout (default 400).
@@ -41,13 +42,25 @@ from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_mov
 from shedsim.kernel.rng import rng_below
 
 NAME = "ismcts"
-DESCRIPTION = "information-set MCTS: one tree over what it can see, a fresh deal of the hidden cards per iteration"
+DESCRIPTION = (
+    "information-set MCTS: one tree over what it can see, a fresh deal of the hidden cards per "
+    "iteration"
+)
 DETERMINISTIC = False
 PARAMS = {"iterations": 300, "explore": 70, "playout": 0, "cap": 400}
 # iterations per decision; the exploration constant in hundredths; PLAYOUT_*; moves per playout
-PARAM_RANGES = {"iterations": (1, 100_000), "explore": (0, 10_000), "playout": (0, 1), "cap": (10, 100_000)}
-TRAITS = {"cost": "slow", "search": True, "uses": ("own_cards", "pile", "opponents", "unseen"),
-          "swap": "greedy-high"}
+PARAM_RANGES = {
+    "iterations": (1, 100_000),
+    "explore": (0, 10_000),
+    "playout": (0, 1),
+    "cap": (10, 100_000),
+}
+TRAITS = {
+    "cost": "slow",
+    "search": True,
+    "uses": ("own_cards", "pile", "opponents", "unseen"),
+    "swap": "greedy-high",
+}
 INLINE = False  # allocates its tree per decision
 
 PLAYOUT_GREEDY = 0
@@ -83,9 +96,23 @@ def playout(rules, pub, priv, policy, cap):
             m = greedy_move(pub, rules)
         moves += 1
         s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
-            rules, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
-    write_public(pub, s, pub[L.O_STAGE], pub[L.O_HAND], top, trank, run, pile, pile_n, stock_n,
-                 n_in, direction, moves)
+            rules, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction
+        )
+    write_public(
+        pub,
+        s,
+        pub[L.O_STAGE],
+        pub[L.O_HAND],
+        top,
+        trank,
+        run,
+        pile,
+        pile_n,
+        stock_n,
+        n_in,
+        direction,
+        moves,
+    )
 
 
 @njit(cache=True)
@@ -120,7 +147,9 @@ def _moves_here(pub, rules, buf):
 
 
 @njit(cache=True)
-def search(obs, rules, iterations, explore, policy, cap, rng, root_moves, root_visits, root_value, stats):
+def search(
+    obs, rules, iterations, explore, policy, cap, rng, root_moves, root_visits, root_value, stats
+):
     """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
     visited root move (``int64``), or -1 when the observation admits no determinisation.
 
@@ -242,7 +271,19 @@ def move_stats(obs, rules, params, rng, stats):
     root_moves = np.zeros(160, np.int64)
     root_visits = np.zeros(160, np.int64)
     root_value = np.zeros(160, np.float64)
-    m = search(obs, rules, iterations, explore, params[2], cap, rng, root_moves, root_visits, root_value, stats)
+    m = search(
+        obs,
+        rules,
+        iterations,
+        explore,
+        params[2],
+        cap,
+        rng,
+        root_moves,
+        root_visits,
+        root_value,
+        stats,
+    )
     if m < 0:
         return greedy_move(obs, rules)
     return m

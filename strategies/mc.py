@@ -22,15 +22,28 @@ from numba import njit
 from shedsim import layout as L
 from shedsim.kernel.core import apply
 from shedsim.kernel.nb import legal_moves
-from shedsim.kernel.policies import determinise, determinise_any, greedy_move, greedy_rollout, strongest_face_up
+from shedsim.kernel.policies import (
+    determinise,
+    determinise_any,
+    greedy_move,
+    greedy_rollout,
+    strongest_face_up,
+)
 
 NAME = "mc"
 DESCRIPTION = "determinised Monte Carlo: samples hidden cards, greedy rollouts of every move"
 DETERMINISTIC = False
 PARAMS = {"rollouts": 16, "cap": 400}
-PARAM_RANGES = {"rollouts": (1, 100_000), "cap": (10, 100_000)}  # samples per decision; moves per rollout
-TRAITS = {"cost": "slow", "search": True, "uses": ("own_cards", "pile", "opponents", "unseen"),
-          "swap": "greedy-high"}
+PARAM_RANGES = {
+    "rollouts": (1, 100_000),
+    "cap": (10, 100_000),
+}  # samples per decision; moves per rollout
+TRAITS = {
+    "cost": "slow",
+    "search": True,
+    "uses": ("own_cards", "pile", "opponents", "unseen"),
+    "swap": "greedy-high",
+}
 INLINE = False  # too big to inline into the kernel's game loop; a call per decision is nothing here
 
 

@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-HEAD = '''import json, os, sys, time
+HEAD = """import json, os, sys, time
 def say(obj):
     sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
 n = 0
@@ -30,7 +30,7 @@ for line in sys.stdin:
         MOVE
     elif t == "bye":
         BYE
-'''
+"""
 
 BOTS = {
     # plays the first legal move, keeps its face-up cards
@@ -42,9 +42,19 @@ BOTS = {
     # prints a line that is not JSON, then exits, before any game
     "noise": {"HELLO": 'print("Segmentation fault (not really)", flush=True); sys.exit(3)'},
     # its Nth move comes after the time allowed
-    "late": {"MOVE": 'time.sleep(float(os.environ.get("LATE_S", "0.5")) if n == 3 else 0); say({"type": "move", "move": m["legal"][0]})'},
+    "late": {
+        "MOVE": (
+            'time.sleep(float(os.environ.get("LATE_S", "0.5")) if n == 3 else 0); '
+            'say({"type": "move", "move": m["legal"][0]})'
+        )
+    },
     # its Nth answer is not JSON
-    "garbage": {"MOVE": 'say({"type": "move", "move": m["legal"][0]}) if n != 3 else print("{not json", flush=True)'},
+    "garbage": {
+        "MOVE": (
+            'say({"type": "move", "move": m["legal"][0]}) if n != 3 else '
+            'print("{not json", flush=True)'
+        )
+    },
     # its Nth move is not in legal
     "illegal": {"MOVE": 'say({"type": "move", "move": m["legal"][0] if n != 3 else "play Zx9"})'},
     # it swaps cards it was not dealt
@@ -52,18 +62,33 @@ BOTS = {
     # it exits at its Nth move
     "dies": {"MOVE": 'sys.exit(1) if n == 3 else say({"type": "move", "move": m["legal"][0]})'},
     # writes 300 kB to standard error before each answer
-    "chatty": {"MOVE": 'sys.stderr.write("x" * 300000 + "\\n"); say({"type": "move", "move": m["legal"][0]})'},
+    "chatty": {
+        "MOVE": (
+            'sys.stderr.write("x" * 300000 + "\\n"); say({"type": "move", "move": m["legal"][0]})'
+        )
+    },
     # tells its pid on standard error when it starts, and every clock it gets
-    "pid": {"HELLO": 'sys.stderr.write(f"pid {os.getpid()}\\n"); say({"type": "hello", "name": "pid", "protocol": 1})',
-            "MOVE": 'sys.stderr.write(f"clock {json.dumps(m[\'clock\'])}\\n"); say({"type": "move", "move": m["legal"][0]})'},
+    "pid": {
+        "HELLO": (
+            'sys.stderr.write(f"pid {os.getpid()}\\n"); '
+            'say({"type": "hello", "name": "pid", "protocol": 1})'
+        ),
+        "MOVE": (
+            "sys.stderr.write(f\"clock {json.dumps(m['clock'])}\\n\"); "
+            'say({"type": "move", "move": m["legal"][0]})'
+        ),
+    },
     # takes 30 ms a move (a per-game budget runs out)
     "slow": {"MOVE": 'time.sleep(0.03); say({"type": "move", "move": m["legal"][0]})'},
     # stays on after bye
-    "stays": {"BYE": 'time.sleep(60)'},
+    "stays": {"BYE": "time.sleep(60)"},
 }
-DEFAULTS = {"HELLO": 'say({"type": "hello", "name": "first", "protocol": 1})',
-            "SWAP": 'say({"type": "swap", "face_up": m["face_up"]})',
-            "MOVE": 'say({"type": "move", "move": m["legal"][0]})', "BYE": "break"}
+DEFAULTS = {
+    "HELLO": 'say({"type": "hello", "name": "first", "protocol": 1})',
+    "SWAP": 'say({"type": "swap", "face_up": m["face_up"]})',
+    "MOVE": 'say({"type": "move", "move": m["legal"][0]})',
+    "BYE": "break",
+}
 
 
 def write(directory: Path, name: str) -> Path:

@@ -17,7 +17,8 @@ def plain_python_plugins(tmp_path):
     (d / "pyplayer.py").write_text(
         'NAME = "pyplayer"\nDESCRIPTION = "first legal move"\nDETERMINISTIC = True\n'
         "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
-        "def choose_move(obs, legal, rng):\n    return 0\n")
+        "def choose_move(obs, legal, rng):\n    return 0\n"
+    )
     return d
 
 
@@ -31,11 +32,24 @@ def hostile_plugins():
     from shedsim.kernel.build import cache_dir
     from shedsim.rules.ruleset import preset
     from shedsim.runs.simulate import RunSpec, play_chunk
+
     (cache_dir() / "tests").mkdir(exist_ok=True)
-    with FileLock(str(cache_dir() / "tests" / "hostile_plugins.lock")):  # one pytest worker compiles it
+    with FileLock(
+        str(cache_dir() / "tests" / "hostile_plugins.lock")
+    ):  # one pytest worker compiles it
         d = H.write(cache_dir())
-        play_chunk(RunSpec(preset("shithead"), 2, ("honest", "greedy"), ("honest", "greedy"), games=1,
-                           strategy_paths=(str(d),)), 0, 1)
+        play_chunk(
+            RunSpec(
+                preset("shithead"),
+                2,
+                ("honest", "greedy"),
+                ("honest", "greedy"),
+                games=1,
+                strategy_paths=(str(d),),
+            ),
+            0,
+            1,
+        )
     return d
 
 
@@ -49,6 +63,7 @@ def every_run(tmp_path_factory):
     from filelock import FileLock
 
     import every_command
+
     base = tmp_path_factory.getbasetemp()
     # this session's directory: under pytest-xdist, the workers' base directories' parent
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base

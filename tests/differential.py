@@ -27,8 +27,15 @@ def seatings(n_games: int, players: int, n_strats: int) -> np.ndarray:
     return ((g + s * (1 + g // n_strats)) % n_strats).astype(np.int64)
 
 
-def compare(rules: RuleSet, players: int, n_games: int, seed: int, first: int = 0,
-            names=STRATEGIES, ends: list[str] | None = None) -> list[str]:
+def compare(
+    rules: RuleSet,
+    players: int,
+    n_games: int,
+    seed: int,
+    first: int = 0,
+    names=STRATEGIES,
+    ends: list[str] | None = None,
+) -> list[str]:
     """Play games ``first .. first+n_games-1`` of ``seed`` both ways; returns disagreements.
     ``ends``, if given, receives how each of the kernel's games ended (``layout.END_NAMES``)."""
     known, k = kernel_for_builtins()
@@ -64,11 +71,18 @@ def compare(rules: RuleSet, players: int, n_games: int, seed: int, first: int = 
             if ref != ker:
                 where = ""
                 if key == "moves":
-                    i = next((i for i, (a, b) in enumerate(zip(ref, ker)) if a != b), min(len(ref), len(ker)))
-                    where = f" first difference at move {i + 1}: reference " \
-                            f"{engine.Move.from_code(ref[i]) if i < len(ref) else 'end'}, kernel " \
-                            f"{engine.Move.from_code(ker[i]) if i < len(ker) else 'end'}"
-                problems.append(f"{rules.name}{'+' + ','.join(rules.house) if rules.house else ''} "
-                                f"{players}p seed {seed} game {first + g}: {key} differ{where}")
+                    i = next(
+                        (i for i, (a, b) in enumerate(zip(ref, ker)) if a != b),
+                        min(len(ref), len(ker)),
+                    )
+                    where = (
+                        f" first difference at move {i + 1}: reference "
+                        f"{engine.Move.from_code(ref[i]) if i < len(ref) else 'end'}, kernel "
+                        f"{engine.Move.from_code(ker[i]) if i < len(ker) else 'end'}"
+                    )
+                problems.append(
+                    f"{rules.name}{'+' + ','.join(rules.house) if rules.house else ''} "
+                    f"{players}p seed {seed} game {first + g}: {key} differ{where}"
+                )
                 break
     return problems

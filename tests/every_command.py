@@ -17,17 +17,78 @@ from pathlib import Path
 
 RUNS: dict[str, list[str]] = {
     # --rounds 2: matches.csv; stall:40: stalled games (summary's stalled/loops/capped columns)
-    "tournament": ["tournament", "--rules", "nines", "--house", "stall:40", "--players", "4", "--strategies",
-                   "random,greedy", "--games", "480", "--rounds", "2", "--workers", "1"],
-    "compare-rules": ["compare-rules", "--rules", "shithead", "--rules", "nines", "--players", "3", "--strategies",
-                      "random,greedy", "--games", "300", "--workers", "1"],
+    "tournament": [
+        "tournament",
+        "--rules",
+        "nines",
+        "--house",
+        "stall:40",
+        "--players",
+        "4",
+        "--strategies",
+        "random,greedy",
+        "--games",
+        "480",
+        "--rounds",
+        "2",
+        "--workers",
+        "1",
+    ],
+    "compare-rules": [
+        "compare-rules",
+        "--rules",
+        "shithead",
+        "--rules",
+        "nines",
+        "--players",
+        "3",
+        "--strategies",
+        "random,greedy",
+        "--games",
+        "300",
+        "--workers",
+        "1",
+    ],
     # --min-games 5: face-up rows seen often enough to be in the table
-    "swaps": ["swaps", "--players", "3", "--games", "300", "--deals", "2", "--rollouts", "2", "--min-games", "5",
-              "--workers", "1"],
+    "swaps": [
+        "swaps",
+        "--players",
+        "3",
+        "--games",
+        "300",
+        "--deals",
+        "2",
+        "--rollouts",
+        "2",
+        "--min-games",
+        "5",
+        "--workers",
+        "1",
+    ],
     "sprt": ["sprt", "--a", "greedy", "--b", "random", "--max-games", "400"],
     "pairing": ["sprt", "--a", "greedy", "--b", "random", "--compare-pairing", "--games", "200"],
-    "tips": ["tips", "--rules", "shithead", "--players", "2", "--games", "100", "--tip", "save_specials"],
-    "tune": ["tune", "--budget", "2", "--games", "100", "--confirm-games", "100", "--param", "track=0:50"],
+    "tips": [
+        "tips",
+        "--rules",
+        "shithead",
+        "--players",
+        "2",
+        "--games",
+        "100",
+        "--tip",
+        "save_specials",
+    ],
+    "tune": [
+        "tune",
+        "--budget",
+        "2",
+        "--games",
+        "100",
+        "--confirm-games",
+        "100",
+        "--param",
+        "track=0:50",
+    ],
 }
 """Output directory name -> the command line (without --quiet and --out)."""
 
@@ -43,21 +104,30 @@ def chart_facts(fig, dpi: int) -> dict:
     pixels."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.text import Text
-    canvas = fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)  # a closed figure
+
+    canvas = (
+        fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)
+    )  # a closed figure
     fig.set_dpi(dpi)
     canvas.draw()
     renderer = canvas.get_renderer()
     texts = []
-    ticks: dict[int, str | None] = {}  # tick label -> "x3" (axis and axes), None when not drawn (off the view)
+    ticks: dict[
+        int, str | None
+    ] = {}  # tick label -> "x3" (axis and axes), None when not drawn (off the view)
     for k, ax in enumerate(fig.axes):
         for name, a in (("x", ax.xaxis), ("y", ax.yaxis)):
             lo, hi = sorted(a.get_view_interval())
             tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
-            locs = {**{id(t): loc for t, loc in zip(a.get_major_ticks(), a.get_majorticklocs())},
-                    **{id(t): loc for t, loc in zip(a.get_minor_ticks(), a.get_minorticklocs())}}
+            locs = {
+                **{id(t): loc for t, loc in zip(a.get_major_ticks(), a.get_majorticklocs())},
+                **{id(t): loc for t, loc in zip(a.get_minor_ticks(), a.get_minorticklocs())},
+            }
             for tick in a.majorTicks + a.minorTicks:
                 loc = locs.get(id(tick))
-                shown = ax.get_visible() and loc is not None and lo - tol <= loc <= hi + tol  # drawn: in the view
+                shown = (
+                    ax.get_visible() and loc is not None and lo - tol <= loc <= hi + tol
+                )  # drawn: in the view
                 for x in (tick.label1, tick.label2):
                     ticks[id(x)] = f"{name}{k}" if shown else None
     for t in fig.findobj(Text):
@@ -69,8 +139,14 @@ def chart_facts(fig, dpi: int) -> dict:
         if axis is None:
             continue
         box = t.get_window_extent(renderer)
-        texts.append({"text": t.get_text(), "size": float(t.get_fontsize()), "tick_axis": axis or None,
-                      "box": [float(box.x0), float(box.y0), float(box.x1), float(box.y1)]})
+        texts.append(
+            {
+                "text": t.get_text(),
+                "size": float(t.get_fontsize()),
+                "tick_axis": axis or None,
+                "box": [float(box.x0), float(box.y0), float(box.x1), float(box.y1)],
+            }
+        )
     w, h = fig.get_size_inches()
     return {"width_in": float(w), "height_in": float(h), "dpi": dpi, "texts": texts}
 

@@ -180,17 +180,20 @@ PLUGINS = {
 }
 
 
-
-
 def write(root: Path) -> Path:
     """The plugins' directory under ``root``: a file is (atomically) rewritten only when its
     text changed, so the generated kernel and numba's caches stay valid."""
     from shedsim.base import atomic
+
     d = root / "tests" / "hostile_plugins"
     d.mkdir(parents=True, exist_ok=True)
     for name, body in PLUGINS.items():
         own_swap = "def swap(" in body
-        text = textwrap.dedent(HEAD.format(name=name)) + ("" if own_swap else textwrap.dedent(SWAP)) + textwrap.dedent(body)
+        text = (
+            textwrap.dedent(HEAD.format(name=name))
+            + ("" if own_swap else textwrap.dedent(SWAP))
+            + textwrap.dedent(body)
+        )
         f = d / f"{name}.py"
         if not f.exists() or f.read_text() != text:
             atomic.write_text(f, text)

@@ -48,20 +48,53 @@ def test_the_docstring_examples_run(tmp_path, monkeypatch):
 
 # the every_run command lines (tests/every_command.py), as API calls
 CALLS = {
-    "tournament": (lambda: shedsim.tournament(["random", "greedy"], players=4, games=480, rules="nines",
-                                              house=["stall:40"], rounds=2, workers=1),
-                   {"summary": "summary.csv", "head_to_head": "head_to_head.csv", "seats": "seats.csv",
-                    "lengths": "lengths.csv", "matches": "matches.csv"}),
-    "compare-rules": (lambda: shedsim.compare_rules(["shithead", "nines"], players=3, games=300,
-                                                    strategies=["random", "greedy"], workers=1),
-                      {"variants": "variants.csv", "effects": "effects.csv", "lengths": "lengths.csv"}),
-    "swaps": (lambda: shedsim.swaps(players=3, games=300, deals=2, rollouts=2, min_games=5, workers=1),
-              {"by_rank": "by_rank.csv", "face_up_values": "face_up_values.csv", "policies": "policies.csv",
-               "policies_head_to_head": "policies_head_to_head.csv", "regret": "regret.csv"}),
+    "tournament": (
+        lambda: shedsim.tournament(
+            ["random", "greedy"],
+            players=4,
+            games=480,
+            rules="nines",
+            house=["stall:40"],
+            rounds=2,
+            workers=1,
+        ),
+        {
+            "summary": "summary.csv",
+            "head_to_head": "head_to_head.csv",
+            "seats": "seats.csv",
+            "lengths": "lengths.csv",
+            "matches": "matches.csv",
+        },
+    ),
+    "compare-rules": (
+        lambda: shedsim.compare_rules(
+            ["shithead", "nines"], players=3, games=300, strategies=["random", "greedy"], workers=1
+        ),
+        {"variants": "variants.csv", "effects": "effects.csv", "lengths": "lengths.csv"},
+    ),
+    "swaps": (
+        lambda: shedsim.swaps(players=3, games=300, deals=2, rollouts=2, min_games=5, workers=1),
+        {
+            "by_rank": "by_rank.csv",
+            "face_up_values": "face_up_values.csv",
+            "policies": "policies.csv",
+            "policies_head_to_head": "policies_head_to_head.csv",
+            "regret": "regret.csv",
+        },
+    ),
     "sprt": (lambda: shedsim.sprt("greedy", "random", max_games=400), {"path": "sprt.csv"}),
-    "pairing": (lambda: shedsim.sprt("greedy", "random", compare_pairing=True, games=200), {"pairing": "pairing.csv"}),
-    "tips": (lambda: shedsim.tips(["shithead"], [2], games=100, tip=["save_specials"]), {"tips": "tips.csv"}),
-    "tune": (lambda: shedsim.tune(budget=2, games=100, confirm_games=100, param=["track=0:50"]), {}),
+    "pairing": (
+        lambda: shedsim.sprt("greedy", "random", compare_pairing=True, games=200),
+        {"pairing": "pairing.csv"},
+    ),
+    "tips": (
+        lambda: shedsim.tips(["shithead"], [2], games=100, tip=["save_specials"]),
+        {"tips": "tips.csv"},
+    ),
+    "tune": (
+        lambda: shedsim.tune(budget=2, games=100, confirm_games=100, param=["track=0:50"]),
+        {},
+    ),
 }
 
 
@@ -84,14 +117,36 @@ def test_the_readme_example_prints_summary_csv(tmp_path):
     from typer.testing import CliRunner
 
     from shedsim.cli import app
-    code = ("import shedsim; r = shedsim.tournament(strategies=['greedy', 'random'], players=2, games=2000, seed=1); "
-            "print(r.summary)")
-    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+
+    code = (
+        "import shedsim; r = shedsim.tournament(strategies=['greedy', 'random'], players=2, "
+        "games=2000, seed=1); "
+        "print(r.summary)"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
     assert p.returncode == 0, p.stderr
     assert list(tmp_path.iterdir()) == []  # nothing written without out=
     out = tmp_path / "run"
-    r = CliRunner().invoke(app, ["tournament", "-S", "greedy,random", "-p", "2", "--games", "2000", "--seed", "1",
-                                 "--out", str(out), "--quiet", "--no-plots"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "tournament",
+            "-S",
+            "greedy,random",
+            "-p",
+            "2",
+            "--games",
+            "2000",
+            "--seed",
+            "1",
+            "--out",
+            str(out),
+            "--quiet",
+            "--no-plots",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert p.stdout == str(pd.read_csv(out / "summary.csv")) + "\n"
     api_r = shedsim.tournament(strategies=["greedy", "random"], players=2, games=2000, seed=1)
@@ -99,19 +154,33 @@ def test_the_readme_example_prints_summary_csv(tmp_path):
 
 
 def test_out_writes_what_the_command_writes(tmp_path):
-    r = shedsim.tournament(["greedy", "random"], players=2, games=96, seed=1, out=tmp_path / "t", no_plots=True)
+    r = shedsim.tournament(
+        ["greedy", "random"], players=2, games=96, seed=1, out=tmp_path / "t", no_plots=True
+    )
     assert r.out == tmp_path / "t"
     names = {p.name for p in (tmp_path / "t").iterdir()}
-    assert {"summary.csv", "head_to_head.csv", "seats.csv", "lengths.csv", "run.json", "spec.json"} <= names
+    assert {
+        "summary.csv",
+        "head_to_head.csv",
+        "seats.csv",
+        "lengths.csv",
+        "run.json",
+        "spec.json",
+    } <= names
     same_table(r.summary, tmp_path / "t" / "summary.csv")
 
 
 def test_import_shedsim_is_cheap():
     """``import shedsim`` loads neither numba nor pandas (nor the API); the API loads on
     first use."""
-    code = ("import sys, shedsim; heavy = [m for m in ('numba', 'pandas', 'matplotlib', 'shedsim.api') "
-            "if m in sys.modules]; print(heavy); shedsim.tournament; print('shedsim.api' in sys.modules)")
-    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    code = (
+        "import sys, shedsim; heavy = [m for m in ('numba', 'pandas', 'matplotlib', 'shedsim.api') "
+        "if m in sys.modules]; print(heavy); shedsim.tournament; print('shedsim.api' in "
+        "sys.modules)"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.split("\n")[:2] == ["[]", "True"]
 
@@ -130,12 +199,20 @@ def test_a_problem_names_the_parameter():
 
 def test_a_position_built_in_code_is_the_file_it_is_read_from(tmp_path):
     f = tmp_path / "pos.toml"
-    f.write_text('rules = "family"\npile = ["7"]\nburned = 40\n'
-                 '[[seats]]\nhand = ["K", "4"]\nface_up = ["8"]\nface_down = ["6"]\n'
-                 '[[seats]]\nhand = ["9"]\nface_up = ["3"]\nface_down = ["A"]\n')
-    built = shedsim.Position(seats=[{"hand": ["K", "4"], "face_up": ["8"], "face_down": ["6"]},
-                                    {"hand": ["9"], "face_up": ["3"], "face_down": ["A"]}],
-                             pile=["7"], burned=40, rules="family")
+    f.write_text(
+        'rules = "family"\npile = ["7"]\nburned = 40\n'
+        '[[seats]]\nhand = ["K", "4"]\nface_up = ["8"]\nface_down = ["6"]\n'
+        '[[seats]]\nhand = ["9"]\nface_up = ["3"]\nface_down = ["A"]\n'
+    )
+    built = shedsim.Position(
+        seats=[
+            {"hand": ["K", "4"], "face_up": ["8"], "face_down": ["6"]},
+            {"hand": ["9"], "face_up": ["3"], "face_down": ["A"]},
+        ],
+        pile=["7"],
+        burned=40,
+        rules="family",
+    )
     a = shedsim.hint(built, policy="greedy", budget=40, seed=3)
     b = shedsim.hint(shedsim.Position.read(f), policy="greedy", budget=40, seed=3)
     pd.testing.assert_frame_equal(a.moves, b.moves)
@@ -150,8 +227,14 @@ def test_sprt_decides_the_same_on_any_number_of_workers():
     one = shedsim.sprt("greedy", "heuristic", workers=1, **kw)
     two = shedsim.sprt("greedy", "heuristic", workers=2, **kw)
     assert two.decision == one.decision and one.decision in ("H0", "H1")
-    assert (two.result.games, two.result.llr, two.result.score) == (one.result.games, one.result.llr, one.result.score)
-    assert one.result.games < 3000  # decided before the bound: later batches were played ahead, or not at all
+    assert (two.result.games, two.result.llr, two.result.score) == (
+        one.result.games,
+        one.result.llr,
+        one.result.score,
+    )
+    assert (
+        one.result.games < 3000
+    )  # decided before the bound: later batches were played ahead, or not at all
     pd.testing.assert_frame_equal(one.path, two.path)
 
 

@@ -49,13 +49,17 @@ def test_table_has_a_ratio_column_only_with_the_calibration_kernel(tmp_path):
     rules = preset("shithead")
     plain = B.bench_table(rules, games=300, players=(2,), workers=(1,), repeats=1)
     assert len(plain) == 1 and "ratio" not in plain[0]
-    assert plain[0]["players"] == 2 and plain[0]["games_per_s"] > 0 and plain[0]["moves_per_game"] > 10
+    assert (
+        plain[0]["players"] == 2 and plain[0]["games_per_s"] > 0 and plain[0]["moves_per_game"] > 10
+    )
     (tmp_path / B.CALIB_FILE).write_text(FAKE_CALIB)
     rows = B.bench_table(rules, games=300, players=(2, 3), workers=(1,), repeats=1, calib=tmp_path)
     assert [r["players"] for r in rows] == [2, 3]
     for r in rows:
         assert r["ratio"] > 0 and r["calib_games_per_s"] > 0
-        assert r["calib_ns_per_move"] == pytest.approx(1e9 / r["calib_games_per_s"] / (10 * r["players"]))
+        assert r["calib_ns_per_move"] == pytest.approx(
+            1e9 / r["calib_games_per_s"] / (10 * r["players"])
+        )
     text = B.render_table(rows, "t")
     assert [c.header for c in text.columns][-1] == "ratio"
 
@@ -65,7 +69,9 @@ def test_sample_positions_are_decisions_with_a_choice():
     obs = sample_positions(ra, 50, 3, np.uint64(5))
     assert obs.shape == (50, L.O_SIZE)
     assert (obs[:, L.O_PLAYERS] == 3).all()
-    assert np.array_equal(sample_positions(ra, 50, 3, np.uint64(5)), obs)  # same key, same positions
+    assert np.array_equal(
+        sample_positions(ra, 50, 3, np.uint64(5)), obs
+    )  # same key, same positions
 
 
 def test_mc_search_counts_its_rollouts():
@@ -75,7 +81,8 @@ def test_mc_search_counts_its_rollouts():
     rates = B.search_rates(known["mc"], ra, params, positions=5)
     assert rates["search_positions"] == 5
     assert rates["decisions_per_s"] > 0 and rates["search_moves_per_s"] > 0
-    # every decision sampled has >= 2 moves (or one flip class), 3 rollouts per candidate, <= 50 moves each
+    # every decision sampled has >= 2 moves (or one flip class), 3 rollouts per candidate, <= 50
+    # moves each
     assert 1 <= rates["rollouts_per_decision"] and rates["search_moves_per_rollout"] <= 50
     assert B.search_rates(known["greedy"], ra, params) is None  # no move_stats(): nothing to time
     assert rates["playout_loop_moves_per_s"] > 0  # mc defines playout_stats: its loop timed alone
@@ -87,6 +94,7 @@ def test_playout_stats_plays_the_same_determinisations_with_and_without_playouts
     passes must draw the same deals, so the strategy stream ends in the same state, and
     only the playing pass counts moves (each playout at most ``cap`` moves)."""
     from shedsim.kernel.probe import sample_positions
+
     known = discover([])
     ra = preset("shithead").compile(3)
     obs = sample_positions(ra, 4, 3, np.uint64(11))
@@ -114,5 +122,7 @@ def test_cli_table_json(tmp_path, monkeypatch):
     assert out["calibration"] is None
     assert [(x["players"], x["workers"]) for x in out["rows"]] == [(2, 1), (2, 2), (4, 1), (4, 2)]
     assert all("ratio" not in x for x in out["rows"])
-    bad = CliRunner().invoke(app, ["bench", "--table", "--games", "200", "--calib", str(tmp_path / "none")])
+    bad = CliRunner().invoke(
+        app, ["bench", "--table", "--games", "200", "--calib", str(tmp_path / "none")]
+    )
     assert bad.exit_code == 2 and "sh_nb_fast.py" in bad.output

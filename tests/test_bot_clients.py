@@ -20,7 +20,9 @@ from shedsim.rules.ruleset import build
 ROOT = Path(__file__).resolve().parents[1]
 NODE = shutil.which("node")
 CLIENTS = {
-    "js": None if NODE is None else shlex.join([NODE, str(ROOT / "examples" / "bots" / "greedy.js")]),
+    "js": None
+    if NODE is None
+    else shlex.join([NODE, str(ROOT / "examples" / "bots" / "greedy.js")]),
     "python": shlex.join([sys.executable, "-m", "shedsim.bot.example"]),
 }
 
@@ -43,7 +45,9 @@ def _records(root, spec):
 def test_the_example_bot_plays_as_greedy_in_a_tournament(tmp_path, which, preset, players):
     rules = build(preset)
     entries = [("random", "random"), ("aggressive", "aggressive")]
-    bot = T.plan(rules, players, [*entries, ("g", "bot:" + _command(which))], 12, seed=11, chunk_size=6)
+    bot = T.plan(
+        rules, players, [*entries, ("g", "bot:" + _command(which))], 12, seed=11, chunk_size=6
+    )
     ref = T.plan(rules, players, [*entries, ("g", "greedy")], 12, seed=11, chunk_size=6)
     a, b = _records(tmp_path / "bot", bot), _records(tmp_path / "ref", ref)
     res_a, res_b = T.analyse(bot, a), T.analyse(ref, b)
@@ -67,6 +71,7 @@ def test_bench_measures_a_bots_decisions_per_second_through_the_pipe():
     from typer.testing import CliRunner
 
     from shedsim.cli import app
+
     first = shlex.join([sys.executable, str(ROOT / "examples" / "bots" / "first.py")])
     r = CliRunner().invoke(app, ["bench", "--bot", f"first={first}", "--bot-games", "4", "--json"])
     assert r.exit_code == 0, r.output

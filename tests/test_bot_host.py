@@ -25,7 +25,9 @@ SCENARIOS = Path(__file__).parent / "scenarios"
 
 def test_legal_moves_in_the_protocols_order_the_engines_own_order_unchanged():
     """The engine lists pick-up before gamble; the protocol lists gamble before pick-up."""
-    state, _ = play_moves(load_scenario(SCENARIOS / "ruling_02_duel_pickup_and_gamble_with_legal_play.toml"))
+    state, _ = play_moves(
+        load_scenario(SCENARIOS / "ruling_02_duel_pickup_and_gamble_with_legal_play.toml")
+    )
     legal = legal_moves(state)
     assert [str(m) for m in legal] == ["play 7x1", "play 7x2", "pickup", "gamble"]
     assert P.legal_texts(legal) == ["play 7x1", "play 7x2", "gamble", "pickup"]
@@ -33,12 +35,36 @@ def test_legal_moves_in_the_protocols_order_the_engines_own_order_unchanged():
 
 
 def test_state_holds_every_key_of_the_protocol():
-    state, _ = play_moves(load_scenario(SCENARIOS / "ruling_02_duel_pickup_and_gamble_with_legal_play.toml"))
+    state, _ = play_moves(
+        load_scenario(SCENARIOS / "ruling_02_duel_pickup_and_gamble_with_legal_play.toml")
+    )
     v = P.state_view(state, 0)
-    assert set(v) == {"to_move", "stage", "hand", "pile", "top", "stock", "burned", "direction", "moves", "seats"}
-    assert v["hand"] == ["4", "7", "7"] and v["pile"] == ["6"] and v["top"] == "6" and v["stage"] == "hand"
+    assert set(v) == {
+        "to_move",
+        "stage",
+        "hand",
+        "pile",
+        "top",
+        "stock",
+        "burned",
+        "direction",
+        "moves",
+        "seats",
+    }
+    assert (
+        v["hand"] == ["4", "7", "7"]
+        and v["pile"] == ["6"]
+        and v["top"] == "6"
+        and v["stage"] == "hand"
+    )
     assert set(v["seats"][1]) == {"hand", "known", "face_up", "face_down", "place"}
-    assert v["seats"][1] == {"hand": 3, "known": [], "face_up": ["5"], "face_down": 1, "place": None}
+    assert v["seats"][1] == {
+        "hand": 3,
+        "known": [],
+        "face_up": ["5"],
+        "face_down": 1,
+        "place": None,
+    }
     json.dumps(v)  # plain JSON
     state.pile = [9, 2]  # a reset on top (duel's 2): anything may follow
     assert P.state_view(state, 0)["top"] is None
@@ -55,6 +81,7 @@ def test_burned_cards_are_told_in_the_order_they_burned():
 
 def test_result_places_share_the_places_between_after_a_forfeit():
     from types import SimpleNamespace
+
     # 4 seats: seat 2 went out first, seat 0 forfeits, seats 1 and 3 share places 2 and 3
     st = SimpleNamespace(place_of=lambda i: {2: 1}.get(i, 0))
     assert P.result_places(st, 0, 4) == [4, 2.5, 1, 2.5]
@@ -63,9 +90,17 @@ def test_result_places_share_the_places_between_after_a_forfeit():
     assert P.result_places(st2, 1, 2) == [1, 2]
 
 
-@pytest.mark.parametrize("name, said", [("silent", "no answer in time"), ("oldproto", "protocol 0"),
-                                        ("noise", "Segmentation fault (not really)")])
-def test_a_bot_that_does_not_greet_is_refused_naming_it_and_what_it_printed(tmp_path, monkeypatch, name, said):
+@pytest.mark.parametrize(
+    "name, said",
+    [
+        ("silent", "no answer in time"),
+        ("oldproto", "protocol 0"),
+        ("noise", "Segmentation fault (not really)"),
+    ],
+)
+def test_a_bot_that_does_not_greet_is_refused_naming_it_and_what_it_printed(
+    tmp_path, monkeypatch, name, said
+):
     monkeypatch.setattr(P, "HELLO_S", 0.5)
     t0 = time.monotonic()
     with pytest.raises(BP.BotStartError) as e:
@@ -86,19 +121,38 @@ def test_the_command_is_split_as_a_shell_splits_words_and_run_without_a_shell(tm
     (weird / "b.py").write_text(script.read_text())
     import shlex
     import sys
+
     hello = BP.check_bot("b", f"{shlex.quote(sys.executable)} '{weird / 'b.py'}'")
     assert hello["protocol"] == 1
     with pytest.raises(P.BotSpecError, match="cannot split"):
         P.split_command("python 'unclosed")
 
 
-def _games(tmp_path, bot: str, entries=None, players=2, games=6, move_ms=1000, game_ms=None, rules="shithead"):
+def _games(
+    tmp_path,
+    bot: str,
+    entries=None,
+    players=2,
+    games=6,
+    move_ms=1000,
+    game_ms=None,
+    rules="shithead",
+):
     """Play ``games`` games of a tournament schedule (the bot as the last entry) through
     :func:`shedsim.bot.table.play_games`; returns (records, ChunkBots, schedule)."""
     from shedsim.plugins import discover
+
     entries = entries or ("greedy",)
-    spec = RunSpec(build(rules), players, (*entries, "bot:" + bots.command(tmp_path, bot)),
-                   (*entries, bot), seed=11, games=games, bot_move_ms=move_ms, bot_game_ms=game_ms)
+    spec = RunSpec(
+        build(rules),
+        players,
+        (*entries, "bot:" + bots.command(tmp_path, bot)),
+        (*entries, bot),
+        seed=11,
+        games=games,
+        bot_move_ms=move_ms,
+        bot_game_ms=game_ms,
+    )
     sched = schedule_games(spec, 0, games)
     dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
     rows = np.arange(games)
@@ -106,48 +160,78 @@ def _games(tmp_path, bot: str, entries=None, players=2, games=6, move_ms=1000, g
     return rec, rep, sched
 
 
-@pytest.mark.parametrize("bot, kind", [("late", "timeout"), ("garbage", "invalid"), ("illegal", "illegal"),
-                                       ("badswap", "illegal"), ("dies", "crash")])
-def test_each_fault_forfeits_its_game_and_the_bot_is_started_again(tmp_path, monkeypatch, bot, kind):
+@pytest.mark.parametrize(
+    "bot, kind",
+    [
+        ("late", "timeout"),
+        ("garbage", "invalid"),
+        ("illegal", "illegal"),
+        ("badswap", "illegal"),
+        ("dies", "crash"),
+    ],
+)
+def test_each_fault_forfeits_its_game_and_the_bot_is_started_again(
+    tmp_path, monkeypatch, bot, kind
+):
     monkeypatch.setenv("LATE_S", "0.4")
     rec, rep, sched = _games(tmp_path, bot, move_ms=200, games=4)
     code = P.FAULTS.index(kind) + 1
     bot_seat = np.argmax(sched["seating"] == 1, axis=1)
-    # every game: the bot forfeits (its 3rd move, or the swap), placed last; the other seat shares the rest
+    # every game: the bot forfeits (its 3rd move, or the swap), placed last; the other seat shares
+    # the rest
     assert (rec["forfeit"][np.arange(4), bot_seat] == code).all()
     assert (rec["places"][np.arange(4), bot_seat] == 2).all()
     assert (rec["end"] == P.END_FORFEIT).all() and rec["unfinished"].all()
     assert rep.forfeits == {bot: {kind: 4}}
-    assert [(f.kind, f.game, f.seat) for f in rep.faults] == [(kind, 0, int(bot_seat[0]))]  # the first only
+    assert [(f.kind, f.game, f.seat) for f in rep.faults] == [
+        (kind, 0, int(bot_seat[0]))
+    ]  # the first only
     f = rep.faults[0]
     assert json.loads(f.sent)["type"] in ("move", "swap") and f.message
     if kind == "invalid":
         assert f.got == "{not json"
     if kind == "crash":
         assert f.got is None and "exited with status 1" in f.message
-    if bot != "badswap":  # started again (greeted) before each game: it played up to its 3rd move in every one
+    if (
+        bot != "badswap"
+    ):  # started again (greeted) before each game: it played up to its 3rd move in every one
         assert (rec["moves"] >= 4).all()
 
 
 def test_a_bot_at_two_seats_runs_two_processes_kept_from_game_to_game(tmp_path):
-    rec, rep, sched = _games(tmp_path, "pid", players=3, games=6)  # entries greedy, pid: tables hold pid twice
+    rec, rep, sched = _games(
+        tmp_path, "pid", players=3, games=6
+    )  # entries greedy, pid: tables hold pid twice
     assert (sched["seating"] == 1).sum(axis=1).max() == 2
-    pids = {line for text in rep.stderr.values() for line in text.splitlines() if line.startswith("pid ")}
+    pids = {
+        line
+        for text in rep.stderr.values()
+        for line in text.splitlines()
+        if line.startswith("pid ")
+    }
     assert len(pids) == 2  # one process per seat it holds, not one per game
     assert rep.hello["pid"]["name"] == "pid" and not rec["forfeit"].any()
 
 
 def test_the_clock_counts_down_a_game_budget_and_a_spent_budget_is_a_timeout(tmp_path):
     rec, rep, sched = _games(tmp_path, "pid", games=2, move_ms=500, game_ms=60_000)
-    clocks = [json.loads(line[6:]) for text in rep.stderr.values() for line in text.splitlines()
-              if line.startswith("clock ")]
+    clocks = [
+        json.loads(line[6:])
+        for text in rep.stderr.values()
+        for line in text.splitlines()
+        if line.startswith("clock ")
+    ]
     assert clocks[0]["move_ms"] == 500 and clocks[0]["left_ms"] <= 60_000
     assert all(c["left_ms"] is not None for c in clocks)
     rec, rep, _ = _games(tmp_path, "slow", games=2, move_ms=500, game_ms=100)
     assert rep.forfeits == {"slow": {"timeout": 2}}
     rec, rep, _ = _games(tmp_path, "pid", games=1, move_ms=700)
-    clocks = [json.loads(line[6:]) for text in rep.stderr.values() for line in text.splitlines()
-              if line.startswith("clock ")]
+    clocks = [
+        json.loads(line[6:])
+        for text in rep.stderr.values()
+        for line in text.splitlines()
+        if line.startswith("clock ")
+    ]
     assert clocks[0] == {"move_ms": 700, "left_ms": None}
 
 

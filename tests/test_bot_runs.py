@@ -17,16 +17,33 @@ from shedsim.rules.ruleset import build
 from shedsim.runs.simulate import RunSpec, play_chunk, schedule_games
 
 
-def _spec(tmp_path, games=40, chunk=10, bot="first", players=2, entries=(("greedy", "greedy"), ("random", "random"))):
-    return T.plan(build("shithead"), players, [*entries, ("b", "bot:" + bots.command(tmp_path, bot))], games,
-                  seed=7, chunk_size=chunk)
+def _spec(
+    tmp_path,
+    games=40,
+    chunk=10,
+    bot="first",
+    players=2,
+    entries=(("greedy", "greedy"), ("random", "random")),
+):
+    return T.plan(
+        build("shithead"),
+        players,
+        [*entries, ("b", "bot:" + bots.command(tmp_path, bot))],
+        games,
+        seed=7,
+        chunk_size=chunk,
+    )
 
 
 def test_a_chunk_with_bot_seats_returns_the_kernels_records_for_every_game(tmp_path):
     rules = build("shithead")
     bot = "bot:" + bots.command(tmp_path, "first")
-    with_bot = RunSpec(rules, 2, ("greedy", "random", bot), ("greedy", "random", "b"), seed=3, games=12)
-    kernel = RunSpec(rules, 2, ("greedy", "random", "greedy"), ("greedy", "random", "b"), seed=3, games=12)
+    with_bot = RunSpec(
+        rules, 2, ("greedy", "random", bot), ("greedy", "random", "b"), seed=3, games=12
+    )
+    kernel = RunSpec(
+        rules, 2, ("greedy", "random", "greedy"), ("greedy", "random", "b"), seed=3, games=12
+    )
     a, k = play_chunk(with_bot, 0, 12), play_chunk(kernel, 0, 12)
     seated = (schedule_games(with_bot, 0, 12)["seating"] == 2).any(axis=1)
     assert seated.any() and not seated.all()
@@ -34,7 +51,9 @@ def test_a_chunk_with_bot_seats_returns_the_kernels_records_for_every_game(tmp_p
         if name == "trace":
             continue
         assert a.records[name].dtype == v.dtype and a.records[name].shape == v.shape, name
-        assert np.array_equal(a.records[name][~seated], v[~seated]), name  # the kernel's games, unchanged
+        assert np.array_equal(a.records[name][~seated], v[~seated]), (
+            name
+        )  # the kernel's games, unchanged
     assert a.records["forfeit"].shape == (12, 2) and not a.records["forfeit"].any()
     assert a.bots.hello["b"]["name"] == "first" and a.bots.decisions > 0
     assert k.bots is None
@@ -81,24 +100,42 @@ def test_games_with_bots_play_on_a_dask_cluster_with_the_same_results(tmp_path):
 
 
 def test_the_spec_of_a_run_with_bots_holds_its_time_control_and_resume_refuses_another(tmp_path):
-    spec = T.plan(build("shithead"), 2, [("greedy", "greedy"), ("b", "bot:" + bots.command(tmp_path, "first"))], 4,
-                  bot_time=(250, 5000))
+    spec = T.plan(
+        build("shithead"),
+        2,
+        [("greedy", "greedy"), ("b", "bot:" + bots.command(tmp_path, "first"))],
+        4,
+        bot_time=(250, 5000),
+    )
     d = spec.to_json()
     assert d["bot_time"] == [250, 5000] and d["entries"][1].startswith("bot:")
-    other = T.plan(build("shithead"), 2, [("greedy", "greedy"), ("b", "bot:" + bots.command(tmp_path, "first"))], 4)
+    other = T.plan(
+        build("shithead"),
+        2,
+        [("greedy", "greedy"), ("b", "bot:" + bots.command(tmp_path, "first"))],
+        4,
+    )
     assert other.key() != spec.key()
     plain = T.plan(build("shithead"), 2, [("greedy", "greedy"), ("random", "random")], 4)
     assert "bot_time" not in plain.to_json()  # a run without bots: spec.json as before
     with pytest.raises(T.TournamentError, match="--time-per-move"):
-        T.plan(build("shithead"), 2, [("greedy", "greedy"), ("b", "bot:" + bots.command(tmp_path, "first"))], 4,
-               bot_time=(0, None))
+        T.plan(
+            build("shithead"),
+            2,
+            [("greedy", "greedy"), ("b", "bot:" + bots.command(tmp_path, "first"))],
+            4,
+            bot_time=(0, None),
+        )
     json.dumps(d)
 
 
-def test_hostile_bots_forfeit_their_games_counted_by_kind_and_the_run_finishes(tmp_path, monkeypatch):
+def test_hostile_bots_forfeit_their_games_counted_by_kind_and_the_run_finishes(
+    tmp_path, monkeypatch
+):
     monkeypatch.setenv("LATE_S", "0.4")
-    entries = [("greedy", "greedy")] + [(b, "bot:" + bots.command(tmp_path, b)) for b in
-                                        ("late", "garbage", "illegal", "dies")]
+    entries = [("greedy", "greedy")] + [
+        (b, "bot:" + bots.command(tmp_path, b)) for b in ("late", "garbage", "illegal", "dies")
+    ]
     spec = T.plan(build("shithead"), 2, entries, 20, seed=3, chunk_size=10, bot_time=(200, None))
     store, out = _played(spec, tmp_path / "run")
     assert out.complete
@@ -116,7 +153,9 @@ def test_hostile_bots_forfeit_their_games_counted_by_kind_and_the_run_finishes(t
     for bot, kind in kinds.items():
         assert f"fault: {bot} {kind} in game" in log
     summ = bot_log.summary(tmp_path / "run", spec.key())
-    assert {b: summ["forfeits"][b][k] for b, k in kinds.items()} == {b: int(s.loc[b, "forfeits"]) for b in kinds}
+    assert {b: summ["forfeits"][b][k] for b, k in kinds.items()} == {
+        b: int(s.loc[b, "forfeits"]) for b in kinds
+    }
 
 
 def test_seats_still_in_after_a_forfeit_share_the_places_between():

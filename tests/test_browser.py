@@ -52,7 +52,9 @@ def test_a_broken_image_is_caught(browser, tmp_path):
     m = re.search(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
     assert m
     bad = tmp_path / "broken.html"
-    bad.write_text(text[: m.start(1)] + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB" + text[m.end(1):])  # a PNG cut short
+    bad.write_text(
+        text[: m.start(1)] + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB" + text[m.end(1) :]
+    )  # a PNG cut short
     problems = _problems(bad)
     assert any(p.startswith("image did not load:") for p in problems), problems
 
@@ -60,8 +62,12 @@ def test_a_broken_image_is_caught(browser, tmp_path):
 def _wide_run(root: Path) -> Path:
     root.mkdir()
     header = [f"column_{k:02d}_with_a_long_name" for k in range(40)]
-    (root / "wide.csv").write_text(",".join(header) + "\n" + ",".join("text-cell" for _ in header) + "\n")
-    (root / "run.json").write_text(json.dumps({"command": "shedsim swaps", "title": "wide", "outputs": ["wide.csv"]}))
+    (root / "wide.csv").write_text(
+        ",".join(header) + "\n" + ",".join("text-cell" for _ in header) + "\n"
+    )
+    (root / "run.json").write_text(
+        json.dumps({"command": "shedsim swaps", "title": "wide", "outputs": ["wide.csv"]})
+    )
     return root
 
 
@@ -75,5 +81,7 @@ def test_an_overflowing_table_is_caught_and_the_report_scrolls_it(browser, tmp_p
     assert text.count('class="tablewrap"') >= 1
     bad.write_text(text.replace('class="tablewrap"', 'class="plain"'))
     problems = _problems(bad, (800,))
-    assert any("wider than the 800px window outside a scroll box: table.data" in p for p in problems), problems
+    assert any(
+        "wider than the 800px window outside a scroll box: table.data" in p for p in problems
+    ), problems
     assert any(p.startswith("the page scrolls sideways") for p in problems), problems

@@ -39,6 +39,7 @@ def figures(monkeypatch):
     def keep(fig, path, rect=None):
         seen.append(fig)
         return Path(path)
+
     monkeypatch.setattr(F, "save_figure", keep)  # every chart module writes through it
     monkeypatch.setattr(F, "atomic_png", lambda fig, path: seen.append(fig))
     yield seen
@@ -48,8 +49,15 @@ def figures(monkeypatch):
 def test_seats_reference_is_the_reachable_fair_share_on_an_axis_from_zero(figures):
     # 4 seats, 10% of games unfinished: the seats' loss rates add up to 90%, not 100%
     rates = np.array([0.25, 0.22, 0.22, 0.21])
-    table = pd.DataFrame({"kind": "from_starter", "seat": range(4), "loss_rate": rates,
-                          "loss_lo": rates - 0.01, "loss_hi": rates + 0.01})
+    table = pd.DataFrame(
+        {
+            "kind": "from_starter",
+            "seat": range(4),
+            "loss_rate": rates,
+            "loss_lo": rates - 0.01,
+            "loss_hi": rates + 0.01,
+        }
+    )
     P.seats(table, Path("seats.png"))
     ax = figures[0].axes[0]
     refs = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
@@ -64,11 +72,21 @@ def _fake_comparison(n_variants: int) -> SimpleNamespace:
     variants, tallies = [], []
     rules = preset("shithead")
     for k in range(n_variants):
-        variants.append(SimpleNamespace(label="shithead" if k == 0 else f"shithead+toggle{k}", rules=rules))
+        variants.append(
+            SimpleNamespace(label="shithead" if k == 0 else f"shithead+toggle{k}", rules=rules)
+        )
         lengths = rng.lognormal(5 + 0.02 * k, 0.5, 400).astype(np.int64) + 10
         ends = np.where(rng.random(400) < 0.01, END_CAP, END_FINISHED)
-        tallies.append(SimpleNamespace(lengths=lengths, ends=ends, unfinished=(ends != END_FINISHED)))
-    info = {"players": 4, "labels": ["random", "greedy"], "games": 400, "seed": 0, "baseline": "shithead"}
+        tallies.append(
+            SimpleNamespace(lengths=lengths, ends=ends, unfinished=(ends != END_FINISHED))
+        )
+    info = {
+        "players": 4,
+        "labels": ["random", "greedy"],
+        "games": 400,
+        "seed": 0,
+        "baseline": "shithead",
+    }
     return SimpleNamespace(plan=SimpleNamespace(variants=variants), tallies=tallies, info=info)
 
 
@@ -90,22 +108,34 @@ def test_compare_lengths_many_variants_are_small_multiples(figures):
     assert len(panels) == 21  # one per variant, each against the baseline
     for k, ax in enumerate(panels):
         colours = _colours(ax)
-        assert len(colours) == 2 and len(set(colours)) == 2  # baseline and the variant, never the same
+        assert (
+            len(colours) == 2 and len(set(colours)) == 2
+        )  # baseline and the variant, never the same
         assert ax.get_title().startswith(f"shithead+toggle{k + 1}\n")
 
 
 def test_swap_heatmap_shows_every_card_of_the_triple(figures):
-    rows = pd.DataFrame({"face_up": ["A 5 2", "A 7 2", "K K 3", "5 4 3"], "seat_games": [300, 300, 300, 300],
-                         "losses": [30, 60, 90, 120]})
+    rows = pd.DataFrame(
+        {
+            "face_up": ["A 5 2", "A 7 2", "K K 3", "5 4 3"],
+            "seat_games": [300, 300, 300, 300],
+            "losses": [30, 60, 90, 120],
+        }
+    )
     PS.value_heatmap(rows, 200, Path("heat.png"))
-    panels = {ax.get_title(): ax for ax in figures[0].axes if ax.get_title().startswith("middle card")}
+    panels = {
+        ax.get_title(): ax for ax in figures[0].axes if ax.get_title().startswith("middle card")
+    }
     assert len(panels) == 13
 
-    def cell(mid, low, high):  # panel of the middle card: rows lowest 2..mid, columns highest mid..A
+    def cell(
+        mid, low, high
+    ):  # panel of the middle card: rows lowest 2..mid, columns highest mid..A
         data = panels[f"middle card {mid}"].get_images()[0].get_array()
         ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
         m = ranks.index(mid)
         return data[ranks.index(low), ranks.index(high) - m]
+
     # A 5 2 and A 7 2 share their lowest and highest card but not the middle: two cells, two rates
     assert cell("5", "2", "A") == pytest.approx(10) and cell("7", "2", "A") == pytest.approx(20)
     assert cell("K", "3", "K") == pytest.approx(30) and cell("4", "3", "5") == pytest.approx(40)
@@ -114,11 +144,22 @@ def test_swap_heatmap_shows_every_card_of_the_triple(figures):
 def _forest(significant: list[bool], paired: list[bool]) -> SimpleNamespace:
     """A comparison of two variants (low7, two_decks) against shithead on the mean game length."""
     return SimpleNamespace(
-        plan=SimpleNamespace(variants=[SimpleNamespace(label=x) for x in ("shithead", "low7", "two_decks")]),
+        plan=SimpleNamespace(
+            variants=[SimpleNamespace(label=x) for x in ("shithead", "low7", "two_decks")]
+        ),
         info={"baseline": "shithead", "players": 4, "labels": ["greedy"], "games": 100, "seed": 0},
-        effects=pd.DataFrame({"variant": ["low7", "two_decks"], "metric": ["mean_moves"] * 2,
-                              "effect": [-5.0, 3.0], "lo": [-7.0, 1.0], "hi": [-3.0, 5.0],
-                              "significant": significant, "paired": paired}))
+        effects=pd.DataFrame(
+            {
+                "variant": ["low7", "two_decks"],
+                "metric": ["mean_moves"] * 2,
+                "effect": [-5.0, 3.0],
+                "lo": [-7.0, 1.0],
+                "hi": [-3.0, 5.0],
+                "significant": significant,
+                "paired": paired,
+            }
+        ),
+    )
 
 
 def test_forest_legend_keeps_significance_and_design_apart(figures, tmp_path):
@@ -150,13 +191,19 @@ def test_a_tournament_with_no_game_writes_no_chart_and_no_warning(tmp_path):
 
 
 def _legend_texts(fig) -> list[str]:
-    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(
+        fig.legends
+    )
     return [t.get_text() for lg in legends for t in lg.get_texts()]
 
 
 def _titled(figures, start: str):
-    found = [f for f in figures if any((ax.get_title() or "").startswith(start) for ax in f.axes)
-             or (f._suptitle is not None and f._suptitle.get_text().startswith(start))]
+    found = [
+        f
+        for f in figures
+        if any((ax.get_title() or "").startswith(start) for ax in f.axes)
+        or (f._suptitle is not None and f._suptitle.get_text().startswith(start))
+    ]
     assert len(found) == 1, [ax.get_title() for f in figures for ax in f.axes]
     return found[0]
 
@@ -166,31 +213,47 @@ def test_places_legend_names_only_what_happened(figures, tmp_path):
     move cap): the places chart's grey segment is "still in when stopped: stalled", never "at
     cap"; a place no strategy took has no legend entry."""
     from shedsim.rules.ruleset import build
+
     spec = T.plan(build("nines", ["stall:40"]), 4, T.parse_entries("random,greedy"), 96, seed=0)
     store = T.Store(tmp_path)
     outcome = T.run(spec, store, workers=1)
     res = T.analyse(spec, store.load_total(spec, outcome.done))
-    assert res.info["ends"]["stalled"] > 0 and res.info["ends"]["cap"] == 0 == res.info["ends"]["loop"]
+    assert (
+        res.info["ends"]["stalled"] > 0 and res.info["ends"]["cap"] == 0 == res.info["ends"]["loop"]
+    )
     T.write_outputs(spec, res, tmp_path, plots=True)
     names = _legend_texts(_titled(figures, "Finishing place distribution"))
     assert "still in when stopped:\nstalled" in names, names
     assert not [n for n in names if "cap" in n or "loop" in n]
-    placed = [c for c in res.place_shares.columns if c != "unfinished" and res.place_shares[c].sum() > 0]
+    placed = [
+        c for c in res.place_shares.columns if c != "unfinished" and res.place_shares[c].sum() > 0
+    ]
     assert [n for n in names if n.startswith("place ")] == [f"place {c}" for c in placed]
 
 
 def test_places_legend_leaves_out_what_is_not_in_the_data(figures):
-    shares = pd.DataFrame({"1": [0.6, 0.4], "2": [0.4, 0.6], "3": [0.0, 0.0], "unfinished": [0.0, 0.0]},
-                          index=["greedy", "random"])
-    P.place_distribution(shares, Path("places.png"), ends={"finished": 10, "stalled": 0, "loop": 0, "cap": 0})
+    shares = pd.DataFrame(
+        {"1": [0.6, 0.4], "2": [0.4, 0.6], "3": [0.0, 0.0], "unfinished": [0.0, 0.0]},
+        index=["greedy", "random"],
+    )
+    P.place_distribution(
+        shares, Path("places.png"), ends={"finished": 10, "stalled": 0, "loop": 0, "cap": 0}
+    )
     assert _legend_texts(figures[0]) == ["place 1", "place 2"]
     assert P.stopped_words({"stalled": 0, "loop": 3, "cap": 1}) == "a proven loop or the move cap"
 
 
 def test_seats_legend_speaks_of_games_without_a_loser_only_when_there_are_some(figures):
     rates = np.array([0.26, 0.25, 0.25, 0.24])  # every game had a loser
-    table = pd.DataFrame({"kind": "from_starter", "seat": range(4), "loss_rate": rates,
-                          "loss_lo": rates - 0.01, "loss_hi": rates + 0.01})
+    table = pd.DataFrame(
+        {
+            "kind": "from_starter",
+            "seat": range(4),
+            "loss_rate": rates,
+            "loss_lo": rates - 0.01,
+            "loss_hi": rates + 0.01,
+        }
+    )
     P.seats(table, Path("seats.png"))
     names = _legend_texts(figures[0])
     assert "fair share 25.00% (1/4: every seat losing equally often)" in names, names
@@ -199,11 +262,27 @@ def test_seats_legend_speaks_of_games_without_a_loser_only_when_there_are_some(f
 
 def test_forest_legends_hold_only_what_the_chart_holds(figures, tmp_path):
     C.plot_forest(_forest([True, True], [True, True]), tmp_path / "forest.png")
-    assert _legend_texts(figures[0]) == ["colour: significant (Holm 5%)", "filled circle: paired deals"]
+    assert _legend_texts(figures[0]) == [
+        "colour: significant (Holm 5%)",
+        "filled circle: paired deals",
+    ]
     from shedsim.analysis import tips as TP
-    table = pd.DataFrame({"tip": ["save_specials"], "rules": ["shithead"], "players": [2],
-                          "loss_effect": [0.01], "loss_lo": [-0.02], "loss_hi": [0.04], "loss_p_holm": [0.6],
-                          "place_effect": [0.01], "place_lo": [-0.02], "place_hi": [0.04], "place_p_holm": [0.6]})
+
+    table = pd.DataFrame(
+        {
+            "tip": ["save_specials"],
+            "rules": ["shithead"],
+            "players": [2],
+            "loss_effect": [0.01],
+            "loss_lo": [-0.02],
+            "loss_hi": [0.04],
+            "loss_p_holm": [0.6],
+            "place_effect": [0.01],
+            "place_lo": [-0.02],
+            "place_hi": [0.04],
+            "place_p_holm": [0.6],
+        }
+    )
     TP.plot_forest(table, tmp_path / "tips.png")
     # the grey band is the practical threshold of the tips' verdict, drawn on every tips forest
     assert _legend_texts(figures[1]) == ["not significant", "no practical effect (within +-0.02)"]
@@ -222,7 +301,10 @@ def test_compare_lengths_legend_names_only_the_ways_games_ended(figures):
 
 def test_tune_history_draws_no_start_line_when_the_start_was_not_a_trial(figures):
     from shedsim.analysis import tune as TU
-    table = pd.DataFrame({"trial": [0, 1, 2], "state": ["complete"] * 3, "score": [0.5, 0.55, 0.52]})
+
+    table = pd.DataFrame(
+        {"trial": [0, 1, 2], "state": ["complete"] * 3, "score": [0.5, 0.55, 0.52]}
+    )
     TU.plot_history(table, float("nan"), Path("history.png"))
     assert _legend_texts(figures[0]) == ["trial", "best so far"]
 
@@ -238,11 +320,17 @@ def unreadable(name: str, facts: dict) -> list[str]:
     :data:`every_command.REPORT_WIDTH_PX` wide, tick labels of one axis that overlap, or a
     text cut off at the figure's edge."""
     from every_command import REPORT_WIDTH_PX
+
     width, height = facts["width_in"] * facts["dpi"], facts["height_in"] * facts["dpi"]
     scale = min(1.0, REPORT_WIDTH_PX / width)
     out = []
-    small = sorted({(round(t["size"] * facts["dpi"] / 72 * scale, 1), t["text"][:40]) for t in facts["texts"]
-                    if t["size"] * facts["dpi"] / 72 * scale < MIN_TEXT_PX})
+    small = sorted(
+        {
+            (round(t["size"] * facts["dpi"] / 72 * scale, 1), t["text"][:40])
+            for t in facts["texts"]
+            if t["size"] * facts["dpi"] / 72 * scale < MIN_TEXT_PX
+        }
+    )
     if small:
         out.append(f"{name}: text below {MIN_TEXT_PX} px on the page: {small[:4]}")
     ticks: dict[str, list] = {}
@@ -254,7 +342,7 @@ def unreadable(name: str, facts: dict) -> list[str]:
             ticks.setdefault(t["tick_axis"], []).append(t)
     for _axis, ts in ticks.items():
         for i, a in enumerate(ts):
-            for b in ts[i + 1:]:
+            for b in ts[i + 1 :]:
                 (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a["box"], b["box"]
                 if ax0 < bx1 - 0.5 and bx0 < ax1 - 0.5 and ay0 < by1 - 0.5 and by0 < ay1 - 0.5:
                     out.append(f"{name}: tick labels {a['text']!r} and {b['text']!r} overlap")
@@ -267,6 +355,7 @@ def test_every_chart_is_readable_at_the_reports_size(every_run):
     chart wider than the page's content is shown scaled down), no overlapping tick labels,
     nothing cut off."""
     import json
+
     facts = json.loads((every_run / "charts.json").read_text())
     assert len(facts) >= 18 and "swaps/face_up_heatmap.png" in facts
     problems = [p for name, f in sorted(facts.items()) for p in unreadable(name, f)]
@@ -275,6 +364,7 @@ def test_every_chart_is_readable_at_the_reports_size(every_run):
 
 def _facts(fig, dpi: int = 80) -> dict:
     from every_command import chart_facts
+
     return chart_facts(fig, dpi)
 
 
@@ -288,19 +378,46 @@ def test_big_charts_are_readable_at_the_reports_size(figures, tmp_path, dpi):
     res = _fake_comparison(n)
     C.plot_lengths(res, tmp_path / "lengths.png")
     variants = [v.label for v in res.plan.variants]
-    metrics = ["mean_moves", "unfinished_rate", "pickups_per_game", "burns_per_game", "starter_loss_rate",
-               "skill_edge[greedy]", "skill_edge[expert]"]
+    metrics = [
+        "mean_moves",
+        "unfinished_rate",
+        "pickups_per_game",
+        "burns_per_game",
+        "starter_loss_rate",
+        "skill_edge[greedy]",
+        "skill_edge[expert]",
+    ]
     rng = np.random.default_rng(1)
-    rows = [{"variant": v, "metric": m, "effect": e, "lo": e - 1, "hi": e + 1, "significant": e > 0, "paired": True}
-            for v in variants[1:] for m in metrics for e in [float(rng.normal())]]
-    forest = SimpleNamespace(plan=res.plan, info={**res.info, "labels": ["random", "greedy", "expert"]},
-                             effects=pd.DataFrame(rows))
+    rows = [
+        {
+            "variant": v,
+            "metric": m,
+            "effect": e,
+            "lo": e - 1,
+            "hi": e + 1,
+            "significant": e > 0,
+            "paired": True,
+        }
+        for v in variants[1:]
+        for m in metrics
+        for e in [float(rng.normal())]
+    ]
+    forest = SimpleNamespace(
+        plan=res.plan,
+        info={**res.info, "labels": ["random", "greedy", "expert"]},
+        effects=pd.DataFrame(rows),
+    )
     C.plot_forest(forest, tmp_path / "forest.png")
     from itertools import combinations_with_replacement
+
     ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
     triples = [" ".join(reversed(t)) for t in combinations_with_replacement(ranks, 3)]
-    heat = pd.DataFrame({"face_up": triples, "seat_games": 300, "losses": rng.integers(20, 200, len(triples))})
-    PS.value_heatmap(heat, 200, tmp_path / "heat.png", "shithead, 3 players, play policy greedy, 200,000 games")
+    heat = pd.DataFrame(
+        {"face_up": triples, "seat_games": 300, "losses": rng.integers(20, 200, len(triples))}
+    )
+    PS.value_heatmap(
+        heat, 200, tmp_path / "heat.png", "shithead, 3 players, play policy greedy, 200,000 games"
+    )
     problems = []
     for name, fig in zip(("compare lengths", "compare forest", "swap heat map"), figures):
         fig.tight_layout() if name != "swap heat map" else None

@@ -53,7 +53,11 @@ def source_files(root: Path) -> list[Path]:
     out = [root / f for f in SOURCE_FILES if (root / f).is_file()]
     for d in SOURCE_DIRS:
         for p in sorted((root / d).rglob("*")):
-            if p.is_file() and p.suffix in SOURCE_SUFFIXES and not SKIP_PARTS & set(p.relative_to(root).parts):
+            if (
+                p.is_file()
+                and p.suffix in SOURCE_SUFFIXES
+                and not SKIP_PARTS & set(p.relative_to(root).parts)
+            ):
                 out.append(p)
     return out
 
@@ -97,13 +101,17 @@ def citation_problems(root: Path) -> list[str]:
                 page, anchor = root / "docs" / m.group(1), m.group(2)
                 where = f"{f.relative_to(root)}:{no}"
                 if not page.is_file():
-                    problems.append(f"{where}: cites {m.group(0)}, but docs/{m.group(1)} does not exist")
+                    problems.append(
+                        f"{where}: cites {m.group(0)}, but docs/{m.group(1)} does not exist"
+                    )
                 elif anchor is not None:
                     if page not in cache:
                         cache[page] = anchors(page)
                     if anchor not in cache[page]:
-                        problems.append(f"{where}: cites {m.group(0)}, but docs/{m.group(1)} has no anchor "
-                                        f"{{#{anchor}}}")
+                        problems.append(
+                            f"{where}: cites {m.group(0)}, but docs/{m.group(1)} has no anchor "
+                            f"{{#{anchor}}}"
+                        )
     return problems
 
 
@@ -111,11 +119,19 @@ def forbidden_citations(root: Path) -> list[str]:
     """``path:line: problem`` for every citation of a specification file, a bare ruling
     number or an issue number in a source file (docs pages: specification files and issues)."""
     problems = []
-    checks = [(SPEC_FILE, "cites a specification file that is not in the repository; cite "
-                          "docs/reference/<page>.md#<anchor> instead"),
-              (ISSUE, "cites an issue number; say what the code does instead"),
-              (BARE_RULING, "cites a ruling by number; cite docs/reference/rules.md#<anchor> "
-                            "(each ruling has one, ruling-...)")]
+    checks = [
+        (
+            SPEC_FILE,
+            "cites a specification file that is not in the repository; cite "
+            "docs/reference/<page>.md#<anchor> instead",
+        ),
+        (ISSUE, "cites an issue number; say what the code does instead"),
+        (
+            BARE_RULING,
+            "cites a ruling by number; cite docs/reference/rules.md#<anchor> "
+            "(each ruling has one, ruling-...)",
+        ),
+    ]
     files = [(f, checks) for f in source_files(root)] + [(p, checks[:2]) for p in doc_pages(root)]
     for f, which in files:
         for no, line in enumerate(f.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
@@ -141,8 +157,10 @@ def link_problems(root: Path) -> list[str]:
                 if not dest.exists() or not dest.is_relative_to(root):
                     problems.append(f"{where}: link {target!r}: no such file in the repository")
                 elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
-                    problems.append(f"{where}: link {target!r}: {dest.relative_to(root)} has no anchor "
-                                    f"{{#{anchor}}}")
+                    problems.append(
+                        f"{where}: link {target!r}: {dest.relative_to(root)} has no anchor "
+                        f"{{#{anchor}}}"
+                    )
     return problems
 
 
@@ -163,8 +181,10 @@ def test_links_of_the_docs_pages_resolve():
 
 
 def test_the_reference_pages_have_anchors_to_cite():
-    for page, wanted in (("rules.md", {"burns", "presets", "house", "rulings", "observation", "rules-files"}),
-                         ("scenarios.md", {"moves", "expect", "exit-codes", "tracked"})):
+    for page, wanted in (
+        ("rules.md", {"burns", "presets", "house", "rulings", "observation", "rules-files"}),
+        ("scenarios.md", {"moves", "expect", "exit-codes", "tracked"}),
+    ):
         assert wanted <= anchors(ROOT / "docs" / "reference" / page), page
 
 
@@ -183,8 +203,11 @@ def _cite(page: str, anchor: str = "") -> str:
 
 
 def test_a_citation_of_a_missing_anchor_or_page_is_found(tmp_path):
-    root = _tree(tmp_path, f'"""See {_cite("rules.md", "burns")}, {_cite("rules.md", "nope")} and '
-                           f'{_cite("gone.md")}."""\n')
+    root = _tree(
+        tmp_path,
+        f'"""See {_cite("rules.md", "burns")}, {_cite("rules.md", "nope")} and '
+        f'{_cite("gone.md")}."""\n',
+    )
     problems = citation_problems(root)
     assert len(problems) == 2, problems
     assert "shedsim/m.py:1" in problems[0] and "{#nope}" in problems[0]
@@ -192,24 +215,31 @@ def test_a_citation_of_a_missing_anchor_or_page_is_found(tmp_path):
 
 
 def test_anchors_are_explicit_and_code_blocks_do_not_count(tmp_path):
-    page = "# T {#t}\n\n## Auto heading\n\n```\n## Fake {#fake}\n```\n\n<a id=\"html-id\"></a>\n"
+    page = '# T {#t}\n\n## Auto heading\n\n```\n## Fake {#fake}\n```\n\n<a id="html-id"></a>\n'
     root = _tree(tmp_path, "", page)
     assert anchors(root / "docs" / "reference" / "rules.md") == {"t", "html-id"}
 
 
 def test_specification_files_rulings_and_issues_are_found(tmp_path):
     spec = "RULES" + ".md"
-    lines = [f"# see {spec} section 2", "# as in " + "SCENARIOS" + ".md", "# fixed in issue" + " 10",
-             "# ruling" + " 12 says", f"# ruling_12_skip8.toml and {_cite('rules.md')} are fine",
-             "label = 'greedy#2'"]
+    lines = [
+        f"# see {spec} section 2",
+        "# as in " + "SCENARIOS" + ".md",
+        "# fixed in issue" + " 10",
+        "# ruling" + " 12 says",
+        f"# ruling_12_skip8.toml and {_cite('rules.md')} are fine",
+        "label = 'greedy#2'",
+    ]
     root = _tree(tmp_path, "\n".join(lines) + "\n")
     problems = forbidden_citations(root)
     assert [p.split(":")[1] for p in problems] == ["1", "2", "3", "4"], problems
 
 
 def test_links_out_of_the_docs_are_checked(tmp_path):
-    page = ("# T {#t}\n\n[ok](../../shedsim/m.py) [same page](#t) [bad anchor](#nowhere)\n"
-            "[missing](../../tests/none.toml) [web](https://example.org/x.md#y)\n")
+    page = (
+        "# T {#t}\n\n[ok](../../shedsim/m.py) [same page](#t) [bad anchor](#nowhere)\n"
+        "[missing](../../tests/none.toml) [web](https://example.org/x.md#y)\n"
+    )
     root = _tree(tmp_path, "", page)
     problems = link_problems(root)
     assert len(problems) == 2, problems

@@ -56,26 +56,32 @@ def test_unknown_toggle():
 
 
 def test_contradictory_toggles():
-    err = assert_usage_error(invoke("rules", "show", "palace", "--house", "hand_size:2",
-                                    "--house", "hand_size:4"), "hand_size")
+    err = assert_usage_error(
+        invoke("rules", "show", "palace", "--house", "hand_size:2", "--house", "hand_size:4"),
+        "hand_size",
+    )
     assert "hand_size:2" in err or "hand_size:4" in err
 
 
-@pytest.mark.parametrize("rules, players", [("duel", 3), ("duel", 1), ("shithead", 6),
-                                            ("nines", 5), ("family", 5)])
+@pytest.mark.parametrize(
+    "rules, players", [("duel", 3), ("duel", 1), ("shithead", 6), ("nines", 5), ("family", 5)]
+)
 def test_players_outside_the_range(rules, players):
     assert_usage_error(invoke("trace", "--rules", rules, "--players", players), "players")
 
 
 def test_trace_unknown_preset_and_toggle():
     assert_usage_error(invoke("trace", "--rules", "nosuch", "--players", 2), "nosuch")
-    assert_usage_error(invoke("trace", "--rules", "family", "--house", "jokers", "--players", 2),
-                       "jokers")
+    assert_usage_error(
+        invoke("trace", "--rules", "family", "--house", "jokers", "--players", 2), "jokers"
+    )
 
 
 def test_trace_unknown_strategy():
-    assert_usage_error(invoke("trace", "--rules", "family", "--players", 2,
-                              "--strategies", "nosuchstrategy"), "nosuchstrategy")
+    assert_usage_error(
+        invoke("trace", "--rules", "family", "--players", 2, "--strategies", "nosuchstrategy"),
+        "nosuchstrategy",
+    )
 
 
 def test_bad_rules_file(tmp_path):
@@ -88,8 +94,9 @@ def test_bad_rules_file(tmp_path):
 
 
 def _comment_field(path: Path) -> str:
-    comment = " ".join(line.lstrip("#").strip() for line in path.read_text().splitlines()
-                       if line.startswith("#"))
+    comment = " ".join(
+        line.lstrip("#").strip() for line in path.read_text().splitlines() if line.startswith("#")
+    )
     m = re.search(r'field\s+"([^"]+)"', comment)
     assert m, f"{path.name}: the comment should name the field the error must mention"
     return m.group(1)
@@ -182,6 +189,7 @@ def test_rules_list():
     for name in ("duel", "nines", "family", "palace", "shithead"):
         assert name in r.output
     from shedsim.rules.settings import FILE_KEYS, TOGGLES
+
     for word in (*TOGGLES, *FILE_KEYS):  # every house toggle and rules-file key of the table
         assert word in r.output, word
 
@@ -195,8 +203,12 @@ def test_rules_list_and_show_fit_80_columns_and_say_yes_or_no():
         assert "\u2026" not in r.output and "..." not in r.output  # wrapped, never cut
         assert "True" not in r.output and "False" not in r.output  # one vocabulary: yes / no
     r = runner.invoke(app, ["rules", "list"], env=env)
-    assert "dealer_left" in r.output and "lowest_faceup" in r.output  # whole words, not "dealer_l..."
-    assert re.search(r"deck gamble\W+yes", runner.invoke(app, ["rules", "show", "duel"], env=env).output)
+    assert (
+        "dealer_left" in r.output and "lowest_faceup" in r.output
+    )  # whole words, not "dealer_l..."
+    assert re.search(
+        r"deck gamble\W+yes", runner.invoke(app, ["rules", "show", "duel"], env=env).output
+    )
 
 
 def test_rules_show_palace_low7():
@@ -206,7 +218,9 @@ def test_rules_show_palace_low7():
     assert "can play" in r.output
     lines = [ln for ln in r.output.splitlines()]
     # the row of effective top 7: legal ranks 2..7 and 10 only
-    row = next(ln for ln in lines if re.match(r"^\W*7\W", ln) and ln.count("x") + ln.count(".") >= 13)
+    row = next(
+        ln for ln in lines if re.match(r"^\W*7\W", ln) and ln.count("x") + ln.count(".") >= 13
+    )
     marks = re.findall(r"[x.]", row.split("7", 1)[1])[:13]
     assert "".join(marks) == "xxxxxx..x....", row
 
@@ -222,7 +236,7 @@ def test_rules_show_default_and_file(tmp_path):
 
 
 def test_scenario_show(tmp_path):
-    p = _scenario(tmp_path, '["play Qx1"]', 'to_move = 1')
+    p = _scenario(tmp_path, '["play Qx1"]', "to_move = 1")
     r = invoke("scenario", "show", p)
     assert r.exit_code == 0, r.output
     assert "legal moves" in r.output
@@ -253,7 +267,11 @@ def test_trace():
     assert "shithead" in lines[0] and "seed 5" in lines[0]
     assert "dealer seat 0" in lines[1]
     assert sum(ln.startswith("  swap seat ") for ln in lines) == 3
-    moves = [ln for ln in lines if re.match(r"^\s*\d+\. seat \d \(\w+\) \[(hand|face-up|face-down)\] ", ln)]
+    moves = [
+        ln
+        for ln in lines
+        if re.match(r"^\s*\d+\. seat \d \(\w+\) \[(hand|face-up|face-down)\] ", ln)
+    ]
     assert moves, r.output
     numbers = [int(ln.split(".")[0]) for ln in moves]
     assert numbers == list(range(1, len(numbers) + 1))
@@ -289,28 +307,52 @@ def test_strategies():
 
 
 def test_import_cli_does_not_import_numba():
-    code = "import sys, shedsim.cli; assert 'numba' not in sys.modules, 'numba imported'; print('ok')"
+    code = (
+        "import sys, shedsim.cli; assert 'numba' not in sys.modules, 'numba imported'; print('ok')"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
 
 
-# --------------------------------------------------------------------------- parameter ranges, defaults by traits
+# --------------------------------------------------------------------------- parameter ranges,
+# defaults by traits
 def _range_cases(spec: str, out: Path):
     """Every command that takes a strategy spec, with ``spec`` in the option that takes it."""
     hint_file = HERE.parent / "docs" / "examples" / "hint_fourth_seven.toml"
     quiet = ("--games", "10", "--quiet")
     return [
-        ("tournament --strategies", ["tournament", "--strategies", f"greedy,{spec}", *quiet, "--out", out]),
+        (
+            "tournament --strategies",
+            ["tournament", "--strategies", f"greedy,{spec}", *quiet, "--out", out],
+        ),
         ("sprt --a", ["sprt", "--a", spec, "--b", "greedy", "--quiet", "--out", out]),
-        ("compare-rules --strategies", ["compare-rules", "-r", "shithead", "-r", "duel", "-p", "2", "-S",
-                                        f"greedy,{spec}", *quiet, "--out", out]),
+        (
+            "compare-rules --strategies",
+            [
+                "compare-rules",
+                "-r",
+                "shithead",
+                "-r",
+                "duel",
+                "-p",
+                "2",
+                "-S",
+                f"greedy,{spec}",
+                *quiet,
+                "--out",
+                out,
+            ],
+        ),
         ("swaps --strategy", ["swaps", "--strategy", spec, *quiet, "--out", out]),
         ("swaps --swap-policy", ["swaps", "--swap-policy", spec, *quiet, "--out", out]),
         ("tips --base", ["tips", "--base", spec, *quiet, "--out", out]),
         ("tips --opponents", ["tips", "--opponents", spec, *quiet, "--out", out]),
         ("tune --strategy", ["tune", "--strategy", spec, "--budget", "1", *quiet, "--out", out]),
-        ("tune --field", ["tune", "--field", f"greedy,{spec}", "--budget", "1", *quiet, "--out", out]),
+        (
+            "tune --field",
+            ["tune", "--field", f"greedy,{spec}", "--budget", "1", *quiet, "--out", out],
+        ),
         ("hint --policy", ["hint", hint_file, "--policy", spec]),
         ("play --opponents", ["play", "--opponents", spec]),
         ("play --hint-policy", ["play", "--hint-policy", spec]),
@@ -326,7 +368,9 @@ def test_every_command_refuses_a_parameter_outside_its_range(tmp_path, value):
     2, naming the option, the strategy, the parameter, the value and the range, before it
     writes anything."""
     want = f"strategy 'heuristic': parameter search={value} is outside its range 0..1000"
-    for _i, (option, args) in enumerate(_range_cases(f"heuristic:search={value}", tmp_path / "out")):
+    for _i, (option, args) in enumerate(
+        _range_cases(f"heuristic:search={value}", tmp_path / "out")
+    ):
         r = runner.invoke(app, [str(a) for a in args], env=ENV, input="")
         err = " ".join(stderr_of(r).split())
         assert r.exit_code == 2 and want in err, (option, r.exit_code, r.output)
@@ -337,7 +381,9 @@ def test_every_command_refuses_a_parameter_outside_its_range(tmp_path, value):
 
 def test_tune_refuses_a_search_range_outside_the_declared_range(tmp_path):
     r = invoke("tune", "--param", "search=0:5000", "--budget", "1", "--out", tmp_path / "u")
-    assert_usage_error(r, "--param 'search=0:5000': strategy 'heuristic': parameter search accepts 0..1000")
+    assert_usage_error(
+        r, "--param 'search=0:5000': strategy 'heuristic': parameter search accepts 0..1000"
+    )
     assert not (tmp_path / "u").exists()
 
 
@@ -345,20 +391,29 @@ def test_help_names_the_defaults_the_traits_select():
     """The defaults shown in --help are derived from the plugins' traits when the help is
     shown, never hand-typed: every command's help has its marks filled in."""
     from shedsim.plugins import discover, select
+
     known = discover([])
     for info in app.registered_commands:
         r = invoke(info.name, "--help")
         assert r.exit_code == 0 and "<<" not in r.output, (info.name, r.output)
+
     def flat(command: str) -> str:  # the help as one line, the table's borders taken out
         return " ".join(invoke(command, "--help").output.replace("│", " ").split())
 
     text = flat("tournament")
     assert f"(default: {', '.join(select(known, 'default'))}: every built-in" in text, text
     text = flat("hint")
-    assert f"Default: {select(known, 'policy')[0]}: the cheapest built-in strategy that searches" in text, text
+    assert (
+        f"Default: {select(known, 'policy')[0]}: the cheapest built-in strategy that searches"
+        in text
+    ), text
     from shedsim.analysis.tips import default_base
+
     text = flat("tips")
-    assert f"(default: {default_base()}: the built-in strategy whose parameters carry every tip" in text, text
+    assert (
+        f"(default: {default_base()}: the built-in strategy whose parameters carry every tip"
+        in text
+    ), text
 
 
 def test_strategies_shows_traits_ranges_and_the_choices():
@@ -366,7 +421,10 @@ def test_strategies_shows_traits_ranges_and_the_choices():
     assert r.exit_code == 0, r.output
     out = " ".join(r.output.split())
     assert "heuristic: the beginner tips" in out and "search=8 (0..1000)" in out
-    assert "traits: cost moderate; search yes (off with search=0); uses own_cards, pile, opponents, unseen" in out
+    assert (
+        "traits: cost moderate; search yes (off with search=0); uses own_cards, pile, "
+        "opponents, unseen" in out
+    )
     assert "a variant of heuristic" in out and "loops in self-play" in out
     assert "@default: aggressive, greedy, heuristic, random (every built-in" in out
     assert "@reference: greedy (" in out and "@policy: heuristic (" in out
@@ -374,22 +432,34 @@ def test_strategies_shows_traits_ranges_and_the_choices():
 
 def test_a_role_in_strategies_expands_to_what_the_traits_select():
     from shedsim.analysis.tournament import TournamentError, parse_entries
+
     assert parse_entries("@baseline,@reference") == [("random", "random"), ("greedy", "greedy")]
-    with pytest.raises(TournamentError, match=r"'@best' names no selection; use one of @default, @ladder"):
+    with pytest.raises(
+        TournamentError, match=r"'@best' names no selection; use one of @default, @ladder"
+    ):
         parse_entries("@best")
 
 
-# --------------------------------------------------------------------------- the command line reads plainly
+# --------------------------------------------------------------------------- the command line reads
+# plainly
 def test_help_shows_no_type_after_a_flag():
     """Before, typer printed ``<bool>`` after every flag (--help, --quiet, --force, ...) of
     every command; an option with a value keeps its type."""
-    for args in ([], ["rules"], ["scenario"], *([c] for c in ORDER if c not in ("rules", "scenario")),
-                 ["rules", "show"], ["scenario", "run"]):
+    for args in (
+        [],
+        ["rules"],
+        ["scenario"],
+        *([c] for c in ORDER if c not in ("rules", "scenario")),
+        ["rules", "show"],
+        ["scenario", "run"],
+    ):
         r = invoke(*args, "--help")
         assert r.exit_code == 0, (args, r.output)
         assert "<bool>" not in r.output, (args, r.output)
     r = invoke("tournament", "--help")
-    assert re.search(r"--games\s+-g\s+<int range>", r.output) and re.search(r"--quiet\s+-q\s+No progress", r.output)
+    assert re.search(r"--games\s+-g\s+<int range>", r.output) and re.search(
+        r"--quiet\s+-q\s+No progress", r.output
+    )
 
 
 def test_the_commands_are_listed_in_task_order():
@@ -409,23 +479,65 @@ def _ranking_header(output: str) -> list[str]:
 def test_the_tournament_table_says_a_figure_shared_by_every_row_once(tmp_path):
     """Before, games and unfinished repeated the same figure on every row (here: every
     strategy plays every game, so each row held the run's unfinished total)."""
-    r = invoke("tournament", "--strategies", "greedy,aggressive", "--players", "2", "--games", "2000",
-               "--workers", "1", "--no-plots", "--out", tmp_path / "two")
+    r = invoke(
+        "tournament",
+        "--strategies",
+        "greedy,aggressive",
+        "--players",
+        "2",
+        "--games",
+        "2000",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--out",
+        tmp_path / "two",
+    )
     assert r.exit_code == 0, r.output
     head = _ranking_header(r.output)
     assert "unfinished" not in head and "games" not in head, head
     assert "2,000 seat-games per strategy" in r.output
-    assert re.search(r"2,000 games \([\d,]+ unfinished", r.output), r.output  # the total, once, under the table
+    assert re.search(r"2,000 games \([\d,]+ unfinished", r.output), (
+        r.output
+    )  # the total, once, under the table
     # three entries at two seats: each strategy has its own unfinished games, so the column stays
-    r = invoke("tournament", "--strategies", "greedy,aggressive,aggressive", "--players", "2", "--games", "2001",
-               "--workers", "1", "--no-plots", "--out", tmp_path / "three")
+    r = invoke(
+        "tournament",
+        "--strategies",
+        "greedy,aggressive,aggressive",
+        "--players",
+        "2",
+        "--games",
+        "2001",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--out",
+        tmp_path / "three",
+    )
     assert r.exit_code == 0, r.output
     assert "unfinished" in _ranking_header(r.output)
 
 
 def test_compare_rules_says_the_deals_once(tmp_path):
-    r = invoke("compare-rules", "-r", "duel", "-r", "duel+low7", "--players", "2", "--strategies", "greedy,random",
-               "--games", "200", "--workers", "1", "--no-plots", "--out", tmp_path / "o")
+    r = invoke(
+        "compare-rules",
+        "-r",
+        "duel",
+        "-r",
+        "duel+low7",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy,random",
+        "--games",
+        "200",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--out",
+        tmp_path / "o",
+    )
     assert r.exit_code == 0, r.output
     line = next(ln for ln in r.output.splitlines() if "┃ variant" in ln and "mean moves" in ln)
     assert "deals" not in line and "100 deals per variant" in r.output, r.output
@@ -438,6 +550,7 @@ def test_every_place_says_who_starts_in_the_same_words():
     from shedsim.rules.engine import deal, start_seat
     from shedsim.rules.ruleset import preset
     from shedsim.seeding import SplitMix64
+
     for name, players in (("duel", 2), ("family", 3), ("palace", 4)):
         rs = preset(name)
         assert rs.start == "dealer_left"
@@ -451,6 +564,11 @@ def test_every_place_says_who_starts_in_the_same_words():
     page = (HERE.parent / "docs" / "reference" / "rules.md").read_text()
     head = next(ln for ln in page.splitlines() if ln.startswith("| ") and "`duel`" in ln)
     row = next(ln for ln in page.splitlines() if ln.startswith("| who starts (`start`)"))
-    cells = dict(zip([c.strip(" `") for c in head.split("|")[2:-1]], [c.strip() for c in row.split("|")[2:-1]]))
+    cells = dict(
+        zip(
+            [c.strip(" `") for c in head.split("|")[2:-1]],
+            [c.strip() for c in row.split("|")[2:-1]],
+        )
+    )
     for name in ("duel", "family", "palace"):
         assert cells[name] == "seat after the dealer", cells

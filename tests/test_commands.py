@@ -19,8 +19,15 @@ MAX_BODY = 60
 
 EXECUTION = {"--out", "--resume", "--force", "--workers", "--backend", "--scheduler", "--quiet"}
 """The execution options of every command that plays games into a directory."""
-PLAYS = {"tournament": True, "compare-rules": True, "swaps": True, "sprt": True, "gauntlet": True, "tips": True,
-         "tune": True}
+PLAYS = {
+    "tournament": True,
+    "compare-rules": True,
+    "swaps": True,
+    "sprt": True,
+    "gauntlet": True,
+    "tips": True,
+    "tune": True,
+}
 """Command -> whether it writes charts (then it takes --no-plots)."""
 
 
@@ -48,11 +55,16 @@ def body_lengths(root: Path = ROOT / "shedsim" / "cli") -> dict[str, int]:
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             body = node.body
-            if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
+            if (
+                isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 body = body[1:]
             if body:
-                out[f"{f.relative_to(root.parent.parent)}:{node.name}"] = body[-1].end_lineno - body[0].lineno + 1
+                out[f"{f.relative_to(root.parent.parent)}:{node.name}"] = (
+                    body[-1].end_lineno - body[0].lineno + 1
+                )
     return out
 
 
@@ -64,8 +76,13 @@ def test_no_command_function_is_longer_than_the_limit():
 def test_the_length_check_finds_a_long_function(tmp_path):
     (tmp_path / "shedsim" / "cli").mkdir(parents=True)
     body = "\n".join(f"    x{i} = {i}" for i in range(MAX_BODY + 1))
-    (tmp_path / "shedsim" / "cli" / "c.py").write_text(f'def f():\n    """Doc."""\n{body}\n\n\ndef g():\n    pass\n')
-    assert body_lengths(tmp_path / "shedsim" / "cli") == {"shedsim/cli/c.py:f": MAX_BODY + 1, "shedsim/cli/c.py:g": 1}
+    (tmp_path / "shedsim" / "cli" / "c.py").write_text(
+        f'def f():\n    """Doc."""\n{body}\n\n\ndef g():\n    pass\n'
+    )
+    assert body_lengths(tmp_path / "shedsim" / "cli") == {
+        "shedsim/cli/c.py:f": MAX_BODY + 1,
+        "shedsim/cli/c.py:g": 1,
+    }
 
 
 def test_tips_refuses_resume_naming_it_and_tune_resume_continues_its_study(tmp_path):
@@ -73,6 +90,7 @@ def test_tips_refuses_resume_naming_it_and_tune_resume_continues_its_study(tmp_p
     written); tune --resume DIR continues the study kept in DIR."""
     import pandas as pd
     from typer.testing import CliRunner
+
     runner = CliRunner()
     r = runner.invoke(app, ["tips", "--resume", str(tmp_path / "t"), "--games", "10"])
     assert r.exit_code == 2 and "--resume: shedsim tips keeps no run store" in r.output, r.output

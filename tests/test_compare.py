@@ -38,8 +38,14 @@ def no_gc(monkeypatch):
 # ------------------------------------------------------------------ variants
 def test_split_variant_keeps_plus_inside_pickup_modes_and_toml_paths(tmp_path):
     assert C.split_variant("shithead") == ("shithead", [])
-    assert C.split_variant("shithead+skip8+pickup:hand+faceup") == ("shithead", ["skip8", "pickup:hand+faceup"])
-    assert C.split_variant("palace+pickup:hand+faceup+low7") == ("palace", ["pickup:hand+faceup", "low7"])
+    assert C.split_variant("shithead+skip8+pickup:hand+faceup") == (
+        "shithead",
+        ["skip8", "pickup:hand+faceup"],
+    )
+    assert C.split_variant("palace+pickup:hand+faceup+low7") == (
+        "palace",
+        ["pickup:hand+faceup", "low7"],
+    )
     assert C.split_variant("my+rules.toml+skip8") == ("my+rules.toml", ["skip8"])
     with pytest.raises(C.CompareError, match="--rules"):
         C.split_variant("shithead++skip8")
@@ -52,25 +58,30 @@ def test_split_variant_keeps_plus_inside_pickup_modes_and_toml_paths(tmp_path):
 
 
 def test_plan_labels_duplicates_and_skips_variants_that_do_not_allow_the_players():
-    plan = C.plan_variants(["duel", "shithead", "shithead", "nines+low7"], house=["skip8"], players=4)
+    plan = C.plan_variants(
+        ["duel", "shithead", "shithead", "nines+low7"], house=["skip8"], players=4
+    )
     assert [v.label for v in plan.variants] == ["shithead", "shithead#2", "nines+low7"]
     assert plan.skipped[0]["variant"] == "duel" and "players" in plan.skipped[0]["reason"]
-    assert all(8 in v.rules.skip for v in plan.variants)         # --house applies to every variant
+    assert all(8 in v.rules.skip for v in plan.variants)  # --house applies to every variant
     assert plan.variants[2].toggles == ("low7", "skip8")
 
 
-@pytest.mark.parametrize("rules, house, players, each, needle", [
-    (["nosuch", "shithead"], [], 4, False, "--rules 'nosuch'"),
-    (["shithead+bogus", "shithead"], [], 4, False, "--rules 'shithead+bogus'"),
-    (["shithead", "palace"], ["pickup:sometimes"], 4, False, "--house"),
-    (["shithead+pickup:never", "palace"], ["pickup:always"], 4, False, "--house"),
-    (["shithead"], [], 4, False, "--rules"),
-    (["duel", "shithead"], [], 4, False, "--players 4"),
-    (["shithead", "palace"], [], 1, False, "--players"),
-    (["shithead", "palace"], [], 6, False, "--players 6"),
-    (["shithead", "palace"], [], 4, True, "--each-toggle"),
-    (["duel"], [], 4, True, "--players"),
-])
+@pytest.mark.parametrize(
+    "rules, house, players, each, needle",
+    [
+        (["nosuch", "shithead"], [], 4, False, "--rules 'nosuch'"),
+        (["shithead+bogus", "shithead"], [], 4, False, "--rules 'shithead+bogus'"),
+        (["shithead", "palace"], ["pickup:sometimes"], 4, False, "--house"),
+        (["shithead+pickup:never", "palace"], ["pickup:always"], 4, False, "--house"),
+        (["shithead"], [], 4, False, "--rules"),
+        (["duel", "shithead"], [], 4, False, "--players 4"),
+        (["shithead", "palace"], [], 1, False, "--players"),
+        (["shithead", "palace"], [], 6, False, "--players 6"),
+        (["shithead", "palace"], [], 4, True, "--each-toggle"),
+        (["duel"], [], 4, True, "--players"),
+    ],
+)
 def test_plan_errors_name_the_option(rules, house, players, each, needle):
     with pytest.raises(C.CompareError) as e:
         C.plan_variants(rules, house, players, each)
@@ -81,17 +92,35 @@ def test_each_toggle_variants_and_skips():
     plan = C.plan_variants(["shithead"], players=4, each_toggle=True)
     labels = [v.label for v in plan.variants]
     assert labels[0] == "shithead"
-    for t in ("low7", "low5", "invisible:3", "invisible:8", "invisible:9", "skip8", "reverse:K", "burn_passes",
-              "random_starts", "dealer_left_starts", "pickup:hand", "pickup:hand+faceup", "pickup:always",
-              "deck_gamble", "mix_last_hand", "two_decks", "hand_size:2", "hand_size:4", "table_size:2",
-              "table_size:4"):
+    for t in (
+        "low7",
+        "low5",
+        "invisible:3",
+        "invisible:8",
+        "invisible:9",
+        "skip8",
+        "reverse:K",
+        "burn_passes",
+        "random_starts",
+        "dealer_left_starts",
+        "pickup:hand",
+        "pickup:hand+faceup",
+        "pickup:always",
+        "deck_gamble",
+        "mix_last_hand",
+        "two_decks",
+        "hand_size:2",
+        "hand_size:4",
+        "table_size:2",
+        "table_size:4",
+    ):
         assert f"shithead+{t}" in labels, t
     skipped = {s["variant"]: s["reason"] for s in plan.skipped}
-    assert "no change" in skipped["shithead+lowest_starts"]           # shithead's own start rule
+    assert "no change" in skipped["shithead+lowest_starts"]  # shithead's own start rule
     assert "shithead+max_moves:N" in skipped
-    assert "shithead+pickup:never" not in labels                     # the preset's own mode is not tried
+    assert "shithead+pickup:never" not in labels  # the preset's own mode is not tried
     arrays = [v.rules.compile(4).tobytes() for v in plan.variants]
-    assert len(set(arrays)) == len(arrays)                           # every variant changes the rules
+    assert len(set(arrays)) == len(arrays)  # every variant changes the rules
     # at 5 players a 4-card table does not fit in one deck: skipped with the RulesError
     plan5 = C.plan_variants(["shithead"], players=5, each_toggle=True)
     reasons = {s["variant"]: s["reason"] for s in plan5.skipped}
@@ -116,7 +145,9 @@ def test_paired_status_matches_the_cards_actually_dealt():
     # other deal sizes or two decks: other cards, unpaired
     for house in (["hand_size:4"], ["table_size:2"], ["two_decks"]):
         assert not C.deal_alike(build("shithead"), build("shithead", house))
-        assert not np.array_equal(_dealt("shithead", [], 4, 0)["dealt"], _dealt("shithead", house, 4, 1)["dealt"])
+        assert not np.array_equal(
+            _dealt("shithead", [], 4, 0)["dealt"], _dealt("shithead", house, 4, 1)["dealt"]
+        )
     # a start rule or a gamble changes play, not the cards
     assert C.deal_alike(build("shithead"), build("shithead", ["random_starts", "deck_gamble"]))
     plan = C.plan_variants(["duel", "shithead", "shithead+hand_size:4"], players=2)
@@ -128,7 +159,7 @@ def test_paired_status_matches_the_cards_actually_dealt():
 def test_tally_matches_the_kernel_records():
     """Per-deal aggregates equal a direct computation from full records (3 entries, 4 seats)."""
     plan = C.plan_variants(["shithead", "shithead+pickup:always"], players=4)
-    res = C.compare(plan, entries=ENTRIES, games=96, seed=5, chunk_size=40)   # chunks of 40 games
+    res = C.compare(plan, entries=ENTRIES, games=96, seed=5, chunk_size=40)  # chunks of 40 games
     n = 4
     for i, (v, t) in enumerate(zip(plan.variants, res.tallies)):
         spec = RunSpec(v.rules, n, tuple(ENTRIES), tuple(ENTRIES), seed=5, games=96, stream=i)
@@ -147,8 +178,12 @@ def test_tally_matches_the_kernel_records():
         assert t.done.all()
         seats = C.seat_games(n, 3, 24)
         assert np.array_equal(seats.sum(axis=1), np.full(24, n * n))
-        assert np.array_equal(seats, np.stack([(seating == e).sum(axis=1).reshape(-1, n).sum(axis=1)
-                                               for e in range(3)], axis=1))
+        assert np.array_equal(
+            seats,
+            np.stack(
+                [(seating == e).sum(axis=1).reshape(-1, n).sum(axis=1) for e in range(3)], axis=1
+            ),
+        )
 
 
 # ------------------------------------------------------------------ statistics
@@ -172,7 +207,7 @@ def test_aa_calibration_over_200_seeds(no_gc):
     grossly miscalibrated (about 25 s on one core; ``make stats-check``)."""
     rate = _aa_rejection_rates(200)
     assert 0.02 <= rate["mean_moves"] <= 0.08, rate
-    for m, r in rate.items():                    # rare unfinished games make that test conservative
+    for m, r in rate.items():  # rare unfinished games make that test conservative
         assert r <= 0.10, (m, rate)
 
 
@@ -197,7 +232,11 @@ def _unpaired_p_values(seeds: int) -> np.ndarray:
         b = C.compare(plan, entries=ENTRIES, games=1000, seed=1000 + seed).tallies[1]
         strata = C.table_strata(a.lengths.shape[0], 4, 3)
         va, vb = C.deal_values(a), C.deal_values(b)
-        for m, kind in (("mean_moves", "length"), ("burns_per_game", "count"), ("starter_loss_rate", "rate")):
+        for m, kind in (
+            ("mean_moves", "length"),
+            ("burns_per_game", "count"),
+            ("starter_loss_rate", "rate"),
+        ):
             p.append(C.effect_test(va[m], vb[m], kind, False, strata)["p_value"])
     return np.array(p)
 
@@ -223,16 +262,25 @@ def test_unpaired_tests_are_not_grossly_conservative_quick(no_gc):
 def test_real_differences_are_detected():
     """pick-up always (paired) makes games much longer; a 2-card table (unpaired: other
     cards) shorter. Both are flagged after Holm, with intervals that exclude 0."""
-    plan = C.plan_variants(["shithead", "shithead+pickup:always", "shithead+table_size:2"], players=4)
+    plan = C.plan_variants(
+        ["shithead", "shithead+pickup:always", "shithead+table_size:2"], players=4
+    )
     res = C.compare(plan, entries=ENTRIES, games=2000, seed=3)
     e = res.effects.set_index(["variant", "metric"])
     r = e.loc[("shithead+pickup:always", "mean_moves")]
-    assert r["significant"] and r["lo"] > 50 and bool(r["paired"]) and r["test"].startswith("paired t")
+    assert (
+        r["significant"] and r["lo"] > 50 and bool(r["paired"]) and r["test"].startswith("paired t")
+    )
     assert r["rank_test"].startswith("Wilcoxon") and r["p_rank"] < 0.05
     p = e.loc[("shithead+pickup:always", "pickups_per_game")]
     assert p["significant"] and p["lo"] > 0
     r = e.loc[("shithead+table_size:2", "mean_moves")]
-    assert r["significant"] and r["hi"] < 0 and not bool(r["paired"]) and r["test"].startswith("Welch t")
+    assert (
+        r["significant"]
+        and r["hi"] < 0
+        and not bool(r["paired"])
+        and r["test"].startswith("Welch t")
+    )
     assert "Mann-Whitney" in r["rank_test"] and r["p_rank"] < 0.05
     # the effect's interval and its test agree: significant only with an interval that excludes 0
     sig = res.effects[res.effects["significant"]]
@@ -251,22 +299,25 @@ def test_real_differences_are_detected():
     v = res.variants.set_index("variant")
     assert v.loc["shithead+table_size:2", "median_moves_hi"] < v.loc["shithead", "median_moves_lo"]
     assert e.loc[("shithead+pickup:always", "mean_moves")]["effect"] == pytest.approx(
-        v.loc["shithead+pickup:always", "mean_moves"] - v.loc["shithead", "mean_moves"])
+        v.loc["shithead+pickup:always", "mean_moves"] - v.loc["shithead", "mean_moves"]
+    )
     assert (res.effects["p_holm"] >= res.effects["p_value"]).all()
     h = res.headline()
     line = next(s for s in h if s.startswith("shithead+pickup:always against shithead: "))
     assert "games get longer" in line and "t test Holm p" in line
     # the intervals hold their estimates
     v = res.variants
-    for val, lo, hi in (("mean_moves", "mean_moves_lo", "mean_moves_hi"),
-                        ("median_moves", "median_moves_lo", "median_moves_hi"),
-                        ("p95_moves", "p95_moves_lo", "p95_moves_hi"),
-                        ("mean_rounds", "mean_rounds_lo", "mean_rounds_hi"),
-                        ("unfinished_rate", "unfinished_lo", "unfinished_hi"),
-                        ("pickups_per_game", "pickups_per_game_lo", "pickups_per_game_hi"),
-                        ("starter_loss_rate", "starter_loss_lo", "starter_loss_hi"),
-                        ("loss_rate[expert:search=0]", "loss_lo[expert:search=0]", "loss_hi[expert:search=0]"),
-                        ("skill_edge[greedy]", "skill_edge_lo[greedy]", "skill_edge_hi[greedy]")):
+    for val, lo, hi in (
+        ("mean_moves", "mean_moves_lo", "mean_moves_hi"),
+        ("median_moves", "median_moves_lo", "median_moves_hi"),
+        ("p95_moves", "p95_moves_lo", "p95_moves_hi"),
+        ("mean_rounds", "mean_rounds_lo", "mean_rounds_hi"),
+        ("unfinished_rate", "unfinished_lo", "unfinished_hi"),
+        ("pickups_per_game", "pickups_per_game_lo", "pickups_per_game_hi"),
+        ("starter_loss_rate", "starter_loss_lo", "starter_loss_hi"),
+        ("loss_rate[expert:search=0]", "loss_lo[expert:search=0]", "loss_hi[expert:search=0]"),
+        ("skill_edge[greedy]", "skill_edge_lo[greedy]", "skill_edge_hi[greedy]"),
+    ):
         assert ((v[lo] <= v[val]) & (v[val] <= v[hi]) & (v[lo] < v[hi])).all(), val
     assert (v["mean_rounds"] * 4 == v["mean_moves"]).all()
 
@@ -284,12 +335,38 @@ def test_same_results_for_any_number_of_workers_and_chunk_size():
 # ------------------------------------------------------------------ CLI
 def test_cli_writes_outputs_and_charts_that_decode(tmp_path):
     import matplotlib.image as mpimg
+
     out = tmp_path / "cmp"
-    r = cli("-r", "shithead", "-r", "shithead+pickup:always", "-r", "duel", "-r", "shithead+hand_size:4",
-            "-p", "4", "-g", "480", "-s", "1", "-w", "1", "-o", str(out))
+    r = cli(
+        "-r",
+        "shithead",
+        "-r",
+        "shithead+pickup:always",
+        "-r",
+        "duel",
+        "-r",
+        "shithead+hand_size:4",
+        "-p",
+        "4",
+        "-g",
+        "480",
+        "-s",
+        "1",
+        "-w",
+        "1",
+        "-o",
+        str(out),
+    )
     assert r.exit_code == 0, r.output
     assert "skipped duel" in r.output and "Significant effects" in r.output
-    for f in ("variants.csv", "effects.csv", "lengths.csv", "forest.png", "lengths.png", "run.json"):
+    for f in (
+        "variants.csv",
+        "effects.csv",
+        "lengths.csv",
+        "forest.png",
+        "lengths.png",
+        "run.json",
+    ):
         assert (out / f).is_file(), f
     for f in ("forest.png", "lengths.png"):
         img = mpimg.imread(out / f)
@@ -299,11 +376,17 @@ def test_cli_writes_outputs_and_charts_that_decode(tmp_path):
     for key in ("definitions", "headline", "versions", "outputs", "spec"):
         assert info[key], key
     assert info["spec"]["skipped"][0]["variant"] == "duel"
-    assert [v["label"] for v in info["spec"]["variants"]] == ["shithead", "shithead+pickup:always",
-                                                             "shithead+hand_size:4"]
-    assert info["spec"]["games"] == 480 and info["spec"]["players"] == 4 and info["spec"]["seed"] == 1
-    assert sorted(info["outputs"]) == sorted(["variants.csv", "effects.csv", "lengths.csv", "forest.png",
-                                              "lengths.png", "run.json"])
+    assert [v["label"] for v in info["spec"]["variants"]] == [
+        "shithead",
+        "shithead+pickup:always",
+        "shithead+hand_size:4",
+    ]
+    assert (
+        info["spec"]["games"] == 480 and info["spec"]["players"] == 4 and info["spec"]["seed"] == 1
+    )
+    assert sorted(info["outputs"]) == sorted(
+        ["variants.csv", "effects.csv", "lengths.csv", "forest.png", "lengths.png", "run.json"]
+    )
     v = pd.read_csv(out / "variants.csv")
     e = pd.read_csv(out / "effects.csv")
     ln = pd.read_csv(out / "lengths.csv")
@@ -314,8 +397,26 @@ def test_cli_writes_outputs_and_charts_that_decode(tmp_path):
         assert g["games"].sum() == 480 and g["cumulative_share"].iloc[-1] == pytest.approx(1.0)
     # the same run with 2 workers and no plots writes the same CSVs
     out2 = tmp_path / "cmp2"
-    r = cli("-r", "shithead", "-r", "shithead+pickup:always", "-r", "duel", "-r", "shithead+hand_size:4",
-            "-g", "480", "-s", "1", "-w", "2", "-o", str(out2), "--quiet", "--no-plots")
+    r = cli(
+        "-r",
+        "shithead",
+        "-r",
+        "shithead+pickup:always",
+        "-r",
+        "duel",
+        "-r",
+        "shithead+hand_size:4",
+        "-g",
+        "480",
+        "-s",
+        "1",
+        "-w",
+        "2",
+        "-o",
+        str(out2),
+        "--quiet",
+        "--no-plots",
+    )
     assert r.exit_code == 0, r.output
     for f in ("variants.csv", "effects.csv", "lengths.csv"):
         assert (out / f).read_bytes() == (out2 / f).read_bytes()
@@ -330,25 +431,44 @@ def test_cli_each_toggle_and_two_players(tmp_path):
     assert len(info["spec"]["variants"]) >= 20 and info["each_toggle"]
     assert any(s["variant"] == "shithead+lowest_starts" for s in info["spec"]["skipped"])
     out2 = tmp_path / "duel"
-    r = cli("-r", "duel", "-r", "shithead", "-p", "2", "-S", "greedy,random", "-g", "200", "-o", str(out2),
-            "--quiet", "--no-plots", "-w", "1")
+    r = cli(
+        "-r",
+        "duel",
+        "-r",
+        "shithead",
+        "-p",
+        "2",
+        "-S",
+        "greedy,random",
+        "-g",
+        "200",
+        "-o",
+        str(out2),
+        "--quiet",
+        "--no-plots",
+        "-w",
+        "1",
+    )
     assert r.exit_code == 0, r.output
     e = pd.read_csv(out2 / "effects.csv")
     assert e["paired"].all() and set(e["metric"]) >= {"skill_edge[greedy]", "mean_moves"}
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["-r", "nosuch", "-r", "shithead"], "--rules"),
-    (["-r", "shithead+bogus", "-r", "shithead"], "--rules"),
-    (["-r", "shithead", "-r", "palace", "-H", "pickup:sometimes"], "--house"),
-    (["-r", "shithead", "-r", "palace", "-p", "1"], "--players"),
-    (["-r", "shithead", "-r", "palace", "-p", "9"], "--players 9"),
-    (["-r", "shithead", "-r", "palace", "-S", "greedy,nosuch"], "--strategies"),
-    (["-r", "shithead"], "--rules"),
-    ([], "--rules"),
-    (["-r", "shithead", "-r", "palace", "--each-toggle"], "--each-toggle"),
-    (["-r", "shithead", "-r", "palace", "-g", "0"], "--games"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["-r", "nosuch", "-r", "shithead"], "--rules"),
+        (["-r", "shithead+bogus", "-r", "shithead"], "--rules"),
+        (["-r", "shithead", "-r", "palace", "-H", "pickup:sometimes"], "--house"),
+        (["-r", "shithead", "-r", "palace", "-p", "1"], "--players"),
+        (["-r", "shithead", "-r", "palace", "-p", "9"], "--players 9"),
+        (["-r", "shithead", "-r", "palace", "-S", "greedy,nosuch"], "--strategies"),
+        (["-r", "shithead"], "--rules"),
+        ([], "--rules"),
+        (["-r", "shithead", "-r", "palace", "--each-toggle"], "--each-toggle"),
+        (["-r", "shithead", "-r", "palace", "-g", "0"], "--games"),
+    ],
+)
 def test_cli_bad_input_exits_2_naming_the_option_and_writes_nothing(tmp_path, args, needle):
     out = tmp_path / "never"
     r = cli(*args, "-o", str(out), "--quiet")
@@ -359,11 +479,21 @@ def test_cli_bad_input_exits_2_naming_the_option_and_writes_nothing(tmp_path, ar
 
 def test_cli_help_teaches():
     from shedsim.plugins import discover, select
+
     r = runner.invoke(app, ["compare-rules", "--help"], env={"COLUMNS": "200"})
     assert r.exit_code == 0
     flat = " ".join(r.output.replace("│", " ").split())
-    field = ", ".join(select(discover([]), "compare"))  # derived from the traits: random, greedy, heuristic
-    for s in ("--each-toggle", "baseline", "Example", "default: 4", f"(default: {field}: the baseline", "Exit codes"):
+    field = ", ".join(
+        select(discover([]), "compare")
+    )  # derived from the traits: random, greedy, heuristic
+    for s in (
+        "--each-toggle",
+        "baseline",
+        "Example",
+        "default: 4",
+        f"(default: {field}: the baseline",
+        "Exit codes",
+    ):
         assert s in flat, s
 
 
@@ -373,8 +503,21 @@ def test_a_failing_strategy_exits_1(tmp_path, monkeypatch):
 
     def boom(*a, **k):
         raise SimulationError("strategy 'x' failed")
+
     monkeypatch.setattr(simulate, "play_chunk", boom)
-    r = cli("-r", "shithead", "-r", "palace", "-g", "48", "-w", "1", "-o", str(tmp_path / "o"), "--quiet")
+    r = cli(
+        "-r",
+        "shithead",
+        "-r",
+        "palace",
+        "-g",
+        "48",
+        "-w",
+        "1",
+        "-o",
+        str(tmp_path / "o"),
+        "--quiet",
+    )
     assert r.exit_code == 1 and "strategy 'x' failed" in r.output
     assert not (tmp_path / "o" / "run.json").exists()
 
@@ -389,10 +532,13 @@ def test_rules_error_is_a_value_error_named_by_field():
 def test_stalled_and_looped_games_are_counted_per_variant():
     """variants.csv, lengths.csv and run.json count how the unfinished games ended."""
     plan = C.plan_variants(["shithead+stall:0", "shithead+stall:250"], players=3)
-    res = C.compare(plan, entries=["aggressive", "greedy", "random"],
-                    games=600, seed=3)
+    res = C.compare(plan, entries=["aggressive", "greedy", "random"], games=600, seed=3)
     v = res.variants
-    assert list(v.columns[v.columns.get_loc("unfinished_hi") + 1:][:3]) == ["stalled", "loops", "capped"]
+    assert list(v.columns[v.columns.get_loc("unfinished_hi") + 1 :][:3]) == [
+        "stalled",
+        "loops",
+        "capped",
+    ]
     for (_, row), t in zip(v.iterrows(), res.tallies):
         assert row["stalled"] + row["loops"] + row["capped"] == t.unfinished.sum()
         assert res.info["ends"][row["variant"]]["finished"] == (~t.unfinished).sum()
@@ -421,7 +567,10 @@ def _synthetic(deals=3000, seed=0):
     skip8[short] *= 1.2
     skip8[~short] -= (skip8[short] - base[short]).sum() / (~short).sum()
     tallies = []
-    pickups, burns = rng.poisson(40 * n, deals), rng.poisson(5 * n, deals)  # the same in every variant
+    pickups, burns = (
+        rng.poisson(40 * n, deals),
+        rng.poisson(5 * n, deals),
+    )  # the same in every variant
     for lengths, p_random, p_start in ((base, 0.7, 0.4), (low7, 0.6, 0.5), (skip8, 0.6, 0.5)):
         t = C.Tally.empty(deals, n, 2, 5000)
         t.lengths[:] = np.round(lengths)
@@ -442,17 +591,29 @@ def test_findings_say_the_typical_game_the_mean_fairness_and_luck_in_words():
     res = _synthetic()
     e = res.effects.set_index(["variant", "metric"])
     low7, skip8 = e.loc[("shithead+low7", "mean_moves")], e.loc[("shithead+skip8", "mean_moves")]
-    assert low7["effect"] < 0 and low7["significant"] and low7["median_shift"] == 1 and low7["significant_median"]
+    assert (
+        low7["effect"] < 0
+        and low7["significant"]
+        and low7["median_shift"] == 1
+        and low7["significant_median"]
+    )
     assert low7["median_variant"] > low7["median_baseline"]
     assert not skip8["significant"] and skip8["significant_median"] and skip8["median_shift"] == 1
     h = res.headline()
-    assert h[0].startswith("Under shithead the starting player is favoured: the starter loses 39.6%")
+    assert h[0].startswith(
+        "Under shithead the starting player is favoured: the starter loses 39.6%"
+    )
     lines = {s.split(" against ")[0]: s for s in h[1:-1]}
     assert set(lines) == {"shithead+low7", "shithead+skip8"}
     assert "the typical game gets longer (median" in lines["shithead+low7"]
-    assert "but the mean falls" in lines["shithead+low7"] and "fewer very long games" in lines["shithead+low7"]
-    assert ("the typical game gets longer (median" in lines["shithead+skip8"]
-            and "while the mean does not change significantly" in lines["shithead+skip8"])
+    assert (
+        "but the mean falls" in lines["shithead+low7"]
+        and "fewer very long games" in lines["shithead+low7"]
+    )
+    assert (
+        "the typical game gets longer (median" in lines["shithead+skip8"]
+        and "while the mean does not change significantly" in lines["shithead+skip8"]
+    )
     for line in lines.values():
         assert "more luck: the edge over random of greedy falls" in line
         assert "fairer: the start becomes fair within noise" in line
@@ -464,10 +625,11 @@ def test_findings_say_the_typical_game_the_mean_fairness_and_luck_in_words():
 
 def test_the_significant_effects_table_keeps_every_test_and_prints_the_findings(capsys):
     from shedsim.cli.compare import _print_tables
+
     res = _synthetic()
     _print_tables(res)
     out = capsys.readouterr().out
-    table = out[out.index("Significant effects"):out.index("Findings:")]
+    table = out[out.index("Significant effects") : out.index("Findings:")]
     assert "shithead+skip8" in table and "mean game length" in table.split("shithead+skip8", 1)[1]
     assert "median" in table and "longer" in table
     assert "favoured" in out and "Findings:" in out and "fewer very long games" in out
@@ -489,23 +651,56 @@ def test_the_median_shift_and_rank_direction_are_directions_in_data_definition_a
     the integers -1, 0, +1 (empty where not tested), their definitions say so, and the report
     shows "+1", not "+1.000" or a share."""
     from pathlib import Path
+
     out = tmp_path / "run"
-    r = CliRunner().invoke(app, ["compare-rules", "-r", "shithead", "-r", "shithead+pickup:always", "-p", "2",
-                                 "--games", "240", "--seed", "3", "--workers", "1", "--quiet", "--no-plots",
-                                 "--out", str(out)])
+    r = CliRunner().invoke(
+        app,
+        [
+            "compare-rules",
+            "-r",
+            "shithead",
+            "-r",
+            "shithead+pickup:always",
+            "-p",
+            "2",
+            "--games",
+            "240",
+            "--seed",
+            "3",
+            "--workers",
+            "1",
+            "--quiet",
+            "--no-plots",
+            "--out",
+            str(out),
+        ],
+    )
     assert r.exit_code == 0, r.output
     text = pd.read_csv(out / "effects.csv", dtype=str, keep_default_na=False)
     for col in ("median_shift", "rank_direction"):
-        assert set(text[col]) - {""} <= {"-1", "0", "1"} and set(text[col]) - {""}, (col, set(text[col]))
+        assert set(text[col]) - {""} <= {"-1", "0", "1"} and set(text[col]) - {""}, (
+            col,
+            set(text[col]),
+        )
     moves = text[text["metric"] == "mean_moves"].iloc[0]
-    defs = json.loads((Path(__file__).parents[1] / "docs" / "reference" / "columns.json").read_text())
+    defs = json.loads(
+        (Path(__file__).parents[1] / "docs" / "reference" / "columns.json").read_text()
+    )
     assert "integer" in defs["median_shift"] and "minus one half" not in defs["median_shift"]
-    assert "integer" in defs["rank_direction"] and "integer" in C.DEFINITIONS["median_shift, p_median"]
+    assert (
+        "integer" in defs["rank_direction"] and "integer" in C.DEFINITIONS["median_shift, p_median"]
+    )
     rep = CliRunner().invoke(app, ["report", str(out), "--out", str(tmp_path / "report.html")])
     assert rep.exit_code == 0, rep.output
     md = (tmp_path / "report.md").read_text()
-    row = next(line for line in md.splitlines() if line.startswith("| shithead+pickup:always | mean moves |"))
+    row = next(
+        line
+        for line in md.splitlines()
+        if line.startswith("| shithead+pickup:always | mean moves |")
+    )
     shift, rank = int(moves["median_shift"]), int(moves["rank_direction"])
     cells = [c.strip() for c in row.split("|")]
-    assert (f"{rank:+d}" if rank else "0") in cells and (f"{shift:+d}" if shift else "0") in cells, row
+    assert (f"{rank:+d}" if rank else "0") in cells and (
+        f"{shift:+d}" if shift else "0"
+    ) in cells, row
     assert "1.000" not in row, row

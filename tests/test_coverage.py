@@ -42,7 +42,9 @@ def _tallies(players: int, strategies: str, runs: int, games: int, seed: int):
         rec = play_chunk(big.run_spec(), r0 * g, r1 * g, keep=T.RECORD_KEEP).records
         for r in range(r0, r1):
             sl = slice((r - r0) * g, (r - r0 + 1) * g)
-            out.append(T.aggregate_chunk(big, r * g, (r + 1) * g, {k: v[sl] for k, v in rec.items()}))
+            out.append(
+                T.aggregate_chunk(big, r * g, (r + 1) * g, {k: v[sl] for k, v in rec.items()})
+            )
     return out, one
 
 
@@ -58,8 +60,9 @@ def _truth(players: int, strategies: str, games: int, seed: int):
     return total, spec
 
 
-def seat_coverage(players: int, strategies: str, runs: int, games: int, truth_games: int,
-                  seed: int = 100) -> dict[str, float]:
+def seat_coverage(
+    players: int, strategies: str, runs: int, games: int, truth_games: int, seed: int = 100
+) -> dict[str, float]:
     """Share of the seats.csv win- and loss-rate intervals (both kinds, every seat) of
     ``runs`` small runs that contain the large run's rate: ``new`` (the intervals written)
     and ``old`` (plain Wilson over seat-games, the intervals written before these)."""
@@ -76,9 +79,10 @@ def seat_coverage(players: int, strategies: str, runs: int, games: int, truth_ga
     return {k: float(np.mean(np.concatenate(v))) for k, v in hits.items()}
 
 
-@pytest.mark.parametrize("players,strategies,runs,games", [
-    (2, "greedy,expert:search=0", 300, 200),
-    (4, "greedy,expert:search=0,aggressive", 150, 480)])
+@pytest.mark.parametrize(
+    "players,strategies,runs,games",
+    [(2, "greedy,expert:search=0", 300, 200), (4, "greedy,expert:search=0,aggressive", 150, 480)],
+)
 def test_seat_intervals_cover(players, strategies, runs, games):
     cov = seat_coverage(players, strategies, runs, games, truth_games=60_000)
     print(f"{players} players, {strategies}: coverage new {cov['new']:.3f}, old {cov['old']:.3f}")
@@ -86,8 +90,9 @@ def test_seat_intervals_cover(players, strategies, runs, games):
     assert cov["old"] < 0.925, cov  # the plain Wilson intervals are too narrow: the check can tell
 
 
-def full_coverage(players: int, strategies: str, runs: int, games: int, truth_games: int,
-                  seed: int = 200) -> dict[str, float]:
+def full_coverage(
+    players: int, strategies: str, runs: int, games: int, truth_games: int, seed: int = 200
+) -> dict[str, float]:
     """Coverage of every interval of a tournament (seat rates and mean place, per-strategy
     win and loss rates, mean place and rating) over ``runs`` small runs analysed by
     :func:`shedsim.analysis.tournament.analyse`, against one large run."""
@@ -99,6 +104,7 @@ def full_coverage(players: int, strategies: str, runs: int, games: int, truth_ga
 
     def add(name, ok):
         hits.setdefault(name, []).append(np.asarray(ok, bool))
+
     tallies, spec = _tallies(players, strategies, runs, games, seed)
     for t in tallies:
         res = T.analyse(spec, t)
@@ -109,23 +115,39 @@ def full_coverage(players: int, strategies: str, runs: int, games: int, truth_ga
         true = tseats["mean_place"].to_numpy()
         add("seat mean place", (s["place_lo"] <= true) & (true <= s["place_hi"]))
         m = res.summary.set_index("strategy").loc[tsum.index]
-        for col, lo, hi in (("win_rate", "win_lo", "win_hi"), ("loss_rate", "loss_lo", "loss_hi"),
-                            ("mean_place", "place_lo", "place_hi"), ("rating", "rating_lo", "rating_hi")):
+        for col, lo, hi in (
+            ("win_rate", "win_lo", "win_hi"),
+            ("loss_rate", "loss_lo", "loss_hi"),
+            ("mean_place", "place_lo", "place_hi"),
+            ("rating", "rating_lo", "rating_hi"),
+        ):
             true = tsum[col].to_numpy()
-            add(f"strategy {col.replace('_', ' ')}", (m[lo].to_numpy() <= true) & (true <= m[hi].to_numpy()))
+            add(
+                f"strategy {col.replace('_', ' ')}",
+                (m[lo].to_numpy() <= true) & (true <= m[hi].to_numpy()),
+            )
     return {k: float(np.mean(np.concatenate(v))) for k, v in hits.items()}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("players,strategies,games", [
-    (2, "greedy,expert:search=0", 200), (2, "greedy,random", 200),
-    (4, "greedy,expert:search=0,aggressive", 480), (4, "greedy,aggressive,random", 480)])
+@pytest.mark.parametrize(
+    "players,strategies,games",
+    [
+        (2, "greedy,expert:search=0", 200),
+        (2, "greedy,random", 200),
+        (4, "greedy,expert:search=0,aggressive", 480),
+        (4, "greedy,aggressive,random", 480),
+    ],
+)
 def test_full_coverage(players, strategies, games):
     runs = int(os.environ.get("SHEDSIM_COVERAGE_RUNS", "1000"))
     seat = seat_coverage(players, strategies, runs, games, truth_games=200_000, seed=300)
     cov = full_coverage(players, strategies, max(1, runs // 2), games, truth_games=200_000)
     print(f"\n{players} players, {strategies}, {games} games per run:")
-    print(f"  seat rates ({runs} runs): cluster-robust {seat['new']:.3f}, plain Wilson {seat['old']:.3f}")
+    print(
+        f"  seat rates ({runs} runs): cluster-robust {seat['new']:.3f}, plain Wilson "
+        f"{seat['old']:.3f}"
+    )
     for k, v in cov.items():
         print(f"  {k} ({max(1, runs // 2)} runs): {v:.3f}")
     assert 0.93 <= seat["new"] <= 0.97, seat

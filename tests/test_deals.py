@@ -59,16 +59,39 @@ def _line(rs, seed=3) -> str:
     return D.format_deal(D.seeded_deals(rs, 2, 1, seed)[0])
 
 
-@pytest.mark.parametrize("edit, line, what", [
-    (lambda h, ln: "shedsim-deals 2 rules=duel players=2\n" + ln, 1, "format version '2'"),
-    (lambda h, ln: "shedsim-deals 1 rules=duel players=3\n" + ln, 1, "players=3, but the run has 2"),
-    (lambda h, ln: "shedsim-deals 1 rules=nines players=2\n" + ln, 1, "rules=nines, but the run plays duel"),
-    (lambda h, ln: h + "# a comment\n\n" + ln.replace("down=", "down=X,", 1), 4, "unknown card 'X'"),
-    (lambda h, ln: h + ln.replace("hand=", "hand=A,", 1), 2, "hand= has 4 card(s); the rules deal 3"),
-    (lambda h, ln: h + ln.rsplit(",", 1)[0], 2, "51 cards; the deck has 52"),
-    (lambda h, ln: h + ln + "\n" + ln.replace("stock=", "stock=A,", 1).rsplit(",", 1)[0], 3, "appears 5 times"),
-    (lambda h, ln: h + ln.rsplit(" | ", 1)[0], 2, "expected 2 seat(s) and the stock"),
-])
+@pytest.mark.parametrize(
+    "edit, line, what",
+    [
+        (lambda h, ln: "shedsim-deals 2 rules=duel players=2\n" + ln, 1, "format version '2'"),
+        (
+            lambda h, ln: "shedsim-deals 1 rules=duel players=3\n" + ln,
+            1,
+            "players=3, but the run has 2",
+        ),
+        (
+            lambda h, ln: "shedsim-deals 1 rules=nines players=2\n" + ln,
+            1,
+            "rules=nines, but the run plays duel",
+        ),
+        (
+            lambda h, ln: h + "# a comment\n\n" + ln.replace("down=", "down=X,", 1),
+            4,
+            "unknown card 'X'",
+        ),
+        (
+            lambda h, ln: h + ln.replace("hand=", "hand=A,", 1),
+            2,
+            "hand= has 4 card(s); the rules deal 3",
+        ),
+        (lambda h, ln: h + ln.rsplit(",", 1)[0], 2, "51 cards; the deck has 52"),
+        (
+            lambda h, ln: h + ln + "\n" + ln.replace("stock=", "stock=A,", 1).rsplit(",", 1)[0],
+            3,
+            "appears 5 times",
+        ),
+        (lambda h, ln: h + ln.rsplit(" | ", 1)[0], 2, "expected 2 seat(s) and the stock"),
+    ],
+)
 def test_a_bad_file_is_refused_naming_the_line_and_nothing_is_written(tmp_path, edit, line, what):
     rs = preset("duel")
     f = tmp_path / "bad.txt"
@@ -77,8 +100,20 @@ def test_a_bad_file_is_refused_naming_the_line_and_nothing_is_written(tmp_path, 
         D.read(f, rs, 2)
     assert f"{f} line {line}" in str(e.value) and what in str(e.value)
     out = tmp_path / "run"
-    r = invoke("tournament", "--rules", "duel", "--players", "2", "--strategies", "greedy,random",
-               "--deals", str(f), "--out", str(out), "--quiet")
+    r = invoke(
+        "tournament",
+        "--rules",
+        "duel",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy,random",
+        "--deals",
+        str(f),
+        "--out",
+        str(out),
+        "--quiet",
+    )
     assert r.exit_code == 2, r.output
     assert f"line {line}" in r.output and what in r.output and "--deals" in r.output
     assert "Traceback" not in r.output and not out.exists()
@@ -103,22 +138,55 @@ def test_a_tournament_on_the_exported_deals_of_a_seed_plays_the_games_of_that_se
     decides nothing but the deals: under another seed the file still plays seed 7's games."""
     f = tmp_path / "d.txt"
     export(f, "--rules", "duel", "--players", "2", "--count", "40", "--seed", "7")
-    base = ["tournament", "--rules", "duel", "--players", "2", "--strategies", "greedy,heuristic", "--quiet",
-            "--workers", "1", "--no-plots"]
+    base = [
+        "tournament",
+        "--rules",
+        "duel",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy,heuristic",
+        "--quiet",
+        "--workers",
+        "1",
+        "--no-plots",
+    ]
     r = invoke(*base, "--games", "80", "--seed", "7", "--out", str(tmp_path / "seeded"))
     assert r.exit_code == 0, r.output
     r = invoke(*base, "--deals", str(f), "--seed", "7", "--out", str(tmp_path / "given"))
     assert r.exit_code == 0, r.output
-    r = invoke(*base, "--deals", str(f), "--seed", "7", "--chunk-size", "6", "--out", str(tmp_path / "chunked"))
+    r = invoke(
+        *base,
+        "--deals",
+        str(f),
+        "--seed",
+        "7",
+        "--chunk-size",
+        "6",
+        "--out",
+        str(tmp_path / "chunked"),
+    )
     assert r.exit_code == 0, r.output
     r = invoke(*base, "--deals", str(f), "--seed", "8", "--out", str(tmp_path / "other_seed"))
     assert r.exit_code == 0, r.output
     r = invoke(*base, "--games", "80", "--seed", "8", "--out", str(tmp_path / "seed8"))
     assert r.exit_code == 0, r.output
-    assert _summary(tmp_path / "seeded") == _summary(tmp_path / "given") == _summary(tmp_path / "chunked")
-    assert _summary(tmp_path / "other_seed") == _summary(tmp_path / "seeded") != _summary(tmp_path / "seed8")
+    assert (
+        _summary(tmp_path / "seeded")
+        == _summary(tmp_path / "given")
+        == _summary(tmp_path / "chunked")
+    )
+    assert (
+        _summary(tmp_path / "other_seed")
+        == _summary(tmp_path / "seeded")
+        != _summary(tmp_path / "seed8")
+    )
     spec = json.loads((tmp_path / "given" / "spec.json").read_text())
-    assert spec["games"] == 80 and spec["deals"] == str(f.resolve()) and len(spec["deals_sha256"]) == 64
+    assert (
+        spec["games"] == 80
+        and spec["deals"] == str(f.resolve())
+        and len(spec["deals_sha256"]) == 64
+    )
 
 
 def test_resume_keeps_the_deal_set_and_refuses_another(tmp_path):
@@ -126,9 +194,21 @@ def test_resume_keeps_the_deal_set_and_refuses_another(tmp_path):
     export(f, "--rules", "duel", "--players", "2", "--count", "12", "--seed", "1")
     export(g, "--rules", "duel", "--players", "2", "--count", "12", "--seed", "2")
     out = tmp_path / "run"
-    base = ["tournament", "--rules", "duel", "--players", "2", "--strategies", "greedy,random", "--quiet",
-            "--workers", "1"]
-    r = invoke(*base, "--deals", str(f), "--chunk-size", "4", "--stop-after", "2", "--out", str(out))
+    base = [
+        "tournament",
+        "--rules",
+        "duel",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy,random",
+        "--quiet",
+        "--workers",
+        "1",
+    ]
+    r = invoke(
+        *base, "--deals", str(f), "--chunk-size", "4", "--stop-after", "2", "--out", str(out)
+    )
     assert r.exit_code == 130, r.output
     r = invoke("tournament", "--resume", str(out), "--deals", str(g), "--quiet")
     assert r.exit_code == 2 and "deals" in r.output, r.output
@@ -149,9 +229,28 @@ def test_export_from_a_run_lost_by_an_entry(tmp_path):
 
     from shedsim.analysis.deal_sets import deal_of
     from shedsim.analysis.tournament import Store, spec_from_store
+
     out = tmp_path / "run"
-    r = invoke("tournament", "--rules", "duel", "--players", "2", "--strategies", "greedy,heuristic", "--games", "60",
-               "--seed", "3", "--save-games", "--quiet", "--workers", "1", "--no-plots", "--out", str(out))
+    r = invoke(
+        "tournament",
+        "--rules",
+        "duel",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy,heuristic",
+        "--games",
+        "60",
+        "--seed",
+        "3",
+        "--save-games",
+        "--quiet",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--out",
+        str(out),
+    )
     assert r.exit_code == 0, r.output
     lost = tmp_path / "lost.txt"
     export(lost, "--from-run", str(out), "--lost-by", "greedy")
@@ -166,12 +265,45 @@ def test_export_from_a_run_lost_by_an_entry(tmp_path):
     spec = spec_from_store(Store(out))
     assert list(ds.deals) == [deal_of(spec, d) for d in want]
     again = tmp_path / "again"
-    r = invoke("tournament", "--rules", "duel", "--players", "2", "--strategies", "greedy,heuristic", "--deals",
-               str(lost), "--quiet", "--workers", "1", "--no-plots", "--out", str(again))
+    r = invoke(
+        "tournament",
+        "--rules",
+        "duel",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy,heuristic",
+        "--deals",
+        str(lost),
+        "--quiet",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--out",
+        str(again),
+    )
     assert r.exit_code == 0, r.output
-    r = invoke("deals", "export", "--out", str(tmp_path / "x.txt"), "--from-run", str(again), "--lost-by", "greedy")
+    r = invoke(
+        "deals",
+        "export",
+        "--out",
+        str(tmp_path / "x.txt"),
+        "--from-run",
+        str(again),
+        "--lost-by",
+        "greedy",
+    )
     assert r.exit_code == 2 and "--save-games" in r.output and not (tmp_path / "x.txt").exists()
-    r = invoke("deals", "export", "--out", str(tmp_path / "x.txt"), "--from-run", str(out), "--lost-by", "nobody")
+    r = invoke(
+        "deals",
+        "export",
+        "--out",
+        str(tmp_path / "x.txt"),
+        "--from-run",
+        str(out),
+        "--lost-by",
+        "nobody",
+    )
     assert r.exit_code == 2 and "--lost-by" in r.output
 
 
@@ -181,8 +313,23 @@ def test_sprt_on_a_deal_set_plays_those_deals_and_resumes(tmp_path):
     strategies, duel's dealer-left start); resume refuses another file."""
     f = tmp_path / "d.txt"
     export(f, "--rules", "duel", "--players", "2", "--count", "60", "--seed", "5")
-    base = ["sprt", "--rules", "duel", "--a", "heuristic", "--b", "greedy", "--batch", "20", "--min-games", "120",
-            "--quiet", "--no-plots", "--workers", "1"]
+    base = [
+        "sprt",
+        "--rules",
+        "duel",
+        "--a",
+        "heuristic",
+        "--b",
+        "greedy",
+        "--batch",
+        "20",
+        "--min-games",
+        "120",
+        "--quiet",
+        "--no-plots",
+        "--workers",
+        "1",
+    ]
     r = invoke(*base, "--deals", str(f), "--seed", "9", "--out", str(tmp_path / "given"))
     assert r.exit_code == 0, r.output
     r = invoke(*base, "--max-games", "120", "--seed", "5", "--out", str(tmp_path / "seeded"))
@@ -209,9 +356,21 @@ def test_gauntlet_on_a_deal_set(tmp_path):
     strategies the seed no longer matters, and a bad file is refused naming its line."""
     f = tmp_path / "d.txt"
     export(f, "--rules", "duel", "--players", "2", "--count", "30", "--seed", "5")
-    base = ["gauntlet", "--rules", "duel", "--candidate", "heuristic", "--opponents", "greedy,aggressive"]
+    base = [
+        "gauntlet",
+        "--rules",
+        "duel",
+        "--candidate",
+        "heuristic",
+        "--opponents",
+        "greedy,aggressive",
+    ]
     outs = []
-    for seed, extra in (("5", ["--games", "60"]), ("9", ["--deals", str(f)]), ("5", ["--deals", str(f)])):
+    for seed, extra in (
+        ("5", ["--games", "60"]),
+        ("9", ["--deals", str(f)]),
+        ("5", ["--deals", str(f)]),
+    ):
         csv = tmp_path / f"g{len(outs)}.csv"
         r = invoke(*base, "--seed", seed, *extra, "--csv", str(csv))
         assert r.exit_code == 0, r.output
@@ -229,8 +388,19 @@ def test_gauntlet_on_a_deal_set_stores_it_and_resumes(tmp_path):
     f, g = tmp_path / "d.txt", tmp_path / "e.txt"
     export(f, "--rules", "duel", "--players", "2", "--count", "30", "--seed", "5")
     export(g, "--rules", "duel", "--players", "2", "--count", "30", "--seed", "6")
-    base = ["gauntlet", "--rules", "duel", "--candidate", "heuristic", "--opponents", "greedy,random", "--batch", "20",
-            "--quiet", "--no-plots"]
+    base = [
+        "gauntlet",
+        "--rules",
+        "duel",
+        "--candidate",
+        "heuristic",
+        "--opponents",
+        "greedy,random",
+        "--batch",
+        "20",
+        "--quiet",
+        "--no-plots",
+    ]
     r = invoke(*base, "--deals", str(f), "--games", "60", "--out", str(tmp_path / "x"))
     assert r.exit_code == 2 and "--games" in r.output and not (tmp_path / "x").exists()
     whole = tmp_path / "whole"
@@ -252,10 +422,24 @@ def test_a_bot_plays_the_given_deals_too(tmp_path):
     """Games that seat a bot run on the reference engine: they deal the file's cards as the
     kernel does (a bot that plays its first legal move and greedy are deterministic)."""
     import bots
+
     f = tmp_path / "d.txt"
     export(f, "--rules", "duel", "--players", "2", "--count", "6", "--seed", "5")
-    base = ["tournament", "--rules", "duel", "--players", "2", "--strategies", "greedy",
-            "--bot", "b=" + bots.command(tmp_path, "first"), "--quiet", "--no-plots", "--workers", "1"]
+    base = [
+        "tournament",
+        "--rules",
+        "duel",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy",
+        "--bot",
+        "b=" + bots.command(tmp_path, "first"),
+        "--quiet",
+        "--no-plots",
+        "--workers",
+        "1",
+    ]
     r = invoke(*base, "--games", "12", "--seed", "5", "--out", str(tmp_path / "seeded"))
     assert r.exit_code == 0, r.output
     r = invoke(*base, "--deals", str(f), "--seed", "9", "--out", str(tmp_path / "given"))
@@ -270,11 +454,29 @@ def test_the_replay_command_of_a_game_on_a_deal_set_deals_it_from_the_file(tmp_p
 
     from shedsim.analysis.tournament import Store, spec_from_store
     from shedsim.runs.simulate import replay_command
+
     f = tmp_path / "d.txt"
     export(f, "--rules", "duel", "--players", "2", "--count", "3", "--seed", "2")
     run = tmp_path / "run"
-    r = invoke("tournament", "--rules", "duel", "--players", "2", "--strategies", "greedy,heuristic", "--deals",
-               str(f), "--seed", "8", "--quiet", "--no-plots", "--workers", "1", "--out", str(run))
+    r = invoke(
+        "tournament",
+        "--rules",
+        "duel",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy,heuristic",
+        "--deals",
+        str(f),
+        "--seed",
+        "8",
+        "--quiet",
+        "--no-plots",
+        "--workers",
+        "1",
+        "--out",
+        str(run),
+    )
     assert r.exit_code == 0, r.output
     command = replay_command(spec_from_store(Store(run)).run_spec(), 3)
     assert "--deals" in command
@@ -282,7 +484,9 @@ def test_the_replay_command_of_a_game_on_a_deal_set_deals_it_from_the_file(tmp_p
     assert told.exit_code == 0, told.output
     direct = invoke("trace", "--from", str(run), "--game", "3")
     assert told.output.splitlines()[1:] == direct.output.splitlines()[1:]
-    seeded = invoke(*[a for a in shlex.split(command)[1:] if a not in ("--deals", str(f.resolve()))])
+    seeded = invoke(
+        *[a for a in shlex.split(command)[1:] if a not in ("--deals", str(f.resolve()))]
+    )
     assert seeded.output.splitlines()[1:] != direct.output.splitlines()[1:]
 
 
@@ -293,12 +497,23 @@ def test_the_replay_command_of_a_head_to_head_game_on_a_deal_set_names_it(tmp_pa
 
     from shedsim.analysis.matches import cached_match
     from shedsim.runs.simulate import replay_command
+
     f = tmp_path / "d.txt"
     export(f, "--rules", "duel", "--players", "2", "--count", "3", "--seed", "2")
     rs = preset("duel")
     ds = D.read(f, rs, 2)
-    match = cached_match("greedy", "heuristic", rs, 2, 8, (), owner="test-replay", stream=1, deals=ds.deals,
-                         deals_path=ds.path)
+    match = cached_match(
+        "greedy",
+        "heuristic",
+        rs,
+        2,
+        8,
+        (),
+        owner="test-replay",
+        stream=1,
+        deals=ds.deals,
+        deals_path=ds.path,
+    )
     command = replay_command(match.spec, 3)
     assert command is not None and "--deals" in command and "--stream" in command
     told = invoke(*shlex.split(command)[1:])

@@ -23,30 +23,74 @@ GAMES = int(os.environ.get("SHEDSIM_DIFF_GAMES", "250"))
 PER_PRESET = int(os.environ.get("SHEDSIM_DIFF_PER_PRESET", "0"))
 CAP = "max_moves:600"
 
-CASES = [(name, p) for name in PRESETS for p in range(preset(name).min_players, preset(name).max_players + 1)]
+CASES = [
+    (name, p)
+    for name in PRESETS
+    for p in range(preset(name).min_players, preset(name).max_players + 1)
+]
 
 TOGGLE_SETS = [
-    ["low7"], ["low5"], ["low7", "low5"], ["invisible:3"], ["invisible:8", "skip8"], ["skip8"],
-    ["reverse:K"], ["reverse:8", "skip8"], ["burn_passes"], ["random_starts"],
-    ["dealer_left_starts"], ["pickup:always"], ["pickup:hand"], ["deck_gamble"], ["mix_last_hand"],
-    ["two_decks"], ["hand_size:4", "table_size:2"], ["invisible:9", "reverse:3", "burn_passes", "deck_gamble"],
+    ["low7"],
+    ["low5"],
+    ["low7", "low5"],
+    ["invisible:3"],
+    ["invisible:8", "skip8"],
+    ["skip8"],
+    ["reverse:K"],
+    ["reverse:8", "skip8"],
+    ["burn_passes"],
+    ["random_starts"],
+    ["dealer_left_starts"],
+    ["pickup:always"],
+    ["pickup:hand"],
+    ["deck_gamble"],
+    ["mix_last_hand"],
+    ["two_decks"],
+    ["hand_size:4", "table_size:2"],
+    ["invisible:9", "reverse:3", "burn_passes", "deck_gamble"],
     ["two_decks", "skip8", "low7", "mix_last_hand", "pickup:hand+faceup"],
 ]
 TOGGLE_CASES = [("shithead", 4, t) for t in TOGGLE_SETS] + [
-    ("duel", 2, ["low7"]), ("nines", 3, ["low7", "skip8"]), ("family", 3, ["reverse:A", "mix_last_hand"]),
-    ("palace", 5, ["invisible:8", "burn_passes"]), ("palace", 2, ["two_decks", "deck_gamble"]),
-    ("shithead", 8, ["two_decks"]), ("nines", 4, ["two_decks", "pickup:always", "invisible:3"]),
+    ("duel", 2, ["low7"]),
+    ("nines", 3, ["low7", "skip8"]),
+    ("family", 3, ["reverse:A", "mix_last_hand"]),
+    ("palace", 5, ["invisible:8", "burn_passes"]),
+    ("palace", 2, ["two_decks", "deck_gamble"]),
+    ("shithead", 8, ["two_decks"]),
+    ("nines", 4, ["two_decks", "pickup:always", "invisible:3"]),
 ]
 
 STOP_CASES = [
     # (rules, players, toggles, strategies, ways of ending that must occur)
     ("shithead", 4, ["stall:0"], ("aggressive", "greedy", "heuristic"), {"finished", "loop"}),
-    ("shithead", 4, ["stall:200"], ("greedy", "heuristic", "aggressive", "random"), {"finished", "stalled", "loop"}),
-    ("shithead", 3, ["stall:0", "stalemate:most_cards"], ("aggressive", "random", "greedy"), {"finished", "loop", "cap"}),
-    ("palace", 4, ["stall:40", "stalemate:most_cards"], ("aggressive", "random", "greedy", "heuristic"),
-     {"finished", "stalled"}),
-    ("duel", 2, ["stall:300", "deck_gamble", "stalemate:most_cards"], ("aggressive", "heuristic", "random"),
-     {"finished", "stalled", "loop"}),
+    (
+        "shithead",
+        4,
+        ["stall:200"],
+        ("greedy", "heuristic", "aggressive", "random"),
+        {"finished", "stalled", "loop"},
+    ),
+    (
+        "shithead",
+        3,
+        ["stall:0", "stalemate:most_cards"],
+        ("aggressive", "random", "greedy"),
+        {"finished", "loop", "cap"},
+    ),
+    (
+        "palace",
+        4,
+        ["stall:40", "stalemate:most_cards"],
+        ("aggressive", "random", "greedy", "heuristic"),
+        {"finished", "stalled"},
+    ),
+    (
+        "duel",
+        2,
+        ["stall:300", "deck_gamble", "stalemate:most_cards"],
+        ("aggressive", "heuristic", "random"),
+        {"finished", "stalled", "loop"},
+    ),
 ]
 
 
@@ -64,8 +108,11 @@ def changes(name: str, players: int, toggles: list[str], toggle: str) -> bool:
 def covered(syntax: str, cases) -> bool:
     """Whether one of ``cases`` plays the toggle ``syntax`` (``pickup:MODE``...), the move
     cap included, where it changes the rules."""
-    return any(S.find_toggle(t).syntax == syntax and changes(name, players, [*toggles, CAP], t)
-               for name, players, toggles, *_ in cases for t in [*toggles, CAP])
+    return any(
+        S.find_toggle(t).syntax == syntax and changes(name, players, [*toggles, CAP], t)
+        for name, players, toggles, *_ in cases
+        for t in [*toggles, CAP]
+    )
 
 
 def _first_change(t: S.Toggle) -> tuple[str, int, list[str]]:
@@ -79,8 +126,11 @@ def _first_change(t: S.Toggle) -> tuple[str, int, list[str]]:
     raise AssertionError(f"no example of {t.syntax} changes any preset")
 
 
-TOGGLE_CASES += [_first_change(t) for syntax, t in S.TOGGLES.items()
-                 if not covered(syntax, TOGGLE_CASES + STOP_CASES)]
+TOGGLE_CASES += [
+    _first_change(t)
+    for syntax, t in S.TOGGLES.items()
+    if not covered(syntax, TOGGLE_CASES + STOP_CASES)
+]
 """Every house toggle of the table that the cases above do not play gets its own case."""
 
 
@@ -93,8 +143,11 @@ def test_presets_agree(name, players):
     assert problems == [], "\n".join(problems[:10])
 
 
-@pytest.mark.parametrize("name,players,toggles", TOGGLE_CASES,
-                         ids=[f"{n}-{p}p-{'+'.join(t)}" for n, p, t in TOGGLE_CASES])
+@pytest.mark.parametrize(
+    "name,players,toggles",
+    TOGGLE_CASES,
+    ids=[f"{n}-{p}p-{'+'.join(t)}" for n, p, t in TOGGLE_CASES],
+)
 def test_toggles_agree(name, players, toggles):
     rules = build(name, [*toggles, CAP])
     problems = compare(rules, players, max(50, GAMES // 8), seed=7)
@@ -107,10 +160,11 @@ def test_mc_agrees_on_a_few_games():
     assert problems == [], "\n".join(problems)
 
 
-
-
-@pytest.mark.parametrize("name,players,toggles,names,want", STOP_CASES,
-                         ids=[f"{n}-{p}p-{'+'.join(t)}" for n, p, t, _, _ in STOP_CASES])
+@pytest.mark.parametrize(
+    "name,players,toggles,names,want",
+    STOP_CASES,
+    ids=[f"{n}-{p}p-{'+'.join(t)}" for n, p, t, _, _ in STOP_CASES],
+)
 def test_stopped_games_agree(name, players, toggles, names, want):
     rules = build(name, [*toggles, CAP])
     ends: list[str] = []

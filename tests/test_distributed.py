@@ -28,10 +28,36 @@ from shedsim.cli import app
 pytest.importorskip("dask.distributed")
 
 CSVS = ("summary.csv", "head_to_head.csv", "seats.csv", "lengths.csv")
-ARGS = ["--strategies", "greedy,random,heuristic", "--players", "3", "--games", "2000", "--seed", "13",
-        "--chunk-size", "300", "--quiet", "--no-plots"]
-BENCH = ["bench", "--rules", "palace", "--players", "3", "--strategy", "heuristic", "--games", "3000",
-         "--chunk-size", "500", "--seed", "2", "--json"]
+ARGS = [
+    "--strategies",
+    "greedy,random,heuristic",
+    "--players",
+    "3",
+    "--games",
+    "2000",
+    "--seed",
+    "13",
+    "--chunk-size",
+    "300",
+    "--quiet",
+    "--no-plots",
+]
+BENCH = [
+    "bench",
+    "--rules",
+    "palace",
+    "--players",
+    "3",
+    "--strategy",
+    "heuristic",
+    "--games",
+    "3000",
+    "--chunk-size",
+    "500",
+    "--seed",
+    "2",
+    "--json",
+]
 
 runner = CliRunner()
 
@@ -42,6 +68,7 @@ def _tables(d: Path) -> dict[str, bytes]:
 
 def _children() -> set[int]:
     import psutil
+
     return {p.pid for p in psutil.Process().children(recursive=True)}
 
 
@@ -61,12 +88,17 @@ def loky_run(tmp_path_factory) -> Path:
 
 def test_dask_cluster_at_scheduler_gives_identical_tables(loky_run, tmp_path):
     from dask.distributed import Client, LocalCluster
+
     out = tmp_path / "dask"
-    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
+    cluster = LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    )
     try:
         address = cluster.scheduler_address
-        r = runner.invoke(app, ["tournament", *ARGS, "--backend", "dask", "--scheduler", address,
-                                "--out", str(out)])
+        r = runner.invoke(
+            app,
+            ["tournament", *ARGS, "--backend", "dask", "--scheduler", address, "--out", str(out)],
+        )
         assert r.exit_code == 0, r.output
         assert _tables(out) == _tables(loky_run)
         info = json.loads((out / "run.json").read_text())
@@ -80,14 +112,30 @@ def test_dask_cluster_at_scheduler_gives_identical_tables(loky_run, tmp_path):
         assert _bench("--backend", "dask", "--scheduler", address)["workers"] == 2
         dask_b = _bench("--backend", "dask", "--scheduler", address)
         loky_b = _bench("--workers", "1")
-        assert (dask_b["moves_per_game"], dask_b["unfinished"]) == (loky_b["moves_per_game"], loky_b["unfinished"])
+        assert (dask_b["moves_per_game"], dask_b["unfinished"]) == (
+            loky_b["moves_per_game"],
+            loky_b["unfinished"],
+        )
         assert dask_b["backend"] == "dask"
         # workers that run other code than this machine are refused before any game
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(simulate, "code_fingerprint", lambda spec: "shedsim 0.0.1, code 0123456789abcdef")
+            mp.setattr(
+                simulate, "code_fingerprint", lambda spec: "shedsim 0.0.1, code 0123456789abcdef"
+            )
             other = tmp_path / "other"
-            r = runner.invoke(app, ["tournament", *ARGS, "--backend", "dask", "--scheduler", address,
-                                    "--out", str(other)])
+            r = runner.invoke(
+                app,
+                [
+                    "tournament",
+                    *ARGS,
+                    "--backend",
+                    "dask",
+                    "--scheduler",
+                    address,
+                    "--out",
+                    str(other),
+                ],
+            )
             assert r.exit_code == 2, r.output
             assert "2 of 2 workers run other code than this machine" in r.output
             assert "shedsim compile" in r.output and not (other / "spec.json").exists()
@@ -98,7 +146,9 @@ def test_dask_cluster_at_scheduler_gives_identical_tables(loky_run, tmp_path):
 
 def test_dask_without_scheduler_starts_and_closes_a_local_cluster(loky_run, tmp_path):
     before = _children()
-    r = runner.invoke(app, ["tournament", *ARGS, "--backend", "dask", "--workers", "2", "--out", str(tmp_path)])
+    r = runner.invoke(
+        app, ["tournament", *ARGS, "--backend", "dask", "--workers", "2", "--out", str(tmp_path)]
+    )
     assert r.exit_code == 0, r.output
     assert _tables(tmp_path) == _tables(loky_run)
     # the local cluster's worker processes are gone
@@ -126,10 +176,13 @@ def test_ray_missing_is_a_clean_error(monkeypatch, tmp_path, command):
 
 
 @pytest.mark.parametrize("command", [["tournament", *ARGS], ["bench", "--games", "100"]])
-@pytest.mark.parametrize("opts,needle", [
-    (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler needs a cluster backend"),
-    (["--backend", "spark"], "--backend: one of loky, dask, ray"),
-])
+@pytest.mark.parametrize(
+    "opts,needle",
+    [
+        (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler needs a cluster backend"),
+        (["--backend", "spark"], "--backend: one of loky, dask, ray"),
+    ],
+)
 def test_bad_backend_options_are_refused(tmp_path, command, opts, needle):
     out = tmp_path / "out"
     extra = ["--out", str(out)] if command[0] == "tournament" else []
@@ -141,10 +194,22 @@ def test_bad_backend_options_are_refused(tmp_path, command, opts, needle):
 
 def test_unreachable_scheduler_is_refused(tmp_path):
     import dask
+
     out = tmp_path / "out"
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
-        r = runner.invoke(app, ["tournament", *ARGS, "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9",
-                                "--out", str(out)])
+        r = runner.invoke(
+            app,
+            [
+                "tournament",
+                *ARGS,
+                "--backend",
+                "dask",
+                "--scheduler",
+                "tcp://127.0.0.1:9",
+                "--out",
+                str(out),
+            ],
+        )
     assert r.exit_code == 2, r.output
     assert "cannot connect to the dask scheduler at 'tcp://127.0.0.1:9'" in r.output
     assert not (out / "chunks").exists() and not (out / "spec.json").exists()

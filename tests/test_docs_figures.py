@@ -55,12 +55,27 @@ SPEC_PAGES = {DOCS / "reference" / "rules.md", DOCS / "reference" / "scenarios.m
 """Pages that specify values (the game's rules and the scenario format) rather than measure them."""
 
 FENCE = re.compile(r"^\s*(```|~~~)")
-STRIP = [re.compile(p, re.S) for p in (r"\{\{.*?\}\}", r"\{%.*?%\}", r"<!--.*?-->", r"``.+?``", r"`[^`\n]+`",
-                                       r"\]\([^)]*\)", r"\{#[\w-]+\}", r"https?://\S+")]
-"""Macro calls, Jinja statements, HTML comments, inline code, link targets, heading anchors, URLs."""
+STRIP = [
+    re.compile(p, re.S)
+    for p in (
+        r"\{\{.*?\}\}",
+        r"\{%.*?%\}",
+        r"<!--.*?-->",
+        r"``.+?``",
+        r"`[^`\n]+`",
+        r"\]\([^)]*\)",
+        r"\{#[\w-]+\}",
+        r"https?://\S+",
+    )
+]
+"""Macro calls, Jinja statements, HTML comments, inline code, link targets, heading anchors,
+URLs."""
 
-UNITS = (r"\s?(?:games/s|games per second|moves/s|decisions/s|ns|µs|us|ms|sec|seconds?|min|minutes?|hours?"
-         r"|[KMG]i?B|Elo|pp|points?|moves per game)|\s(?:s|h)")
+UNITS = (
+    r"\s?(?:games/s|games per "
+    r"second|moves/s|decisions/s|ns|µs|us|ms|sec|seconds?|min|minutes?|hours?"
+    r"|[KMG]i?B|Elo|pp|points?|moves per game)|\s(?:s|h)"
+)
 """Units of measure; ``s`` and ``h`` only after a space (``9s`` is the plural of a rank)."""
 NUMBER = r"[+-−]?\d[\d,]*(?:\.\d+)?"
 MEASURED = {
@@ -72,8 +87,14 @@ MEASURED = {
     "thousands separator": re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d])"),
 }
 SPEC_ALLOWED_KINDS = {"decimal", "thousands separator"}
-ALLOWED = [re.compile(p) for p in (r"\b(?:90|95|99)\s?% (?:\w+ )?(?:interval|intervals|confidence|CI)\b",
-                                   r"\bPython \d+\.\d+", r"\bsec(?:tion|\.)\s\d+(?:\.\d+)+")]
+ALLOWED = [
+    re.compile(p)
+    for p in (
+        r"\b(?:90|95|99)\s?% (?:\w+ )?(?:interval|intervals|confidence|CI)\b",
+        r"\bPython \d+\.\d+",
+        r"\bsec(?:tion|\.)\s\d+(?:\.\d+)+",
+    )
+]
 
 
 def prose(text: str) -> list[tuple[int, str]]:
@@ -138,9 +159,11 @@ def macro_problems(text: str, names: set[str]) -> list[str]:
 def render(text: str, macros: dict) -> str:
     """The page as mkdocs-macros-plugin renders it (Jinja with the macros as globals)."""
     import jinja2
+
     mod = _macros_module()
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined,
-                             **{k.removeprefix("j2_"): v for k, v in mod.JINJA.items()})
+    env = jinja2.Environment(
+        undefined=jinja2.StrictUndefined, **{k.removeprefix("j2_"): v for k, v in mod.JINJA.items()}
+    )
     env.globals.update(macros)
     return env.from_string(text).render()
 
@@ -151,11 +174,16 @@ def command_problem(line: str) -> str | None:
     argv = shlex.split(line)
     if argv[0] == "shedsim":
         from shedsim.cli import app
+
         cmd = typer.main.get_command(app)  # typer's own (vendored) click: duck-typed below
         try:
             ctx = cmd.make_context("shedsim", argv[1:])
-            while hasattr(cmd, "resolve_command"):  # a group: find the subcommand, parse its options
-                protected = ctx._protected_args if hasattr(ctx, "_protected_args") else ctx.protected_args
+            while hasattr(
+                cmd, "resolve_command"
+            ):  # a group: find the subcommand, parse its options
+                protected = (
+                    ctx._protected_args if hasattr(ctx, "_protected_args") else ctx.protected_args
+                )
                 rest = [*protected, *ctx.args]
                 if not rest:
                     return "no command given"
@@ -168,7 +196,11 @@ def command_problem(line: str) -> str | None:
         return None
     if argv[0] == "make":
         makefile = (ROOT / "Makefile").read_text()
-        missing = [t for t in argv[1:] if "=" not in t and not re.search(rf"^{re.escape(t)}:", makefile, re.M)]
+        missing = [
+            t
+            for t in argv[1:]
+            if "=" not in t and not re.search(rf"^{re.escape(t)}:", makefile, re.M)
+        ]
         return f"no Makefile target {', '.join(missing)}" if missing else None
     if argv[0].endswith("python") and len(argv) > 1 and argv[1].startswith("tools/"):
         script = ROOT / argv[1]
@@ -198,9 +230,13 @@ def results_files() -> list[Path]:
 def test_no_page_quotes_a_figure_typed_by_hand():
     problems = []
     for page in pages():
-        for no, kind, token in measured_numbers(page.read_text(encoding="utf-8"), page in SPEC_PAGES):
-            problems.append(f"{page.relative_to(ROOT)}:{no}: {kind} {token!r} is typed by hand; "
-                            "quote it with {{ fig(...) }} from a results file (docs/results/)")
+        for no, kind, token in measured_numbers(
+            page.read_text(encoding="utf-8"), page in SPEC_PAGES
+        ):
+            problems.append(
+                f"{page.relative_to(ROOT)}:{no}: {kind} {token!r} is typed by hand; "
+                "quote it with {{ fig(...) }} from a results file (docs/results/)"
+            )
     assert not problems, "\n".join(problems)
 
 
@@ -253,32 +289,54 @@ def test_every_results_file_has_a_results_function():
 def test_the_commands_of_a_results_file_still_parse(path):
     doc = json.loads(path.read_text())
     problems = [f"{line}: {why}" for line in doc["commands"] if (why := command_problem(line))]
-    assert not problems, f"{path.relative_to(ROOT)} was made by commands that no longer run:\n" + "\n".join(problems)
+    assert not problems, (
+        f"{path.relative_to(ROOT)} was made by commands that no longer run:\n" + "\n".join(problems)
+    )
 
 
 # ------------------------------------------------------------------ the checks themselves
 def test_a_figure_edited_by_hand_is_caught():
-    page = ("# Speed\n\nThe kernel runs at {{ fig('bench', 'ratio_2p', '.2f') }} of the calibration kernel,\n"
-            "or 0.64x by hand; greedy plays 818,037 games/s, wins 43.8% and is +212 Elo ahead, about 2.4 times\n"
-            "faster at 1/70 of the cost, in 17.5 ns.\n\n```\nshedsim bench --games 1000000  # 0.64x in code\n```\n"
-            "A `0.5` in code, a 95% interval, Python 3.11, sec. 6.9 and 4 players are fine.\n")
+    page = (
+        "# Speed\n\nThe kernel runs at {{ fig('bench', 'ratio_2p', '.2f') }} of the "
+        "calibration kernel,\n"
+        "or 0.64x by hand; greedy plays 818,037 games/s, wins 43.8% and is +212 Elo ahead, "
+        "about 2.4 times\n"
+        "faster at 1/70 of the cost, in 17.5 ns.\n\n```\nshedsim bench --games 1000000  # "
+        "0.64x in code\n```\n"
+        "A `0.5` in code, a 95% interval, Python 3.11, sec. 6.9 and 4 players are fine.\n"
+    )
     kinds = [(no, kind) for no, kind, _ in measured_numbers(page)]
     tokens = [t for _, _, t in measured_numbers(page)]
-    assert tokens == ["0.64x", "818,037 games/s", "43.8%", "+212 Elo", "2.4 times", "1/70",
-                      "17.5 ns"], tokens
+    assert tokens == [
+        "0.64x",
+        "818,037 games/s",
+        "43.8%",
+        "+212 Elo",
+        "2.4 times",
+        "1/70",
+        "17.5 ns",
+    ], tokens
     assert all(no in (3, 4, 5) for no, _ in kinds)
 
 
 def test_spec_pages_may_state_values_but_not_measurements():
-    text = "Both get 3.5; the cap is up to 10,000,000 moves; 5000 moves by default; it wins 38% of deals.\n"
+    text = (
+        "Both get 3.5; the cap is up to 10,000,000 moves; 5000 moves by default; it wins 38% "
+        "of deals.\n"
+    )
     assert [t for _, _, t in measured_numbers(text, spec_page=True)] == ["38%"]
-    assert [k for _, k, _ in measured_numbers(text)] == ["decimal", "thousands separator", "percentage"]
+    assert [k for _, k, _ in measured_numbers(text)] == [
+        "decimal",
+        "thousands separator",
+        "percentage",
+    ]
 
 
 def test_macro_calls_are_checked():
     assert macro_problems("{{ fig('a', 'b') }} {{ '12.5%' }} {{ evil() }}", {"fig"}) == [
         "\"{{ '12.5%' }}\" is not a call of a macro of docs/macros.py",
-        "'{{ evil() }}' is not a call of a macro of docs/macros.py"]
+        "'{{ evil() }}' is not a call of a macro of docs/macros.py",
+    ]
     mod = _macros_module()
     with pytest.raises(mod.FigureError, match="no results file"):
         render("{{ fig('no_such_results', 'x') }}", mod.macros())
@@ -290,6 +348,8 @@ def test_a_command_that_no_longer_accepts_its_options_is_caught():
     assert "No such option" in command_problem("shedsim tournament --no-such-option 3")
     assert "--players" in command_problem("shedsim tournament --players many")
     assert "No such command" in command_problem("shedsim no-such-command --x")
-    assert command_problem("make demo") is None and "no Makefile target" in command_problem("make nowhere")
+    assert command_problem("make demo") is None and "no Makefile target" in command_problem(
+        "make nowhere"
+    )
     assert command_problem(".venv/bin/python tools/stall_cut.py --players 4 --n 1500") is None
     assert "does not accept" in command_problem(".venv/bin/python tools/stall_cut.py --no-such 1")

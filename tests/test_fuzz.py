@@ -13,8 +13,12 @@ from shedsim.rules.ruleset import RulesError, load_rules_file, preset
 from shedsim.rules.scenario import ScenarioError, run_scenario
 from shedsim.rules.settings import FILE_KEYS
 
-SETTINGS = settings(derandomize=True, max_examples=300, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    derandomize=True,
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 card = st.sampled_from(["2", "3", "5", "7", "9", "10", "J", "Q", "K", "A", "1", "11", "X", "", "z"])
 scalar = st.one_of(st.integers(-3, 12), st.booleans(), st.text(max_size=6), card)
@@ -33,8 +37,10 @@ def toml_value(v):
 
 
 @SETTINGS
-@given(st.dictionaries(rules_keys, value, max_size=6),
-       st.sampled_from(["duel", "nines", "family", "palace", "shithead", "nosuch", None]))
+@given(
+    st.dictionaries(rules_keys, value, max_size=6),
+    st.sampled_from(["duel", "nines", "family", "palace", "shithead", "nosuch", None]),
+)
 def test_rules_files_never_crash(tmp_path_factory, data, base):
     if base is not None:
         data = {**data, "preset": base}
@@ -57,24 +63,66 @@ def test_rules_files_of_random_bytes_are_refused_cleanly(tmp_path_factory, blob)
         load_rules_file(path)
 
 
-seat = st.fixed_dictionaries({}, optional={
-    "hand": st.lists(card, max_size=6), "face_up": st.lists(card, max_size=4),
-    "face_down": st.lists(card, max_size=4), "out": st.booleans(), "extra": st.integers()})
-moves = st.lists(st.sampled_from(["play 7x1", "play 3x2", "play Ax1+1", "flip 1", "flip 9", "pickup", "gamble",
-                                  "play Zx1", "jump", ""]), max_size=4)
+seat = st.fixed_dictionaries(
+    {},
+    optional={
+        "hand": st.lists(card, max_size=6),
+        "face_up": st.lists(card, max_size=4),
+        "face_down": st.lists(card, max_size=4),
+        "out": st.booleans(),
+        "extra": st.integers(),
+    },
+)
+moves = st.lists(
+    st.sampled_from(
+        [
+            "play 7x1",
+            "play 3x2",
+            "play Ax1+1",
+            "flip 1",
+            "flip 9",
+            "pickup",
+            "gamble",
+            "play Zx1",
+            "jump",
+            "",
+        ]
+    ),
+    max_size=4,
+)
 
 
 @SETTINGS
-@given(rules=st.sampled_from(["duel", "nines", "family", "palace", "shithead", "nosuch", "x.toml"]),
-       house=st.lists(st.sampled_from(["low7", "skip8", "reverse:K", "two_decks", "pickup:always", "bogus"]), max_size=3),
-       seats=st.lists(seat, max_size=6), pile=st.lists(card, max_size=5), stock=st.lists(card, max_size=5),
-       to_move=st.integers(-1, 6), burned=st.integers(-1, 60), moves=moves,
-       expect=st.dictionaries(st.sampled_from(["pile", "to_move", "legal", "seats.0.hand", "bogus", "burned"]),
-                              value, max_size=3))
-def test_scenario_files_never_crash(tmp_path_factory, rules, house, seats, pile, stock, to_move, burned, moves, expect):
-    lines = [f"rules = {toml_value(rules)}", f"house = {toml_value(house)}", f"to_move = {to_move}",
-             f"pile = {toml_value(pile)}", f"stock = {toml_value(stock)}", f"burned = {burned}",
-             f"moves = {toml_value(moves)}"]
+@given(
+    rules=st.sampled_from(["duel", "nines", "family", "palace", "shithead", "nosuch", "x.toml"]),
+    house=st.lists(
+        st.sampled_from(["low7", "skip8", "reverse:K", "two_decks", "pickup:always", "bogus"]),
+        max_size=3,
+    ),
+    seats=st.lists(seat, max_size=6),
+    pile=st.lists(card, max_size=5),
+    stock=st.lists(card, max_size=5),
+    to_move=st.integers(-1, 6),
+    burned=st.integers(-1, 60),
+    moves=moves,
+    expect=st.dictionaries(
+        st.sampled_from(["pile", "to_move", "legal", "seats.0.hand", "bogus", "burned"]),
+        value,
+        max_size=3,
+    ),
+)
+def test_scenario_files_never_crash(
+    tmp_path_factory, rules, house, seats, pile, stock, to_move, burned, moves, expect
+):
+    lines = [
+        f"rules = {toml_value(rules)}",
+        f"house = {toml_value(house)}",
+        f"to_move = {to_move}",
+        f"pile = {toml_value(pile)}",
+        f"stock = {toml_value(stock)}",
+        f"burned = {burned}",
+        f"moves = {toml_value(moves)}",
+    ]
     for s in seats:
         lines.append("[[seats]]")
         lines.extend(f"{k} = {toml_value(v)}" for k, v in s.items())
@@ -91,7 +139,8 @@ def test_scenario_files_never_crash(tmp_path_factory, rules, house, seats, pile,
 def test_python_plugin_that_loops_forever_is_stopped(tmp_path, monkeypatch):
     d = tmp_path / "p"
     d.mkdir()
-    (d / "spinner.py").write_text(textwrap.dedent("""
+    (d / "spinner.py").write_text(
+        textwrap.dedent("""
         NAME = "spinner"
         DESCRIPTION = "never decides"
         DETERMINISTIC = True
@@ -100,9 +149,12 @@ def test_python_plugin_that_loops_forever_is_stopped(tmp_path, monkeypatch):
         def choose_move(obs, legal, rng):
             while True:
                 pass
-    """))
+    """)
+    )
     monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", "0.2")
     known = plugins.discover([d])
     with pytest.raises(engine.StrategyError) as err:
-        engine.play_game(preset("shithead"), [known["spinner"].player(), known["greedy"].player()], 5, 6)
+        engine.play_game(
+            preset("shithead"), [known["spinner"].player(), known["greedy"].player()], 5, 6
+        )
     assert "spinner" in str(err.value) and "DecisionTimeout" in str(err.value)

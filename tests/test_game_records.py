@@ -16,7 +16,18 @@ from typer.testing import CliRunner
 from shedsim.cli import app
 
 runner = CliRunner()
-GAME = ["--rules", "duel", "--players", "2", "--strategies", "greedy,heuristic", "--game", "3", "--seed", "4"]
+GAME = [
+    "--rules",
+    "duel",
+    "--players",
+    "2",
+    "--strategies",
+    "greedy,heuristic",
+    "--game",
+    "3",
+    "--seed",
+    "4",
+]
 
 
 def invoke(*args: str, input: str | None = None):
@@ -36,34 +47,79 @@ def test_a_record_tells_the_game_the_run_played(tmp_path):
     head, moves, result = lines[0], lines[1:-1], lines[-1]["result"]
     assert head["record"] == "shedsim-game" and head["seed"] == 4 and head["game"] == 3
     assert [s["strategy"] for s in head["seats"]] == ["heuristic", "greedy"]  # game 3: rotation 1
-    assert [m["move"] for m in moves] == list(range(1, len(moves) + 1)) == list(range(1, result["moves"] + 1))
+    assert (
+        [m["move"] for m in moves]
+        == list(range(1, len(moves) + 1))
+        == list(range(1, result["moves"] + 1))
+    )
     r = invoke("trace", str(f))
     assert r.exit_code == 0, r.output
     again = r.output.splitlines()
     # the deal, the swaps and every move told word for word as the run's replay told them
     first = told.index(next(x for x in told if x.startswith("deal: ")))
     last = told.index(next(x for x in told if x.startswith("places: ")))
-    assert again[1:last - first + 2] == told[first:last + 1]
+    assert again[1 : last - first + 2] == told[first : last + 1]
 
 
 def test_a_record_of_a_game_on_a_given_deal(tmp_path):
     """A run on a deal-set file: the replay and the record deal the file's cards."""
     deals = tmp_path / "d.txt"
-    assert invoke("deals", "export", "--rules", "duel", "--players", "2", "--count", "4", "--seed", "9",
-                  "--out", str(deals)).exit_code == 0
+    assert (
+        invoke(
+            "deals",
+            "export",
+            "--rules",
+            "duel",
+            "--players",
+            "2",
+            "--count",
+            "4",
+            "--seed",
+            "9",
+            "--out",
+            str(deals),
+        ).exit_code
+        == 0
+    )
     run = tmp_path / "run"
-    r = invoke("tournament", "--rules", "duel", "--players", "2", "--strategies", "greedy,heuristic", "--deals",
-               str(deals), "--seed", "1", "--save-games", "--quiet", "--no-plots", "--workers", "1", "--out", str(run))
+    r = invoke(
+        "tournament",
+        "--rules",
+        "duel",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy,heuristic",
+        "--deals",
+        str(deals),
+        "--seed",
+        "1",
+        "--save-games",
+        "--quiet",
+        "--no-plots",
+        "--workers",
+        "1",
+        "--out",
+        str(run),
+    )
     assert r.exit_code == 0, r.output
     f = tmp_path / "g.jsonl"
     r = invoke("trace", "--from", str(run), "--game", "5", "--record", str(f))
     assert r.exit_code == 0, r.output
     head = json.loads(f.read_text().splitlines()[0])
-    assert head["deal"] == deals.read_text().splitlines()[3 + 5 // 2]  # header, two comments, then deal 2
+    assert (
+        head["deal"] == deals.read_text().splitlines()[3 + 5 // 2]
+    )  # header, two comments, then deal 2
     import pandas as pd
-    games = pd.concat(pd.read_parquet(p) for p in sorted((run / "games").glob("*.parquet"))).set_index("game")
+
+    games = pd.concat(
+        pd.read_parquet(p) for p in sorted((run / "games").glob("*.parquet"))
+    ).set_index("game")
     result = json.loads(f.read_text().splitlines()[-1])["result"]
-    assert result["places"] == [int(games.loc[5, "place_0"]), int(games.loc[5, "place_1"])]  # as the kernel played it
+    assert result["places"] == [
+        int(games.loc[5, "place_0"]),
+        int(games.loc[5, "place_1"]),
+    ]  # as the kernel played it
     assert result["moves"] == int(games.loc[5, "moves"])
 
 
@@ -78,18 +134,31 @@ def test_play_from_a_record_goes_on_from_its_position(tmp_path):
     assert "after move 10" in r.output
     places = lines[-1]["result"]["places"]
     winner = places.index(1)
-    assert f"1. {'you (seat 1)' if winner == 1 else 'seat 0 (heuristic)'}" in r.output.splitlines()[-1]
+    assert (
+        f"1. {'you (seat 1)' if winner == 1 else 'seat 0 (heuristic)'}" in r.output.splitlines()[-1]
+    )
     r = invoke("play", "--from", str(f), "--move", "100000")
     assert r.exit_code == 2 and "--move" in r.output
 
 
-@pytest.mark.parametrize("edit, line, what", [
-    (lambda ls: [ls[0].replace('"version": 1', '"version": 7')] + ls[1:], 1, "version 7"),
-    (lambda ls: ls[:3] + ["{not json"] + ls[3:], 4, "not JSON"),
-    (lambda ls: ls[:1] + [json.dumps({**json.loads(ls[1]), "play": "flip 3"})] + ls[2:], 2, "not legal"),
-    (lambda ls: ls[:2] + ls[3:], 3, "move number 3; expected 2"),
-    (lambda ls: [ls[0].replace('"deal": "down=', '"deal": "down=Z,')] + ls[1:], 1, "unknown card 'Z'"),
-])
+@pytest.mark.parametrize(
+    "edit, line, what",
+    [
+        (lambda ls: [ls[0].replace('"version": 1', '"version": 7')] + ls[1:], 1, "version 7"),
+        (lambda ls: ls[:3] + ["{not json"] + ls[3:], 4, "not JSON"),
+        (
+            lambda ls: ls[:1] + [json.dumps({**json.loads(ls[1]), "play": "flip 3"})] + ls[2:],
+            2,
+            "not legal",
+        ),
+        (lambda ls: ls[:2] + ls[3:], 3, "move number 3; expected 2"),
+        (
+            lambda ls: [ls[0].replace('"deal": "down=', '"deal": "down=Z,')] + ls[1:],
+            1,
+            "unknown card 'Z'",
+        ),
+    ],
+)
 def test_a_damaged_record_is_refused_naming_the_line(tmp_path, edit, line, what):
     f, _ = _record(tmp_path)
     bad = tmp_path / "bad.jsonl"

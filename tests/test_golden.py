@@ -27,5 +27,7 @@ def test_every_run_has_a_recording():
 @pytest.mark.parametrize("name", sorted(golden.RUNS))
 def test_csvs_equal_the_recorded_ones(name):
     got = golden.checksums(name, golden.RUNS[name])
-    assert got == WANT[name], ("the CSVs differ from tests/golden/checksums.json; if the change is meant, "
-                               "regenerate with: .venv/bin/python tools/golden.py")
+    assert got == WANT[name], (
+        "the CSVs differ from tests/golden/checksums.json; if the change is meant, "
+        "regenerate with: .venv/bin/python tools/golden.py"
+    )

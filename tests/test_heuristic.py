@@ -67,11 +67,15 @@ SHITHEAD = """
 
 
 def _shithead(pile, hand, stock='["4"]', burned=0, hand2='["J"]', up2='["8"]', down2='["6"]'):
-    return SHITHEAD.format(pile=pile, hand=hand, stock=stock, burned=burned, hand2=hand2, up2=up2, down2=down2)
+    return SHITHEAD.format(
+        pile=pile, hand=hand, stock=stock, burned=burned, hand2=hand2, up2=up2, down2=down2
+    )
 
 
-@pytest.mark.parametrize("spec,expected", [("heuristic:search=0,copies=1", _play(4, 2)),
-                                           ("heuristic:search=0,copies=0", _play(4, 1))])
+@pytest.mark.parametrize(
+    "spec,expected",
+    [("heuristic:search=0,copies=1", _play(4, 2)), ("heuristic:search=0,copies=0", _play(4, 1))],
+)
 def test_copies_plays_pairs_together(known, tmp_path, spec, expected):
     assert _decide(known, tmp_path, spec, _shithead('["3"]', '["4", "4", "9"]')) == expected
 
@@ -99,16 +103,28 @@ def test_burn_pile_chooses_between_specials(known, tmp_path, burn_pile, expected
 def test_block_plays_what_a_player_about_to_go_out_cannot_beat(known, tmp_path, block, expected):
     # Stock empty; the next seat holds one face-down card: a king is beaten by fewer
     # unseen cards (K, A, 2, 10) than a 4.
-    pos = _shithead('["3", "3", "3"]', '["4", "K"]', stock="[]", burned=20, hand2="[]", up2="[]", down2='["6"]')
+    pos = _shithead(
+        '["3", "3", "3"]', '["4", "K"]', stock="[]", burned=20, hand2="[]", up2="[]", down2='["6"]'
+    )
     assert _decide(known, tmp_path, f"heuristic:search=0,block={block},end_pile=3", pos) == expected
 
 
-@pytest.mark.parametrize("track,end_pile,expected", [(1, 3, _play(12, 1)), (0, 3, _play(4, 1)),
-                                                     (1, 4, _play(4, 1))])
-def test_track_forces_a_pick_up_with_a_card_nobody_can_beat(known, tmp_path, track, end_pile, expected):
+@pytest.mark.parametrize(
+    "track,end_pile,expected", [(1, 3, _play(12, 1)), (0, 3, _play(4, 1)), (1, 4, _play(4, 1))]
+)
+def test_track_forces_a_pick_up_with_a_card_nobody_can_beat(
+    known, tmp_path, track, end_pile, expected
+):
     # The next seat is in its face-up stage with 5 5 6: it cannot beat a queen.
-    pos = _shithead('["3", "3", "3"]', '["4", "Q"]', stock="[]", burned=20, hand2="[]",
-                    up2='["5", "5", "6"]', down2='["6"]')
+    pos = _shithead(
+        '["3", "3", "3"]',
+        '["4", "Q"]',
+        stock="[]",
+        burned=20,
+        hand2="[]",
+        up2='["5", "5", "6"]',
+        down2='["6"]',
+    )
     spec = f"heuristic:search=0,block=0,track={track},end_pile={end_pile}"
     assert _decide(known, tmp_path, spec, pos) == expected
 
@@ -132,7 +148,9 @@ PALACE = """
 
 
 @pytest.mark.parametrize("save,expected", [(2, L.PICKUP), (0, _play(10, 1))])
-def test_save_pile_picks_up_a_small_pile_rather_than_spend_a_special(known, tmp_path, save, expected):
+def test_save_pile_picks_up_a_small_pile_rather_than_spend_a_special(
+    known, tmp_path, save, expected
+):
     pos = PALACE.format(pile='["9", "K"]', hand='["10", "3"]')
     assert _decide(known, tmp_path, f"heuristic:search=0,save_pile={save}", pos) == expected
 
@@ -182,8 +200,12 @@ def test_gamble_pile(known, tmp_path, gamble, expected):
         face_up = ["8"]
         face_down = ["6"]
     """
-    assert _decide(known, tmp_path, f"heuristic:search=0,gamble_pile={gamble},save_pile=0,take_pile=0",
-                   pos) == expected
+    assert (
+        _decide(
+            known, tmp_path, f"heuristic:search=0,gamble_pile={gamble},save_pile=0,take_pile=0", pos
+        )
+        == expected
+    )
 
 
 @pytest.mark.parametrize("mode,expected", [(1, [2, 10, 14]), (-1, [3, 4, 5])])
@@ -191,8 +213,14 @@ def test_swap_puts_strong_cards_face_up(known, mode, expected):
     h = known["heuristic"]
     ra = build("shithead", [], None).compile(2)
     visible = pack([3, 4, 5, 10, 2, 14])
-    up = h.module.swap(np.int64(visible), np.int64(0), np.int64(2), ra, h.params_array({"swap": mode}),
-                       np.array([1], np.uint64))
+    up = h.module.swap(
+        np.int64(visible),
+        np.int64(0),
+        np.int64(2),
+        ra,
+        h.params_array({"swap": mode}),
+        np.array([1], np.uint64),
+    )
     assert sorted(unpack(int(up))) == expected
 
 
@@ -203,14 +231,20 @@ def test_random_swap_is_a_valid_choice_that_varies(known):
     seen = set()
     rng = np.array([5], np.uint64)
     for _ in range(40):
-        up = int(h.module.swap(np.int64(visible), np.int64(0), np.int64(2), ra, h.params_array({"swap": 0}), rng))
+        up = int(
+            h.module.swap(
+                np.int64(visible), np.int64(0), np.int64(2), ra, h.params_array({"swap": 0}), rng
+            )
+        )
         chosen = unpack(up)
         assert len(chosen) == 3 and all(c in [3, 4, 5, 10, 2, 14] for c in chosen)
         seen.add(tuple(sorted(chosen)))
     assert len(seen) > 5
 
 
-@pytest.mark.parametrize("name,players", [("shithead", 3), ("nines", 4), ("duel", 2), ("palace", 4)])
+@pytest.mark.parametrize(
+    "name,players", [("shithead", 3), ("nines", 4), ("duel", 2), ("palace", 4)]
+)
 def test_kernel_and_reference_engine_agree_on_heuristic_games(name, players):
     rules = build(name, ["max_moves:400"], None)
     assert compare(rules, players, 6, seed=5, names=("heuristic", "greedy", "heuristic")) == []
@@ -218,6 +252,7 @@ def test_kernel_and_reference_engine_agree_on_heuristic_games(name, players):
 
 def test_heuristic_beats_greedy_on_paired_deals():
     from shedsim.analysis import sprt as S
+
     m = S.open_match("heuristic", "greedy", "shithead", 2, seed=3)
     h, _ = m.play(0, 2000, True)
     pair = h.reshape(-1, 2).sum(axis=1) / 4.0  # pair scores of heuristic, 0..1
@@ -230,6 +265,7 @@ def test_moves_depend_on_the_observation_only():
     not the move or pick-up counters), so heuristic is deterministic: the kernel may prove
     its repeating games loops."""
     from shedsim.rules import engine
+
     known = discover()
     h = known["heuristic"]
     assert h.deterministic

@@ -77,10 +77,13 @@ face_down = {d2}
 # Three seats, nothing hidden: the 10 burns, the seat moves again and goes out with the K
 # (first); the K alone lets seat 1 out on its A, and the seat finishes second. Nobody
 # else can lose but seat 2.
-THREE_SEATS = OPEN_DUEL + """
+THREE_SEATS = (
+    OPEN_DUEL
+    + """
 [[seats]]
 face_up = ["3", "4"]
 """
+)
 
 
 def _state(tmp_path, text, name="pos.toml"):
@@ -113,7 +116,9 @@ def test_open_position_forced_win_against_forced_loss(tmp_path):
 
 
 def test_three_players_visible_endgame(tmp_path):
-    res = rank_moves(_state(tmp_path, THREE_SEATS), policy=G, budget=1000, seed=0, objective="place")
+    res = rank_moves(
+        _state(tmp_path, THREE_SEATS), policy=G, budget=1000, seed=0, objective="place"
+    )
     assert [m.move for m in res.moves] == ["play 10x1", "play Kx1"]
     assert res.moves[0].place.value == 1.0 and res.moves[1].place.value == 2.0
 
@@ -121,8 +126,16 @@ def test_three_players_visible_endgame(tmp_path):
 def test_hidden_cards_do_not_change_the_answer(tmp_path):
     """The seat's view is the same; the opponents' hands, face-down cards and the stock
     differ: every figure is the same (the samples never read a hidden card)."""
-    a = _state(tmp_path, MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock='["K", "2", "9"]'), "a.toml")
-    b = _state(tmp_path, MIDGAME.format(h1='["A", "A", "2"]', d2='["3", "3"]', stock='["5", "8", "10"]'), "b.toml")
+    a = _state(
+        tmp_path,
+        MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock='["K", "2", "9"]'),
+        "a.toml",
+    )
+    b = _state(
+        tmp_path,
+        MIDGAME.format(h1='["A", "A", "2"]', d2='["3", "3"]', stock='["5", "8", "10"]'),
+        "b.toml",
+    )
     ra = rank_moves(a, policy=G, budget=600, seed=5)
     rb = rank_moves(b, policy=G, budget=600, seed=5)
     ja, jb = ra.to_json(), rb.to_json()
@@ -147,14 +160,21 @@ def test_hidden_cards_do_not_change_the_answer_with_the_default_policy(tmp_path)
 def test_hidden_cards_with_another_seed_agree_within_noise(tmp_path):
     a = _state(tmp_path, FOURTH_NINE.format(opp="6"), "a.toml")
     b = _state(tmp_path, FOURTH_NINE.format(opp="A"), "b.toml")
-    ra, rb = rank_moves(a, policy=G, budget=2000, seed=1), rank_moves(b, policy=G, budget=2000, seed=2)
+    ra, rb = (
+        rank_moves(a, policy=G, budget=2000, seed=1),
+        rank_moves(b, policy=G, budget=2000, seed=2),
+    )
     assert [m.move for m in ra.moves] == [m.move for m in rb.moves]
     ka, kb = ra.moves[1], rb.moves[1]
-    assert abs(ka.p_lose.value - kb.p_lose.value) < 3 * np.sqrt(0.33 * 0.67 * (1 / ka.samples + 1 / kb.samples))
+    assert abs(ka.p_lose.value - kb.p_lose.value) < 3 * np.sqrt(
+        0.33 * 0.67 * (1 / ka.samples + 1 / kb.samples)
+    )
 
 
 def test_determinise_any_keeps_what_the_seat_saw_and_redeals_the_rest(tmp_path):
-    st = _state(tmp_path, MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock='["K", "2", "9"]'))
+    st = _state(
+        tmp_path, MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock='["K", "2", "9"]')
+    )
     obs = public_array(st)
     ra = st.rules.compile(3)
     rng = np.array([11], np.uint64)
@@ -179,7 +199,9 @@ def test_determinise_any_keeps_what_the_seat_saw_and_redeals_the_rest(tmp_path):
 
 
 def test_same_seed_same_figures_and_budget_stop(tmp_path):
-    st = _state(tmp_path, MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock='["K", "2", "9"]'))
+    st = _state(
+        tmp_path, MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock='["K", "2", "9"]')
+    )
     r1 = rank_moves(st, policy=G, budget=300, seed=3, batch=100)
     r2 = rank_moves(st, policy=G, budget=300, seed=3, batch=100)
     assert [m.to_json() for m in r1.moves] == [m.to_json() for m in r2.moves]
@@ -222,7 +244,9 @@ def test_bad_options(tmp_path):
 def test_cli_json_and_why(tmp_path):
     p = tmp_path / "pos.toml"
     p.write_text(FOURTH_NINE.format(opp="6"))
-    r = runner.invoke(app, ["hint", str(p), "--json", "--why", "--budget", "2000", "--policy", "greedy"])
+    r = runner.invoke(
+        app, ["hint", str(p), "--json", "--why", "--budget", "2000", "--policy", "greedy"]
+    )
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert [m["move"] for m in out["moves"]] == ["play 9x1", "play Kx1"]
@@ -243,7 +267,7 @@ def test_cli_bad_input_exits_2(tmp_path):
     r = runner.invoke(app, ["hint", str(p), "--seat", "1", "--policy", "greedy", "--budget", "100"])
     assert r.exit_code == 0  # seat 1 advised as if it were its turn
     out = tmp_path / "over.toml"
-    out.write_text(OPEN_DUEL.replace('face_up = ["A"]', 'out = true'))
+    out.write_text(OPEN_DUEL.replace('face_up = ["A"]', "out = true"))
     assert runner.invoke(app, ["hint", str(out)]).exit_code == 2
     r = runner.invoke(app, ["hint", str(p), "--objective", "win"])
     assert r.exit_code == 2 and "--objective" in r.output
@@ -272,17 +296,22 @@ face_up = ["3"]
 
 
 def test_readme_example_position():
-    """The hint tutorial's example (docs/tutorials/hint-and-play.md). shithead scores only losing, so the moves are ranked by P(lose):
+    """The hint tutorial's example (docs/tutorials/hint-and-play.md). shithead scores only losing,
+    so the moves are ranked by P(lose):
     the fourth 7 (burn, move again) loses far less often than the Q, whatever the playout
     policy, though the Q goes out first more often and has the better expected place.
     Ranked by expected place (--objective place), greedy and heuristic playouts put the Q
     first and mc the 7."""
     from pathlib import Path
+
     path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
     st = play_moves(load_scenario(path))[0]
     for policy in (G, "heuristic"):
         res = rank_moves(st, policy=policy, budget=1000, why=True)
-        assert res.objective == "lose" and "shithead's scoring: count of games not lost" in res.ranked_by()
+        assert (
+            res.objective == "lose"
+            and "shithead's scoring: count of games not lost" in res.ranked_by()
+        )
         seven, queen = res.moves[0], res.moves[1]
         assert [seven.move, queen.move] == ["play 7x1", "play Qx1"] and res.stopped == "separated"
         assert seven.p_lose.hi < queen.p_lose.lo
@@ -290,12 +319,21 @@ def test_readme_example_position():
         # the why argues from the ranking's own figure and names the trade-off
         first = res.why.split(" samples; ")[0]
         assert first.startswith("play 7x1 rather than play Qx1, ranked by P(lose)")
-        assert f"you lose {100 * seven.p_lose.value:.0f}% against {100 * queen.p_lose.value:.0f}%" in first
+        assert (
+            f"you lose {100 * seven.p_lose.value:.0f}% against {100 * queen.p_lose.value:.0f}%"
+            in first
+        )
         assert "favour play Qx1: a trade-off, and the ranking follows P(lose)" in res.why
         assert "The 7 is the fourth of its rank on top: the pile burns; you move again." in res.why
-        assert rank_moves(st, policy=policy, budget=1000, objective="place").moves[0].move == "play Qx1"
+        assert (
+            rank_moves(st, policy=policy, budget=1000, objective="place").moves[0].move
+            == "play Qx1"
+        )
     res = rank_moves(st, policy="mc:rollouts=8", objective="place")
-    assert [m.move for m in res.moves][:2] == ["play 7x1", "play Qx1"] and res.stopped == "separated"
+    assert [m.move for m in res.moves][:2] == [
+        "play 7x1",
+        "play Qx1",
+    ] and res.stopped == "separated"
     assert res.objective_source == "--objective place"
 
 
@@ -305,10 +343,20 @@ def test_the_objective_follows_each_presets_scoring():
     scoring text is read by its words; --objective overrides it."""
     from shedsim.rules.ruleset import preset, rules_from_mapping
     from shedsim.rules.scoring import objective_of
-    assert {n: objective_of(preset(n)) for n in ("duel", "nines", "family", "palace", "shithead")} == {
-        "duel": "lose", "nines": "place", "family": "lose", "palace": "place", "shithead": "lose"}
-    assert objective_of(rules_from_mapping({"preset": "palace", "scoring": "the loser buys the drinks"})) == "lose"
-    assert objective_of(rules_from_mapping({"preset": "shithead", "scoring": "first out wins"})) == "first"
+
+    assert {
+        n: objective_of(preset(n)) for n in ("duel", "nines", "family", "palace", "shithead")
+    } == {"duel": "lose", "nines": "place", "family": "lose", "palace": "place", "shithead": "lose"}
+    assert (
+        objective_of(
+            rules_from_mapping({"preset": "palace", "scoring": "the loser buys the drinks"})
+        )
+        == "lose"
+    )
+    assert (
+        objective_of(rules_from_mapping({"preset": "shithead", "scoring": "first out wins"}))
+        == "first"
+    )
     assert objective_of(rules_from_mapping({"preset": "shithead", "scoring": "points"})) == "place"
 
 

@@ -31,10 +31,31 @@ from shedsim.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 CSVS = ("summary.csv", "head_to_head.csv", "seats.csv", "lengths.csv")
-REPORTS = (*CSVS, "matches.csv", "rates.png", "places.png", "head_to_head.png", "lengths.png", "seats.png",
-           "run.json")
-ARGS = ["--strategies", "greedy,random,heuristic", "--players", "3", "--games", "2000", "--seed", "4",
-        "--chunk-size", "300", "--workers", "1", "--quiet"]
+REPORTS = (
+    *CSVS,
+    "matches.csv",
+    "rates.png",
+    "places.png",
+    "head_to_head.png",
+    "lengths.png",
+    "seats.png",
+    "run.json",
+)
+ARGS = [
+    "--strategies",
+    "greedy,random,heuristic",
+    "--players",
+    "3",
+    "--games",
+    "2000",
+    "--seed",
+    "4",
+    "--chunk-size",
+    "300",
+    "--workers",
+    "1",
+    "--quiet",
+]
 
 runner = CliRunner()
 
@@ -67,13 +88,18 @@ def reference(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def partial_store(tmp_path_factory) -> Path:
-    """A store of the ARGS run with 3 of its 7 chunks done and no report (as a killed run leaves it)."""
+    """A store of the ARGS run with 3 of its 7 chunks done and no report (as a killed run leaves
+    it)."""
     d = tmp_path_factory.mktemp("partial")
     r = cli(*ARGS, "--no-plots", "--out", str(d), "--stop-after", "3")
     assert r.exit_code == 130, r.output
     for name in REPORTS:
         (d / name).unlink(missing_ok=True)
-    assert sorted(p.name for p in (d / "chunks").iterdir()) == ["00000.npz", "00001.npz", "00002.npz"]
+    assert sorted(p.name for p in (d / "chunks").iterdir()) == [
+        "00000.npz",
+        "00001.npz",
+        "00002.npz",
+    ]
     assert json.loads((d / "spec.json").read_text())["n_chunks"] == 7
     return d
 
@@ -92,15 +118,39 @@ def test_killed_run_resumes_to_identical_files(tmp_path):
     ``SHEDSIM_TEST_CHUNK_PAUSE`` seconds after each chunk, so the kill always lands while most
     of its 20 chunks are still to play, however fast the machine; the chunks are small, so
     the test costs seconds, not minutes."""
-    args = ["--rules", "shithead", "--players", "4", "--strategies", "greedy,random,heuristic,aggressive",
-            "--games", "480", "--seed", "17", "--chunk-size", "24", "--workers", "1", "--quiet", "--no-plots"]
+    args = [
+        "--rules",
+        "shithead",
+        "--players",
+        "4",
+        "--strategies",
+        "greedy,random,heuristic,aggressive",
+        "--games",
+        "480",
+        "--seed",
+        "17",
+        "--chunk-size",
+        "24",
+        "--workers",
+        "1",
+        "--quiet",
+        "--no-plots",
+    ]
     killed, whole = tmp_path / "killed", tmp_path / "whole"
-    p = subprocess.Popen([sys.executable, "-m", "shedsim", "tournament", *args, "--out", str(killed)],
-                         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         env={**os.environ, PAUSE_ENV: "0.25"})
+    p = subprocess.Popen(
+        [sys.executable, "-m", "shedsim", "tournament", *args, "--out", str(killed)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, PAUSE_ENV: "0.25"},
+    )
     try:
         deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and p.poll() is None and not list((killed / "chunks").glob("*.npz")):
+        while (
+            time.monotonic() < deadline
+            and p.poll() is None
+            and not list((killed / "chunks").glob("*.npz"))
+        ):
             time.sleep(0.02)
         assert p.poll() is None, p.stderr.read().decode()[-2000:]
         p.send_signal(signal.SIGKILL)
@@ -118,8 +168,23 @@ def test_killed_run_resumes_to_identical_files(tmp_path):
     (killed / "chunks" / ".00019.npz.abc123.tmp").write_bytes(b"PK\x03\x04 half a chunk")
 
     env = {k: v for k, v in os.environ.items() if k != PAUSE_ENV}
-    r = subprocess.run([sys.executable, "-m", "shedsim", "tournament", "--resume", str(killed), "--quiet",
-                        "--no-plots"], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shedsim",
+            "tournament",
+            "--resume",
+            str(killed),
+            "--quiet",
+            "--no-plots",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     # the uninterrupted run (in this process: it is the reference, not what is tested)
     r = cli(*args, "--out", str(whole))
@@ -135,9 +200,16 @@ def test_chunk_files_and_spec_are_written_atomically(tmp_path, monkeypatch):
     """spec.json first, then each chunk, each through a temp file + fsync + os.replace."""
     events = []
     real_replace, real_fsync = os.replace, os.fsync
-    monkeypatch.setattr(atomic.os, "fsync", lambda fd: (events.append(("fsync", fd)), real_fsync(fd))[1])
-    monkeypatch.setattr(atomic.os, "replace",
-                        lambda a, b: (events.append(("replace", Path(a).name, Path(b).name)), real_replace(a, b))[1])
+    monkeypatch.setattr(
+        atomic.os, "fsync", lambda fd: (events.append(("fsync", fd)), real_fsync(fd))[1]
+    )
+    monkeypatch.setattr(
+        atomic.os,
+        "replace",
+        lambda a, b: (events.append(("replace", Path(a).name, Path(b).name)), real_replace(a, b))[
+            1
+        ],
+    )
     r = cli(*ARGS, "--no-plots", "--out", str(tmp_path), "--stop-after", "2")
     assert r.exit_code == 130, r.output
     replaced = [e for e in events if e[0] == "replace"]
@@ -145,12 +217,16 @@ def test_chunk_files_and_spec_are_written_atomically(tmp_path, monkeypatch):
     for _, tmp, final in replaced:
         assert tmp.startswith(f".{final}.") and tmp.endswith(".tmp")
     # the store's files: each replace right after the fsync of its temporary file
-    store = [k for k, e in enumerate(events) if e[0] == "replace" and e[2] in ("spec.json", "00000.npz", "00001.npz")]
+    store = [
+        k
+        for k, e in enumerate(events)
+        if e[0] == "replace" and e[2] in ("spec.json", "00000.npz", "00001.npz")
+    ]
     assert len(store) == 3 and all(events[k - 1][0] == "fsync" for k in store)
     # the (partial) reports: all written and fsync'ed first, then replaced together
     reports = [k for k, e in enumerate(events) if e[0] == "replace" and e[2] in (*CSVS, "run.json")]
     assert len(reports) == 5 and reports == list(range(reports[0], reports[0] + 5))
-    assert sum(e[0] == "fsync" for e in events[store[-1] + 1:reports[0]]) >= 5
+    assert sum(e[0] == "fsync" for e in events[store[-1] + 1 : reports[0]]) >= 5
 
 
 # ------------------------------------------------------------------ a damaged or foreign store
@@ -176,13 +252,16 @@ def _wrong_shape(p: Path) -> None:
         np.savez(f, **arrays)
 
 
-@pytest.mark.parametrize("damage,needle", [
-    (_truncate, "is damaged (BadZipFile"),
-    (lambda p: p.write_bytes(b""), "is damaged"),
-    (_other_npz, "is damaged or not a shedsim chunk (missing"),
-    (_renumbered, "holds chunk 0, not 1"),
-    (_wrong_shape, "is damaged (wins: int64[7], expected int64[3])"),
-])
+@pytest.mark.parametrize(
+    "damage,needle",
+    [
+        (_truncate, "is damaged (BadZipFile"),
+        (lambda p: p.write_bytes(b""), "is damaged"),
+        (_other_npz, "is damaged or not a shedsim chunk (missing"),
+        (_renumbered, "holds chunk 0, not 1"),
+        (_wrong_shape, "is damaged (wins: int64[7], expected int64[3])"),
+    ],
+)
 def test_resume_refuses_a_damaged_chunk_file(store, damage, needle):
     damage(store / "chunks" / "00001.npz")
     before = snapshot(store)
@@ -195,8 +274,17 @@ def test_resume_refuses_a_damaged_chunk_file(store, damage, needle):
 
 def test_resume_refuses_a_chunk_of_another_run(store, tmp_path):
     other = tmp_path / "other"
-    assert cli(*[a if a != "4" else "5" for a in ARGS], "--no-plots", "--out", str(other),
-               "--stop-after", "1").exit_code == 130
+    assert (
+        cli(
+            *[a if a != "4" else "5" for a in ARGS],
+            "--no-plots",
+            "--out",
+            str(other),
+            "--stop-after",
+            "1",
+        ).exit_code
+        == 130
+    )
     # the other run's spec.json over this run's chunks
     shutil.copy(other / "spec.json", store / "spec.json")
     before = snapshot(store)
@@ -210,21 +298,33 @@ def _spec(store: Path) -> dict:
     return json.loads((store / "spec.json").read_text())
 
 
-@pytest.mark.parametrize("content,needle", [
-    (None, "holds no spec.json (not a tournament directory)"),
-    (b'{"name": "my-webapp", "version": "2.1.0", "private": true}\n', "is not a shedsim tournament spec"),
-    (b"[1, 2, 3]", "is not a shedsim tournament spec"),
-    (b'{"format": 1, "key": "abc", ', "is not valid JSON"),
-    (b'{"format": 1, "key": ' + b"[" * 5000 + b"]" * 5000 + b"}", "is not valid JSON"),  # RecursionError in json
-    (b"\x89PNG\r\n\x1a\n\x00\x00garbage", "is not valid JSON"),
-    (lambda d: {**d, "format": 99}, "has format 99, this shedsim writes format 2"),
-    (lambda d: {k: v for k, v in d.items() if k != "players"}, "missing or invalid: players"),
-    (lambda d: {**d, "labels": "greedy"}, "missing or invalid: labels"),
-    (lambda d: {**d, "players": 9}, "players"),
-    (lambda d: {**d, "entries": ["greedy", "nosuch", "heuristic"]}, "unknown strategy 'nosuch'"),
-    (lambda d: {**d, "seed": 5}, "does not match what it rebuilds to"),
-    (lambda d: {**d, "games_requested": -3}, "--games"),
-])
+@pytest.mark.parametrize(
+    "content,needle",
+    [
+        (None, "holds no spec.json (not a tournament directory)"),
+        (
+            b'{"name": "my-webapp", "version": "2.1.0", "private": true}\n',
+            "is not a shedsim tournament spec",
+        ),
+        (b"[1, 2, 3]", "is not a shedsim tournament spec"),
+        (b'{"format": 1, "key": "abc", ', "is not valid JSON"),
+        (
+            b'{"format": 1, "key": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+            "is not valid JSON",
+        ),  # RecursionError in json
+        (b"\x89PNG\r\n\x1a\n\x00\x00garbage", "is not valid JSON"),
+        (lambda d: {**d, "format": 99}, "has format 99, this shedsim writes format 2"),
+        (lambda d: {k: v for k, v in d.items() if k != "players"}, "missing or invalid: players"),
+        (lambda d: {**d, "labels": "greedy"}, "missing or invalid: labels"),
+        (lambda d: {**d, "players": 9}, "players"),
+        (
+            lambda d: {**d, "entries": ["greedy", "nosuch", "heuristic"]},
+            "unknown strategy 'nosuch'",
+        ),
+        (lambda d: {**d, "seed": 5}, "does not match what it rebuilds to"),
+        (lambda d: {**d, "games_requested": -3}, "--games"),
+    ],
+)
 def test_resume_refuses_a_foreign_directory(store, content, needle):
     p = store / "spec.json"
     if content is None:
@@ -246,18 +346,23 @@ def test_json_nested_too_deeply_is_no_run_and_no_crash(tmp_path):
     directory holding such a run.json or spec.json is no shedsim run (--out refuses it,
     exit 2), never a traceback."""
     from shedsim.runs.store import RunStore
+
     deep = "[" * 5000 + "]" * 5000
     (tmp_path / "run.json").write_text('{"command": "shedsim tournament", "x": ' + deep + "}")
     (tmp_path / "spec.json").write_text('{"format": 2, "key": ' + deep + "}")
     assert not RunStore.holds_run(tmp_path)
     r = cli("--out", str(tmp_path), "--quiet")
-    assert r.exit_code == 2 and "holds no shedsim run" in r.output and "Traceback" not in r.output, r.output
+    assert (
+        r.exit_code == 2 and "holds no shedsim run" in r.output and "Traceback" not in r.output
+    ), r.output
 
 
 def test_resume_over_a_run_json_nested_too_deeply(store, reference):
     """The earlier sessions read from run.json on --resume: one nested too deeply for json
     (RecursionError) counts as none, the run completes and run.json is written anew."""
-    (store / "run.json").write_text('{"command": "shedsim tournament", "sessions": ' + "[" * 5000 + "]" * 5000 + "}")
+    (store / "run.json").write_text(
+        '{"command": "shedsim tournament", "sessions": ' + "[" * 5000 + "]" * 5000 + "}"
+    )
     r = cli("--resume", str(store), "--quiet")
     assert r.exit_code == 0, r.output
     assert tables(store) == tables(reference)
@@ -290,7 +395,13 @@ def test_read_only_out_is_refused(tmp_path, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
     real = os.access
-    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if Path(path) == out and mode & os.W_OK else real(path, mode, **kw))
+    monkeypatch.setattr(
+        os,
+        "access",
+        lambda path, mode, **kw: (
+            False if Path(path) == out and mode & os.W_OK else real(path, mode, **kw)
+        ),
+    )
     r = cli(*ARGS, "--out", str(out))
     assert r.exit_code == 2, r.output
     assert f"--out: cannot write to {str(out)!r}: the directory is read-only" in r.output
@@ -299,7 +410,13 @@ def test_read_only_out_is_refused(tmp_path, monkeypatch):
 
 def test_read_only_resume_directory_is_refused(store, monkeypatch):
     real = os.access
-    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if Path(path) == store and mode & os.W_OK else real(path, mode, **kw))
+    monkeypatch.setattr(
+        os,
+        "access",
+        lambda path, mode, **kw: (
+            False if Path(path) == store and mode & os.W_OK else real(path, mode, **kw)
+        ),
+    )
     before = snapshot(store)
     r = cli("--resume", str(store), "--quiet")
     assert r.exit_code == 2, r.output
@@ -311,8 +428,11 @@ def test_read_only_resume_directory_is_refused(store, monkeypatch):
 def test_unwritable_out_is_refused_even_as_root(tmp_path, where):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    out = {"below a file": blocker / "out", "/proc": Path("/proc"),
-           "under /proc": Path("/proc") / f"shedsim-test-{os.getpid()}" / "out"}[where]
+    out = {
+        "below a file": blocker / "out",
+        "/proc": Path("/proc"),
+        "under /proc": Path("/proc") / f"shedsim-test-{os.getpid()}" / "out",
+    }[where]
     if where != "below a file" and not Path("/proc").is_dir():
         pytest.skip("no /proc")
     r = cli(*ARGS, "--out", str(out))
@@ -336,11 +456,14 @@ def _disk_full_at(monkeypatch, name: str) -> list[Path]:
             f.flush()
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         real(f, data, path)
+
     monkeypatch.setattr(atomic, "_write", write)
     return hit
 
 
-@pytest.mark.parametrize("name,plots", [("lengths.csv", False), ("head_to_head.png", True), ("run.json", False)])
+@pytest.mark.parametrize(
+    "name,plots", [("lengths.csv", False), ("head_to_head.png", True), ("run.json", False)]
+)
 def test_disk_full_while_writing_reports(reference, tmp_path, monkeypatch, name, plots):
     out = tmp_path / "run"
     hit = _disk_full_at(monkeypatch, name)
@@ -352,7 +475,10 @@ def test_disk_full_while_writing_reports(reference, tmp_path, monkeypatch, name,
     # no report at all (all or nothing), no temporary file, every chunk kept
     assert [n for n in REPORTS if (out / n).exists()] == []
     assert temp_files(out) == []
-    assert len(list((out / "chunks").glob("*.npz"))) == json.loads((out / "spec.json").read_text())["n_chunks"]
+    assert (
+        len(list((out / "chunks").glob("*.npz")))
+        == json.loads((out / "spec.json").read_text())["n_chunks"]
+    )
     monkeypatch.undo()
     r = cli("--resume", str(out), "--quiet", *([] if plots else ["--no-plots"]))
     assert r.exit_code == 0, r.output
@@ -362,12 +488,17 @@ def test_disk_full_while_writing_reports(reference, tmp_path, monkeypatch, name,
 
 def test_disk_full_while_replacing_reports_keeps_the_old_ones(store, monkeypatch):
     """A resumed run whose reports cannot be written leaves the earlier reports untouched."""
-    assert cli("--resume", str(store), "--no-plots", "--quiet", "--stop-after", "1").exit_code == 130
+    assert (
+        cli("--resume", str(store), "--no-plots", "--quiet", "--stop-after", "1").exit_code == 130
+    )
     old = {n: (store / n).read_bytes() for n in (*CSVS, "run.json")}
     _disk_full_at(monkeypatch, "seats.csv")
     r = cli("--resume", str(store), "--no-plots", "--quiet")
     assert r.exit_code == 3, r.output
-    assert "seats.csv: No space left on device" in r.output and "no report was written or changed" in r.output
+    assert (
+        "seats.csv: No space left on device" in r.output
+        and "no report was written or changed" in r.output
+    )
     assert {n: (store / n).read_bytes() for n in old} == old
     assert temp_files(store) == []
     assert len(list((store / "chunks").glob("*.npz"))) == 7

@@ -149,20 +149,37 @@ def test_the_private_import_check_finds_one(tmp_path):
     assert len(found) == 2 and "_helper" in found[0] and "private module" in found[1]
 
 
-KERNEL_MAY_IMPORT = ("shedsim", "shedsim.kernel", "shedsim.layout", "shedsim.plugin_meta", "shedsim.base")
+KERNEL_MAY_IMPORT = (
+    "shedsim",
+    "shedsim.kernel",
+    "shedsim.layout",
+    "shedsim.plugin_meta",
+    "shedsim.base",
+)
 """What :mod:`shedsim.kernel` may import from the project: itself, the ground-level package,
-the array layouts and the plugin metadata below it (never :mod:`shedsim.plugins`, the analyses, the runs or the CLI)."""
+the array layouts and the plugin metadata below it (never :mod:`shedsim.plugins`, the analyses, the
+runs or the CLI)."""
 
 
 def test_the_kernel_imports_no_layer_above_it():
     graph = module_graph()
-    above = {m: sorted(n for n in deps if not (n in KERNEL_MAY_IMPORT or n.startswith(("shedsim.kernel.", "shedsim.base."))))
-             for m, deps in graph.items() if m == "shedsim.kernel" or m.startswith("shedsim.kernel.")}
+    above = {
+        m: sorted(
+            n
+            for n in deps
+            if not (n in KERNEL_MAY_IMPORT or n.startswith(("shedsim.kernel.", "shedsim.base.")))
+        )
+        for m, deps in graph.items()
+        if m == "shedsim.kernel" or m.startswith("shedsim.kernel.")
+    }
     assert {m: d for m, d in above.items() if d} == {}
     from shedsim.kernel.build import dispatch_source
     from shedsim.plugins import discover
+
     source = dispatch_source([discover([])["greedy"]])  # the generated kernel's imports too
-    assert "shedsim.plugins" not in source and "from shedsim.plugin_meta import load_module" in source
+    assert (
+        "shedsim.plugins" not in source and "from shedsim.plugin_meta import load_module" in source
+    )
 
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -210,7 +227,9 @@ def layer_of(module: str, layers=LAYERS) -> int | None:
     for i, (_, entries) in enumerate(layers):
         for e in entries:
             name = e[:-2] if e.endswith(".*") else e
-            if (module == name or (e.endswith(".*") and module.startswith(name + "."))) and len(name) > length:
+            if (module == name or (e.endswith(".*") and module.startswith(name + "."))) and len(
+                name
+            ) > length:
                 best, length = i, len(name)
     return best
 
@@ -226,7 +245,9 @@ def layer_violations(graph: dict[str, set[str]], layers=LAYERS) -> list[str]:
         for dep in sorted(graph[mod]):
             ld = layer_of(dep, layers)
             if ld is not None and ld > lm:
-                out.append(f"{mod} ({layers[lm][0]}) imports {dep} ({layers[ld][0]}), a higher layer")
+                out.append(
+                    f"{mod} ({layers[lm][0]}) imports {dep} ({layers[ld][0]}), a higher layer"
+                )
     return out
 
 
@@ -236,9 +257,17 @@ def test_every_module_imports_only_its_own_layer_or_lower_ones():
 
 def test_the_layer_check_finds_an_import_from_above():
     layers = (("low", ("p.low.*",)), ("high", ("p", "p.high.*")))
-    graph = {"p": {"p.low.c"}, "p.low.a": {"p.high.b"}, "p.high.b": {"p.low.c"}, "p.low.c": set(), "p.other": set()}
-    assert layer_violations(graph, layers) == ["p.low.a (low) imports p.high.b (high), a higher layer",
-                                               "p.other: in no layer (add it to LAYERS)"]
+    graph = {
+        "p": {"p.low.c"},
+        "p.low.a": {"p.high.b"},
+        "p.high.b": {"p.low.c"},
+        "p.low.c": set(),
+        "p.other": set(),
+    }
+    assert layer_violations(graph, layers) == [
+        "p.low.a (low) imports p.high.b (high), a higher layer",
+        "p.other: in no layer (add it to LAYERS)",
+    ]
 
 
 def third_party_imports(package: str, library: str) -> list[str]:
@@ -247,8 +276,13 @@ def third_party_imports(package: str, library: str) -> list[str]:
     out = []
     for f in sorted((ROOT / package.replace(".", "/")).rglob("*.py")):
         for node in ast.walk(ast.parse(f.read_text())):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             if any(n == library or n.startswith(library + ".") for n in names):
                 out.append(f"{f.relative_to(ROOT).as_posix()}:{node.lineno}")
     return out
@@ -264,6 +298,7 @@ MAX_LINES = 700
 """The longest a module under ``shedsim/`` may be, the compiled kernel (``shedsim/kernel/``,
 whose jitted functions keep a game's loop in one place) aside: a longer one holds more than
 one job and is split by what its parts do."""
+
 
 def long_modules(root: Path = ROOT, limit: int = MAX_LINES) -> list[str]:
     """``path: N lines`` for every ``.py`` file under ``root/shedsim`` outside ``kernel/``

@@ -64,6 +64,7 @@ def _params(iterations=300, explore=70, playout=0, cap=400):
 @pytest.mark.parametrize("text,best", [(FOURTH_NINE, "play 9x1"), (OPEN_3P, "play 10x1")])
 def test_finds_the_forced_win(tmp_path, text, best):
     from shedsim.rules.engine import Move
+
     obs, ra = _obs(tmp_path, text)
     for seed in range(5):
         rng = np.array([seed], np.uint64)
@@ -80,7 +81,9 @@ def test_root_statistics(tmp_path):
     m = I.search(obs, ra, 500, 0.7, I.PLAYOUT_GREEDY, 400, rng, moves, visits, value, stats)
     k = int((moves != 0).sum())
     assert k == 2 and visits[:k].sum() == 500  # every iteration passes through one root move
-    assert stats[1] == 500 and stats[0] >= 500  # bench's counters: iterations, at least one move each
+    assert (
+        stats[1] == 500 and stats[0] >= 500
+    )  # bench's counters: iterations, at least one move each
     nine = int(np.flatnonzero(moves == m)[0])
     assert value[nine] == 1.0  # the forced win: reward 1 in every iteration
     assert visits[nine] > visits[1 - nine]
@@ -91,7 +94,9 @@ def test_root_statistics(tmp_path):
 def test_aggressive_playouts_and_fallback(tmp_path):
     obs, ra = _obs(tmp_path, FOURTH_NINE)
     rng = np.array([1], np.uint64)
-    assert I.move(obs, ra, _params(playout=I.PLAYOUT_AGGRESSIVE, iterations=100), rng) == (9 << 8) | (1 << 4)
+    assert I.move(obs, ra, _params(playout=I.PLAYOUT_AGGRESSIVE, iterations=100), rng) == (
+        9 << 8
+    ) | (1 << 4)
     bad = obs.copy()
     bad[L.O_HAND_N + 1] = 60  # seat 1 said to hold 60 cards: no deal fits; greedy's move instead
     assert I.move(bad, ra, _params(), rng) > 0
@@ -104,14 +109,24 @@ def test_both_engines_agree():
 
 
 def test_beats_greedy_at_two_players():
-    r = S.run_sprt("ismcts:iterations=100", "greedy", "shithead", players=2, elo0=0, elo1=60,
-                   seed=1, max_games=2000, batch=200)
+    r = S.run_sprt(
+        "ismcts:iterations=100",
+        "greedy",
+        "shithead",
+        players=2,
+        elo0=0,
+        elo1=60,
+        seed=1,
+        max_games=2000,
+        batch=200,
+    )
     assert r.decision == "H1", r.decision_text()
     assert r.elo_lo > 0
 
 
 def test_registered_and_left_out_of_default_tournaments():
     from shedsim.analysis.tournament import default_strategies
+
     known = discover()
     assert known["ismcts"].compiled and not known["ismcts"].deterministic
     assert list(known["ismcts"].params) == ["iterations", "explore", "playout", "cap"]

@@ -30,6 +30,7 @@ def test_seat_streams_match_python_and_differ_from_the_game_stream():
     """A plugin from outside strategies/ draws from its seat's own stream: the kernel and the
     reference engine key it alike, and no two seats', nor the game's, start alike."""
     from shedsim.kernel.rng import seat_key
+
     for key in (0, 1, 2**63 + 12345, 987654321):
         keys = [seeding.seat_key(key, s) for s in range(L.MAX_PLAYERS)]
         assert keys == [int(seat_key(np.uint64(key), s)) for s in range(L.MAX_PLAYERS)]
@@ -73,12 +74,21 @@ def _step_both(rules, names, players, seed, games):
             core.apply(ra, pub, priv, move.code)
 
 
-@pytest.mark.parametrize("name,players,toggles", [("shithead", 4, []), ("nines", 3, ["skip8"]),
-                                                  ("duel", 2, ["low7"]), ("palace", 5, ["reverse:K"])])
+@pytest.mark.parametrize(
+    "name,players,toggles",
+    [
+        ("shithead", 4, []),
+        ("nines", 3, ["skip8"]),
+        ("duel", 2, ["low7"]),
+        ("palace", 5, ["reverse:K"]),
+    ],
+)
 def test_kernel_observation_equals_reference_observation(name, players, toggles):
     rules = build(name, [*toggles, "max_moves:300"])
     steps = 0
-    for _, ref_obs, kernel_obs in _step_both(rules, ["greedy", "random", "heuristic"], players, 11, 6):
+    for _, ref_obs, kernel_obs in _step_both(
+        rules, ["greedy", "random", "heuristic"], players, 11, 6
+    ):
         assert np.array_equal(ref_obs, kernel_obs), np.nonzero(ref_obs != kernel_obs)
         steps += 1
     assert steps > 50
@@ -98,15 +108,26 @@ def test_observation_hides_hidden_cards():
     others = [s for s in range(3) if s != me]
     a, b = others
     # swap hidden cards between the other hands, the stock and every face-down row
-    pool = other.seats[a].hand + other.seats[b].hand + other.stock + sum((s.face_down for s in other.seats), [])
+    pool = (
+        other.seats[a].hand
+        + other.seats[b].hand
+        + other.stock
+        + sum((s.face_down for s in other.seats), [])
+    )
     pool = pool[::-1]
-    sizes = [len(other.seats[a].hand), len(other.seats[b].hand), len(other.stock)] + [len(s.face_down) for s in other.seats]
+    sizes = [len(other.seats[a].hand), len(other.seats[b].hand), len(other.stock)] + [
+        len(s.face_down) for s in other.seats
+    ]
     parts = []
     i = 0
     for n in sizes:
-        parts.append(pool[i:i + n])
+        parts.append(pool[i : i + n])
         i += n
-    other.seats[a].hand, other.seats[b].hand, other.stock = sorted(parts[0]), sorted(parts[1]), parts[2]
+    other.seats[a].hand, other.seats[b].hand, other.stock = (
+        sorted(parts[0]),
+        sorted(parts[1]),
+        parts[2],
+    )
     for s, fd in zip(other.seats, parts[3:]):
         s.face_down = fd
     assert other.seats[a].hand != state.seats[a].hand or other.stock != state.stock
@@ -128,10 +149,18 @@ def test_failing_plugins_stop_the_run_naming_plugin_seed_and_position(hostile_pl
     position, ending with the command that replays the game."""
     from typer.testing import CliRunner
     from shedsim.cli import app
+
     d = hostile_plugins
     for name in ("cheater", "raiser", "nonmove"):
-        spec = RunSpec(preset("shithead"), 2, (name, "greedy"), (name, "greedy"), seed=42, games=10,
-                       strategy_paths=(str(d),))
+        spec = RunSpec(
+            preset("shithead"),
+            2,
+            (name, "greedy"),
+            (name, "greedy"),
+            seed=42,
+            games=10,
+            strategy_paths=(str(d),),
+        )
         with pytest.raises(SimulationError) as err:
             play_chunk(spec, 0, 10)
         msg = str(err.value)
@@ -140,13 +169,19 @@ def test_failing_plugins_stop_the_run_naming_plugin_seed_and_position(hostile_pl
         cmd = msg.splitlines()[-1].split("replay it move by move: ", 1)[1]
         assert f"--game {err.value.game}" in cmd and "--seed 42" in cmd, (name, cmd)
         r = CliRunner().invoke(app, shlex.split(cmd)[1:])
-        assert r.exit_code == 1 and name in r.output and f"game {err.value.game}" in msg, (name, r.output)
+        assert r.exit_code == 1 and name in r.output and f"game {err.value.game}" in msg, (
+            name,
+            r.output,
+        )
         # the trace tells the game up to the failure, then the error
         assert "   3. seat " in r.output and "the game stops here" in r.output, (name, r.output)
 
 
 def test_python_plugin_runs_on_reference_engine_and_illegal_index_is_reported(tmp_path):
-    d = _write_plugin(tmp_path, "pyfirst", """
+    d = _write_plugin(
+        tmp_path,
+        "pyfirst",
+        """
         NAME = "pyfirst"
         DESCRIPTION = "first legal move; bad index after move 5"
         DETERMINISTIC = True
@@ -154,20 +189,26 @@ def test_python_plugin_runs_on_reference_engine_and_illegal_index_is_reported(tm
             return sorted(visible)[-rules.table_size:]
         def choose_move(obs, legal, rng):
             return 99 if obs.array[14] > 5 else 0
-    """)
+    """,
+    )
     known = plugins.discover([d])
     assert known["pyfirst"].kind == "python"
     with pytest.raises(engine.StrategyError) as err:
-        engine.play_game(preset("family"), [known["pyfirst"].player(), known["greedy"].player()], 1, 2)
+        engine.play_game(
+            preset("family"), [known["pyfirst"].player(), known["greedy"].player()], 1, 2
+        )
     assert "pyfirst" in str(err.value) and "deal key 1" in str(err.value)
 
 
-@pytest.mark.parametrize("body,needle", [
-    ("def broken(:\n", "syntax error"),
-    ("NAME = 'x'\n", "DESCRIPTION"),
-    ("NAME = 'x'\nDESCRIPTION = 'y'\nDETERMINISTIC = True\n", "define swap() and move()"),
-    ("raise RuntimeError('no')\n", "failed to import"),
-])
+@pytest.mark.parametrize(
+    "body,needle",
+    [
+        ("def broken(:\n", "syntax error"),
+        ("NAME = 'x'\n", "DESCRIPTION"),
+        ("NAME = 'x'\nDESCRIPTION = 'y'\nDETERMINISTIC = True\n", "define swap() and move()"),
+        ("raise RuntimeError('no')\n", "failed to import"),
+    ],
+)
 def test_broken_plugins_are_refused_by_name(tmp_path, body, needle):
     """A broken plugin file is left out with its reason (the others still load); a command
     that names it is refused with that reason; `shedsim strategies` lists it and exits 0,
@@ -177,7 +218,11 @@ def test_broken_plugins_are_refused_by_name(tmp_path, body, needle):
     (d / "broken.py").write_text(body)
     known = plugins.discover([d])
     assert "greedy" in known and "broken" not in known
-    assert len(known.broken) == 1 and needle in known.broken[0].reason and "broken.py" in known.broken[0].reason
+    assert (
+        len(known.broken) == 1
+        and needle in known.broken[0].reason
+        and "broken.py" in known.broken[0].reason
+    )
     for name in known.broken[0].names:  # the file's stem, and its NAME when it has one
         with pytest.raises(plugins.PluginError) as err:
             plugins.compiled_strategy(known, name)
@@ -187,13 +232,46 @@ def test_broken_plugins_are_refused_by_name(tmp_path, body, needle):
     from typer.testing import CliRunner
 
     from shedsim.cli import app
+
     r = CliRunner().invoke(app, ["strategies", "--strategy-path", str(d)])
     assert r.exit_code == 0 and "broken" in r.output and "greedy" in r.output
-    r = CliRunner().invoke(app, ["tournament", "--strategies", "greedy,random", "--players", "2", "--games", "40",
-                                 "--no-plots", "--quiet", "--strategy-path", str(d), "--out", str(tmp_path / "t")])
+    r = CliRunner().invoke(
+        app,
+        [
+            "tournament",
+            "--strategies",
+            "greedy,random",
+            "--players",
+            "2",
+            "--games",
+            "40",
+            "--no-plots",
+            "--quiet",
+            "--strategy-path",
+            str(d),
+            "--out",
+            str(tmp_path / "t"),
+        ],
+    )
     assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(app, ["tournament", "--strategies", "greedy,broken", "--players", "2", "--games", "40",
-                                 "--no-plots", "--quiet", "--strategy-path", str(d), "--out", str(tmp_path / "u")])
+    r = CliRunner().invoke(
+        app,
+        [
+            "tournament",
+            "--strategies",
+            "greedy,broken",
+            "--players",
+            "2",
+            "--games",
+            "40",
+            "--no-plots",
+            "--quiet",
+            "--strategy-path",
+            str(d),
+            "--out",
+            str(tmp_path / "u"),
+        ],
+    )
     assert r.exit_code == 2 and "is broken" in " ".join(r.output.split())
 
 
@@ -207,8 +285,15 @@ def test_a_second_plugin_with_a_taken_name_is_left_out(tmp_path):
 
 
 def test_results_do_not_depend_on_chunks_or_workers():
-    spec = RunSpec(preset("shithead"), 3, ("greedy", "random", "heuristic"), ("greedy", "random", "heuristic"),
-                   seed=9, games=600, chunk_size=600)
+    spec = RunSpec(
+        preset("shithead"),
+        3,
+        ("greedy", "random", "heuristic"),
+        ("greedy", "random", "heuristic"),
+        seed=9,
+        games=600,
+        chunk_size=600,
+    )
     whole = play_chunk(spec, 0, 600).records
     small = RunSpec(**{**spec.__dict__, "chunk_size": 70})
     parts = run_chunks(small, list(range(small.n_chunks())), workers=2)
@@ -217,7 +302,9 @@ def test_results_do_not_depend_on_chunks_or_workers():
 
 
 def test_unfinished_games_are_counted_not_dropped():
-    spec = RunSpec(build("shithead", ["max_moves:90"]), 4, ("greedy",), ("greedy",), games=300, schedule="same")
+    spec = RunSpec(
+        build("shithead", ["max_moves:90"]), 4, ("greedy",), ("greedy",), games=300, schedule="same"
+    )
     rec = play_chunk(spec, 0, 300).records
     assert len(rec["moves"]) == 300
     unfinished = rec["unfinished"]

@@ -63,7 +63,11 @@ def test_plan_workers_caps_at_the_cpus_and_at_the_memory(monkeypatch):
     assert limits.plan_workers(2) == (2, None)
     assert limits.plan_workers(None) == (2, None)
     n, note = limits.plan_workers(1000)
-    assert n == 2 and note.startswith("--workers 1,000: this machine has 2 CPU(s)") and "\n" not in note
+    assert (
+        n == 2
+        and note.startswith("--workers 1,000: this machine has 2 CPU(s)")
+        and "\n" not in note
+    )
     # a cluster decides its own workers
     assert limits.plan_workers(1000, scheduler="tcp://somewhere:8786") == (1000, None)
     # 64 CPUs but 1 GiB free: 80% of it holds 3 workers of 256 MiB (and a chunk of 1,000 games)
@@ -81,20 +85,71 @@ def test_plan_workers_caps_at_the_cpus_and_at_the_memory(monkeypatch):
 def test_the_backends_never_start_more_local_workers_than_the_cpus(one_cpu):
     """The last guard, for callers that did not plan (analysis.compare.compare, run_calls)."""
     from shedsim.runs.simulate import backend_config
+
     with pytest.warns(RuntimeWarning, match="this machine has 1 CPU"):
         with backend_config("loky", 1000) as slots:
             assert slots == 1
 
 
 WORKER_RUNS = {
-    "tournament": ["tournament", "--strategies", "greedy,random", "--players", "2", "--games", "200", "--quiet",
-                   "--no-plots", "--out", "{out}"],
-    "compare-rules": ["compare-rules", "-r", "duel", "-r", "duel+low7", "--players", "2", "--strategies",
-                      "greedy,random", "--games", "100", "--quiet", "--no-plots", "--out", "{out}"],
-    "swaps": ["swaps", "--players", "2", "--games", "100", "--deals", "1", "--rollouts", "2", "--quiet", "--no-plots",
-              "--out", "{out}"],
-    "gauntlet": ["gauntlet", "--candidate", "greedy", "--opponents", "random", "--games", "100", "--quiet",
-                 "--no-plots", "--out", "{out}"],
+    "tournament": [
+        "tournament",
+        "--strategies",
+        "greedy,random",
+        "--players",
+        "2",
+        "--games",
+        "200",
+        "--quiet",
+        "--no-plots",
+        "--out",
+        "{out}",
+    ],
+    "compare-rules": [
+        "compare-rules",
+        "-r",
+        "duel",
+        "-r",
+        "duel+low7",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy,random",
+        "--games",
+        "100",
+        "--quiet",
+        "--no-plots",
+        "--out",
+        "{out}",
+    ],
+    "swaps": [
+        "swaps",
+        "--players",
+        "2",
+        "--games",
+        "100",
+        "--deals",
+        "1",
+        "--rollouts",
+        "2",
+        "--quiet",
+        "--no-plots",
+        "--out",
+        "{out}",
+    ],
+    "gauntlet": [
+        "gauntlet",
+        "--candidate",
+        "greedy",
+        "--opponents",
+        "random",
+        "--games",
+        "100",
+        "--quiet",
+        "--no-plots",
+        "--out",
+        "{out}",
+    ],
 }
 
 
@@ -106,7 +161,11 @@ def test_more_workers_than_cpus_are_capped_with_a_note(command, one_cpu, tmp_pat
     r = invoke(*[a.replace("{out}", str(out)) for a in WORKER_RUNS[command]], "--workers", "3")
     assert r.exit_code == 0, r.output
     notes = [ln for ln in r.output.splitlines() if "--workers 3:" in ln]
-    assert len(notes) == 1 and "this machine has 1 CPU(s)" in notes[0] and "playing with 1 worker" in notes[0], r.output
+    assert (
+        len(notes) == 1
+        and "this machine has 1 CPU(s)" in notes[0]
+        and "playing with 1 worker" in notes[0]
+    ), r.output
     assert json.loads((out / "run.json").read_text())["workers"] == 1
 
 
@@ -119,8 +178,21 @@ def test_bench_caps_its_workers_too(one_cpu):
 
 def test_a_huge_workers_count_is_capped_not_a_traceback(one_cpu, tmp_path):
     """Before: exit 1, "the run failed: OverflowError: Python int too large to convert to C int"."""
-    r = invoke("tournament", "--strategies", "greedy,random", "--players", "2", "--games", "200", "--quiet",
-               "--no-plots", "--workers", str(10**12), "--out", tmp_path / "o")
+    r = invoke(
+        "tournament",
+        "--strategies",
+        "greedy,random",
+        "--players",
+        "2",
+        "--games",
+        "200",
+        "--quiet",
+        "--no-plots",
+        "--workers",
+        str(10**12),
+        "--out",
+        tmp_path / "o",
+    )
     assert r.exit_code == 0, r.output
     assert "note: --workers 1,000,000,000,000: this machine has 1 CPU(s)" in r.output
     assert json.loads((tmp_path / "o" / "run.json").read_text())["workers"] == 1
@@ -129,9 +201,27 @@ def test_a_huge_workers_count_is_capped_not_a_traceback(one_cpu, tmp_path):
 def test_a_chunk_the_memory_cannot_hold_is_refused(monkeypatch, tmp_path):
     monkeypatch.setattr(limits, "available_bytes", lambda: 64 << 20)
     out = tmp_path / "o"
-    msg = refused(invoke("tournament", "--strategies", "greedy,random", "--players", "2", "--games", "400000",
-                         "--chunk-size", "400000", "--workers", "1", "--quiet", "--no-plots", "--out", out),
-                  "--chunk-size: 400,000 games need about", "in one chunk")
+    msg = refused(
+        invoke(
+            "tournament",
+            "--strategies",
+            "greedy,random",
+            "--players",
+            "2",
+            "--games",
+            "400000",
+            "--chunk-size",
+            "400000",
+            "--workers",
+            "1",
+            "--quiet",
+            "--no-plots",
+            "--out",
+            out,
+        ),
+        "--chunk-size: 400,000 games need about",
+        "in one chunk",
+    )
     assert "give a smaller chunk" in msg
     assert not (out / "spec.json").exists() and not list(out.glob("chunks/*"))
 
@@ -139,8 +229,9 @@ def test_a_chunk_the_memory_cannot_hold_is_refused(monkeypatch, tmp_path):
 def _shm_of(pids: set[int]) -> list[str]:
     """Semaphores and joblib's shared-memory folders in /dev/shm made by one of ``pids``
     (named ``sem.loky-PID-...``, ``sem.mp-...`` and ``joblib_memmapping_folder_PID_...``)."""
-    return sorted(n for n in os.listdir("/dev/shm")
-                  if any(f"-{p}-" in n or f"_{p}_" in n for p in pids))
+    return sorted(
+        n for n in os.listdir("/dev/shm") if any(f"-{p}-" in n or f"_{p}_" in n for p in pids)
+    )
 
 
 @pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="needs /dev/shm (Linux)")
@@ -149,17 +240,42 @@ def test_an_interrupted_run_leaves_no_semaphore_behind(sig, tmp_path):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) or SIGTERM while two
     loky workers play: every semaphore and shared-memory folder the run made is gone."""
     import psutil
+
     if limits.usable_cpus() < 2:
         pytest.skip("two workers need two CPUs")
-    p = subprocess.Popen([sys.executable, "-m", "shedsim", "tournament", "--strategies", "greedy,random",
-                          "--players", "2", "--games", "20000000", "--chunk-size", "20000", "--workers", "2",
-                          "--quiet", "--no-plots", "--out", str(tmp_path / "o")], cwd=ROOT,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "shedsim",
+            "tournament",
+            "--strategies",
+            "greedy,random",
+            "--players",
+            "2",
+            "--games",
+            "20000000",
+            "--chunk-size",
+            "20000",
+            "--workers",
+            "2",
+            "--quiet",
+            "--no-plots",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     pids, made = {p.pid}, []
     try:
         me = psutil.Process(p.pid)
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and p.poll() is None:  # until both workers run and hold semaphores
+        while (
+            time.monotonic() < deadline and p.poll() is None
+        ):  # until both workers run and hold semaphores
             kids = me.children(recursive=True)
             pids |= {k.pid for k in kids}
             made = _shm_of(pids)
@@ -188,9 +304,12 @@ def test_an_interrupted_run_leaves_no_semaphore_behind(sig, tmp_path):
 
 def test_make_test_never_starts_more_pytest_workers_than_cpus():
     import shutil
+
     if shutil.which("make") is None:
         pytest.skip("no make")
-    r = subprocess.run(["make", "-n", "test", "WORKERS=1000"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ["make", "-n", "test", "WORKERS=1000"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     line = next(ln for ln in r.stdout.splitlines() if "pytest" in ln and " -n " in ln)
     n = int(re.search(r" -n (\d+) ", line).group(1))
     assert 1 <= n <= (os.cpu_count() or 1), line
@@ -201,48 +320,88 @@ BIG = str(10**21)  # beyond int64
 HUGE = str(10**12)  # fits int64, but not in memory
 
 
-@pytest.mark.parametrize("args, option", [
-    (["tournament", "--strategies", f"heuristic:search={BIG},greedy", "--games", "100"], "--strategies"),
-    (["compare-rules", "-r", "duel", "-r", "palace", "-p", "2", "--strategies", f"heuristic:search={BIG},greedy"],
-     "--strategies"),
-    (["swaps", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
-    (["sprt", "--a", f"heuristic:search={BIG}", "--b", "greedy"], "--a"),
-    (["gauntlet", "--candidate", f"heuristic:search={BIG}", "--opponents", "greedy"], "--candidate"),
-    (["gauntlet", "--candidate", "greedy", "--opponents", f"random,heuristic:search={BIG}"], "--opponents"),
-    (["tips", "--base", f"heuristic:search={BIG}"], "--base"),
-    (["tune", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
-    (["bench", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
-    (["hint", str(HINT_POS), "--policy", f"heuristic:search={BIG}"], "--policy"),
-    (["trace", "--strategies", f"heuristic:search={BIG}"], "--strategies"),
-    (["play", "--opponents", f"heuristic:search={BIG}"], "--opponents"),
-])
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (
+            ["tournament", "--strategies", f"heuristic:search={BIG},greedy", "--games", "100"],
+            "--strategies",
+        ),
+        (
+            [
+                "compare-rules",
+                "-r",
+                "duel",
+                "-r",
+                "palace",
+                "-p",
+                "2",
+                "--strategies",
+                f"heuristic:search={BIG},greedy",
+            ],
+            "--strategies",
+        ),
+        (["swaps", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
+        (["sprt", "--a", f"heuristic:search={BIG}", "--b", "greedy"], "--a"),
+        (
+            ["gauntlet", "--candidate", f"heuristic:search={BIG}", "--opponents", "greedy"],
+            "--candidate",
+        ),
+        (
+            ["gauntlet", "--candidate", "greedy", "--opponents", f"random,heuristic:search={BIG}"],
+            "--opponents",
+        ),
+        (["tips", "--base", f"heuristic:search={BIG}"], "--base"),
+        (["tune", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
+        (["bench", "--strategy", f"heuristic:search={BIG}"], "--strategy"),
+        (["hint", str(HINT_POS), "--policy", f"heuristic:search={BIG}"], "--policy"),
+        (["trace", "--strategies", f"heuristic:search={BIG}"], "--strategies"),
+        (["play", "--opponents", f"heuristic:search={BIG}"], "--opponents"),
+    ],
+)
 def test_a_strategy_parameter_beyond_64_bits_is_refused(args, option, tmp_path):
     """Before: an OverflowError traceback from numpy (exit 1). The value is refused against
     the parameter's own range (a parameter without one: the kernel's 64-bit range)."""
     out = tmp_path / "o"
-    extra = ["--out", str(out)] if args[0] in ("tournament", "compare-rules", "swaps", "tips", "tune") else []
+    extra = (
+        ["--out", str(out)]
+        if args[0] in ("tournament", "compare-rules", "swaps", "tips", "tune")
+        else []
+    )
     refused(invoke(*args, *extra), option, f"parameter search={BIG} is outside its range 0..1000")
     assert not out.exists()
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["tips", "--rules", "duel", "--players", "2", "--games", HUGE], "--games: 1,000,000,000,000 games need about"),
-    (["tips", "--rules", "duel", "--players", "2", "--games", BIG], "--games: "),
-    (["tune", "--games", HUGE], "--games: 1,000,000,000,000 games need about"),
-    (["tune", "--confirm-games", BIG], "--confirm-games: "),
-    (["tune", "--seed", str(2**32)], "--seed"),
-    (["tune", "--param", f"track=0:{BIG}"], "LO and HI must lie between"),
-    (["bench", "--games", HUGE], "--games: 1,000,000,000,000 games would take"),
-    (["bench", "--games", BIG], "--games: "),
-    (["bench", "--table", "--games", HUGE], "--games: 1,000,000,000,000 games would take"),
-    (["hint", str(HINT_POS), "--policy", "greedy", "--budget", HUGE], "--budget: 1,000,000,000,000 samples per move"),
-    (["hint", str(HINT_POS), "--policy", "greedy", "--cap", BIG], "--cap"),
-    (["play", "--hint-budget", HUGE], "--hint-budget: 1,000,000,000,000 samples per move need about"),
-    (["play", "--game", str(2**63)], "--game"),
-    (["trace", "--game", str(2**63)], "--game"),
-    (["swaps", "--deals", HUGE], "--deals: 1,000,000,000,000 sample deals would take"),
-    (["swaps", "--rollouts", HUGE], "--rollouts: 1,000,000,000,000 rollouts need about"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (
+            ["tips", "--rules", "duel", "--players", "2", "--games", HUGE],
+            "--games: 1,000,000,000,000 games need about",
+        ),
+        (["tips", "--rules", "duel", "--players", "2", "--games", BIG], "--games: "),
+        (["tune", "--games", HUGE], "--games: 1,000,000,000,000 games need about"),
+        (["tune", "--confirm-games", BIG], "--confirm-games: "),
+        (["tune", "--seed", str(2**32)], "--seed"),
+        (["tune", "--param", f"track=0:{BIG}"], "LO and HI must lie between"),
+        (["bench", "--games", HUGE], "--games: 1,000,000,000,000 games would take"),
+        (["bench", "--games", BIG], "--games: "),
+        (["bench", "--table", "--games", HUGE], "--games: 1,000,000,000,000 games would take"),
+        (
+            ["hint", str(HINT_POS), "--policy", "greedy", "--budget", HUGE],
+            "--budget: 1,000,000,000,000 samples per move",
+        ),
+        (["hint", str(HINT_POS), "--policy", "greedy", "--cap", BIG], "--cap"),
+        (
+            ["play", "--hint-budget", HUGE],
+            "--hint-budget: 1,000,000,000,000 samples per move need about",
+        ),
+        (["play", "--game", str(2**63)], "--game"),
+        (["trace", "--game", str(2**63)], "--game"),
+        (["swaps", "--deals", HUGE], "--deals: 1,000,000,000,000 sample deals would take"),
+        (["swaps", "--rollouts", HUGE], "--rollouts: 1,000,000,000,000 rollouts need about"),
+    ],
+)
 def test_what_the_memory_cannot_hold_is_refused_naming_the_option(args, needle, tmp_path):
     """Before: MemoryError or ValueError tracebacks (tips, tune, hint, swaps --rollouts),
     OverflowError (trace/play --game, hint --cap, tune --seed and --param), a run that
@@ -257,14 +416,17 @@ def test_what_the_memory_cannot_hold_is_refused_naming_the_option(args, needle, 
 
 def test_bench_reference_games_beyond_memory(monkeypatch):
     monkeypatch.setattr(limits, "available_bytes", lambda: 1 << 20)
-    refused(invoke("bench", "--games", "100000", "--reference", "--reference-games", "100000"),
-            "--reference-games: 100,000 games need about")
+    refused(
+        invoke("bench", "--games", "100000", "--reference", "--reference-games", "100000"),
+        "--reference-games: 100,000 games need about",
+    )
 
 
 def test_a_decision_limit_no_timer_holds_means_no_limit(monkeypatch, plain_python_plugins):
     """SHEDSIM_DECISION_TIMEOUT=inf: before, every plain-Python decision failed with
     'OverflowError: timestamp out of range for platform time_t', blamed on the strategy."""
     from shedsim.plugins import decision_timeout
+
     for value, want in (("inf", 0.0), ("1e30", 0.0), ("nan", 10.0), ("30", 30.0)):
         monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", value)
         assert decision_timeout() == want

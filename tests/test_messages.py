@@ -20,7 +20,8 @@ from shedsim.rules.ruleset import preset
 def _plugin(tmp_path, swap_body: str, move_body: str):
     d = tmp_path / "plugins"
     d.mkdir()
-    (d / "pywrong.py").write_text(textwrap.dedent(f"""
+    (d / "pywrong.py").write_text(
+        textwrap.dedent(f"""
         NAME = "pywrong"
         DESCRIPTION = "returns the wrong kind of value"
         DETERMINISTIC = True
@@ -28,12 +29,15 @@ def _plugin(tmp_path, swap_body: str, move_body: str):
             {swap_body}
         def choose_move(obs, legal, rng):
             {move_body}
-    """))
+    """)
+    )
     known = plugins.discover([d])
     return [known["pywrong"].player(), known["greedy"].player()]
 
 
-@pytest.mark.parametrize("body", ["return None", "return 'A K Q'", "return [14.0, 13, 12]", "return [1, 99, 3]"])
+@pytest.mark.parametrize(
+    "body", ["return None", "return 'A K Q'", "return [14.0, 13, 12]", "return [1, 99, 3]"]
+)
 def test_a_wrong_swap_return_says_what_choose_swap_must_return(tmp_path, body):
     players = _plugin(tmp_path, body, "return 0")
     with pytest.raises(engine.StrategyError) as err:
@@ -56,8 +60,11 @@ def test_a_wrong_move_return_says_what_choose_move_must_return(tmp_path, body):
 
 def _bar(stall_after: float):
     buf = io.StringIO()
-    return buf, progress_bar(Console(file=buf, width=200, force_terminal=False), ["greedy", "stuck=myplugin"],
-                             stall_after=stall_after)
+    return buf, progress_bar(
+        Console(file=buf, width=200, force_terminal=False),
+        ["greedy", "stuck=myplugin"],
+        stall_after=stall_after,
+    )
 
 
 def test_a_run_without_progress_says_so_names_the_strategies_and_how_to_stop():
@@ -87,14 +94,21 @@ def test_the_stop_hint_is_honest_about_a_strategy_running_in_this_process(monkey
 
     from shedsim.base import isolate
     from shedsim.runs.execute import stop_hint
+
     # one local worker: a plugin plays in a forked child, which Ctrl-C stops (the behaviour
     # itself: tests/test_plugin_guard.py::test_ctrl_c_stops_a_stuck_plugin_with_one_worker)
     one = stop_hint(1)
-    assert one.startswith("Press Ctrl-C to stop: with --workers 1 a plugin from --strategy-path plays in a child")
+    assert one.startswith(
+        "Press Ctrl-C to stop: with --workers 1 a plugin from --strategy-path plays in a child"
+    )
     assert "every finished chunk is kept" in one and "cannot interrupt" not in one
     monkeypatch.setattr(isolate, "can_fork", lambda: False)  # no fork: it plays in this process
     one = stop_hint(1)
-    assert "Ctrl-C cannot interrupt compiled code" in one and f"kill {os.getpid()}" in one and "Ctrl-\\" in one
+    assert (
+        "Ctrl-C cannot interrupt compiled code" in one
+        and f"kill {os.getpid()}" in one
+        and "Ctrl-\\" in one
+    )
     assert "every finished chunk is kept" in one
     two = stop_hint(2)
     assert two.startswith("Press Ctrl-C to stop.") and "every finished chunk is kept" in two

@@ -25,8 +25,21 @@ runner = CliRunner()
 def run_dir(tmp_path_factory) -> Path:
     """A tiny real run to report on (an SPRT: one table, one chart)."""
     d = tmp_path_factory.mktemp("runs") / "sprt"
-    r = runner.invoke(app, ["sprt", "--a", "greedy", "--b", "random", "--max-games", "400", "--quiet",
-                            "--out", str(d)])
+    r = runner.invoke(
+        app,
+        [
+            "sprt",
+            "--a",
+            "greedy",
+            "--b",
+            "random",
+            "--max-games",
+            "400",
+            "--quiet",
+            "--out",
+            str(d),
+        ],
+    )
     assert r.exit_code == 0, r.output
     return d
 
@@ -39,18 +52,27 @@ def _files(d: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(d.iterdir())}
 
 
-@pytest.mark.parametrize("mine, args, option", [
-    ("notes.txt", ["--out", "{d}/notes.txt"], "--out"),
-    ("README.md", ["--out", "{d}/README.html"], "--md"),  # the default --md: --out with the suffix .md
-    ("summary.md", ["--out", "{d}/r.html", "--md", "{d}/summary.md"], "--md"),
-])
+@pytest.mark.parametrize(
+    "mine, args, option",
+    [
+        ("notes.txt", ["--out", "{d}/notes.txt"], "--out"),
+        (
+            "README.md",
+            ["--out", "{d}/README.html"],
+            "--md",
+        ),  # the default --md: --out with the suffix .md
+        ("summary.md", ["--out", "{d}/r.html", "--md", "{d}/summary.md"], "--md"),
+    ],
+)
 def test_report_never_replaces_a_file_of_yours(run_dir, tmp_path, mine, args, option):
     (tmp_path / mine).write_text("my own words\n")
     before = _files(tmp_path)
     r = _report(run_dir, *[a.format(d=tmp_path) for a in args])
     assert r.exit_code == 2, r.output
     assert isinstance(r.exception, SystemExit) and "Traceback" not in r.output
-    assert f"{option}: {str(tmp_path / mine)!r}" in r.output and "not written by shedsim" in r.output, r.output
+    assert (
+        f"{option}: {str(tmp_path / mine)!r}" in r.output and "not written by shedsim" in r.output
+    ), r.output
     assert _files(tmp_path) == before  # unchanged, and nothing written beside it
     if option == "--md" and "--md" not in args:
         assert "(the default, from --out)" in r.output and "--no-md" in r.output
@@ -79,6 +101,7 @@ def test_a_report_written_before_the_marks_is_still_replaced(run_dir, tmp_path):
 
 def test_screenshot_never_replaces_a_file_of_yours(tmp_path, monkeypatch):
     from shedsim.output import browser
+
     page = tmp_path / "page.html"
     page.write_text("<!DOCTYPE html><title>x</title>")
     png = tmp_path / "shot.png"
@@ -86,13 +109,19 @@ def test_screenshot_never_replaces_a_file_of_yours(tmp_path, monkeypatch):
     before = png.read_bytes()
     # a browser that finds no problem and takes a picture (none is needed for this test)
     monkeypatch.setattr(browser, "check_page", lambda page, widths=(1400, 800): [])
-    monkeypatch.setattr(browser, "screenshot", lambda page, out: atomic.write_bytes(out, b"a new picture"))
+    monkeypatch.setattr(
+        browser, "screenshot", lambda page, out: atomic.write_bytes(out, b"a new picture")
+    )
     assert browser.main([str(page), "--screenshot", str(png)]) == 2
-    assert png.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["page.html", "shot.png"]
+    assert png.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
+        "page.html",
+        "shot.png",
+    ]
 
 
 def test_every_png_shedsim_writes_carries_its_mark(tmp_path, monkeypatch):
     from shedsim.output.charts import figure as plots
+
     for compact in ("", "1"):
         monkeypatch.setenv("SHEDSIM_PLOT_COMPACT", compact)
         fig, ax = plots.pyplot().subplots(figsize=(2, 1))
@@ -102,16 +131,34 @@ def test_every_png_shedsim_writes_carries_its_mark(tmp_path, monkeypatch):
     from PIL import Image
     import io
     import numpy as np
-    assert np.array_equal(np.asarray(Image.open(io.BytesIO(marked))), np.asarray(Image.open(tmp_path / "c.png")))
+
+    assert np.array_equal(
+        np.asarray(Image.open(io.BytesIO(marked))), np.asarray(Image.open(tmp_path / "c.png"))
+    )
     (tmp_path / "m.png").write_bytes(marked)
     assert atomic.written_by_shedsim(tmp_path / "m.png")
 
 
-@pytest.mark.parametrize("command, args, name", [
-    ("tips", ["--rules", "shithead", "--players", "2", "--games", "100", "--tip", "save_specials"], "tips.csv"),
-    ("tips", ["--rules", "shithead", "--players", "2", "--games", "100", "--tip", "save_specials"], "run.json"),
-    ("tune", ["--budget", "1", "--games", "100", "--confirm-games", "0", "--param", "track=0:50"], "trials.csv"),
-])
+@pytest.mark.parametrize(
+    "command, args, name",
+    [
+        (
+            "tips",
+            ["--rules", "shithead", "--players", "2", "--games", "100", "--tip", "save_specials"],
+            "tips.csv",
+        ),
+        (
+            "tips",
+            ["--rules", "shithead", "--players", "2", "--games", "100", "--tip", "save_specials"],
+            "run.json",
+        ),
+        (
+            "tune",
+            ["--budget", "1", "--games", "100", "--confirm-games", "0", "--param", "track=0:50"],
+            "trials.csv",
+        ),
+    ],
+)
 def test_tips_and_tune_never_replace_a_file_of_yours(tmp_path, command, args, name):
     d = tmp_path / "out"
     d.mkdir()
@@ -119,7 +166,10 @@ def test_tips_and_tune_never_replace_a_file_of_yours(tmp_path, command, args, na
     before = _files(d)
     r = runner.invoke(app, [command, *args, "--quiet", "--out", str(d)])
     assert r.exit_code == 2, r.output
-    assert f"already holds {name}, which this run would write" in r.output and "never replaces" in r.output
+    assert (
+        f"already holds {name}, which this run would write" in r.output
+        and "never replaces" in r.output
+    )
     assert _files(d) == before
 
 
@@ -127,8 +177,23 @@ def test_tips_writes_beside_other_files(tmp_path):
     d = tmp_path / "out"
     d.mkdir()
     (d / "notes.txt").write_text("mine\n")
-    r = runner.invoke(app, ["tips", "--rules", "shithead", "--players", "2", "--games", "100", "--tip",
-                            "save_specials", "--quiet", "--out", str(d)])
+    r = runner.invoke(
+        app,
+        [
+            "tips",
+            "--rules",
+            "shithead",
+            "--players",
+            "2",
+            "--games",
+            "100",
+            "--tip",
+            "save_specials",
+            "--quiet",
+            "--out",
+            str(d),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert (d / "notes.txt").read_text() == "mine\n" and (d / "tips.csv").is_file()
     assert json.loads((d / "run.json").read_text())["command"] == "shedsim tips"
@@ -136,6 +201,7 @@ def test_tips_writes_beside_other_files(tmp_path):
 
 def test_force_replaces_only_files_with_shedsims_mark(tmp_path):
     from shedsim.output.charts import figure as plots
+
     d = tmp_path / "out"
     d.mkdir()
     (d / "notes.txt").write_text("mine\n")

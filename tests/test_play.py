@@ -17,7 +17,17 @@ from shedsim.rules.ruleset import preset
 
 runner = CliRunner()
 ENV = {"COLUMNS": "220", "NO_COLOR": "1", "TERM": "dumb"}
-BASE = ["play", "--players", "3", "--opponents", "heuristic,random", "--seed", "4", "--hint-budget", "40"]
+BASE = [
+    "play",
+    "--players",
+    "3",
+    "--opponents",
+    "heuristic,random",
+    "--seed",
+    "4",
+    "--hint-budget",
+    "40",
+]
 
 
 def invoke(args, text):
@@ -152,8 +162,20 @@ def test_a_game_where_you_go_out_is_finished_by_the_bots():
 
 
 def test_a_stopped_game_says_why_and_shares_the_places():
-    r = invoke(["play", "--players", "3", "--opponents", "greedy", "--seed", "1", "--house", "max_moves:10"],
-               "1\n" * 50)
+    r = invoke(
+        [
+            "play",
+            "--players",
+            "3",
+            "--opponents",
+            "greedy",
+            "--seed",
+            "1",
+            "--house",
+            "max_moves:10",
+        ],
+        "1\n" * 50,
+    )
     assert r.exit_code == 0, r.output
     res = result_of(r.output)
     assert "shares the places left" in res and "game stopped: move cap 10 reached" in res
@@ -163,13 +185,33 @@ def test_hint_and_why_rank_by_what_the_rules_score():
     """shithead scores only losing: hint ranks by P(lose) and says so, and why judges the
     bot's move by it; --hint-objective place ranks by expected place and stays on the
     go-on line; an unknown objective is refused naming the option."""
-    args = ["play", "--players", "2", "--opponents", "heuristic", "--seed", "4", "--hint-budget", "40"]
+    args = [
+        "play",
+        "--players",
+        "2",
+        "--opponents",
+        "heuristic",
+        "--seed",
+        "4",
+        "--hint-budget",
+        "40",
+    ]
     r = invoke(args, "1\nhint\n1\nwhy\nquit\n")
     assert r.exit_code == 0, r.output
-    assert "ranked by P(lose), i.e. not losing (shithead's scoring: count of games not lost)" in r.output
-    why = [ln for ln in r.output.splitlines() if "playouts from what" in ln or "the only legal move" in ln]
-    assert why and all("ranked by P(lose)" in ln and "its move has P(lose) " in ln for ln in why
-                       if "playouts from what" in ln)
+    assert (
+        "ranked by P(lose), i.e. not losing (shithead's scoring: count of games not lost)"
+        in r.output
+    )
+    why = [
+        ln
+        for ln in r.output.splitlines()
+        if "playouts from what" in ln or "the only legal move" in ln
+    ]
+    assert why and all(
+        "ranked by P(lose)" in ln and "its move has P(lose) " in ln
+        for ln in why
+        if "playouts from what" in ln
+    )
     r = invoke(args + ["--hint-objective", "place"], "1\nhint\nquit\n")
     assert r.exit_code == 0 and "ranked by expected place (--hint-objective place)" in r.output
     assert "--hint-objective place" in r.output.strip().splitlines()[-1]
@@ -188,14 +230,31 @@ def test_play_prints_the_go_on_line_when_a_bot_fails(tmp_path):
     (d / "pynomove.py").write_text(
         'NAME = "pynomove"\nDESCRIPTION = "returns no move"\nDETERMINISTIC = True\n'
         "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
-        "def choose_move(obs, legal, rng):\n    return None\n")
-    args = ["play", "--players", "2", "--opponents", "pynomove", "--seed", "3", "--strategy-path", str(d)]
+        "def choose_move(obs, legal, rng):\n    return None\n"
+    )
+    args = [
+        "play",
+        "--players",
+        "2",
+        "--opponents",
+        "pynomove",
+        "--seed",
+        "3",
+        "--strategy-path",
+        str(d),
+    ]
     r = runner.invoke(app, args, input="1\n1\n1\n1\n", env=ENV)
     assert r.exit_code == 1, r.output
     err = r.stderr
     assert "strategy 'pynomove' raised at move 2" in err and "Traceback" not in r.output, err
     assert "the game stops after 1 move(s); nothing is lost" in err, err
     cmd = err.strip().splitlines()[-1].strip()
-    assert cmd.startswith("shedsim play ") and "--moves '1;play " in cmd and "--strategy-path" in cmd, cmd
-    again = runner.invoke(app, shlex.split(cmd)[1:], input="", env=ENV)  # the same game, to the same point
-    assert again.exit_code == 1 and "strategy 'pynomove' raised at move 2" in again.stderr, again.output
+    assert (
+        cmd.startswith("shedsim play ") and "--moves '1;play " in cmd and "--strategy-path" in cmd
+    ), cmd
+    again = runner.invoke(
+        app, shlex.split(cmd)[1:], input="", env=ENV
+    )  # the same game, to the same point
+    assert again.exit_code == 1 and "strategy 'pynomove' raised at move 2" in again.stderr, (
+        again.output
+    )

@@ -32,6 +32,7 @@ def test_compact_chart_is_a_smaller_palette_png(tmp_path, monkeypatch):
     assert len(small) < len(full)
     # the same picture: every pixel within a few levels of the full-colour chart
     import numpy as np
+
     a = np.asarray(Image.open(io.BytesIO(full)).convert("RGB"), dtype=int)
     b = np.asarray(img.convert("RGB"), dtype=int)
     assert np.abs(a - b).max() < 40

@@ -98,10 +98,12 @@ def games(draw, max_moves: int = 300):
     except RulesError:
         # e.g. hand_size:4 + table_size:4 on five players: too few cards for the deal
         from hypothesis import reject
+
         reject()
     counts = [n for n in range(rules.min_players, rules.max_players + 1) if _deal_ok(rules, n)]
     if not counts:
         from hypothesis import reject
+
         reject()
     players = draw(st.sampled_from(counts))
     deal_key = draw(st.integers(0, 2**64 - 1))
@@ -149,9 +151,11 @@ def _check_legal_set(state: engine.GameState, legal: list[Move]) -> None:
             assert state.pile, "picking up an empty pile is never legal"
             if plays or any(x.kind == "flip" for x in legal):
                 # voluntary: only where the rule set allows it in this stage
-                allowed = {L.STAGE_HAND: ("hand", "hand+faceup", "always"),
-                           L.STAGE_FACE_UP: ("hand+faceup", "always"),
-                           L.STAGE_FACE_DOWN: ("always",)}[stage]
+                allowed = {
+                    L.STAGE_HAND: ("hand", "hand+faceup", "always"),
+                    L.STAGE_FACE_UP: ("hand+faceup", "always"),
+                    L.STAGE_FACE_DOWN: ("always",),
+                }[stage]
                 assert rules.pickup in allowed, (m, rules.pickup, stage)
         elif m.kind == "gamble":
             assert rules.deck_gamble and state.stock
@@ -268,8 +272,13 @@ def play_checked(rules, players, deal_key, strategy_key, dealer, seed, probe_ill
 # --------------------------------------------------------------------------- properties
 
 
-@settings(derandomize=True, database=None, max_examples=EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    derandomize=True,
+    database=None,
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(games())
 def test_random_games_keep_every_invariant(game):
     state = play_checked(*game)
@@ -277,16 +286,24 @@ def test_random_games_keep_every_invariant(game):
     event(f"players={game[1]}")
 
 
-@settings(derandomize=True, database=None, max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    derandomize=True,
+    database=None,
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(preset=st.sampled_from(PRESETS), data=st.data())
 def test_plain_presets_every_player_count(preset, data):
     """Each preset without toggles, a drawn player count, a longer cap."""
     rules = build(preset, ["max_moves:600"])
-    players = data.draw(st.sampled_from(range(rules.min_players, rules.max_players + 1)),
-                        label="players")
-    keys = data.draw(st.tuples(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1),
-                               st.integers(0, 2**32 - 1)), label="keys")
+    players = data.draw(
+        st.sampled_from(range(rules.min_players, rules.max_players + 1)), label="players"
+    )
+    keys = data.draw(
+        st.tuples(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1), st.integers(0, 2**32 - 1)),
+        label="keys",
+    )
     play_checked(rules, players, keys[0], keys[1], data.draw(st.integers(0, players - 1)), keys[2])
 
 
@@ -298,8 +315,9 @@ def test_every_preset_and_player_count_finishes_some_games(preset):
     for players in range(base.min_players, base.max_players + 1):
         finished = 0
         for g in range(6):
-            state = play_checked(base, players, 1000 * players + g, 77 + g, g % players,
-                                 seed=g, probe_illegal=False)
+            state = play_checked(
+                base, players, 1000 * players + g, 77 + g, g % players, seed=g, probe_illegal=False
+            )
             finished += state.finished
         assert finished >= 1, f"{preset} with {players} players: no random game finished"
 

@@ -22,8 +22,23 @@ def _dump(db):
 
 def test_ratings_add_show_page_and_the_same_run_twice_changes_nothing(tmp_path):
     for k, field in enumerate(("greedy,random", "greedy,random,aggressive")):
-        r = _run("tournament", "--players", 2, "--strategies", field, "--games", 24, "--seed", k, "--workers", 1,
-                 "--no-plots", "--quiet", "--out", tmp_path / f"t{k}")
+        r = _run(
+            "tournament",
+            "--players",
+            2,
+            "--strategies",
+            field,
+            "--games",
+            24,
+            "--seed",
+            k,
+            "--workers",
+            1,
+            "--no-plots",
+            "--quiet",
+            "--out",
+            tmp_path / f"t{k}",
+        )
         assert r.exit_code == 0, r.output
     db = tmp_path / "r.sqlite"
     r = _run("ratings", "add", tmp_path / "t0", tmp_path / "t1", "--db", db)
@@ -33,7 +48,7 @@ def test_ratings_add_show_page_and_the_same_run_twice_changes_nothing(tmp_path):
     assert r.exit_code == 0 and "unchanged" in r.output
     assert _dump(db) == before
     con = RT.connect(db)
-    (h, name, players, runs), = RT.lists(con)
+    ((h, name, players, runs),) = RT.lists(con)
     assert (name, players, runs) == ("shithead", 2, 2)
     rs, anchored = RT.ratings(con, h, players)
     by = {r.label: r for r in rs}
@@ -43,7 +58,9 @@ def test_ratings_add_show_page_and_the_same_run_twice_changes_nothing(tmp_path):
     page = tmp_path / "r.html"
     assert _run("ratings", "page", "--out", page, "--db", db).exit_code == 0
     assert "greedy" in page.read_text()
-    assert _run("ratings", "page", "--out", page, "--db", db).exit_code == 0  # its own page: replaced
+    assert (
+        _run("ratings", "page", "--out", page, "--db", db).exit_code == 0
+    )  # its own page: replaced
 
 
 def test_ratings_refuse_what_is_not_a_finished_tournament(tmp_path):

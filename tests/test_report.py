@@ -45,17 +45,33 @@ def _png(path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def _synthetic(root: Path, command: str, title: str | None, headline, tables: dict[str, str],
-               charts: list[str], extra: dict | None = None, list_outputs: bool = True) -> Path:
+def _synthetic(
+    root: Path,
+    command: str,
+    title: str | None,
+    headline,
+    tables: dict[str, str],
+    charts: list[str],
+    extra: dict | None = None,
+    list_outputs: bool = True,
+) -> Path:
     root.mkdir(parents=True)
     for name, text in tables.items():
         (root / name).write_text(text)
     for name in charts:
         _png(root / name, name)
-    info = {"command": command, "rules": "shithead", "house": ["low7"], "players": 4,
-            "strategies": ["greedy", "expert"], "games": 1000, "seed": 3,
-            "definitions": {"win_rate": "share of games finished first", "odd<key>": "a & b"},
-            "versions": {"shedsim": "0.1.0", "numpy": "2"}, **(extra or {})}
+    info = {
+        "command": command,
+        "rules": "shithead",
+        "house": ["low7"],
+        "players": 4,
+        "strategies": ["greedy", "expert"],
+        "games": 1000,
+        "seed": 3,
+        "definitions": {"win_rate": "share of games finished first", "odd<key>": "a & b"},
+        "versions": {"shedsim": "0.1.0", "numpy": "2"},
+        **(extra or {}),
+    }
     if title is not None:
         info["title"] = title
     if headline is not None:
@@ -79,17 +95,49 @@ def _long_csv() -> str:
 def inputs(tmp_path_factory) -> list[Path]:
     root = tmp_path_factory.mktemp("inputs")
     t = root / "tournament"
-    r = runner.invoke(app, ["tournament", "--games", "2000", "--players", "3", "--strategies", "random,greedy",
-                            "--workers", "1", "--quiet", "--out", str(t)])
+    r = runner.invoke(
+        app,
+        [
+            "tournament",
+            "--games",
+            "2000",
+            "--players",
+            "3",
+            "--strategies",
+            "random,greedy",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(t),
+        ],
+    )
     assert r.exit_code == 0, r.output
-    compare = _synthetic(root / "compare", "shedsim compare-rules --rules shithead,palace", "Rule comparison: shithead vs palace",
-                         ["palace games are 12% [10%, 14%] longer"], {"rules.csv": _long_csv(), "summary.csv": "rules,games\nshithead,1000\npalace,1000\n"},
-                         ["win_rates.png", "lengths.png"])
-    swaps = _synthetic(root / "swaps", "shedsim swaps", "Swaps: keep the 10s", ["keeping 10s wins +3.1 pp [1.2, 5.0]"],
-                       {"swaps.csv": "swap,delta\nkeep 10,0.031\n"}, ["swaps.png"])
-    sprt = _synthetic(root / "sprt", "shedsim sprt", "SPRT " + EVIL, ["H1 accepted after 4,000 games", EVIL],
-                      {"steps.csv": "games,llr,note\n1000,0.5,<i>x</i> | y\n2000,1.2,ok\n"}, ["llr.png"],
-                      extra={"alpha": 0.05, "nested": {"deep": {"x": [1, 2]}}})
+    compare = _synthetic(
+        root / "compare",
+        "shedsim compare-rules --rules shithead,palace",
+        "Rule comparison: shithead vs palace",
+        ["palace games are 12% [10%, 14%] longer"],
+        {"rules.csv": _long_csv(), "summary.csv": "rules,games\nshithead,1000\npalace,1000\n"},
+        ["win_rates.png", "lengths.png"],
+    )
+    swaps = _synthetic(
+        root / "swaps",
+        "shedsim swaps",
+        "Swaps: keep the 10s",
+        ["keeping 10s wins +3.1 pp [1.2, 5.0]"],
+        {"swaps.csv": "swap,delta\nkeep 10,0.031\n"},
+        ["swaps.png"],
+    )
+    sprt = _synthetic(
+        root / "sprt",
+        "shedsim sprt",
+        "SPRT " + EVIL,
+        ["H1 accepted after 4,000 games", EVIL],
+        {"steps.csv": "games,llr,note\n1000,0.5,<i>x</i> | y\n2000,1.2,ok\n"},
+        ["llr.png"],
+        extra={"alpha": 0.05, "nested": {"deep": {"x": [1, 2]}}},
+    )
     return [t, compare, swaps, sprt]
 
 
@@ -147,7 +195,7 @@ def test_every_chart_is_embedded_decodes_and_is_unchanged(inputs, built):
     for img in page.imgs:
         src = img["src"]
         assert src.startswith(PNG_PREFIX)
-        data = base64.b64decode(src[len(PNG_PREFIX):], validate=True)
+        data = base64.b64decode(src[len(PNG_PREFIX) :], validate=True)
         pixels = mpimg.imread(io.BytesIO(data), format="png")
         assert pixels.shape[0] > 0 and pixels.shape[1] > 0
         assert (int(img["width"]), int(img["height"])) == (pixels.shape[1], pixels.shape[0])
@@ -159,14 +207,18 @@ def test_every_chart_is_embedded_decodes_and_is_unchanged(inputs, built):
 def test_page_references_nothing_external(built):
     text = built.read_text()
     low = text.lower()
-    assert 'src="http' not in low and "<link" not in low and "<script" not in low and "url(" not in low
+    assert (
+        'src="http' not in low and "<link" not in low and "<script" not in low and "url(" not in low
+    )
     page = _parse(text)
     assert "script" not in page.tags and "link" not in page.tags and "iframe" not in page.tags
     for href in page.hrefs:  # links inside the page to an existing anchor, or to a run's CSV file
         if href.startswith("#"):
             assert href[1:] in page.ids, href
         else:  # relative to the page, and it resolves
-            assert href.endswith(".csv") and ":" not in href and (built.parent / href).is_file(), href
+            assert href.endswith(".csv") and ":" not in href and (built.parent / href).is_file(), (
+                href
+            )
 
 
 def test_page_shows_each_run_with_its_parts(inputs, built):
@@ -177,15 +229,20 @@ def test_page_shows_each_run_with_its_parts(inputs, built):
         assert f"#run-{k}" in page.hrefs and f"run-{k}" in page.ids
     order = [text.index(f'id="run-{k}"') for k in range(1, 5)]
     assert order == sorted(order)
-    assert "Rule comparison: shithead vs palace" in text and "palace games are 12% [10%, 14%] longer" in text
+    assert (
+        "Rule comparison: shithead vs palace" in text
+        and "palace games are 12% [10%, 14%] longer" in text
+    )
     assert "<dt>win_rate</dt><dd>share of games finished first</dd>" in text  # glossary
     assert "<dt>odd&lt;key&gt;</dt><dd>a &amp; b</dd>" in text
     assert "<details><summary>Versions</summary>" in text
-    assert "<th>rules</th><td>shithead + low7</td></tr><tr><th>players</th><td>4</td>" in text  # specification
+    assert (
+        "<th>rules</th><td>shithead + low7</td></tr><tr><th>players</th><td>4</td>" in text
+    )  # specification
     assert "<th>seed</th><td>3</td>" in text
     assert "nested.deep" in text  # every other run.json field, in the collapsed table
     # the tournament: summary table first, then its charts
-    t = text[text.index('id="run-1"'):text.index('id="run-2"')]
+    t = text[text.index('id="run-1"') : text.index('id="run-2"')]
     assert t.index("summary.csv") < t.index("rates.png") < t.index("lengths.csv")
 
 
@@ -198,6 +255,7 @@ def test_text_is_escaped(built):
 
 def html_escaped(s: str) -> str:
     import html
+
     return html.escape(s, quote=True)
 
 
@@ -210,17 +268,25 @@ def test_tables_are_formatted_as_the_console_does_and_long_ones_are_cut(inputs, 
     assert f"first 30 of {LONG_ROWS} rows: the full table is in {csv_link}" in text
     assert "<td>rule29</td>" in text and "<td>rule30</td>" not in text
     # the tournament's summary: the columns a reader needs, formatted; the rest named and linked
-    header, first = [line.split(",") for line in (inputs[0] / "summary.csv").read_text().splitlines()[:2]]
+    header, first = [
+        line.split(",") for line in (inputs[0] / "summary.csv").read_text().splitlines()[:2]
+    ]
     row = dict(zip(header, first))
     win = float(row["win_rate"]), float(row["win_lo"]), float(row["win_hi"])
-    assert f'<td class="num">{int(row["games"]):,}</td><td class="num">{100 * win[0]:.2f}% ' \
-           f"[{100 * win[1]:.2f}, {100 * win[2]:.2f}]</td>" in text
-    assert "more column(s) (spec, wins, losses, rating_se, still_in_at_cap, stalled, loops, capped, ...)" in text
+    assert (
+        f'<td class="num">{int(row["games"]):,}</td><td class="num">{100 * win[0]:.2f}% '
+        f"[{100 * win[1]:.2f}, {100 * win[2]:.2f}]</td>" in text
+    )
+    assert (
+        "more column(s) (spec, wins, losses, rating_se, still_in_at_cap, stalled, loops, "
+        "capped, ...)" in text
+    )
     assert "<th>rating se</th>" not in text and "<th>packed</th>" not in text
 
 
 def test_tournament_without_headline_gets_one_from_its_summary(inputs, tmp_path):
     import shutil
+
     assert R.load_run(inputs[0]).headline_source == "run.json"  # the tournament writes its own
     old = tmp_path / "old"
     shutil.copytree(inputs[0], old)
@@ -228,24 +294,44 @@ def test_tournament_without_headline_gets_one_from_its_summary(inputs, tmp_path)
     del info["headline"]  # as a run written before the tournament recorded one
     (old / "run.json").write_text(json.dumps(info))
     run = R.load_run(old)
-    assert run.kind == "tournament"  # run.json's command is null when not run by the `shedsim` script
+    assert (
+        run.kind == "tournament"
+    )  # run.json's command is null when not run by the `shedsim` script
     assert run.headline_source == "summary.csv"
     assert run.headline[0] == "Ranking: 1. greedy, 2. random"
     assert run.headline[1].startswith("greedy is first by rating: win rate ")
     assert run.title.startswith("Tournament: random, greedy (shithead, 3 players, 2,004 games")
-    assert [c.name for c in run.charts] == ["rates.png", "places.png", "head_to_head.png", "seats.png", "lengths.png"]
+    assert [c.name for c in run.charts] == [
+        "rates.png",
+        "places.png",
+        "head_to_head.png",
+        "seats.png",
+        "lengths.png",
+    ]
     assert run.tables[0].name == "summary.csv" and run.tables[0].n_rows == 2
 
 
 def test_markdown_summary(inputs, built):
     md_path = built.with_suffix(".md")
     md = md_path.read_text()
-    assert md.startswith("<!-- generator: shedsim report -->\n# All <runs> & more\n")  # the mark, hidden when shown
-    assert "- H1 accepted after 4,000 games" in md and "- palace games are 12% [10%, 14%] longer" in md
-    assert "- Ranking by rating (Plackett-Luce strength of the finishing orders): 1. greedy, 2. random" in md
+    assert md.startswith(
+        "<!-- generator: shedsim report -->\n# All <runs> & more\n"
+    )  # the mark, hidden when shown
+    assert (
+        "- H1 accepted after 4,000 games" in md and "- palace games are 12% [10%, 14%] longer" in md
+    )
+    assert (
+        "- Ranking by rating (Plackett-Luce strength of the finishing orders): 1. greedy, 2. random"
+        in md
+    )
     assert "| setting | value |" in md and "| rules | shithead + low7 |" in md
-    assert "| rank | strategy | games | win rate | loss rate | mean place | rating (Elo) |" in md  # the main table
-    assert f"first 30 of {LONG_ROWS} rows: the full table is in [rules.csv](../{inputs[1].parent.name}/compare/rules.csv)" in md
+    assert (
+        "| rank | strategy | games | win rate | loss rate | mean place | rating (Elo) |" in md
+    )  # the main table
+    assert (
+        f"first 30 of {LONG_ROWS} rows: the full table is in "
+        f"[rules.csv](../{inputs[1].parent.name}/compare/rules.csv)" in md
+    )
     assert "| 43.00% [41.00, 45.00] | 0.0015 |" in md
     assert "\\| y" in md  # a pipe inside a cell is escaped
     links = [seg.split("](", 1)[1].split(")", 1)[0] for seg in md.split("[")[1:] if "](" in seg]
@@ -263,10 +349,22 @@ def test_same_inputs_give_the_same_bytes(inputs, built, tmp_path):
 
 
 def test_outputs_missing_from_run_json_fall_back_to_the_directory(tmp_path):
-    d = _synthetic(tmp_path / "old", "shedsim swaps", None, None, {"a.csv": "x,y\n1,2\nJ,3\n", "c.csv": "x,y\n"},
-                   ["b.png", "a.png"], list_outputs=False)
+    d = _synthetic(
+        tmp_path / "old",
+        "shedsim swaps",
+        None,
+        None,
+        {"a.csv": "x,y\n1,2\nJ,3\n", "c.csv": "x,y\n"},
+        ["b.png", "a.png"],
+        list_outputs=False,
+    )
     run = R.load_run(d)
-    assert [i.name for i in run.items] == ["a.png", "a.csv", "b.png", "c.csv"]  # a chart before its table
+    assert [i.name for i in run.items] == [
+        "a.png",
+        "a.csv",
+        "b.png",
+        "c.csv",
+    ]  # a chart before its table
     assert run.title == "Swap analysis: old" and run.headline == [] and run.headline_source is None
     out = tmp_path / "r.html"
     r = cli(str(d), "--out", str(out), "--no-md")
@@ -274,14 +372,19 @@ def test_outputs_missing_from_run_json_fall_back_to_the_directory(tmp_path):
     assert len(_parse(out.read_text()).imgs) == 2 and not out.with_suffix(".md").exists()
     text = out.read_text()
     assert "this run recorded no headline" in text
-    # a table with only its header in a run that played games is shown as damaged, not as a quiet empty table
-    assert '<p class="warn">damaged? this file holds only its header line although the run played games' in text
-    assert "<tr><td>1</td><td class=\"num\">2</td></tr>" in text  # alignment by column: x holds a J
+    # a table with only its header in a run that played games is shown as damaged, not as a quiet
+    # empty table
+    assert (
+        '<p class="warn">damaged? this file holds only its header line although the run played '
+        "games" in text
+    )
+    assert '<tr><td>1</td><td class="num">2</td></tr>' in text  # alignment by column: x holds a J
 
 
 # ------------------------------------------------------------------ refused inputs
 def _damage(kind: str, d: Path) -> tuple[Path, str]:
-    """Damage the synthetic directory ``d``; returns (the DIR to give, text the message must hold)."""
+    """Damage the synthetic directory ``d``; returns (the DIR to give, text the message must
+    hold)."""
     if kind == "missing dir":
         return d.parent / "nope", "does not exist"
     if kind == "a file as dir":
@@ -293,7 +396,9 @@ def _damage(kind: str, d: Path) -> tuple[Path, str]:
         (d / "run.json").write_text('{"command": "shedsim swaps", ')
         return d, "run.json' is not valid JSON"
     if kind == "run.json nested too deeply":  # json gives up with RecursionError, not a ValueError
-        (d / "run.json").write_text('{"command": "shedsim swaps", "x": ' + "[" * 5000 + "]" * 5000 + "}")
+        (d / "run.json").write_text(
+            '{"command": "shedsim swaps", "x": ' + "[" * 5000 + "]" * 5000 + "}"
+        )
         return d, "run.json' is not valid JSON"
     if kind == "run.json a list":
         (d / "run.json").write_text("[1, 2]")
@@ -345,17 +450,42 @@ def _damage(kind: str, d: Path) -> tuple[Path, str]:
     raise AssertionError(kind)
 
 
-BAD = ["missing dir", "a file as dir", "no run.json", "run.json not json", "run.json a list", "run.json not utf8",
-       "headline a string", "output outside", "listed csv missing", "ragged csv", "csv not utf8", "empty csv",
-       "csv is a directory", "truncated png", "not a png", "run.json empty", "run.json near-empty", "csv cut mid-line",
-       "run.json nested too deeply"]
+BAD = [
+    "missing dir",
+    "a file as dir",
+    "no run.json",
+    "run.json not json",
+    "run.json a list",
+    "run.json not utf8",
+    "headline a string",
+    "output outside",
+    "listed csv missing",
+    "ragged csv",
+    "csv not utf8",
+    "empty csv",
+    "csv is a directory",
+    "truncated png",
+    "not a png",
+    "run.json empty",
+    "run.json near-empty",
+    "csv cut mid-line",
+    "run.json nested too deeply",
+]
 
 
 @pytest.mark.parametrize("kind", BAD)
 def test_bad_input_exits_2_naming_the_file_and_writes_nothing(kind, tmp_path):
-    good = _synthetic(tmp_path / "good", "shedsim sprt", "ok", ["fine"], {"a.csv": "x\n1\n"}, ["a.png"])
-    bad = _synthetic(tmp_path / "swaps", "shedsim swaps", "Swaps", ["h"], {"swaps.csv": "swap,delta\nkeep 10,0.031\n"},
-                     ["swaps.png"])
+    good = _synthetic(
+        tmp_path / "good", "shedsim sprt", "ok", ["fine"], {"a.csv": "x\n1\n"}, ["a.png"]
+    )
+    bad = _synthetic(
+        tmp_path / "swaps",
+        "shedsim swaps",
+        "Swaps",
+        ["h"],
+        {"swaps.csv": "swap,delta\nkeep 10,0.031\n"},
+        ["swaps.png"],
+    )
     target, needle = _damage(kind, bad)
     out = tmp_path / "report.html"
     r = cli(str(good), str(target), "--out", str(out))
@@ -380,7 +510,10 @@ def test_bad_out_and_md_are_refused(inputs, tmp_path):
         (["--out", str(tmp_path / "missing" / "r.html")], "--out: the directory"),
         (["--out", str(tmp_path)], "is a directory"),
         (["--out", str(blocker / "r.html")], "is not a directory"),
-        (["--out", str(tmp_path / "r.html"), "--md", str(tmp_path / "nowhere" / "r.md")], "--md: the directory"),
+        (
+            ["--out", str(tmp_path / "r.html"), "--md", str(tmp_path / "nowhere" / "r.md")],
+            "--md: the directory",
+        ),
         (["--out", str(tmp_path / "r.md")], "is the --out file too"),
         (["--out", str(swaps / "swaps.csv"), "--no-md"], "--out"),
         (["--out", str(tmp_path / "r.html"), "--md", str(swaps / "swaps.csv")], "--md"),
@@ -408,7 +541,9 @@ def test_a_failed_write_exits_3_and_changes_nothing(inputs, tmp_path, monkeypatc
     r = cli(str(inputs[2]), "--out", str(out))
     assert r.exit_code == 3, r.output
     assert "r.md" in r.output and "No space left on device" in r.output
-    assert out.read_text() == f"{atomic.MARK_HTML} old page" and not out.with_suffix(".md").exists()  # both or neither
+    assert (
+        out.read_text() == f"{atomic.MARK_HTML} old page" and not out.with_suffix(".md").exists()
+    )  # both or neither
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
 
 
@@ -420,9 +555,14 @@ def test_help_teaches():
 
 
 def test_library_round_trip(inputs, tmp_path):
-    runs = R.load_runs([inputs[2], inputs[2], inputs[3]], max_rows=1)  # a directory given twice is read once
+    runs = R.load_runs(
+        [inputs[2], inputs[2], inputs[3]], max_rows=1
+    )  # a directory given twice is read once
     assert [r.kind for r in runs] == ["swaps", "sprt"]
-    assert runs[1].tables[0].rows == [["1000", "0.5", "<i>x</i> | y"]] and runs[1].tables[0].n_rows == 2
+    assert (
+        runs[1].tables[0].rows == [["1000", "0.5", "<i>x</i> | y"]]
+        and runs[1].tables[0].n_rows == 2
+    )
     page = R.render_html(runs)
     md = R.render_markdown(runs, md_path=tmp_path / "s.md")
     R.write_report(page, tmp_path / "s.html", md, tmp_path / "s.md")
@@ -434,21 +574,92 @@ def test_library_round_trip(inputs, tmp_path):
 
 def test_table_view_formats_each_kind_as_the_console_does():
     from shedsim.output.tables import view
-    header = ["variant", "metric", "unit", "baseline_value", "variant_value", "effect", "lo", "hi", "p_value",
-              "significant", "statistic"]
-    rows = [["low7", "mean_moves", "moves", "269.273656", "243.201564", "-26.072092", "-32.899978", "-19.244207",
-             "7.7597e-14", "True", "-7.48"],
-            ["low7", "unfinished_rate", "share", "0.003997", "0.007594", "0.003597", "0.002392", "0.004802",
-             "0.0000e+00", "False", "5.8"]]
+
+    header = [
+        "variant",
+        "metric",
+        "unit",
+        "baseline_value",
+        "variant_value",
+        "effect",
+        "lo",
+        "hi",
+        "p_value",
+        "significant",
+        "statistic",
+    ]
+    rows = [
+        [
+            "low7",
+            "mean_moves",
+            "moves",
+            "269.273656",
+            "243.201564",
+            "-26.072092",
+            "-32.899978",
+            "-19.244207",
+            "7.7597e-14",
+            "True",
+            "-7.48",
+        ],
+        [
+            "low7",
+            "unfinished_rate",
+            "share",
+            "0.003997",
+            "0.007594",
+            "0.003597",
+            "0.002392",
+            "0.004802",
+            "0.0000e+00",
+            "False",
+            "5.8",
+        ],
+    ]
     v = view("effects.csv", header, rows)
-    assert v.header == ["variant", "metric", "baseline value", "variant value", "effect", "p", "significant"]
-    assert v.rows[0] == ["low7", "mean moves", "269.3", "243.2", "-26.1 [-32.9, -19.2]", "7.8e-14", "yes"]
-    assert v.rows[1] == ["low7", "unfinished rate", "0.40%", "0.76%", "+0.36 pp [+0.24, +0.48]", "< 1e-300", "no"]
+    assert v.header == [
+        "variant",
+        "metric",
+        "baseline value",
+        "variant value",
+        "effect",
+        "p",
+        "significant",
+    ]
+    assert v.rows[0] == [
+        "low7",
+        "mean moves",
+        "269.3",
+        "243.2",
+        "-26.1 [-32.9, -19.2]",
+        "7.8e-14",
+        "yes",
+    ]
+    assert v.rows[1] == [
+        "low7",
+        "unfinished rate",
+        "0.40%",
+        "0.76%",
+        "+0.36 pp [+0.24, +0.48]",
+        "< 1e-300",
+        "no",
+    ]
     assert v.hidden == ["unit", "statistic"]
     # bracketed per-strategy columns and a bare share_lo beside share_a_ahead
-    v = view("x.csv", ["a", "share_a_ahead", "share_lo", "share_hi", "skill_edge[greedy]", "skill_edge_lo[greedy]",
-                       "skill_edge_hi[greedy]", "comparisons"],
-             [["greedy", "0.516247", "0.511872", "0.520621", "-0.3756", "-0.3788", "-0.3725", "40008"]])
+    v = view(
+        "x.csv",
+        [
+            "a",
+            "share_a_ahead",
+            "share_lo",
+            "share_hi",
+            "skill_edge[greedy]",
+            "skill_edge_lo[greedy]",
+            "skill_edge_hi[greedy]",
+            "comparisons",
+        ],
+        [["greedy", "0.516247", "0.511872", "0.520621", "-0.3756", "-0.3788", "-0.3725", "40008"]],
+    )
     assert v.rows[0] == ["greedy", "51.62% [51.19, 52.06]", "-37.56 pp [-37.88, -37.25]", "40,008"]
 
 
@@ -501,15 +712,18 @@ def _close(shown: str, csv_value: float, scale: float) -> bool:
     if "e" in text:
         return abs(got - csv_value) <= 0.05 * abs(csv_value) + 1e-300
     decimals = len(text.split(".")[1]) if "." in text else 0
-    return abs(got - scale * csv_value) <= 0.5 * 10 ** -decimals * (1 + 1e-9) + 1e-12
+    return abs(got - scale * csv_value) <= 0.5 * 10**-decimals * (1 + 1e-9) + 1e-12
 
 
 def _check_cell(kind, shown: str, cells: list[str]) -> str | None:
     """What is wrong with ``shown`` for the CSV ``cells`` (estimate, then its bounds), or None."""
     import re
+
     if not kind.numeric:
-        want = {"yes/no": {"True": "yes", "False": "no"}.get(cells[0], cells[0]),
-                "name": cells[0].replace("_", " ")}.get(kind.name, cells[0])
+        want = {
+            "yes/no": {"True": "yes", "False": "no"}.get(cells[0], cells[0]),
+            "name": cells[0].replace("_", " "),
+        }.get(kind.name, cells[0])
         return None if shown == want else f"shows {shown!r}, expected {want!r}"
     if not cells[0].strip() or cells[0].strip().lower() == "nan":
         return None if shown in ("-", cells[0]) else f"shows {shown!r} for an empty cell"
@@ -518,7 +732,9 @@ def _check_cell(kind, shown: str, cells: list[str]) -> str | None:
     if len(cells) == 1:
         m = re.fullmatch(f"({value_re})", shown)
     else:
-        m = re.fullmatch(f"({value_re}) \\[({bound_re or value_re}|-), ({bound_re or value_re}|-)\\]", shown)
+        m = re.fullmatch(
+            f"({value_re}) \\[({bound_re or value_re}|-), ({bound_re or value_re}|-)\\]", shown
+        )
     if not m:
         return f"shows {shown!r}: not the format of a {kind.name}"
     for text, v in zip(m.groups(), values):
@@ -536,12 +752,27 @@ def test_every_column_of_every_table_has_a_declared_kind_and_is_shown_in_it(ever
     reads in that kind's format with the CSV's value (a count of 25 is "25", never "2500.00%")."""
     from shedsim.output import kinds as K
     from shedsim.output.tables import _groups, column_kind, kinds_of, view
+
     problems, seen = [], set()
     tables = list(_tables_of(every_run, EXAMPLE_RUNS))
     assert {t.name for _, t in tables} >= {
-        "summary.csv", "head_to_head.csv", "seats.csv", "lengths.csv", "matches.csv", "variants.csv", "effects.csv",
-        "by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_to_head.csv", "regret.csv", "sprt.csv",
-        "pairing.csv", "tips.csv", "trials.csv"}
+        "summary.csv",
+        "head_to_head.csv",
+        "seats.csv",
+        "lengths.csv",
+        "matches.csv",
+        "variants.csv",
+        "effects.csv",
+        "by_rank.csv",
+        "face_up_values.csv",
+        "policies.csv",
+        "policies_head_to_head.csv",
+        "regret.csv",
+        "sprt.csv",
+        "pairing.csv",
+        "tips.csv",
+        "trials.csv",
+    }
     for run, t in tables:
         assert t.n_rows > 0, f"{run}/{t.name} has no rows: the walk would check nothing"
         groups = _groups(t.header)
@@ -553,7 +784,10 @@ def test_every_column_of_every_table_has_a_declared_kind_and_is_shown_in_it(ever
             if declared is None:
                 problems.append(f"{run}/{t.name}: column {c!r} has no declared kind")
             elif kinds[i] is not declared:
-                problems.append(f"{run}/{t.name}: column {c!r} is read as {kinds[i].name}, declared {declared.name}")
+                problems.append(
+                    f"{run}/{t.name}: column {c!r} is read as {kinds[i].name}, declared "
+                    f"{declared.name}"
+                )
         v = view(t.name, t.header, t.rows)
         shown = [i for i in range(len(t.header)) if i not in bounds and t.header[i] not in v.hidden]
         assert len(shown) == len(v.header), (t.name, v.header)
@@ -568,35 +802,78 @@ def test_every_column_of_every_table_has_a_declared_kind_and_is_shown_in_it(ever
                     problems.append(f"{run}/{t.name}: column {t.header[i]!r} ({kind.name}) {why}")
                     break
     assert not problems, "\n".join(problems)
-    assert ("matches.csv", "shared_first") in seen and ("summary.csv", "stalled") in seen  # the optional columns
+    assert ("matches.csv", "shared_first") in seen and (
+        "summary.csv",
+        "stalled",
+    ) in seen  # the optional columns
 
 
 def test_a_count_is_never_shown_as_a_percentage():
     """matches.csv's shared_first (matches in which the strategy shared the best total) is a
     count: 25 reads "25" (it read "2500.00%": its name holds "share")."""
     from shedsim.output.tables import view
-    v = view("matches.csv", ["rank", "strategy", "matches", "shared_first", "match_win_rate", "match_win_lo",
-                             "match_win_hi"], [["1", "greedy", "2500", "25", "0.3", "0.29", "0.31"]])
+
+    v = view(
+        "matches.csv",
+        [
+            "rank",
+            "strategy",
+            "matches",
+            "shared_first",
+            "match_win_rate",
+            "match_win_lo",
+            "match_win_hi",
+        ],
+        [["1", "greedy", "2500", "25", "0.3", "0.29", "0.31"]],
+    )
     assert v.rows == [["1", "greedy", "2,500", "25", "30.00% [29.00, 31.00]"]]
 
 
 # ------------------------------------------------------------------ the specification, in words
-INTERNAL_WORDS = ("key", "format", "block", "chunk", "hash", "hashes", "checksum", "argv", "backend", "subtitle",
-                  "store", "rules input", "n chunks", "interrupted by", "strategy paths")
-REQUIRED = {"tournament": {"rules", "players", "strategies", "games", "seed", "run time"},
-            "compare-rules": {"baseline", "variants", "players", "strategies", "games per variant", "seed"},
-            "swaps": {"rules", "players", "play policy", "swap policies", "seed"},
-            "sprt": {"strategies", "rules", "players", "hypotheses", "error rates", "games", "seed"},
-            "sprt --compare-pairing": {"strategies", "rules", "players", "games per design", "seed"},
-            "tips": {"tested player", "opponents", "rules", "players", "tips", "seed"},
-            "tune": {"strategy", "opponents", "rules", "tuned parameters", "trials", "games per trial", "seed"}}
+INTERNAL_WORDS = (
+    "key",
+    "format",
+    "block",
+    "chunk",
+    "hash",
+    "hashes",
+    "checksum",
+    "argv",
+    "backend",
+    "subtitle",
+    "store",
+    "rules input",
+    "n chunks",
+    "interrupted by",
+    "strategy paths",
+)
+REQUIRED = {
+    "tournament": {"rules", "players", "strategies", "games", "seed", "run time"},
+    "compare-rules": {"baseline", "variants", "players", "strategies", "games per variant", "seed"},
+    "swaps": {"rules", "players", "play policy", "swap policies", "seed"},
+    "sprt": {"strategies", "rules", "players", "hypotheses", "error rates", "games", "seed"},
+    "sprt --compare-pairing": {"strategies", "rules", "players", "games per design", "seed"},
+    "tips": {"tested player", "opponents", "rules", "players", "tips", "seed"},
+    "tune": {
+        "strategy",
+        "opponents",
+        "rules",
+        "tuned parameters",
+        "trials",
+        "games per trial",
+        "seed",
+    },
+}
 
 
 def _spec_problems(run) -> list[str]:
     import re
+
     out = []
     labels = [k for k, _ in run.spec]
-    kind = run.kind + (" --compare-pairing" if (run.command or "").endswith("--compare-pairing") else "")
+    kind = run.kind + (
+        " --compare-pairing" if (run.command or "").endswith("--compare-pairing") else ""
+    )
     missing = REQUIRED.get(kind, set()) - set(labels)
     if missing:
         out.append(f"misses {sorted(missing)}")
@@ -607,10 +884,18 @@ def _spec_problems(run) -> list[str]:
         if re.search(r"\b[0-9a-f]{16}\b", value):
             out.append(f"{where}: shows a hash")
         decimals = re.findall(r"(?<![\d.])\d+\.\d+(?![\d])", value)
-        if (any(len(x.replace(".", "").lstrip("0")) > 4 for x in decimals)  # 66.002, 0.04791: more than 4 digits
-                or re.search(r"(?<![\d.,])\d{3,}\.0(?![\d])", value)):  # 3206.0: a whole number as a float
+        if (
+            any(
+                len(x.replace(".", "").lstrip("0")) > 4 for x in decimals
+            )  # 66.002, 0.04791: more than 4 digits
+            or re.search(r"(?<![\d.,])\d{3,}\.0(?![\d])", value)
+        ):  # 3206.0: a whole number as a float
             out.append(f"{where}: a raw number (to be formatted for a reader)")
-        if label != "seed" and "/" not in value and re.search(r"(?<![\d.,:=])\d{4,}(?![\d,])", value):
+        if (
+            label != "seed"
+            and "/" not in value
+            and re.search(r"(?<![\d.,:=])\d{4,}(?![\d,])", value)
+        ):
             out.append(f"{where}: a number without thousands separators")
     return [f"{run.directory.name}: {p}" for p in out]
 
@@ -625,7 +910,10 @@ def test_every_specification_reads_in_words(every_run):
     problems, kinds = [], set()
     for d in dirs:
         run = R.load_run(d)
-        kinds.add(run.kind + (" --compare-pairing" if (run.command or "").endswith("--compare-pairing") else ""))
+        kinds.add(
+            run.kind
+            + (" --compare-pairing" if (run.command or "").endswith("--compare-pairing") else "")
+        )
         assert run.spec, f"{d}: no specification"
         problems += _spec_problems(run)
     assert kinds >= set(REQUIRED)
@@ -633,12 +921,33 @@ def test_every_specification_reads_in_words(every_run):
 
 
 def test_a_run_of_another_command_keeps_its_short_fields_formatted(tmp_path):
-    d = _synthetic(tmp_path / "x", "shedsim newcommand", "A new command", ["fine"], {"a.csv": "x\n1\n"}, [],
-                   extra={"wall_s": 66.002, "games_per_s": 3206.0, "key": "4bcb58f7f290d788", "block": 6,
-                          "ratio": 1.2912144313736036, "spec": {"format": 1, "chunk_size": 2502}})
+    d = _synthetic(
+        tmp_path / "x",
+        "shedsim newcommand",
+        "A new command",
+        ["fine"],
+        {"a.csv": "x\n1\n"},
+        [],
+        extra={
+            "wall_s": 66.002,
+            "games_per_s": 3206.0,
+            "key": "4bcb58f7f290d788",
+            "block": 6,
+            "ratio": 1.2912144313736036,
+            "spec": {"format": 1, "chunk_size": 2502},
+        },
+    )
     run = R.load_run(d)
     spec = dict(run.spec)
-    assert spec["run time"] == "1 min 6 s" and spec["speed"] == "3,206 games/s" and spec["ratio"] == "1.291"
-    assert spec["games"] == "1,000" and spec["house"] == "low7" and spec["strategies"] == "greedy, expert"
+    assert (
+        spec["run time"] == "1 min 6 s"
+        and spec["speed"] == "3,206 games/s"
+        and spec["ratio"] == "1.291"
+    )
+    assert (
+        spec["games"] == "1,000"
+        and spec["house"] == "low7"
+        and spec["strategies"] == "greedy, expert"
+    )
     assert not {"key", "block", "format", "chunk size"} & set(spec)
     assert not _spec_problems(run)

@@ -1,7 +1,9 @@
-"""Rule sets as data (docs/reference/rules.md#presets and docs/reference/rules.md#house): presets, toggles, TOML files, compiling.
+"""Rule sets as data (docs/reference/rules.md#presets and docs/reference/rules.md#house): presets,
+toggles, TOML files, compiling.
 
 The ``can_play`` oracles below are written straight from the per-preset rules of
-docs/reference/rules.md#presets, independently of :meth:`shedsim.rules.RuleSet.can_play`, and compared with it
+docs/reference/rules.md#presets, independently of :meth:`shedsim.rules.RuleSet.can_play`, and
+compared with it
 on every (effective top, rank) pair that can occur (a burn rank never stays on top and an
 invisible rank is never the effective top, so those rows are left out).
 """
@@ -20,8 +22,15 @@ import shedsim.rules.settings as S
 from shedsim import layout as L
 from shedsim.rules.cards import RANKS
 from shedsim.rules.engine import GameState, Move, Seat, legal_moves
-from shedsim.rules.ruleset import (PRESETS, RuleSet, RulesError, build, load_rules_file, preset,
-                           rules_from_mapping)
+from shedsim.rules.ruleset import (
+    PRESETS,
+    RuleSet,
+    RulesError,
+    build,
+    load_rules_file,
+    preset,
+    rules_from_mapping,
+)
 
 J, Q, K, A = 11, 12, 13, 14
 TOPS = (0, *RANKS)
@@ -63,10 +72,12 @@ def oracle_plain(t: int, r: int) -> bool:
 
 def oracle_with_low(base, lows: set[int]):
     """family/palace/shithead with ``low7``/``low5``: t low allows only r <= t or 2 or 10."""
+
     def f(t: int, r: int) -> bool:
         if t in lows and t not in (0, 2):
             return r <= t or r in (2, 10)
         return base(t, r)
+
     return f
 
 
@@ -82,6 +93,7 @@ def oracle_duel_low(lows: set[int]):
         if t in lows:
             return r <= t
         return r >= t
+
     return f
 
 
@@ -90,8 +102,12 @@ def reachable_tops(rs: RuleSet) -> list[int]:
 
 
 def assert_table(rs: RuleSet, oracle) -> None:
-    bad = [(t, r, rs.can_play(t, r), oracle(t, r)) for t in reachable_tops(rs) for r in RANKS
-           if rs.can_play(t, r) != oracle(t, r)]
+    bad = [
+        (t, r, rs.can_play(t, r), oracle(t, r))
+        for t in reachable_tops(rs)
+        for r in RANKS
+        if rs.can_play(t, r) != oracle(t, r)
+    ]
     assert not bad, f"{rs.name} {rs.house}: (top, rank, can_play, spec) mismatches {bad}"
 
 
@@ -150,9 +166,16 @@ def test_player_range(name):
         assert ei.value.field == "players"
 
 
-@pytest.mark.parametrize("name, oracle", [("duel", oracle_duel), ("nines", oracle_nines),
-                                          ("family", oracle_plain), ("palace", oracle_plain),
-                                          ("shithead", oracle_plain)])
+@pytest.mark.parametrize(
+    "name, oracle",
+    [
+        ("duel", oracle_duel),
+        ("nines", oracle_nines),
+        ("family", oracle_plain),
+        ("palace", oracle_plain),
+        ("shithead", oracle_plain),
+    ],
+)
 def test_can_play_table_matches_spec(name, oracle):
     assert_table(build(name), oracle)
 
@@ -167,7 +190,15 @@ def test_can_play_rows_spelled_out():
     assert [r for r in RANKS if duel.can_play(A, r)] == [2, 5, 10, A]
     assert [r for r in RANKS if duel.can_play(8, r)] == [2, 5, 8, 9, 10, J, Q, K, A]
     # nines: 5 only on 5..K; on a 5 only 3, 4, 5 (and the magic 2, 9, 10, A)
-    assert [t for t in (3, 4, 5, 6, 7, 8, J, Q, K, A) if nines.can_play(t, 5)] == [5, 6, 7, 8, J, Q, K]
+    assert [t for t in (3, 4, 5, 6, 7, 8, J, Q, K, A) if nines.can_play(t, 5)] == [
+        5,
+        6,
+        7,
+        8,
+        J,
+        Q,
+        K,
+    ]
     assert [r for r in RANKS if nines.can_play(5, r)] == [2, 3, 4, 5, 9, 10, A]
     assert [r for r in RANKS if nines.can_play(A, r)] == [2, 9, 10, A]
     assert [r for r in RANKS if nines.can_play(4, r)] == [2, 4, 6, 7, 8, 9, 10, J, Q, K, A]
@@ -195,14 +226,15 @@ def test_palace_low7_row():
 
 
 def test_duel_low7_takes_the_role_of_the_five():
-    """docs/reference/rules.md#ruling-low7-duel: the 7 goes on anything, the next play is seven or lower; the 5 is then
+    """docs/reference/rules.md#ruling-low7-duel: the 7 goes on anything, the next play is seven or
+    lower; the 5 is then
     ordinary."""
     rs = build("duel", ["low7"])
     assert_table(rs, oracle_duel_low({7}))
     assert all(rs.can_play(t, 7) for t in TOPS)
     assert [r for r in RANKS if rs.can_play(7, r)] == [2, 3, 4, 5, 6, 7, 10]
-    assert not rs.can_play(6, 5) and not rs.can_play(A, 5)     # 5 ordinary
-    assert rs.can_play(5, 9)                                   # no limit after a 5
+    assert not rs.can_play(6, 5) and not rs.can_play(A, 5)  # 5 ordinary
+    assert rs.can_play(5, 9)  # no limit after a 5
     assert 5 not in rs.low and 5 not in rs.magic
 
 
@@ -262,9 +294,22 @@ def test_invisible_only_three_eight_nine(bad):
 
 # --------------------------------------------------------------------------- toggles
 def test_each_toggle_sets_its_field():
-    rs = build("family", ["skip8", "reverse:K", "burn_passes", "random_starts", "pickup:always",
-                          "deck_gamble", "mix_last_hand", "two_decks", "hand_size:4",
-                          "table_size:2", "max_moves:123"])
+    rs = build(
+        "family",
+        [
+            "skip8",
+            "reverse:K",
+            "burn_passes",
+            "random_starts",
+            "pickup:always",
+            "deck_gamble",
+            "mix_last_hand",
+            "two_decks",
+            "hand_size:4",
+            "table_size:2",
+            "max_moves:123",
+        ],
+    )
     assert rs.skip == {8} and rs.reverse == {K}
     assert rs.burn_passes and rs.deck_gamble and rs.mix_last_hand
     assert rs.start == "random" and rs.pickup == "always"
@@ -329,16 +374,19 @@ def test_toggles_compose_in_any_order(name, toggles, data):
             assert a.can_play(t, r) == b.can_play(t, r)
 
 
-@pytest.mark.parametrize("t1, t2", [
-    ("lowest_starts", "random_starts"),
-    ("random_starts", "dealer_left_starts"),
-    ("lowest_starts", "dealer_left_starts"),
-    ("pickup:never", "pickup:always"),
-    ("pickup:hand", "pickup:hand+faceup"),
-    ("hand_size:2", "hand_size:4"),
-    ("table_size:2", "table_size:3"),
-    ("max_moves:100", "max_moves:200"),
-])
+@pytest.mark.parametrize(
+    "t1, t2",
+    [
+        ("lowest_starts", "random_starts"),
+        ("random_starts", "dealer_left_starts"),
+        ("lowest_starts", "dealer_left_starts"),
+        ("pickup:never", "pickup:always"),
+        ("pickup:hand", "pickup:hand+faceup"),
+        ("hand_size:2", "hand_size:4"),
+        ("table_size:2", "table_size:3"),
+        ("max_moves:100", "max_moves:200"),
+    ],
+)
 @pytest.mark.parametrize("name", ["shithead", "duel"])
 def test_contradictory_toggles_are_refused(name, t1, t2):
     for pair in ([t1, t2], [t2, t1], [t1, "skip8", t2]):
@@ -364,10 +412,29 @@ def test_unknown_preset():
     assert "nosuch" in str(pytest.raises(RulesError, build, "nosuch").value)
 
 
-@pytest.mark.parametrize("toggle", ["nosuch", "low6", "low7:1", "skip8:2", "skip9", "pickup:sometimes",
-                                    "pickup", "hand_size:x", "hand_size", "table_size:",
-                                    "reverse:Z", "reverse", "invisible", "two_decks:3",
-                                    "hand_size:0", "hand_size:11", "table_size:7", "max_moves:5"])
+@pytest.mark.parametrize(
+    "toggle",
+    [
+        "nosuch",
+        "low6",
+        "low7:1",
+        "skip8:2",
+        "skip9",
+        "pickup:sometimes",
+        "pickup",
+        "hand_size:x",
+        "hand_size",
+        "table_size:",
+        "reverse:Z",
+        "reverse",
+        "invisible",
+        "two_decks:3",
+        "hand_size:0",
+        "hand_size:11",
+        "table_size:7",
+        "max_moves:5",
+    ],
+)
 def test_unknown_or_malformed_toggle_names_the_toggle(toggle):
     with pytest.raises(RulesError) as ei:
         build("shithead", [toggle])
@@ -404,7 +471,9 @@ def _write(tmp_path, text: str, name: str = "rules.toml"):
 
 
 def test_valid_rules_file(tmp_path):
-    p = _write(tmp_path, """
+    p = _write(
+        tmp_path,
+        """
 preset = "palace"
 house = ["low7", "skip8"]
 pickup = "always"
@@ -413,7 +482,8 @@ max_moves = 100
 burn = ["10"]
 deck_gamble = true
 name = "my palace"
-""")
+""",
+    )
     rs = load_rules_file(p)
     assert rs.name == "my palace"
     assert (rs.min_players, rs.max_players) == (2, 4)
@@ -439,31 +509,34 @@ def test_rules_file_scalar_players_and_rank_names(tmp_path):
     assert load_rules_file(_write(tmp_path, 'preset = "duel"\n', "d.toml")) == preset("duel")
 
 
-@pytest.mark.parametrize("line, key", [
-    ('deck_gamble = "yes"', "deck_gamble"),
-    ("burn_passes = 1", "burn_passes"),
-    ('hand_size = "3"', "hand_size"),
-    ("hand_size = true", "hand_size"),
-    ("table_size = 2.5", "table_size"),
-    ('burn = "10"', "burn"),
-    ('burn = ["Z"]', "burn"),
-    ("reset = [1]", "reset"),
-    ("pickup = 3", "pickup"),
-    ('pickup = "sometimes"', "pickup"),
-    ('start = "youngest"', "start"),
-    ('house = "low7"', "house"),
-    ("house = [7]", "house"),
-    ('house = ["nosuch"]', "nosuch"),
-    ('players = "2"', "players"),
-    ("players = [2]", "players"),
-    ("players = [1, 4]", "players"),
-    ("players = [2, 6]", "players"),
-    ("decks = 3", "decks"),
-    ("hand_size = 0", "hand_size"),
-    ("max_moves = 1", "max_moves"),
-    ("name = 5", "name"),
-    ("colour = 1", "colour"),
-])
+@pytest.mark.parametrize(
+    "line, key",
+    [
+        ('deck_gamble = "yes"', "deck_gamble"),
+        ("burn_passes = 1", "burn_passes"),
+        ('hand_size = "3"', "hand_size"),
+        ("hand_size = true", "hand_size"),
+        ("table_size = 2.5", "table_size"),
+        ('burn = "10"', "burn"),
+        ('burn = ["Z"]', "burn"),
+        ("reset = [1]", "reset"),
+        ("pickup = 3", "pickup"),
+        ('pickup = "sometimes"', "pickup"),
+        ('start = "youngest"', "start"),
+        ('house = "low7"', "house"),
+        ("house = [7]", "house"),
+        ('house = ["nosuch"]', "nosuch"),
+        ('players = "2"', "players"),
+        ("players = [2]", "players"),
+        ("players = [1, 4]", "players"),
+        ("players = [2, 6]", "players"),
+        ("decks = 3", "decks"),
+        ("hand_size = 0", "hand_size"),
+        ("max_moves = 1", "max_moves"),
+        ("name = 5", "name"),
+        ("colour = 1", "colour"),
+    ],
+)
 def test_rules_file_errors_name_the_key(tmp_path, line, key):
     p = _write(tmp_path, f'preset = "family"\n{line}\n')
     with pytest.raises(RulesError) as ei:
@@ -474,14 +547,17 @@ def test_rules_file_errors_name_the_key(tmp_path, line, key):
         build(rules_file=p)
 
 
-@pytest.mark.parametrize("lines, roles", [
-    ('burn = ["2", "10"]', ("reset", "burn")),           # shithead's 2 resets: burn too contradicts
-    ('invisible = ["10"]', ("burn", "invisible")),
-    ('reset = ["2", "9"]\ninvisible = ["9"]', ("reset", "invisible")),
-    ('low = ["2"]', ("reset", "low")),
-    ('under = ["10"]', ("burn", "under")),
-    ('magic = ["5"]\nunder = ["5"]', ("magic", "under")),
-])
+@pytest.mark.parametrize(
+    "lines, roles",
+    [
+        ('burn = ["2", "10"]', ("reset", "burn")),  # shithead's 2 resets: burn too contradicts
+        ('invisible = ["10"]', ("burn", "invisible")),
+        ('reset = ["2", "9"]\ninvisible = ["9"]', ("reset", "invisible")),
+        ('low = ["2"]', ("reset", "low")),
+        ('under = ["10"]', ("burn", "under")),
+        ('magic = ["5"]\nunder = ["5"]', ("magic", "under")),
+    ],
+)
 def test_rules_file_with_contradicting_roles_is_refused(tmp_path, lines, roles):
     """One rank with two roles that contradict is refused, naming the rank and both roles;
     the command exits 2."""
@@ -494,10 +570,13 @@ def test_rules_file_with_contradicting_roles_is_refused(tmp_path, lines, roles):
     from typer.testing import CliRunner
 
     from shedsim.cli import app
+
     r = CliRunner().invoke(app, ["rules", "show", "--rules-file", str(p)])
     assert r.exit_code == 2 and "contradict" in " ".join(r.output.split())
     # roles that combine are kept: duel's 5 is magic and low, nines' 5 low and under
-    assert load_rules_file(_write(tmp_path, 'preset = "shithead"\nmagic = ["5"]\nlow = ["5"]\n')).low == {5}
+    assert load_rules_file(
+        _write(tmp_path, 'preset = "shithead"\nmagic = ["5"]\nlow = ["5"]\n')
+    ).low == {5}
 
 
 def test_rules_file_preset_errors(tmp_path):
@@ -528,8 +607,11 @@ def test_rules_file_not_toml_or_missing(tmp_path):
 
 # --------------------------------------------------------------------------- compile
 RULESETS = [(name, ()) for name in PRESETS] + [
-    ("duel", ("low7",)), ("duel", ("low7", "low5")), ("nines", ("low7",)),
-    ("palace", ("low7",)), ("family", ("invisible:3", "skip8", "reverse:K")),
+    ("duel", ("low7",)),
+    ("duel", ("low7", "low5")),
+    ("nines", ("low7",)),
+    ("palace", ("low7",)),
+    ("family", ("invisible:3", "skip8", "reverse:K")),
     ("shithead", ("invisible:8", "reverse:8", "skip8", "two_decks")),
     ("nines", ("invisible:3", "low5", "pickup:always", "deck_gamble", "mix_last_hand")),
 ]
@@ -567,13 +649,20 @@ def test_compile_agrees_with_can_play(name, house):
         assert a[L.R_BURN_PASSES] == int(rs.burn_passes)
         assert a[L.R_MIX_LAST] == int(rs.mix_last_hand)
         assert a[L.R_PICKUP] == ("never", "hand", "hand+faceup", "always").index(rs.pickup)
-        assert a[L.R_START] == {"dealer_left": L.START_DEALER_LEFT, "lowest_hand": L.START_LOWEST_HAND,
-                                "lowest_faceup": L.START_LOWEST_FACEUP,
-                                "random": L.START_RANDOM}[rs.start]
+        assert (
+            a[L.R_START]
+            == {
+                "dealer_left": L.START_DEALER_LEFT,
+                "lowest_hand": L.START_LOWEST_HAND,
+                "lowest_faceup": L.START_LOWEST_FACEUP,
+                "random": L.START_RANDOM,
+            }[rs.start]
+        )
 
 
 def test_ordinary_ranks_per_preset():
-    """docs/reference/rules.md#ruling-lowest-card-start: 2 and 10 (and in nines also 5, 9 and A) never count for the start."""
+    """docs/reference/rules.md#ruling-lowest-card-start: 2 and 10 (and in nines also 5, 9 and A)
+    never count for the start."""
     ordinary = {name: [r for r in RANKS if build(name).ordinary(r)] for name in PRESETS}
     plain = [3, 4, 5, 6, 7, 8, 9, J, Q, K, A]
     assert ordinary["family"] == ordinary["palace"] == ordinary["shithead"] == plain
@@ -599,10 +688,13 @@ def test_stall_and_stalemate_toggles():
     """Games that cannot end (shedsim's rules, docs/reference/rules.md#cannot-end)."""
     from shedsim import layout as L
     from shedsim.rules.ruleset import STALL_DEFAULTS, default_stall
+
     rs = build("shithead")
     assert rs.stall is None and rs.stalemate == "share"
     assert [default_stall(p) for p in (2, 4, 5, 10)] == [STALL_DEFAULTS[0][1]] * 4
-    assert rs.compile(4)[L.R_STALL] == default_stall(4) and rs.compile(5)[L.R_STALL] == default_stall(5)
+    assert rs.compile(4)[L.R_STALL] == default_stall(4) and rs.compile(5)[
+        L.R_STALL
+    ] == default_stall(5)
     assert rs.compile(4)[L.R_STALEMATE] == L.STALEMATE_SHARE
     rs = build("palace", ["stall:0", "stalemate:most_cards"])
     assert rs.stall == 0 and rs.compile(3)[L.R_STALL] == 0
@@ -620,7 +712,11 @@ def test_rules_file_stall_keys(tmp_path):
     p = _write(tmp_path, 'preset = "shithead"\nstall = 250\nstalemate = "most_cards"\n')
     rs = load_rules_file(p)
     assert (rs.stall, rs.stalemate) == (250, "most_cards")
-    for line, key in (('stall = "x"', "stall"), ("stall = -3", "stall"), ('stalemate = "x"', "stalemate")):
+    for line, key in (
+        ('stall = "x"', "stall"),
+        ("stall = -3", "stall"),
+        ('stalemate = "x"', "stalemate"),
+    ):
         with pytest.raises(RulesError) as ei:
             load_rules_file(_write(tmp_path, f'preset = "shithead"\n{line}\n'))
         assert ei.value.field == key
@@ -631,18 +727,26 @@ def test_rules_file_house_counts_for_its_checks(tmp_path):
     ``two_decks`` in the file lifts the player cap and the cards for the deal (as
     ``rules show palace --house two_decks`` does); a ``players`` range given in the file
     stands. The same for extra toggles (``--rules-file F --house T``) and scenario files."""
-    rs = load_rules_file(_write(tmp_path, 'preset = "palace"\nhouse = ["two_decks"]\nplayers = [2, 8]\n'))
+    rs = load_rules_file(
+        _write(tmp_path, 'preset = "palace"\nhouse = ["two_decks"]\nplayers = [2, 8]\n')
+    )
     assert (rs.min_players, rs.max_players, rs.decks) == (2, 8, 2)
     rs = load_rules_file(_write(tmp_path, 'preset = "palace"\nhouse = ["two_decks"]\n'))
-    assert (rs.min_players, rs.max_players) == (2, 10) == (build("palace", ["two_decks"]).min_players,
-                                                          build("palace", ["two_decks"]).max_players)
-    big = 'preset = "shithead"\nhand_size = 10\ntable_size = 6\nplayers = [3, 4]\n'  # 66 cards at 3 seats
+    assert (
+        (rs.min_players, rs.max_players)
+        == (2, 10)
+        == (build("palace", ["two_decks"]).min_players, build("palace", ["two_decks"]).max_players)
+    )
+    # 66 cards at 3 seats
+    big = 'preset = "shithead"\nhand_size = 10\ntable_size = 6\nplayers = [3, 4]\n'
     assert load_rules_file(_write(tmp_path, big + 'house = ["two_decks"]\n')).deck_size == 104
     assert build(rules_file=_write(tmp_path, big, "big.toml"), house=["two_decks"]).decks == 2
     eight = _write(tmp_path, 'preset = "palace"\nplayers = [2, 8]\n', "eight.toml")
     assert build(rules_file=eight, house=["two_decks"]).max_players == 10
-    for text, want in (('preset = "palace"\nhouse = ["two_decks"]\nplayers = [2, 12]\n', "at most 10 players"),
-                       ('preset = "palace"\nplayers = [2, 8]\n', "at most 5 players with 1 deck")):
+    for text, want in (
+        ('preset = "palace"\nhouse = ["two_decks"]\nplayers = [2, 12]\n', "at most 10 players"),
+        ('preset = "palace"\nplayers = [2, 8]\n', "at most 5 players with 1 deck"),
+    ):
         with pytest.raises(RulesError) as ei:
             load_rules_file(_write(tmp_path, text))
         assert ei.value.field == "players" and want in str(ei.value)
@@ -650,17 +754,31 @@ def test_rules_file_house_counts_for_its_checks(tmp_path):
 
     from shedsim.cli import app
     from shedsim.rules.scenario import run_scenario
-    r = CliRunner().invoke(app, ["rules", "show", "--rules-file", str(_write(tmp_path, 'preset = "palace"\n'
-                                 'house = ["two_decks"]\nplayers = [2, 8]\n'))])
+
+    r = CliRunner().invoke(
+        app,
+        [
+            "rules",
+            "show",
+            "--rules-file",
+            str(_write(tmp_path, 'preset = "palace"\nhouse = ["two_decks"]\nplayers = [2, 8]\n')),
+        ],
+    )
     assert r.exit_code == 0 and "2-8" in r.output, r.output
     seats = "".join(f'[[seats]]\nhand = ["{c}"]\n' for c in "3456789")
-    sc = _write(tmp_path, f'rules = "eight.toml"\nhouse = ["two_decks"]\nmoves = ["play 3x1"]\n{seats}'
-                          '[expect]\nto_move = 1\n', "seven_seats.toml")
+    sc = _write(
+        tmp_path,
+        f'rules = "eight.toml"\nhouse = ["two_decks"]\nmoves = ["play 3x1"]\n{seats}'
+        "[expect]\nto_move = 1\n",
+        "seven_seats.toml",
+    )
     assert run_scenario(sc) == []
 
 
-@pytest.mark.parametrize("value", ["[" * 5000 + "]" * 5000, "[" * 2000 + '"2"' + "]" * 2000,
-                                   "{a = " * 3000 + "1" + "}" * 3000])
+@pytest.mark.parametrize(
+    "value",
+    ["[" * 5000 + "]" * 5000, "[" * 2000 + '"2"' + "]" * 2000, "{a = " * 3000 + "1" + "}" * 3000],
+)
 def test_rules_file_nested_too_deeply_is_refused_naming_the_file(tmp_path, value):
     """tomllib recurses once per level of nesting and gives up with RecursionError (not a
     TOMLDecodeError): refused as a file that cannot be read, with its name and the line,
@@ -669,12 +787,20 @@ def test_rules_file_nested_too_deeply_is_refused_naming_the_file(tmp_path, value
     with pytest.raises(RulesError) as ei:
         load_rules_file(p)
     assert ei.value.field == "rules-file"
-    assert str(p) in str(ei.value) and "nested too deeply" in str(ei.value) and "line 3" in str(ei.value)
+    assert (
+        str(p) in str(ei.value)
+        and "nested too deeply" in str(ei.value)
+        and "line 3" in str(ei.value)
+    )
     from typer.testing import CliRunner
 
     from shedsim.cli import app
-    for args in (["rules", "show", "--rules-file", str(p)], ["rules", "show", str(p)],
-                 ["rules", "show", "shithead", "--rules-file", str(p), "--house", "skip8"]):
+
+    for args in (
+        ["rules", "show", "--rules-file", str(p)],
+        ["rules", "show", str(p)],
+        ["rules", "show", "shithead", "--rules-file", str(p), "--house", "skip8"],
+    ):
         r = CliRunner().invoke(app, args)
         assert r.exit_code == 2 and "nested too deeply" in r.output, r.output
         assert not isinstance(r.exception, RecursionError)

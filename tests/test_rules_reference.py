@@ -24,7 +24,14 @@ import pytest
 
 from shedsim.rules.cards import RANKS, parse_rank, rank_name
 from shedsim.rules.ruleset import TOGGLES, RulesError, build, rules_from_mapping
-from shedsim.rules.scenario import END_VALUES, EXPECT_KEYS, SEAT_EXPECT_FIELDS, SEAT_KEYS, TOP_KEYS, run_scenario
+from shedsim.rules.scenario import (
+    END_VALUES,
+    EXPECT_KEYS,
+    SEAT_EXPECT_FIELDS,
+    SEAT_KEYS,
+    TOP_KEYS,
+    run_scenario,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES_PAGE = (ROOT / "docs" / "reference" / "rules.md").read_text(encoding="utf-8")
@@ -37,9 +44,9 @@ def section(text: str, anchor: str) -> str:
     the same or a higher level."""
     m = re.search(r"^(#+) .*\{#" + re.escape(anchor) + r"\}\s*$", text, re.M)
     assert m, f"no section {{#{anchor}}}"
-    rest = text[m.end():]
+    rest = text[m.end() :]
     end = re.search(r"^#{1," + str(len(m.group(1))) + r"} ", rest, re.M)
-    return rest[:end.start()] if end else rest
+    return rest[: end.start()] if end else rest
 
 
 def can_play_tables() -> list[tuple[str, dict[int, list[bool]]]]:
@@ -74,11 +81,14 @@ def test_can_play_table_matches_the_rule_set(variant, table):
     assert sorted(table) == sorted(tops), f"{variant}: rows {sorted(table)}"
     for top in tops:
         assert table[top] == [rs.can_play(top, r) for r in RANKS], (
-            f"{variant}, top {rank_name(top)}: page {table[top]}")
+            f"{variant}, top {rank_name(top)}: page {table[top]}"
+        )
 
 
 def _macros():
-    spec = importlib.util.spec_from_file_location("shedsim_docs_macros", ROOT / "docs" / "macros.py")
+    spec = importlib.util.spec_from_file_location(
+        "shedsim_docs_macros", ROOT / "docs" / "macros.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -98,6 +108,7 @@ def test_every_house_toggle_is_documented():
 
 def test_a_house_toggle_without_a_description_fails_the_table(monkeypatch):
     from shedsim.rules import settings
+
     macros = _macros()
     monkeypatch.setitem(settings.TOGGLES, "new_toggle", settings.Toggle("new_toggle", "  "))
     monkeypatch.setitem(settings.SETTING_OF, "new_toggle", settings.BY_KEY["skip"])
@@ -121,7 +132,11 @@ def test_the_rules_file_example_loads():
 
 
 def test_every_scenario_key_is_documented():
-    for anchor, keys in (("top-level-keys", TOP_KEYS), ("seats", SEAT_KEYS), ("expect", EXPECT_KEYS)):
+    for anchor, keys in (
+        ("top-level-keys", TOP_KEYS),
+        ("seats", SEAT_KEYS),
+        ("expect", EXPECT_KEYS),
+    ):
         text = section(SCENARIOS_PAGE, anchor)
         for key in keys:
             assert f"`{key}`" in text, (anchor, key)
@@ -149,4 +164,5 @@ def test_each_ruling_links_its_scenario_files():
         number = str(int(f.name.split("_")[1]))
         assert number in numbered, f"{f.name}: no ruling {number} in the table"
         assert f"(../../tests/scenarios/{f.name})" in section(RULES_PAGE, numbered[number]), (
-            f"{f.name} is not linked from #{numbered[number]}")
+            f"{f.name} is not linked from #{numbered[number]}"
+        )

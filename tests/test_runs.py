@@ -30,30 +30,112 @@ ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
 
 COMMANDS = {
-    "tournament": ["tournament", "--strategies", "greedy,random,heuristic", "--players", "3", "--games", "600",
-                   "--seed", "4", "--chunk-size", "120", "--workers", "1", "--no-plots", "--quiet"],
-    "compare-rules": ["compare-rules", "-r", "shithead", "-r", "shithead+pickup:always", "-p", "3", "-S",
-                      "random,greedy", "-g", "240", "-s", "1", "-w", "1", "--no-plots", "--quiet"],
-    "swaps": ["swaps", "--games", "300", "--deals", "3", "--rollouts", "4", "--seed", "3", "--workers", "1",
-              "--no-plots", "--quiet"],
-    "sprt": ["sprt", "--a", "greedy", "--b", "heuristic", "--seed", "1", "--batch", "100", "--max-games", "1200",
-             "--no-plots", "--quiet"],
-    "gauntlet": ["gauntlet", "--candidate", "greedy", "--opponents", "random,heuristic", "--games", "600", "--batch",
-                 "100", "--seed", "2", "--workers", "1", "--no-plots", "--quiet"],
+    "tournament": [
+        "tournament",
+        "--strategies",
+        "greedy,random,heuristic",
+        "--players",
+        "3",
+        "--games",
+        "600",
+        "--seed",
+        "4",
+        "--chunk-size",
+        "120",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--quiet",
+    ],
+    "compare-rules": [
+        "compare-rules",
+        "-r",
+        "shithead",
+        "-r",
+        "shithead+pickup:always",
+        "-p",
+        "3",
+        "-S",
+        "random,greedy",
+        "-g",
+        "240",
+        "-s",
+        "1",
+        "-w",
+        "1",
+        "--no-plots",
+        "--quiet",
+    ],
+    "swaps": [
+        "swaps",
+        "--games",
+        "300",
+        "--deals",
+        "3",
+        "--rollouts",
+        "4",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--quiet",
+    ],
+    "sprt": [
+        "sprt",
+        "--a",
+        "greedy",
+        "--b",
+        "heuristic",
+        "--seed",
+        "1",
+        "--batch",
+        "100",
+        "--max-games",
+        "1200",
+        "--no-plots",
+        "--quiet",
+    ],
+    "gauntlet": [
+        "gauntlet",
+        "--candidate",
+        "greedy",
+        "--opponents",
+        "random,heuristic",
+        "--games",
+        "600",
+        "--batch",
+        "100",
+        "--seed",
+        "2",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--quiet",
+    ],
 }
 """Command -> small arguments that play several chunks (``--out DIR`` is added)."""
 PAUSE = {"tournament": 0.4, "compare-rules": 0.12, "swaps": 0.12, "sprt": 1.0, "gauntlet": 0.3}
-"""Seconds each command waits after each chunk it stores (5, 28, 20, 4 of 12 chunks: sprt decides in the 4th; and
+"""Seconds each command waits after each chunk it stores (5, 28, 20, 4 of 12 chunks: sprt decides in
+the 4th; and
 12 for the gauntlet's two opponents)."""
-PARTIAL = {"tournament": True, "compare-rules": True, "swaps": False, "sprt": False, "gauntlet": False}
-"""Whether an interrupted run writes partial reports (swaps' need the whole study, sprt's the test's end, the
+PARTIAL = {
+    "tournament": True,
+    "compare-rules": True,
+    "swaps": False,
+    "sprt": False,
+    "gauntlet": False,
+}
+"""Whether an interrupted run writes partial reports (swaps' need the whole study, sprt's the test's
+end, the
 gauntlet's every opponent)."""
 FIRST = {"tournament": 1, "compare-rules": 2, "swaps": 1, "sprt": 1, "gauntlet": 1}
 """Chunks before a command has partial results (compare-rules: the first chunk of both variants)."""
 
 
 DONE: dict[str, int] = {}
-"""Command -> chunks an uninterrupted run stores (sprt stops once it has decided), filled by ``clean``."""
+"""Command -> chunks an uninterrupted run stores (sprt stops once it has decided), filled by
+``clean``."""
 
 
 def cli(*args: str):
@@ -66,13 +148,23 @@ def csvs(d: Path) -> dict[str, bytes]:
 
 def start(args: list[str], pause: float = 0.3) -> subprocess.Popen:
     env = {**os.environ, PAUSE_ENV: str(pause)}
-    return subprocess.Popen([sys.executable, "-m", "shedsim", *args], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "shedsim", *args],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def wait_for_chunk(p: subprocess.Popen, d: Path, n: int = 1) -> None:
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and p.poll() is None and len(list((d / "chunks").glob("*.npz"))) < n:
+    while (
+        time.monotonic() < deadline
+        and p.poll() is None
+        and len(list((d / "chunks").glob("*.npz"))) < n
+    ):
         time.sleep(0.02)
     assert p.poll() is None, p.communicate()[1][-2000:]
 
@@ -106,11 +198,19 @@ def clean(tmp_path_factory) -> dict[str, dict[str, bytes]]:
 
 
 # ------------------------------------------------------------------ resume after a signal
-@pytest.mark.parametrize("command,sig", diagonal(sorted(COMMANDS), [signal.SIGINT, signal.SIGTERM, signal.SIGKILL],
-                                                 ids=lambda v: getattr(v, "name", v)))
+@pytest.mark.parametrize(
+    "command,sig",
+    diagonal(
+        sorted(COMMANDS),
+        [signal.SIGINT, signal.SIGTERM, signal.SIGKILL],
+        ids=lambda v: getattr(v, "name", v),
+    ),
+)
 def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path):
     d = tmp_path / "run"
-    code, stderr = signalled([*COMMANDS[command], "--out", str(d)], d, PAUSE[command], FIRST[command], sig)
+    code, stderr = signalled(
+        [*COMMANDS[command], "--out", str(d)], d, PAUSE[command], FIRST[command], sig
+    )
     spec = json.loads((d / "spec.json").read_text())
     kept = len(list((d / "chunks").glob("*.npz")))
     if sig == signal.SIGKILL:
@@ -123,7 +223,11 @@ def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path
         if PARTIAL[command]:
             assert "partial results written" in stderr
             info = json.loads((d / "run.json").read_text())
-            assert not info["complete"] and info["interrupted_by"] == sig.name and info["chunks_done"] == kept
+            assert (
+                not info["complete"]
+                and info["interrupted_by"] == sig.name
+                and info["chunks_done"] == kept
+            )
             assert csvs(d)  # partial results
         else:
             assert "none was written" in stderr and not csvs(d) and not (d / "run.json").exists()
@@ -137,7 +241,8 @@ def test_resume_after_a_signal_gives_the_same_csvs(command, sig, clean, tmp_path
     assert not (d / ".shedsim.pid").exists()
 
 
-# ------------------------------------------------------------------ resume stopped late, resume finished
+# ------------------------------------------------------------------ resume stopped late, resume
+# finished
 @pytest.mark.parametrize("command", some(sorted(COMMANDS), ["gauntlet", "swaps", "sprt"]))
 def test_resume_stopped_late_and_resume_of_a_finished_run(command, clean, tmp_path):
     """A run stopped one chunk before its end (every kind of chunk a command stores is then
@@ -158,11 +263,14 @@ def test_resume_stopped_late_and_resume_of_a_finished_run(command, clean, tmp_pa
 
 
 @pytest.mark.parametrize("command", some(sorted(COMMANDS), ["tournament"]))
-def test_a_signal_once_play_is_over_lets_the_reports_be_written(command, clean, tmp_path, sigint_when_called):
+def test_a_signal_once_play_is_over_lets_the_reports_be_written(
+    command, clean, tmp_path, sigint_when_called
+):
     """SIGINT after the last chunk, while the command computes its results (here: as it
     builds run.json), is only noted: the complete run writes its reports and exits 0
     (it used to stop half-way with a KeyboardInterrupt and no reports)."""
     from shedsim.runs.execute import Session
+
     sigint_when_called(Session, "run_info")
     d = tmp_path / "run"
     r = cli(*COMMANDS[command], "--out", str(d))
@@ -174,7 +282,9 @@ def test_a_signal_after_the_last_chunk_stops_nothing(clean, tmp_path):
     """A real SIGINT that lands after the last chunk is stored (the run waits after each
     chunk) finds nothing left to stop: the complete reports, exit 0."""
     d = tmp_path / "run"
-    code, stderr = signalled([*COMMANDS["tournament"], "--out", str(d)], d, 0.8, DONE["tournament"], signal.SIGINT)
+    code, stderr = signalled(
+        [*COMMANDS["tournament"], "--out", str(d)], d, 0.8, DONE["tournament"], signal.SIGINT
+    )
     assert code == 0, stderr[-2000:]
     assert csvs(d) == clean["tournament"] and json.loads((d / "run.json").read_text())["complete"]
 
@@ -188,7 +298,10 @@ def test_ctrl_c_while_the_command_line_is_read_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(C, "app", interrupted)
     with pytest.raises(SystemExit) as e:
         C.main()
-    assert e.value.code == 130 and capsys.readouterr().err == "interrupted: nothing was played or written\n"
+    assert (
+        e.value.code == 130
+        and capsys.readouterr().err == "interrupted: nothing was played or written\n"
+    )
 
 
 def pngs(d: Path) -> list[str]:
@@ -206,8 +319,9 @@ def test_no_plots_holds_on_every_path(command, tmp_path):
     for extra in ((), (), ("--no-plots",)):  # the rest, the finished run, the finished run again
         r = cli(command, "--resume", str(bare), "--quiet", *extra)
         assert r.exit_code == 0, r.output
-        assert pngs(bare) == [] and not [f for f in json.loads((bare / "run.json").read_text())["outputs"]
-                                          if f.endswith(".png")]
+        assert pngs(bare) == [] and not [
+            f for f in json.loads((bare / "run.json").read_text())["outputs"] if f.endswith(".png")
+        ]
     drawn = tmp_path / "drawn"
     args = [a for a in COMMANDS[command] if a != "--no-plots"]
     assert cli(*args, "--out", str(drawn), "--stop-after", str(FIRST[command])).exit_code == 130
@@ -217,7 +331,9 @@ def test_no_plots_holds_on_every_path(command, tmp_path):
     assert pngs(drawn) == []
     r = cli(command, "--resume", str(drawn), "--quiet")
     assert r.exit_code == 0, r.output
-    listed = [f for f in json.loads((drawn / "run.json").read_text())["outputs"] if f.endswith(".png")]
+    listed = [
+        f for f in json.loads((drawn / "run.json").read_text())["outputs"] if f.endswith(".png")
+    ]
     assert pngs(drawn) and pngs(drawn) == sorted(listed)
 
 
@@ -239,7 +355,10 @@ def test_a_second_run_into_a_busy_directory_is_refused(command, clean, tmp_path)
     p = start([*COMMANDS[command], "--out", str(d)], PAUSE[command])
     try:
         wait_for_chunk(p, d)
-        for args in ([*COMMANDS[command], "--out", str(d)], [command, "--resume", str(d), "--quiet"]):
+        for args in (
+            [*COMMANDS[command], "--out", str(d)],
+            [command, "--resume", str(d), "--quiet"],
+        ):
             r = cli(*args)
             assert r.exit_code == 2, r.output
             assert f"is in use by another shedsim run (pid {p.pid})" in r.output
@@ -255,8 +374,11 @@ def test_the_lock_dies_with_its_process(tmp_path):
     """flock(2): a lock held by a process that is SIGKILLed is free at once; the stale pid
     file it left does not block."""
     store = RunStore(tmp_path / "run")
-    code = ("import sys, time; from shedsim.runs.store import RunStore\n"
-            f"with RunStore({str(store.root)!r}).lock():\n    print('locked', flush=True); time.sleep(60)\n")
+    code = (
+        "import sys, time; from shedsim.runs.store import RunStore\n"
+        f"with RunStore({str(store.root)!r}).lock():\n    print('locked', flush=True); "
+        "time.sleep(60)\n"
+    )
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert p.stdout.readline().strip() == "locked"
@@ -269,13 +391,16 @@ def test_the_lock_dies_with_its_process(tmp_path):
         if p.poll() is None:
             p.kill()
         p.stdout.close()
-    assert (store.root / ".shedsim.pid").read_text().strip() == str(p.pid)  # left by the killed holder
+    assert (store.root / ".shedsim.pid").read_text().strip() == str(
+        p.pid
+    )  # left by the killed holder
     with store.lock():
         assert (store.root / ".shedsim.pid").read_text().strip() == str(os.getpid())
     assert not (store.root / ".shedsim.pid").exists()
 
 
-# ------------------------------------------------------------------ --out never touches a user's file
+# ------------------------------------------------------------------ --out never touches a user's
+# file
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_out_into_a_directory_with_user_files_is_refused(command, tmp_path):
     (tmp_path / "summary.csv").write_text("my own numbers\n")
@@ -328,7 +453,9 @@ def test_out_into_an_earlier_run_replaces_it(clean, tmp_path):
 
 
 # ------------------------------------------------------------------ an edited spec.json
-@pytest.mark.parametrize("command,edit", diagonal(sorted(COMMANDS), ["n_chunks", "checksum", "drop"]))
+@pytest.mark.parametrize(
+    "command,edit", diagonal(sorted(COMMANDS), ["n_chunks", "checksum", "drop"])
+)
 def test_an_edited_spec_is_refused_on_resume(command, edit, tmp_path):
     d = tmp_path / "run"
     assert cli(*COMMANDS[command], "--out", str(d), "--stop-after", "1").exit_code == 130
@@ -349,8 +476,20 @@ def test_an_edited_spec_is_refused_on_resume(command, edit, tmp_path):
 
 
 # ------------------------------------------------------------------ sprt --compare-pairing
-PAIRING = ["sprt", "--a", "random", "--b", "greedy", "--compare-pairing", "--games", "600", "--batch", "100",
-           "--no-plots", "--quiet"]
+PAIRING = [
+    "sprt",
+    "--a",
+    "random",
+    "--b",
+    "greedy",
+    "--compare-pairing",
+    "--games",
+    "600",
+    "--batch",
+    "100",
+    "--no-plots",
+    "--quiet",
+]
 """12 batches: 6 paired, then 6 unpaired."""
 
 
@@ -362,7 +501,9 @@ def test_compare_pairing_follows_the_directory_rules_and_resumes_after_sigkill(t
     assert r.exit_code == 2 and "holds no shedsim run" in r.output, r.output
     r = cli(*PAIRING, "--out", str(user), "--force")
     assert r.exit_code == 2 and "already holds run.json" in r.output, r.output
-    assert [p.name for p in user.iterdir()] == ["run.json"] and (user / "run.json").read_text() == "{}\n"
+    assert [p.name for p in user.iterdir()] == ["run.json"] and (
+        user / "run.json"
+    ).read_text() == "{}\n"
 
     whole = tmp_path / "whole"
     r = cli(*PAIRING, "--out", str(whole))
@@ -372,7 +513,9 @@ def test_compare_pairing_follows_the_directory_rules_and_resumes_after_sigkill(t
     try:
         wait_for_chunk(p, d, 1)
         r = cli(*PAIRING, "--out", str(d))  # busy
-        assert r.exit_code == 2 and f"in use by another shedsim run (pid {p.pid})" in r.output, r.output
+        assert r.exit_code == 2 and f"in use by another shedsim run (pid {p.pid})" in r.output, (
+            r.output
+        )
         p.send_signal(signal.SIGKILL)
         p.communicate(timeout=120)
     finally:
@@ -392,8 +535,12 @@ def test_sprt_resume_refuses_options_and_a_run_of_another_command(tmp_path):
     assert cli(*COMMANDS["sprt"], "--out", str(d), "--stop-after", "1").exit_code == 130
     r = cli("sprt", "--resume", str(d), "--elo1", "10")
     said = " ".join(r.output.split())
-    assert r.exit_code == 2 and "--resume: these options differ from the stored run: --elo1 (10.0 vs stored 5.0)" \
-        in said and "Traceback" not in said, said
+    assert (
+        r.exit_code == 2
+        and "--resume: these options differ from the stored run: --elo1 (10.0 vs stored 5.0)"
+        in said
+        and "Traceback" not in said
+    ), said
     t = tmp_path / "t"
     assert cli(*COMMANDS["tournament"], "--out", str(t), "--stop-after", "1").exit_code == 130
     r = cli("sprt", "--resume", str(t), "--quiet")
@@ -408,7 +555,10 @@ def test_a_run_of_another_command_is_named_with_the_command_that_reads_it(tmp_pa
     dirs = {}
     for command in COMMANDS:
         dirs[command] = tmp_path / command
-        assert cli(*COMMANDS[command], "--out", str(dirs[command]), "--stop-after", "1").exit_code == 130
+        assert (
+            cli(*COMMANDS[command], "--out", str(dirs[command]), "--stop-after", "1").exit_code
+            == 130
+        )
     for command in COMMANDS:
         for other, d in dirs.items():
             if other == command:
@@ -417,26 +567,34 @@ def test_a_run_of_another_command_is_named_with_the_command_that_reads_it(tmp_pa
             said = " ".join(r.output.split())
             assert r.exit_code == 2, said
             article = "an" if other == "sprt" else "a"
-            assert f"it holds {article} {other} run" in said and f"continue it with: shedsim {other} --resume {d}" \
-                in said, said
+            assert (
+                f"it holds {article} {other} run" in said
+                and f"continue it with: shedsim {other} --resume {d}" in said
+            ), said
             assert "format" not in said
     for other in ("compare-rules", "swaps", "sprt", "gauntlet"):
         r = runner.invoke(app, ["trace", "--from", str(dirs[other])])
         said = " ".join(r.output.split())
         assert r.exit_code == 2 and "trace --from reads tournament runs only" in said, said
-        assert f"shedsim {other} --resume {dirs[other]} continues it" in said and "format" not in said
+        assert (
+            f"shedsim {other} --resume {dirs[other]} continues it" in said and "format" not in said
+        )
     tips = tmp_path / "tips"
     tips.mkdir()
     (tips / "run.json").write_text(json.dumps({"command": "shedsim tips"}))
     r = cli("tournament", "--resume", str(tips), "--quiet")
     said = " ".join(r.output.split())
-    assert r.exit_code == 2 and "holds no spec.json" in said and "reports of shedsim tips" in said, said
+    assert (
+        r.exit_code == 2 and "holds no spec.json" in said and "reports of shedsim tips" in said
+    ), said
 
 
-# ------------------------------------------------------------------ the machinery's hooks for other commands
+# ------------------------------------------------------------------ the machinery's hooks for other
+# commands
 def _triple(k: int):
     """A chunk's work that is not a chunk of games (module level: picklable)."""
     import numpy as np
+
     return np.arange(3, dtype=np.int64) * k
 
 
@@ -462,6 +620,7 @@ class ToyJob(Job):
 
     def template(self, k):
         import numpy as np
+
         return {"v": np.zeros(3, np.int64)}
 
     def enough(self, done):
@@ -474,7 +633,9 @@ def test_a_job_with_its_own_work_stops_and_resumes(tmp_path):
     assert first.done == [0, 1] and first.interrupted and not first.complete
     rest = play(ToyJob(5), store, resume=True)
     assert rest.done == [0, 1, 2, 3, 4] and rest.complete and rest.played_now == 3
-    assert [store.load_chunk(k)["v"].tolist() for k in rest.done] == [[0, k, 2 * k] for k in range(5)]
+    assert [store.load_chunk(k)["v"].tolist() for k in rest.done] == [
+        [0, k, 2 * k] for k in range(5)
+    ]
     with pytest.raises(StoreError, match="belongs to another run"):
         bad = ToyJob(5)
         bad.key = "other"
@@ -491,6 +652,7 @@ def test_a_chunk_its_resume_would_refuse_is_never_stored(tmp_path):
     class Longer(ToyJob):
         def reduce(self, k, result, store):
             import numpy as np
+
             return {"v": np.zeros(4 + k, np.int64)}
 
     store = RunStore(tmp_path / "toy")
@@ -523,7 +685,9 @@ def test_a_run_too_big_to_plan_is_refused_at_once(command, tmp_path):
     r = runner.invoke(app, [*args, "--out", str(out)])
     assert r.exit_code == 2, r.output
     said = " ".join(r.output.split())
-    assert ("--max-games" if command == "sprt" else "--games") in said and "at most 200,000 chunks" in said
+    assert (
+        "--max-games" if command == "sprt" else "--games"
+    ) in said and "at most 200,000 chunks" in said
     assert not out.exists()
 
 
@@ -532,6 +696,7 @@ def test_a_run_the_disk_cannot_hold_is_refused_before_playing(monkeypatch, tmp_p
     room for it refuses the run (exit 2) with the estimate, and no chunk is played."""
     import shutil
     from collections import namedtuple
+
     usage = namedtuple("usage", "total used free")
     monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**9, 10**9 - 20_000, 20_000))
     out = tmp_path / "full"
@@ -556,13 +721,15 @@ def _estimates(job, monkeypatch, arrivals, before=0, workers=1, say_over_s=0.0):
     test moves."""
     from rich.console import Console
     from shedsim.runs.execute import PlayRate, Session
+
     now = [0.0]
     monkeypatch.setattr(time, "perf_counter", lambda: now[0])
     lines = []
     console = Console(file=None, width=200)
     console.print = lambda *a, **k: lines.append(" ".join(map(str, a)))
-    say = Session("tournament", None, console=console).estimator(job, say_over_s=say_over_s, before=before,
-                                                                  rate=PlayRate(workers=workers))
+    say = Session("tournament", None, console=console).estimator(
+        job, say_over_s=say_over_s, before=before, rate=PlayRate(workers=workers)
+    )
     for t in arrivals:
         now[0] = t
         say(job.chunk_games(0))
@@ -596,13 +763,16 @@ def test_the_estimate_waits_for_a_round_of_chunks_from_every_worker(monkeypatch)
     """Two workers start together: their first chunks are stored 6 s apart, then a pair every
     100 s (20 games/s). A rate from the first chunk on would count the second one's 1,000
     games in 6 s (167 games/s: 'about 1.7 h' for 13.8 h); from the first round on it is right."""
+
     class Bigger(Big):
         def chunk_games(self, k):
             return 1000
 
     arrivals = [120.0, 126.0, 220.0, 226.0, 320.0, 326.0]
     lines = _estimates(Bigger(), monkeypatch, arrivals, workers=2)
-    assert len(lines) == 1 and "about 13.8 h more for 996,000 games (20 games/s so far)" in lines[0], lines
+    assert (
+        len(lines) == 1 and "about 13.8 h more for 996,000 games (20 games/s so far)" in lines[0]
+    ), lines
 
 
 def test_sprt_shows_its_expected_length_and_its_bound(tmp_path, monkeypatch):
@@ -622,6 +792,7 @@ def test_the_closing_rate_and_run_json_count_play_only(command, monkeypatch, tmp
     chunk a second: the closing line and run.json give the rate of play only (a chunk's games
     per second), as the live bar does, not the games over the whole time with the compile."""
     from shedsim.runs import simulate
+
     now = [0.0]
     monkeypatch.setattr(time, "perf_counter", lambda: now[0])
     real = simulate.run_calls
@@ -632,12 +803,16 @@ def test_the_closing_rate_and_run_json_count_play_only(command, monkeypatch, tmp
         def tick(k, r):
             now[0] += 1.0
             on_result(k, r)
+
         real(calls, workers=workers, backend=backend, on_result=tick, scheduler=scheduler)
+
     monkeypatch.setattr(simulate, "run_calls", slow_start)
     out = tmp_path / "run"
-    args = (["tournament", "-S", "greedy,random", "-p", "2", "--games", "400", "--chunk-size", "100"]
-            if command == "tournament" else ["compare-rules", "-r", "shithead", "-r", "shithead+low5", "-p", "2",
-                                             "--games", "480"])
+    args = (
+        ["tournament", "-S", "greedy,random", "-p", "2", "--games", "400", "--chunk-size", "100"]
+        if command == "tournament"
+        else ["compare-rules", "-r", "shithead", "-r", "shithead+low5", "-p", "2", "--games", "480"]
+    )
     r = CliRunner().invoke(app, args + ["--seed", "1", "--workers", "1", "--out", str(out)])
     assert r.exit_code == 0, r.output
     info = json.loads((out / "run.json").read_text())
@@ -652,16 +827,41 @@ def test_an_interrupted_compare_says_the_games_it_kept_and_marks_its_tables_part
     games per variant finished in every variant (10 chunks' worth), as do the tables'
     subtitle and the closing line, which say the results are partial."""
     out = tmp_path / "run"
-    r = CliRunner().invoke(app, ["compare-rules", "-r", "shithead", "-r", "shithead+low5", "-p", "2", "--games", "480",
-                                 "--seed", "1", "--workers", "1", "--no-plots", "--stop-after", "20", "--out", str(out)])
+    r = CliRunner().invoke(
+        app,
+        [
+            "compare-rules",
+            "-r",
+            "shithead",
+            "-r",
+            "shithead+low5",
+            "-p",
+            "2",
+            "--games",
+            "480",
+            "--seed",
+            "1",
+            "--workers",
+            "1",
+            "--no-plots",
+            "--stop-after",
+            "20",
+            "--out",
+            str(out),
+        ],
+    )
     assert r.exit_code == 130, r.output
     info = json.loads((out / "run.json").read_text())
     chunk, n = info["chunk_size"], info["n_chunks"]
     assert n == 32 and info["chunks_done"] == 20 and not info["complete"]
     text = " ".join(r.output.split())
-    assert f"20 of 32 chunks ({20 * chunk:,} of {n * chunk:,} games) finished and kept" in text, text
+    assert f"20 of 32 chunks ({20 * chunk:,} of {n * chunk:,} games) finished and kept" in text, (
+        text
+    )
     assert f"of the {10 * chunk:,} games per variant finished in every variant" in text, text
-    assert f"{10 * chunk:,} games per variant, seed 1" in text and "[PARTIAL: run interrupted]" in text, text
+    assert (
+        f"{10 * chunk:,} games per variant, seed 1" in text and "[PARTIAL: run interrupted]" in text
+    ), text
     assert f"{10 * chunk:,} games per variant x 2 variants [PARTIAL: run interrupted]" in text, text
     assert info["games"] == 10 * chunk
 
@@ -673,15 +873,61 @@ def test_a_run_directory_of_another_command_is_refused_by_every_command(tmp_path
     compare-rules or swaps into a tournament's, and a tournament into one holding tips'
     reports. Nothing there changes."""
     runs = {"tournament": tmp_path / "tournament", "tips": tmp_path / "tips"}
-    assert cli(*COMMANDS["tournament"], "--out", str(runs["tournament"]), "--stop-after", "1").exit_code == 130
-    r = cli("tips", "--rules", "shithead", "--players", "2", "--tip", "block", "--games", "20", "--quiet",
-            "--out", str(runs["tips"]))
+    assert (
+        cli(
+            *COMMANDS["tournament"], "--out", str(runs["tournament"]), "--stop-after", "1"
+        ).exit_code
+        == 130
+    )
+    r = cli(
+        "tips",
+        "--rules",
+        "shithead",
+        "--players",
+        "2",
+        "--tip",
+        "block",
+        "--games",
+        "20",
+        "--quiet",
+        "--out",
+        str(runs["tips"]),
+    )
     assert r.exit_code == 0, r.output
-    before = {k: {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()} for k, d in runs.items()}
+    before = {
+        k: {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()} for k, d in runs.items()
+    }
     attempts = [
-        ("tournament", ["tips", "--rules", "shithead", "--players", "2", "--tip", "block", "--games", "20", "--quiet"]),
-        ("tournament", ["tune", "--budget", "1", "--games", "100", "--confirm-games", "100", "--param", "track=0:50",
-                        "--quiet"]),
+        (
+            "tournament",
+            [
+                "tips",
+                "--rules",
+                "shithead",
+                "--players",
+                "2",
+                "--tip",
+                "block",
+                "--games",
+                "20",
+                "--quiet",
+            ],
+        ),
+        (
+            "tournament",
+            [
+                "tune",
+                "--budget",
+                "1",
+                "--games",
+                "100",
+                "--confirm-games",
+                "100",
+                "--param",
+                "track=0:50",
+                "--quiet",
+            ],
+        ),
         ("tournament", COMMANDS["compare-rules"] + ["--force"]),
         ("tournament", COMMANDS["swaps"]),
         ("tournament", COMMANDS["gauntlet"]),
@@ -693,5 +939,7 @@ def test_a_run_directory_of_another_command_is_refused_by_every_command(tmp_path
         said = " ".join(r.output.split())
         assert r.exit_code == 2 and f"holds a {held} run" in said, (args[0], held, said)
         assert "Traceback" not in said
-    after = {k: {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()} for k, d in runs.items()}
+    after = {
+        k: {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()} for k, d in runs.items()
+    }
     assert after == before

@@ -53,18 +53,31 @@ def test_scenario_nested_too_deeply_is_refused_naming_the_file(tmp_path):
     deep = "[" * 5000 + "]" * 5000
     seats = '[[seats]]\nhand = ["3"]\n[[seats]]\nhand = ["4"]\n'
     (tmp_path / "deep_rules.toml").write_text(f'preset = "shithead"\nlow = {deep}\n')
-    for name, text, needle in (("pile.toml", f'rules = "shithead"\npile = {deep}\n{seats}', "file: "),
-                               ("expect.toml", f'rules = "shithead"\n{seats}[expect]\nlegal = {deep}\n', "file: "),
-                               ("rules.toml", f'rules = "deep_rules.toml"\n{seats}', "rules: rules-file: ")):
+    for name, text, needle in (
+        ("pile.toml", f'rules = "shithead"\npile = {deep}\n{seats}', "file: "),
+        ("expect.toml", f'rules = "shithead"\n{seats}[expect]\nlegal = {deep}\n', "file: "),
+        ("rules.toml", f'rules = "deep_rules.toml"\n{seats}', "rules: rules-file: "),
+    ):
         line = "line 7" if name == "expect.toml" else "line 2"
         p = tmp_path / name
         p.write_text(text)
         with pytest.raises(ScenarioError) as ei:
             run_scenario(p)
-        assert needle in str(ei.value) and "nested too deeply" in str(ei.value) and line in str(ei.value)
-        for command in (["scenario", "run", str(p)], ["scenario", "show", str(p)], ["hint", str(p)]):
+        assert (
+            needle in str(ei.value)
+            and "nested too deeply" in str(ei.value)
+            and line in str(ei.value)
+        )
+        for command in (
+            ["scenario", "run", str(p)],
+            ["scenario", "show", str(p)],
+            ["hint", str(p)],
+        ):
             result = CliRunner().invoke(app, command)
-            assert result.exit_code == 2 and "nested too deeply" in result.output, (command, result.output)
+            assert result.exit_code == 2 and "nested too deeply" in result.output, (
+                command,
+                result.output,
+            )
             assert not isinstance(result.exception, RecursionError)
 
 
@@ -72,7 +85,10 @@ def test_a_description_that_is_not_text_is_refused(tmp_path):
     """``description`` is text; any other value (a list, a number, a deep array) was
     silently dropped, now it is refused naming the field."""
     p = tmp_path / "desc.toml"
-    p.write_text('rules = "shithead"\ndescription = ["a", "b"]\n[[seats]]\nhand = ["3"]\n[[seats]]\nhand = ["4"]\n')
+    p.write_text(
+        'rules = "shithead"\ndescription = ["a", "b"]\n[[seats]]\nhand = '
+        '["3"]\n[[seats]]\nhand = ["4"]\n'
+    )
     with pytest.raises(ScenarioError) as ei:
         run_scenario(p)
     assert ei.value.field == "description"

@@ -39,7 +39,9 @@ def test_every_toggle_has_a_scenario_file():
 def test_every_toggle_has_a_differential_case():
     cases = D.TOGGLE_CASES + D.STOP_CASES
     missing = [syntax for syntax in S.TOGGLES if not D.covered(syntax, cases)]
-    assert not missing, f"house toggles no case of tests/test_differential.py plays where they matter: {missing}"
+    assert not missing, (
+        f"house toggles no case of tests/test_differential.py plays where they matter: {missing}"
+    )
 
 
 def test_the_guards_see_a_toggle_without_either():
@@ -47,7 +49,9 @@ def test_the_guards_see_a_toggle_without_either():
     assert "nosuch" not in scenario_toggles()
     skip8 = [c for c in D.TOGGLE_CASES + D.STOP_CASES if not any(t == "skip8" for t in c[2])]
     assert D.covered("skip8", D.TOGGLE_CASES) and not D.covered("skip8", skip8)
-    assert not D.covered("lowest_starts", [("shithead", 4, ["lowest_starts"])])  # shithead's own rule
+    assert not D.covered(
+        "lowest_starts", [("shithead", 4, ["lowest_starts"])]
+    )  # shithead's own rule
 
 
 def test_rule_set_fields_are_the_table():
@@ -61,7 +65,9 @@ def test_every_rules_array_entry_is_a_setting_or_follows_from_them():
     derived = {"R_PLAYABLE", "R_FLAGS", "R_SPECIAL_MASK", "R_ORDINARY_MASK", "R_DECK_SIZE"}
     slots = [s.slot for s in S.SETTINGS if s.slot]
     assert len(slots) == len(set(slots)) and not set(slots) & derived
-    entries = {n for n, v in vars(L).items() if n.startswith("R_") and isinstance(v, int) and n != "R_SIZE"}
+    entries = {
+        n for n, v in vars(L).items() if n.startswith("R_") and isinstance(v, int) and n != "R_SIZE"
+    }
     assert entries == set(slots) | derived
     flags = {n for n, v in vars(L).items() if n.startswith("F_") and isinstance(v, int)}
     assert flags == {s.flag for s in S.SETTINGS if s.flag} | {"F_MAGIC", "F_ORDINARY"}
@@ -91,8 +97,17 @@ def test_every_toggle_example_sets_its_setting(name, example):
 
 
 def test_toggle_errors_name_the_toggle():
-    for text in ("nosuch", "skip8:1", "pickup", "pickup:sometimes", "hand_size:x", "hand_size:0", "invisible:5",
-                 "reverse:Z", "stall:-1"):
+    for text in (
+        "nosuch",
+        "skip8:1",
+        "pickup",
+        "pickup:sometimes",
+        "hand_size:x",
+        "hand_size:0",
+        "invisible:5",
+        "reverse:Z",
+        "stall:-1",
+    ):
         with pytest.raises(RulesError) as ei:
             S.toggle_value(text)
         assert ei.value.field == text
@@ -107,10 +122,18 @@ def _as_file(rs: RuleSet, base: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("name, house", [(p, []) for p in PRESETS] + [
-    ("duel", ["low7", "skip8", "stall:30"]), ("nines", ["two_decks", "reverse:K", "stalemate:most_cards"]),
-    ("palace", ["hand_size:5", "table_size:2", "pickup:always", "mix_last_hand", "burn_passes"]),
-])
+@pytest.mark.parametrize(
+    "name, house",
+    [(p, []) for p in PRESETS]
+    + [
+        ("duel", ["low7", "skip8", "stall:30"]),
+        ("nines", ["two_decks", "reverse:K", "stalemate:most_cards"]),
+        (
+            "palace",
+            ["hand_size:5", "table_size:2", "pickup:always", "mix_last_hand", "burn_passes"],
+        ),
+    ],
+)
 def test_every_setting_reads_back_from_a_rules_file(tmp_path, name, house):
     """A rule set written with every rules-file key (on another preset, so that every key
     matters) reads back as itself."""
@@ -137,7 +160,9 @@ def test_each_toggle_candidates_come_from_the_table():
     names = {S.find_toggle(t).syntax for t in tried}
     assert names | {syntax for syntax, _ in never} == set(S.TOGGLES)
     assert [syntax for syntax, _ in never] == ["max_moves:N"]
-    assert "pickup:never" not in tried and "pickup:always" in tried  # shithead's own mode is not tried
+    assert (
+        "pickup:never" not in tried and "pickup:always" in tried
+    )  # shithead's own mode is not tried
     assert "hand_size:2" in tried and "hand_size:4" in tried
     for word in ("invisible:3/8/9", "max_moves left out", "hand_size"):
         assert word in S.each_toggle_summary()

@@ -52,8 +52,12 @@ def site(tmp_path_factory) -> Path:
     except ImportError:
         _missing("the site test needs the docs extra: pip install -e '.[docs]'")
     out = tmp_path_factory.mktemp("site")
-    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-                       cwd=ROOT, capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0, f"mkdocs build --strict failed:\n{p.stderr[-5000:]}"
     return out
 
@@ -70,7 +74,9 @@ def serve():
     servers = []
 
     def start(directory: Path) -> str:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory))
+        )
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}/"
@@ -83,8 +89,11 @@ def serve():
 
 def page_urls(root: Path, base: str) -> list[str]:
     """The URL of every HTML page of a built site (``404.html`` aside)."""
-    return [base + str(p.relative_to(root)).removesuffix("index.html")
-            for p in sorted(root.rglob("*.html")) if p.name != "404.html"]
+    return [
+        base + str(p.relative_to(root)).removesuffix("index.html")
+        for p in sorted(root.rglob("*.html"))
+        if p.name != "404.html"
+    ]
 
 
 def site_problems(root: Path, base: str) -> list[str]:
@@ -126,10 +135,14 @@ NO_ICON = '<link rel="icon" href="data:,">'
 def test_the_check_catches_a_broken_link_anchor_and_image(browser, serve, tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "index.html").write_text(
-        '<html><head><title>t</title>' + NO_ICON + '</head><body><h1 id="top">T</h1>'
-        '<a href="a/">ok</a> <a href="#top">ok</a> <a href="gone/">broken</a> <a href="a/#nowhere">anchor</a>'
-        '<img src="missing.png" alt="lost"></body></html>')
-    (tmp_path / "a" / "index.html").write_text('<html><head><title>a</title>' + NO_ICON + '</head><body><p id="x">a</p></body></html>')
+        "<html><head><title>t</title>" + NO_ICON + '</head><body><h1 id="top">T</h1>'
+        '<a href="a/">ok</a> <a href="#top">ok</a> <a href="gone/">broken</a> <a '
+        'href="a/#nowhere">anchor</a>'
+        '<img src="missing.png" alt="lost"></body></html>'
+    )
+    (tmp_path / "a" / "index.html").write_text(
+        "<html><head><title>a</title>" + NO_ICON + '</head><body><p id="x">a</p></body></html>'
+    )
     problems = site_problems(tmp_path, serve(tmp_path))
     assert any("broken link" in p and "gone/" in p for p in problems), problems
     assert any("no element with id 'nowhere'" in p for p in problems), problems

@@ -48,6 +48,7 @@ def _exact_glr(counts, s0, s1):
     maximum-likelihood distribution on the same support with mean s is
     p_i / (1 + x (a_i - s)), x the root of sum p_i (a_i - s) / (1 + x (a_i - s)) = 0."""
     from scipy.optimize import brentq
+
     c = np.asarray(counts, float)
     a = np.arange(len(c)) / (len(c) - 1)
     p = c / c.sum()
@@ -85,9 +86,17 @@ def test_exact_llr_is_fishtests_llr_logistic():
     """--llr mle: the exact generalised likelihood ratio (fishtest LLR_logistic) on the
     regularised counts; on 50 all-draw pairs about -0.72 where the approximation says -103.55."""
     s0, s1 = S.elo_to_score(0), S.elo_to_score(5)
-    for counts in ([10, 40, 300, 50, 12], [0, 0, 5, 0, 45], [100, 7, 20], [3, 0, 0, 0, 1], [1764, 40, 4333, 33, 1733]):
+    for counts in (
+        [10, 40, 300, 50, 12],
+        [0, 0, 5, 0, 45],
+        [100, 7, 20],
+        [3, 0, 0, 0, 1],
+        [1764, 40, 4333, 33, 1733],
+    ):
         reg = [x if x else S.REGULARIZE for x in counts]
-        assert float(S.gsprt_llr_mle(counts, s0, s1)) == pytest.approx(_exact_glr(reg, s0, s1), rel=1e-9)
+        assert float(S.gsprt_llr_mle(counts, s0, s1)) == pytest.approx(
+            _exact_glr(reg, s0, s1), rel=1e-9
+        )
     assert float(S.gsprt_llr_mle([0, 0, 50, 0, 0], s0, s1)) == pytest.approx(-0.7176, abs=1e-3)
     assert float(S.gsprt_llr([0, 0, 50, 0, 0], s0, s1)) == pytest.approx(-103.55, abs=0.01)
     many = np.array([[10, 40, 300, 50, 12], [1, 2, 3, 4, 5]])
@@ -153,7 +162,9 @@ def test_unpaired_schedule_gives_every_game_its_own_deal():
         for k in ("index", "dealer", "seating", "x_seat"):
             assert np.array_equal(paired[k], single[k])
         # X sits once in every seat per deal; Y fills the other seats
-        assert np.array_equal(np.sort(paired["x_seat"].reshape(-1, p), axis=1), np.tile(np.arange(p), (60 // p, 1)))
+        assert np.array_equal(
+            np.sort(paired["x_seat"].reshape(-1, p), axis=1), np.tile(np.arange(p), (60 // p, 1))
+        )
         assert (paired["seating"].sum(axis=1) == p - 1).all()
 
 
@@ -161,7 +172,8 @@ def test_half_points():
     two = np.array([[1, 2], [2, 1], [0, 0]], np.int8)
     assert S.half_points(two, np.array([0, 0, 1])).tolist() == [2, 0, 1]
     three = np.array([[1, 3, 2], [2, 0, 0], [0, 0, 1], [3, 1, 2]], np.int8)
-    # X out first (4), X second with two still in (4: ahead of both), X still in with one other (1: level + behind),
+    # X out first (4), X second with two still in (4: ahead of both), X still in with one other (1:
+    # level + behind),
     # X last (0)
     assert S.half_points(three, np.array([0, 0, 1, 0])).tolist() == [4, 4, 1, 0]
 
@@ -186,6 +198,7 @@ def test_trace_schedule_replays_the_head_to_head_games(players, paired):
     from shedsim.analysis.replay import replay_game, tournament_run_spec
     from shedsim.runs.simulate import replay_command
     from shedsim.seeding import game_keys
+
     rs = preset("shithead")
     m = S.open_match("greedy", "random", rs, players, seed=7)
     sched = S.schedule(players, 0, 3 * players, paired)
@@ -234,13 +247,17 @@ def test_greedy_beats_random_in_under_5000_games():
 def test_aa_runs_accept_h0_over_20_seeds():
     """random vs random, elo0 = 0, elo1 = 5 (the default bounds), 20 seeds (about 20 s on
     one core; ``make stats-check``): H0 in at least 15, H1 (a false alarm) in at most 2."""
-    got = [S.run_sprt("random", "random", "shithead", seed=s, batch=5000).decision for s in range(20)]
+    got = [
+        S.run_sprt("random", "random", "shithead", seed=s, batch=5000).decision for s in range(20)
+    ]
     assert got.count("H0") >= 15 and got.count("H1") <= 2, got
 
 
 def test_aa_runs_accept_h0():
     # the quick version of the one above: random vs random at the default bounds, 6 seeds
-    got = [S.run_sprt("random", "random", "shithead", seed=s, batch=5000).decision for s in range(6)]
+    got = [
+        S.run_sprt("random", "random", "shithead", seed=s, batch=5000).decision for s in range(6)
+    ]
     assert got.count("H0") >= 4 and got.count("H1") <= 1, got
     # identical deterministic strategies: every pair scores 1/2, H0 as soon as --min-games allows
     r = S.run_sprt("greedy", "greedy", "shithead", seed=0)
@@ -288,9 +305,17 @@ def test_more_players():
 
 
 def test_bad_options_are_named():
-    for kw, opt in ((dict(elo0=5, elo1=5), "--elo0"), (dict(alpha=0), "--alpha"), (dict(max_games=1), "--max-games"),
-                    (dict(min_games=-1), "--min-games"), (dict(batch=0), "--batch"), (dict(players=9), "--players"),
-                    (dict(a="nope"), "--a"), (dict(b="greedy:x=1"), "--b"), (dict(seed=-1), "--seed")):
+    for kw, opt in (
+        (dict(elo0=5, elo1=5), "--elo0"),
+        (dict(alpha=0), "--alpha"),
+        (dict(max_games=1), "--max-games"),
+        (dict(min_games=-1), "--min-games"),
+        (dict(batch=0), "--batch"),
+        (dict(players=9), "--players"),
+        (dict(a="nope"), "--a"),
+        (dict(b="greedy:x=1"), "--b"),
+        (dict(seed=-1), "--seed"),
+    ):
         args = dict(a="greedy", b="random") | kw
         with pytest.raises(S.SPRTError, match=opt):
             S.run_sprt(args.pop("a"), args.pop("b"), "shithead", **args)
@@ -313,9 +338,22 @@ def test_cli_writes_the_outputs(tmp_path):
     r = cli("--a", "greedy", "--b", "random", "--out", str(out), "--quiet")
     assert r.exit_code == 0, r.output
     assert "H1 accepted" in r.output and "Elo" in r.output and "score" in r.output
-    assert sorted(p.name for p in out.iterdir() if p.name not in STORE_FILES) == ["llr.png", "run.json", "sprt.csv"]
+    assert sorted(p.name for p in out.iterdir() if p.name not in STORE_FILES) == [
+        "llr.png",
+        "run.json",
+        "sprt.csv",
+    ]
     info = json.loads((out / "run.json").read_text())
-    for k in ("command", "title", "spec", "definitions", "headline", "versions", "outputs", "result"):
+    for k in (
+        "command",
+        "title",
+        "spec",
+        "definitions",
+        "headline",
+        "versions",
+        "outputs",
+        "result",
+    ):
         assert k in info, k
     assert info["command"] == "shedsim sprt" and info["result"]["decision"] == "H1"
     assert info["outputs"] == ["llr.png", "run.json", "sprt.csv"]
@@ -331,26 +369,62 @@ def test_cli_no_decision_exits_0_and_says_so():
 
 def test_cli_compare_pairing(tmp_path):
     out = tmp_path / "p"
-    r = cli("--a", "greedy", "--b", "heuristic", "--compare-pairing", "--games", "2000", "--out", str(out), "--quiet")
+    r = cli(
+        "--a",
+        "greedy",
+        "--b",
+        "heuristic",
+        "--compare-pairing",
+        "--games",
+        "2000",
+        "--out",
+        str(out),
+        "--quiet",
+    )
     assert r.exit_code == 0, r.output
     assert "paired" in r.output and "unpaired" in r.output and "width ratio" in r.output
-    assert sorted(p.name for p in out.iterdir() if p.name not in STORE_FILES) == ["pairing.csv", "pairing.png", "run.json"]
+    assert sorted(p.name for p in out.iterdir() if p.name not in STORE_FILES) == [
+        "pairing.csv",
+        "pairing.png",
+        "run.json",
+    ]
     info = json.loads((out / "run.json").read_text())
-    assert info["result"]["ratio"] == pytest.approx(info["result"]["unpaired"]["width"] / info["result"]["paired"]["width"])
+    assert info["result"]["ratio"] == pytest.approx(
+        info["result"]["unpaired"]["width"] / info["result"]["paired"]["width"]
+    )
 
 
-@pytest.mark.parametrize("args, says", [
-    (("--a", "nope", "--b", "random"), "--a"),
-    (("--a", "greedy", "--b", "random", "--elo0", "5", "--elo1", "2"), "--elo0"),
-    (("--a", "greedy", "--b", "random", "--beta", "1.5"), "--beta"),
-    (("--a", "greedy", "--b", "random", "--players", "7"), "--players"),
-    (("--a", "greedy", "--b", "random", "--games", "100"), "--games"),
-    (("--a", "greedy", "--b", "random", "--compare-pairing", "--games", "3"), "--games"),
-    (("--a", "greedy", "--b", "random", "--compare-pairing", "--unpaired"), "--unpaired"),
-    (("--a", "greedy", "--b", "random", "--rules", "nope"), "rules"),
-    (("--a", "greedy", "--b", "random", "--max-games", "10000000000", "--batch", "2"), "one run holds at most"),
-    (("--a", "greedy", "--b", "random", "--compare-pairing", "--games", "100000000", "--batch", "2"), "--games"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("--a", "nope", "--b", "random"), "--a"),
+        (("--a", "greedy", "--b", "random", "--elo0", "5", "--elo1", "2"), "--elo0"),
+        (("--a", "greedy", "--b", "random", "--beta", "1.5"), "--beta"),
+        (("--a", "greedy", "--b", "random", "--players", "7"), "--players"),
+        (("--a", "greedy", "--b", "random", "--games", "100"), "--games"),
+        (("--a", "greedy", "--b", "random", "--compare-pairing", "--games", "3"), "--games"),
+        (("--a", "greedy", "--b", "random", "--compare-pairing", "--unpaired"), "--unpaired"),
+        (("--a", "greedy", "--b", "random", "--rules", "nope"), "rules"),
+        (
+            ("--a", "greedy", "--b", "random", "--max-games", "10000000000", "--batch", "2"),
+            "one run holds at most",
+        ),
+        (
+            (
+                "--a",
+                "greedy",
+                "--b",
+                "random",
+                "--compare-pairing",
+                "--games",
+                "100000000",
+                "--batch",
+                "2",
+            ),
+            "--games",
+        ),
+    ],
+)
 def test_cli_bad_options_exit_2_and_write_nothing(tmp_path, args, says):
     out = tmp_path / "never"
     r = cli(*args, "--out", str(out), "--quiet")
@@ -376,27 +450,38 @@ def test_the_decision_says_what_the_test_rules_out():
     """Before, H1 read "stronger by at least elo1 Elo" and H0 "the difference is near elo0
     or below": the SPRT rules out elo0 or less (H1) or elo1 or more (H0), nothing more."""
     import dataclasses
+
     r = S.run_sprt("greedy", "random", "shithead", max_games=2000)
     assert r.decision == "H1"
     text = r.decision_text()
-    assert text.startswith("H1 accepted: greedy is stronger than random (the test rules out a difference of 0 Elo "
-                           "or less") and "at least" not in text
+    assert (
+        text.startswith(
+            "H1 accepted: greedy is stronger than random (the test rules out a difference of 0 Elo "
+            "or less"
+        )
+        and "at least" not in text
+    )
     h0 = dataclasses.replace(r, decision="H0").decision_text()
     assert h0.startswith("H0 accepted: greedy is not stronger than random by 5 Elo or more")
     assert "a difference between 0 and 5 is not ruled out" in h0 and "near" not in h0
-    assert "is not weaker than random by 5 Elo or more" in dataclasses.replace(r, elo0=-5.0).decision_text()
+    assert (
+        "is not weaker than random by 5 Elo or more"
+        in dataclasses.replace(r, elo0=-5.0).decision_text()
+    )
 
 
 def test_the_pairing_verdict_is_tested():
     """Before, any width ratio above 1 read "pairing helps"; now an F test of the two
     designs' variances decides, and a ratio near 1 is no clear difference."""
+
     def gain(sd_unpaired):
         paired = S.Estimate("paired", 2000, 1000, 2, 0.5, 0.47, 0.53, 0.5)
         unpaired = S.Estimate("unpaired", 2000, 2000, 1, 0.5, 0.46, 0.54, sd_unpaired)
         return S.PairingGain("a", "b", "shithead", 2, 0, paired, unpaired)
-    assert gain(0.5 * 2 ** 0.5 * 1.01).verdict().startswith("no clear difference")
-    assert gain(0.5 * 2 ** 0.5 * 1.3).verdict().startswith("pairing helps (F test p")
-    assert gain(0.5 * 2 ** 0.5 * 0.7).verdict().startswith("pairing hurts here")
+
+    assert gain(0.5 * 2**0.5 * 1.01).verdict().startswith("no clear difference")
+    assert gain(0.5 * 2**0.5 * 1.3).verdict().startswith("pairing helps (F test p")
+    assert gain(0.5 * 2**0.5 * 0.7).verdict().startswith("pairing hurts here")
 
 
 def test_brownian_exit_is_walds_approximation():
@@ -405,12 +490,15 @@ def test_brownian_exit_is_walds_approximation():
     ((1 - beta) b + beta a) / drift; without drift, (x - a)(b - x) / var; and the exit time of a
     Gaussian random walk with small steps (fixed seed) agrees within a few per cent."""
     import numpy as np
+
     a, b = S.wald_bounds(0.05, 0.05)
     var = 4e-4
     p, t = S.brownian_exit(0.0, a, b, var / 2, var)
     assert p == pytest.approx(0.95) and t == pytest.approx((0.95 * b + 0.05 * a) / (var / 2))
     p0, t0 = S.brownian_exit(1.0, a, b, 0.0, var)
-    assert p0 == pytest.approx((1.0 - a) / (b - a)) and t0 == pytest.approx((1.0 - a) * (b - 1.0) / var)
+    assert p0 == pytest.approx((1.0 - a) / (b - a)) and t0 == pytest.approx(
+        (1.0 - a) * (b - 1.0) / var
+    )
     assert S.brownian_exit(1.0, a, b, 1e-15, var)[1] == pytest.approx(t0)  # continuous at no drift
     assert S.brownian_exit(b, a, b, -1.0, var) == (1.0, 0.0)
     rng = np.random.default_rng(7)
@@ -423,7 +511,9 @@ def test_brownian_exit_is_walds_approximation():
         steps[alive] += 1
         alive &= (x > a) & (x < b)
     p, t = S.brownian_exit(0.0, a, b, drift, var)
-    assert np.mean(x >= b) == pytest.approx(p, abs=0.03) and steps.mean() == pytest.approx(t, rel=0.05)
+    assert np.mean(x >= b) == pytest.approx(p, abs=0.03) and steps.mean() == pytest.approx(
+        t, rel=0.05
+    )
 
 
 def test_the_expected_length_follows_the_evidence():
@@ -431,6 +521,7 @@ def test_the_expected_length_follows_the_evidence():
     (and --min-games) and --max-games; stronger evidence leaves fewer units to play; after
     the decision it is the units used."""
     import numpy as np
+
     seq = S.Sequential(2, 0.0, 5.0, 0.05, 0.05, 200_000, True, 100, "normal", 200)
     assert seq.expected_units() is None
     rng = np.random.default_rng(3)
@@ -438,22 +529,40 @@ def test_the_expected_length_follows_the_evidence():
     far = seq.expected_units()
     assert seq.units < far <= seq.max_units
     strong = S.Sequential(2, 0.0, 5.0, 0.05, 0.05, 200_000, True, 100, "normal", 200)
-    strong.feed(np.minimum(4, rng.integers(1, 6, 60)), np.zeros(60, np.int64))  # X ahead in most pairs
+    strong.feed(
+        np.minimum(4, rng.integers(1, 6, 60)), np.zeros(60, np.int64)
+    )  # X ahead in most pairs
     assert not strong.finished and strong.units <= strong.expected_units() < far
     while not strong.finished:
         strong.feed(np.minimum(4, rng.integers(1, 6, 60)), np.zeros(60, np.int64))
     assert strong.expected_units() == strong.units
 
 
-@pytest.mark.parametrize("extra", [[], ["--compare-pairing", "--games", "400"]], ids=["sprt", "pairing"])
+@pytest.mark.parametrize(
+    "extra", [[], ["--compare-pairing", "--games", "400"]], ids=["sprt", "pairing"]
+)
 def test_a_dask_cluster_plays_the_test_and_the_pairing_as_one_worker_does(extra, tmp_path):
     """Their batches are no chunks of a run spec: the cluster's workers are warmed with the
     match's (they once failed before the first batch); the CSV is the one worker's."""
-    base = ["sprt", "--a", "greedy", "--b", "random", "--batch", "100", "--quiet", "--no-plots", *extra]
+    base = [
+        "sprt",
+        "--a",
+        "greedy",
+        "--b",
+        "random",
+        "--batch",
+        "100",
+        "--quiet",
+        "--no-plots",
+        *extra,
+    ]
     if not extra:
         base += ["--max-games", "400"]
     got = {}
-    for name, opts in (("one", ["--workers", "1"]), ("dask", ["--workers", "2", "--backend", "dask"])):
+    for name, opts in (
+        ("one", ["--workers", "1"]),
+        ("dask", ["--workers", "2", "--backend", "dask"]),
+    ):
         r = CliRunner().invoke(app, [*base, *opts, "--out", str(tmp_path / name)])
         assert r.exit_code == 0, (name, r.output)
         got[name] = {p.name: p.read_bytes() for p in (tmp_path / name).glob("*.csv")}

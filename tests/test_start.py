@@ -1,11 +1,13 @@
-"""Who starts, and the dealer rotation, for every preset (docs/reference/rules.md#start, docs/reference/rules.md#dealer,
+"""Who starts, and the dealer rotation, for every preset (docs/reference/rules.md#start,
+docs/reference/rules.md#dealer,
 docs/reference/rules.md#ruling-game-rng).
 
 Positions are built with :func:`shedsim.rules.engine.deal` and then given the seat cards each
 case needs; :func:`shedsim.rules.engine.start_seat` is asked with a :class:`SplitMix64` stream
 of a fixed key. The oracles are written from the spec:
 
-* ``duel`` ("first seat"), ``family``, ``palace``: the seat after the dealer (docs/reference/rules.md#ruling-dealer-rotates);
+* ``duel`` ("first seat"), ``family``, ``palace``: the seat after the dealer
+  (docs/reference/rules.md#ruling-dealer-rotates);
 * ``shithead`` (and ``palace`` with ``lowest_starts``): the lowest ordinary hand card, 2s
   and 10s excluded; ties by seat order from the dealer's left; nobody: dealer's left;
 * ``nines``: the lowest ordinary face-up card (3, 4, 6, 7, 8, J, Q, K); a tie is settled at
@@ -127,8 +129,9 @@ def test_shithead_nobody_with_an_ordinary_card():
             assert starts(state, range(20)) == {(dealer + 1) % n}
 
 
-@pytest.mark.parametrize("name, house", [("shithead", []), ("palace", ["lowest_starts"]),
-                                         ("family", ["lowest_starts"])])
+@pytest.mark.parametrize(
+    "name, house", [("shithead", []), ("palace", ["lowest_starts"]), ("family", ["lowest_starts"])]
+)
 def test_lowest_hand_card_random_positions(name, house):
     """Random hands (fixed seed) against the oracle, every dealer, every player count."""
     rs = build(name, house)
@@ -140,8 +143,9 @@ def test_lowest_hand_card_random_positions(name, house):
             hands = [[rnd.choice(pool) for _ in range(rnd.randint(1, 5))] for _ in range(n)]
             for dealer in range(n):
                 state = make_state(rs, n, dealer, hands=hands)
-                assert engine.start_seat(state, SplitMix64(rnd.getrandbits(64))) == \
-                    lowest_hand_oracle(hands, dealer), (hands, dealer)
+                assert engine.start_seat(
+                    state, SplitMix64(rnd.getrandbits(64))
+                ) == lowest_hand_oracle(hands, dealer), (hands, dealer)
 
 
 def test_palace_lowest_starts_toggle():
@@ -178,12 +182,15 @@ def test_nines_only_ordinary_ranks_count():
         assert starts(state, range(50)) == {1}, special
 
 
-@pytest.mark.parametrize("face_ups, tied", [
-    ([[4, 9, A], [4, K, K], [6, 7, 8]], {0, 1}),
-    ([[3, 5, 5], [J, Q, K], [3, 3, 10], [3, 2, 2]], {0, 2, 3}),
-    ([[8, 10, 10], [9, 9, 8]], {0, 1}),
-    ([[K, A, A], [5, 5, K], [2, 2, K], [K, 9, 9]], {0, 1, 2, 3}),
-])
+@pytest.mark.parametrize(
+    "face_ups, tied",
+    [
+        ([[4, 9, A], [4, K, K], [6, 7, 8]], {0, 1}),
+        ([[3, 5, 5], [J, Q, K], [3, 3, 10], [3, 2, 2]], {0, 2, 3}),
+        ([[8, 10, 10], [9, 9, 8]], {0, 1}),
+        ([[K, A, A], [5, 5, K], [2, 2, K], [K, 9, 9]], {0, 1, 2, 3}),
+    ],
+)
 def test_nines_tie_is_random_among_the_tied_seats_only(face_ups, tied):
     rs = build("nines")
     n = len(face_ups)
@@ -263,7 +270,8 @@ def _keep_players(rules, n, key, dealer):
 
 @pytest.mark.parametrize("name", PRESETS)
 def test_new_game_start_continues_the_deal_stream(name):
-    """The start rule draws from the game's deal stream after the shuffle (docs/reference/rules.md#ruling-game-rng)."""
+    """The start rule draws from the game's deal stream after the shuffle
+    (docs/reference/rules.md#ruling-game-rng)."""
     base = build(name)
     for rs in (base, build(name, ["random_starts"])):
         for n in player_counts(name):
@@ -299,7 +307,7 @@ def test_cards_go_round_from_the_dealers_left(name):
                 assert state.seats[(dealer + 1 + i) % n].face_down[0] == deck[i]
             # the second round continues from the same seat
             assert state.seats[(dealer + 1) % n].face_down[1] == deck[n]
-            assert state.stock == deck[n * (rs.hand_size + 2 * rs.table_size):]
+            assert state.stock == deck[n * (rs.hand_size + 2 * rs.table_size) :]
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -327,6 +335,7 @@ class RandomPlayer:
 
     def swap(self, visible, seat, players, rules_array, rng):
         from shedsim.rules.cards import unpack
+
         return pack(self.rng.sample(unpack(int(visible)), self.table_size))
 
     def move(self, state, obs, rules_array, rng, legal):
@@ -341,7 +350,9 @@ def test_play_game_rotates_the_dealer_one_seat_each_game(name):
         results = []
         for g in range(2 * n):
             dealer = g % n
-            players = [RandomPlayer(f"r{i}", random.Random(g * 10 + i), rs.table_size) for i in range(n)]
+            players = [
+                RandomPlayer(f"r{i}", random.Random(g * 10 + i), rs.table_size) for i in range(n)
+            ]
             res = engine.play_game(rs, players, 777, 5, dealer=dealer, trace=True)
             results.append(res)
             assert f"dealer seat {dealer}" in res.trace[0]

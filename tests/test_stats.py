@@ -21,8 +21,15 @@ from shedsim.stats import sprt as SP
 
 
 # ------------------------------------------------------------------ intervals
-@pytest.mark.parametrize("k,n,lo,hi", [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605),
-                                       (0, 20, 0.0, 0.1611), (1, 29, 0.0061, 0.1718)])
+@pytest.mark.parametrize(
+    "k,n,lo,hi",
+    [
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
 def test_wilson_matches_newcombes_table(k, n, lo, hi):
     """R. G. Newcombe, "Two-sided confidence intervals for the single proportion:
     comparison of seven methods", Statistics in Medicine 17, 1998, Table I, method 3
@@ -42,7 +49,11 @@ def test_t_interval_and_the_paired_t_test_match_students_sleep_data():
     # the paired t test as a stratified mean of the differences with one stratum
     e = stats.stratified_mean(d, np.zeros(len(d), np.int64))
     t, p = e.test()
-    assert e.df == 9 and t == pytest.approx(4.0621, abs=5e-5) and p == pytest.approx(0.002833, abs=5e-7)
+    assert (
+        e.df == 9
+        and t == pytest.approx(4.0621, abs=5e-5)
+        and p == pytest.approx(0.002833, abs=5e-7)
+    )
 
 
 def test_holm_on_a_worked_example():
@@ -61,8 +72,14 @@ def test_subset_selection_on_a_worked_example():
     cost, se = [0.20, 0.21, 0.30], [0.01, 0.01, 0.01]
     assert stats.not_worse_than_best(cost, se).tolist() == [True, True, False]
     assert stats.not_worse_than_best(cost, se, dependent=True).tolist() == [True, True, False]
-    assert stats.not_worse_than_best([0.20, 0.24], se[:2]).tolist() == [True, False]  # 2.83 > 1.96 (k - 1 = 1)
-    assert stats.not_worse_than_best([0.20, 0.24], se[:2], dependent=True).tolist() == [True, False]  # 2.0 > 1.96
+    assert stats.not_worse_than_best([0.20, 0.24], se[:2]).tolist() == [
+        True,
+        False,
+    ]  # 2.83 > 1.96 (k - 1 = 1)
+    assert stats.not_worse_than_best([0.20, 0.24], se[:2], dependent=True).tolist() == [
+        True,
+        False,
+    ]  # 2.0 > 1.96
     assert stats.not_worse_than_best([0.2, np.nan], [0.01, 0.01]).tolist() == [True, False]
 
 
@@ -72,6 +89,7 @@ def test_cluster_ratio_is_statsmodels_cluster_robust_mean():
     sec. 6.9) is the cluster-robust standard error of an intercept-only least-squares fit
     with statsmodels' small-sample factor (cov_type="cluster": G/(G-1) (N-1)/(N-K), K = 1)."""
     import statsmodels.api as sm
+
     rng = np.random.default_rng(3)
     m = rng.integers(1, 9, size=120)
     p_b = rng.beta(2, 3, size=120)
@@ -80,11 +98,15 @@ def test_cluster_ratio_is_statsmodels_cluster_robust_mean():
     s = np.bincount(groups, weights=y)
     fit = sm.OLS(y, np.ones(len(y))).fit(cov_type="cluster", cov_kwds={"groups": groups})
     r = stats.cluster_ratio(**{k: [v] for k, v in stats.cluster_sums(s, m.astype(float)).items()})
-    assert r.share[0] == pytest.approx(fit.params[0]) and r.se[0] == pytest.approx(fit.bse[0], rel=1e-10)
+    assert r.share[0] == pytest.approx(fit.params[0]) and r.se[0] == pytest.approx(
+        fit.bse[0], rel=1e-10
+    )
     rate = stats.cluster_rate(**{k: [v] for k, v in stats.cluster_sums(s, m.astype(float)).items()})
     assert rate.se[0] == pytest.approx(fit.bse[0], rel=1e-10)
     # the design effect (Kish 1965): the cluster-robust variance over the binomial one
-    assert rate.deff[0] == pytest.approx(fit.bse[0] ** 2 / (y.mean() * (1 - y.mean()) / len(y)), rel=1e-10)
+    assert rate.deff[0] == pytest.approx(
+        fit.bse[0] ** 2 / (y.mean() * (1 - y.mean()) / len(y)), rel=1e-10
+    )
 
 
 def test_stratified_mean_is_the_hc2_mean_of_a_regression_on_the_strata():
@@ -93,6 +115,7 @@ def test_stratified_mean_is_the_hc2_mean_of_a_regression_on_the_strata():
     standard error of the weighted mean of the stratum coefficients of a least-squares fit
     on stratum dummies, for cells of any size (statsmodels), with D - T degrees of freedom."""
     import statsmodels.api as sm
+
     rng = np.random.default_rng(4)
     strata = np.repeat(np.arange(5), [3, 7, 12, 4, 9])
     z = rng.normal(size=len(strata)) * (1 + strata) + 5 * strata
@@ -109,19 +132,26 @@ def test_welch_degrees_of_freedom_are_scipys():
     the same t and p as ``scipy.stats.ttest_ind(equal_var=False)``."""
     from scipy.stats import t as student_t
     from scipy.stats import ttest_ind
+
     rng = np.random.default_rng(6)
     a, b = rng.normal(0, 1, 40), rng.normal(0.5, 3, 25)
-    e0, e1 = stats.stratified_mean(a, np.zeros(40, np.int64)), stats.stratified_mean(b, np.zeros(25, np.int64))
+    e0, e1 = (
+        stats.stratified_mean(a, np.zeros(40, np.int64)),
+        stats.stratified_mean(b, np.zeros(25, np.int64)),
+    )
     se, df = stats.welch(e0, e1)
     ref = ttest_ind(b, a, equal_var=False)
     t = (e1.value - e0.value) / se
-    assert t == pytest.approx(ref.statistic) and 2 * student_t.sf(abs(t), df) == pytest.approx(ref.pvalue)
+    assert t == pytest.approx(ref.statistic) and 2 * student_t.sf(abs(t), df) == pytest.approx(
+        ref.pvalue
+    )
 
 
 def test_van_elteren_with_one_stratum_is_mann_whitney():
     """The stratified Wilcoxon-Mann-Whitney test (van Elteren 1960) with a single stratum is
     ``scipy.stats.mannwhitneyu`` (asymptotic, no continuity correction)."""
     from scipy.stats import mannwhitneyu
+
     rng = np.random.default_rng(7)
     x1, x0 = rng.normal(0.4, 1, 50), rng.normal(0, 1, 50)
     z, p = stats.stratified_mannwhitney(x1, x0, np.zeros(50, np.int64))
@@ -130,12 +160,20 @@ def test_van_elteren_with_one_stratum_is_mann_whitney():
 
 
 # ------------------------------------------------------------------ SPRT
-@pytest.mark.parametrize("counts,elo0,elo1,llr", [
-    ([21184, 40708, 21404], 0.5, 2.5, -1.57),                    # logistic trinomial 1 (L, D, W)
-    ([57030, 106593, 57433], 0.0, 2.0, -2.59),                   # logistic trinomial 2
-    ([223, 9863, 20279 + 1000, 10037, 246], 0.5, 2.5, -3.07),    # logistic pentanomial 1 (LL, LD, WL+DD, WD, WW)
-    ([871, 26175, 55003 + 980, 26678, 821], 0.0, 2.0, -4.98),    # logistic pentanomial 2
-])
+@pytest.mark.parametrize(
+    "counts,elo0,elo1,llr",
+    [
+        ([21184, 40708, 21404], 0.5, 2.5, -1.57),  # logistic trinomial 1 (L, D, W)
+        ([57030, 106593, 57433], 0.0, 2.0, -2.59),  # logistic trinomial 2
+        (
+            [223, 9863, 20279 + 1000, 10037, 246],
+            0.5,
+            2.5,
+            -3.07,
+        ),  # logistic pentanomial 1 (LL, LD, WL+DD, WD, WW)
+        ([871, 26175, 55003 + 980, 26678, 821], 0.0, 2.0, -4.98),  # logistic pentanomial 2
+    ],
+)
 def test_exact_llr_matches_fastchess_published_values(counts, elo0, elo1, llr):
     """fastchess's tests/sprt_test.cpp ("logistic" model: the maximum-likelihood GSPRT of
     M. Van den Bergh, fishtest's LLR_logistic) publish these LLRs to 2 decimals; the normal
@@ -173,10 +211,12 @@ def test_brownian_exit_is_walds_operating_characteristic_and_sample_number(alpha
     assert SP.brownian_exit(0.0, a, b, 0.0, 2.0) == pytest.approx((-a / (b - a), -a * b / 2.0))
 
 
-# ------------------------------------------------------------------ against the libraries and direct formulas
+# ------------------------------------------------------------------ against the libraries and
+# direct formulas
 def test_wilson_and_holm_match_the_libraries():
     from statsmodels.stats.multitest import multipletests
     from statsmodels.stats.proportion import proportion_confint
+
     lo, hi = stats.wilson([0, 7, 50], [20, 20, 50])
     for i, (k, n) in enumerate(((0, 20), (7, 20), (50, 50))):
         elo, ehi = proportion_confint(k, n, method="wilson")
@@ -193,22 +233,30 @@ def test_wilson_and_holm_match_the_libraries():
 
 def test_t_interval_matches_scipy():
     from scipy import stats as ss
+
     x = np.array([1.0, 2.0, 2.0, 3.5, 4.0, 1.5])
     mean, lo, hi = stats.t_interval([len(x)], [x.sum()], [(x * x).sum()])
     elo, ehi = ss.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=ss.sem(x))
-    assert mean[0] == pytest.approx(x.mean()) and lo[0] == pytest.approx(elo) and hi[0] == pytest.approx(ehi)
+    assert (
+        mean[0] == pytest.approx(x.mean())
+        and lo[0] == pytest.approx(elo)
+        and hi[0] == pytest.approx(ehi)
+    )
 
 
 def test_cluster_ratio_against_direct_formula():
     rng = np.random.default_rng(3)
     m = rng.integers(4, 12, size=300).astype(float)
     s = rng.binomial(m.astype(int), 0.56).astype(float)
-    r = stats.cluster_ratio([len(m)], [s.sum()], [m.sum()], [(s * s).sum()], [(m * m).sum()], [(s * m).sum()])
+    r = stats.cluster_ratio(
+        [len(m)], [s.sum()], [m.sum()], [(s * s).sum()], [(m * m).sum()], [(s * m).sum()]
+    )
     share = s.sum() / m.sum()
     n = len(m)
     var = n / (n - 1) * ((s - share * m) ** 2).sum() / m.sum() ** 2
     assert r.share[0] == pytest.approx(share) and r.se[0] == pytest.approx(np.sqrt(var))
     from scipy import stats as ss
+
     assert r.p[0] == pytest.approx(2 * ss.t.sf(abs(share - 0.5) / np.sqrt(var), n - 1))
     # identical clusters: zero variance
     z = stats.cluster_ratio([10, 10], [40, 50], [80, 80], [160, 250], [640, 640], [320, 400])
@@ -217,6 +265,7 @@ def test_cluster_ratio_against_direct_formula():
 
 def test_cluster_rate_and_mean_against_direct_formulas():
     from statsmodels.stats.proportion import proportion_confint
+
     rng = np.random.default_rng(5)
     m = rng.integers(2, 9, size=400)
     p_b = rng.beta(2, 3, size=400)  # clusters differ: positively correlated trials
@@ -236,13 +285,22 @@ def test_cluster_rate_and_mean_against_direct_formulas():
     assert r.hi[0] - r.lo[0] > 1.2 * (whi[0] - wlo[0])
     # the same share in every cluster: exact, zero width; a rate of 0: the plain Wilson interval
     z = stats.cluster_rate([10, 10], [10, 0], [20, 20], [10, 0], [40, 40], [20, 0])
-    assert z.lo[0] == z.hi[0] == 0.5 and z.lo[1] == 0.0 and z.hi[1] == pytest.approx(stats.wilson([0], [20])[1][0])
+    assert (
+        z.lo[0] == z.hi[0] == 0.5
+        and z.lo[1] == 0.0
+        and z.hi[1] == pytest.approx(stats.wilson([0], [20])[1][0])
+    )
     # a mean (places 1..4) with the t quantile over clusters, clipped to the bounds
     x = rng.integers(1, 5, size=(300, 4)).astype(float)
     sb, mb = x.sum(axis=1), np.full(300, 4.0)
-    mean, lo, hi, se = stats.cluster_mean(**{k: [v] for k, v in stats.cluster_sums(sb, mb).items()}, bounds=(1.0, 4.0))
+    mean, lo, hi, se = stats.cluster_mean(
+        **{k: [v] for k, v in stats.cluster_sums(sb, mb).items()}, bounds=(1.0, 4.0)
+    )
     from scipy import stats as ss
-    se_direct = (x.mean(axis=1)).std(ddof=1) / np.sqrt(300)  # equal clusters: the t interval of cluster means
+
+    se_direct = (x.mean(axis=1)).std(ddof=1) / np.sqrt(
+        300
+    )  # equal clusters: the t interval of cluster means
     assert mean[0] == pytest.approx(x.mean()) and se[0] == pytest.approx(se_direct)
     assert hi[0] - mean[0] == pytest.approx(ss.t.ppf(0.975, 299) * se_direct)
 
@@ -261,7 +319,9 @@ def test_stratified_cluster_variance_leaves_out_fixed_differences_between_strata
     plain = stats.cluster_rate(**{k: v.sum(axis=-1) for k, v in stacked.items()})
     r = s.sum() / m.sum()
     u = s - r * m
-    var = sum(200 / 199 * ((u[h == k] - u[h == k].mean()) ** 2).sum() for k in (0, 1)) / m.sum() ** 2
+    var = (
+        sum(200 / 199 * ((u[h == k] - u[h == k].mean()) ** 2).sum() for k in (0, 1)) / m.sum() ** 2
+    )
     assert strat.rate[0] == pytest.approx(r) and strat.se[0] == pytest.approx(np.sqrt(var))
     assert plain.se[0] > 2 * strat.se[0]
     mean, lo, hi, se = stats.cluster_mean(**stacked, strata=True)
@@ -273,8 +333,14 @@ def test_plackett_luce_cluster_se_against_per_cluster_scores():
     g_b g_b^T over clusters computed cluster by cluster."""
     rng = np.random.default_rng(11)
     e = 3
-    events = [((1, 1, 1), w) for w in range(3)] + [((1, 1, 0), 0), ((1, 1, 0), 1), ((0, 1, 1), 1),
-                                                    ((0, 1, 1), 2), ((2, 0, 1), 0), ((2, 0, 1), 2)]
+    events = [((1, 1, 1), w) for w in range(3)] + [
+        ((1, 1, 0), 0),
+        ((1, 1, 0), 1),
+        ((0, 1, 1), 1),
+        ((0, 1, 1), 2),
+        ((2, 0, 1), 0),
+        ((2, 0, 1), 2),
+    ]
     sets = np.array([ev[0] for ev in events])
     winners = np.array([ev[1] for ev in events])
     clusters = [rng.integers(0, len(events), size=rng.integers(1, 5)) for _ in range(200)]
@@ -301,6 +367,7 @@ def test_plackett_luce_cluster_se_against_per_cluster_scores():
 
 def test_plackett_luce_matches_choix_on_expanded_data():
     import choix
+
     rng = np.random.default_rng(7)
     params = np.array([0.8, 0.1, -0.3, -0.6])
     counts = collections.Counter()
@@ -317,7 +384,9 @@ def test_plackett_luce_matches_choix_on_expanded_data():
             left.remove(pick)
             order.append(pick)
     keys = sorted(counts)
-    fit = stats.plackett_luce([k[0] for k in keys], [k[1] for k in keys], [counts[k] for k in keys], tol=1e-13)
+    fit = stats.plackett_luce(
+        [k[0] for k in keys], [k[1] for k in keys], [counts[k] for k in keys], tol=1e-13
+    )
     ref = choix.ilsr_top1(4, top1, alpha=0.01, tol=1e-13)
     assert np.allclose(fit.theta, ref - ref.mean(), atol=1e-9)
     assert fit.converged and np.all(fit.se > 0) and np.argmax(fit.theta) == 0
@@ -326,6 +395,7 @@ def test_plackett_luce_matches_choix_on_expanded_data():
 def test_stratified_mean_matches_a_cell_means_regression():
     """The stratified standard error equals statsmodels OLS on table dummies (equal cells)."""
     import statsmodels.api as sm
+
     rng = np.random.default_rng(0)
     strata = np.arange(60) % 6
     z = rng.normal(size=60) * (1 + strata) + 10 * strata
@@ -344,19 +414,21 @@ def test_stratified_mean_matches_a_cell_means_regression():
 
 def test_quantile_interval_is_the_classic_order_statistic_interval_without_clustering():
     from scipy.stats import binom
+
     rng = np.random.default_rng(1)
-    x = rng.integers(50, 500, size=(999, 1))           # one game per deal: no clustering
+    x = rng.integers(50, 500, size=(999, 1))  # one game per deal: no clustering
     est, lo, hi, deff = stats.quantile_interval(x, 0.5)
     s = np.sort(x.ravel())
     assert est == np.quantile(s, 0.5, method="inverted_cdf")
     assert deff == pytest.approx(1.0, abs=0.15) and deff >= 1.0
     if deff == 1.0:
-        assert lo == s[int(binom.ppf(0.025, 999, 0.5)) - 1] and hi == s[int(binom.ppf(0.975, 999, 0.5))]
+        assert (
+            lo == s[int(binom.ppf(0.025, 999, 0.5)) - 1]
+            and hi == s[int(binom.ppf(0.975, 999, 0.5))]
+        )
     assert lo <= est <= hi
     # perfectly correlated rotations (all N games of a deal equal): deff ~ N, a wider interval
     y = np.repeat(rng.integers(50, 500, size=(250, 1)), 4, axis=1)
     est2, lo2, hi2, deff2 = stats.quantile_interval(y, 0.5)
     _, lo1, hi1, _ = stats.quantile_interval(y.reshape(-1, 1), 0.5)
     assert deff2 > 3 and hi2 - lo2 > hi1 - lo1
-
-

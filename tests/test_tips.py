@@ -23,6 +23,7 @@ def test_every_tip_is_a_heuristic_parameter_with_two_values():
 def test_tips_apply_where_the_rules_allow_them():
     def keys(name):
         return {t.key for t in TP.TIPS if t.applies(preset(name))}
+
     assert "pass_on_nine" in keys("nines") and "pass_on_nine" not in keys("shithead")
     assert {"pick_up_small", "take_specials"} <= keys("palace")
     assert not {"pick_up_small", "take_specials"} & keys("shithead")
@@ -42,7 +43,9 @@ def test_run_measures_paired_effects_with_holm_correction():
     assert any("pass_on_nine does not apply" in s for s in skipped)
     assert any("9 players" in s for s in skipped)
     assert (table["games"] == 3000).all() and (table["deals"] == 1500).all()
-    assert (table["loss_p_holm"] >= table["loss_p"]).all() and (table["place_p_holm"] >= table["place_p"]).all()
+    assert (table["loss_p_holm"] >= table["loss_p"]).all() and (
+        table["place_p_holm"] >= table["place_p"]
+    ).all()
     row = table.set_index("tip").loc["pairs_together"]
     # one card at a time loses far more often: the interval lies below 0
     assert row["loss_hi"] < 0 and row["verdict"] == "helps"
@@ -51,6 +54,7 @@ def test_run_measures_paired_effects_with_holm_correction():
 
 def test_per_deal_scores_of_equal_players_are_equal():
     from shedsim.analysis.sprt import open_match
+
     a = TP.per_deal(open_match("heuristic:search=0", "greedy", preset("shithead"), 3, 2), 300)
     b = TP.per_deal(open_match("heuristic:search=0", "greedy", preset("shithead"), 3, 2), 300)
     assert all((x == y).all() for x, y in zip(a, b)) and len(a[0]) == 100
@@ -66,19 +70,44 @@ def test_bad_options():
 
 def test_cli_writes_tips_and_report_reads_them(tmp_path):
     out = tmp_path / "tips"
-    r = CliRunner().invoke(app, ["tips", "--rules", "shithead", "--rules", "nines", "--players", "2",
-                                 "--tip", "pairs_together", "--tip", "pass_on_nine", "--games", "400",
-                                 "--out", str(out), "--quiet"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "tips",
+            "--rules",
+            "shithead",
+            "--rules",
+            "nines",
+            "--players",
+            "2",
+            "--tip",
+            "pairs_together",
+            "--tip",
+            "pass_on_nine",
+            "--games",
+            "400",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+    )
     assert r.exit_code == 0, r.output
     import pandas as pd
+
     t = pd.read_csv(out / "tips.csv")
-    assert sorted(zip(t["tip"], t["rules"])) == [("pairs_together", "nines"), ("pairs_together", "shithead"),
-                                                 ("pass_on_nine", "nines")]
+    assert sorted(zip(t["tip"], t["rules"])) == [
+        ("pairs_together", "nines"),
+        ("pairs_together", "shithead"),
+        ("pass_on_nine", "nines"),
+    ]
     info = json.loads((out / "run.json").read_text())
     assert info["command"] == "shedsim tips" and (out / "forest.png").stat().st_size > 0
     heads = info["headline"]
     assert len(heads) == 2 + 3  # a summary line per tip, then a sentence per row
-    assert heads[0].startswith('"Play all copies of a rank together": ') and "of 2 rule set" in heads[0]
+    assert (
+        heads[0].startswith('"Play all copies of a rank together": ')
+        and "of 2 rule set" in heads[0]
+    )
     assert heads[2].startswith('"Play all copies of a rank together" (')
     assert set(t["objective"]) == {"loss", "place"}  # shithead scores losing, nines places
     r = CliRunner().invoke(app, ["report", str(out), "--out", str(tmp_path / "r.html")])
@@ -86,23 +115,38 @@ def test_cli_writes_tips_and_report_reads_them(tmp_path):
     assert "Beginner tips put to the test" in (tmp_path / "r.html").read_text()
 
 
-@pytest.mark.parametrize("args,msg", [(["--tip", "nosuch"], "unknown tip"),
-                                      (["--rules", "shithead", "--tip", "take_specials"], "no tip applies"),
-                                      (["--rules", "nosuch"], "--rules"),
-                                      (["--opponents", "nosuch"], "unknown strategy")])
+@pytest.mark.parametrize(
+    "args,msg",
+    [
+        (["--tip", "nosuch"], "unknown tip"),
+        (["--rules", "shithead", "--tip", "take_specials"], "no tip applies"),
+        (["--rules", "nosuch"], "--rules"),
+        (["--opponents", "nosuch"], "unknown strategy"),
+    ],
+)
 def test_cli_refuses_bad_options(tmp_path, args, msg):
-    r = CliRunner().invoke(app, ["tips", *args, "--games", "40", "--players", "2", "--out", str(tmp_path / "x"),
-                                 "--quiet"])
+    r = CliRunner().invoke(
+        app,
+        ["tips", *args, "--games", "40", "--players", "2", "--out", str(tmp_path / "x"), "--quiet"],
+    )
     assert r.exit_code == 2 and msg in r.output, r.output
 
 
 def _row(objective="loss", effect=0.0, lo=0.0, hi=0.0, p=1.0, **kw):
     from types import SimpleNamespace
+
     other = "place" if objective == "loss" else "loss"
-    return SimpleNamespace(objective=objective, **{f"{objective}_effect": effect, f"{objective}_lo": lo,
-                                                    f"{objective}_hi": hi, f"{objective}_p_holm": p},
-                           **{f"{other}_effect": 0.5, f"{other}_lo": 0.4, f"{other}_hi": 0.6, f"{other}_p_holm": 0.0},
-                           **kw)
+    return SimpleNamespace(
+        objective=objective,
+        **{
+            f"{objective}_effect": effect,
+            f"{objective}_lo": lo,
+            f"{objective}_hi": hi,
+            f"{objective}_p_holm": p,
+        },
+        **{f"{other}_effect": 0.5, f"{other}_lo": 0.4, f"{other}_hi": 0.6, f"{other}_p_holm": 0.0},
+        **kw,
+    )
 
 
 def test_the_verdict_has_a_practical_threshold_and_follows_the_objective():
@@ -115,59 +159,130 @@ def test_the_verdict_has_a_practical_threshold_and_follows_the_objective():
     assert TP.verdict(_row(effect=0.01, lo=-0.01, hi=0.03, p=0.9)) == "no clear effect"
     # a rule set scoring places: the mean place decides (the loss rate here would say "hurts")
     assert TP.verdict(_row("place", effect=-0.05, lo=-0.07, hi=-0.03, p=1e-5)) == "helps"
-    assert TP.verdict(_row("place", effect=0.01, lo=0.005, hi=0.015, p=1e-3)) == "no practical effect"
-    row = _row(effect=0.0007, lo=0.0002, hi=0.0012, p=0.01, tip="block", rules="shithead", players=4,
-               advice=TP.TIPS[5].advice, loss_follow=0.2507, loss_ignore=0.25)
+    assert (
+        TP.verdict(_row("place", effect=0.01, lo=0.005, hi=0.015, p=1e-3)) == "no practical effect"
+    )
+    row = _row(
+        effect=0.0007,
+        lo=0.0002,
+        hi=0.0012,
+        p=0.01,
+        tip="block",
+        rules="shithead",
+        players=4,
+        advice=TP.TIPS[5].advice,
+        loss_follow=0.2507,
+        loss_ignore=0.25,
+    )
     row.verdict = TP.verdict(row)
     text = TP.row_sentence(row)
-    assert text.startswith('"Block a player about to go out (2 cards or fewer): play what they are least likely '
-                           'to beat" (shithead, 4 players): no practical effect, the change is below 1 percentage '
-                           'point: the loss rate 25.1% following it, 25.0% ignoring it: +0.07 pp [+0.02, +0.12]')
+    assert text.startswith(
+        '"Block a player about to go out (2 cards or fewer): play what they are least likely '
+        'to beat" (shithead, 4 players): no practical effect, the change is below 1 percentage '
+        "point: the loss rate 25.1% following it, 25.0% ignoring it: +0.07 pp [+0.02, +0.12]"
+    )
 
 
 def test_rows_carry_the_rule_sets_objective():
-    table, _ = TP.run_tips([preset("shithead"), preset("palace")], [2], TP.select(["pairs_together"]), 400, seed=1)
+    table, _ = TP.run_tips(
+        [preset("shithead"), preset("palace")], [2], TP.select(["pairs_together"]), 400, seed=1
+    )
     assert dict(zip(table["rules"], table["objective"])) == {"shithead": "loss", "palace": "place"}
     assert dict(zip(table["rules"], table["threshold"])) == {"shithead": 0.01, "palace": 0.02}
     assert TP.summary(table)[0].startswith('"Play all copies of a rank together": ')
 
 
-def test_a_signal_once_the_tips_are_played_lets_the_reports_be_written(tmp_path, sigint_when_called):
+def test_a_signal_once_the_tips_are_played_lets_the_reports_be_written(
+    tmp_path, sigint_when_called
+):
     """SIGINT after the last cell, while the command builds run.json, is only noted: the
     reports are written and the command exits 0 (it used to stop with a KeyboardInterrupt)."""
     from shedsim.runs.execute import Session
+
     sigint_when_called(Session, "info")
     out = tmp_path / "tips"
-    r = CliRunner().invoke(app, ["tips", "--rules", "shithead", "--players", "2", "--tip", "pairs_together",
-                                 "--tip", "block", "--games", "40", "--out", str(out), "--quiet"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "tips",
+            "--rules",
+            "shithead",
+            "--players",
+            "2",
+            "--tip",
+            "pairs_together",
+            "--tip",
+            "block",
+            "--games",
+            "40",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert (out / "tips.csv").exists() and json.loads((out / "run.json").read_text())["complete"]
 
 
 @pytest.mark.parametrize("at", ["first", "last"])
-def test_a_signal_during_the_cells_stops_early_or_late_and_writes_nothing(at, tmp_path, monkeypatch):
+def test_a_signal_during_the_cells_stops_early_or_late_and_writes_nothing(
+    at, tmp_path, monkeypatch
+):
     """SIGINT after the first cell or after the last one (tips keeps no run store): exit 130,
     'nothing written', and the files of an earlier run in --out are left as they were."""
     import os
     import signal
 
     from shedsim.analysis import tips as TP
+
     real = TP.run_tips
 
     def run_tips(*args, **kw):
         def on_cell(done, total):
             if done == (1 if at == "first" else total):
                 os.kill(os.getpid(), signal.SIGINT)
+
         return real(*args[:8], on_cell)
 
     out = tmp_path / "tips"
-    earlier = CliRunner().invoke(app, ["tips", "--rules", "shithead", "--players", "2", "--tip", "block",
-                                       "--games", "20", "--out", str(out), "--quiet"])
+    earlier = CliRunner().invoke(
+        app,
+        [
+            "tips",
+            "--rules",
+            "shithead",
+            "--players",
+            "2",
+            "--tip",
+            "block",
+            "--games",
+            "20",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+    )
     assert earlier.exit_code == 0, earlier.output
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     monkeypatch.setattr(TP, "run_tips", run_tips)
-    r = CliRunner().invoke(app, ["tips", "--rules", "shithead", "--players", "2", "--tip", "pairs_together",
-                                 "--tip", "block", "--games", "40", "--out", str(out)])
+    r = CliRunner().invoke(
+        app,
+        [
+            "tips",
+            "--rules",
+            "shithead",
+            "--players",
+            "2",
+            "--tip",
+            "pairs_together",
+            "--tip",
+            "block",
+            "--games",
+            "40",
+            "--out",
+            str(out),
+        ],
+    )
     assert r.exit_code == 130, r.output
     assert "interrupted: nothing written" in r.output
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
@@ -182,12 +297,29 @@ def test_every_csv_writes_small_p_values_in_e_notation(tmp_path):
 
     from shedsim.output.csvs import write_csv
     from shedsim.output.kinds import format_p
-    df = pd.DataFrame({"loss_p": [3.3e-07], "loss_p_holm": [6.6e-07], "place_p": [0.25],
-                       "starter_loss_p_value": [1e-12], "p_rank": [2e-9], "p_median_holm": [4e-8],
-                       "p_lose": [0.125], "loss_rate": [0.3]})
+
+    df = pd.DataFrame(
+        {
+            "loss_p": [3.3e-07],
+            "loss_p_holm": [6.6e-07],
+            "place_p": [0.25],
+            "starter_loss_p_value": [1e-12],
+            "p_rank": [2e-9],
+            "p_median_holm": [4e-8],
+            "p_lose": [0.125],
+            "loss_rate": [0.3],
+        }
+    )
     write_csv(df, tmp_path / "t.csv")
     back = pd.read_csv(tmp_path / "t.csv")
-    for col in ("loss_p", "loss_p_holm", "place_p", "starter_loss_p_value", "p_rank", "p_median_holm"):
+    for col in (
+        "loss_p",
+        "loss_p_holm",
+        "place_p",
+        "starter_loss_p_value",
+        "p_rank",
+        "p_median_holm",
+    ):
         assert back[col][0] == pytest.approx(df[col][0], rel=1e-3), col
     assert format_p(back["loss_p"][0]) == "3.3e-07"
     text = (tmp_path / "t.csv").read_text()

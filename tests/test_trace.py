@@ -10,7 +10,13 @@ import shlex
 import pytest
 from typer.testing import CliRunner
 
-from shedsim.analysis.replay import ReplayError, replay_game, run_dir_spec, saved_record, tournament_run_spec
+from shedsim.analysis.replay import (
+    ReplayError,
+    replay_game,
+    run_dir_spec,
+    saved_record,
+    tournament_run_spec,
+)
 from shedsim.cli import app
 from shedsim.rules.ruleset import build, preset
 from shedsim.runs.simulate import RunSpec, play_chunk, replay_command
@@ -28,9 +34,28 @@ def run_dir(tmp_path_factory):
     """A finished 3-seat tournament of three strategies (random among them: coin flips
     matter), saved game by game."""
     out = tmp_path_factory.mktemp("run")
-    r = invoke("tournament", "--strategies", "greedy,random,heuristic", "--players", 3, "--games", 36,
-               "--seed", 11, "--rules", "palace", "--house", "skip8", "--workers", 1, "--out", out,
-               "--save-games", "--quiet", "--no-plots")
+    r = invoke(
+        "tournament",
+        "--strategies",
+        "greedy,random,heuristic",
+        "--players",
+        3,
+        "--games",
+        36,
+        "--seed",
+        11,
+        "--rules",
+        "palace",
+        "--house",
+        "skip8",
+        "--workers",
+        1,
+        "--out",
+        out,
+        "--save-games",
+        "--quiet",
+        "--no-plots",
+    )
     assert r.exit_code == 0, r.output
     return out
 
@@ -64,8 +89,21 @@ def test_trace_from_prints_the_game_and_matches_the_plain_options(run_dir):
         if p:
             assert f"{p}. seat {s} " in last, (last, places)
     # the same game from the tournament's own options: one numbering everywhere
-    same = invoke("trace", "--strategies", "greedy,random,heuristic", "--players", 3, "--seed", 11,
-                  "--rules", "palace", "--house", "skip8", "--game", 13)
+    same = invoke(
+        "trace",
+        "--strategies",
+        "greedy,random,heuristic",
+        "--players",
+        3,
+        "--seed",
+        11,
+        "--rules",
+        "palace",
+        "--house",
+        "skip8",
+        "--game",
+        13,
+    )
     assert same.exit_code == 0, same.output
     assert same.output.splitlines()[1:] == r.output.splitlines()[1:]
 
@@ -87,7 +125,11 @@ def test_trace_tells_stages_burns_draws_and_the_pile():
     assert "swap seat 0 (greedy): dealt hand" in out
     assert re.search(r"\[hand\] plays .* from the hand; draws 1 \(\w+\)  \| pile ", out)
     assert "[face-down] flips card" in out
-    assert re.search(r"the pile burns \(\d+ cards?: (10 is a burn card|four \w+s in a row on top)\); moves again", out)
+    assert re.search(
+        r"the pile burns \(\d+ cards?: (10 is a burn card|four \w+s in a row on top)\); moves "
+        r"again",
+        out,
+    )
     # skips say who misses a turn
     r = invoke("trace", "--rules", "palace", "--house", "skip8", "--players", 3, "--seed", 2)
     assert re.search(r"8 skips 1 turn: seat \d misses a turn", r.output), r.output
@@ -109,11 +151,17 @@ def test_trace_burn_reason_matches_the_rules():
 
 def test_replay_command_reproduces_the_game_of_a_run_spec():
     rs = build("family", ["lowest_starts"])
-    spec = RunSpec(rs, 3, ("greedy", "random"), ("g", "random"), seed=4, games=30, schedule="tournament")
+    spec = RunSpec(
+        rs, 3, ("greedy", "random"), ("g", "random"), seed=4, games=30, schedule="tournament"
+    )
     res = play_chunk(spec, 0, 30)
     cmd = replay_command(spec, 17)
     assert cmd.startswith("shedsim trace --rules family --house lowest_starts --players 3 ")
-    assert "--strategies g=greedy,random" in cmd and "--seat-orders sorted" in cmd and "--game 17" in cmd
+    assert (
+        "--strategies g=greedy,random" in cmd
+        and "--seat-orders sorted" in cmd
+        and "--game 17" in cmd
+    )
     r = invoke(*shlex.split(cmd)[1:])
     assert r.exit_code == 0, r.output
     places = res.records["places"][17]
@@ -146,7 +194,7 @@ def test_replay_refuses_a_game_outside_the_run():
         replay_game(spec, 4)
 
 
-CRASHER = '''
+CRASHER = """
 from numba import njit
 from shedsim import layout as L
 from shedsim.kernel.policies import greedy_move, strongest_face_up
@@ -161,7 +209,7 @@ def move(obs, rules, params, rng):
     if obs[L.O_MOVES] >= 3:
         return rules[1 << 40]
     return greedy_move(obs, rules)
-'''
+"""
 
 
 def test_trace_names_a_strategy_that_crashes_the_process(tmp_path):
@@ -171,8 +219,19 @@ def test_trace_names_a_strategy_that_crashes_the_process(tmp_path):
     d = tmp_path / "plugins"
     d.mkdir()
     (d / "crasher.py").write_text(CRASHER)
-    r = invoke("trace", "--strategies", "crasher,greedy", "--players", 2, "--seed", 3, "--game", 1,
-               "--strategy-path", d)
+    r = invoke(
+        "trace",
+        "--strategies",
+        "crasher,greedy",
+        "--players",
+        2,
+        "--seed",
+        3,
+        "--game",
+        1,
+        "--strategy-path",
+        d,
+    )
     assert r.exit_code == 1, r.output
     err = r.stderr
     assert "crashed the process (signal SIGSEGV" in err, err
@@ -198,16 +257,35 @@ def _told(path: Path, move: str, viewer=None) -> str:
     return tell_move(before, mv, state, viewer=viewer)
 
 
-@pytest.mark.parametrize("path,move,needles", [
-    (ROOT / "docs/examples/hint_fourth_seven.toml", "play 7x1",
-     ["seat 0 [hand] plays 7 from the hand", "the pile burns (6 cards: four 7s in a row on top); moves again",
-      "| pile empty"]),
-    (ROOT / "docs/examples/hint_fourth_seven.toml", "play Qx1", ["plays Q from the hand", "| pile ... 7 7 7 Q (6 cards)"]),
-    (ROOT / "tests/scenarios/ruling_12_skip8_counts_only_seats_in.toml", "play 8x1",
-     ["8 skips 1 turn: seat 2 misses a turn"]),
-    (ROOT / "tests/scenarios/ruling_12_skip8_reverse8_direction_first.toml", "play 8x1",
-     ["8 reverses the direction", "8 skips 1 turn: seat 4 misses a turn"]),
-])
+@pytest.mark.parametrize(
+    "path,move,needles",
+    [
+        (
+            ROOT / "docs/examples/hint_fourth_seven.toml",
+            "play 7x1",
+            [
+                "seat 0 [hand] plays 7 from the hand",
+                "the pile burns (6 cards: four 7s in a row on top); moves again",
+                "| pile empty",
+            ],
+        ),
+        (
+            ROOT / "docs/examples/hint_fourth_seven.toml",
+            "play Qx1",
+            ["plays Q from the hand", "| pile ... 7 7 7 Q (6 cards)"],
+        ),
+        (
+            ROOT / "tests/scenarios/ruling_12_skip8_counts_only_seats_in.toml",
+            "play 8x1",
+            ["8 skips 1 turn: seat 2 misses a turn"],
+        ),
+        (
+            ROOT / "tests/scenarios/ruling_12_skip8_reverse8_direction_first.toml",
+            "play 8x1",
+            ["8 reverses the direction", "8 skips 1 turn: seat 4 misses a turn"],
+        ),
+    ],
+)
 def test_moves_are_told_with_their_reasons(path, move, needles):
     text = _told(path, move)
     for n in needles:
@@ -216,9 +294,11 @@ def test_moves_are_told_with_their_reasons(path, move, needles):
 
 def test_a_seat_sees_its_own_draws_only(tmp_path):
     p = tmp_path / "draw.toml"
-    p.write_text('rules = "shithead"\nto_move = 0\npile = ["4"]\nstock = ["9", "J", "K"]\n'
-                 '[[seats]]\nhand = ["5", "6", "7"]\nface_up = ["K"]\nface_down = ["3"]\n'
-                 '[[seats]]\nhand = ["8", "8", "8"]\nface_up = ["Q"]\nface_down = ["5"]\n')
+    p.write_text(
+        'rules = "shithead"\nto_move = 0\npile = ["4"]\nstock = ["9", "J", "K"]\n'
+        '[[seats]]\nhand = ["5", "6", "7"]\nface_up = ["K"]\nface_down = ["3"]\n'
+        '[[seats]]\nhand = ["8", "8", "8"]\nface_up = ["Q"]\nface_down = ["5"]\n'
+    )
     assert "draws 1 (9)" in _told(p, "play 5x1") and "draws 1 (9)" in _told(p, "play 5x1", viewer=0)
     told = _told(p, "play 5x1", viewer=1)
     assert "draws 1" in told and "(9)" not in told

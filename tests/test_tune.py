@@ -21,8 +21,15 @@ PARAMS = ("track=0:40", "block=0:3")
 
 
 def _spec(**kw):
-    args = dict(strategy=FAST, field=("greedy",), rules=preset("shithead"), players=2, games=40, seed=1,
-                params=PARAMS)
+    args = dict(
+        strategy=FAST,
+        field=("greedy",),
+        rules=preset("shithead"),
+        players=2,
+        games=40,
+        seed=1,
+        params=PARAMS,
+    )
     args.update(kw)
     return TU.TuneSpec(**args)
 
@@ -49,9 +56,16 @@ def test_search_space_leaves_out_fixed_parameters():
         TU.search_space(discover()["greedy"], {})
 
 
-@pytest.mark.parametrize("kw,msg", [({"games": 3}, "--games"), ({"field": ()}, "--field"),
-                                    ({"players": 9}, "--players"), ({"sampler": "grid"}, "--sampler"),
-                                    ({"field": ("nosuch",)}, "unknown strategy")])
+@pytest.mark.parametrize(
+    "kw,msg",
+    [
+        ({"games": 3}, "--games"),
+        ({"field": ()}, "--field"),
+        ({"players": 9}, "--players"),
+        ({"sampler": "grid"}, "--sampler"),
+        ({"field": ("nosuch",)}, "unknown strategy"),
+    ],
+)
 def test_bad_options_are_named(kw, msg):
     with pytest.raises(TU.TuneError, match=msg):
         _spec(**kw)
@@ -97,8 +111,22 @@ def test_confirmation_of_the_start_against_itself_finds_no_gain():
     assert c.gain == 0 and c.h2h_score == 0.5  # deterministic moves: identical players tie
 
 
-ARGS = ["tune", "--strategy", FAST, "--param", "track=0:40", "--param", "block=0:3", "--games", "40",
-        "--confirm-games", "100", "--seed", "2", "--quiet"]
+ARGS = [
+    "tune",
+    "--strategy",
+    FAST,
+    "--param",
+    "track=0:40",
+    "--param",
+    "block=0:3",
+    "--games",
+    "40",
+    "--confirm-games",
+    "100",
+    "--seed",
+    "2",
+    "--quiet",
+]
 
 
 def test_cli_writes_every_output_and_a_usable_spec(tmp_path):
@@ -112,11 +140,14 @@ def test_cli_writes_every_output_and_a_usable_spec(tmp_path):
     assert compiled_strategy(discover(), best["spec"], "test").name == "heuristic"
     assert best["params"]["search"] == 0
     import json
+
     info = json.loads((out / "run.json").read_text())
     assert info["command"] == "shedsim tune" and info["result"]["best_spec"] == best["spec"]
     # the same command again: the budget is reached, nothing new is played
     r = CliRunner().invoke(app, [*ARGS, "--budget", "3", "--out", str(out)])
-    assert r.exit_code == 0 and tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == 3
+    assert (
+        r.exit_code == 0 and tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == 3
+    )
     # other options on the same study are refused
     other = [("80" if a == "40" else a) for a in ARGS]  # --games 80
     r = CliRunner().invoke(app, [*other, "--budget", "3", "--out", str(out)])
@@ -124,8 +155,11 @@ def test_cli_writes_every_output_and_a_usable_spec(tmp_path):
 
 
 def test_cli_refuses_bad_options(tmp_path):
-    for extra, msg in ((["--budget", "0"], "--budget"), (["--param", "track=5:1"], "--param"),
-                       (["--field", "nosuch"], "unknown strategy")):
+    for extra, msg in (
+        (["--budget", "0"], "--budget"),
+        (["--param", "track=5:1"], "--param"),
+        (["--field", "nosuch"], "unknown strategy"),
+    ):
         r = CliRunner().invoke(app, [*ARGS, *extra, "--out", str(tmp_path / "x")])
         assert r.exit_code == 2 and msg in r.output, r.output
 
@@ -157,10 +191,13 @@ def test_ctrl_c_keeps_the_trials_and_the_same_command_resumes(tmp_path):
 
 
 def _load(url):
-    """The study at ``url`` as another process reads it: through :func:`shedsim.analysis.tune.open_storage`,
-    which creates the storage's tables under the lock every shedsim process takes (optuna.load_study on
+    """The study at ``url`` as another process reads it: through
+    :func:`shedsim.analysis.tune.open_storage`,
+    which creates the storage's tables under the lock every shedsim process takes (optuna.load_study
+    on
     the URL alone creates them too, racing the command that is creating them)."""
     import optuna
+
     return optuna.load_study(study_name=TU.STUDY_NAME, storage=TU.open_storage(url))
 
 
@@ -177,6 +214,7 @@ def _together(target, args_of, n=3):
     """Fork ``n`` processes running ``target(*args_of(i), barrier, results)``, released together
     by a barrier (forked from this process, they start within milliseconds); their results."""
     import multiprocessing as mp
+
     ctx = mp.get_context("fork")
     barrier, results = ctx.Barrier(n), ctx.Queue()
     procs = [ctx.Process(target=target, args=(*args_of(i), barrier, results)) for i in range(n)]
@@ -207,14 +245,19 @@ def _tune_together(out, barrier, results):
     # a forked child runs no atexit hook, so its loky workers would idle out their timeout
     # (minutes) before the child could exit: stop them now
     from joblib.externals.loky import get_reusable_executor
+
     get_reusable_executor().shutdown(wait=True)
 
 
 def test_commands_started_together_on_one_new_directory_all_finish(tmp_path):
     """Three ``shedsim tune`` commands started at the same moment on one new --out all exit 0
     and share the study: the starting parameters are queued once, and it holds the budget."""
-    # one run here first: the forked processes then start with the kernel, optuna and matplotlib loaded
-    assert CliRunner().invoke(app, [*ARGS, "--budget", "1", "--out", str(tmp_path / "warm")]).exit_code == 0
+    # one run here first: the forked processes then start with the kernel, optuna and matplotlib
+    # loaded
+    assert (
+        CliRunner().invoke(app, [*ARGS, "--budget", "1", "--out", str(tmp_path / "warm")]).exit_code
+        == 0
+    )
     out = tmp_path / "t"
     got = _together(_tune_together, lambda i: (out,))
     assert [code for code, _ in got] == [0, 0, 0], got
@@ -228,12 +271,19 @@ def test_a_trial_left_running_by_a_killed_process_is_marked_failed(tmp_path):
     process cannot record anything) until the next start marks it failed; the same command
     then finishes its budget and trials.csv lists the failed trial."""
     import optuna
+
     RUNNING = optuna.trial.TrialState.RUNNING
     out = tmp_path / "t"
     url = f"sqlite:///{(out / 'study.db').resolve()}"
-    args = [a if a != "40" else "2000" for a in ARGS]  # --games 2000: a trial runs long after it is seen
-    proc = subprocess.Popen([sys.executable, "-m", "shedsim", *args, "--budget", "100000", "--out", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    args = [
+        a if a != "40" else "2000" for a in ARGS
+    ]  # --games 2000: a trial runs long after it is seen
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shedsim", *args, "--budget", "100000", "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     running = []
     try:
         for _ in range(1500):  # up to a few minutes on a busy machine
@@ -245,7 +295,9 @@ def test_a_trial_left_running_by_a_killed_process_is_marked_failed(tmp_path):
                     study = _load(url)
                 except KeyError:  # the study is not created yet
                     continue
-                running = [t for t in study.get_trials(states=(RUNNING,)) if TU.OWNER_ATTR in t.user_attrs]
+                running = [
+                    t for t in study.get_trials(states=(RUNNING,)) if TU.OWNER_ATTR in t.user_attrs
+                ]
                 if running:
                     break
         proc.send_signal(signal.SIGKILL)
@@ -261,35 +313,48 @@ def test_a_trial_left_running_by_a_killed_process_is_marked_failed(tmp_path):
     study = TU.open_study(spec, url)
     assert not study.get_trials(states=(RUNNING,))
     assert [t.number for t in study.get_trials(states=(optuna.trial.TrialState.FAIL,))] == left
-    assert not list((out / "study.db.locks").glob("owner-*.lock"))  # the dead owner's lock file is gone
+    assert not list(
+        (out / "study.db.locks").glob("owner-*.lock")
+    )  # the dead owner's lock file is gone
     n = len(TU.completed(study))
-    r = CliRunner().invoke(app, [*args, "--confirm-games", "0", "--budget", str(n + 1), "--out", str(out)])
+    r = CliRunner().invoke(
+        app, [*args, "--confirm-games", "0", "--budget", str(n + 1), "--out", str(out)]
+    )
     assert r.exit_code == 0, r.output
     rows = (out / "trials.csv").read_text().splitlines()
     assert sum(",fail," in row for row in rows) == len(left)
 
 
 @pytest.mark.parametrize("confirm", ["0", "100"])
-def test_a_signal_once_the_trials_are_done_lets_the_reports_be_written(confirm, tmp_path, sigint_when_called):
+def test_a_signal_once_the_trials_are_done_lets_the_reports_be_written(
+    confirm, tmp_path, sigint_when_called
+):
     """SIGINT after the confirmation (or after the trials, without one), while the command
     builds run.json, is only noted: the reports are written and the command exits 0."""
     from shedsim.runs.execute import Session
+
     sigint_when_called(Session, "info")
     out = tmp_path / "t"
-    r = CliRunner().invoke(app, [*ARGS, "--confirm-games", confirm, "--budget", "2", "--out", str(out)])
+    r = CliRunner().invoke(
+        app, [*ARGS, "--confirm-games", confirm, "--budget", "2", "--out", str(out)]
+    )
     assert r.exit_code == 0, r.output
     assert (out / "best.toml").exists() and (out / "run.json").exists()
 
 
-def test_ctrl_c_late_in_the_confirmation_keeps_the_study_and_the_same_command_finishes(tmp_path, monkeypatch,
-                                                                                       sigint_when_called):
+def test_ctrl_c_late_in_the_confirmation_keeps_the_study_and_the_same_command_finishes(
+    tmp_path, monkeypatch, sigint_when_called
+):
     """Stopped late: every trial of the budget done, SIGINT during the confirmation: exit 130,
     the study kept, no report; the same command then plays no trial and writes the reports."""
     out = tmp_path / "t"
     real = sigint_when_called(TR, "confirm")
     r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
     assert r.exit_code == 130, r.output
-    assert "during the confirmation: the study is kept" in r.output and not (out / "best.toml").exists()
+    assert (
+        "during the confirmation: the study is kept" in r.output
+        and not (out / "best.toml").exists()
+    )
     monkeypatch.setattr(TR, "confirm", real)
     r = CliRunner().invoke(app, [*ARGS, "--budget", "2", "--out", str(out)])
     assert r.exit_code == 0, r.output

@@ -28,14 +28,74 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "checksums.json"
 
 RUNS: dict[str, list[str]] = {
-    "tournament": ["tournament", "--strategies", "greedy,random,expert", "--players", "3", "--games", "600",
-                   "--seed", "4", "--chunk-size", "120", "--workers", "1", "--no-plots", "--quiet"],
-    "tournament-rounds": ["tournament", "--strategies", "greedy,random", "--players", "2", "--games", "400",
-                          "--rounds", "2", "--seed", "9", "--workers", "1", "--no-plots", "--quiet"],
-    "compare-rules": ["compare-rules", "-r", "shithead", "-r", "shithead+pickup:always", "-p", "3",
-                      "-S", "random,greedy", "-g", "240", "-s", "1", "-w", "1", "--no-plots", "--quiet"],
-    "swaps": ["swaps", "--games", "600", "--deals", "2", "--rollouts", "4", "--seed", "3", "--workers", "1",
-              "--no-plots", "--quiet"],
+    "tournament": [
+        "tournament",
+        "--strategies",
+        "greedy,random,expert",
+        "--players",
+        "3",
+        "--games",
+        "600",
+        "--seed",
+        "4",
+        "--chunk-size",
+        "120",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--quiet",
+    ],
+    "tournament-rounds": [
+        "tournament",
+        "--strategies",
+        "greedy,random",
+        "--players",
+        "2",
+        "--games",
+        "400",
+        "--rounds",
+        "2",
+        "--seed",
+        "9",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--quiet",
+    ],
+    "compare-rules": [
+        "compare-rules",
+        "-r",
+        "shithead",
+        "-r",
+        "shithead+pickup:always",
+        "-p",
+        "3",
+        "-S",
+        "random,greedy",
+        "-g",
+        "240",
+        "-s",
+        "1",
+        "-w",
+        "1",
+        "--no-plots",
+        "--quiet",
+    ],
+    "swaps": [
+        "swaps",
+        "--games",
+        "600",
+        "--deals",
+        "2",
+        "--rollouts",
+        "4",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--quiet",
+    ],
     "sprt": ["sprt", "--a", "greedy", "--b", "random", "--seed", "2", "--quiet"],
 }
 """Name -> the ``shedsim`` arguments (``--out DIR`` is added)."""
@@ -46,11 +106,19 @@ def checksums(name: str, args: list[str]) -> dict[str, str]:
     Raises RuntimeError with the command's stderr when it exits non-zero."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / name
-        r = subprocess.run([sys.executable, "-m", "shedsim", *args, "--out", str(out)], cwd=ROOT,
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "shedsim", *args, "--out", str(out)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
-            raise RuntimeError(f"shedsim {' '.join(args)} exited {r.returncode}:\n{r.stderr[-3000:]}")
-        return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.glob("*.csv"))}
+            raise RuntimeError(
+                f"shedsim {' '.join(args)} exited {r.returncode}:\n{r.stderr[-3000:]}"
+            )
+        return {
+            p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.glob("*.csv"))
+        }
 
 
 def record() -> dict[str, dict[str, str]]:
@@ -62,8 +130,12 @@ def main(argv: list[str]) -> int:
     got = record()
     if "--check" in argv:
         want = json.loads(GOLDEN.read_text())
-        bad = [f"{n}/{f}" for n in want for f in set(want[n]) | set(got.get(n, {}))
-               if want[n].get(f) != got.get(n, {}).get(f)]
+        bad = [
+            f"{n}/{f}"
+            for n in want
+            for f in set(want[n]) | set(got.get(n, {}))
+            if want[n].get(f) != got.get(n, {}).get(f)
+        ]
         print("golden: " + ("all equal" if not bad else "differ: " + ", ".join(sorted(bad))))
         return 1 if bad else 0
     GOLDEN.parent.mkdir(parents=True, exist_ok=True)

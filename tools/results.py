@@ -90,9 +90,11 @@ REGISTRY: dict[str, tuple[Callable[[Run], dict[str, Any]], str, bool]] = {}
 def result(name: str, what: str, long: bool = False):
     """Register ``fn(run) -> figures`` as the maker of ``docs/results/NAME.json``;
     ``long``: it takes many minutes at full size (mc, ismcts, the test suite)."""
+
     def deco(fn):
         REGISTRY[name] = (fn, what, long)
         return fn
+
     return deco
 
 
@@ -108,9 +110,19 @@ def run_json(d: Path) -> dict[str, Any]:
 def summary_rows(d: Path) -> list[dict[str, Any]]:
     """The tournament's summary.csv as rows of the figures the pages show."""
     s = csv(d, "summary.csv")
-    return [{"strategy": r.strategy, "games": int(r.games), "win_rate": float(r.win_rate),
-             "loss_rate": float(r.loss_rate), "mean_place": float(r.mean_place), "rating": float(r.rating),
-             "rating_lo": float(r.rating_lo), "rating_hi": float(r.rating_hi)} for r in s.itertuples()]
+    return [
+        {
+            "strategy": r.strategy,
+            "games": int(r.games),
+            "win_rate": float(r.win_rate),
+            "loss_rate": float(r.loss_rate),
+            "mean_place": float(r.mean_place),
+            "rating": float(r.rating),
+            "rating_lo": float(r.rating_lo),
+            "rating_hi": float(r.rating_hi),
+        }
+        for r in s.itertuples()
+    ]
 
 
 def pair(d: Path, a: str, b: str, file: str = "head_to_head.csv") -> dict[str, float]:
@@ -119,9 +131,17 @@ def pair(d: Path, a: str, b: str, file: str = "head_to_head.csv") -> dict[str, f
     for r in h.itertuples():
         if {r.a, r.b} == {a, b}:
             flip = r.a != a
-            share, lo, hi = (1 - r.share_a_ahead, 1 - r.share_hi, 1 - r.share_lo) if flip else (
-                r.share_a_ahead, r.share_lo, r.share_hi)
-            return {"share": float(share), "lo": float(lo), "hi": float(hi), "p_holm": float(r.p_holm)}
+            share, lo, hi = (
+                (1 - r.share_a_ahead, 1 - r.share_hi, 1 - r.share_lo)
+                if flip
+                else (r.share_a_ahead, r.share_lo, r.share_hi)
+            )
+            return {
+                "share": float(share),
+                "lo": float(lo),
+                "hi": float(hi),
+                "p_holm": float(r.p_holm),
+            }
     raise KeyError(f"no head-to-head row for {a} and {b} in {d / file}")
 
 
@@ -136,13 +156,25 @@ def bench_json(run: Run, *args: str | int) -> dict[str, Any]:
     return json.loads(run.shedsim("bench", *args, "--json").strip().splitlines()[-1])
 
 
-def interleaved_cost(run: Run, strategies: dict[str, int], players: int, repeats: int = 3) -> dict[str, float]:
+def interleaved_cost(
+    run: Run, strategies: dict[str, int], players: int, repeats: int = 3
+) -> dict[str, float]:
     """Wall seconds per game of self-play for each strategy (label -> games per timing),
     the median of ``repeats`` rounds in which every strategy is timed once, in turn."""
     times: dict[str, list[float]] = {k: [] for k in strategies}
     for _ in range(repeats):
         for spec, games in strategies.items():
-            b = bench_json(run, "--rules", "shithead", "--players", players, "--strategy", spec, "--games", games)
+            b = bench_json(
+                run,
+                "--rules",
+                "shithead",
+                "--players",
+                players,
+                "--strategy",
+                spec,
+                "--games",
+                games,
+            )
             times[spec].append(b["wall_s"] / games)
     return {k: statistics.median(v) for k, v in times.items()}
 
@@ -156,18 +188,38 @@ def demo(run: Run) -> dict[str, Any]:
     rows = summary_rows(d)
     first, second = rows[0]["strategy"], rows[1]["strategy"]
     shares = info["end_shares"]
-    return {"games": int(info["games"]), "rows": rows, "first": first, "second": second,
-            "first_vs_second": pair(d, first, second),
-            "unfinished_share": float(info["unfinished_share"]), "stalled_share": float(shares["stalled"]),
-            "loop_share": float(shares["loop"]), "cap_share": float(shares["cap"])}
+    return {
+        "games": int(info["games"]),
+        "rows": rows,
+        "first": first,
+        "second": second,
+        "first_vs_second": pair(d, first, second),
+        "unfinished_share": float(info["unfinished_share"]),
+        "stalled_share": float(shares["stalled"]),
+        "loop_share": float(shares["loop"]),
+        "cap_share": float(shares["cap"]),
+    }
 
 
-@result("bench", "the kernel's speed as ratios: workers, players, the reference engine, the calibration kernel")
+@result(
+    "bench",
+    "the kernel's speed as ratios: workers, players, the reference engine, the calibration kernel",
+)
 def bench(run: Run) -> dict[str, Any]:
     games = run.size(1_000_000, 200_000)
     args = ["--table", "--rules", "shithead", "--strategy", "greedy", "--games", games]
-    calib = next((c for c in (os.environ.get("SHEDSIM_CALIB"), ROOT.parent / "shared" / "calib",
-                              ROOT.parents[1] / "shared" / "calib") if c and (Path(c) / "sh_nb_fast.py").is_file()), None)
+    calib = next(
+        (
+            c
+            for c in (
+                os.environ.get("SHEDSIM_CALIB"),
+                ROOT.parent / "shared" / "calib",
+                ROOT.parents[1] / "shared" / "calib",
+            )
+            if c and (Path(c) / "sh_nb_fast.py").is_file()
+        ),
+        None,
+    )
     if calib:
         args += ["--calib", str(calib)]
     table = bench_json(run, *args)["rows"]
@@ -179,53 +231,117 @@ def bench(run: Run) -> dict[str, Any]:
         if calib:
             figs[f"ratio_{p}p"] = by[(p, 1)]["ratio"]
             figs[f"ratio_{p}p_2w"] = by[(p, 2)]["ratio"]
-    ref = bench_json(run, "--rules", "shithead", "--players", 2, "--strategy", "greedy", "--games",
-                     run.size(200_000, 50_000), "--reference", "--reference-games", 500)
+    ref = bench_json(
+        run,
+        "--rules",
+        "shithead",
+        "--players",
+        2,
+        "--strategy",
+        "greedy",
+        "--games",
+        run.size(200_000, 50_000),
+        "--reference",
+        "--reference-games",
+        500,
+    )
     figs["speedup_vs_reference"] = ref["speedup_vs_reference"]
     return figs
 
 
-@result("bots", "decisions per second through the bot protocol's pipe (shedsim bench --bot), a trivial bot and the JavaScript example")
+@result(
+    "bots",
+    "decisions per second through the bot protocol's pipe (shedsim bench --bot), a trivial bot "
+    "and the JavaScript example",
+)
 def bots(run: Run) -> dict[str, Any]:
     games = run.size(300, 40)
     rows: dict[str, list[dict[str, Any]]] = {"first": [], "greedy_js": []}
-    commands = {"first": "python3 examples/bots/first.py", "greedy_js": "node examples/bots/greedy.js"}
+    commands = {
+        "first": "python3 examples/bots/first.py",
+        "greedy_js": "node examples/bots/greedy.js",
+    }
     for _ in range(3):  # interleaved, the median of three (the machine is shared)
         for label, command in commands.items():
             if label == "greedy_js" and shutil.which("node") is None:
                 continue
-            out = bench_json(run, "--bot", f"{label}={command}", "--bot-games", games, "--players", 2)
+            out = bench_json(
+                run, "--bot", f"{label}={command}", "--bot-games", games, "--players", 2
+            )
             rows[label].append(out["rows"][0])
     figures: dict[str, Any] = {"games": games, "players": 2}
     for label, rs in rows.items():
         if not rs:
             continue
         med = sorted(rs, key=lambda r: r["decisions_per_s"])[len(rs) // 2]
-        figures[label] = {"decisions_per_s": med["decisions_per_s"], "games_per_s": med["games_per_s"],
-                          "decisions": med["decisions"], "pipe_share": med["pipe_share"],
-                          "runs": [r["decisions_per_s"] for r in rs]}
+        figures[label] = {
+            "decisions_per_s": med["decisions_per_s"],
+            "games_per_s": med["games_per_s"],
+            "decisions": med["decisions"],
+            "pipe_share": med["pipe_share"],
+            "runs": [r["decisions_per_s"] for r in rs],
+        }
     return figures
 
 
-@result("ladder", "every built-in strategy in one tournament at 2 and 4 players, and what a game costs", long=True)
+@result(
+    "ladder",
+    "every built-in strategy in one tournament at 2 and 4 players, and what a game costs",
+    long=True,
+)
 def ladder(run: Run) -> dict[str, Any]:
     field_ = "random,aggressive,greedy,heuristic,mc,ismcts"
     figs: dict[str, Any] = {"field": field_}
     per: dict[str, dict[str, Any]] = {}
     for p, full, quick in ((2, 6000, 600), (4, 7200, 720)):
         d = run.out(f"ladder{p}")
-        run.shedsim("tournament", "--rules", "shithead", "--players", p, "--strategies", field_,
-                    "--games", run.size(full, quick), "--seed", 1, "--quiet", "--no-plots", "--out", d)
+        run.shedsim(
+            "tournament",
+            "--rules",
+            "shithead",
+            "--players",
+            p,
+            "--strategies",
+            field_,
+            "--games",
+            run.size(full, quick),
+            "--seed",
+            1,
+            "--quiet",
+            "--no-plots",
+            "--out",
+            d,
+        )
         figs[f"games_{p}p"] = int(run_json(d)["games"])
         for r in summary_rows(d):
             per.setdefault(r["strategy"], {"strategy": r["strategy"]}).update(
-                {f"elo_{p}p": r["rating"], f"elo_lo_{p}p": r["rating_lo"], f"elo_hi_{p}p": r["rating_hi"],
-                 f"loss_{p}p": r["loss_rate"], f"win_{p}p": r["win_rate"]})
-        for a, b in (("ismcts", "heuristic"), ("heuristic", "greedy"), ("heuristic", "mc"), ("greedy", "heuristic")):
+                {
+                    f"elo_{p}p": r["rating"],
+                    f"elo_lo_{p}p": r["rating_lo"],
+                    f"elo_hi_{p}p": r["rating_hi"],
+                    f"loss_{p}p": r["loss_rate"],
+                    f"win_{p}p": r["win_rate"],
+                }
+            )
+        for a, b in (
+            ("ismcts", "heuristic"),
+            ("heuristic", "greedy"),
+            ("heuristic", "mc"),
+            ("greedy", "heuristic"),
+        ):
             figs[f"h2h_{p}p_{a}_{b}"] = pair(d, a, b)
-    cost = interleaved_cost(run, {"greedy": run.size(200_000, 50_000), "aggressive": run.size(200_000, 50_000),
-                                  "random": run.size(20_000, 5_000), "heuristic": run.size(20_000, 4_000),
-                                  "mc": run.size(200, 40), "ismcts": run.size(60, 10)}, players=2)
+    cost = interleaved_cost(
+        run,
+        {
+            "greedy": run.size(200_000, 50_000),
+            "aggressive": run.size(200_000, 50_000),
+            "random": run.size(20_000, 5_000),
+            "heuristic": run.size(20_000, 4_000),
+            "mc": run.size(200, 40),
+            "ismcts": run.size(60, 10),
+        },
+        players=2,
+    )
     for name, r in per.items():
         r["cost_vs_greedy"] = cost[name] / cost["greedy"]
     figs["rows"] = sorted(per.values(), key=lambda r: -r["elo_2p"])
@@ -234,20 +350,55 @@ def ladder(run: Run) -> dict[str, Any]:
     return figs
 
 
-@result("expert", "expert (heuristic with a deeper end-game search) against heuristic: strength and cost", long=True)
+@result(
+    "expert",
+    "expert (heuristic with a deeper end-game search) against heuristic: strength and cost",
+    long=True,
+)
 def expert(run: Run) -> dict[str, Any]:
     d = run.out("expert4")
-    run.shedsim("tournament", "--rules", "shithead", "--players", 4, "--strategies",
-                "aggressive,greedy,expert,heuristic,random", "--games", run.size(40_000, 8000), "--seed", 11,
-                "--quiet", "--no-plots", "--out", d)
-    figs: dict[str, Any] = {"rows": summary_rows(d), "expert_vs_greedy": pair(d, "expert", "greedy"),
-                            "expert_vs_heuristic": pair(d, "expert", "heuristic"),
-                            "heuristic_vs_greedy": pair(d, "heuristic", "greedy")}
+    run.shedsim(
+        "tournament",
+        "--rules",
+        "shithead",
+        "--players",
+        4,
+        "--strategies",
+        "aggressive,greedy,expert,heuristic,random",
+        "--games",
+        run.size(40_000, 8000),
+        "--seed",
+        11,
+        "--quiet",
+        "--no-plots",
+        "--out",
+        d,
+    )
+    figs: dict[str, Any] = {
+        "rows": summary_rows(d),
+        "expert_vs_greedy": pair(d, "expert", "greedy"),
+        "expert_vs_heuristic": pair(d, "expert", "heuristic"),
+        "heuristic_vs_greedy": pair(d, "heuristic", "greedy"),
+    }
     mg = run.size(4000, 1000)
-    figs["sprt_2p"] = sprt(run, "sprt2", "--a", "heuristic:search=32", "--b", "heuristic", "--max-games", mg)
-    figs["sprt_4p"] = sprt(run, "sprt4", "--a", "heuristic:search=32", "--b", "heuristic", "--players", 4,
-                           "--max-games", mg)
-    cost = interleaved_cost(run, {"heuristic": run.size(4000, 1000), "expert": run.size(4000, 1000)}, players=4)
+    figs["sprt_2p"] = sprt(
+        run, "sprt2", "--a", "heuristic:search=32", "--b", "heuristic", "--max-games", mg
+    )
+    figs["sprt_4p"] = sprt(
+        run,
+        "sprt4",
+        "--a",
+        "heuristic:search=32",
+        "--b",
+        "heuristic",
+        "--players",
+        4,
+        "--max-games",
+        mg,
+    )
+    cost = interleaved_cost(
+        run, {"heuristic": run.size(4000, 1000), "expert": run.size(4000, 1000)}, players=4
+    )
     figs["cost_ratio_4p"] = cost["expert"] / cost["heuristic"]
     return figs
 
@@ -256,8 +407,12 @@ def expert(run: Run) -> dict[str, Any]:
 def ismcts(run: Run) -> dict[str, Any]:
     mg = run.size(4000, 400)
     rows = []
-    for label, args in (("greedy, 2 players", ("--b", "greedy")), ("greedy, 4 players", ("--b", "greedy", "--players", 4)),
-                        ("heuristic, 2 players", ("--b", "heuristic")), ("mc, 2 players", ("--b", "mc"))):
+    for label, args in (
+        ("greedy, 2 players", ("--b", "greedy")),
+        ("greedy, 4 players", ("--b", "greedy", "--players", 4)),
+        ("heuristic, 2 players", ("--b", "heuristic")),
+        ("mc, 2 players", ("--b", "mc")),
+    ):
         r = sprt(run, f"ismcts-{len(rows)}", "--a", "ismcts", *args, "--max-games", mg)
         rows.append({"opponent": label, **r})
     return {"rows": rows}
@@ -266,10 +421,25 @@ def ismcts(run: Run) -> dict[str, Any]:
 @result("stall", "games that would finish but are cut by stall:N (tools/stall_cut.py)")
 def stall(run: Run) -> dict[str, Any]:
     rows = []
-    for rules, p, games in (("shithead", 4, run.size(200_000, 40_000)), ("shithead", 5, run.size(48_000, 12_000)),
-                            ("palace", 5, run.size(48_000, 12_000)), ("duel", 2, run.size(48_000, 12_000))):
-        text = run.tool("stall_cut.py", "--rules", rules, "--players", p, "--strategies", "aggressive,greedy,random",
-                        "--games", games, "--n", "1500,3000,4000")
+    for rules, p, games in (
+        ("shithead", 4, run.size(200_000, 40_000)),
+        ("shithead", 5, run.size(48_000, 12_000)),
+        ("palace", 5, run.size(48_000, 12_000)),
+        ("duel", 2, run.size(48_000, 12_000)),
+    ):
+        text = run.tool(
+            "stall_cut.py",
+            "--rules",
+            rules,
+            "--players",
+            p,
+            "--strategies",
+            "aggressive,greedy,random",
+            "--games",
+            games,
+            "--n",
+            "1500,3000,4000",
+        )
         row: dict[str, Any] = {"rules": rules, "players": p, "games": games}
         for line in text.splitlines():
             parts = line.split("\t")
@@ -282,21 +452,46 @@ def stall(run: Run) -> dict[str, Any]:
 @result("swaps", "which cards belong face up (shedsim swaps)")
 def swaps(run: Run) -> dict[str, Any]:
     d = run.out("swaps")
-    run.shedsim("swaps", "--rules", "shithead", "--players", 3, "--strategy", "greedy", "--games",
-                run.size(300_000, 60_000), "--quiet", "--no-plots", "--out", d)
+    run.shedsim(
+        "swaps",
+        "--rules",
+        "shithead",
+        "--players",
+        3,
+        "--strategy",
+        "greedy",
+        "--games",
+        run.size(300_000, 60_000),
+        "--quiet",
+        "--no-plots",
+        "--out",
+        d,
+    )
     v = csv(d, "face_up_values.csv")
     best = v[v["in_best_set"]] if "in_best_set" in v else v.head(1)
     pol = csv(d, "policies.csv")
     reg = csv(d, "regret.csv")
     figs: dict[str, Any] = {
-        "rows_seen": len(v), "best_set": len(best), "best": str(v.iloc[0]["face_up"]),
-        "best_loss": float(v.iloc[0]["loss_rate"]), "worst": str(v.iloc[-1]["face_up"]),
+        "rows_seen": len(v),
+        "best_set": len(best),
+        "best": str(v.iloc[0]["face_up"]),
+        "best_loss": float(v.iloc[0]["loss_rate"]),
+        "worst": str(v.iloc[-1]["face_up"]),
         "worst_loss": float(v.iloc[-1]["loss_rate"]),
         "worst_five": ", ".join(v.iloc[-5:]["face_up"].astype(str).tolist()[::-1]),
-        "policies": [{"policy": r.strategy, "loss_rate": float(r.loss_rate), "loss_lo": float(r.loss_lo),
-                      "loss_hi": float(r.loss_hi)} for r in pol.itertuples()],
-        "policy_best_share": float(reg["policy_is_best"].mean()), "mean_regret": float(reg["regret"].mean()),
-        "deals": len(reg)}
+        "policies": [
+            {
+                "policy": r.strategy,
+                "loss_rate": float(r.loss_rate),
+                "loss_lo": float(r.loss_lo),
+                "loss_hi": float(r.loss_hi),
+            }
+            for r in pol.itertuples()
+        ],
+        "policy_best_share": float(reg["policy_is_best"].mean()),
+        "mean_regret": float(reg["regret"].mean()),
+        "deals": len(reg),
+    }
     figs["swap_gain"] = float(pol["loss_rate"].max() - pol["loss_rate"].min())
     return figs
 
@@ -305,21 +500,56 @@ def swaps(run: Run) -> dict[str, Any]:
 def compare(run: Run) -> dict[str, Any]:
     games = run.size(40_000, 10_000)
     figs: dict[str, Any] = {}
-    for label, args in (("presets2", ("-r", "shithead", "-r", "nines", "-r", "duel", "-p", 2)),
-                        ("toggles4", ("-r", "shithead", "-r", "shithead+pickup:always", "-r", "shithead+low5",
-                                      "-r", "shithead+reverse:K", "-p", 4))):
+    for label, args in (
+        ("presets2", ("-r", "shithead", "-r", "nines", "-r", "duel", "-p", 2)),
+        (
+            "toggles4",
+            (
+                "-r",
+                "shithead",
+                "-r",
+                "shithead+pickup:always",
+                "-r",
+                "shithead+low5",
+                "-r",
+                "shithead+reverse:K",
+                "-p",
+                4,
+            ),
+        ),
+    ):
         d = run.out(label)
-        run.shedsim("compare-rules", *args, "--strategies", "random,greedy,heuristic", "--games", games,
-                    "--quiet", "--no-plots", "--out", d)
+        run.shedsim(
+            "compare-rules",
+            *args,
+            "--strategies",
+            "random,greedy,heuristic",
+            "--games",
+            games,
+            "--quiet",
+            "--no-plots",
+            "--out",
+            d,
+        )
         e = csv(d, "effects.csv")
-        figs[label] = [{"variant": r.variant, "metric": r.metric, "effect": float(r.effect), "lo": float(r.lo),
-                        "hi": float(r.hi), "relative": None if pd.isna(r.relative) else float(r.relative),
-                        "significant": bool(r.significant)} for r in e.itertuples()]
+        figs[label] = [
+            {
+                "variant": r.variant,
+                "metric": r.metric,
+                "effect": float(r.effect),
+                "lo": float(r.lo),
+                "hi": float(r.hi),
+                "relative": None if pd.isna(r.relative) else float(r.relative),
+                "significant": bool(r.significant),
+            }
+            for r in e.itertuples()
+        ]
         figs[label + "_headline"] = run_json(d).get("headline", [])
     figs["games"] = games
 
     def effect(label: str, variant: str, metric: str) -> dict[str, Any]:
         return next(r for r in figs[label] if r["variant"] == variant and r["metric"] == metric)
+
     figs["nines_starter_loss"] = effect("presets2", "nines", "starter_loss_rate")
     figs["pickup_always_moves"] = effect("toggles4", "shithead+pickup:always", "mean_moves")
     figs["reverse_moves"] = effect("toggles4", "shithead+reverse:K", "mean_moves")
@@ -330,24 +560,55 @@ def compare(run: Run) -> dict[str, Any]:
 @result("seats", "how much of a 2-player game the deal decides (rotations of one deal)")
 def seats(run: Run) -> dict[str, Any]:
     d = run.out("seats")
-    run.shedsim("tournament", "--players", 2, "--strategies", "greedy,heuristic", "--games",
-                run.size(20_000, 4000), "--save-games", "--quiet", "--no-plots", "--out", d)
+    run.shedsim(
+        "tournament",
+        "--players",
+        2,
+        "--strategies",
+        "greedy,heuristic",
+        "--games",
+        run.size(20_000, 4000),
+        "--save-games",
+        "--quiet",
+        "--no-plots",
+        "--out",
+        d,
+    )
     games = pd.concat(pd.read_parquet(f) for f in sorted((d / "games").glob("*.parquet")))
     won = games.assign(seat0_first=games["place_0"] == 1).groupby("deal")["seat0_first"]
-    return {"deals": int(won.ngroups), "seat0_wins_both": float(won.all().mean()),
-            "seat0_win_rate": float(games["place_0"].eq(1).mean()),
-            "independent": float(games["place_0"].eq(1).mean() ** 2)}
+    return {
+        "deals": int(won.ngroups),
+        "seat0_wins_both": float(won.all().mean()),
+        "seat0_win_rate": float(games["place_0"].eq(1).mean()),
+        "independent": float(games["place_0"].eq(1).mean() ** 2),
+    }
 
 
 @result("pairing", "what paired deals buy in sprt (--compare-pairing)")
 def pairing(run: Run) -> dict[str, Any]:
     d = run.out("pairing")
     games = run.size(20_000, 6000)
-    run.shedsim("sprt", "--a", "greedy", "--b", "heuristic", "--compare-pairing", "--games", games, "--quiet",
-                "--no-plots", "--out", d)
+    run.shedsim(
+        "sprt",
+        "--a",
+        "greedy",
+        "--b",
+        "heuristic",
+        "--compare-pairing",
+        "--games",
+        games,
+        "--quiet",
+        "--no-plots",
+        "--out",
+        d,
+    )
     r = run_json(d)["result"]
-    return {"games": games, "paired_width": r["paired"]["width"], "unpaired_width": r["unpaired"]["width"],
-            "variance_ratio": r["variance_ratio"]}
+    return {
+        "games": games,
+        "paired_width": r["paired"]["width"],
+        "unpaired_width": r["unpaired"]["width"],
+        "variance_ratio": r["variance_ratio"],
+    }
 
 
 @result("sprt", "a first sequential test: greedy against random")
@@ -358,6 +619,7 @@ def sprt_first(run: Run) -> dict[str, Any]:
 @result("tune", "a short tuning study of heuristic (shedsim tune)")
 def tune(run: Run) -> dict[str, Any]:
     import tomllib
+
     d = run.out("tune")
     budget = run.size(12, 6)
     run.shedsim("tune", "--budget", budget, "--games", run.size(4000, 2000), "--quiet", "--out", d)
@@ -366,9 +628,15 @@ def tune(run: Run) -> dict[str, Any]:
     for sub in (v for v in best.values() if isinstance(v, dict)):
         flat.update({k: v for k, v in sub.items() if not isinstance(v, dict)})
     t = csv(d, "trials.csv")
-    return {"budget": budget, "best_score": float(flat["best_score"]), "start_score": float(flat["start_score"]),
-            "best_is_start": bool(t["score"].idxmax() == 0),
-            "head_to_head_score": float(flat["head_to_head_score"]) if "head_to_head_score" in flat else None}
+    return {
+        "budget": budget,
+        "best_score": float(flat["best_score"]),
+        "start_score": float(flat["start_score"]),
+        "best_is_start": bool(t["score"].idxmax() == 0),
+        "head_to_head_score": float(flat["head_to_head_score"])
+        if "head_to_head_score" in flat
+        else None,
+    }
 
 
 @result("tips", "what each beginner tip is worth (shedsim tips)")
@@ -376,17 +644,43 @@ def tips(run: Run) -> dict[str, Any]:
     d = run.out("tips")
     run.shedsim("tips", "--games", run.size(40_000, 8000), "--quiet", "--out", d)
     t = csv(d, "tips.csv")
-    keep = [c for c in ("tip", "rules", "players", "objective", "verdict", "loss_effect", "loss_lo", "loss_hi",
-                        "loss_p_holm", "place_effect", "place_lo", "place_hi", "place_p_holm") if c in t]
+    keep = [
+        c
+        for c in (
+            "tip",
+            "rules",
+            "players",
+            "objective",
+            "verdict",
+            "loss_effect",
+            "loss_lo",
+            "loss_hi",
+            "loss_p_holm",
+            "place_effect",
+            "place_lo",
+            "place_hi",
+            "place_p_holm",
+        )
+        if c in t
+    ]
     return {"rows": json.loads(t[keep].to_json(orient="records"))}
 
 
 @result("hint", "the hint example: docs/examples/hint_fourth_seven.toml")
 def hint(run: Run) -> dict[str, Any]:
     out = json.loads(run.shedsim("hint", "docs/examples/hint_fourth_seven.toml", "--json"))
-    moves = [{"move": m["move"], "p_lose": m["p_lose"]["value"], "p_lose_lo": m["p_lose"]["lo"],
-              "p_lose_hi": m["p_lose"]["hi"], "expected_place": m["expected_place"]["value"],
-              "p_first": m["p_first"]["value"], "samples": m["samples"]} for m in out["moves"]]
+    moves = [
+        {
+            "move": m["move"],
+            "p_lose": m["p_lose"]["value"],
+            "p_lose_lo": m["p_lose"]["lo"],
+            "p_lose_hi": m["p_lose"]["hi"],
+            "expected_place": m["expected_place"]["value"],
+            "p_first": m["p_first"]["value"],
+            "samples": m["samples"],
+        }
+        for m in out["moves"]
+    ]
     return {"moves": moves, "best": moves[0]["move"]}
 
 
@@ -400,9 +694,14 @@ def guard(run: Run) -> dict[str, Any]:
     times: dict[str, list[float]] = {"greedy": [], "mygreedy": []}
     for _ in range(3):
         for s in times:
-            b = bench_json(run, "--strategy", s, "--strategy-path", plugin, "--games", games, "--workers", 1)
+            b = bench_json(
+                run, "--strategy", s, "--strategy-path", plugin, "--games", games, "--workers", 1
+            )
             times[s].append(b["ns_per_move"])
-    return {"ratio": statistics.median(times["mygreedy"]) / statistics.median(times["greedy"]), "games": games}
+    return {
+        "ratio": statistics.median(times["mygreedy"]) / statistics.median(times["greedy"]),
+        "games": games,
+    }
 
 
 @result("scale", "memory as the number of games grows")
@@ -410,8 +709,19 @@ def scale(run: Run) -> dict[str, Any]:
     peaks = {}
     for games in (run.size(1_000_000, 200_000), run.size(10_000_000, 2_000_000)):
         d = run.out(f"scale{games}")
-        run.shedsim("tournament", "--strategies", "greedy,aggressive,random", "--players", 4, "--games", games,
-                    "--quiet", "--no-plots", "--out", d)
+        run.shedsim(
+            "tournament",
+            "--strategies",
+            "greedy,aggressive,random",
+            "--players",
+            4,
+            "--games",
+            games,
+            "--quiet",
+            "--no-plots",
+            "--out",
+            d,
+        )
         sessions = run_json(d)["sessions"]
         peaks[games] = max(s.get("peak_rss_mb_main") or 0 for s in sessions)
     small, big = sorted(peaks)
@@ -422,15 +732,58 @@ def scale(run: Run) -> dict[str, Any]:
 def outputs(run: Run) -> dict[str, Any]:
     cols: dict[str, dict[str, list[str]]] = {}
     specs = {
-        "tournament": ("tournament", "--players", 3, "--strategies", "greedy,random,aggressive", "--games", 600,
-                       "--rounds", 2, "--no-plots"),
-        "compare-rules": ("compare-rules", "-r", "shithead", "-r", "shithead+skip8", "-p", 3, "--strategies",
-                          "random,greedy", "--games", 600, "--no-plots"),
-        "swaps": ("swaps", "--players", 3, "--strategy", "greedy", "--games", 3000, "--deals", 4, "--rollouts", 8,
-                  "--no-plots"),
+        "tournament": (
+            "tournament",
+            "--players",
+            3,
+            "--strategies",
+            "greedy,random,aggressive",
+            "--games",
+            600,
+            "--rounds",
+            2,
+            "--no-plots",
+        ),
+        "compare-rules": (
+            "compare-rules",
+            "-r",
+            "shithead",
+            "-r",
+            "shithead+skip8",
+            "-p",
+            3,
+            "--strategies",
+            "random,greedy",
+            "--games",
+            600,
+            "--no-plots",
+        ),
+        "swaps": (
+            "swaps",
+            "--players",
+            3,
+            "--strategy",
+            "greedy",
+            "--games",
+            3000,
+            "--deals",
+            4,
+            "--rollouts",
+            8,
+            "--no-plots",
+        ),
         "sprt": ("sprt", "--a", "greedy", "--b", "random", "--no-plots"),
-        "sprt --compare-pairing": ("sprt", "--a", "greedy", "--b", "random", "--compare-pairing", "--games", 400,
-                                   "--no-plots"),
+        "sprt --compare-pairing": (
+            "sprt",
+            "--a",
+            "greedy",
+            "--b",
+            "random",
+            "--compare-pairing",
+            "--games",
+            400,
+            "--no-plots",
+        ),
         "tips": ("tips", "--rules", "shithead", "--players", 2, "--games", 400),
         "tune": ("tune", "--budget", 2, "--games", 200, "--confirm-games", 200),
     }
@@ -438,27 +791,41 @@ def outputs(run: Run) -> dict[str, Any]:
         d = run.out(label.replace(" ", "").replace("-", ""))
         run.shedsim(*args, "--quiet", "--out", d)
         cols[label.split()[0] if label != "sprt --compare-pairing" else "pairing"] = {
-            f.name.replace(".", "_"): list(pd.read_csv(f, nrows=0).columns) for f in sorted(d.glob("*.csv"))}
+            f.name.replace(".", "_"): list(pd.read_csv(f, nrows=0).columns)
+            for f in sorted(d.glob("*.csv"))
+        }
     return cols
 
 
-@result("suite", "how long make test takes on a fresh clone (install, compile, the whole suite)", long=True)
+@result(
+    "suite",
+    "how long make test takes on a fresh clone (install, compile, the whole suite)",
+    long=True,
+)
 def suite(run: Run) -> dict[str, Any]:
     """``make test`` in a fresh clone of the committed HEAD, as a new user runs it: a new
     virtual environment, the install from the package index, the kernel compiled into an
     empty cache directory, then the suite; timed as a whole and for its pytest part."""
     clone = run.tmp / "clone"
     _check(["git", "clone", "--quiet", str(ROOT), str(clone)])
-    env = {**os.environ, "SHEDSIM_CACHE_DIR": str(run.tmp / "cache")}  # the kernel and numba's cache of it
+    env = {
+        **os.environ,
+        "SHEDSIM_CACHE_DIR": str(run.tmp / "cache"),
+    }  # the kernel and numba's cache of it
     run._record(["make", "test"])
     t = time.perf_counter()
     p = subprocess.run(["make", "test"], cwd=clone, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - t
     if p.returncode:
-        raise RuntimeError(f"make test failed in a fresh clone:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+        raise RuntimeError(
+            f"make test failed in a fresh clone:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
+        )
     m = re.search(r"passed.* in ([0-9.]+)s", p.stdout)
-    return {"minutes": seconds / 60, "pytest_minutes": float(m.group(1)) / 60 if m else None,
-            "cores": os.cpu_count()}
+    return {
+        "minutes": seconds / 60,
+        "pytest_minutes": float(m.group(1)) / 60 if m else None,
+        "cores": os.cpu_count(),
+    }
 
 
 # ------------------------------------------------------------------ writing
@@ -466,15 +833,22 @@ def machine() -> dict[str, Any]:
     """The machine the figures were measured on."""
     import numba
     import numpy
+
     cpu = platform.processor() or "unknown CPU"
     try:
         m = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
         cpu = m.group(1).strip() if m else cpu
     except OSError:
         pass
-    return {"cores": os.cpu_count(), "cpu": cpu, "python": platform.python_version(), "numba": numba.__version__,
-            "numpy": numpy.__version__, "platform": platform.platform(),
-            "load_average": [round(x, 2) for x in os.getloadavg()]}
+    return {
+        "cores": os.cpu_count(),
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": numpy.__version__,
+        "platform": platform.platform(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
 
 
 def git(*args: str) -> str:
@@ -482,19 +856,34 @@ def git(*args: str) -> str:
 
 
 def code_state() -> tuple[str, bool]:
-    """The commit checked out, and whether the code (``shedsim/``, ``strategies/``) differs from it."""
-    return git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "--", "shedsim", "strategies"))
+    """The commit checked out, and whether the code (``shedsim/``, ``strategies/``) differs from
+    it."""
+    return git("rev-parse", "HEAD"), bool(
+        git("status", "--porcelain", "--", "shedsim", "strategies")
+    )
 
 
-def write(name: str, figures: dict[str, Any], run: Run, seconds: float, code: tuple[str, bool]) -> Path:
+def write(
+    name: str, figures: dict[str, Any], run: Run, seconds: float, code: tuple[str, bool]
+) -> Path:
     """Write ``docs/results/NAME.json`` atomically (a temporary file, fsynced and renamed);
     ``code``: :func:`code_state` when the measurement started."""
     sys.path.insert(0, str(ROOT))
     from shedsim.base import atomic
+
     what = REGISTRY[name][1]
-    doc = {"name": name, "what": what, "commands": run.commands, "commit": code[0], "dirty": code[1],
-           "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "machine": machine(),
-           "reduced": run.quick, "seconds": round(seconds, 1), "figures": figures}
+    doc = {
+        "name": name,
+        "what": what,
+        "commands": run.commands,
+        "commit": code[0],
+        "dirty": code[1],
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "reduced": run.quick,
+        "seconds": round(seconds, 1),
+        "figures": figures,
+    }
     path = RESULTS / f"{name}.json"
     RESULTS.mkdir(parents=True, exist_ok=True)
     atomic.write_text(path, json.dumps(doc, indent=1, default=float) + "\n")
@@ -505,7 +894,9 @@ def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="tools/results.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", help="results files to make (default: every one but suite)")
     ap.add_argument("--list", action="store_true", help="list the results functions and exit")
-    ap.add_argument("--quick", action="store_true", help="reduced sizes (the file says so: reduced)")
+    ap.add_argument(
+        "--quick", action="store_true", help="reduced sizes (the file says so: reduced)"
+    )
     return ap
 
 
@@ -518,7 +909,10 @@ def main(argv: list[str] | None = None) -> int:
     names = a.names or [n for n in REGISTRY if n != "suite"]
     unknown = [n for n in names if n not in REGISTRY]
     if unknown:
-        print(f"error: no results function {', '.join(unknown)}; known: {', '.join(REGISTRY)}", file=sys.stderr)
+        print(
+            f"error: no results function {', '.join(unknown)}; known: {', '.join(REGISTRY)}",
+            file=sys.stderr,
+        )
         return 2
     for name in names:
         tmp = Path(tempfile.mkdtemp(prefix=f"shedsim-results-{name}-"))
@@ -528,7 +922,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {REGISTRY[name][1]} ...", file=sys.stderr, flush=True)
             figures = REGISTRY[name][0](run)
             path = write(name, figures, run, time.perf_counter() - t, code)
-            print(f"{name}: wrote {path.relative_to(ROOT)} ({time.perf_counter() - t:.0f} s)", file=sys.stderr)
+            print(
+                f"{name}: wrote {path.relative_to(ROOT)} ({time.perf_counter() - t:.0f} s)",
+                file=sys.stderr,
+            )
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return 0

@@ -4,7 +4,8 @@ Plays the same games (the tournament's schedule: paired deals, balanced tables, 
 rotation) once with ``stall:0`` and once per candidate N, and counts, per N, the games
 that finish with ``stall:0`` (under the move cap) but end as stalled with ``stall:N``;
 also how each run's games ended (finished, stalled, proven loop, move cap). The default N
-(:data:`shedsim.rules.STALL_DEFAULTS`) is chosen with it (docs/explanation/cannot-end.md#choosing-n)::
+(:data:`shedsim.rules.STALL_DEFAULTS`) is chosen with it
+(docs/explanation/cannot-end.md#choosing-n)::
 
     .venv/bin/python tools/stall_cut.py --rules shithead --players 4 --games 200000 \\
         --n 100,150,200,300,400,600,800
@@ -26,8 +27,15 @@ from shedsim.runs.simulate import run_chunks
 from shedsim.analysis.tournament import default_strategies, parse_entries, plan
 
 
-def ends_of(rules_name: str, house: list[str], players: int, strategies: str | None, games: int,
-            seed: int, workers: int) -> np.ndarray:
+def ends_of(
+    rules_name: str,
+    house: list[str],
+    players: int,
+    strategies: str | None,
+    games: int,
+    seed: int,
+    workers: int,
+) -> np.ndarray:
     """``int8[games]``: how each game of the tournament schedule ended (``layout.END_*``)."""
     rules = build(rules_name, house)
     entries = parse_entries(strategies) if strategies else [(s, s) for s in default_strategies()]
@@ -53,14 +61,20 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     a = parser().parse_args(argv)
-    base = ends_of(a.rules, [*a.house, "stall:0"], a.players, a.strategies, a.games, a.seed, a.workers)
+    base = ends_of(
+        a.rules, [*a.house, "stall:0"], a.players, a.strategies, a.games, a.seed, a.workers
+    )
     fin = base == END_FINISHED
     counts = np.bincount(base, minlength=len(END_NAMES))
-    print(f"{a.rules} {a.players}p {' '.join(a.house)}: {len(base):,} games; stall:0 ends: "
-          + ", ".join(f"{n} {c:,}" for n, c in zip(END_NAMES, counts)))
+    print(
+        f"{a.rules} {a.players}p {' '.join(a.house)}: {len(base):,} games; stall:0 ends: "
+        + ", ".join(f"{n} {c:,}" for n, c in zip(END_NAMES, counts))
+    )
     print("N\tcut\tcut_per_1000\t" + "\t".join(END_NAMES))
     for n in (int(x) for x in a.n.split(",")):
-        ends = ends_of(a.rules, [*a.house, f"stall:{n}"], a.players, a.strategies, a.games, a.seed, a.workers)
+        ends = ends_of(
+            a.rules, [*a.house, f"stall:{n}"], a.players, a.strategies, a.games, a.seed, a.workers
+        )
         cut = int((fin & (ends == END_STALLED)).sum())
         c = np.bincount(ends, minlength=len(END_NAMES))
         print(f"{n}\t{cut}\t{1000 * cut / max(1, fin.sum()):.3f}\t" + "\t".join(str(x) for x in c))

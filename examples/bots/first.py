@@ -1,6 +1,7 @@
 """first.py: the smallest bot, in plain Python (no packages): it keeps its face-up cards as
 dealt and plays the first legal move. ``shedsim bench --bot first='python examples/bots/first.py'``
 measures the pipe with it (docs/reference/bots.md)."""
+
 import json
 import sys
 

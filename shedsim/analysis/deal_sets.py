@@ -19,8 +19,11 @@ from shedsim.rules.deals import Deal, DealsError, from_state
 
 def _spec(run_dir: Path):
     from shedsim.analysis.tournament import Store, TournamentError, spec_from_store
+
     if not (run_dir / "spec.json").is_file():
-        raise DealsError(f"--from-run: {run_dir} holds no spec.json (not a shedsim tournament directory)")
+        raise DealsError(
+            f"--from-run: {run_dir} holds no spec.json (not a shedsim tournament directory)"
+        )
     try:
         return spec_from_store(Store(run_dir))
     except TournamentError as e:
@@ -41,35 +44,49 @@ def run_deals(run_dir: str | Path, lost_by: str | None = None):
     note = f"every deal of the run in {run_dir} ({n_deals})"
     if lost_by is not None:
         if lost_by not in spec.labels:
-            raise DealsError(f"--lost-by: no entry labelled {lost_by!r} in {run_dir} "
-                             f"(entries: {', '.join(spec.labels)})")
+            raise DealsError(
+                f"--lost-by: no entry labelled {lost_by!r} in {run_dir} "
+                f"(entries: {', '.join(spec.labels)})"
+            )
         indices = _lost_deals(run_dir, spec, spec.labels.index(lost_by))
-        note = f"the deals of the run in {run_dir} that {lost_by} lost under every rotation ({len(indices)})"
+        note = (
+            f"the deals of the run in {run_dir} that {lost_by} lost under every rotation "
+            f"({len(indices)})"
+        )
     return spec.rules, n, [deal_of(spec, int(d)) for d in indices], note
 
 
 def deal_of(spec, d: int) -> Deal:
-    """Deal index ``d`` of tournament ``spec`` (a :class:`shedsim.analysis.tournament.TournamentSpec`)."""
+    """Deal index ``d`` of tournament ``spec`` (a
+    :class:`shedsim.analysis.tournament.TournamentSpec`)."""
     if spec.deal_set is not None:
         k = len(spec.deal_set.deals)
         return spec.deal_set.deals[(d // len(spec.tables)) % k]
     from shedsim.rules.engine import deal
     from shedsim.seeding import game_keys
+
     dk, _ = game_keys(spec.seed, np.array([d]), np.array([d]))
     return from_state(deal(spec.rules, spec.players, int(dk[0]), d % spec.players)[0])
 
 
 def _lost_deals(run_dir: Path, spec, entry: int) -> np.ndarray:
-    """Deal indices on which ``entry`` was seated and placed last (place = players) in every game."""
+    """Deal indices on which ``entry`` was seated and placed last (place = players) in every
+    game."""
     import pandas as pd
+
     files = sorted((run_dir / "games").glob("[0-9][0-9][0-9][0-9][0-9].parquet"))
     if not files:
-        raise DealsError(f"--lost-by: {run_dir} has no per-game records (games/*.parquet); run the tournament "
-                         f"with --save-games to filter its deals")
+        raise DealsError(
+            f"--lost-by: {run_dir} has no per-game records (games/*.parquet); run the tournament "
+            f"with --save-games to filter its deals"
+        )
     n = spec.players
     lost = []
     for f in files:
-        g = pd.read_parquet(f, columns=["deal"] + [f"entry_{s}" for s in range(n)] + [f"place_{s}" for s in range(n)])
+        g = pd.read_parquet(
+            f,
+            columns=["deal"] + [f"entry_{s}" for s in range(n)] + [f"place_{s}" for s in range(n)],
+        )
         seated = np.zeros(len(g), bool)
         last = np.zeros(len(g), bool)
         for s in range(n):

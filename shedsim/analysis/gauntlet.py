@@ -69,15 +69,22 @@ class Result:
         """``gauntlet.csv``: one row per opponent, then the total (a pandas DataFrame with
         the fields of :class:`Row`)."""
         import pandas as pd
+
         return pd.DataFrame([r.to_json() for r in [*self.rows, self.total]])
 
 
 DEFINITIONS = {
-    "score": "the candidate's mean score per deal: the share of the other seats it finished ahead of, ties half "
-             "(a deal's rotations are one unit), with its 95% Student t interval over deals",
+    "score": "the candidate's mean score per deal: the share of the other seats it finished "
+    "ahead of, ties half "
+    "(a deal's rotations are one unit), with its 95% Student t interval over deals",
     "Elo": "the score on the logistic Elo scale: elo = -400 log10(1 / score - 1)",
-    "forfeits": "games the candidate (forfeits) and its opponent (opponent_forfeits) forfeited (a bot's faults)",
-    "decision": "with --sprt: the GSPRT's decision against that opponent (H1, H0, or none at --games)",
+    "forfeits": (
+        "games the candidate (forfeits) and its opponent (opponent_forfeits) forfeited (a "
+        "bot's faults)"
+    ),
+    "decision": (
+        "with --sprt: the GSPRT's decision against that opponent (H1, H0, or none at --games)"
+    ),
 }
 """The terms of the table, as run.json states them."""
 
@@ -91,7 +98,10 @@ def play_batch(match: Any, u0: int, u1: int) -> dict[str, np.ndarray]:
     unit = match.spec.players
     sched, rec = match.played(u0 * unit, u1 * unit, True)
     codes = S.unit_codes(S.half_points(rec["places"], sched["x_seat"]), unit).astype(np.int64)
-    per_unit = {"codes": codes, "unfinished": rec["unfinished"].astype(np.int64).reshape(-1, unit).sum(axis=1)}
+    per_unit = {
+        "codes": codes,
+        "unfinished": rec["unfinished"].astype(np.int64).reshape(-1, unit).sum(axis=1),
+    }
     mine = theirs = np.zeros(len(sched["x_seat"]), np.int64)
     if "forfeit" in rec:
         f = rec["forfeit"] > 0
@@ -113,7 +123,9 @@ class Tally:
 
     def add(self, batch: dict[str, np.ndarray], take: int) -> None:
         """The first ``take`` units of a batch (:func:`play_batch`'s arrays)."""
-        self.counts += np.bincount(batch["codes"][:take], minlength=len(self.counts)).astype(np.int64)
+        self.counts += np.bincount(batch["codes"][:take], minlength=len(self.counts)).astype(
+            np.int64
+        )
         self.games += take * self.players
         self.unfinished += int(batch["unfinished"][:take].sum())
         self.forfeits += int(batch["forfeits"][:take].sum())
@@ -127,7 +139,21 @@ class Tally:
         self.opponent_forfeits += other.opponent_forfeits
 
     def row(self, label: str, decision: str | None = None, llr: float | None = None) -> Row:
-        """The table's row (:class:`Row`): the score and its 95% t interval over units, as Elo too."""
+        """The table's row (:class:`Row`): the score and its 95% t interval over units, as Elo
+        too."""
         score, lo, hi = S.interval(self.counts)
-        return Row(label, self.games, score, lo, hi, float(S.score_to_elo(score)), float(S.score_to_elo(lo)),
-                   float(S.score_to_elo(hi)), self.forfeits, self.opponent_forfeits, self.unfinished, decision, llr)
+        return Row(
+            label,
+            self.games,
+            score,
+            lo,
+            hi,
+            float(S.score_to_elo(score)),
+            float(S.score_to_elo(lo)),
+            float(S.score_to_elo(hi)),
+            self.forfeits,
+            self.opponent_forfeits,
+            self.unfinished,
+            decision,
+            llr,
+        )

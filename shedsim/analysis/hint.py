@@ -9,7 +9,8 @@ Method.
 * **Information.** The seat's observation is :func:`shedsim.rules.engine.public_array` of the
   position with that seat to move: its own hand, every face-up row, the pile, the
   counts, the cards seen picked up and the burned cards whose ranks are known
-  (docs/reference/rules.md#observation). Nothing else of the position is read. Each sample re-deals every card the
+  (docs/reference/rules.md#observation). Nothing else of the position is read. Each sample re-deals
+  every card the
   seat has not seen (the deck minus what it saw) into the places it cannot see (other
   hands beyond their known cards, every face-down slot, the stock), uniformly at random
   (:func:`shedsim.kernel.policies.determinise_any`, the ``mc`` strategy's determinisation
@@ -97,8 +98,11 @@ class Interval:
     hi: float
 
     def to_json(self) -> dict[str, float]:
-        return {"value": round(float(self.value), 4), "lo": round(float(self.lo), 4),
-                "hi": round(float(self.hi), 4)}
+        return {
+            "value": round(float(self.value), 4),
+            "lo": round(float(self.lo), 4),
+            "hi": round(float(self.hi), 4),
+        }
 
 
 @dataclass
@@ -123,10 +127,16 @@ class MoveFigures:
         return {"lose": self.p_lose, "place": self.place, "first": self.p_first}[objective]
 
     def to_json(self) -> dict[str, Any]:
-        return {"move": self.move, "samples": self.samples, "expected_place": self.place.to_json(),
-                "p_lose": self.p_lose.to_json(), "p_first": self.p_first.to_json(),
-                "dropped_after": self.dropped_after, "same_as": self.same_as,
-                "facts": {k: round(v, 4) for k, v in self.facts.items()}}
+        return {
+            "move": self.move,
+            "samples": self.samples,
+            "expected_place": self.place.to_json(),
+            "p_lose": self.p_lose.to_json(),
+            "p_first": self.p_first.to_json(),
+            "dropped_after": self.dropped_after,
+            "same_as": self.same_as,
+            "facts": {k: round(v, 4) for k, v in self.facts.items()},
+        }
 
 
 @dataclass
@@ -152,6 +162,7 @@ class HintResult:
     def ranked_by(self) -> str:
         """``ranked by P(lose), i.e. not losing (shithead's scoring: count of games not lost)``."""
         from shedsim.rules.scoring import ranked_by
+
         return ranked_by(self.objective, self.objective_source)
 
     @property
@@ -164,23 +175,42 @@ class HintResult:
         if self.stopped == STOP_SINGLE:
             return "only one legal move"
         if self.stopped == STOP_SEPARATED:
-            return (f"stopped early after {self.samples} samples: the best move is separated from "
-                    f"every other in {FIGURE_NAMES[self.objective]} with 95% confidence")
+            return (
+                f"stopped early after {self.samples} samples: the best move is separated from "
+                f"every other in {FIGURE_NAMES[self.objective]} with 95% confidence"
+            )
         if self.stopped == STOP_TIED:
             left = [m.move for m in self.moves if m.dropped_after is None and m.same_as is None]
-            what = {"lose": "lost or did not lose together", "place": "gave the same place",
-                    "first": "went out first or not together"}[self.objective]
-            return (f"stopped after {self.samples} samples: {', '.join(left)} {what} in every sample "
-                    f"(tied in {FIGURE_NAMES[self.objective]}; the other figures order them)")
-        return (f"stopped at the budget of {self.budget} samples per move: the best move is not "
-                f"separated from every other in {FIGURE_NAMES[self.objective]} with 95% confidence")
+            what = {
+                "lose": "lost or did not lose together",
+                "place": "gave the same place",
+                "first": "went out first or not together",
+            }[self.objective]
+            return (
+                f"stopped after {self.samples} samples: {', '.join(left)} {what} in every sample "
+                f"(tied in {FIGURE_NAMES[self.objective]}; the other figures order them)"
+            )
+        return (
+            f"stopped at the budget of {self.budget} samples per move: the best move is not "
+            f"separated from every other in {FIGURE_NAMES[self.objective]} with 95% confidence"
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "players": self.players, "policy": self.policy, "seed": self.seed,
-                "objective": self.objective, "objective_source": self.objective_source,
-                "budget": self.budget, "samples": self.samples, "stopped": self.stopped,
-                "stop_reason": self.stop_text(), "seconds": round(self.seconds, 3),
-                "moves": [m.to_json() for m in self.moves], "why": self.why}
+        return {
+            "seat": self.seat,
+            "players": self.players,
+            "policy": self.policy,
+            "seed": self.seed,
+            "objective": self.objective,
+            "objective_source": self.objective_source,
+            "budget": self.budget,
+            "samples": self.samples,
+            "stopped": self.stopped,
+            "stop_reason": self.stop_text(),
+            "seconds": round(self.seconds, 3),
+            "moves": [m.to_json() for m in self.moves],
+            "why": self.why,
+        }
 
 
 FACTS = ("burn", "again", "pickup", "next_out", "pickup_next", "finished", "out_now")
@@ -195,6 +225,7 @@ def default_policy() -> str:
     left out (:func:`shedsim.plugins.select`, role ``policy``: ``heuristic``), the
     strongest that answers in seconds. Raises :class:`HintError` when none qualifies."""
     from shedsim.plugins import PluginError, choice
+
     try:
         return choice("policy")[0]
     except PluginError as e:
@@ -203,6 +234,7 @@ def default_policy() -> str:
 
 def _policy(spec: str, strategy_paths: tuple[str, ...]):
     from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
+
     try:
         known = discover(list(strategy_paths))
         strat = compiled_strategy(known, spec, "hint")
@@ -238,16 +270,23 @@ def _failure_words(status: np.ndarray) -> str:
     random stream it does not own."""
     from shedsim import layout as L
     from shedsim.rules.engine import MoveSyntaxError
+
     kind, seat, value = int(status[1]), int(status[2]), int(status[3])
     if kind == 3:
         if seat == 1:
-            return f"wrote into the rules array (entry {value}, {L.entry_name('R_', value)}) during a playout"
+            return (
+                f"wrote into the rules array (entry {value}, {L.entry_name('R_', value)}) "
+                "during a playout"
+            )
         return f"wrote into its parameters array (parameter {value}) during a playout"
     if value == L.OBS_WRITTEN:
         return f"wrote into the observation array (the playout's own state) for seat {seat}"
     if value - L.RNG_WRITTEN in L.STREAM_NAMES:
         k = value - L.RNG_WRITTEN
-        return f"wrote into {L.STREAM_NAMES[k]} (rng[{k - L.S_LENT}], past its own stream rng[0]) for seat {seat}"
+        return (
+            f"wrote into {L.STREAM_NAMES[k]} (rng[{k - L.S_LENT}], past its own stream rng[0]) "
+            f"for seat {seat}"
+        )
     try:
         move = f"the illegal move {Move.from_code(value)}"
     except MoveSyntaxError:
@@ -262,15 +301,30 @@ def budget_problem(option: str, budget: int, n_moves: int, up_to: bool = False) 
     fit (:func:`shedsim.runs.limits.memory_problem`)."""
     from shedsim.kernel.playouts import N_FACTS
     from shedsim.runs.limits import memory_problem
-    return memory_problem(option, budget, "samples per move", n_moves * (8 + N_FACTS),
-                          f"for {'up to ' if up_to else ''}{n_moves} move(s)")
+
+    return memory_problem(
+        option,
+        budget,
+        "samples per move",
+        n_moves * (8 + N_FACTS),
+        f"for {'up to ' if up_to else ''}{n_moves} move(s)",
+    )
 
 
-def rank_moves(state: GameState, seat: int | None = None, policy: str | None = None,
-               budget: int | None = None, seed: int = 0, batch: int = DEFAULT_BATCH,
-               cap: int = DEFAULT_CAP, strategy_paths: tuple[str, ...] = (),
-               progress: Callable[[int, int], None] | None = None, why: bool = False,
-               objective: str | None = None, objective_option: str = "--objective") -> HintResult:
+def rank_moves(
+    state: GameState,
+    seat: int | None = None,
+    policy: str | None = None,
+    budget: int | None = None,
+    seed: int = 0,
+    batch: int = DEFAULT_BATCH,
+    cap: int = DEFAULT_CAP,
+    strategy_paths: tuple[str, ...] = (),
+    progress: Callable[[int, int], None] | None = None,
+    why: bool = False,
+    objective: str | None = None,
+    objective_option: str = "--objective",
+) -> HintResult:
     """Rank every legal move of ``seat`` (default: the seat to move) in ``state``.
 
     ``policy``: the compiled strategy that plays every seat after the move (``NAME`` or
@@ -311,7 +365,9 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise HintError(f"{name}: must be a positive integer, got {v!r}")
     if cap > MAX_CAP:
-        raise HintError(f"--cap: at most {MAX_CAP:,} moves (the longest move cap a rule set takes), got {cap:,}")
+        raise HintError(
+            f"--cap: at most {MAX_CAP:,} moves (the longest move cap a rule set takes), got {cap:,}"
+        )
     st = observed_state(state, seat)
     me = st.to_move
     n_players = st.players
@@ -340,42 +396,74 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
     dropped = np.full(n_moves, -1, np.int64)
     rounds = max(1, math.ceil(samples_cap / batch))
     from scipy.stats import norm
+
     z = float(norm.ppf(1 - LEVEL / (2 * max(1, n_moves - 1) * rounds)))
     mod = playout_module(strat)
     status = np.zeros(8, np.int64)
-    streams = np.zeros(L.S_SIZE, np.uint64)  # the playouts' random streams (a beat word: see run_samples)
+    streams = np.zeros(
+        L.S_SIZE, np.uint64
+    )  # the playouts' random streams (a beat word: see run_samples)
     done = 0
     stopped = STOP_SINGLE if n_moves == 1 else STOP_BUDGET
     while done < samples_cap:
         k = min(batch, samples_cap - done)
         dk, sk = game_keys(seed, np.arange(done, done + k))
         keys = np.ascontiguousarray(np.stack([dk, sk], axis=1), np.uint64)
-        sample_args = (rules_array, obs, codes, active, keys, params, cap, places[done:done + k],
-                       facts[done:done + k], status, streams)
+        sample_args = (
+            rules_array,
+            obs,
+            codes,
+            active,
+            keys,
+            params,
+            cap,
+            places[done : done + k],
+            facts[done : done + k],
+            status,
+            streams,
+        )
         if strat.outside:  # a plugin that crashes or never decides cannot take this process with it
             from shedsim.base.isolate import ChildTimeout, call, crash_words
             from shedsim.base.isolate import decision_timeout
+
             try:
-                got, error, code = call(mod.run_samples, *sample_args, beat=(streams, L.S_BEAT),
-                                        beat_s=decision_timeout())
+                got, error, code = call(
+                    mod.run_samples,
+                    *sample_args,
+                    beat=(streams, L.S_BEAT),
+                    beat_s=decision_timeout(),
+                )
             except ChildTimeout as e:
-                raise PolicyCrash(f"policy {policy!r} in samples {done + 1}-{done + k} of the moves of seat {me} "
-                                  f"(--seed {seed}): {e} It plays every seat in the playouts: check it, or use "
-                                  f"another --policy") from None
+                raise PolicyCrash(
+                    f"policy {policy!r} in samples {done + 1}-{done + k} of the moves of seat {me} "
+                    f"(--seed {seed}): {e} It plays every seat in the playouts: check it, or use "
+                    f"another --policy"
+                ) from None
             if code != 0 or error is not None:
-                what = f"crashed the process playing the playouts ({crash_words(code)})" if code else f"raised {error}"
-                raise PolicyCrash(f"policy {policy!r} {what} in samples {done + 1}-{done + k} of the moves of seat {me} "
-                                  f"(--seed {seed}); it plays every seat in the playouts: check it, or use "
-                                  f"another --policy")
+                what = (
+                    f"crashed the process playing the playouts ({crash_words(code)})"
+                    if code
+                    else f"raised {error}"
+                )
+                raise PolicyCrash(
+                    f"policy {policy!r} {what} in samples {done + 1}-{done + k} of the moves "
+                    f"of seat {me} "
+                    f"(--seed {seed}); it plays every seat in the playouts: check it, or use "
+                    f"another --policy"
+                )
         else:
             got = mod.run_samples(*sample_args)
         if got < k:
             if status[1] == 1:
-                raise HintError("no deal of the unseen cards fits this position (more hidden places "
-                                "than unseen cards)")
-            raise PolicyCrash(f"policy {policy!r} {_failure_words(status)} in sample {done + got + 1} of the "
-                              f"moves of seat {me} (--seed {seed}); it plays every seat in the playouts: check "
-                              f"it, or use another --policy")
+                raise HintError(
+                    "no deal of the unseen cards fits this position (more hidden places "
+                    "than unseen cards)"
+                )
+            raise PolicyCrash(
+                f"policy {policy!r} {_failure_words(status)} in sample {done + got + 1} of the "
+                f"moves of seat {me} (--seed {seed}); it plays every seat in the playouts: check "
+                f"it, or use another --policy"
+            )
         done += k
         if progress is not None:
             progress(done, samples_cap)
@@ -412,22 +500,54 @@ def rank_moves(state: GameState, seat: int | None = None, policy: str | None = N
         llo, lhi = wilson(lose, n)
         flo, fhi = wilson(first, n)
         figs[str(m)] = MoveFigures(
-            str(m), n, Interval(float(mean), float(lo), float(hi)),
-            Interval(lose / n, float(llo), float(lhi)), Interval(first / n, float(flo), float(fhi)),
-            None if dropped[j] < 0 else int(dropped[j]), None, _facts(facts[:n, j]))
-    keys = {"lose": lambda f: (f.p_lose.value, f.place.value, -f.p_first.value),
-            "place": lambda f: (f.place.value, f.p_lose.value, -f.p_first.value),
-            "first": lambda f: (-f.p_first.value, f.place.value, f.p_lose.value)}[objective]
-    order = sorted(figs.values(), key=lambda f: (f.dropped_after is not None, -(f.dropped_after or 0), *keys(f)))
+            str(m),
+            n,
+            Interval(float(mean), float(lo), float(hi)),
+            Interval(lose / n, float(llo), float(lhi)),
+            Interval(first / n, float(flo), float(fhi)),
+            None if dropped[j] < 0 else int(dropped[j]),
+            None,
+            _facts(facts[:n, j]),
+        )
+    keys = {
+        "lose": lambda f: (f.p_lose.value, f.place.value, -f.p_first.value),
+        "place": lambda f: (f.place.value, f.p_lose.value, -f.p_first.value),
+        "first": lambda f: (-f.p_first.value, f.place.value, f.p_lose.value),
+    }[objective]
+    order = sorted(
+        figs.values(),
+        key=lambda f: (f.dropped_after is not None, -(f.dropped_after or 0), *keys(f)),
+    )
     out: list[MoveFigures] = []
     for f in order:
         out.append(f)
         for m, rep in same.items():
             if rep == f.move:
-                out.append(MoveFigures(m, f.samples, f.place, f.p_lose, f.p_first, f.dropped_after, rep,
-                                       dict(f.facts)))
-    result = HintResult(me, n_players, policy, seed, budget, done, stopped, out, 0.0,
-                        objective=objective, objective_source=objective_source)
+                out.append(
+                    MoveFigures(
+                        m,
+                        f.samples,
+                        f.place,
+                        f.p_lose,
+                        f.p_first,
+                        f.dropped_after,
+                        rep,
+                        dict(f.facts),
+                    )
+                )
+    result = HintResult(
+        me,
+        n_players,
+        policy,
+        seed,
+        budget,
+        done,
+        stopped,
+        out,
+        0.0,
+        objective=objective,
+        objective_source=objective_source,
+    )
     if why:
         result.why = explain(st, result, places[:done], {str(m): j for j, m in enumerate(reps)})
     result.seconds = time.perf_counter() - t0
@@ -440,10 +560,25 @@ def warm_up(policy: str | None = None) -> None:
     :func:`default_policy`)."""
     from shedsim.rules.engine import deal
     from shedsim.rules.ruleset import build
+
     state, _ = deal(build("shithead"), 2, 1)
     rank_moves(state, policy=policy, budget=1, batch=1)
 
 
-__all__ = ["HintError", "HintResult", "MoveFigures", "Interval", "rank_moves", "explain", "move_effect",
-           "observed_state", "warm_up", "default_policy", "DEFAULT_BUDGET_FAST",
-           "DEFAULT_BUDGET", "DEFAULT_BUDGET_SEARCH", "BUDGETS", "FACTS"]
+__all__ = [
+    "HintError",
+    "HintResult",
+    "MoveFigures",
+    "Interval",
+    "rank_moves",
+    "explain",
+    "move_effect",
+    "observed_state",
+    "warm_up",
+    "default_policy",
+    "DEFAULT_BUDGET_FAST",
+    "DEFAULT_BUDGET",
+    "DEFAULT_BUDGET_SEARCH",
+    "BUDGETS",
+    "FACTS",
+]

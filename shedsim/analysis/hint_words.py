@@ -15,8 +15,16 @@ from shedsim.rules.scoring import FIGURE_NAMES
 
 
 def _count_word(n: int) -> str:
-    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh",
-            8: "eighth"}.get(n, f"{n}th")
+    return {
+        1: "first",
+        2: "second",
+        3: "third",
+        4: "fourth",
+        5: "fifth",
+        6: "sixth",
+        7: "seventh",
+        8: "eighth",
+    }.get(n, f"{n}th")
 
 
 def _pct(x: float) -> str:
@@ -32,7 +40,10 @@ def move_effect(state: GameState, move: Move, facts: dict[str, float]) -> str:
         return f"{move} takes the {len(state.pile)} cards of the pile into your hand"
     if move.kind in ("flip", "gamble"):
         what = "the face-down card" if move.kind == "flip" else "the stock's top card"
-        text = f"{move} turns {what}: it lands in {_pct(1 - facts['pickup'])} of samples (else you pick up)"
+        text = (
+            f"{move} turns {what}: it lands in {_pct(1 - facts['pickup'])} of samples (else "
+            "you pick up)"
+        )
         if facts["burn"] > 0:
             text += f" and burns the pile in {_pct(facts['burn'])}"
         return text
@@ -44,7 +55,9 @@ def move_effect(state: GameState, move: Move, facts: dict[str, float]) -> str:
         parts.append(f"{cards} {'burns' if n == 1 else 'burn'} the pile")
     elif top == r and run + n >= rules.burn_run:
         if n == 1:
-            parts.append(f"the {name} is the {_count_word(run + n)} of its rank on top: the pile burns")
+            parts.append(
+                f"the {name} is the {_count_word(run + n)} of its rank on top: the pile burns"
+            )
         else:
             parts.append(f"{cards} make {run + n} of a kind on top: the pile burns")
     elif n >= rules.burn_run:
@@ -53,8 +66,12 @@ def move_effect(state: GameState, move: Move, facts: dict[str, float]) -> str:
         parts.append(f"{cards} {'resets' if n == 1 else 'reset'} the pile: anything goes on it")
     elif r in rules.invisible:
         eff = state.effective_top()
-        parts.append(f"{cards} {'is' if n == 1 else 'are'} invisible: the next player must still beat "
-                     f"the {rank_name(eff)}" if eff else f"{cards} {'is' if n == 1 else 'are'} invisible")
+        parts.append(
+            f"{cards} {'is' if n == 1 else 'are'} invisible: the next player must still beat "
+            f"the {rank_name(eff)}"
+            if eff
+            else f"{cards} {'is' if n == 1 else 'are'} invisible"
+        )
     elif r in rules.low:
         parts.append(f"the next player must play a {name} or lower (or a magic card)")
     if r in rules.skip:
@@ -66,8 +83,11 @@ def move_effect(state: GameState, move: Move, facts: dict[str, float]) -> str:
     elif facts["again"] >= 0.999:
         parts.append("you move again")
     if not parts:
-        parts.append(f"the next player must beat the {name}" if r not in rules.magic else
-                     f"{cards} {'goes' if n == 1 else 'go'} on anything")
+        parts.append(
+            f"the next player must beat the {name}"
+            if r not in rules.magic
+            else f"{cards} {'goes' if n == 1 else 'go'} on anything"
+        )
     return "; ".join(parts)
 
 
@@ -82,10 +102,18 @@ def _sentence(text: str) -> str:
 
 
 _CLAIM = {
-    "lose": ("you lose {a} against {b}", "{x} avoids a loss that {y} suffers in {w} of them, the reverse in {l}"),
-    "place": ("expected place {a} against {b}", "{x} finishes ahead of {y} in {w} of them, behind in {l}"),
-    "first": ("you go out first {a} against {b}",
-              "{x} goes out first where {y} does not in {w} of them, the reverse in {l}"),
+    "lose": (
+        "you lose {a} against {b}",
+        "{x} avoids a loss that {y} suffers in {w} of them, the reverse in {l}",
+    ),
+    "place": (
+        "expected place {a} against {b}",
+        "{x} finishes ahead of {y} in {w} of them, behind in {l}",
+    ),
+    "first": (
+        "you go out first {a} against {b}",
+        "{x} goes out first where {y} does not in {w} of them, the reverse in {l}",
+    ),
 }
 """How :func:`explain` states the ranking's own figure and the per-sample comparison."""
 
@@ -105,6 +133,7 @@ def explain(state: GameState, result: Any, places: np.ndarray, column: dict[str,
     trade-off the ranking settles by its objective), what the top move does at once, and
     the facts of the playouts that differ most between the two."""
     from shedsim.rules.scoring import per_sample
+
     ranked = [m for m in result.moves if m.same_as is None]
     if len(ranked) == 1:
         return f"{ranked[0].move} is the only move."
@@ -116,38 +145,65 @@ def explain(state: GameState, result: Any, places: np.ndarray, column: dict[str,
     better, worse = float((ca < cb).mean()), float((ca > cb).mean())
     ma, mb = Move.parse(a.move), Move.parse(b.move)
     claim, pairs = _CLAIM[obj]
-    lines = [f"{a.move} rather than {b.move}, {result.ranked_by()}: "
-             + claim.format(a=_figure_text(obj, pa, players), b=_figure_text(obj, pb, players))
-             + f" on the same {n} samples; " + pairs.format(x=a.move, y=b.move, w=_pct(better), l=_pct(worse)) + "."]
+    lines = [
+        f"{a.move} rather than {b.move}, {result.ranked_by()}: "
+        + claim.format(a=_figure_text(obj, pa, players), b=_figure_text(obj, pb, players))
+        + f" on the same {n} samples; "
+        + pairs.format(x=a.move, y=b.move, w=_pct(better), l=_pct(worse))
+        + "."
+    ]
     if b.dropped_after is None and not result.tied:
-        lines.append(f"The race does not separate the two in {FIGURE_NAMES[obj]} with 95% confidence: within noise, "
-                     f"either is as good.")
+        lines.append(
+            f"The race does not separate the two in {FIGURE_NAMES[obj]} with 95% confidence: "
+            "within noise, "
+            f"either is as good."
+        )
     favour: dict[str, list[str]] = {"a": [], "b": [], "=": []}
-    for other, label in (("place", "expected place"), ("lose", "losing"), ("first", "going out first")):
+    for other, label in (
+        ("place", "expected place"),
+        ("lose", "losing"),
+        ("first", "going out first"),
+    ):
         if other == obj:
             continue
         xa, xb = per_sample(pa, players, other).mean(), per_sample(pb, players, other).mean()
         side = "=" if xa == xb else "a" if xa < xb else "b"
-        favour[side].append(f"{label} {_figure_text(other, pa, players)} against {_figure_text(other, pb, players)}")
+        favour[side].append(
+            f"{label} {_figure_text(other, pa, players)} against {_figure_text(other, pb, players)}"
+        )
+
     def verb(items: list[str]) -> str:
         return "favour" if len(items) > 1 else "favours"
+
     if favour["a"]:
         lines.append(_sentence(" and ".join(favour["a"]) + f" also {verb(favour['a'])} {a.move}"))
     if favour["b"]:
-        lines.append(_sentence(" and ".join(favour["b"]) + f" {verb(favour['b'])} {b.move}: a trade-off, and the "
-                               f"ranking follows {FIGURE_NAMES[obj]}"))
+        lines.append(
+            _sentence(
+                " and ".join(favour["b"]) + f" {verb(favour['b'])} {b.move}: a trade-off, and the "
+                f"ranking follows {FIGURE_NAMES[obj]}"
+            )
+        )
     if favour["="]:
-        lines.append(_sentence(" and ".join(favour["="]) + (": equal" if len(favour["="]) == 1 else ": equal each")))
+        lines.append(
+            _sentence(
+                " and ".join(favour["="]) + (": equal" if len(favour["="]) == 1 else ": equal each")
+            )
+        )
     lines.append(_sentence(move_effect(state, ma, a.facts)))
     diffs = sorted(((abs(a.facts[k] - b.facts[k]), k) for k in _FACT_WORDS), reverse=True)
     said = 0
     for d, k in diffs:
         if d < 0.05:
             break
-        worse_move, x, y = (b, b.facts[k], a.facts[k]) if b.facts[k] > a.facts[k] else (a, a.facts[k], b.facts[k])
+        worse_move, x, y = (
+            (b, b.facts[k], a.facts[k]) if b.facts[k] > a.facts[k] else (a, a.facts[k], b.facts[k])
+        )
         other = a if worse_move is b else b
-        lines.append(f"After {worse_move.move} {_FACT_WORDS[k]} in {_pct(x)} of samples "
-                     f"(after {other.move}: {_pct(y)}).")
+        lines.append(
+            f"After {worse_move.move} {_FACT_WORDS[k]} in {_pct(x)} of samples "
+            f"(after {other.move}: {_pct(y)})."
+        )
         said += 1
     if said == 0:
         lines.append(_sentence(f"{mb}: {move_effect(state, mb, b.facts)}"))

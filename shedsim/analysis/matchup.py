@@ -27,6 +27,7 @@ def schedule(players: int, start: int, stop: int, paired: bool = True) -> dict[s
     (X, entry 0, in seat ``(-(g % players)) % players``; ``paired``: each deal under every
     rotation, else a fresh deal for every game)."""
     from shedsim.runs.simulate import head_to_head
+
     return head_to_head(players, start, stop, paired)
 
 
@@ -35,10 +36,10 @@ def half_points(places: np.ndarray, x_seat: np.ndarray) -> np.ndarray:
     finished ahead, 1 if level (both still in at the move cap), 0 if behind. ``places``:
     the kernel's int8[n, P] (0 = still in), ``x_seat`` int64[n]."""
     from shedsim.rules.scoring import effective_places2
+
     eff = effective_places2(places)
     ex = eff[np.arange(len(eff)), x_seat][:, None]
     return 2 * (ex < eff).sum(axis=1) + (ex == eff).sum(axis=1) - 1
-
 
 
 @dataclass
@@ -52,13 +53,27 @@ class Match:
     params: np.ndarray
     rules_array: np.ndarray
 
-    def records(self, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarray) -> dict[str, np.ndarray]:
+    def records(
+        self, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarray
+    ) -> dict[str, np.ndarray]:
         """Per-game records of ``sched``'s games (keys ``dk``, ``sk``): on the kernel, or with a
         bot (id -1) on the reference engine, with the spec's deal-set decks when it has one
         (:func:`shedsim.runs.simulate.play_schedule`).
-        Raises :class:`shedsim.kernel.build.KernelError`, :class:`shedsim.runs.simulate.SimulationError`."""
+        Raises :class:`shedsim.kernel.build.KernelError`,
+        :class:`shedsim.runs.simulate.SimulationError`."""
         from shedsim.runs.simulate import play_schedule
-        return play_schedule(self.spec, self.known, self.kernel, self.ids, self.params, self.rules_array, sched, dk, sk)
+
+        return play_schedule(
+            self.spec,
+            self.known,
+            self.kernel,
+            self.ids,
+            self.params,
+            self.rules_array,
+            sched,
+            dk,
+            sk,
+        )
 
     def play(self, start: int, stop: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
         """Half points of X in games ``start..stop-1`` (int64[n]) and which of them reached
@@ -66,7 +81,9 @@ class Match:
         sched, rec = self.played(start, stop, paired)
         return half_points(rec["places"], sched["x_seat"]), rec["unfinished"].astype(bool)
 
-    def played(self, start: int, stop: int, paired: bool) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    def played(
+        self, start: int, stop: int, paired: bool
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """The schedule of games ``start..stop-1`` (:func:`schedule`) and their per-game
         records (:meth:`records`). Raises :class:`shedsim.runs.simulate.SimulationError`
         naming the game, the strategy and the command that replays it when a game fails or
@@ -74,13 +91,16 @@ class Match:
         from shedsim.kernel.build import KernelError
         from shedsim.seeding import game_keys
         from shedsim.runs.simulate import SimulationError, describe_failure
+
         sched = schedule(self.spec.players, start, stop, paired)
         dk, sk = game_keys(self.spec.seed, sched["index"], sched["deal"], self.spec.stream)
         try:
             rec = self.records(sched, dk, sk)
         except KernelError as e:
             # the trace command replays this schedule's games (trace --schedule head-to-head...)
-            spec = dataclasses.replace(self.spec, schedule="head-to-head" if paired else "head-to-head-unpaired")
+            spec = dataclasses.replace(
+                self.spec, schedule="head-to-head" if paired else "head-to-head-unpaired"
+            )
             raise SimulationError(describe_failure(spec, self.known, sched, dk, sk, e)) from None
         return sched, rec
 
@@ -89,6 +109,7 @@ def as_rules(rules: RuleSet | str) -> RuleSet:
     if isinstance(rules, RuleSet):
         return rules
     from shedsim.rules.ruleset import build
+
     return build(str(rules), [], None)
 
 
@@ -97,8 +118,15 @@ def rules_name(rs: RuleSet) -> str:
     return rs.name + ("+" + "+".join(rs.house) if rs.house else "")
 
 
-def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int = 0,
-               strategy_paths: tuple[str, ...] = (), bot_time: tuple[int, int | None] = (1000, None)) -> Match:
+def open_match(
+    a: str,
+    b: str,
+    rules: RuleSet | str,
+    players: int = 2,
+    seed: int = 0,
+    strategy_paths: tuple[str, ...] = (),
+    bot_time: tuple[int, int | None] = (1000, None),
+) -> Match:
     """Check the options and load the kernel for X = ``a`` against Y = ``b`` (strategy specs
     ``NAME`` or ``NAME:param=v``). Raises :class:`SPRTError` naming ``--a``/``--b``,
     ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules. A bot
@@ -107,6 +135,7 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
     from shedsim.plugins import PluginError, compiled_strategy, discover
     from shedsim.rules.ruleset import RulesError
     from shedsim.runs.simulate import RunSpec, loaded_kernel
+
     rs = as_rules(rules)
     try:
         rs.check_players(players)
@@ -121,6 +150,7 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
         raise SPRTError(str(e)) from None
     from shedsim.bot.process import BotStartError, check_bots
     from shedsim.bot.protocol import BotSpecError, is_bot
+
     for opt, s in (("--a", a), ("--b", b)):
         try:
             if not is_bot(s):
@@ -132,22 +162,33 @@ def open_match(a: str, b: str, rules: RuleSet | str, players: int = 2, seed: int
     except (BotSpecError, BotStartError) as e:
         raise SPRTError(str(e)) from None
     labels = (a, b if b != a else f"{b}#2")
-    spec = RunSpec(rs, players, (a, b), labels, seed=int(seed), games=1, schedule="tournament",
-                   strategy_paths=tuple(str(p) for p in strategy_paths),
-                   bot_cwd=os.getcwd() if is_bot(a) or is_bot(b) else "", bot_move_ms=bot_time[0],
-                   bot_game_ms=bot_time[1])
+    spec = RunSpec(
+        rs,
+        players,
+        (a, b),
+        labels,
+        seed=int(seed),
+        games=1,
+        schedule="tournament",
+        strategy_paths=tuple(str(p) for p in strategy_paths),
+        bot_cwd=os.getcwd() if is_bot(a) or is_bot(b) else "",
+        bot_move_ms=bot_time[0],
+        bot_game_ms=bot_time[1],
+    )
     known, k, ids, params = loaded_kernel(spec)
     return Match(spec, known, k, ids, params, rs.compile(players))
 
 
-def degenerate_note(a: str, b: str, players: int, strategy_paths: tuple[str, ...] = (),
-                    paired: bool = True) -> str | None:
+def degenerate_note(
+    a: str, b: str, players: int, strategy_paths: tuple[str, ...] = (), paired: bool = True
+) -> str | None:
     """A note when X = ``a`` and Y = ``b`` are the same deterministic strategy with the same
     parameters (:func:`shedsim.plugins.deterministic_identity`): every seat then plays
     alike, each rotation of a deal replays the same game, and every paired unit scores
     exactly 1/2, the SPRT accepts H0 after a few dozen units and the A/A test cannot fail.
     None otherwise, and for unpaired deals (each game's own cards decide it: a valid A/A test)."""
     from shedsim.plugins import deterministic_identity, discover
+
     try:
         known = discover(list(strategy_paths))
     except Exception:  # noqa: BLE001 - a note only; open_match reports plugin errors
@@ -155,10 +196,15 @@ def degenerate_note(a: str, b: str, players: int, strategy_paths: tuple[str, ...
     ia = deterministic_identity(known, a)
     if not paired or ia is None or ia != deterministic_identity(known, b):
         return None
-    return (f"degenerate comparison: {a} and {b} are the same deterministic strategy and nobody else sits at the "
-            f"table, so every rotation of a deal replays the same game: every paired unit scores exactly 0.5 and "
-            f"this A/A test cannot fail. To check the test's error rate, use a strategy with randomness "
-            f"(e.g. --a random --b random); to compare two strategies, name two different ones.")
+    return (
+        f"degenerate comparison: {a} and {b} are the same deterministic strategy and nobody "
+        "else sits at the "
+        "table, so every rotation of a deal replays the same game: every paired unit scores "
+        "exactly 0.5 and "
+        "this A/A test cannot fail. To check the test's error rate, use a strategy with "
+        "randomness "
+        f"(e.g. --a random --b random); to compare two strategies, name two different ones."
+    )
 
 
 def unit_codes(h: np.ndarray, unit_games: int) -> np.ndarray:
@@ -168,6 +214,7 @@ def unit_codes(h: np.ndarray, unit_games: int) -> np.ndarray:
 def interval(counts: np.ndarray) -> tuple[float, float, float]:
     """Mean unit score and its 95% t interval from category counts."""
     from shedsim.stats import t_interval
+
     k = len(counts)
     a = np.arange(k, dtype=np.float64) / (k - 1)
     c = counts.astype(np.float64)
@@ -182,5 +229,7 @@ def play_units(match: Match, u0: int, u1: int, paired: bool) -> tuple[np.ndarray
     :class:`shedsim.runs.simulate.SimulationError`."""
     unit_games = match.spec.players if paired else 1
     h, unf = match.play(u0 * unit_games, u1 * unit_games, paired)
-    return (unit_codes(h, unit_games).astype(np.int64),
-            unf.reshape(-1, unit_games).sum(axis=1).astype(np.int64))
+    return (
+        unit_codes(h, unit_games).astype(np.int64),
+        unf.reshape(-1, unit_games).sum(axis=1).astype(np.int64),
+    )

@@ -37,7 +37,6 @@ class Estimate:
         return self.hi - self.lo
 
 
-
 @dataclass(frozen=True)
 class PairingGain:
     """:func:`pairing_gain`: the same number of games played ``paired`` (each deal under every
@@ -59,7 +58,7 @@ class PairingGain:
 
     @property
     def variance_ratio(self) -> float:
-        return self.ratio ** 2
+        return self.ratio**2
 
     @property
     def p_value(self) -> float:
@@ -68,8 +67,9 @@ class PairingGain:
         F(units_unpaired - 1, units_paired - 1) distributed under that hypothesis for
         normal unit scores (``scipy.stats.f``); NaN when a variance is 0."""
         from scipy.stats import f
-        vu = self.unpaired.sd ** 2 / self.unpaired.units
-        vp = self.paired.sd ** 2 / self.paired.units
+
+        vu = self.unpaired.sd**2 / self.unpaired.units
+        vp = self.paired.sd**2 / self.paired.units
         if not (vu > 0 and vp > 0):
             return math.nan
         ratio, du, dp = vu / vp, self.unpaired.units - 1, self.paired.units - 1
@@ -81,20 +81,43 @@ class PairingGain:
         p = self.p_value
         if not p < 0.05:
             return f"no clear difference between the designs (F test p {p:.2g})"
-        helps = self.unpaired.sd ** 2 / self.unpaired.units > self.paired.sd ** 2 / self.paired.units
+        helps = self.unpaired.sd**2 / self.unpaired.units > self.paired.sd**2 / self.paired.units
         return f"pairing {'helps' if helps else 'hurts here'} (F test p {p:.2g})"
 
     def table(self):
-        """Both designs as a DataFrame (design, games, units, unit_games, score, lo, hi, width, sd)."""
+        """Both designs as a DataFrame (design, games, units, unit_games, score, lo, hi, width,
+        sd)."""
         import pandas as pd
-        return pd.DataFrame([{"design": e.design, "games": e.games, "units": e.units, "unit_games": e.unit_games,
-                              "score": e.score, "lo": e.lo, "hi": e.hi, "width": e.width, "sd": e.sd}
-                             for e in (self.paired, self.unpaired)])
+
+        return pd.DataFrame(
+            [
+                {
+                    "design": e.design,
+                    "games": e.games,
+                    "units": e.units,
+                    "unit_games": e.unit_games,
+                    "score": e.score,
+                    "lo": e.lo,
+                    "hi": e.hi,
+                    "width": e.width,
+                    "sd": e.sd,
+                }
+                for e in (self.paired, self.unpaired)
+            ]
+        )
 
 
-def pairing_gain(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2, games: int = 20_000,
-                 seed: int = 0, batch: int = 20_000, strategy_paths: tuple[str, ...] = (),
-                 on_batch: Callable[[int], None] | None = None) -> PairingGain:
+def pairing_gain(
+    a: str,
+    b: str,
+    rules: RuleSet | str = "shithead",
+    players: int = 2,
+    games: int = 20_000,
+    seed: int = 0,
+    batch: int = 20_000,
+    strategy_paths: tuple[str, ...] = (),
+    on_batch: Callable[[int], None] | None = None,
+) -> PairingGain:
     """Measure what paired deals buy: play ``games`` games (rounded down to whole deals of
     ``players`` games) paired, and as many unpaired, with the schedule of :func:`schedule`
     and the same seed, and return both score estimates with their 95% Student t intervals
@@ -106,17 +129,23 @@ def pairing_gain(a: str, b: str, rules: RuleSet | str = "shithead", players: int
     :class:`shedsim.rules.RulesError`, :class:`shedsim.runs.simulate.SimulationError`.
     """
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2 * players:
-        raise SPRTError(f"--games: at least {2 * players} games (two deals under every rotation), got {games!r}")
+        raise SPRTError(
+            f"--games: at least {2 * players} games (two deals under every rotation), got {games!r}"
+        )
     match = open_match(a, b, rules, players, seed, strategy_paths)
-    counts = {True: np.zeros(pairing_categories(players, True), np.int64),
-              False: np.zeros(pairing_categories(players, False), np.int64)}
+    counts = {
+        True: np.zeros(pairing_categories(players, True), np.int64),
+        False: np.zeros(pairing_categories(players, False), np.int64),
+    }
     done = 0
     for paired, g0, g1 in pairing_plan(players, games, batch):
         counts[paired] += pairing_counts(match, g0, g1, paired)
         done += g1 - g0
         if on_batch is not None:
             on_batch(done)
-    return pairing_estimates(a, b, rules_name(match.spec.rules), players, seed, counts[True], counts[False])
+    return pairing_estimates(
+        a, b, rules_name(match.spec.rules), players, seed, counts[True], counts[False]
+    )
 
 
 def pairing_categories(players: int, paired: bool) -> int:
@@ -130,7 +159,11 @@ def pairing_plan(players: int, games: int, batch: int = 20_000) -> list[tuple[bo
     rounded down to whole deals (at least one)."""
     total = int(games) // players * players
     step = max(players, int(batch) // players * players)
-    return [(paired, g0, min(total, g0 + step)) for paired in (True, False) for g0 in range(0, total, step)]
+    return [
+        (paired, g0, min(total, g0 + step))
+        for paired in (True, False)
+        for g0 in range(0, total, step)
+    ]
 
 
 def pairing_counts(match: Match, g0: int, g1: int, paired: bool) -> np.ndarray:
@@ -138,11 +171,20 @@ def pairing_counts(match: Match, g0: int, g1: int, paired: bool) -> np.ndarray:
     :func:`pairing_categories`). Raises :class:`shedsim.runs.simulate.SimulationError`."""
     unit_games = match.spec.players if paired else 1
     h, _ = match.play(g0, g1, paired)
-    return np.bincount(unit_codes(h, unit_games), minlength=pairing_categories(match.spec.players, paired))
+    return np.bincount(
+        unit_codes(h, unit_games), minlength=pairing_categories(match.spec.players, paired)
+    )
 
 
-def pairing_estimates(a: str, b: str, rules: str, players: int, seed: int, paired_counts: np.ndarray,
-                      unpaired_counts: np.ndarray) -> PairingGain:
+def pairing_estimates(
+    a: str,
+    b: str,
+    rules: str,
+    players: int,
+    seed: int,
+    paired_counts: np.ndarray,
+    unpaired_counts: np.ndarray,
+) -> PairingGain:
     """Both designs' estimates (:class:`Estimate`) from their category counts (int64[K])."""
     ests = []
     for paired, counts in ((True, paired_counts), (False, unpaired_counts)):
@@ -152,6 +194,16 @@ def pairing_estimates(a: str, b: str, rules: str, players: int, seed: int, paire
         vals = np.arange(n_cat) / (n_cat - 1)
         n = counts.sum()
         sd = math.sqrt(max(0.0, float(counts @ (vals - m) ** 2) / (n - 1)))
-        ests.append(Estimate("paired" if paired else "unpaired", int(n) * unit_games, int(n), unit_games, m, lo, hi,
-                             sd))
+        ests.append(
+            Estimate(
+                "paired" if paired else "unpaired",
+                int(n) * unit_games,
+                int(n),
+                unit_games,
+                m,
+                lo,
+                hi,
+                sd,
+            )
+        )
     return PairingGain(a, b, rules, players, int(seed), ests[0], ests[1])

@@ -22,27 +22,58 @@ from dataclasses import dataclass
 import numpy as np
 
 from shedsim.analysis.play_advice import (  # noqa: F401 - re-exported
-    Advice, InputError, strategy_rule)
+    Advice,
+    InputError,
+    strategy_rule,
+)
 from shedsim.base.isolate import ChildTimeout, ProcessCrash, exception_text
 from shedsim.rules.cards import CardError, format_cards, pack, parse_rank, unpack
-from shedsim.rules.engine import (GameState, GameStreams, Move, MoveSyntaxError, Player, StrategyError, apply_move,
-                                  check_observation, check_untouched, deal, legal_moves, public_array, start_seat)
-from shedsim.rules.narrate import STAGE_WORDS, cards_text, pile_text, seat_name, stop_reason, swap_changes, tell_move
+from shedsim.rules.engine import (
+    GameState,
+    GameStreams,
+    Move,
+    MoveSyntaxError,
+    Player,
+    StrategyError,
+    apply_move,
+    check_observation,
+    check_untouched,
+    deal,
+    legal_moves,
+    public_array,
+    start_seat,
+)
+from shedsim.rules.narrate import (
+    STAGE_WORDS,
+    cards_text,
+    pile_text,
+    seat_name,
+    stop_reason,
+    swap_changes,
+    tell_move,
+)
 from shedsim.rules.ruleset import RuleSet, RulesError
 from shedsim.seeding import game_keys
 
 YOU = "you"
-COMMANDS = "a move's number, a move (play 7x1, pickup, flip 2, gamble), hint, why, table, help or quit"
+COMMANDS = (
+    "a move's number, a move (play 7x1, pickup, flip 2, gamble), hint, why, table, help or quit"
+)
 HELP = [
     "commands:",
     "  1, 2, ...   play the move with that number in the list",
     "  play 7x2    play two 7s (play Rxk; play Rxk+j adds j face-up cards to your last hand cards)",
-    "  pickup      pick up the pile;  flip 2: turn face-down card 2;  gamble: turn the stock's top card",
-    "  hint        rank your moves by playouts (expected place, P(lose), P(first), 95% intervals; ranked by",
-    "              what the rules score: P(lose) where only losing counts, expected place where places do)",
-    "  why         why the last bot move was made: the bot's rule, and how playouts from what it saw rank it",
+    "  pickup      pick up the pile;  flip 2: turn face-down card 2;  gamble: turn the stock's "
+    "top card",
+    "  hint        rank your moves by playouts (expected place, P(lose), P(first), 95% "
+    "intervals; ranked by",
+    "              what the rules score: P(lose) where only losing counts, expected place "
+    "where places do)",
+    "  why         why the last bot move was made: the bot's rule, and how playouts from what "
+    "it saw rank it",
     "  table       show the table again;  help: this list;  quit: stop (prints how to go on later)",
-    "swap phase: a choice's number (1 = keep the cards as dealt) or the cards to put face up, e.g. 'K A 10'",
+    "swap phase: a choice's number (1 = keep the cards as dealt) or the cards to put face up, "
+    "e.g. 'K A 10'",
 ]
 
 
@@ -77,6 +108,7 @@ def default_opponents() -> list[str]:
     built-in strategies' traits select them (:func:`shedsim.plugins.select`, roles
     ``policy`` and ``reference``: ``heuristic, greedy``). Raises :class:`PlayError`."""
     from shedsim.plugins import PluginError, choice
+
     try:
         return choice("policy") + choice("reference")
     except PluginError as e:
@@ -95,12 +127,23 @@ class Game(Advice):
     named by its label in ``labels`` (spec -> label); one that does not start or greet
     raises :class:`PlayError` naming it."""
 
-    def __init__(self, rules: RuleSet, players: int, opponents: list[str], seed: int = 0, game: int = 0,
-                 seat: int = 0, strategy_paths: tuple[str, ...] = (), hint_policy: str | None = None,
-                 hint_budget: int = 1000, hint_objective: str | None = None,
-                 labels: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        players: int,
+        opponents: list[str],
+        seed: int = 0,
+        game: int = 0,
+        seat: int = 0,
+        strategy_paths: tuple[str, ...] = (),
+        hint_policy: str | None = None,
+        hint_budget: int = 1000,
+        hint_objective: str | None = None,
+        labels: dict[str, str] | None = None,
+    ) -> None:
         from shedsim.bot.protocol import is_bot
         from shedsim.plugins import PluginError, discover, parse_spec
+
         try:
             rules.check_players(players)
         except RulesError as e:
@@ -110,14 +153,21 @@ class Game(Advice):
         if not opponents:
             raise PlayError("--opponents: name at least one strategy")
         from shedsim.analysis.hint import budget_problem
-        # a hint keeps every sample of every move; at most every rank at every count, pick up, gamble, flip
+
+        # a hint keeps every sample of every move; at most every rank at every count, pick up,
+        # gamble, flip
         problem = budget_problem("--hint-budget", hint_budget, 13 * 4 * rules.decks + 3, up_to=True)
         if problem:
             raise PlayError(problem)
         self.rules, self.n, self.you, self.seed, self.game = rules, players, seat, seed, game
-        self.hint_policy, self.hint_budget, self.strategy_paths = hint_policy, hint_budget, strategy_paths
+        self.hint_policy, self.hint_budget, self.strategy_paths = (
+            hint_policy,
+            hint_budget,
+            strategy_paths,
+        )
         self.hint_objective = hint_objective
         from shedsim.rules.scoring import ObjectiveError, resolve
+
         try:
             resolve(hint_objective, rules, "--hint-objective")  # checked now, not at the first hint
         except ObjectiveError as e:
@@ -142,13 +192,16 @@ class Game(Advice):
                     continue
                 name, overrides = parse_spec(spec)
                 bot = known.require(name).player(spec, overrides)  # a broken file: says why
-                bot.isolated = known[name].outside  # a crashing plugin is named, not fatal (base.isolate)
+                bot.isolated = known[
+                    name
+                ].outside  # a crashing plugin is named, not fatal (base.isolate)
                 self.players.append(bot)
                 self.names.append(spec)
         except PluginError as e:
             raise PlayError(f"--opponents: {e}") from None
         if hint_policy is None:
             from shedsim.analysis.hint import HintError, default_policy
+
             try:
                 self.hint_policy = default_policy()
             except HintError as e:
@@ -166,8 +219,11 @@ class Game(Advice):
         if bot_seats:
             from shedsim.bot.process import BotStartError
             from shedsim.bot.table import play_seats
+
             try:
-                seated, self.bot_table = play_seats(bot_seats, rules, players, self.state.copy(), game, int(sk[0]))
+                seated, self.bot_table = play_seats(
+                    bot_seats, rules, players, self.state.copy(), game, int(sk[0])
+                )
             except BotStartError as e:
                 raise PlayError(f"--bot: {e}") from None
             for i, b in seated.items():
@@ -175,7 +231,9 @@ class Game(Advice):
         self.ra = rules.compile(players)
         self.streams = GameStreams(self.players, int(sk[0]), self.deal_rng)  # as the engine's
         self.srng = self.streams.shared
-        for i, p in enumerate(self.players):  # a plugin on the readable State sees the deal as a bot process
+        for i, p in enumerate(
+            self.players
+        ):  # a plugin on the readable State sees the deal as a bot process
             if p is not None and getattr(p, "see_deal", None) is not None:
                 p.see_deal(self.state, i, int(sk[0]))
         me = self.state.seats[seat]
@@ -197,20 +255,33 @@ class Game(Advice):
     def swap_lines(self) -> list[str]:
         """The deal as the person sees it and the numbered face-up choices."""
         s = self.state
-        lines = [f"rules {self.rules.name}{' + ' + ', '.join(self.rules.house) if self.rules.house else ''}; "
-                 f"{self.n} players; seed {self.seed} game {self.game}; dealer seat {self.dealer}; you are seat "
-                 f"{self.you}; " + ", ".join(f"seat {i} {self.names[i]}" for i in range(self.n) if i != self.you)]
+        lines = [
+            "rules "
+            f"{self.rules.name}{' + ' + ', '.join(self.rules.house) if self.rules.house else ''}; "
+            f"{self.n} players; seed {self.seed} game {self.game}; dealer seat {self.dealer}; "
+            "you are seat "
+            f"{self.you}; "
+            + ", ".join(f"seat {i} {self.names[i]}" for i in range(self.n) if i != self.you)
+        ]
         for i, seat in enumerate(s.seats):
             if i == self.you:
-                lines.append(f"  {self.who(i)}: hand {cards_text(seat.hand)}; face-up {cards_text(seat.face_up)}; "
-                             f"face-down {len(seat.face_down)}")
+                lines.append(
+                    f"  {self.who(i)}: hand {cards_text(seat.hand)}; face-up "
+                    f"{cards_text(seat.face_up)}; "
+                    f"face-down {len(seat.face_down)}"
+                )
             else:
-                lines.append(f"  {self.who(i)}: hand {len(seat.hand)} cards; face-up {cards_text(seat.face_up)}; "
-                             f"face-down {len(seat.face_down)}")
+                lines.append(
+                    f"  {self.who(i)}: hand {len(seat.hand)} cards; face-up "
+                    f"{cards_text(seat.face_up)}; "
+                    f"face-down {len(seat.face_down)}"
+                )
         lines.append(f"  stock {len(s.stock)}")
         me = s.seats[self.you]
-        lines.append(f"swap: choose the {self.rules.table_size} cards to lie face up (the rest of "
-                     f"{cards_text(sorted(me.hand + me.face_up))} is your hand):")
+        lines.append(
+            f"swap: choose the {self.rules.table_size} cards to lie face up (the rest of "
+            f"{cards_text(sorted(me.hand + me.face_up))} is your hand):"
+        )
         for k, row in enumerate(self.choices, 1):
             hand = sorted((Counter(me.hand + me.face_up) - Counter(row)).elements())
             note = "  (keep as dealt)" if k == 1 else ""
@@ -229,16 +300,23 @@ class Game(Advice):
                 hand = f"hand {cards_text(seat.hand)}"
             else:
                 known = sorted(seat.known.elements())
-                hand = (f"hand {len(seat.hand)} card{'s' if len(seat.hand) != 1 else ''}"
-                        + (f" (seen picked up: {cards_text(known)})" if known else ""))
+                hand = f"hand {len(seat.hand)} card{'s' if len(seat.hand) != 1 else ''}" + (
+                    f" (seen picked up: {cards_text(known)})" if known else ""
+                )
             turn = " <- to move" if i == s.to_move and not self.over else ""
-            lines.append(f"  {self.who(i)}: {hand}; face-up {cards_text(seat.face_up)}; "
-                         f"face-down {len(seat.face_down)}{turn}")
-        lines.append(f"  {pile_text(s)}; stock {len(s.stock)}; burned {s.burned}"
-                     + ("; direction reversed" if s.direction == -1 else ""))
+            lines.append(
+                f"  {self.who(i)}: {hand}; face-up {cards_text(seat.face_up)}; "
+                f"face-down {len(seat.face_down)}{turn}"
+            )
+        lines.append(
+            f"  {pile_text(s)}; stock {len(s.stock)}; burned {s.burned}"
+            + ("; direction reversed" if s.direction == -1 else "")
+        )
         if not self.over and s.to_move == self.you:
-            lines.append(f"your move {s.moves + 1} [{STAGE_WORDS[s.stage()]}]: "
-                         + "  ".join(f"{k}. {m}" for k, m in enumerate(legal_moves(s), 1)))
+            lines.append(
+                f"your move {s.moves + 1} [{STAGE_WORDS[s.stage()]}]: "
+                + "  ".join(f"{k}. {m}" for k, m in enumerate(legal_moves(s), 1))
+            )
         return lines
 
     def prompt(self) -> str:
@@ -299,25 +377,43 @@ class Game(Advice):
             seat = s.seats[i]
             visible = seat.hand + seat.face_up
             kept_rules = self.ra.copy()
-            kept_params = p.params.copy() if isinstance(getattr(p, "params", None), np.ndarray) else None
+            kept_params = (
+                p.params.copy() if isinstance(getattr(p, "params", None), np.ndarray) else None
+            )
             try:
                 up = int(p.swap(pack(visible), i, self.n, self.ra, self.streams.lend(i)))
             except (ProcessCrash, ChildTimeout) as e:
-                raise StrategyError(f"strategy {p.name!r} at seat {i}, in the swap phase: {e} "
-                                    f"[seed {self.seed}, game {self.game}]") from None
+                raise StrategyError(
+                    f"strategy {p.name!r} at seat {i}, in the swap phase: {e} "
+                    f"[seed {self.seed}, game {self.game}]"
+                ) from None
             except StrategyError:  # a bot's fault (shedsim.bot.table), in its own words
                 raise
             except Exception as e:  # noqa: BLE001 - a plugin may raise anything
-                raise StrategyError(f"strategy {p.name!r} raised in the swap phase at seat {i}: "
-                                    f"{exception_text(e)}") from e
-            check_untouched(p, self.ra, kept_rules, kept_params, f"in the swap phase at seat {i}", self.deal_key)
+                raise StrategyError(
+                    f"strategy {p.name!r} raised in the swap phase at seat {i}: {exception_text(e)}"
+                ) from e
+            check_untouched(
+                p, self.ra, kept_rules, kept_params, f"in the swap phase at seat {i}", self.deal_key
+            )
             self.streams.give_back(i, p, f"in the swap phase at seat {i}", self.deal_key)
             chosen = unpack(up) if 0 <= up < (1 << 52) else None
-            if chosen is None or len(chosen) != self.rules.table_size or Counter(chosen) - Counter(visible):
-                raise StrategyError(f"strategy {p.name!r} chose an impossible face-up row at seat {i}")
-            seat.face_up, seat.hand = sorted(chosen), sorted((Counter(visible) - Counter(chosen)).elements())
-            lines.append(f"{self.who(i)}: {swap_changes(self.dealt_up[i], chosen)}"
-                         f" (face-up now {cards_text(seat.face_up)})")
+            if (
+                chosen is None
+                or len(chosen) != self.rules.table_size
+                or Counter(chosen) - Counter(visible)
+            ):
+                raise StrategyError(
+                    f"strategy {p.name!r} chose an impossible face-up row at seat {i}"
+                )
+            seat.face_up, seat.hand = (
+                sorted(chosen),
+                sorted((Counter(visible) - Counter(chosen)).elements()),
+            )
+            lines.append(
+                f"{self.who(i)}: {swap_changes(self.dealt_up[i], chosen)}"
+                f" (face-up now {cards_text(seat.face_up)})"
+            )
         s.start_seat = s.to_move = start_seat(s, self.deal_rng)
         s.deterministic = [False if p is None else bool(p.deterministic) for p in self.players]
         s.stream = self.srng
@@ -329,7 +425,10 @@ class Game(Advice):
         if text.isdigit():
             k = int(text)
             if not 1 <= k <= len(self.choices):
-                raise InputError(f"no swap choice {k}: choose 1 to {len(self.choices)} (1 keeps the cards as dealt)")
+                raise InputError(
+                    f"no swap choice {k}: choose 1 to {len(self.choices)} (1 keeps the cards "
+                    "as dealt)"
+                )
             return self.choices[k - 1]
         if text.lower() in ("keep", "keep as dealt"):
             return self.choices[0]
@@ -337,12 +436,16 @@ class Game(Advice):
         try:
             row = sorted(parse_rank(w) for w in text.replace(",", " ").split())
         except CardError:
-            raise InputError(f"{text!r} is not a swap choice: type a choice's number (1-{len(self.choices)}; "
-                             f"1 keeps the cards as dealt) or the {self.rules.table_size} cards to put face up, "
-                             f"e.g. '{format_cards(self.choices[-1])}'") from None
+            raise InputError(
+                f"{text!r} is not a swap choice: type a choice's number (1-{len(self.choices)}; "
+                f"1 keeps the cards as dealt) or the {self.rules.table_size} cards to put face up, "
+                f"e.g. '{format_cards(self.choices[-1])}'"
+            ) from None
         if row not in self.choices:
-            raise InputError(f"cannot put {format_cards(row)} face up: choose {self.rules.table_size} of your "
-                             f"cards {cards_text(sorted(me.hand + me.face_up))}")
+            raise InputError(
+                f"cannot put {format_cards(row)} face up: choose {self.rules.table_size} of your "
+                f"cards {cards_text(sorted(me.hand + me.face_up))}"
+            )
         return row
 
     def move(self, text: str) -> list[str]:
@@ -360,18 +463,28 @@ class Game(Advice):
             mv = legal[k - 1]
         else:
             t = text.lower()
-            if t[:1].isalnum() and "x" in t and not t.startswith(("play", "flip", "pick", "gamble")):
+            if (
+                t[:1].isalnum()
+                and "x" in t
+                and not t.startswith(("play", "flip", "pick", "gamble"))
+            ):
                 t = "play " + t  # "7x2" for "play 7x2"
             try:
                 mv = Move.parse(t)
             except MoveSyntaxError:
-                raise InputError(f"{text!r} is neither a move nor a command: type {COMMANDS}") from None
+                raise InputError(
+                    f"{text!r} is neither a move nor a command: type {COMMANDS}"
+                ) from None
             if mv not in legal:
-                raise InputError(f"{mv} is not legal here ({self._why_illegal(mv)}); your moves: {listed}")
+                raise InputError(
+                    f"{mv} is not legal here ({self._why_illegal(mv)}); your moves: {listed}"
+                )
         before = s.copy()
         apply_move(s, mv)
         self.inputs.append(str(mv))
-        return [f"{s.moves:4d}. " + tell_move(before, mv, s, self._labels(), viewer=self.you)] + self.bots()
+        return [
+            f"{s.moves:4d}. " + tell_move(before, mv, s, self._labels(), viewer=self.you)
+        ] + self.bots()
 
     def _why_illegal(self, mv: Move) -> str:
         s = self.state
@@ -388,11 +501,22 @@ class Game(Advice):
                 return f"it cannot go on the {format_cards([s.effective_top()])}"
             return "not with that many cards"
         if mv.kind == "pickup":
-            return "the pile is empty" if not s.pile else "these rules allow a pick-up only when nothing can be played"
+            return (
+                "the pile is empty"
+                if not s.pile
+                else "these rules allow a pick-up only when nothing can be played"
+            )
         if mv.kind == "flip":
-            return (f"you have {len(me.face_down)} face-down cards" if stage == 2 else
-                    "face-down cards come after your hand and face-up cards")
-        return "these rules have no deck gamble" if not self.rules.deck_gamble else "the stock is empty"
+            return (
+                f"you have {len(me.face_down)} face-down cards"
+                if stage == 2
+                else "face-down cards come after your hand and face-up cards"
+            )
+        return (
+            "these rules have no deck gamble"
+            if not self.rules.deck_gamble
+            else "the stock is empty"
+        )
 
     def _labels(self) -> list[str]:
         return [YOU if i == self.you else n for i, n in enumerate(self.names)]
@@ -407,26 +531,36 @@ class Game(Advice):
             legal = legal_moves(s)
             obs = public_array(s)
             kept_obs, kept_rules = obs.copy(), self.ra.copy()
-            kept_params = p.params.copy() if isinstance(getattr(p, "params", None), np.ndarray) else None
+            kept_params = (
+                p.params.copy() if isinstance(getattr(p, "params", None), np.ndarray) else None
+            )
             try:
                 mv = p.move(s, obs, self.ra, self.streams.lend(i), legal)
             except (ProcessCrash, ChildTimeout) as e:
-                raise StrategyError(f"strategy {p.name!r} at seat {i}, choosing move {s.moves + 1}: {e} "
-                                    f"[seed {self.seed}, game {self.game}]") from None
+                raise StrategyError(
+                    f"strategy {p.name!r} at seat {i}, choosing move {s.moves + 1}: {e} "
+                    f"[seed {self.seed}, game {self.game}]"
+                ) from None
             except StrategyError:  # a bot's fault (shedsim.bot.table), in its own words
                 raise
             except Exception as e:  # noqa: BLE001
-                raise StrategyError(f"strategy {p.name!r} raised at move {s.moves + 1}: {exception_text(e)}") from e
+                raise StrategyError(
+                    f"strategy {p.name!r} raised at move {s.moves + 1}: {exception_text(e)}"
+                ) from e
             # a bot must not change the game: the same checks as the engine's (rules.engine)
             when = f"at move {s.moves + 1}, seat {i}"
             check_untouched(p, self.ra, kept_rules, kept_params, when, self.deal_key)
             check_observation(p, obs, kept_obs, when, self.deal_key, s)
             self.streams.give_back(i, p, when, self.deal_key)
             if mv.kind == "invalid":
-                raise StrategyError(f"strategy {p.name!r} returned {mv.rank}, which is not a move, at move "
-                                    f"{s.moves + 1} [seed {self.seed}, game {self.game}]")
+                raise StrategyError(
+                    f"strategy {p.name!r} returned {mv.rank}, which is not a move, at move "
+                    f"{s.moves + 1} [seed {self.seed}, game {self.game}]"
+                )
             if mv not in legal:
-                raise StrategyError(f"strategy {p.name!r} chose the illegal move {mv} at move {s.moves + 1}")
+                raise StrategyError(
+                    f"strategy {p.name!r} chose the illegal move {mv} at move {s.moves + 1}"
+                )
             before = s.copy()
             apply_move(s, mv)
             text = tell_move(before, mv, s, self._labels(), viewer=self.you)

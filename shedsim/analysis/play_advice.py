@@ -23,11 +23,11 @@ def strategy_rule(player) -> str:
     """The decision rule of a plugin in words: the ``Move:`` paragraph of its module
     docstring when there is one, else its one-line ``DESCRIPTION``."""
     strategy = getattr(player, "strategy", None)
-    doc = (getattr(getattr(strategy, "module", None), "__doc__", None) or "")
+    doc = getattr(getattr(strategy, "module", None), "__doc__", None) or ""
     for para in doc.replace("\nSwap:", "\n\nSwap:").split("\n\n"):
         text = " ".join(para.split())
         if text.startswith("Move:"):
-            return text[len("Move:"):].strip()
+            return text[len("Move:") :].strip()
     return getattr(strategy, "description", "") or "(no description)"
 
 
@@ -43,11 +43,11 @@ def _figure(objective: str, m) -> str:
 
 
 def _swap_rule(player) -> str:
-    doc = (getattr(getattr(getattr(player, "strategy", None), "module", None), "__doc__", None) or "")
+    doc = getattr(getattr(getattr(player, "strategy", None), "module", None), "__doc__", None) or ""
     for para in doc.replace("\nSwap:", "\n\nSwap:").split("\n\n"):
         text = " ".join(para.split())
         if text.startswith("Swap:"):
-            return text[len("Swap:"):].strip()
+            return text[len("Swap:") :].strip()
     return "see `shedsim strategies`"
 
 
@@ -59,28 +59,45 @@ class Advice:
         """``hint``: the person's legal moves ranked by playouts from what they can see
         (:func:`shedsim.analysis.hint.rank_moves`), numbered as the move list."""
         from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
+
         if not self.swapped:
             return self._swap_hint()
         if self.state.to_move != self.you:
             raise InputError("you are out: nothing to hint")
         self.hints += 1
         try:
-            res = rank_moves(self.state, self.you, self.hint_policy, self.hint_budget, seed=self.hints,
-                             strategy_paths=self.strategy_paths, why=True, objective=self.hint_objective,
-                             objective_option="--hint-objective")
+            res = rank_moves(
+                self.state,
+                self.you,
+                self.hint_policy,
+                self.hint_budget,
+                seed=self.hints,
+                strategy_paths=self.strategy_paths,
+                why=True,
+                objective=self.hint_objective,
+                objective_option="--hint-objective",
+            )
         except HintError as e:
             raise InputError(f"hint: {e}") from None
         except PolicyCrash as e:  # the hint policy failed: no hint, but the game goes on
             raise InputError(f"hint: {e}; no hint this time, the game goes on") from None
         number = {str(m): k for k, m in enumerate(legal_moves(self.state), 1)}
-        lines = [f"hint: playouts by {res.policy} for every seat, the unseen cards re-dealt per sample; "
-                 f"{res.ranked_by()}",
-                 "   #  move          expected place (95%)   P(lose) (95%)        P(first) (95%)"]
+        lines = [
+            f"hint: playouts by {res.policy} for every seat, the unseen cards re-dealt per sample; "
+            f"{res.ranked_by()}",
+            "   #  move          expected place (95%)   P(lose) (95%)        P(first) (95%)",
+        ]
         for m in res.moves:
-            note = f"  same as {m.same_as}" if m.same_as else (f"  dropped after {m.dropped_after}"
-                                                               if m.dropped_after else "")
-            lines.append(f"  {number.get(m.move, 0):2d}. {m.move:<12s}  {m.place.value:4.2f} ({m.place.lo:.2f}-"
-                         f"{m.place.hi:.2f})      {_pct(m.p_lose)}  {_pct(m.p_first)}{note}")
+            note = (
+                f"  same as {m.same_as}"
+                if m.same_as
+                else (f"  dropped after {m.dropped_after}" if m.dropped_after else "")
+            )
+            lines.append(
+                f"  {number.get(m.move, 0):2d}. {m.move:<12s}  {m.place.value:4.2f} "
+                f"({m.place.lo:.2f}-"
+                f"{m.place.hi:.2f})      {_pct(m.p_lose)}  {_pct(m.p_first)}{note}"
+            )
         lines.append(f"  {res.stop_text()}")
         if res.why:
             lines.append(f"  why: {res.why}")
@@ -89,6 +106,7 @@ class Advice:
     def _swap_hint(self) -> list[str]:
         """The swap phase has no playouts: say what the hint policy's own swap would do."""
         from shedsim.plugins import PluginError, discover, parse_spec
+
         try:
             name, overrides = parse_spec(self.hint_policy)
             known = discover(list(self.strategy_paths))
@@ -101,11 +119,15 @@ class Advice:
         try:
             up = unpack(int(p.swap(pack(me.hand + me.face_up), self.you, self.n, self.ra, rng)))
         except (ProcessCrash, ChildTimeout) as e:
-            raise StrategyError(f"hint: policy {self.hint_policy!r} {e}, choosing your face-up cards") from None
+            raise StrategyError(
+                f"hint: policy {self.hint_policy!r} {e}, choosing your face-up cards"
+            ) from None
         k = self.choices.index(sorted(up)) + 1
-        return [f"hint: {self.hint_policy} would choose {k}: face-up {cards_text(sorted(up))} "
-                f"({swap_changes(self.dealt_up[self.you], up)})",
-                f"  its rule: {_swap_rule(p)}"]
+        return [
+            f"hint: {self.hint_policy} would choose {k}: face-up {cards_text(sorted(up))} "
+            f"({swap_changes(self.dealt_up[self.you], up)})",
+            f"  its rule: {_swap_rule(p)}",
+        ]
 
     def why_lines(self) -> list[str]:
         """``why``: the last bot move, the bot's decision rule in words, and where playouts
@@ -113,23 +135,33 @@ class Advice:
         other moves it had are not named (they would show its hand)."""
         from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
         from shedsim.plugins import is_random_baseline
+
         b = self.last_bot
         if b is None:
             return ["why: no bot has moved yet"]
-        lines = [f"why: {b.text.split('  |')[0]}",
-                 f"  {b.label}'s rule: {strategy_rule(b.player)}"]
+        lines = [f"why: {b.text.split('  |')[0]}", f"  {b.label}'s rule: {strategy_rule(b.player)}"]
         strategy = getattr(b.player, "strategy", None)
         if strategy is not None and is_random_baseline(strategy):
-            lines.append(f"  ({strategy.name} chose among its legal moves with equal chance: no reason beyond the coin)")
+            lines.append(
+                f"  ({strategy.name} chose among its legal moves with equal chance: no reason "
+                "beyond the coin)"
+            )
             return lines
         legal = legal_moves(b.before)
         if len(legal) == 1:
             lines.append("  it was the only legal move")
             return lines
         try:
-            res = rank_moves(b.before, b.seat, self.hint_policy, max(100, self.hint_budget // 2),
-                             seed=1000 + b.before.moves, strategy_paths=self.strategy_paths,
-                             objective=self.hint_objective, objective_option="--hint-objective")
+            res = rank_moves(
+                b.before,
+                b.seat,
+                self.hint_policy,
+                max(100, self.hint_budget // 2),
+                seed=1000 + b.before.moves,
+                strategy_paths=self.strategy_paths,
+                objective=self.hint_objective,
+                objective_option="--hint-objective",
+            )
         except (HintError, PolicyCrash) as e:
             lines.append(f"  (no playouts: {e})")
             return lines
@@ -139,15 +171,24 @@ class Advice:
             return lines
         ref = mine if mine.same_as is None else next(m for m in res.moves if m.move == mine.same_as)
         obj = res.objective
-        head = (f"  playouts from what {seat_name(b.seat, self.names)} could see ({res.policy} for every seat, "
-                f"{ref.samples} samples, {res.ranked_by()}): its move has {_figure(obj, ref)}, "
-                + ", ".join(_figure(o, ref) for o in ("lose", "place", "first") if o != obj))
+        head = (
+            f"  playouts from what {seat_name(b.seat, self.names)} could see ({res.policy} for "
+            "every seat, "
+            f"{ref.samples} samples, {res.ranked_by()}): its move has {_figure(obj, ref)}, "
+            + ", ".join(_figure(o, ref) for o in ("lose", "place", "first") if o != obj)
+        )
         if order[0] is ref:
             lines.append(head + f"; no other move it had does better in {FIGURE_NAMES[obj]}")
         elif ref.dropped_after is None:  # the race could not separate the best from it
-            lines.append(head + f"; another move it had looks better ({_figure(obj, order[0])}), but within noise: "
-                                f"the playouts do not separate the two")
+            lines.append(
+                head + f"; another move it had looks better ({_figure(obj, order[0])}), but within "
+                "noise: "
+                f"the playouts do not separate the two"
+            )
         else:
-            lines.append(head + f"; the playouts prefer another move it had ({_figure(obj, order[0])}; its own "
-                                f"was dropped as worse after {ref.dropped_after} samples)")
+            lines.append(
+                head
+                + f"; the playouts prefer another move it had ({_figure(obj, order[0])}; its own "
+                f"was dropped as worse after {ref.dropped_after} samples)"
+            )
         return lines

@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 
-
 def anchor() -> str:
     """The entry rated 0 in every list: the baseline, the built-in strategy that draws among
     its legal moves at random (:func:`shedsim.plugins.choice`, role ``baseline``)."""
     from shedsim.plugins import choice
+
     return choice("baseline")[0]
 
 
@@ -39,7 +39,7 @@ SCHEMA = """
 create table if not exists runs (key text primary key, rules_hash text, rules text, players integer,
                                  dir text, games integer);
 create table if not exists pairs (run text, a text, b text, a_ahead integer, b_ahead integer, ties integer);
-"""
+"""  # noqa: E501 (a text kept as written)
 
 
 class RatingsError(ValueError):
@@ -69,6 +69,7 @@ def connect(db: Path | str) -> sqlite3.Connection:
 
 def _read_run(d: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:
     import csv
+
     try:
         info = json.loads((d / "run.json").read_text())
         with open(d / "head_to_head.csv", newline="") as f:
@@ -76,9 +77,14 @@ def _read_run(d: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:
     except (OSError, ValueError) as e:
         raise RatingsError(f"{str(d)!r}: not a finished tournament run ({e})") from None
     spec = info.get("spec") if isinstance(info, dict) else None
-    if not isinstance(spec, dict) or not info.get("complete") or not {"entries", "labels", "tables", "players", "key",
-                                                                       "rules"} <= set(spec):
-        raise RatingsError(f"{str(d)!r}: not a finished tournament run (run.json of a complete shedsim tournament)")
+    if (
+        not isinstance(spec, dict)
+        or not info.get("complete")
+        or not {"entries", "labels", "tables", "players", "key", "rules"} <= set(spec)
+    ):
+        raise RatingsError(
+            f"{str(d)!r}: not a finished tournament run (run.json of a complete shedsim tournament)"
+        )
     return info, rows
 
 
@@ -96,10 +102,24 @@ def add_run(con: sqlite3.Connection, d: Path | str) -> bool:
         with con:
             if con.execute("select 1 from runs where key = ?", (key,)).fetchone():
                 return False
-            con.execute("insert into runs values (?, ?, ?, ?, ?, ?)",
-                        (key, rules_hash, name, int(spec["players"]), str(d.resolve()), int(info.get("games", 0))))
-            con.executemany("insert into pairs values (?, ?, ?, ?, ?, ?)",
-                            [(key, r["a"], r["b"], int(r["a_ahead"]), int(r["b_ahead"]), int(r["ties"])) for r in rows])
+            con.execute(
+                "insert into runs values (?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    rules_hash,
+                    name,
+                    int(spec["players"]),
+                    str(d.resolve()),
+                    int(info.get("games", 0)),
+                ),
+            )
+            con.executemany(
+                "insert into pairs values (?, ?, ?, ?, ?, ?)",
+                [
+                    (key, r["a"], r["b"], int(r["a_ahead"]), int(r["b_ahead"]), int(r["ties"]))
+                    for r in rows
+                ],
+            )
     except (KeyError, ValueError) as e:
         raise RatingsError(f"{str(d)!r}: head_to_head.csv or run.json lacks {e}") from None
     return True
@@ -107,8 +127,13 @@ def add_run(con: sqlite3.Connection, d: Path | str) -> bool:
 
 def lists(con: sqlite3.Connection) -> list[tuple[str, str, int, int]]:
     """Every (rules hash, rules name, players, runs) stored, by name then players."""
-    return [tuple(r) for r in con.execute(
-        "select rules_hash, rules, players, count(*) from runs group by rules_hash, players order by rules, players")]
+    return [
+        tuple(r)
+        for r in con.execute(
+            "select rules_hash, rules, players, count(*) from runs group by rules_hash, "
+            "players order by rules, players"
+        )
+    ]
 
 
 def ratings(con: sqlite3.Connection, rules_hash: str, players: int) -> tuple[list[Rating], bool]:
@@ -116,8 +141,12 @@ def ratings(con: sqlite3.Connection, rules_hash: str, players: int) -> tuple[lis
     (``random`` is among the entries)."""
     import choix
     import numpy as np
-    rows = con.execute("select p.run, a, b, a_ahead, b_ahead, ties from pairs p join runs r on p.run = r.key "
-                       "where r.rules_hash = ? and r.players = ?", (rules_hash, players)).fetchall()
+
+    rows = con.execute(
+        "select p.run, a, b, a_ahead, b_ahead, ties from pairs p join runs r on p.run = r.key "
+        "where r.rules_hash = ? and r.players = ?",
+        (rules_hash, players),
+    ).fetchall()
     labels = sorted({x for r in rows for x in (r[1], r[2])})
     idx = {lab: i for i, lab in enumerate(labels)}
     n = len(labels)
@@ -136,7 +165,9 @@ def ratings(con: sqlite3.Connection, rules_hash: str, players: int) -> tuple[lis
     base = anchor()
     anchored = base in idx
     elo = elo - (elo[idx[base]] if anchored else elo.mean())
-    out = [Rating(lab, float(elo[idx[lab]]), int(comps[idx[lab]]), len(runs[lab])) for lab in labels]
+    out = [
+        Rating(lab, float(elo[idx[lab]]), int(comps[idx[lab]]), len(runs[lab])) for lab in labels
+    ]
     return sorted(out, key=lambda r: (-r.elo, r.label)), anchored
 
 
@@ -145,19 +176,30 @@ def page(con: sqlite3.Connection) -> str:
     from html import escape
 
     from shedsim.runs.atomic import MARK_HTML
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'>{MARK_HTML}<title>shedsim ratings</title>"
-             "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
-             "td,th{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}td:nth-child(2){text-align:left}"
-             "</style></head><body><h1>Ratings</h1>"
-             f"<p>Bradley-Terry ratings on the Elo scale, {escape(anchor())} = 0, from every tournament added.</p>"]
+
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'>{MARK_HTML}<title>shedsim "
+        "ratings</title>"
+        "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}"
+        "td:nth-child(2){text-align:left}"
+        "</style></head><body><h1>Ratings</h1>"
+        f"<p>Bradley-Terry ratings on the Elo scale, {escape(anchor())} = 0, from every "
+        "tournament added.</p>"
+    ]
     for h, name, players, n_runs in lists(con):
         rs, anchored = ratings(con, h, players)
-        parts.append(f"<h2>{escape(name)}, {players} players</h2><p>{n_runs} run(s)"
-                     + ("" if anchored else f"; no {escape(anchor())} here: the mean is 0") + "</p>"
-                     "<table><tr><th>#</th><th>entry</th><th>Elo</th><th>comparisons</th><th>runs</th></tr>")
+        parts.append(
+            f"<h2>{escape(name)}, {players} players</h2><p>{n_runs} run(s)"
+            + ("" if anchored else f"; no {escape(anchor())} here: the mean is 0")
+            + "</p>"
+            "<table><tr><th>#</th><th>entry</th><th>Elo</th><th>comparisons</th><th>runs</th></tr>"
+        )
         for k, r in enumerate(rs, 1):
-            parts.append(f"<tr><td>{k}</td><td>{escape(r.label)}</td><td>{r.elo:+.1f}</td>"
-                         f"<td>{r.comparisons:,}</td><td>{r.runs}</td></tr>")
+            parts.append(
+                f"<tr><td>{k}</td><td>{escape(r.label)}</td><td>{r.elo:+.1f}</td>"
+                f"<td>{r.comparisons:,}</td><td>{r.runs}</td></tr>"
+            )
         parts.append("</table>")
     parts.append("</body></html>\n")
     return "".join(parts)

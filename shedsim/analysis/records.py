@@ -51,6 +51,7 @@ class GameRecord:
     def face_up(self) -> list[int]:
         """Each seat's face-up cards after the swap, packed."""
         from shedsim.rules.cards import pack
+
         return [pack(parse_cards(t.split(",")) if t else []) for t in self.header["face_up"]]
 
 
@@ -60,6 +61,7 @@ def _state_after_swap(rules, players: int, deal_key: int, dealer: int, deck, fac
     from collections import Counter
 
     from shedsim.rules.engine import deal
+
     state, _ = deal(rules, players, deal_key, dealer, deck)
     for i, s in enumerate(state.seats):
         chosen = unpack(int(face_up[i]))
@@ -76,21 +78,38 @@ def record_lines(spec, rep, players_specs: list[str]) -> list[dict[str, Any]]:
     from shedsim.rules.engine import apply_move, deal
     from shedsim.rules.state import Move
     from shedsim.runs.simulate import schedule_games
+
     sched = schedule_games(spec, rep.game, rep.game + 1)
     decks = spec.decks(sched)
     deck = None if decks is None else [int(c) for c in decks[0]]
     rules, n = spec.rules, spec.players
     dealt, _ = deal(rules, n, rep.deal_key, rep.dealer, deck)
     r = rep.result
-    head = {"record": RECORD, "version": VERSION, "rules": rules.name, "house": list(rules.house),
-            "settings": rules.to_dict(), "players": n, "seed": spec.seed, "game": rep.game,
-            "deal_index": rep.deal, "stream": spec.stream, "dealer": rep.dealer, "deal_key": rep.deal_key,
-            "strategy_key": rep.strategy_key, "deal": format_deal(from_state(dealt)),
-            "seats": [{"seat": i, "label": lab, "strategy": s}
-                      for i, (lab, s) in enumerate(zip(rep.labels, players_specs))],
-            "face_up": [",".join(rank_name(c) for c in unpack(int(u))) for u in r.face_up],
-            "start": r.start_seat}
-    state = _state_after_swap(rules, n, rep.deal_key, rep.dealer, deck or _deck(dealt), r.face_up, r.start_seat)
+    head = {
+        "record": RECORD,
+        "version": VERSION,
+        "rules": rules.name,
+        "house": list(rules.house),
+        "settings": rules.to_dict(),
+        "players": n,
+        "seed": spec.seed,
+        "game": rep.game,
+        "deal_index": rep.deal,
+        "stream": spec.stream,
+        "dealer": rep.dealer,
+        "deal_key": rep.deal_key,
+        "strategy_key": rep.strategy_key,
+        "deal": format_deal(from_state(dealt)),
+        "seats": [
+            {"seat": i, "label": lab, "strategy": s}
+            for i, (lab, s) in enumerate(zip(rep.labels, players_specs))
+        ],
+        "face_up": [",".join(rank_name(c) for c in unpack(int(u))) for u in r.face_up],
+        "start": r.start_seat,
+    }
+    state = _state_after_swap(
+        rules, n, rep.deal_key, rep.dealer, deck or _deck(dealt), r.face_up, r.start_seat
+    )
     out: list[dict[str, Any]] = [head]
     for k, code in enumerate(r.move_codes, start=1):
         mv = Move.from_code(int(code))
@@ -103,18 +122,32 @@ def record_lines(spec, rep, players_specs: list[str]) -> list[dict[str, Any]]:
 def _deck(state) -> list[int]:
     """The deck order that deals ``state`` again from its dealer's left."""
     from shedsim.rules.deals import deck_order, from_state
+
     return [int(c) for c in deck_order(from_state(state), state.dealer)]
 
 
 def write(path: str | Path, lines: list[dict[str, Any]]) -> None:
     """Write a record atomically (JSON Lines, one object a line)."""
     from shedsim.base.atomic import write_text
+
     write_text(Path(path), "".join(json.dumps(o, separators=(", ", ": ")) + "\n" for o in lines))
 
 
-_HEADER_FIELDS = {"rules": str, "house": list, "settings": dict, "players": int, "seed": int, "game": int,
-                  "dealer": int, "deal_key": int, "strategy_key": int, "deal": str, "seats": list,
-                  "face_up": list, "start": int}
+_HEADER_FIELDS = {
+    "rules": str,
+    "house": list,
+    "settings": dict,
+    "players": int,
+    "seed": int,
+    "game": int,
+    "dealer": int,
+    "deal_key": int,
+    "strategy_key": int,
+    "deal": str,
+    "seats": list,
+    "face_up": list,
+    "start": int,
+}
 
 
 def read(path: str | Path, rules=None) -> GameRecord:
@@ -124,6 +157,7 @@ def read(path: str | Path, rules=None) -> GameRecord:
     from shedsim.rules.deals import DealsError, deck_order, parse_line
     from shedsim.rules.engine import IllegalMoveError, apply_move, legal_moves
     from shedsim.rules.state import Move, MoveSyntaxError
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
@@ -144,9 +178,11 @@ def read(path: str | Path, rules=None) -> GameRecord:
     no, head = objs[0]
     where = f"{path} line {no}"
     if head.get("record") != RECORD:
-        raise RecordError(f"{where}: not a shedsim game record (\"record\": {RECORD!r} expected)")
+        raise RecordError(f'{where}: not a shedsim game record ("record": {RECORD!r} expected)')
     if head.get("version") != VERSION:
-        raise RecordError(f"{where}: version {head.get('version')!r}; this shedsim reads version {VERSION}")
+        raise RecordError(
+            f"{where}: version {head.get('version')!r}; this shedsim reads version {VERSION}"
+        )
     bad = [k for k, t in _HEADER_FIELDS.items() if not isinstance(head.get(k), t)]
     if bad:
         raise RecordError(f"{where}: missing or invalid: {', '.join(bad)}")
@@ -154,18 +190,20 @@ def read(path: str | Path, rules=None) -> GameRecord:
     n = head["players"]
     try:
         rs.check_players(n)
-        deal = parse_line(head["deal"], f"{where}, \"deal\"", rs, n)
+        deal = parse_line(head["deal"], f'{where}, "deal"', rs, n)
     except DealsError as e:
         raise RecordError(str(e)) from None
     except ValueError as e:
         raise RecordError(f"{where}: players: {e}") from None
     if len(head["seats"]) != n or len(head["face_up"]) != n:
-        raise RecordError(f"{where}: \"seats\" and \"face_up\" need one entry per seat ({n})")
+        raise RecordError(f'{where}: "seats" and "face_up" need one entry per seat ({n})')
     rec = GameRecord(head, [], None, rs, [int(c) for c in deck_order(deal, head["dealer"])])
     try:
-        state = _state_after_swap(rs, n, head["deal_key"], head["dealer"], rec.deck, rec.face_up, head["start"])
+        state = _state_after_swap(
+            rs, n, head["deal_key"], head["dealer"], rec.deck, rec.face_up, head["start"]
+        )
     except Exception as e:  # noqa: BLE001 - a hand-edited face-up row that the deal does not hold
-        raise RecordError(f"{where}: \"face_up\" does not fit the deal ({e})") from None
+        raise RecordError(f'{where}: "face_up" does not fit the deal ({e})') from None
     for no, o in objs[1:]:
         w = f"{path} line {no}"
         if "result" in o:
@@ -180,7 +218,9 @@ def read(path: str | Path, rules=None) -> GameRecord:
             if mv not in legal_moves(state):
                 raise IllegalMoveError(f"{mv} is not legal for seat {state.to_move} here")
             if o.get("seat", state.to_move) != state.to_move:
-                raise IllegalMoveError(f"seat {o.get('seat')} is not to move (seat {state.to_move} is)")
+                raise IllegalMoveError(
+                    f"seat {o.get('seat')} is not to move (seat {state.to_move} is)"
+                )
             apply_move(state, mv)
         except (MoveSyntaxError, IllegalMoveError) as e:
             raise RecordError(f"{w}: {e}") from None
@@ -190,17 +230,26 @@ def read(path: str | Path, rules=None) -> GameRecord:
 
 def _rules(head: dict[str, Any], given, where: str):
     from shedsim.rules.ruleset import RulesError, build
+
     rs = given
     if rs is None:
         try:
             rs = build(head["rules"], head["house"])
         except RulesError:
-            raise RecordError(f"{where}: rules {head['rules']!r} are not a preset; give the rules file they came "
-                              f"from with --rules-file") from None
+            raise RecordError(
+                f"{where}: rules {head['rules']!r} are not a preset; give the rules file they came "
+                f"from with --rules-file"
+            ) from None
     if rs.to_dict() != head["settings"]:
         differ = sorted(k for k, v in rs.to_dict().items() if head["settings"].get(k) != v)
-        raise RecordError(f"{where}: the rules differ from the record's settings ({', '.join(differ)})"
-                          + ("" if given is not None else "; give the rules file they came from with --rules-file"))
+        raise RecordError(
+            f"{where}: the rules differ from the record's settings ({', '.join(differ)})"
+            + (
+                ""
+                if given is not None
+                else "; give the rules file they came from with --rules-file"
+            )
+        )
     return rs
 
 
@@ -208,12 +257,25 @@ def tell(rec: GameRecord) -> list[str]:
     """The game of ``rec`` move by move (:func:`shedsim.rules.narrate.narrate_game`), with a
     heading and the places."""
     from shedsim.rules.narrate import narrate_game
+
     h = rec.header
-    lines, final = narrate_game(rec.rules, h["deal_key"], h["dealer"], rec.face_up, h["start"],
-                                [m.code for m in rec.moves], rec.labels, deck=rec.deck)
+    lines, final = narrate_game(
+        rec.rules,
+        h["deal_key"],
+        h["dealer"],
+        rec.face_up,
+        h["start"],
+        [m.code for m in rec.moves],
+        rec.labels,
+        deck=rec.deck,
+    )
     rs = rec.rules
-    head = (f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; {h['players']} players; seed "
-            f"{h['seed']} game {h['game']}; seats: " + ", ".join(f"{i} {lab}" for i, lab in enumerate(rec.labels)))
+    head = (
+        f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; {h['players']} "
+        "players; seed "
+        f"{h['seed']} game {h['game']}; seats: "
+        + ", ".join(f"{i} {lab}" for i, lab in enumerate(rec.labels))
+    )
     if final.finished or final.unfinished:
         order = sorted((final.place_of(i), i) for i in range(h["players"]) if final.place_of(i))
         lines.append("places: " + ", ".join(f"{p}. seat {i} ({rec.labels[i]})" for p, i in order))
@@ -226,11 +288,14 @@ def position(rec: GameRecord, move: int | None = None):
     """The position after ``move`` moves of ``rec`` (all of them by default). Raises
     :class:`RecordError` for a move number outside the record."""
     from shedsim.rules.engine import apply_move
+
     h = rec.header
     upto = len(rec.moves) if move is None else move
     if not 0 <= upto <= len(rec.moves):
         raise RecordError(f"--move: the record has moves 0 to {len(rec.moves)}; got {move}")
-    state = _state_after_swap(rec.rules, h["players"], h["deal_key"], h["dealer"], rec.deck, rec.face_up, h["start"])
+    state = _state_after_swap(
+        rec.rules, h["players"], h["deal_key"], h["dealer"], rec.deck, rec.face_up, h["start"]
+    )
     for mv in rec.moves[:upto]:
         apply_move(state, mv)
     return state
@@ -246,6 +311,7 @@ def continue_game(rec: GameRecord, move: int | None, seat: int, **game_options):
     deal), and :class:`RecordError` for a move number outside the record."""
     from shedsim.analysis.play import Game, PlayError
     from shedsim.bot.protocol import is_bot
+
     h = rec.header
     n = h["players"]
     specs = [str(s["strategy"]) for s in h["seats"]]
@@ -253,13 +319,25 @@ def continue_game(rec: GameRecord, move: int | None, seat: int, **game_options):
         raise PlayError(f"--seat: 0 to {n - 1} at {n} players; got {seat}")
     bots = [specs[i] for i in range(n) if i != seat and is_bot(specs[i])]
     if bots:
-        raise PlayError(f"--from: seat strategy {bots[0]!r} is a bot process, which cannot join a game in progress")
+        raise PlayError(
+            f"--from: seat strategy {bots[0]!r} is a bot process, which cannot join a game in "
+            "progress"
+        )
     state = position(rec, move)
-    g = Game(rec.rules, n, [specs[i] for i in range(n) if i != seat], seed=h["seed"], game=h["game"], seat=seat,
-             **game_options)
+    g = Game(
+        rec.rules,
+        n,
+        [specs[i] for i in range(n) if i != seat],
+        seed=h["seed"],
+        game=h["game"],
+        seat=seat,
+        **game_options,
+    )
     g.state, g.swapped, g.deal_key, g.dealer = state, True, h["deal_key"], h["dealer"]
-    head = (f"{rec.rules.name}; {n} players; the game of the record, after move {state.moves}; you are seat {seat}; "
-            + ", ".join(f"seat {i} {g.names[i]}" for i in range(n) if i != seat))
+    head = (
+        f"{rec.rules.name}; {n} players; the game of the record, after move {state.moves}; you "
+        f"are seat {seat}; " + ", ".join(f"seat {i} {g.names[i]}" for i in range(n) if i != seat)
+    )
     lines = [head] + g.table_lines()
     moved = g.bots()
     return g, lines + moved + (g.table_lines() if moved and not g.over else [])

@@ -31,9 +31,17 @@ class ReplayError(ValueError):
     run, a run whose seating cannot be rebuilt; the message names the option."""
 
 
-def tournament_run_spec(rules: RuleSet, players: int, strategies: str, seed: int, game: int,
-                        seat_orders: str = "all", stream: int = 0,
-                        strategy_paths: tuple[str, ...] = (), schedule: str = "tournament") -> RunSpec:
+def tournament_run_spec(
+    rules: RuleSet,
+    players: int,
+    strategies: str,
+    seed: int,
+    game: int,
+    seat_orders: str = "all",
+    stream: int = 0,
+    strategy_paths: tuple[str, ...] = (),
+    schedule: str = "tournament",
+) -> RunSpec:
     """The run whose game ``game`` ``shedsim trace`` plays: one strategy (``--strategies
     greedy``) sits in every seat, deal g in game g (``bench``'s schedule); two or more
     are a tournament of those entries, numbered exactly as ``shedsim tournament
@@ -43,8 +51,15 @@ def tournament_run_spec(rules: RuleSet, players: int, strategies: str, seed: int
     ``shedsim sprt`` (and ``tips``) does: two strategies, X (the first) in one seat and
     Y in the others (:func:`shedsim.runs.simulate.head_to_head`).
     Raises :class:`ReplayError` naming the option."""
-    from shedsim.analysis.tournament import (MAX_ARRANGED_TABLES, SEAT_ORDERS, ArrangedRunSpec, TournamentError,
-                                             arranged_count, parse_entries)
+    from shedsim.analysis.tournament import (
+        MAX_ARRANGED_TABLES,
+        SEAT_ORDERS,
+        ArrangedRunSpec,
+        TournamentError,
+        arranged_count,
+        parse_entries,
+    )
+
     try:
         items = parse_entries(strategies)
     except TournamentError as e:
@@ -55,21 +70,53 @@ def tournament_run_spec(rules: RuleSet, players: int, strategies: str, seed: int
     entries = tuple(spec for _, spec in items)
     games = game + 1
     from shedsim.runs.simulate import HEAD_TO_HEAD
+
     if schedule != "tournament":
         if schedule not in HEAD_TO_HEAD:
-            raise ReplayError(f"--schedule: one of tournament, {', '.join(HEAD_TO_HEAD)}; got {schedule!r}")
+            raise ReplayError(
+                f"--schedule: one of tournament, {', '.join(HEAD_TO_HEAD)}; got {schedule!r}"
+            )
         if len(items) != 2:
-            raise ReplayError(f"--schedule {schedule}: two strategies (X, then Y, as sprt's --a and --b); got "
-                              f"{len(items)}")
-        return RunSpec(rules, players, entries, labels, seed=seed, games=games, schedule=schedule,
-                       strategy_paths=strategy_paths, stream=stream)
+            raise ReplayError(
+                f"--schedule {schedule}: two strategies (X, then Y, as sprt's --a and --b); got "
+                f"{len(items)}"
+            )
+        return RunSpec(
+            rules,
+            players,
+            entries,
+            labels,
+            seed=seed,
+            games=games,
+            schedule=schedule,
+            strategy_paths=strategy_paths,
+            stream=stream,
+        )
     if len(items) == 1:
-        return RunSpec(rules, players, entries, labels, seed=seed, games=games, schedule="same",
-                       strategy_paths=strategy_paths, stream=stream)
+        return RunSpec(
+            rules,
+            players,
+            entries,
+            labels,
+            seed=seed,
+            games=games,
+            schedule="same",
+            strategy_paths=strategy_paths,
+            stream=stream,
+        )
     arranged = seat_orders == "all" and arranged_count(len(items), players) <= MAX_ARRANGED_TABLES
     cls = ArrangedRunSpec if arranged else RunSpec
-    return cls(rules, players, entries, labels, seed=seed, games=games, schedule="tournament",
-               strategy_paths=strategy_paths, stream=stream)
+    return cls(
+        rules,
+        players,
+        entries,
+        labels,
+        seed=seed,
+        games=games,
+        schedule="tournament",
+        strategy_paths=strategy_paths,
+        stream=stream,
+    )
 
 
 def run_dir_spec(run_dir: Path, strategy_paths: tuple[str, ...] | None = None) -> RunSpec:
@@ -78,28 +125,44 @@ def run_dir_spec(run_dir: Path, strategy_paths: tuple[str, ...] | None = None) -
     :class:`ReplayError` naming ``--from``."""
     from shedsim.analysis.tournament import Store, TournamentError, spec_from_store
     from shedsim.runs.store import spec_command, with_article
+
     store = Store(Path(run_dir))
     try:
         other = spec_command(store.read_spec("--from"))
     except TournamentError as e:
         raise ReplayError(str(e)) from None
     if other not in (None, "tournament"):
-        how = ("replaying a swap study's games is not supported (swap policies are lent between seats)"
-               if other == "swaps" else
-               "to replay one of its games give trace that run's options (--rules, --strategies, --seed"
-               + (", --stream: the variant's number" if other == "compare-rules" else ", --schedule head-to-head")
-               + "), as a failed game's message prints them")
-        raise ReplayError(f"--from: {str(run_dir)!r} holds {with_article(other)} run, and "
-                          f"trace --from reads tournament runs only; shedsim {other} --resume {str(run_dir)} "
-                          f"continues it; {how}")
+        how = (
+            "replaying a swap study's games is not supported (swap policies are lent between seats)"
+            if other == "swaps"
+            else (
+                "to replay one of its games give trace that run's options (--rules, "
+                "--strategies, --seed"
+            )
+            + (
+                ", --stream: the variant's number"
+                if other == "compare-rules"
+                else ", --schedule head-to-head"
+            )
+            + "), as a failed game's message prints them"
+        )
+        raise ReplayError(
+            f"--from: {str(run_dir)!r} holds {with_article(other)} run, and "
+            f"trace --from reads tournament runs only; shedsim {other} --resume {str(run_dir)} "
+            f"continues it; {how}"
+        )
     try:
         spec = spec_from_store(store, strategy_paths)
     except TournamentError as e:
         msg = str(e)
-        raise ReplayError("--from: " + (msg[len("--resume: "):] if msg.startswith("--resume: ") else msg)) from None
+        raise ReplayError(
+            "--from: " + (msg[len("--resume: ") :] if msg.startswith("--resume: ") else msg)
+        ) from None
     if spec.swap_from is not None:
-        raise ReplayError(f"--from: {str(run_dir)!r} is a swap study (swap policies lent between seats); "
-                          f"replaying its games is not supported")
+        raise ReplayError(
+            f"--from: {str(run_dir)!r} is a swap study (swap policies lent between seats); "
+            f"replaying its games is not supported"
+        )
     return spec.run_spec()
 
 
@@ -145,12 +208,21 @@ class GameFailed(StrategyError):
         self.lines = lines
 
 
-def _told_until_failure(spec: RunSpec, players, deal_key: int, strategy_key: int, dealer: int,
-                        chosen: list, labels: list[str], deck=None) -> list[str]:
+def _told_until_failure(
+    spec: RunSpec,
+    players,
+    deal_key: int,
+    strategy_key: int,
+    dealer: int,
+    chosen: list,
+    labels: list[str],
+    deck=None,
+) -> list[str]:
     """The game told up to the move a strategy failed on: the deal and swaps again (they
     succeeded: the same calls on the same streams), then the moves chosen before the
     failing one."""
     from shedsim.rules.engine import IllegalMoveError, MoveSyntaxError, new_game
+
     try:
         state, _ = new_game(spec.rules, players, deal_key, strategy_key, dealer, deck=deck)
     except StrategyError:
@@ -159,7 +231,9 @@ def _told_until_failure(spec: RunSpec, players, deal_key: int, strategy_key: int
     codes = [m.code for m in chosen if m.kind != "invalid"]
     for moves in (codes, codes[:-1]):
         try:
-            lines, _ = narrate_game(spec.rules, deal_key, dealer, face_up, state.start_seat, moves, labels, deck=deck)
+            lines, _ = narrate_game(
+                spec.rules, deal_key, dealer, face_up, state.start_seat, moves, labels, deck=deck
+            )
             return lines
         except (IllegalMoveError, MoveSyntaxError):
             continue
@@ -170,17 +244,25 @@ def game_heading(spec: RunSpec, game: int) -> str:
     """One line naming game ``game`` of ``spec``: rules, seats, seed, deal, dealer and who
     sits where. Raises :class:`ReplayError` for a game outside the run."""
     if game < 0 or game >= spec.games:
-        raise ReplayError(f"--game: the run has {spec.games:,} games, numbered 0 to {spec.games - 1}; got {game}")
+        raise ReplayError(
+            f"--game: the run has {spec.games:,} games, numbered 0 to {spec.games - 1}; got {game}"
+        )
     sched = schedule_games(spec, game, game + 1)
     rs = spec.rules
-    return (f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; {spec.players} players; seed "
-            f"{spec.seed} game {game} (deal {int(sched['deal'][0])}, dealer seat {int(sched['dealer'][0])})"
-            + (f", strategy stream {spec.stream}" if spec.stream else "") + "; seats: "
-            + ", ".join(f"{i} {spec.labels[e]}" for i, e in enumerate(sched["seating"][0])))
+    return (
+        f"rules {rs.name}{' + ' + ', '.join(rs.house) if rs.house else ''}; {spec.players} "
+        "players; seed "
+        f"{spec.seed} game {game} (deal {int(sched['deal'][0])}, dealer seat "
+        f"{int(sched['dealer'][0])})"
+        + (f", strategy stream {spec.stream}" if spec.stream else "")
+        + "; seats: "
+        + ", ".join(f"{i} {spec.labels[e]}" for i, e in enumerate(sched["seating"][0]))
+    )
 
 
-def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None, isolated: bool = False,
-                beat=None) -> Replay:
+def replay_game(
+    spec: RunSpec, game: int, narrate: bool = True, record=None, isolated: bool = False, beat=None
+) -> Replay:
     """Play game ``game`` of ``spec`` on the reference engine (same deal, seats and coin
     flips as the run) and, with ``narrate``, tell it move by move
     (:func:`shedsim.rules.narrate.narrate_game`). ``record(text)``, when given, is called
@@ -196,8 +278,11 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None, iso
     loaded, :class:`shedsim.rules.engine.StrategyError` when a strategy fails.
     """
     from shedsim.plugins import PluginError, discover, parse_spec
+
     if game < 0 or game >= spec.games:
-        raise ReplayError(f"--game: the run has {spec.games:,} games, numbered 0 to {spec.games - 1}; got {game}")
+        raise ReplayError(
+            f"--game: the run has {spec.games:,} games, numbered 0 to {spec.games - 1}; got {game}"
+        )
     sched = schedule_games(spec, game, game + 1)
     dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
     seating = [int(e) for e in sched["seating"][0]]
@@ -219,33 +304,63 @@ def replay_game(spec: RunSpec, game: int, narrate: bool = True, record=None, iso
     try:
         result = play_game(spec.rules, seated, int(dk[0]), int(sk[0]), dealer, deck=deck)
     except StrategyError as e:
-        told = (_told_until_failure(spec, players, int(dk[0]), int(sk[0]), dealer, chosen, labels, deck)
-                if narrate else [])
+        told = (
+            _told_until_failure(spec, players, int(dk[0]), int(sk[0]), dealer, chosen, labels, deck)
+            if narrate
+            else []
+        )
         raise GameFailed(str(e), told) from None
     lines: list[str] = []
     if narrate:
-        lines, final = narrate_game(spec.rules, int(dk[0]), dealer, result.face_up, result.start_seat,
-                                    result.move_codes, labels, [p.deterministic for p in players], deck)
+        lines, final = narrate_game(
+            spec.rules,
+            int(dk[0]),
+            dealer,
+            result.face_up,
+            result.start_seat,
+            result.move_codes,
+            labels,
+            [p.deterministic for p in players],
+            deck,
+        )
         places = [final.place_of(i) for i in range(spec.players)]
         if places != result.places:  # the record replays to another end: a bug, never silent
-            raise RuntimeError(f"game {game}: the told game ends with places {places}, the played one with "
-                               f"{result.places}")
+            raise RuntimeError(
+                f"game {game}: the told game ends with places {places}, the played one with "
+                f"{result.places}"
+            )
         if result.unfinished:
-            lines.append("unfinished (" + {"cap": "move cap", "stalled": "stalled", "loop": "proven loop"}
-                         .get(result.end, result.end) + ")" + (
-                             "; placed by cards held" if spec.rules.stalemate == "most_cards" else
-                             "; the seats still in share the places left"))
+            lines.append(
+                "unfinished ("
+                + {"cap": "move cap", "stalled": "stalled", "loop": "proven loop"}.get(
+                    result.end, result.end
+                )
+                + ")"
+                + (
+                    "; placed by cards held"
+                    if spec.rules.stalemate == "most_cards"
+                    else "; the seats still in share the places left"
+                )
+            )
         order = sorted((p, i) for i, p in enumerate(result.places) if p)
         still = [i for i, p in enumerate(result.places) if not p]
-        lines.append("places: " + ", ".join([f"{p}. seat {i} ({labels[i]})" for p, i in order]
-                                            + [f"seat {i} ({labels[i]}) shares the places left" for i in still]))
-    return Replay(game, int(sched["deal"][0]), dealer, labels, seating, int(dk[0]), int(sk[0]), result, lines)
+        lines.append(
+            "places: "
+            + ", ".join(
+                [f"{p}. seat {i} ({labels[i]})" for p, i in order]
+                + [f"seat {i} ({labels[i]}) shares the places left" for i in still]
+            )
+        )
+    return Replay(
+        game, int(sched["deal"][0]), dealer, labels, seating, int(dk[0]), int(sk[0]), result, lines
+    )
 
 
 def saved_record(run_dir: Path, game: int) -> dict[str, np.ndarray] | None:
     """Game ``game``'s row of a run saved with ``--save-games`` (``games/*.parquet``), as
     a dict of column -> value; None when the run saved no games file holding it."""
     import pyarrow.parquet as pq
+
     for f in sorted((Path(run_dir) / "games").glob("*.parquet")):
         t = pq.read_table(f)
         games = t.column("game").to_numpy()
@@ -288,6 +403,7 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
 
     from shedsim.base.isolate import ChildTimeout, beat_word, watch
     from shedsim.base.isolate import decision_timeout
+
     try:
         ctx = mp.get_context("fork")
     except ValueError:
@@ -300,11 +416,13 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
 
         def child() -> None:
             import faulthandler
+
             faulthandler.disable()  # the parent reports a crash itself, in words
             fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 
             def record(text: str) -> None:
                 os.write(fd, text.encode() + b"\x1e")
+
             try:
                 send.send(("ok", replay_game(spec, game, narrate, record, beat=beat)))
             except GameFailed as e:
@@ -323,18 +441,26 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
         proc.start()
         send.close()
         try:
-            watch(lambda pause: recv.poll(pause) or not proc.is_alive(), lambda: (proc.kill(), proc.join()),
-                  beat=(beat, 0), beat_s=decision_timeout())
+            watch(
+                lambda pause: recv.poll(pause) or not proc.is_alive(),
+                lambda: (proc.kill(), proc.join()),
+                beat=(beat, 0),
+                beat_s=decision_timeout(),
+            )
         except ChildTimeout as stuck:
-            replay_game(spec, game, narrate, isolated=True)  # raises GameFailed, naming the decision
+            replay_game(
+                spec, game, narrate, isolated=True
+            )  # raises GameFailed, naming the decision
             try:  # (it played through that way: name the decision the child was stuck in)
                 with open(log, "rb") as f:
                     where = [r for r in f.read().decode(errors="replace").split("\x1e") if r][-1]
             except (OSError, IndexError):
                 where = "a strategy decision"
             who, _, position = where.partition("; the position:\n")
-            raise GameFailed(f"{who}: {stuck}\nthe position:\n{position}\n[run seed {spec.seed}, game {game}]",
-                             []) from None
+            raise GameFailed(
+                f"{who}: {stuck}\nthe position:\n{position}\n[run seed {spec.seed}, game {game}]",
+                [],
+            ) from None
         finally:
             if proc.is_alive() and not recv.poll():  # Ctrl-C: the child goes too
                 proc.kill()
@@ -359,8 +485,11 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
         except OSError:
             records = []
         sched = schedule_games(spec, game, game + 1)
-        how = (f"signal {signal.Signals(-code).name}" if code is not None and code < 0
-               and -code in signal.Signals._value2member_map_ else f"exit code {code}")
+        how = (
+            f"signal {signal.Signals(-code).name}"
+            if code is not None and code < 0 and -code in signal.Signals._value2member_map_
+            else f"exit code {code}"
+        )
         where = records[-1] if records else "before any strategy decision"
         lines: list[str] = []
         if narrate:
@@ -372,6 +501,13 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
                 pass
         raise StrategyCrash(
             f"the game crashed the process ({how}"
-            + (": a compiled strategy read or wrote outside an array" if code == -signal.SIGSEGV else "")
-            + f") during {where}\n[run seed {spec.seed}, game {game} (deal {int(sched['deal'][0])}, "
-              f"dealer seat {int(sched['dealer'][0])})]", lines)
+            + (
+                ": a compiled strategy read or wrote outside an array"
+                if code == -signal.SIGSEGV
+                else ""
+            )
+            + f") during {where}\n[run seed {spec.seed}, game {game} (deal "
+            f"{int(sched['deal'][0])}, "
+            f"dealer seat {int(sched['dealer'][0])})]",
+            lines,
+        )

@@ -71,36 +71,67 @@ import numpy as np
 
 from shedsim.output.charts.sprt import plot_llr, plot_pairing  # noqa: F401 - re-exported
 from shedsim.analysis.matchup import (  # noqa: F401 - re-exported (the matches every head-to-head test plays)
-    Match, SPRTError, as_rules, degenerate_note, half_points, interval, open_match, play_units, rules_name,
-    schedule, unit_codes)
+    Match,
+    SPRTError,
+    as_rules,
+    degenerate_note,
+    half_points,
+    interval,
+    open_match,
+    play_units,
+    rules_name,
+    schedule,
+    unit_codes,
+)
 from shedsim.analysis.pairing import (  # noqa: F401 - re-exported (sprt --compare-pairing)
-    Estimate, PairingGain, pairing_categories, pairing_counts, pairing_estimates, pairing_gain, pairing_plan)
+    Estimate,
+    PairingGain,
+    pairing_categories,
+    pairing_counts,
+    pairing_estimates,
+    pairing_gain,
+    pairing_plan,
+)
 from shedsim.rules.ruleset import RuleSet
 from shedsim.stats import sprt as stats_sprt
 from shedsim.stats.sprt import (  # noqa: F401 - re-exported
-    REGULARIZE, brownian_exit, elo_to_score, gsprt_llr, gsprt_llr_mle, score_to_elo,
+    REGULARIZE,
+    brownian_exit,
+    elo_to_score,
+    gsprt_llr,
+    gsprt_llr_mle,
+    score_to_elo,
 )
 
 DEFINITIONS = {
-    "game score": "X's score in one game: 1 if X finished ahead of Y, 0 if behind, 0.5 if neither finished "
-                  "(at P > 2 players: the mean over the P - 1 Y seats)",
-    "unit": "paired: one deal played under every rotation (a game pair at 2 players); unpaired: one game "
-            "on its own deal",
-    "score": "mean unit score of X (a) against Y (b); 0.5 = equal strength; interval = Student t over units",
-    "elo": "logistic Elo difference X - Y implied by the score, -400 log10(1/score - 1); interval = image "
-           "of the score interval",
-    "llr": "generalised log-likelihood ratio of H1 (expected unit score s(elo1)) against H0 (s(elo0)), "
-           "s(e) = 1 / (1 + 10^(-e/400)) (logistic Elo); llr_method normal: the normal approximation "
-           "N (s1 - s0)(2 mu - s0 - s1) / (2 var) on unit scores (fishtest LLR_alt2); mle: the exact ratio of "
-           "the maximum-likelihood score distributions with means s1 and s0 (fishtest LLR_logistic); zero "
-           "categories regularised with 1e-3 pseudo-counts; no overshoot correction",
+    "game score": "X's score in one game: 1 if X finished ahead of Y, 0 if behind, 0.5 if "
+    "neither finished "
+    "(at P > 2 players: the mean over the P - 1 Y seats)",
+    "unit": "paired: one deal played under every rotation (a game pair at 2 players); unpaired: "
+    "one game "
+    "on its own deal",
+    "score": (
+        "mean unit score of X (a) against Y (b); 0.5 = equal strength; interval = Student t "
+        "over units"
+    ),
+    "elo": "logistic Elo difference X - Y implied by the score, -400 log10(1/score - 1); "
+    "interval = image "
+    "of the score interval",
+    "llr": "generalised log-likelihood ratio of H1 (expected unit score s(elo1)) against H0 "
+    "(s(elo0)), "
+    "s(e) = 1 / (1 + 10^(-e/400)) (logistic Elo); llr_method normal: the normal approximation "
+    "N (s1 - s0)(2 mu - s0 - s1) / (2 var) on unit scores (fishtest LLR_alt2); mle: the exact "
+    "ratio of "
+    "the maximum-likelihood score distributions with means s1 and s0 (fishtest LLR_logistic); zero "
+    "categories regularised with 1e-3 pseudo-counts; no overshoot correction",
     "llr_method": "normal (default) or mle, see llr",
     "lower": "Wald's lower bound ln(beta / (1 - alpha)): at or below it H0 is accepted",
     "upper": "Wald's upper bound ln((1 - beta) / alpha): at or above it H1 is accepted",
     "games": "games played up to this point (units x games per unit)",
     "width": "width of the 95% interval of the score (hi - lo)",
-    "variance_ratio": "(unpaired width / paired width)^2: how many times more unpaired games give the "
-                      "same precision as paired ones",
+    "variance_ratio": "(unpaired width / paired width)^2: how many times more unpaired games "
+    "give the "
+    "same precision as paired ones",
 }
 
 
@@ -113,8 +144,10 @@ def wald_bounds(alpha: float, beta: float) -> tuple[float, float]:
         if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v < 1):
             raise SPRTError(f"{name}: an error rate strictly between 0 and 1, got {v!r}")
     if alpha + beta >= 1:
-        raise SPRTError(f"--alpha + --beta must be below 1 (got {alpha} + {beta}): the test could not separate "
-                        f"the hypotheses")
+        raise SPRTError(
+            f"--alpha + --beta must be below 1 (got {alpha} + {beta}): the test could not separate "
+            f"the hypotheses"
+        )
     return stats_sprt.wald_bounds(alpha, beta)
 
 
@@ -177,7 +210,9 @@ class SPRTResult:
 
     @property
     def unit_name(self) -> str:
-        return "pairs" if self.paired and self.players == 2 else ("deals" if self.paired else "games")
+        return (
+            "pairs" if self.paired and self.players == 2 else ("deals" if self.paired else "games")
+        )
 
     def decision_text(self) -> str:
         """One line: what the test decided, as much as it shows. Accepting H1 rules out a
@@ -192,34 +227,84 @@ class SPRTResult:
                 claim = f"{a} is stronger than {b} by more than {e0:g} Elo"
             else:
                 claim = f"{a} is not weaker than {b} by {-e0:g} Elo or more"
-            return (f"H1 accepted: {claim} (the test rules out a difference of {e0:g} Elo or less, with chance at "
-                    f"most about {self.alpha:g} of a wrong H1; it was set to detect {e1:g})")
+            return (
+                f"H1 accepted: {claim} (the test rules out a difference of {e0:g} Elo or less, "
+                "with chance at "
+                f"most about {self.alpha:g} of a wrong H1; it was set to detect {e1:g})"
+            )
         if self.decision == "H0":
-            return (f"H0 accepted: {a} is not stronger than {b} by {e1:g} Elo or more (the test rules that out, with "
-                    f"chance at most about {self.beta:g} of a wrong H0; a difference between {e0:g} and {e1:g} "
-                    f"is not ruled out)")
-        return f"no decision within --max-games {self.max_games:,}: the LLR stayed between the bounds"
+            return (
+                f"H0 accepted: {a} is not stronger than {b} by {e1:g} Elo or more (the test "
+                "rules that out, with "
+                f"chance at most about {self.beta:g} of a wrong H0; a difference between "
+                f"{e0:g} and {e1:g} "
+                f"is not ruled out)"
+            )
+        return (
+            f"no decision within --max-games {self.max_games:,}: the LLR stayed between the bounds"
+        )
 
     def path_table(self, max_rows: int = 1000):
         """The LLR path as a DataFrame (games, units, score, llr, lower, upper), thinned to at
         most about ``max_rows`` rows (every k-th unit, always the first and the last)."""
         import pandas as pd
+
         n = len(self.path_llr)
         step = max(1, math.ceil(n / max_rows))
         pick = np.unique(np.r_[np.arange(0, n, step), n - 1]) if n else np.zeros(0, np.int64)
-        return pd.DataFrame({"games": self.path_games[pick], "units": pick + 1,
-                             "score": self.path_score[pick], "llr": self.path_llr[pick],
-                             "lower": self.lower, "upper": self.upper})
+        return pd.DataFrame(
+            {
+                "games": self.path_games[pick],
+                "units": pick + 1,
+                "score": self.path_score[pick],
+                "llr": self.path_llr[pick],
+                "lower": self.lower,
+                "upper": self.upper,
+            }
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The scalar fields and counts (JSON-ready)."""
-        out = {k: getattr(self, k) for k in (
-            "a", "b", "rules", "players", "paired", "seed", "elo0", "elo1", "alpha", "beta", "max_games", "min_games",
-            "decision", "games", "units", "unit_games", "llr", "lower", "upper", "s0", "s1", "score", "lo",
-            "hi", "elo", "elo_lo", "elo_hi", "unfinished", "llr_method")}
+        out = {
+            k: getattr(self, k)
+            for k in (
+                "a",
+                "b",
+                "rules",
+                "players",
+                "paired",
+                "seed",
+                "elo0",
+                "elo1",
+                "alpha",
+                "beta",
+                "max_games",
+                "min_games",
+                "decision",
+                "games",
+                "units",
+                "unit_games",
+                "llr",
+                "lower",
+                "upper",
+                "s0",
+                "s1",
+                "score",
+                "lo",
+                "hi",
+                "elo",
+                "elo_lo",
+                "elo_hi",
+                "unfinished",
+                "llr_method",
+            )
+        }
         out["counts"] = [int(c) for c in self.counts]
         out["unit"] = self.unit_name
-        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}
+        return {
+            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in out.items()
+        }
 
 
 @dataclass(frozen=True)
@@ -234,8 +319,17 @@ class Progress:
     upper: float
 
 
-def check_options(players: int, elo0: float, elo1: float, alpha: float, beta: float, max_games: int,
-                  min_games: int = 100, batch: int = 2000, paired: bool = True) -> tuple[float, float]:
+def check_options(
+    players: int,
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
+    max_games: int,
+    min_games: int = 100,
+    batch: int = 2000,
+    paired: bool = True,
+) -> tuple[float, float]:
     """Check the SPRT's numeric options before anything is played; returns Wald's
     (lower, upper) bounds. Raises :class:`SPRTError` naming the option."""
     for name, v in (("--elo0", elo0), ("--elo1", elo1)):
@@ -247,18 +341,39 @@ def check_options(players: int, elo0: float, elo1: float, alpha: float, beta: fl
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
         raise SPRTError(f"--batch: a positive number of games, got {batch!r}")
     unit_games = players if paired else 1
-    if isinstance(max_games, bool) or not isinstance(max_games, (int, np.integer)) or max_games < max(2, unit_games):
+    if (
+        isinstance(max_games, bool)
+        or not isinstance(max_games, (int, np.integer))
+        or max_games < max(2, unit_games)
+    ):
         raise SPRTError(f"--max-games: at least {max(2, unit_games)} games, got {max_games!r}")
-    if isinstance(min_games, bool) or not isinstance(min_games, (int, np.integer)) or not 0 <= min_games <= max_games:
+    if (
+        isinstance(min_games, bool)
+        or not isinstance(min_games, (int, np.integer))
+        or not 0 <= min_games <= max_games
+    ):
         raise SPRTError(f"--min-games: between 0 and --max-games ({max_games}), got {min_games!r}")
     return lower, upper
 
 
-def run_sprt(a: str, b: str, rules: RuleSet | str = "shithead", players: int = 2, elo0: float = 0.0,
-             elo1: float = 5.0, alpha: float = 0.05, beta: float = 0.05, seed: int = 0,
-             max_games: int = 200_000, paired: bool = True, batch: int = 2000, min_games: int = 100,
-             strategy_paths: tuple[str, ...] = (),
-             on_batch: Callable[[Progress], None] | None = None, llr: str = "normal") -> SPRTResult:
+def run_sprt(
+    a: str,
+    b: str,
+    rules: RuleSet | str = "shithead",
+    players: int = 2,
+    elo0: float = 0.0,
+    elo1: float = 5.0,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    seed: int = 0,
+    max_games: int = 200_000,
+    paired: bool = True,
+    batch: int = 2000,
+    min_games: int = 100,
+    strategy_paths: tuple[str, ...] = (),
+    on_batch: Callable[[Progress], None] | None = None,
+    llr: str = "normal",
+) -> SPRTResult:
     """Play X = ``a`` against Y = ``b`` until the GSPRT of H0 "X - Y = ``elo0`` Elo" against H1
     "X - Y = ``elo1`` Elo" decides, or ``max_games`` games (rounded down to whole units) are
     played. See the module docstring for the schedule, the scores and the test.
@@ -300,14 +415,32 @@ class Sequential:
     unit that crosses a bound (from ``min_games`` on); :attr:`finished` once decided or at
     ``max_games``; :meth:`result` builds the :class:`SPRTResult`."""
 
-    def __init__(self, players: int, elo0: float, elo1: float, alpha: float, beta: float, max_games: int,
-                 paired: bool = True, min_games: int = 100, llr: str = "normal", batch: int = 2000) -> None:
-        self.lower, self.upper = check_options(players, elo0, elo1, alpha, beta, max_games, min_games, batch, paired)
+    def __init__(
+        self,
+        players: int,
+        elo0: float,
+        elo1: float,
+        alpha: float,
+        beta: float,
+        max_games: int,
+        paired: bool = True,
+        min_games: int = 100,
+        llr: str = "normal",
+        batch: int = 2000,
+    ) -> None:
+        self.lower, self.upper = check_options(
+            players, elo0, elo1, alpha, beta, max_games, min_games, batch, paired
+        )
         if llr not in LLR_METHODS:
             raise SPRTError(f"--llr: one of {', '.join(LLR_METHODS)}, got {llr!r}")
         self.llr_fn = gsprt_llr if llr == "normal" else gsprt_llr_mle
         self.players, self.paired, self.llr_method = players, paired, llr
-        self.elo0, self.elo1, self.alpha, self.beta = float(elo0), float(elo1), float(alpha), float(beta)
+        self.elo0, self.elo1, self.alpha, self.beta = (
+            float(elo0),
+            float(elo1),
+            float(alpha),
+            float(beta),
+        )
         self.max_games, self.min_games = int(max_games), int(min_games)
         self.s0, self.s1 = float(elo_to_score(elo0)), float(elo_to_score(elo1))
         self.unit_games = players if paired else 1
@@ -325,7 +458,10 @@ class Sequential:
 
     def batches(self) -> list[tuple[int, int]]:
         """``(first unit, last unit + 1)`` of every batch up to ``max_games`` (whole units)."""
-        return [(u, min(u + self.per_batch, self.max_units)) for u in range(0, self.max_units, self.per_batch)]
+        return [
+            (u, min(u + self.per_batch, self.max_units))
+            for u in range(0, self.max_units, self.per_batch)
+        ]
 
     @property
     def finished(self) -> bool:
@@ -372,18 +508,29 @@ class Sequential:
         c = np.where(self.counts == 0, REGULARIZE, self.counts.astype(np.float64))
         n = c.sum()
         mu = float((c * self.a_vals).sum() / n)
-        var = max(float((c * self.a_vals * self.a_vals).sum() / n - mu * mu), np.finfo(np.float64).tiny)
+        var = max(
+            float((c * self.a_vals * self.a_vals).sum() / n - mu * mu), np.finfo(np.float64).tiny
+        )
         d = self.s1 - self.s0
-        x = min(max(float(self.llr_parts[-1][-1]), self.lower), self.upper)  # (before min_games it may lie outside)
-        _, left = brownian_exit(x, self.lower, self.upper, d * (2.0 * mu - self.s0 - self.s1) / (2.0 * var),
-                                d * d / var)
+        x = min(
+            max(float(self.llr_parts[-1][-1]), self.lower), self.upper
+        )  # (before min_games it may lie outside)
+        _, left = brownian_exit(
+            x, self.lower, self.upper, d * (2.0 * mu - self.s0 - self.s1) / (2.0 * var), d * d / var
+        )
         total = max(float(self.units) + left, float(self.min_units))
         return int(min(self.max_units, math.ceil(total)))
 
     def progress(self) -> Progress:
         """Games so far, the running score and LLR."""
-        return Progress(self.units * self.unit_games, self.max_units * self.unit_games,
-                        float(self.score_parts[-1][-1]), float(self.llr_parts[-1][-1]), self.lower, self.upper)
+        return Progress(
+            self.units * self.unit_games,
+            self.max_units * self.unit_games,
+            float(self.score_parts[-1][-1]),
+            float(self.llr_parts[-1][-1]),
+            self.lower,
+            self.upper,
+        )
 
     def result(self, a: str, b: str, rules: str, seed: int) -> SPRTResult:
         """The test's outcome after the units fed so far (at least one)."""
@@ -392,13 +539,37 @@ class Sequential:
         path_score = np.concatenate(self.score_parts)
         score, lo, hi = interval(self.counts)
         return SPRTResult(
-            a=a, b=b, rules=rules, players=self.players, paired=self.paired, seed=int(seed),
-            elo0=self.elo0, elo1=self.elo1, alpha=self.alpha, beta=self.beta, max_games=self.max_games,
-            min_games=self.min_games, decision=self.decision, games=u * self.unit_games, units=u,
-            unit_games=self.unit_games, llr=float(path_llr[-1]), lower=self.lower, upper=self.upper, s0=self.s0,
-            s1=self.s1, score=score, lo=lo, hi=hi, elo=float(score_to_elo(score)), elo_lo=float(score_to_elo(lo)),
-            elo_hi=float(score_to_elo(hi)), unfinished=self.unfinished, counts=self.counts,
-            path_games=(np.arange(1, u + 1, dtype=np.int64) * self.unit_games), path_llr=path_llr,
-            path_score=path_score, llr_method=self.llr_method)
-
-
+            a=a,
+            b=b,
+            rules=rules,
+            players=self.players,
+            paired=self.paired,
+            seed=int(seed),
+            elo0=self.elo0,
+            elo1=self.elo1,
+            alpha=self.alpha,
+            beta=self.beta,
+            max_games=self.max_games,
+            min_games=self.min_games,
+            decision=self.decision,
+            games=u * self.unit_games,
+            units=u,
+            unit_games=self.unit_games,
+            llr=float(path_llr[-1]),
+            lower=self.lower,
+            upper=self.upper,
+            s0=self.s0,
+            s1=self.s1,
+            score=score,
+            lo=lo,
+            hi=hi,
+            elo=float(score_to_elo(score)),
+            elo_lo=float(score_to_elo(lo)),
+            elo_hi=float(score_to_elo(hi)),
+            unfinished=self.unfinished,
+            counts=self.counts,
+            path_games=(np.arange(1, u + 1, dtype=np.int64) * self.unit_games),
+            path_llr=path_llr,
+            path_score=path_score,
+            llr_method=self.llr_method,
+        )

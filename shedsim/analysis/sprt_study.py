@@ -10,13 +10,29 @@ from typing import Any
 from collections.abc import Sequence
 
 from shedsim.analysis import sprt as S
-from shedsim.analysis.sprt_run import (PAIRING_BATCH, TEST_FIELDS, PairingJob, SprtJob, SprtStore,
-                                       deals_sha256, given_deals, job_from_store)
+from shedsim.analysis.sprt_run import (
+    PAIRING_BATCH,
+    TEST_FIELDS,
+    PairingJob,
+    SprtJob,
+    SprtStore,
+    deals_sha256,
+    given_deals,
+    job_from_store,
+)
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.study import Check, Study, StudyError, marked, study_errors
 
-TEST_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05, "max_games": 200_000, "min_games": 100,
-                 "llr": "normal", "batch": 2000}
+TEST_DEFAULTS = {
+    "elo0": 0.0,
+    "elo1": 5.0,
+    "alpha": 0.05,
+    "beta": 0.05,
+    "max_games": 200_000,
+    "min_games": 100,
+    "llr": "normal",
+    "batch": 2000,
+}
 """The value of each test option not given (the SPRT's; ``--compare-pairing`` plays batches
 of :data:`PAIRING_BATCH` games unless ``batch`` is given)."""
 PAIRING_GAMES = 20_000
@@ -39,15 +55,27 @@ class SprtStudy(Study):
     partial_reports = False
     unit = "batches"
 
-    def __init__(self, a: str | None = None, b: str | None = None, rules: str | None = None,
-                 house: Sequence[str] | None = None, rules_file: str | Path | None = None,
-                 players: int | None = None, seed: int | None = None, unpaired: bool | None = None,
-                 compare_pairing: bool | None = None, games: int | None = None,
-                 strategy_path: Sequence[str | Path] | None = None, deals: str | Path | None = None,
-                 **test: Any) -> None:
+    def __init__(
+        self,
+        a: str | None = None,
+        b: str | None = None,
+        rules: str | None = None,
+        house: Sequence[str] | None = None,
+        rules_file: str | Path | None = None,
+        players: int | None = None,
+        seed: int | None = None,
+        unpaired: bool | None = None,
+        compare_pairing: bool | None = None,
+        games: int | None = None,
+        strategy_path: Sequence[str | Path] | None = None,
+        deals: str | Path | None = None,
+        **test: Any,
+    ) -> None:
         unknown = [k for k in test if k not in TEST_FIELDS or k == "paired"]
         if unknown:
-            raise StudyError(f"not an sprt option (the test's: {', '.join(TEST_DEFAULTS)})", field=unknown[0])
+            raise StudyError(
+                f"not an sprt option (the test's: {', '.join(TEST_DEFAULTS)})", field=unknown[0]
+            )
         self.a, self.b, self.rules, self.house, self.rules_file = a, b, rules, house, rules_file
         self.players, self.seed, self.games = players, seed, games
         self.unpaired, self.compare_pairing = unpaired or None, compare_pairing or None
@@ -78,47 +106,101 @@ class SprtStudy(Study):
 
     def _rules(self) -> RuleSet:
         from shedsim.analysis.tournament_run import build_rules
+
         return build_rules(self.rules or "shithead", self.house, self.rules_file)
 
     def plan(self, store: SprtStore) -> SprtJob | PairingJob:
         from shedsim.analysis.tournament_run import rules_input
         from shedsim.rules.ruleset import RulesError
+
         if self.a is None or self.b is None:
-            raise StudyError("--a and --b name the two strategies (required; or --resume DIR to continue a stored test)")
-        players, seed = 2 if self.players is None else self.players, 0 if self.seed is None else self.seed
+            raise StudyError(
+                "--a and --b name the two strategies (required; or --resume DIR to continue a "
+                "stored test)"
+            )
+        players, seed = (
+            2 if self.players is None else self.players,
+            0 if self.seed is None else self.seed,
+        )
         t = {k: TEST_DEFAULTS[k] if v is None else v for k, v in self.test.items()}
         ri = rules_input(self.rules or "shithead", self.house, self.rules_file)
         with study_errors(S.SPRTError, RulesError):
             rs = self._rules()
-            ds = given_deals(self.deals, rs, players, self.unpaired or self.compare_pairing, self.test["max_games"])
+            ds = given_deals(
+                self.deals,
+                rs,
+                players,
+                self.unpaired or self.compare_pairing,
+                self.test["max_games"],
+            )
             if ds is not None:
                 t["max_games"] = len(ds.deals) * players
             if self.compare_pairing:
                 if self.unpaired:
-                    raise StudyError("--unpaired and --compare-pairing: --compare-pairing plays both designs itself")
+                    raise StudyError(
+                        "--unpaired and --compare-pairing: --compare-pairing plays both "
+                        "designs itself"
+                    )
                 n_games = PAIRING_GAMES if self.games is None else self.games
                 if n_games < 2 * players or n_games > 100_000_000:
-                    raise S.SPRTError(f"--games: between {2 * players} and 100,000,000, got {n_games}")
+                    raise S.SPRTError(
+                        f"--games: between {2 * players} and 100,000,000, got {n_games}"
+                    )
             else:
                 if self.games is not None:
-                    raise StudyError("--games is for --compare-pairing; the SPRT plays until it decides or reaches "
-                                     "--max-games")
-                S.check_options(players, t["elo0"], t["elo1"], t["alpha"], t["beta"], t["max_games"],
-                                t["min_games"], t["batch"], not self.unpaired)
+                    raise StudyError(
+                        "--games is for --compare-pairing; the SPRT plays until it decides or "
+                        "reaches "
+                        "--max-games"
+                    )
+                S.check_options(
+                    players,
+                    t["elo0"],
+                    t["elo1"],
+                    t["alpha"],
+                    t["beta"],
+                    t["max_games"],
+                    t["min_games"],
+                    t["batch"],
+                    not self.unpaired,
+                )
                 if t["llr"] not in S.LLR_METHODS:
                     raise S.SPRTError(f"--llr: one of {', '.join(S.LLR_METHODS)}, got {t['llr']!r}")
-            S.open_match(self.a, self.b, rs, players, seed, self.paths)  # strategies, players, seed; loads the kernel
+            S.open_match(
+                self.a, self.b, rs, players, seed, self.paths
+            )  # strategies, players, seed; loads the kernel
             if self.compare_pairing:
-                return PairingJob(self.a, self.b, rs, players, seed, n_games, self.paths, ri, store,
-                                  PAIRING_BATCH if self.test["batch"] is None else self.test["batch"])
-            return SprtJob(self.a, self.b, rs, players, seed, {**t, "paired": not self.unpaired}, self.paths, ri,
-                           store, ds)
+                return PairingJob(
+                    self.a,
+                    self.b,
+                    rs,
+                    players,
+                    seed,
+                    n_games,
+                    self.paths,
+                    ri,
+                    store,
+                    PAIRING_BATCH if self.test["batch"] is None else self.test["batch"],
+                )
+            return SprtJob(
+                self.a,
+                self.b,
+                rs,
+                players,
+                seed,
+                {**t, "paired": not self.unpaired},
+                self.paths,
+                ri,
+                store,
+                ds,
+            )
 
     def store(self, root: Path) -> SprtStore:
         return SprtStore(root)
 
     def from_store(self, store: SprtStore) -> SprtJob | PairingJob:
         from shedsim.rules.ruleset import RulesError
+
         with study_errors(S.SPRTError, RulesError):
             job = job_from_store(store, self.paths if self.strategy_path else None)
         self.pairing = isinstance(job, PairingJob)
@@ -126,27 +208,49 @@ class SprtStudy(Study):
 
     def resume_checks(self, job: SprtJob | PairingJob) -> list[Check]:
         from shedsim.rules.ruleset import RulesError
+
         rules = None
         if self.rules is not None or self.house or self.rules_file is not None:
             with study_errors(RulesError):
                 rules = self._rules().to_dict()
         pairing = isinstance(job, PairingJob)
-        stored = ({k: NOT_STORED for k in TEST_DEFAULTS} | {"batch": job.batch} if pairing else dict(job.test))
+        stored = (
+            {k: NOT_STORED for k in TEST_DEFAULTS} | {"batch": job.batch}
+            if pairing
+            else dict(job.test)
+        )
         return [
-            Check("a", self.a, job.a), Check("b", self.b, job.b),
-            Check("rules", rules, job.rules.to_dict(), shown="",
-                  label="/".join(marked(f) for f in ("rules", "house", "rules_file"))),
-            Check("players", self.players, job.players), Check("seed", self.seed, job.seed),
+            Check("a", self.a, job.a),
+            Check("b", self.b, job.b),
+            Check(
+                "rules",
+                rules,
+                job.rules.to_dict(),
+                shown="",
+                label="/".join(marked(f) for f in ("rules", "house", "rules_file")),
+            ),
+            Check("players", self.players, job.players),
+            Check("seed", self.seed, job.seed),
             Check("unpaired", self.unpaired, NOT_STORED if pairing else not job.test["paired"]),
-            Check("compare_pairing", self.compare_pairing, pairing, shown=" (the stored run is an SPRT)"),
+            Check(
+                "compare_pairing",
+                self.compare_pairing,
+                pairing,
+                shown=" (the stored run is an SPRT)",
+            ),
             Check("games", self.games, job.n_games if pairing else NOT_STORED),
             *(Check(k, self.test[k], stored[k]) for k in TEST_DEFAULTS),
-            Check("deals", deals_sha256(self.deals), getattr(job, "deal_set", None) and job.deal_set.sha256,
-                  shown=" (another deal set than the run's)"),
+            Check(
+                "deals",
+                deals_sha256(self.deals),
+                getattr(job, "deal_set", None) and job.deal_set.sha256,
+                shown=" (another deal set than the run's)",
+            ),
         ]
 
     def notes(self, job: SprtJob | PairingJob, resume: bool) -> list[str]:
         from rich.markup import escape
+
         a, b, players = job.a, job.b, job.players
         paired = True if self.pairing else job.test["paired"]
         degenerate = S.degenerate_note(a, b, players, job.paths, paired=paired)
@@ -154,44 +258,91 @@ class SprtStudy(Study):
         if self.pairing:
             return out
         t = job.test
-        design = ("paired deals" + (" (pentanomial: pairs of games)" if players == 2 else
-                                    " (each deal under every rotation)")) if paired else "unpaired deals (one per game)"
-        out.append(escape(f"SPRT {a} vs {b}: {rules_text(job.rules)}, {players} players, {design}; H0 elo "
-                          f"{t['elo0']:g}, H1 elo {t['elo1']:g}, alpha {t['alpha']:g}, beta {t['beta']:g}, at most "
-                          f"{t['max_games']:,} games"))
+        design = (
+            (
+                "paired deals"
+                + (
+                    " (pentanomial: pairs of games)"
+                    if players == 2
+                    else " (each deal under every rotation)"
+                )
+            )
+            if paired
+            else "unpaired deals (one per game)"
+        )
+        out.append(
+            escape(
+                f"SPRT {a} vs {b}: {rules_text(job.rules)}, {players} players, {design}; H0 elo "
+                f"{t['elo0']:g}, H1 elo {t['elo1']:g}, alpha {t['alpha']:g}, beta "
+                f"{t['beta']:g}, at most "
+                f"{t['max_games']:,} games"
+            )
+        )
         return out
 
-    def analyse(self, job: SprtJob | PairingJob, store: SprtStore, outcome: Any) -> S.SPRTResult | S.PairingGain:
+    def analyse(
+        self, job: SprtJob | PairingJob, store: SprtStore, outcome: Any
+    ) -> S.SPRTResult | S.PairingGain:
         with study_errors(S.SPRTError):
             return job.result()
 
     def run_info(self, job: SprtJob | PairingJob, res: Any, outcome: Any) -> dict[str, Any]:
         from shedsim.runs.runinfo import command_line
+
         a, b, players, rtxt = job.a, job.b, job.players, rules_text(job.rules)
-        degenerate = S.degenerate_note(a, b, players, job.paths, paired=self.pairing or job.test["paired"])
-        common = {"argv": command_line(), "definitions": S.DEFINITIONS, "notes": [degenerate] if degenerate else []}
+        degenerate = S.degenerate_note(
+            a, b, players, job.paths, paired=self.pairing or job.test["paired"]
+        )
+        common = {
+            "argv": command_line(),
+            "definitions": S.DEFINITIONS,
+            "notes": [degenerate] if degenerate else [],
+        }
         if self.pairing:
             p, u = res.paired, res.unpaired
-            return {**common, "command": "shedsim sprt --compare-pairing",
-                    "title": f"Paired vs unpaired deals: {a} vs {b} ({rtxt}, {players} players, {p.games:,} games each)",
-                    "result": {"paired": p.__dict__ | {"width": p.width}, "unpaired": u.__dict__ | {"width": u.width},
-                               "ratio": res.ratio, "variance_ratio": res.variance_ratio},
-                    "headline": [f"paired deals: score {p.score:.4f} [{p.lo:.4f}, {p.hi:.4f}], width {p.width:.4f}",
-                                 f"unpaired deals: score {u.score:.4f} [{u.lo:.4f}, {u.hi:.4f}], width {u.width:.4f}",
-                                 f"width ratio {res.ratio:.3f} (unpaired needs {res.variance_ratio:.2f}x the games): "
-                                 f"{res.verdict()}"]}
-        return {**common, "command": "shedsim sprt",
-                "title": f"SPRT {a} vs {b} ({rtxt}, {players} players, "
-                         f"{'paired' if job.test['paired'] else 'unpaired'} deals): {res.decision}",
-                "result": res.to_json(),
-                "headline": [res.decision_text() + f" (LLR {res.llr:+.2f}, bounds {res.lower:+.2f}/{res.upper:+.2f}, "
-                                                   f"{res.games:,} games)",
-                             f"score of {a} against {b}: {res.score:.4f} [{res.lo:.4f}, {res.hi:.4f}] (95%)",
-                             f"Elo difference: {elo_text(res.elo)} [{elo_text(res.elo_lo)}, {elo_text(res.elo_hi)}] "
-                             f"(95%)"]}
+            return {
+                **common,
+                "command": "shedsim sprt --compare-pairing",
+                "title": (
+                    f"Paired vs unpaired deals: {a} vs {b} ({rtxt}, {players} players, "
+                    f"{p.games:,} games each)"
+                ),
+                "result": {
+                    "paired": p.__dict__ | {"width": p.width},
+                    "unpaired": u.__dict__ | {"width": u.width},
+                    "ratio": res.ratio,
+                    "variance_ratio": res.variance_ratio,
+                },
+                "headline": [
+                    f"paired deals: score {p.score:.4f} [{p.lo:.4f}, {p.hi:.4f}], width "
+                    f"{p.width:.4f}",
+                    f"unpaired deals: score {u.score:.4f} [{u.lo:.4f}, {u.hi:.4f}], width "
+                    f"{u.width:.4f}",
+                    f"width ratio {res.ratio:.3f} (unpaired needs {res.variance_ratio:.2f}x "
+                    "the games): "
+                    f"{res.verdict()}",
+                ],
+            }
+        return {
+            **common,
+            "command": "shedsim sprt",
+            "title": f"SPRT {a} vs {b} ({rtxt}, {players} players, "
+            f"{'paired' if job.test['paired'] else 'unpaired'} deals): {res.decision}",
+            "result": res.to_json(),
+            "headline": [
+                res.decision_text()
+                + f" (LLR {res.llr:+.2f}, bounds {res.lower:+.2f}/{res.upper:+.2f}, "
+                f"{res.games:,} games)",
+                f"score of {a} against {b}: {res.score:.4f} [{res.lo:.4f}, {res.hi:.4f}] (95%)",
+                f"Elo difference: {elo_text(res.elo)} [{elo_text(res.elo_lo)}, "
+                f"{elo_text(res.elo_hi)}] "
+                f"(95%)",
+            ],
+        }
 
     def write(self, job: SprtJob | PairingJob, res: Any, root: Path, plots: bool) -> list[str]:
         from shedsim.output.csvs import write_csv
+
         stem, chart = ("pairing", "pairing.png") if self.pairing else ("sprt", "llr.png")
         write_csv(res.table() if self.pairing else res.path_table(), Path(root) / f"{stem}.csv")
         if not plots:
@@ -203,6 +354,7 @@ class SprtStudy(Study):
 def elo_text(x: float) -> str:
     """An Elo difference as the output shows it: ``+12.3``, ``+inf``, never ``-0.0``."""
     import math
+
     if not math.isfinite(x):
         return "+inf" if x > 0 else "-inf"
     return f"{x + 0.0:+.1f}".replace("-0.0", "+0.0")  # no "-0.0" from a rounding sign

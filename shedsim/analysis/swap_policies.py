@@ -23,6 +23,7 @@ def compare_policies(spec: Any, workers: int = 1, progress=None):
     the :class:`~shedsim.analysis.tournament.TournamentSpec`.
     """
     from shedsim.analysis import tournament as T
+
     tspec = policy_spec(spec)
     total = T.empty_tally(tspec)
     rs = tspec.run_spec()
@@ -34,7 +35,10 @@ def compare_policies(spec: Any, workers: int = 1, progress=None):
         r.records.clear()
         if progress:
             progress(b - a)
-    run_chunks(rs, list(range(tspec.n_chunks)), workers=workers, on_result=on_result, keep=T.RECORD_KEEP)
+
+    run_chunks(
+        rs, list(range(tspec.n_chunks)), workers=workers, on_result=on_result, keep=T.RECORD_KEEP
+    )
     return T.analyse(tspec, total), tspec
 
 
@@ -42,9 +46,17 @@ def policy_spec(spec: Any):
     """(c) The tournament of swap policies: every entry plays ``spec.strategy``, entry k
     swapping as ``spec.policies[k][1]`` (a :class:`~shedsim.analysis.tournament.TournamentSpec`)."""
     from shedsim.analysis import tournament as T
+
     entries = [(lab, spec.strategy) for lab, _ in spec.policies]
-    tspec = T.plan(spec.rules, spec.players, entries, spec.games, seed=spec.seed,
-                   strategy_paths=spec.strategy_paths, seat_orders="all")
+    tspec = T.plan(
+        spec.rules,
+        spec.players,
+        entries,
+        spec.games,
+        seed=spec.seed,
+        strategy_paths=spec.strategy_paths,
+        seat_orders="all",
+    )
     sources: list[str] = []
     swap_from: list[int] = []
     for _, src in spec.policies:

@@ -48,6 +48,7 @@ from shedsim.runs.simulate import RunSpec, run_chunks
 SHIFTS = 4 * (np.arange(2, 15, dtype=np.int64) - 2)
 """Bit offset of each rank's 4-bit count in a packed multiset (ranks 2..14)."""
 
+
 def default_policies() -> tuple[tuple[str, str | None], ...]:
     """The built-in swap policies of (c): label and the strategy whose swap function is used
     (None: keep the face-up cards as dealt). ``("no swap", None)``, then each face-up rule
@@ -57,6 +58,7 @@ def default_policies() -> tuple[tuple[str, str | None], ...]:
     first strategy that declares it (:func:`shedsim.plugins.swap_policies`). Raises
     :class:`SwapStudyError` when the built-in plugins cannot be read."""
     from shedsim.plugins import PluginError, discover, swap_policies
+
     try:
         return (("no swap", None), *swap_policies(discover([])))
     except PluginError as e:  # pragma: no cover - the built-in directory always exists
@@ -72,6 +74,7 @@ def default_strategy() -> str:
     select (:func:`shedsim.plugins.select`, role ``reference``: ``greedy``). Raises
     :class:`SwapStudyError` when none qualifies."""
     from shedsim.plugins import PluginError, choice
+
     try:
         return choice("reference")[0]
     except PluginError as e:
@@ -92,6 +95,7 @@ def multiset_name(packed: int) -> str:
 def seat_places2(places: np.ndarray, players: int) -> np.ndarray:
     """Twice the effective place of every seat (int64[n, P]); see the module doc."""
     from shedsim.rules.scoring import effective_places2
+
     return effective_places2(np.asarray(places)).astype(np.int64)
 
 
@@ -124,36 +128,59 @@ class StudySpec:
 
     def run_spec(self, keep_dealt: bool) -> RunSpec:
         """Every seat plays ``strategy``; ``keep_dealt``: nobody swaps."""
-        return RunSpec(self.rules, self.players, (self.strategy,), (self.strategy,), seed=self.seed,
-                       games=self.games, schedule="same", strategy_paths=self.strategy_paths,
-                       chunk_size=self.chunk_size, swap_from=(-1,) if keep_dealt else None)
+        return RunSpec(
+            self.rules,
+            self.players,
+            (self.strategy,),
+            (self.strategy,),
+            seed=self.seed,
+            games=self.games,
+            schedule="same",
+            strategy_paths=self.strategy_paths,
+            chunk_size=self.chunk_size,
+            swap_from=(-1,) if keep_dealt else None,
+        )
 
 
 def check(spec: StudySpec) -> None:
     """Check every option before anything is played. Raises :class:`SwapStudyError` naming
     the option, or :class:`shedsim.rules.RulesError` for players outside the rule set's range."""
     from shedsim.plugins import PluginError, compiled_strategy, discover
+
     spec.rules.check_players(spec.players)
     if spec.games < 1:
         raise SwapStudyError(f"--games: must be at least 1, got {spec.games}")
     from shedsim.runs.store import MAX_CHUNKS, plan_size_problem
+
     chunk = max(1, spec.chunk_size or 1)
-    too_big = plan_size_problem(3 * -(-spec.games // chunk), 3 * spec.games, chunk)  # parts (a), (b), (c)
+    too_big = plan_size_problem(
+        3 * -(-spec.games // chunk), 3 * spec.games, chunk
+    )  # parts (a), (b), (c)
     if too_big:
         raise SwapStudyError(too_big)
     if spec.deals < 0 or spec.rollouts < 1:
         raise SwapStudyError("--deals must be at least 0 and --rollouts at least 1")
     regret_chunks = -(-spec.deals // REGRET_BATCH)
     if 3 * -(-spec.games // chunk) + regret_chunks > MAX_CHUNKS:
-        raise SwapStudyError(f"--deals: {spec.deals:,} sample deals would take {regret_chunks:,} chunks of "
-                             f"{REGRET_BATCH} deals; with the other parts one run holds at most {MAX_CHUNKS:,} "
-                             f"chunks: give fewer --deals (or fewer --games)")
+        raise SwapStudyError(
+            f"--deals: {spec.deals:,} sample deals would take {regret_chunks:,} chunks of "
+            f"{REGRET_BATCH} deals; with the other parts one run holds at most {MAX_CHUNKS:,} "
+            f"chunks: give fewer --deals (or fewer --games)"
+        )
     from shedsim.runs.limits import game_bytes, memory_problem
-    if spec.deals > 0:  # a sample deal plays every face-up choice x --rollouts games in one kernel call
+
+    if (
+        spec.deals > 0
+    ):  # a sample deal plays every face-up choice x --rollouts games in one kernel call
         choices = math.comb(spec.rules.hand_size + spec.rules.table_size, spec.rules.table_size)
-        problem = memory_problem("--rollouts", spec.rollouts, "rollouts", choices * game_bytes(spec.players),
-                                 f"at once (a sample deal plays up to {choices} face-up choices x --rollouts games "
-                                 f"in one kernel call)")
+        problem = memory_problem(
+            "--rollouts",
+            spec.rollouts,
+            "rollouts",
+            choices * game_bytes(spec.players),
+            f"at once (a sample deal plays up to {choices} face-up choices x --rollouts games "
+            f"in one kernel call)",
+        )
         if problem:
             raise SwapStudyError(problem)
     if not 0 <= spec.seat < spec.players:
@@ -172,8 +199,13 @@ def check(spec: StudySpec) -> None:
 
 
 # ---------------------------------------------------------------------- (a) and (b)
-def _play(rs: RunSpec, workers: int, keep: tuple[str, ...], reduce: Callable[[int, int, dict], Any],
-          progress: Callable[[int], None] | None = None) -> list[Any]:
+def _play(
+    rs: RunSpec,
+    workers: int,
+    keep: tuple[str, ...],
+    reduce: Callable[[int, int, dict], Any],
+    progress: Callable[[int], None] | None = None,
+) -> list[Any]:
     """Play every chunk of ``rs`` and reduce each one as it arrives (chunk order)."""
     out: dict[int, Any] = {}
 
@@ -183,6 +215,7 @@ def _play(rs: RunSpec, workers: int, keep: tuple[str, ...], reduce: Callable[[in
         r.records.clear()
         if progress:
             progress(b - a)
+
     run_chunks(rs, list(range(rs.n_chunks())), workers=workers, on_result=on_result, keep=keep)
     return [out[c] for c in sorted(out)]
 
@@ -192,7 +225,8 @@ def reduce_chosen(a: int, b: int, rec: dict[str, np.ndarray]) -> dict[str, np.nd
     (:func:`shedsim.stats.cluster_sums` of face-up cards over visible cards, one
     cluster per game; int64[13] each)."""
     from shedsim.stats import cluster_sums
-    up = rank_counts(rec["face_up"]).sum(axis=1)   # [games, 13]
+
+    up = rank_counts(rec["face_up"]).sum(axis=1)  # [games, 13]
     vis = rank_counts(rec["dealt"]).sum(axis=1)
     return cluster_sums(up, vis)
 
@@ -208,16 +242,26 @@ def finish_by_rank(chosen: list[dict[str, np.ndarray]], dealt: list[np.ndarray])
     import pandas as pd
 
     from shedsim.stats import cluster_rate
+
     cs = {k: np.sum([c[k] for c in chosen], axis=0) for k in chosen[0]}
     chosen_up, visible = cs["s"], cs["m"]
     dealt_up = np.sum(dealt, axis=0)
     cr = cluster_rate(**cs)
     lo, hi = cr.lo, cr.hi
     with np.errstate(invalid="ignore", divide="ignore"):
-        return pd.DataFrame({
-            "rank": [rank_name(r) for r in RANKS], "visible": visible, "dealt_up": dealt_up, "chosen_up": chosen_up,
-            "dealt_share": dealt_up / dealt_up.sum(), "chosen_share": chosen_up / chosen_up.sum(),
-            "keep_up_rate": chosen_up / visible, "keep_up_lo": lo, "keep_up_hi": hi})
+        return pd.DataFrame(
+            {
+                "rank": [rank_name(r) for r in RANKS],
+                "visible": visible,
+                "dealt_up": dealt_up,
+                "chosen_up": chosen_up,
+                "dealt_share": dealt_up / dealt_up.sum(),
+                "chosen_share": chosen_up / chosen_up.sum(),
+                "keep_up_rate": chosen_up / visible,
+                "keep_up_lo": lo,
+                "keep_up_hi": hi,
+            }
+        )
 
 
 def by_rank(spec: StudySpec, workers: int = 1, progress=None):
@@ -241,14 +285,18 @@ def reduce_values(a: int, b: int, rec: dict[str, np.ndarray], players: int):
     (packed) of per-game cluster sums: seat-games ``n``, ``losses``, twice the places
     ``p2``, ``clusters`` and the squares and products :func:`finish_values` needs (int64)."""
     import pandas as pd
+
     n = players
     up = rec["face_up"].ravel()
     game = np.repeat(np.arange(a, b, dtype=np.int64), n)
     p2 = seat_places2(rec["places"], n).ravel()
     loss = (np.asarray(rec["places"]).ravel() == n).astype(np.int64)
     # per (multiset, game): seat-games, losses, summed places; then the sums over games
-    per = pd.DataFrame({"packed": up, "game": game, "n": 1, "losses": loss, "p2": p2}).groupby(
-        ["packed", "game"]).sum()
+    per = (
+        pd.DataFrame({"packed": up, "game": game, "n": 1, "losses": loss, "p2": p2})
+        .groupby(["packed", "game"])
+        .sum()
+    )
     per["clusters"] = 1
     per["nn"] = per["n"] ** 2
     per["l_ss"], per["l_sm"] = per["losses"] ** 2, per["losses"] * per["n"]
@@ -263,21 +311,41 @@ def finish_values(spec: StudySpec, parts: list):
 
     from shedsim.stats import cluster_mean, cluster_rate
     from shedsim.stats import not_worse_than_best
+
     n = spec.players
     g = pd.concat(parts).groupby(level=0).sum().sort_index()
     k = g["n"].to_numpy(np.int64)
     col = {c: g[c].to_numpy(np.float64) for c in g.columns}
     cr = cluster_rate(col["clusters"], col["losses"], k, col["l_ss"], col["nn"], col["l_sm"])
     lo, hi = cr.lo, cr.hi
-    mean, mlo, mhi, mse = cluster_mean(col["clusters"], col["p2"] / 2.0, k, col["p_ss"] / 4.0, col["nn"],
-                                       col["p_sm"] / 2.0, bounds=(1.0, float(n)))
+    mean, mlo, mhi, mse = cluster_mean(
+        col["clusters"],
+        col["p2"] / 2.0,
+        k,
+        col["p_ss"] / 4.0,
+        col["nn"],
+        col["p_sm"] / 2.0,
+        bounds=(1.0, float(n)),
+    )
     packed = g.index.to_numpy(np.int64)
-    rows = pd.DataFrame({
-        "face_up": [multiset_name(p) for p in packed], "packed": packed,
-        "low": [min(unpack(int(p))) for p in packed], "high": [max(unpack(int(p))) for p in packed],
-        "seat_games": k, "losses": g["losses"].to_numpy(np.int64), "loss_rate": g["losses"].to_numpy() / k,
-        "loss_lo": lo, "loss_hi": hi, "mean_place": mean, "place_lo": mlo, "place_hi": mhi,
-        "loss_se": cr.se, "place_se": mse})
+    rows = pd.DataFrame(
+        {
+            "face_up": [multiset_name(p) for p in packed],
+            "packed": packed,
+            "low": [min(unpack(int(p))) for p in packed],
+            "high": [max(unpack(int(p))) for p in packed],
+            "seat_games": k,
+            "losses": g["losses"].to_numpy(np.int64),
+            "loss_rate": g["losses"].to_numpy() / k,
+            "loss_lo": lo,
+            "loss_hi": hi,
+            "mean_place": mean,
+            "place_lo": mlo,
+            "place_hi": mhi,
+            "loss_se": cr.se,
+            "place_se": mse,
+        }
+    )
     figure, _ = value_figure(spec)
     order = [figure, "mean_place" if figure == "loss_rate" else "loss_rate", "packed"]
     rows = rows.sort_values(order, kind="stable").reset_index(drop=True)
@@ -297,7 +365,12 @@ def value_figure(spec: StudySpec) -> tuple[str, str]:
     (:func:`shedsim.rules.scoring.objective_of`; going out first has no column here, so
     the mean place stands for it)."""
     from shedsim.rules.scoring import objective_of
-    return ("loss_rate", "loss rate") if objective_of(spec.rules) == "lose" else ("mean_place", "mean place")
+
+    return (
+        ("loss_rate", "loss rate")
+        if objective_of(spec.rules) == "lose"
+        else ("mean_place", "mean place")
+    )
 
 
 def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
@@ -317,8 +390,13 @@ def face_up_values(spec: StudySpec, workers: int = 1, progress=None):
     best (worst) row is among them with 95% confidence, whereas the top row alone is the
     minimum of many noisy ones.
     """
-    parts = _play(spec.run_spec(True), workers, ("face_up", "places"),
-                  lambda a, b, rec: reduce_values(a, b, rec, spec.players), progress)
+    parts = _play(
+        spec.run_spec(True),
+        workers,
+        ("face_up", "places"),
+        lambda a, b, rec: reduce_values(a, b, rec, spec.players),
+        progress,
+    )
     return finish_values(spec, parts)
 
 
@@ -335,10 +413,16 @@ def _regret_failure(spec: StudySpec, err, where: str):
     regret study (d), whose games (conditioned deals, forced face-up cards) the reference
     engine cannot replay: the failure, the strategy and where."""
     from shedsim.runs.simulate import SimulationError
-    what = (f"the process playing the games crashed ({crash_words(err.returned)})" if err.kind == "crashed"
-            else f"a strategy failed ({err})")
-    return SimulationError(f"{what} in the regret study (d), {where}, with strategy {spec.strategy!r} at every "
-                           f"seat [run seed {spec.seed}]")
+
+    what = (
+        f"the process playing the games crashed ({crash_words(err.returned)})"
+        if err.kind == "crashed"
+        else f"a strategy failed ({err})"
+    )
+    return SimulationError(
+        f"{what} in the regret study (d), {where}, with strategy {spec.strategy!r} at every "
+        f"seat [run seed {spec.seed}]"
+    )
 
 
 def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]]:
@@ -346,6 +430,7 @@ def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]
     from shedsim.seeding import game_keys
     from shedsim.runs.simulate import loaded_kernel
     from shedsim.kernel.build import KernelError
+
     rs = spec.run_spec(False)
     _, k, ids, params = loaded_kernel(rs)
     ra = spec.rules.compile(spec.players)
@@ -370,12 +455,25 @@ def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]
         forced = np.zeros((m * R, n), np.int64)
         forced[:, seat] = np.repeat(options, R)
         try:
-            rec = k.play(ra, ids, params, np.zeros((m * R, n), np.int64), np.tile(rdk, m), np.tile(rsk, m),
-                         np.full(m * R, dealers[j]), forced_up=forced, given_seat=np.full(m * R, seat),
-                         given_visible=np.full(m * R, visible))
+            rec = k.play(
+                ra,
+                ids,
+                params,
+                np.zeros((m * R, n), np.int64),
+                np.tile(rdk, m),
+                np.tile(rsk, m),
+                np.full(m * R, dealers[j]),
+                forced_up=forced,
+                given_seat=np.full(m * R, seat),
+                given_visible=np.full(m * R, visible),
+            )
         except KernelError as e:
-            raise _regret_failure(spec, e, f"rollout {e.game % R} of face-up choice "
-                                           f"{multiset_name(options[e.game // R])} in sample deal {int(d)}") from None
+            raise _regret_failure(
+                spec,
+                e,
+                f"rollout {e.game % R} of face-up choice "
+                f"{multiset_name(options[e.game // R])} in sample deal {int(d)}",
+            ) from None
         p2 = seat_places2(rec["places"], n)[:, seat].reshape(m, R) / 2.0
         loss = (rec["places"][:, seat] == n).reshape(m, R)
         mean = p2.mean(axis=1)
@@ -383,13 +481,24 @@ def _regret_deals(spec: StudySpec, first: int, stop: int) -> list[dict[str, Any]
         mine = options.index(choice)
         diff = p2[mine] - p2[best]  # paired over rollouts
         se = float(diff.std(ddof=1) / math.sqrt(R)) if R > 1 else float("nan")
-        out.append({"deal": int(d), "visible": multiset_name(visible), "choices": m,
-                    "policy_choice": multiset_name(choice), "best_choice": multiset_name(options[best]),
-                    "worst_choice": multiset_name(options[int(np.argmax(mean))]),
-                    "policy_place": float(mean[mine]), "best_place": float(mean[best]),
-                    "worst_place": float(mean.max()), "policy_loss": float(loss[mine].mean()),
-                    "best_loss": float(loss[best].mean()), "regret": float(mean[mine] - mean[best]),
-                    "regret_se": se, "policy_is_best": bool(mean[mine] <= mean[best])})
+        out.append(
+            {
+                "deal": int(d),
+                "visible": multiset_name(visible),
+                "choices": m,
+                "policy_choice": multiset_name(choice),
+                "best_choice": multiset_name(options[best]),
+                "worst_choice": multiset_name(options[int(np.argmax(mean))]),
+                "policy_place": float(mean[mine]),
+                "best_place": float(mean[best]),
+                "worst_place": float(mean.max()),
+                "policy_loss": float(loss[mine].mean()),
+                "best_loss": float(loss[best].mean()),
+                "regret": float(mean[mine] - mean[best]),
+                "regret_se": se,
+                "policy_is_best": bool(mean[mine] <= mean[best]),
+            }
+        )
     return out
 
 
@@ -410,6 +519,7 @@ def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = REGRET
     from joblib import Parallel, delayed
 
     from shedsim.runs.simulate import backend_config
+
     bounds = [(a, min(spec.deals, a + batch)) for a in range(0, spec.deals, batch)]
     rows: list[dict[str, Any]] = []
     if workers <= 1:
@@ -419,7 +529,9 @@ def regret(spec: StudySpec, workers: int = 1, progress=None, batch: int = REGRET
                 progress(b - a)
     else:
         with backend_config("loky", workers):
-            gen = Parallel(return_as="generator")(delayed(_regret_deals)(spec, a, b) for a, b in bounds)
+            gen = Parallel(return_as="generator")(
+                delayed(_regret_deals)(spec, a, b) for a, b in bounds
+            )
             for (a, b), part in zip(bounds, gen):
                 rows += part
                 if progress:
@@ -431,6 +543,7 @@ def regret_summary(df) -> dict[str, float]:
     """Share of deals where the policy's choice is the best (95% Wilson interval) and the
     mean regret in places (95% t interval over deals)."""
     from shedsim.stats import t_interval, wilson
+
     n = len(df)
     if n == 0:
         return {"deals": 0}
@@ -438,9 +551,16 @@ def regret_summary(df) -> dict[str, float]:
     lo, hi = wilson(np.array([k]), np.array([n]))
     r = df["regret"].to_numpy(float)
     m, mlo, mhi = t_interval(np.array([n]), np.array([r.sum()]), np.array([(r * r).sum()]))
-    return {"deals": n, "best_share": k / n, "best_lo": float(lo[0]), "best_hi": float(hi[0]),
-            "mean_regret": float(m[0]), "regret_lo": float(mlo[0]), "regret_hi": float(mhi[0]),
-            "mean_choices": float(df["choices"].mean())}
+    return {
+        "deals": n,
+        "best_share": k / n,
+        "best_lo": float(lo[0]),
+        "best_hi": float(hi[0]),
+        "mean_regret": float(m[0]),
+        "regret_lo": float(mlo[0]),
+        "regret_hi": float(mhi[0]),
+        "mean_choices": float(df["choices"].mean()),
+    }
 
 
 @dataclass
@@ -456,16 +576,19 @@ class StudyResult:
     regret_summary: dict[str, float] = field(default_factory=dict)
 
 
-def study(spec: StudySpec, workers: int = 1, progress: Callable[[str, int], None] | None = None) -> StudyResult:
+def study(
+    spec: StudySpec, workers: int = 1, progress: Callable[[str, int], None] | None = None
+) -> StudyResult:
     """Run (a) to (d). ``progress(part, games)`` is called as work finishes."""
     check(spec)
-    pr = (lambda part: (lambda k: progress(part, k))) if progress else (lambda part: None)
+    pr = (lambda part: lambda k: progress(part, k)) if progress else (lambda part: None)
     a = by_rank(spec, workers, pr("a"))
     values, values_all = face_up_values(spec, workers, pr("b"))
     pol, tspec = compare_policies(spec, workers, pr("c"))
     reg = regret(spec, workers, pr("d")) if spec.deals > 0 else None
-    return StudyResult(a, values, values_all, pol, tspec, reg,
-                       regret_summary(reg) if reg is not None else {})
+    return StudyResult(
+        a, values, values_all, pol, tspec, reg, regret_summary(reg) if reg is not None else {}
+    )
 
 
 # ---------------------------------------------------------------------- outputs
@@ -473,18 +596,31 @@ DEFINITIONS = {
     "loss": "last place (the Idiot); nobody loses an unfinished game",
     "mean_place": "1 = first out; seats still in at the move cap share the remaining places",
     "keep_up_rate": "(a) share of visible cards of the rank that the strategy puts face up",
-    "dealt_share / chosen_share": "(a) share of all face-up cards that are of the rank, as dealt / after the swap",
-    "face_up_values": "(b) every seat plays the strategy but keeps its face-up cards as dealt (a random draw); "
-                      "loss rate (Wilson) and mean place (t) per face-up rank multiset seen often enough",
-    "policies": "(c) swap policies head to head, every entry playing the same strategy: tournament with paired "
-                "deals, every seating order and rotation; head to head cluster-robust over deals, Holm-corrected",
-    "regret": "(d) mean place of the strategy's face-up choice minus that of the best of all distinct choices, "
-              "each scored by re-dealing everything the seat cannot see (common random numbers across choices); "
-              "the best is picked on the same rollouts, so small samples overstate regret",
+    "dealt_share / chosen_share": (
+        "(a) share of all face-up cards that are of the rank, as dealt / after the swap"
+    ),
+    "face_up_values": "(b) every seat plays the strategy but keeps its face-up cards as dealt (a "
+    "random draw); "
+    "loss rate (Wilson) and mean place (t) per face-up rank multiset seen often enough",
+    "policies": "(c) swap policies head to head, every entry playing the same strategy: "
+    "tournament with paired "
+    "deals, every seating order and rotation; head to head cluster-robust over deals, "
+    "Holm-corrected",
+    "regret": "(d) mean place of the strategy's face-up choice minus that of the best of all "
+    "distinct choices, "
+    "each scored by re-dealing everything the seat cannot see (common random numbers across "
+    "choices); "
+    "the best is picked on the same rollouts, so small samples overstate regret",
 }
 
 
-TABLES = ("by_rank.csv", "face_up_values.csv", "policies.csv", "policies_head_to_head.csv", "regret.csv")
+TABLES = (
+    "by_rank.csv",
+    "face_up_values.csv",
+    "policies.csv",
+    "policies_head_to_head.csv",
+    "regret.csv",
+)
 """The study's tables (``regret.csv`` only with a regret study)."""
 OUTPUTS = TABLES + charts.names(swap_charts.CHARTS) + ("run.json",)
 """Every file the study may write (a rerun removes those it does not write again)."""

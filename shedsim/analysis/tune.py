@@ -11,7 +11,8 @@ parameters, not by their cards.
 
 **The search.** optuna's TPE sampler (seeded with the run seed; ``random`` as a
 baseline) proposes integers in each parameter's range (the plugin's ``PARAM_SPACE``, or
-``--param NAME=LO:HI``, which then names every parameter tuned). The first trial is the starting parameters. Parameters fixed in
+``--param NAME=LO:HI``, which then names every parameter tuned). The first trial is the starting
+parameters. Parameters fixed in
 the strategy spec (``heuristic:search=0``) are not tuned. The study lives in an optuna
 storage (SQLite in the output directory by default), so an interrupted run resumes where
 it stopped and several processes can work on one study; ``budget`` counts completed
@@ -44,17 +45,23 @@ STUDY_NAME = "shedsim-tune"
 SAMPLERS = ("tpe", "random")
 
 DEFINITIONS = {
-    "score": "mean share of the other seats the candidate finished ahead of (ties 1/2), over paired "
-             "deals and the field entries; 0.5 = as strong as the field",
-    "in-sample": "measured on the deals every trial played (seed --seed): the best of many trials is "
-                 "biased upwards (winner's curse)",
-    "fresh deals": f"deals of seed --seed + {CONFIRM_SEED_OFFSET:,}, never played during the search",
-    "head to head": "best parameters (X) against the starting parameters (Y) on fresh paired deals: X's "
-                    "score with a 95% t interval over deals, and its logistic Elo",
-    "gain vs field": "score of the best parameters minus score of the starting parameters against the "
-                     "field, on the same fresh deals: 95% t interval over deals",
+    "score": "mean share of the other seats the candidate finished ahead of (ties 1/2), over "
+    "paired "
+    "deals and the field entries; 0.5 = as strong as the field",
+    "in-sample": "measured on the deals every trial played (seed --seed): the best of many "
+    "trials is "
+    "biased upwards (winner's curse)",
+    "fresh deals": (
+        f"deals of seed --seed + {CONFIRM_SEED_OFFSET:,}, never played during the search"
+    ),
+    "head to head": "best parameters (X) against the starting parameters (Y) on fresh paired "
+    "deals: X's "
+    "score with a 95% t interval over deals, and its logistic Elo",
+    "gain vs field": "score of the best parameters minus score of the starting parameters "
+    "against the "
+    "field, on the same fresh deals: 95% t interval over deals",
     "importance": "how much each parameter explains of the trial scores: optuna.importance."
-                  "get_param_importances with its default evaluator (sums to 1)",
+    "get_param_importances with its default evaluator (sums to 1)",
 }
 
 
@@ -82,12 +89,16 @@ def parse_param(text: str) -> Param:
             raise ValueError
         lo, hi = int(parts[0]), int(parts[1])
     except ValueError:
-        raise TuneError(f"--param {text!r}: write NAME=LO:HI or NAME=LO:HI:log (integers)") from None
+        raise TuneError(
+            f"--param {text!r}: write NAME=LO:HI or NAME=LO:HI:log (integers)"
+        ) from None
     if lo > hi:
         raise TuneError(f"--param {text!r}: LO must not exceed HI")
-    if not -2**63 <= lo <= hi < 2**63:  # a trial's values go to the kernel as int64 parameters
-        raise TuneError(f"--param {text!r}: LO and HI must lie between {-2**63:,} and {2**63 - 1:,} "
-                        f"(64-bit integers)")
+    if not -(2**63) <= lo <= hi < 2**63:  # a trial's values go to the kernel as int64 parameters
+        raise TuneError(
+            f"--param {text!r}: LO and HI must lie between {-(2**63):,} and {2**63 - 1:,} "
+            f"(64-bit integers)"
+        )
     if len(parts) == 3 and lo < 1:
         raise TuneError(f"--param {text!r}: a log range needs LO >= 1")
     return Param(name.strip(), lo, hi, len(parts) == 3)
@@ -100,6 +111,7 @@ def search_space(strategy, fixed: dict[str, int], params: list[str] | None = Non
     for an unknown name, a ``--param`` range outside the parameter's declared range
     (``PARAM_RANGES``), a starting value outside its range, or nothing to tune."""
     from shedsim.plugin_meta import range_text
+
     space: dict[str, Param] = {}
     if not params:
         for name, rng in strategy.param_space.items():
@@ -108,12 +120,16 @@ def search_space(strategy, fixed: dict[str, int], params: list[str] | None = Non
         p = parse_param(text)
         if p.name not in strategy.params:
             known = ", ".join(strategy.params) or "none"
-            raise TuneError(f"--param {text!r}: strategy {strategy.name!r} has no parameter {p.name!r}; "
-                            f"parameters: {known}")
+            raise TuneError(
+                f"--param {text!r}: strategy {strategy.name!r} has no parameter {p.name!r}; "
+                f"parameters: {known}"
+            )
         lo, hi = strategy.ranges[p.name]
         if not lo <= p.lo <= p.hi <= hi:
-            raise TuneError(f"--param {text!r}: strategy {strategy.name!r}: parameter {p.name} accepts "
-                            f"{range_text((lo, hi))}, so {p.lo}:{p.hi} is outside its range")
+            raise TuneError(
+                f"--param {text!r}: strategy {strategy.name!r}: parameter {p.name} accepts "
+                f"{range_text((lo, hi))}, so {p.lo}:{p.hi} is outside its range"
+            )
         space[p.name] = p
     start = {**strategy.params, **fixed}
     out = []
@@ -121,11 +137,15 @@ def search_space(strategy, fixed: dict[str, int], params: list[str] | None = Non
         if name in space and name not in fixed:
             p = space[name]
             if not p.lo <= start[name] <= p.hi:
-                raise TuneError(f"--param {name}: the starting value {start[name]} lies outside {p.lo}:{p.hi}")
+                raise TuneError(
+                    f"--param {name}: the starting value {start[name]} lies outside {p.lo}:{p.hi}"
+                )
             out.append(p)
     if not out:
-        raise TuneError(f"nothing to tune: strategy {strategy.name!r} declares no PARAM_SPACE for its free "
-                        f"parameters; give ranges with --param NAME=LO:HI")
+        raise TuneError(
+            f"nothing to tune: strategy {strategy.name!r} declares no PARAM_SPACE for its free "
+            f"parameters; give ranges with --param NAME=LO:HI"
+        )
     return out
 
 
@@ -156,10 +176,18 @@ class TuneSpec:
     def __post_init__(self) -> None:
         from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
         from shedsim.analysis.sprt import SPRTError, rules_name
+
         if self.sampler not in SAMPLERS:
             raise TuneError(f"--sampler: one of {', '.join(SAMPLERS)}; got {self.sampler!r}")
-        if isinstance(self.games, bool) or not isinstance(self.games, (int, np.integer)) or self.games < 2 * self.players:
-            raise TuneError(f"--games: at least {2 * self.players} (two deals under every rotation), got {self.games!r}")
+        if (
+            isinstance(self.games, bool)
+            or not isinstance(self.games, (int, np.integer))
+            or self.games < 2 * self.players
+        ):
+            raise TuneError(
+                f"--games: at least {2 * self.players} (two deals under every rotation), got "
+                f"{self.games!r}"
+            )
         if not self.field:
             raise TuneError("--field: name at least one opponent")
         try:
@@ -193,15 +221,31 @@ class TuneSpec:
 
     def key(self) -> dict[str, Any]:
         """Everything that defines the study (the budget excepted), for the resume check."""
-        return {"strategy": self.strategy, "start": self.start, "field": list(self.field),
-                "rules": self.rules_name, "players": self.players, "games": int(self.games),
-                "seed": int(self.seed), "sampler": self.sampler,
-                "space": [[p.name, p.lo, p.hi, p.log] for p in self.space]}
+        return {
+            "strategy": self.strategy,
+            "start": self.start,
+            "field": list(self.field),
+            "rules": self.rules_name,
+            "players": self.players,
+            "games": int(self.games),
+            "seed": int(self.seed),
+            "sampler": self.sampler,
+            "space": [[p.name, p.lo, p.hi, p.log] for p in self.space],
+        }
 
 
-def field_scores(start_spec: str, opponent: str, rules: RuleSet, players: int, seed: int,
-                 strategy_paths: tuple[str, ...], candidate: str, values: np.ndarray, start: int,
-                 stop: int) -> np.ndarray:
+def field_scores(
+    start_spec: str,
+    opponent: str,
+    rules: RuleSet,
+    players: int,
+    seed: int,
+    strategy_paths: tuple[str, ...],
+    candidate: str,
+    values: np.ndarray,
+    start: int,
+    stop: int,
+) -> np.ndarray:
     """float64[deals]: per deal of games ``start .. stop-1`` (whole deals), the share of the
     other seats the candidate (the strategy with parameter ``values``, int64[params], named
     ``candidate`` in a failure) finished ahead of against ``opponent``. Module level
@@ -210,20 +254,32 @@ def field_scores(start_spec: str, opponent: str, rules: RuleSet, players: int, s
     from dataclasses import replace
 
     from shedsim.analysis.matches import cached_match
+
     m = cached_match(start_spec, opponent, rules, players, seed, strategy_paths, owner="tune")
     m.params[0, :] = 0
-    m.params[0, :len(values)] = values
-    m.spec = replace(m.spec, entries=(candidate,) + m.spec.entries[1:])  # a failure names the candidate
+    m.params[0, : len(values)] = values
+    m.spec = replace(
+        m.spec, entries=(candidate,) + m.spec.entries[1:]
+    )  # a failure names the candidate
     h, _ = m.play(start, stop, True)
     return h.reshape(-1, players).sum(axis=1) / (2.0 * (players - 1) * players)
 
 
-def head_to_head_scores(a: str, b: str, rules: RuleSet, players: int, seed: int, strategy_paths: tuple[str, ...],
-                        start: int, stop: int) -> np.ndarray:
+def head_to_head_scores(
+    a: str,
+    b: str,
+    rules: RuleSet,
+    players: int,
+    seed: int,
+    strategy_paths: tuple[str, ...],
+    start: int,
+    stop: int,
+) -> np.ndarray:
     """float64[deals]: per deal of games ``start .. stop-1``, the share of the other seats
     ``a`` finished ahead of against ``b`` (module level: played in a worker). Raises
     :class:`shedsim.runs.simulate.SimulationError`."""
     from shedsim.analysis.matches import cached_match
+
     h, _ = cached_match(a, b, rules, players, seed, strategy_paths).play(start, stop, True)
     return h.reshape(-1, players).sum(axis=1) / (2.0 * (players - 1) * players)
 
@@ -237,10 +293,19 @@ class Evaluator:
     def __init__(self, spec: TuneSpec, seed: int, pool=None) -> None:
         from shedsim.analysis.matches import cached_match
         from shedsim.runs.pool import InProcess
+
         self.spec, self.seed = spec, seed
         self.pool = InProcess() if pool is None else pool
         for f in spec.field:  # the options and strategies are checked (and the kernel loaded) here
-            cached_match(spec.start_spec, f, spec.rules, spec.players, seed, spec.strategy_paths, owner="tune")
+            cached_match(
+                spec.start_spec,
+                f,
+                spec.rules,
+                spec.players,
+                seed,
+                spec.strategy_paths,
+                owner="tune",
+            )
         self.names = list(spec.start)
 
     def per_deal(self, values: dict[str, int], games: int) -> np.ndarray:
@@ -248,17 +313,37 @@ class Evaluator:
         (``values`` completes the starting parameters). ``games`` is rounded down to
         whole deals. Raises :class:`shedsim.runs.simulate.SimulationError`."""
         from shedsim.runs.pool import split_range
+
         p, spec = self.spec.players, self.spec
         full = {**spec.start, **values}
         vec = np.array([full[n] for n in self.names], np.int64)
         n = games // p * p
         candidate = format_spec(spec.name, full)
         pieces = split_range(0, n, self.pool.slots, p)
-        got = self.pool.map([(field_scores, (spec.start_spec, f, spec.rules, p, self.seed, spec.strategy_paths,
-                                             candidate, vec, a, b)) for f in spec.field for a, b in pieces])
+        got = self.pool.map(
+            [
+                (
+                    field_scores,
+                    (
+                        spec.start_spec,
+                        f,
+                        spec.rules,
+                        p,
+                        self.seed,
+                        spec.strategy_paths,
+                        candidate,
+                        vec,
+                        a,
+                        b,
+                    ),
+                )
+                for f in spec.field
+                for a, b in pieces
+            ]
+        )
         total = np.zeros(n // p)
         for i in range(len(spec.field)):
-            total += np.concatenate(got[i * len(pieces):(i + 1) * len(pieces)])
+            total += np.concatenate(got[i * len(pieces) : (i + 1) * len(pieces)])
         return total / len(spec.field)
 
 
@@ -278,6 +363,7 @@ def lock_dir(storage: str) -> Path:
 
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
+
     try:
         u = make_url(storage)
     except (ArgumentError, ValueError) as e:
@@ -285,17 +371,23 @@ def lock_dir(storage: str) -> Path:
     if u.get_backend_name() == "sqlite" and u.database not in (None, "", ":memory:"):
         db = Path(u.database).resolve()
         return db.with_name(db.name + ".locks")
-    return Path(tempfile.gettempdir()) / f"shedsim-optuna-{hashlib.sha256(storage.encode()).hexdigest()[:16]}.locks"
+    return (
+        Path(tempfile.gettempdir())
+        / f"shedsim-optuna-{hashlib.sha256(storage.encode()).hexdigest()[:16]}.locks"
+    )
 
 
 def _lock(storage: str, name: str, timeout: float = -1):
     """A :class:`filelock.FileLock` named ``name`` in :func:`lock_dir` (created)."""
     from filelock import FileLock
+
     d = lock_dir(storage)
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise TuneError(f"--storage {storage!r}: cannot create the lock folder {str(d)!r}: {e.strerror or e}") from None
+        raise TuneError(
+            f"--storage {storage!r}: cannot create the lock folder {str(d)!r}: {e.strerror or e}"
+        ) from None
     return FileLock(str(d / name), timeout=timeout)
 
 
@@ -312,11 +404,14 @@ def open_storage(storage: str):
 def _rdb(storage: str):
     """:class:`optuna.storages.RDBStorage` ``(storage)``, for a caller holding the create lock."""
     import optuna
+
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         return optuna.storages.RDBStorage(storage)
     except Exception as e:  # noqa: BLE001 - bad URLs raise many kinds (ArgumentError, ImportError, ...)
-        raise TuneError(f"--storage {storage!r}: cannot open the study: {type(e).__name__}: {e}") from None
+        raise TuneError(
+            f"--storage {storage!r}: cannot open the study: {type(e).__name__}: {e}"
+        ) from None
 
 
 def owner_lock(storage: str):
@@ -325,6 +420,7 @@ def owner_lock(storage: str):
     dies, even by SIGKILL) and its token, which each trial the process runs records in
     :data:`OWNER_ATTR`. While it is held, the trials are known to be alive."""
     import uuid
+
     token = uuid.uuid4().hex
     return _lock(storage, f"owner-{token}.lock", timeout=0), token
 
@@ -339,11 +435,18 @@ def fail_dead_trials(storage, study_id: int, url: str) -> list[int]:
 
     import optuna
     from filelock import Timeout
+
     host = socket.gethostname()
     failed = []
-    for t in storage.get_all_trials(study_id, deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+    for t in storage.get_all_trials(
+        study_id, deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)
+    ):
         owner = t.user_attrs.get(OWNER_ATTR)
-        if not isinstance(owner, dict) or owner.get("host") != host or not str(owner.get("lock", "")).isalnum():
+        if (
+            not isinstance(owner, dict)
+            or owner.get("host") != host
+            or not str(owner.get("lock", "")).isalnum()
+        ):
             continue
         lock = _lock(url, f"owner-{owner['lock']}.lock", timeout=0)
         try:
@@ -359,7 +462,9 @@ def fail_dead_trials(storage, study_id: int, url: str) -> list[int]:
             lock.release()
             with contextlib.suppress(OSError):
                 Path(lock.lock_file).unlink()
-    for f in lock_dir(url).glob("owner-*.lock"):  # the owner locks of processes killed between two trials
+    for f in lock_dir(url).glob(
+        "owner-*.lock"
+    ):  # the owner locks of processes killed between two trials
         lock = _lock(url, f.name, timeout=0)
         try:
             lock.acquire()
@@ -380,8 +485,12 @@ def open_study(spec: TuneSpec, storage: str, study_name: str = STUDY_NAME):
     the starting parameters are queued once. Trials that a killed process of this host
     left ``RUNNING`` are marked failed first (:func:`fail_dead_trials`)."""
     import optuna
-    sampler = (optuna.samplers.TPESampler(seed=spec.seed) if spec.sampler == "tpe"
-               else optuna.samplers.RandomSampler(seed=spec.seed))
+
+    sampler = (
+        optuna.samplers.TPESampler(seed=spec.seed)
+        if spec.sampler == "tpe"
+        else optuna.samplers.RandomSampler(seed=spec.seed)
+    )
     key = json.loads(json.dumps(spec.key()))
     with _lock(storage, "create.lock"):
         rdb = _rdb(storage)
@@ -390,30 +499,47 @@ def open_study(spec: TuneSpec, storage: str, study_name: str = STUDY_NAME):
                 fail_dead_trials(rdb, rdb.get_study_id_from_name(study_name), storage)
             except KeyError:
                 pass  # a new study
-            study = optuna.create_study(storage=rdb, study_name=study_name, direction="maximize",
-                                        sampler=sampler, load_if_exists=True)
+            study = optuna.create_study(
+                storage=rdb,
+                study_name=study_name,
+                direction="maximize",
+                sampler=sampler,
+                load_if_exists=True,
+            )
         except Exception as e:  # noqa: BLE001 - a database that cannot be read or written
-            raise TuneError(f"--storage {storage!r}: cannot open the study: {type(e).__name__}: {e}") from None
+            raise TuneError(
+                f"--storage {storage!r}: cannot open the study: {type(e).__name__}: {e}"
+            ) from None
         stored = study.user_attrs.get("shedsim_spec")
         if stored is None:
             study.set_user_attr("shedsim_spec", key)
             study.enqueue_trial({p.name: spec.start[p.name] for p in spec.space})
     if stored is not None and stored != key:
         diff = [k for k in key if stored.get(k) != key[k]]
-        raise TuneError(f"the study {study_name!r} in {storage} belongs to another tuning run "
-                        f"({', '.join(diff)} differ): resume it with the same options, or use another "
-                        f"--out (or --storage/--study-name)")
+        raise TuneError(
+            f"the study {study_name!r} in {storage} belongs to another tuning run "
+            f"({', '.join(diff)} differ): resume it with the same options, or use another "
+            f"--out (or --storage/--study-name)"
+        )
     return study
 
 
 def completed(study) -> list:
     """The study's completed trials, in order."""
     import optuna
+
     return [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
 
 
-def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, float, float], None] | None = None,
-               should_stop: Callable[[], bool] | None = None, url: str | None = None, pool=None) -> None:
+def run_trials(
+    spec: TuneSpec,
+    study,
+    budget: int,
+    on_trial: Callable[[int, float, float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    url: str | None = None,
+    pool=None,
+) -> None:
     """Run trials until the study holds ``budget`` completed trials (counting those of
     earlier runs and of other processes). ``on_trial(completed, value, best)`` after each;
     when ``should_stop()`` is true after a trial, no further trial starts (the command's
@@ -424,12 +550,14 @@ def run_trials(spec: TuneSpec, study, budget: int, on_trial: Callable[[int, floa
     by the next :func:`open_study`. ``pool``: the workers that play each trial
     (:class:`Evaluator`). Raises :class:`shedsim.runs.simulate.SimulationError`."""
     import optuna
+
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
         raise TuneError(f"--budget: at least 1 trial, got {budget!r}")
     if len(completed(study)) >= budget:
         return
     ev = Evaluator(spec, spec.seed, pool)
     import socket
+
     owner, token = owner_lock(url) if url else (None, None)
     me = {"host": socket.gethostname(), "lock": token}
 

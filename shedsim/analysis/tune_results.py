@@ -12,12 +12,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shedsim.analysis.tune import (CONFIRM_SEED_OFFSET, Evaluator, TuneSpec, completed, format_spec,
-                                   head_to_head_scores)
+from shedsim.analysis.tune import (
+    CONFIRM_SEED_OFFSET,
+    Evaluator,
+    TuneSpec,
+    completed,
+    format_spec,
+    head_to_head_scores,
+)
 
 
 def _t(x: np.ndarray) -> tuple[float, float, float]:
     from shedsim.stats import t_interval
+
     m, lo, hi = t_interval(len(x), float(x.sum()), float((x * x).sum()))
     return float(m), float(lo), float(hi)
 
@@ -55,15 +62,25 @@ def confirm(spec: TuneSpec, best: dict[str, int], games: int, pool=None) -> Conf
     figures do not depend on them). Raises :class:`shedsim.runs.simulate.SimulationError`."""
     from shedsim.analysis.matches import cached_match
     from shedsim.runs.pool import InProcess, split_range
+
     pool = InProcess() if pool is None else pool
     seed = spec.seed + CONFIRM_SEED_OFFSET
     p = spec.players
     full = {**spec.start, **best}
     candidate = format_spec(spec.name, full)
-    cached_match(candidate, spec.start_spec, spec.rules, p, seed, spec.strategy_paths)  # checked before any game
+    cached_match(
+        candidate, spec.start_spec, spec.rules, p, seed, spec.strategy_paths
+    )  # checked before any game
     n = max(2, games // p) * p
-    h2h = pool.map([(head_to_head_scores, (candidate, spec.start_spec, spec.rules, p, seed, spec.strategy_paths, a, b))
-                    for a, b in split_range(0, n, pool.slots, p)])
+    h2h = pool.map(
+        [
+            (
+                head_to_head_scores,
+                (candidate, spec.start_spec, spec.rules, p, seed, spec.strategy_paths, a, b),
+            )
+            for a, b in split_range(0, n, pool.slots, p)
+        ]
+    )
     s, lo, hi = _t(np.concatenate(h2h))
     ev = Evaluator(spec, seed, pool)
     a = ev.per_deal(best, n)
@@ -73,26 +90,41 @@ def confirm(spec: TuneSpec, best: dict[str, int], games: int, pool=None) -> Conf
 
 
 def trials_table(study, spec: TuneSpec):
-    """One row per trial: number, state, score (NaN unless complete), seconds, spec, each parameter."""
+    """One row per trial: number, state, score (NaN unless complete), seconds, spec, each
+    parameter."""
     import pandas as pd
+
     rows = []
     for t in study.trials:
         values = {p.name: t.params.get(p.name) for p in spec.space}
         full = {**spec.start, **{k: v for k, v in values.items() if v is not None}}
-        secs = (t.datetime_complete - t.datetime_start).total_seconds() if t.datetime_complete and t.datetime_start else float("nan")
-        rows.append({"trial": t.number, "state": t.state.name.lower(),
-                     "score": float(t.value) if t.value is not None else float("nan"),
-                     "seconds": secs, **values, "spec": format_spec(spec.name, full)})
+        secs = (
+            (t.datetime_complete - t.datetime_start).total_seconds()
+            if t.datetime_complete and t.datetime_start
+            else float("nan")
+        )
+        rows.append(
+            {
+                "trial": t.number,
+                "state": t.state.name.lower(),
+                "score": float(t.value) if t.value is not None else float("nan"),
+                "seconds": secs,
+                **values,
+                "spec": format_spec(spec.name, full),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def importances(study) -> dict[str, float]:
-    """Parameter importances of the completed trials (:func:`optuna.importance.get_param_importances`,
+    """Parameter importances of the completed trials
+    (:func:`optuna.importance.get_param_importances`,
     its default evaluator), by name, largest first; empty when fewer than two completed
     trials or no parameter varied."""
     import warnings
 
     import optuna
+
     if len(completed(study)) < 2:
         return {}
     try:
@@ -103,25 +135,54 @@ def importances(study) -> dict[str, float]:
         return {}
 
 
-def best_toml(spec: TuneSpec, best: dict[str, int], best_trial: int, best_score: float, start_score: float,
-              n_trials: int, conf: Confirmation | None) -> str:
+def best_toml(
+    spec: TuneSpec,
+    best: dict[str, int],
+    best_trial: int,
+    best_score: float,
+    start_score: float,
+    n_trials: int,
+    conf: Confirmation | None,
+) -> str:
     """``best.toml``: the strategy, its spec with the best parameters, every parameter,
     the in-sample scores and the confirmation on fresh deals."""
     full = {**spec.start, **best}
-    lines = ["# shedsim tune: the best parameters found (read with tomllib; `spec` works in every command)",
-             f'strategy = "{spec.name}"', f'spec = "{format_spec(spec.name, full)}"',
-             f'start = "{spec.start_spec}"', f'field = {json.dumps(list(spec.field))}',
-             f'rules = "{spec.rules_name}"', f"players = {spec.players}", "", "[params]"]
+    lines = [
+        "# shedsim tune: the best parameters found (read with tomllib; `spec` works in every "
+        "command)",
+        f'strategy = "{spec.name}"',
+        f'spec = "{format_spec(spec.name, full)}"',
+        f'start = "{spec.start_spec}"',
+        f"field = {json.dumps(list(spec.field))}",
+        f'rules = "{spec.rules_name}"',
+        f"players = {spec.players}",
+        "",
+        "[params]",
+    ]
     lines += [f"{k} = {int(v)}" for k, v in full.items()]
-    lines += ["", "[search]", f"trials = {n_trials}", f"best_trial = {best_trial}",
-              f"games_per_trial = {spec.games}", f"seed = {spec.seed}",
-              f"best_score = {best_score:.6f}", f"start_score = {start_score:.6f}"]
+    lines += [
+        "",
+        "[search]",
+        f"trials = {n_trials}",
+        f"best_trial = {best_trial}",
+        f"games_per_trial = {spec.games}",
+        f"seed = {spec.seed}",
+        f"best_score = {best_score:.6f}",
+        f"start_score = {start_score:.6f}",
+    ]
     if conf is not None:
-        lines += ["", "[confirm]", f"seed = {conf.seed}", f"games = {conf.games}",
-                  f"head_to_head_score = {conf.h2h_score:.6f}", f"head_to_head_lo = {conf.h2h_lo:.6f}",
-                  f"head_to_head_hi = {conf.h2h_hi:.6f}", f"field_best = {conf.field_best:.6f}",
-                  f"field_start = {conf.field_start:.6f}", f"gain = {conf.gain:.6f}",
-                  f"gain_lo = {conf.gain_lo:.6f}", f"gain_hi = {conf.gain_hi:.6f}"]
+        lines += [
+            "",
+            "[confirm]",
+            f"seed = {conf.seed}",
+            f"games = {conf.games}",
+            f"head_to_head_score = {conf.h2h_score:.6f}",
+            f"head_to_head_lo = {conf.h2h_lo:.6f}",
+            f"head_to_head_hi = {conf.h2h_hi:.6f}",
+            f"field_best = {conf.field_best:.6f}",
+            f"field_start = {conf.field_start:.6f}",
+            f"gain = {conf.gain:.6f}",
+            f"gain_lo = {conf.gain_lo:.6f}",
+            f"gain_hi = {conf.gain_hi:.6f}",
+        ]
     return "\n".join(lines) + "\n"
-
-

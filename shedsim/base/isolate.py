@@ -94,12 +94,19 @@ def _shared_arg(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     view of a shared copy of that array, so that a write past the view's end lands where
     it would in this process, and is seen; any other array is copied alone."""
     base = a.base
-    if (isinstance(base, np.ndarray) and a.ndim == 1 and base.ndim == 1 and base.dtype == a.dtype
-            and base.flags.c_contiguous and a.flags.c_contiguous and base.nbytes <= mmap.PAGESIZE):
+    if (
+        isinstance(base, np.ndarray)
+        and a.ndim == 1
+        and base.ndim == 1
+        and base.dtype == a.dtype
+        and base.flags.c_contiguous
+        and a.flags.c_contiguous
+        and base.nbytes <= mmap.PAGESIZE
+    ):
         off, rest = divmod(a.ctypes.data - base.ctypes.data, a.itemsize)
         if rest == 0 and 0 <= off and off + a.size <= base.size:
             whole = shared_like(base)
-            return whole[off:off + a.size], base, whole
+            return whole[off : off + a.size], base, whole
     sh = shared_like(a)
     return sh, a, sh
 
@@ -109,8 +116,11 @@ def crash_words(code: int) -> str:
     compiled strategy read or wrote outside an array``, ``exit code 3``."""
     if code < 0 and -code in signal.Signals._value2member_map_:
         name = signal.Signals(-code).name
-        return f"signal {name}" + (": a compiled strategy read or wrote outside an array"
-                                   if -code in (signal.SIGSEGV, signal.SIGBUS) else "")
+        return f"signal {name}" + (
+            ": a compiled strategy read or wrote outside an array"
+            if -code in (signal.SIGSEGV, signal.SIGBUS)
+            else ""
+        )
     return f"exit code {code}"
 
 
@@ -135,6 +145,7 @@ def load_in_parent(fn: Any, args: Any) -> None:
         return
     try:
         import numba
+
         sig = tuple(numba.typeof(a) for a in args)
     except (ValueError, TypeError):
         return
@@ -162,8 +173,10 @@ class ChildTimeout(RuntimeError):
     ``timeout_s``); it was killed. For a plugin's decision: stuck in an endless loop?"""
 
     def __init__(self, seconds: float) -> None:
-        super().__init__(f"it made no decision within {seconds:g} s (SHEDSIM_DECISION_TIMEOUT; 0 turns the "
-                         f"limit off): stuck in an endless loop?")
+        super().__init__(
+            f"it made no decision within {seconds:g} s (SHEDSIM_DECISION_TIMEOUT; 0 turns the "
+            f"limit off): stuck in an endless loop?"
+        )
         self.seconds = seconds
 
 
@@ -177,8 +190,13 @@ def exception_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
 
-def call(fn: Callable[..., Any], *args: Any, timeout_s: float | None = None, beat: tuple[np.ndarray, int] | None = None,
-         beat_s: float | None = None) -> tuple[Any, str | None, int]:
+def call(
+    fn: Callable[..., Any],
+    *args: Any,
+    timeout_s: float | None = None,
+    beat: tuple[np.ndarray, int] | None = None,
+    beat_s: float | None = None,
+) -> tuple[Any, str | None, int]:
     """``fn(*args)`` in a forked child: array arguments are copied into shared memory
     (:func:`shared_like`; a small view with the array it views, :func:`_shared_arg`) and back
     into the caller's arrays afterwards, also after a crash.
@@ -230,8 +248,13 @@ def timed(beat: np.ndarray | None, decide: Callable[[], Any]) -> Any:
         beat[0] += 1
 
 
-def watch(finished: Callable[[float], bool], kill: Callable[[], None], timeout_s: float | None = None,
-          beat: tuple[np.ndarray, int] | None = None, beat_s: float | None = None) -> None:
+def watch(
+    finished: Callable[[float], bool],
+    kill: Callable[[], None],
+    timeout_s: float | None = None,
+    beat: tuple[np.ndarray, int] | None = None,
+    beat_s: float | None = None,
+) -> None:
     """Wait for a child: ``finished(pause)`` says (waiting at most ``pause`` seconds) whether
     it is done. ``timeout_s`` (> 0): the child is given that long in all, then ``kill()``
     and :class:`ChildTimeout`. ``beat`` = ``(array, index)``, a word in shared memory that
@@ -241,6 +264,7 @@ def watch(finished: Callable[[float], bool], kill: Callable[[], None], timeout_s
     between decisions. Polled with pauses growing to 20 ms (50 ms with only a beat), so a
     ``KeyboardInterrupt`` comes at once; it is the caller's to handle (kill the child)."""
     import time
+
     start = time.monotonic()
     limit = timeout_s if timeout_s and timeout_s > 0 else None
     per = beat_s if beat is not None and beat_s and beat_s > 0 else None
@@ -262,14 +286,19 @@ def watch(finished: Callable[[float], bool], kill: Callable[[], None], timeout_s
         pause = min(pause * 2, cap)
 
 
-def _wait(pid: int, timeout_s: float | None, beat: tuple[np.ndarray, int] | None = None,
-          beat_s: float | None = None) -> int:
+def _wait(
+    pid: int,
+    timeout_s: float | None,
+    beat: tuple[np.ndarray, int] | None = None,
+    beat_s: float | None = None,
+) -> int:
     """``os.waitpid`` for ``pid``, its status; with ``timeout_s`` or a ``beat`` (see
     :func:`watch`) polled, and the child killed and :class:`ChildTimeout` raised when it
     runs past them."""
     if not (timeout_s and timeout_s > 0) and not (beat is not None and beat_s and beat_s > 0):
         return os.waitpid(pid, 0)[1]
     import time
+
     status = []
 
     def finished(pause: float) -> bool:
@@ -283,12 +312,17 @@ def _wait(pid: int, timeout_s: float | None, beat: tuple[np.ndarray, int] | None
     def kill() -> None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+
     watch(finished, kill, timeout_s, beat, beat_s)
     return status[0]
 
 
-def run_forked(loop: Callable[[], Any], timeout_s: float | None = None, beat: tuple[np.ndarray, int] | None = None,
-               beat_s: float | None = None) -> tuple[Any, str | None, int]:
+def run_forked(
+    loop: Callable[[], Any],
+    timeout_s: float | None = None,
+    beat: tuple[np.ndarray, int] | None = None,
+    beat_s: float | None = None,
+) -> tuple[Any, str | None, int]:
     """Run ``loop()`` (it writes its results into shared arrays, see :func:`shared_like`)
     in a forked child. Returns ``(value, error, exit status)``: ``value`` is what ``loop``
     returned (an int, passed back in shared memory; None if it did not return), ``error``
@@ -323,7 +357,7 @@ def run_forked(loop: Callable[[], Any], timeout_s: float | None = None, beat: tu
             ret[0] = 1
         except BaseException as e:  # noqa: BLE001 - reported by the parent
             text = f"{type(e).__name__}: {e}".encode(errors="replace")[:ERROR_BYTES]
-            err[:len(text)] = np.frombuffer(text, np.uint8)
+            err[: len(text)] = np.frombuffer(text, np.uint8)
             ret[0] = 2
         finally:
             os._exit(code)

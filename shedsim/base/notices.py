@@ -15,13 +15,25 @@ import warnings
 
 _KNOWN = (
     # (text in the library's message, what the user is told)
-    ("leaked folder", "a worker pool was stopped before it could remove its temporary folders; "
-                      "they are removed at the next start or can be deleted from the temporary directory"),
-    ("leaked semaphore", "a worker pool was stopped before it could release its locks; nothing else is affected"),
-    ("No space left on device", "the disk holding the temporary folder is full, so workers pass data "
-                                "through memory instead; free some space if the run slows down"),
+    (
+        "leaked folder",
+        "a worker pool was stopped before it could remove its temporary folders; "
+        "they are removed at the next start or can be deleted from the temporary directory",
+    ),
+    (
+        "leaked semaphore",
+        "a worker pool was stopped before it could release its locks; nothing else is affected",
+    ),
+    (
+        "No space left on device",
+        "the disk holding the temporary folder is full, so workers pass data "
+        "through memory instead; free some space if the run slows down",
+    ),
     ("Mean of empty slice", "a statistic was asked of no games, so it is left empty"),
-    ("invalid value encountered", "a statistic divided by zero (no games of that kind), so it is left empty"),
+    (
+        "invalid value encountered",
+        "a statistic divided by zero (no games of that kind), so it is left empty",
+    ),
     ("No artists with labels", "a chart has nothing to label (no games in it)"),
     ("Attempting to set identical", "a chart has a single value, so its axis is widened around it"),
 )
@@ -43,8 +55,10 @@ def sentence(message: str, category: type[Warning], module: str | None = None) -
 
 
 def _show(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ARG001
-    module = next((name for name, m in list(sys.modules.items())
-                   if getattr(m, "__file__", None) == filename), None)
+    module = next(
+        (name for name, m in list(sys.modules.items()) if getattr(m, "__file__", None) == filename),
+        None,
+    )
     if module is None:
         parts = str(filename).replace("\\", "/").split("/site-packages/")
         module = parts[1].split("/")[0] if len(parts) > 1 else None

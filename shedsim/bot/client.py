@@ -47,8 +47,10 @@ class SeatState:
         self.place = d["place"]
 
     def __repr__(self) -> str:
-        return (f"SeatState(hand={self.hand}, known={self.known}, face_up={self.face_up}, "
-                f"face_down={self.face_down}, place={self.place})")
+        return (
+            f"SeatState(hand={self.hand}, known={self.known}, face_up={self.face_up}, "
+            f"face_down={self.face_down}, place={self.place})"
+        )
 
 
 class State:
@@ -108,7 +110,8 @@ class Bot:
     deterministic = False
 
     def new_game(self, game: dict[str, Any]) -> None:
-        """A ``game`` message: a game starts (``game``, ``seat``, ``players``, ``rules``, ``seed``)."""
+        """A ``game`` message: a game starts (``game``, ``seat``, ``players``, ``rules``,
+        ``seed``)."""
 
     def swap(self, state: State) -> list[str]:
         """The ranks to lie face up, chosen among ``state.hand + state.face_up`` (as dealt),

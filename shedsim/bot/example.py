@@ -40,7 +40,7 @@ class Greedy(Bot):
             return 0 if r in burn else 1 if r in reset else 2 if state.special(r) else 3
 
         cards = sorted(state.hand + state.face_up, key=lambda r: (band(r), -VALUE[r]))
-        return cards[:len(state.face_up)]
+        return cards[: len(state.face_up)]
 
     def move(self, state: State, legal: list[str]) -> str:
         if state.stage == "face_down":

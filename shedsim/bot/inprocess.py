@@ -33,8 +33,11 @@ class AnswerError(ValueError):
 
 def _game(state, seat: int, strategy_key: int) -> dict[str, Any]:
     from shedsim.seeding import seat_key
+
     n = len(state.seats)
-    return P.game_message(0, seat, n, P.rules_object(state.rules, n), seat_key(strategy_key, seat) & ((1 << 53) - 1))
+    return P.game_message(
+        0, seat, n, P.rules_object(state.rules, n), seat_key(strategy_key, seat) & ((1 << 53) - 1)
+    )
 
 
 def readable(bot: Any) -> tuple[Callable, Callable]:
@@ -43,14 +46,21 @@ def readable(bot: Any) -> tuple[Callable, Callable]:
     face-up ranks (ints), ``choose_move(state, legal)`` the index of the chosen move in
     ``legal``. A wrong answer raises :class:`AnswerError`."""
     from shedsim.bot.client import answer
+
     games: dict[int, dict[str, Any]] = {}
 
     def choose_swap(dealt, strategy_key: int, seat: int) -> list[int]:
         games[seat] = g = _game(dealt, seat, strategy_key)
         bot.new_game(g)
         me = dealt.seats[seat]
-        msg = {"type": "swap", "seat": seat, "hand": P.names(me.hand), "face_up": P.names(me.face_up),
-               "state": P.state_view(dealt, seat, swap=True), "clock": None}
+        msg = {
+            "type": "swap",
+            "seat": seat,
+            "hand": P.names(me.hand),
+            "face_up": P.names(me.face_up),
+            "state": P.state_view(dealt, seat, swap=True),
+            "clock": None,
+        }
         try:
             return P.check_swap(answer(bot, msg, g) or {}, me.hand + me.face_up, len(me.face_up))
         except P.Fault as f:
@@ -60,7 +70,13 @@ def readable(bot: Any) -> tuple[Callable, Callable]:
         order = P.protocol_order(legal)
         texts = [str(legal[k]) for k in order]
         seat = state.to_move
-        msg = {"type": "move", "seat": seat, "legal": texts, "state": P.state_view(state, seat), "clock": None}
+        msg = {
+            "type": "move",
+            "seat": seat,
+            "legal": texts,
+            "state": P.state_view(state, seat),
+            "clock": None,
+        }
         try:
             return order[P.check_move(answer(bot, msg, games.get(seat)) or {}, texts)]
         except P.Fault as f:

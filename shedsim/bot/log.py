@@ -35,6 +35,7 @@ def save_chunk(root: Path | str, key: str, k: int, report: Any) -> None:
     the run of spec key ``key``, then ``bots.log`` again. Raises
     :class:`shedsim.base.atomic.WriteError`."""
     from shedsim.base import atomic
+
     d = {"key": key, "chunk": k, **report.to_json()}
     atomic.write_text(chunk_file(root, k), json.dumps(d, sort_keys=True) + "\n")
     write_log(root, key)
@@ -89,11 +90,15 @@ def first_faults(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
             k = (f["label"], f["kind"])
             if k not in best or f["game"] < best[k]["game"]:
                 best[k] = f
-    return [best[k] for k in sorted(best, key=lambda k: (k[0], FAULTS.index(k[1]) if k[1] in FAULTS else 99))]
+    return [
+        best[k]
+        for k in sorted(best, key=lambda k: (k[0], FAULTS.index(k[1]) if k[1] in FAULTS else 99))
+    ]
 
 
-def summary(root: Path | str, key: str, labels: list[str] | None = None,
-            chunks: list[int] | None = None) -> dict[str, Any]:
+def summary(
+    root: Path | str, key: str, labels: list[str] | None = None, chunks: list[int] | None = None
+) -> dict[str, Any]:
     """run.json's ``bots``: ``forfeits`` per strategy (``labels``; default: every bot that
     played) and kind, ``forfeited_games`` per strategy, ``first_faults``
     (:func:`first_faults`, without the long fields), ``hello`` (what each bot said it is)
@@ -104,23 +109,41 @@ def summary(root: Path | str, key: str, labels: list[str] | None = None,
         for lab, h in (x.get("hello") or {}).items():
             hello.setdefault(lab, h)
     ff = forfeits(files, sorted(hello) if labels is None else labels)
-    return {"forfeits": ff, "forfeited_games": {lab: sum(v.values()) for lab, v in ff.items()},
-            "first_faults": [{k: f[k] for k in ("label", "kind", "game", "seat", "message")} for f in first_faults(files)],
-            "hello": hello, "decisions": sum(int(x.get("decisions", 0)) for x in files), "log": LOG}
+    return {
+        "forfeits": ff,
+        "forfeited_games": {lab: sum(v.values()) for lab, v in ff.items()},
+        "first_faults": [
+            {k: f[k] for k in ("label", "kind", "game", "seat", "message")}
+            for f in first_faults(files)
+        ],
+        "hello": hello,
+        "decisions": sum(int(x.get("decisions", 0)) for x in files),
+        "log": LOG,
+    }
 
 
 def log_text(files: list[dict[str, Any]]) -> str:
     """``bots.log``'s text (module docstring)."""
-    lines = ["# shedsim bots.log: the first fault per strategy and kind, then each bot process's standard error", ""]
+    lines = [
+        "# shedsim bots.log: the first fault per strategy and kind, then each bot process's "
+        "standard error",
+        "",
+    ]
     ff = first_faults(files)
     if not ff:
         lines.append("no faults")
     for f in ff:
-        lines += [f"fault: {f['label']} {f['kind']} in game {f['game']} at seat {f['seat']}: {f['message']}",
-                  f"  sent: {f['sent']}", f"  got:  {'(nothing)' if f['got'] is None else f['got']}"]
+        lines += [
+            f"fault: {f['label']} {f['kind']} in game {f['game']} at seat {f['seat']}: "
+            f"{f['message']}",
+            f"  sent: {f['sent']}",
+            f"  got:  {'(nothing)' if f['got'] is None else f['got']}",
+        ]
     for x in files:
         for who, lines_ in (x.get("unasked") or {}).items():
-            lines.append(f"unasked lines from {who} (chunk {x['chunk']}), ignored: " + " | ".join(lines_))
+            lines.append(
+                f"unasked lines from {who} (chunk {x['chunk']}), ignored: " + " | ".join(lines_)
+            )
     for x in files:
         for who, text in (x.get("stderr") or {}).items():
             lines += ["", f"## standard error of {who}, chunk {x['chunk']}", text.rstrip("\n")]
@@ -130,4 +153,5 @@ def log_text(files: list[dict[str, Any]]) -> str:
 def write_log(root: Path | str, key: str) -> None:
     """Write ``bots.log`` from the run's bot files (atomically)."""
     from shedsim.base import atomic
+
     atomic.write_text(Path(root) / LOG, log_text(load(root, key)))

@@ -24,7 +24,14 @@ import time
 from typing import Any
 
 from shedsim.bot import protocol as P
-from shedsim.bot.protocol import Fault, check_hello, dumps, hello_message, read_answer, split_command
+from shedsim.bot.protocol import (
+    Fault,
+    check_hello,
+    dumps,
+    hello_message,
+    read_answer,
+    split_command,
+)
 
 MAX_LINE = 1 << 20
 """The longest answer line read (bytes); a longer one is ``invalid``."""
@@ -109,11 +116,21 @@ class BotProcess:
         answering), ``timeout``, ``invalid``, ``illegal`` (a hello that is not protocol 1)."""
         self.stop()
         words = split_command(self.command)
-        env = dict(os.environ, PYTHONUNBUFFERED="1")  # a Python bot's print() then reaches us at once
+        env = dict(
+            os.environ, PYTHONUNBUFFERED="1"
+        )  # a Python bot's print() then reaches us at once
         try:
-            self.proc = subprocess.Popen(words, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, bufsize=0, cwd=self.cwd or os.getcwd(), env=env,
-                                         start_new_session=True, close_fds=True)
+            self.proc = subprocess.Popen(
+                words,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                cwd=self.cwd or os.getcwd(),
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+            )
         except OSError as e:
             self.proc = None
             raise Fault("crash", f"cannot start {words[0]!r}: {e.strerror or e}") from None
@@ -121,7 +138,9 @@ class BotProcess:
         self._buf, self._closed, self.unasked = b"", False, []
         os.set_blocking(self.proc.stdin.fileno(), False)
         self._poll = select.poll()
-        self._poll.register(self.proc.stdout.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._poll.register(
+            self.proc.stdout.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR
+        )
         err = self.proc.stderr
 
         def read_stderr() -> None:
@@ -135,9 +154,13 @@ class BotProcess:
                     return
                 self.sink.add(self.who, data)
 
-        self._thread = threading.Thread(target=read_stderr, name=f"shedsim-bot-stderr-{self.who}", daemon=True)
+        self._thread = threading.Thread(
+            target=read_stderr, name=f"shedsim-bot-stderr-{self.who}", daemon=True
+        )
         self._thread.start()
-        obj = self.ask(hello_message(version), "hello", P.HELLO_S if timeout_s is None else timeout_s)
+        obj = self.ask(
+            hello_message(version), "hello", P.HELLO_S if timeout_s is None else timeout_s
+        )
         why = check_hello(obj)
         if why:
             raise Fault("illegal", f"its hello is not accepted: {why}")
@@ -268,7 +291,7 @@ class BotProcess:
         while True:
             i = self._buf.find(b"\n")
             if i >= 0:
-                line, self._buf = self._buf[:i], self._buf[i + 1:]
+                line, self._buf = self._buf[:i], self._buf[i + 1 :]
                 return line
             if len(self._buf) > MAX_LINE:
                 raise Fault("invalid", f"a line longer than {MAX_LINE:,} bytes")
@@ -285,6 +308,7 @@ class BotProcess:
 
 def _version() -> str:
     from shedsim.version import __version__
+
     return __version__
 
 
@@ -302,9 +326,11 @@ def check_bot(label: str, command: str) -> dict[str, Any]:
         bot.stop()
         err = sink.text().get(label, "").strip()
         said = f"; its standard error: {_short(err, 600)}" if err else ""
-        raise BotStartError(f"bot {label!r} ({command}) refused before any game: {e}{ended}{got}{said}. A bot "
-                            f"answers hello with {{\"type\": \"hello\", \"name\": \"...\", \"protocol\": 1}} within "
-                            f"{P.HELLO_S:g} s (docs/reference/bots.md#hello)") from None
+        raise BotStartError(
+            f"bot {label!r} ({command}) refused before any game: {e}{ended}{got}{said}. A bot "
+            f'answers hello with {{"type": "hello", "name": "...", "protocol": 1}} within '
+            f"{P.HELLO_S:g} s (docs/reference/bots.md#hello)"
+        ) from None
     bot.stop(P.BYE_S)
     return hello
 
@@ -317,6 +343,7 @@ def check_clock(move_ms: Any, game_ms: Any) -> None:
     """Refuse a time control that cannot be used (:class:`shedsim.bot.protocol.BotSpecError`
     naming the option): whole milliseconds from 1 to :data:`MAX_MS`; ``game_ms`` may be None."""
     from shedsim.bot.protocol import BotSpecError
+
     for opt, v in (("--time-per-move", move_ms), ("--time-per-game", game_ms)):
         if v is None and opt == "--time-per-game":
             continue
@@ -324,12 +351,15 @@ def check_clock(move_ms: Any, game_ms: Any) -> None:
             raise BotSpecError(f"{opt}: milliseconds from 1 to {MAX_MS:,} (a day), got {v!r}")
 
 
-def check_bots(entries: list[tuple[str, str]], move_ms: int = 1000, game_ms: int | None = None) -> dict[str, Any]:
+def check_bots(
+    entries: list[tuple[str, str]], move_ms: int = 1000, game_ms: int | None = None
+) -> dict[str, Any]:
     """Before any game: check the time control (:func:`check_clock`) and start every bot
     entry (``(label, "bot:COMMAND")``; other entries are left alone) once, greeted and sent
     away (:func:`check_bot`). Returns each bot's ``hello`` by label. Raises
     :class:`shedsim.bot.protocol.BotSpecError` or :class:`BotStartError`."""
     from shedsim.bot.protocol import command_of, is_bot
+
     check_clock(move_ms, game_ms)
     out = {}
     for label, spec in entries:

@@ -58,13 +58,14 @@ def is_bot(spec: str) -> bool:
 
 def command_of(spec: str) -> str:
     """The command line of a bot entry ``bot:COMMAND``."""
-    return spec[len(BOT_PREFIX):]
+    return spec[len(BOT_PREFIX) :]
 
 
 def split_command(command: str) -> list[str]:
     """The program and arguments of ``command``, split as a POSIX shell splits words
     (:func:`shlex.split`; no expansion, no shell). Raises :class:`BotSpecError`."""
     import shlex
+
     try:
         words = shlex.split(command)
     except ValueError as e:
@@ -79,12 +80,15 @@ def parse_bot_option(text: str) -> tuple[str, str]:
     characters a strategy label may hold (letters, digits, ``_ . # + -``). Raises
     :class:`BotSpecError` naming the option."""
     import re
+
     label, eq, command = text.partition("=")
     label, command = label.strip(), command.strip()
     if not eq or not label:
         raise BotSpecError(f"--bot {text!r}: write LABEL=COMMAND, e.g. --bot mybot='node bot.js'")
     if not re.fullmatch(r"[A-Za-z0-9_.#+-]+", label):
-        raise BotSpecError(f"--bot {text!r}: the label {label!r} may hold only letters, digits and _ . # + -")
+        raise BotSpecError(
+            f"--bot {text!r}: the label {label!r} may hold only letters, digits and _ . # + -"
+        )
     split_command(command)
     return label, BOT_PREFIX + command
 
@@ -123,6 +127,7 @@ def rules_object(rules, players: int) -> dict[str, Any]:
     ``players`` as ``[min, max]``, ``stall`` as the limit in force at ``players`` seats
     (0 = off), choices as their names."""
     from shedsim.rules.settings import PRESETS, SETTINGS
+
     base = rules.name.rstrip("*")
     out: dict[str, Any] = {"preset": base if base in PRESETS else None, "house": list(rules.house)}
     for s in SETTINGS:
@@ -140,10 +145,19 @@ def hello_message(version: str) -> dict[str, Any]:
     return {"type": "hello", "protocol": PROTOCOL, "shedsim": version}
 
 
-def game_message(game: int, seat: int, players: int, rules: dict[str, Any], seed: int) -> dict[str, Any]:
+def game_message(
+    game: int, seat: int, players: int, rules: dict[str, Any], seed: int
+) -> dict[str, Any]:
     """``game``: a new game starts; ``seed`` (0 to 2**53 - 1: exact in every JSON reader)
     is the seat's own random key for this game, for a bot that wants reproducible draws."""
-    return {"type": "game", "game": game, "seat": seat, "players": players, "rules": rules, "seed": seed}
+    return {
+        "type": "game",
+        "game": game,
+        "seat": seat,
+        "players": players,
+        "rules": rules,
+        "seed": seed,
+    }
 
 
 def seats_view(state) -> list[dict[str, Any]]:
@@ -151,8 +165,15 @@ def seats_view(state) -> list[dict[str, Any]]:
     out = []
     for i, s in enumerate(state.seats):
         place = state.place_of(i)
-        out.append({"hand": len(s.hand), "known": names(sorted(s.known.elements())) if s.known else [],
-                    "face_up": names(s.face_up), "face_down": len(s.face_down), "place": place or None})
+        out.append(
+            {
+                "hand": len(s.hand),
+                "known": names(sorted(s.known.elements())) if s.known else [],
+                "face_up": names(s.face_up),
+                "face_down": len(s.face_down),
+                "place": place or None,
+            }
+        )
     return out
 
 
@@ -169,11 +190,18 @@ def state_view(state, seat: int, swap: bool = False) -> dict[str, Any]:
     (``to_move`` and ``stage`` are None; ``state`` is then the position as dealt, before
     any seat swapped)."""
     me = state.seats[seat]
-    return {"to_move": None if swap else state.to_move,
-            "stage": None if swap else STAGES.get(state.stage(seat)),
-            "hand": names(me.hand), "pile": names(state.pile), "top": open_top(state), "stock": len(state.stock),
-            "burned": names(state.burned_order), "direction": state.direction, "moves": state.moves,
-            "seats": seats_view(state)}
+    return {
+        "to_move": None if swap else state.to_move,
+        "stage": None if swap else STAGES.get(state.stage(seat)),
+        "hand": names(me.hand),
+        "pile": names(state.pile),
+        "top": open_top(state),
+        "stock": len(state.stock),
+        "burned": names(state.burned_order),
+        "direction": state.direction,
+        "moves": state.moves,
+        "seats": seats_view(state),
+    }
 
 
 def protocol_order(legal: list) -> list[int]:
@@ -260,7 +288,9 @@ def check_swap(obj: dict[str, Any], visible: list[int], n_up: int) -> list[int]:
     if len(ranks) != n_up:
         raise Fault("illegal", f"face_up holds {len(ranks)} cards; {n_up} lie face up")
     if Counter(ranks) - Counter(visible):
-        raise Fault("illegal", f"face_up {up} is not among its dealt cards {names(sorted(visible))}")
+        raise Fault(
+            "illegal", f"face_up {up} is not among its dealt cards {names(sorted(visible))}"
+        )
     return sorted(ranks)
 
 

@@ -79,8 +79,14 @@ class ChunkBots:
     """Games forfeited per entry (label) and kind."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"faults": [f.to_json() for f in self.faults], "stderr": self.stderr, "unasked": self.unasked,
-                "hello": self.hello, "decisions": self.decisions, "forfeits": self.forfeits}
+        return {
+            "faults": [f.to_json() for f in self.faults],
+            "stderr": self.stderr,
+            "unasked": self.unasked,
+            "hello": self.hello,
+            "decisions": self.decisions,
+            "forfeits": self.forfeits,
+        }
 
 
 class _Forfeit(Exception):
@@ -103,7 +109,11 @@ class BotSeat:
         self.params = None
 
     def _timeout_s(self) -> tuple[int, float]:
-        ms = self.table.clock.move_ms if self.left_ms is None else min(self.table.clock.move_ms, max(0, self.left_ms))
+        ms = (
+            self.table.clock.move_ms
+            if self.left_ms is None
+            else min(self.table.clock.move_ms, max(0, self.left_ms))
+        )
         return ms, ms / 1000.0
 
     def _ask(self, message: dict[str, Any], expected: str) -> dict[str, Any]:
@@ -123,8 +133,14 @@ class BotSeat:
     def swap(self, visible: int, seat: int, players: int, rules_array, rng) -> int:
         g = self.table.game
         dealt = g.dealt.seats[seat]
-        msg = {"type": "swap", "seat": seat, "hand": P.names(dealt.hand), "face_up": P.names(dealt.face_up),
-               "state": g.swap_state(seat), "clock": self.clock()}
+        msg = {
+            "type": "swap",
+            "seat": seat,
+            "hand": P.names(dealt.hand),
+            "face_up": P.names(dealt.face_up),
+            "state": g.swap_state(seat),
+            "clock": self.clock(),
+        }
         try:
             obj = self._ask(msg, "swap")
             up = P.check_swap(obj, dealt.hand + dealt.face_up, len(dealt.face_up))
@@ -135,8 +151,13 @@ class BotSeat:
     def move(self, state, legal) -> Any:
         order = P.protocol_order(legal)
         texts = [str(legal[k]) for k in order]
-        msg = {"type": "move", "seat": self.seat, "legal": texts,
-               "state": P.state_view(state, self.seat), "clock": self.clock()}
+        msg = {
+            "type": "move",
+            "seat": self.seat,
+            "legal": texts,
+            "state": P.state_view(state, self.seat),
+            "clock": self.clock(),
+        }
         try:
             i = P.check_move(self._ask(msg, "move"), texts)
         except P.Fault as f:
@@ -160,7 +181,9 @@ class Table:
     """The bot processes of one chunk, by (entry, which of its seats at the table): started
     on first use, started again after a fault or an exit, ended by :meth:`close`."""
 
-    def __init__(self, labels: tuple[str, ...], entries: tuple[str, ...], clock: Clock, cwd: str = "") -> None:
+    def __init__(
+        self, labels: tuple[str, ...], entries: tuple[str, ...], clock: Clock, cwd: str = ""
+    ) -> None:
         self.labels, self.entries, self.clock, self.cwd = labels, entries, clock, cwd
         self.sink = StderrSink()
         self.procs: dict[tuple[int, int], BotProcess] = {}
@@ -171,9 +194,14 @@ class Table:
     def process(self, entry: int, j: int) -> BotProcess:
         key = (entry, j)
         if key not in self.procs:
-            who = self.labels[entry] if j == 0 else f"{self.labels[entry]} (its seat {j + 1} at a table)"
-            self.procs[key] = BotProcess(self.labels[entry], P.command_of(self.entries[entry]), who, self.sink,
-                                         self.cwd)
+            who = (
+                self.labels[entry]
+                if j == 0
+                else f"{self.labels[entry]} (its seat {j + 1} at a table)"
+            )
+            self.procs[key] = BotProcess(
+                self.labels[entry], P.command_of(self.entries[entry]), who, self.sink, self.cwd
+            )
         return self.procs[key]
 
     def ready(self, proc: BotProcess, entry: int) -> None:
@@ -181,10 +209,13 @@ class Table:
         if proc.alive():
             return
         from shedsim.version import __version__
+
         hello = proc.start(__version__)
         self.report.decisions += 1
-        self.report.hello.setdefault(self.labels[entry], {k: hello.get(k) for k in
-                                                          ("name", "version", "author", "deterministic")})
+        self.report.hello.setdefault(
+            self.labels[entry],
+            {k: hello.get(k) for k in ("name", "version", "author", "deterministic")},
+        )
 
     def fault(self, entry: int, seat: int, proc: BotProcess, f: P.Fault) -> None:
         """Note a fault (the first of its kind for the entry is kept) and kill the process."""
@@ -193,10 +224,18 @@ class Table:
             self._first.add(key)
             sent = proc.last_sent
             got = proc.last_line
-            self.report.faults.append(FaultRecord(
-                entry, self.labels[entry], f.kind, self.game.index if self.game else -1, seat,
-                P.dumps(sent).decode().rstrip("\n") if sent is not None else "",
-                None if got is None else got.decode("utf-8", "backslashreplace"), str(f)))
+            self.report.faults.append(
+                FaultRecord(
+                    entry,
+                    self.labels[entry],
+                    f.kind,
+                    self.game.index if self.game else -1,
+                    seat,
+                    P.dumps(sent).decode().rstrip("\n") if sent is not None else "",
+                    None if got is None else got.decode("utf-8", "backslashreplace"),
+                    str(f),
+                )
+            )
         proc.stop()
 
     def close(self) -> ChunkBots:
@@ -211,23 +250,41 @@ class Table:
         for proc in self.procs.values():
             if proc.unasked:
                 self.report.unasked.setdefault(proc.who, []).extend(
-                    x.decode("utf-8", "backslashreplace") for x in proc.unasked[:20])
+                    x.decode("utf-8", "backslashreplace") for x in proc.unasked[:20]
+                )
         self.report.stderr = self.sink.text()
         return self.report
 
 
-def play_game(table: Table, rules, ra: np.ndarray, seating: np.ndarray, strategies: dict[int, Any],
-              deal_key: int, strategy_key: int, dealer: int, index: int,
-              deck: np.ndarray | None = None) -> tuple[dict[str, Any], int, int]:
+def play_game(
+    table: Table,
+    rules,
+    ra: np.ndarray,
+    seating: np.ndarray,
+    strategies: dict[int, Any],
+    deal_key: int,
+    strategy_key: int,
+    dealer: int,
+    index: int,
+    deck: np.ndarray | None = None,
+) -> tuple[dict[str, Any], int, int]:
     """Play game ``index`` of the run with bots at the seats whose entries are bots
     (``strategies``: entry -> engine player, for the others; ``deck``: a given deal,
     :func:`shedsim.rules.engine.deal`). Returns the game's record
     (the kernel's fields, one value each), the forfeiting seat (-1: none) and the fault's
     code (0: none). Raises :class:`shedsim.rules.engine.StrategyError` when a strategy
     (not a bot) fails."""
-    from shedsim.rules.engine import (StrategyError, apply_move, deal, decide, legal_moves, new_game,
-                                      visible_dealt)
+    from shedsim.rules.engine import (
+        StrategyError,
+        apply_move,
+        deal,
+        decide,
+        legal_moves,
+        new_game,
+        visible_dealt,
+    )
     from shedsim.seeding import seat_key
+
     n = len(seating)
     players: list[Any] = []
     bots: dict[int, BotSeat] = {}
@@ -245,10 +302,14 @@ def play_game(table: Table, rules, ra: np.ndarray, seating: np.ndarray, strategi
         count[e] = j + 1
         proc = table.process(e, j)
         try:
-            table.ready(proc, e)  # (re)started when it is not running: a fault, or an exit between games
+            table.ready(
+                proc, e
+            )  # (re)started when it is not running: a fault, or an exit between games
             seat = BotSeat(table, e, proc, s)
-            proc.send(P.game_message(index, s, n, rules_obj, seat_key(strategy_key, s) >> 11),
-                      table.clock.move_ms / 1000.0)
+            proc.send(
+                P.game_message(index, s, n, rules_obj, seat_key(strategy_key, s) >> 11),
+                table.clock.move_ms / 1000.0,
+            )
         except P.Fault as f:
             seat = BotSeat(table, e, proc, s)
             if forfeit is None:
@@ -256,7 +317,9 @@ def play_game(table: Table, rules, ra: np.ndarray, seating: np.ndarray, strategi
         bots[s] = seat
         players.append(seat)
     state = None
-    chosen = [pack(s.face_up) for s in dealt.seats]  # the face-up cards as dealt, until every seat swapped
+    chosen = [
+        pack(s.face_up) for s in dealt.seats
+    ]  # the face-up cards as dealt, until every seat swapped
     if forfeit is None:
         try:
             state, _ = new_game(rules, players, deal_key, strategy_key, dealer, ra, deck)
@@ -289,8 +352,12 @@ def play_game(table: Table, rules, ra: np.ndarray, seating: np.ndarray, strategi
         per[forfeit.fault.kind] = per.get(forfeit.fault.kind, 0) + 1
     rec = _record(state, dealt, n, fseat, dealer, visible_dealt(dealt), chosen)
     shown = state if state is not None else dealt
-    result = {"type": "result", "game": index, "places": P.result_places(shown, None if fseat < 0 else fseat, n),
-              "end": P.ENDS[rec["end"]]}
+    result = {
+        "type": "result",
+        "game": index,
+        "places": P.result_places(shown, None if fseat < 0 else fseat, n),
+        "end": P.ENDS[rec["end"]],
+    }
     for s, b in bots.items():
         if s == fseat or not b.proc.alive():
             continue
@@ -303,7 +370,9 @@ def play_game(table: Table, rules, ra: np.ndarray, seating: np.ndarray, strategi
     return rec, fseat, code
 
 
-def _record(state, dealt, n: int, fseat: int, dealer: int, visible: list[int], chosen: list[int]) -> dict[str, Any]:
+def _record(
+    state, dealt, n: int, fseat: int, dealer: int, visible: list[int], chosen: list[int]
+) -> dict[str, Any]:
     """One game's record in the kernel's fields (:data:`shedsim.kernel.build.RECORD_FIELDS`):
     ``visible`` the packed cards dealt to each seat's hand and face-up row, ``chosen`` the
     packed face-up rows after the swap (as dealt when the game was forfeited in it); a game
@@ -313,14 +382,22 @@ def _record(state, dealt, n: int, fseat: int, dealer: int, visible: list[int], c
     if fseat >= 0:
         places[fseat] = n
     end = P.END_FORFEIT if fseat >= 0 else L.END_NAMES.index(state.end or "finished")
-    return {"places": places, "start": (dealer + 1) % n if state is None else state.start_seat,
-            "moves": shown.moves, "pickups": [s.pickups for s in shown.seats], "burns": [s.burns for s in shown.seats],
-            "unfinished": fseat >= 0 or bool(state.unfinished), "end": end,
-            "dealt": visible, "face_up": chosen}
+    return {
+        "places": places,
+        "start": (dealer + 1) % n if state is None else state.start_seat,
+        "moves": shown.moves,
+        "pickups": [s.pickups for s in shown.seats],
+        "burns": [s.burns for s in shown.seats],
+        "unfinished": fseat >= 0 or bool(state.unfinished),
+        "end": end,
+        "dealt": visible,
+        "face_up": chosen,
+    }
 
 
-def play_games(spec, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarray, rows: np.ndarray,
-               known) -> tuple[dict[str, np.ndarray], ChunkBots]:
+def play_games(
+    spec, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarray, rows: np.ndarray, known
+) -> tuple[dict[str, np.ndarray], ChunkBots]:
     """Play the games ``rows`` (indices into the chunk's schedule ``sched``, with its deal
     and strategy keys ``dk``/``sk``) of the run ``spec`` (a
     :class:`shedsim.runs.simulate.RunSpec` with bot entries) on the reference engine.
@@ -329,6 +406,7 @@ def play_games(spec, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarra
     discovered plugins (:func:`shedsim.plugins.discover`). Raises
     :class:`shedsim.rules.engine.StrategyError` when a strategy (not a bot) fails."""
     from shedsim.plugins import parse_spec
+
     n = spec.players
     m = len(rows)
     ra = spec.rules.compile(n)
@@ -337,19 +415,37 @@ def play_games(spec, sched: dict[str, np.ndarray], dk: np.ndarray, sk: np.ndarra
         if not P.is_bot(entry):
             name, overrides = parse_spec(entry)
             strategies[e] = known[name].player(spec.labels[e], overrides)
-    out = {"places": np.zeros((m, n), np.int8), "start": np.zeros(m, np.int8), "moves": np.zeros(m, np.int32),
-           "pickups": np.zeros((m, n), np.int16), "burns": np.zeros((m, n), np.int16),
-           "unfinished": np.zeros(m, np.bool_), "end": np.zeros(m, np.int8),
-           "dealt": np.zeros((m, n), np.int64), "face_up": np.zeros((m, n), np.int64),
-           "forfeit": np.zeros((m, n), np.int8)}
-    table = Table(spec.labels, spec.entries, Clock(spec.bot_move_ms, spec.bot_game_ms), spec.bot_cwd)
+    out = {
+        "places": np.zeros((m, n), np.int8),
+        "start": np.zeros(m, np.int8),
+        "moves": np.zeros(m, np.int32),
+        "pickups": np.zeros((m, n), np.int16),
+        "burns": np.zeros((m, n), np.int16),
+        "unfinished": np.zeros(m, np.bool_),
+        "end": np.zeros(m, np.int8),
+        "dealt": np.zeros((m, n), np.int64),
+        "face_up": np.zeros((m, n), np.int64),
+        "forfeit": np.zeros((m, n), np.int8),
+    }
+    table = Table(
+        spec.labels, spec.entries, Clock(spec.bot_move_ms, spec.bot_game_ms), spec.bot_cwd
+    )
     table.rules_obj = P.rules_object(spec.rules, n)
     decks = spec.decks(sched)
     try:
         for i, g in enumerate(rows):
-            rec, fseat, code = play_game(table, spec.rules, ra, sched["seating"][g], strategies, int(dk[g]),
-                                         int(sk[g]), int(sched["dealer"][g]), int(sched["index"][g]),
-                                         None if decks is None else decks[g])
+            rec, fseat, code = play_game(
+                table,
+                spec.rules,
+                ra,
+                sched["seating"][g],
+                strategies,
+                int(dk[g]),
+                int(sk[g]),
+                int(sched["dealer"][g]),
+                int(sched["index"][g]),
+                None if decks is None else decks[g],
+            )
             for k, v in rec.items():
                 out[k][i] = v
             if fseat >= 0:
@@ -366,9 +462,12 @@ class _PlayBot(BotSeat):
 
     def _failed(self, f: _Forfeit, when: str) -> None:
         from shedsim.rules.engine import StrategyError
+
         self.table.fault(self.entry, self.seat, self.proc, f.fault)
-        raise StrategyError(f"bot {self.name!r} at seat {self.seat}, {when}: {f.fault.kind}: {f.fault} "
-                            f"(docs/reference/bots.md#faults)") from None
+        raise StrategyError(
+            f"bot {self.name!r} at seat {self.seat}, {when}: {f.fault.kind}: {f.fault} "
+            f"(docs/reference/bots.md#faults)"
+        ) from None
 
     def swap(self, visible: int, seat: int, players: int, rules_array, rng) -> int:
         try:
@@ -385,8 +484,15 @@ class _PlayBot(BotSeat):
             raise  # pragma: no cover - _failed raises
 
 
-def play_seats(bots: dict[int, tuple[str, str]], rules, players: int, dealt, index: int, strategy_key: int,
-               clock: Clock | None = None) -> tuple[dict[int, Any], Table]:
+def play_seats(
+    bots: dict[int, tuple[str, str]],
+    rules,
+    players: int,
+    dealt,
+    index: int,
+    strategy_key: int,
+    clock: Clock | None = None,
+) -> tuple[dict[int, Any], Table]:
     """The bots of one ``shedsim play`` game: ``bots`` maps a seat to its entry ``(label,
     "bot:COMMAND")``; each is started, greeted and told the game (``dealt``: the position
     as dealt; ``index``: the game's number; ``strategy_key``: the game's strategy key, for
@@ -398,8 +504,14 @@ def play_seats(bots: dict[int, tuple[str, str]], rules, players: int, dealt, ind
     from shedsim.version import __version__
     from shedsim.bot.process import BotStartError
     from shedsim.seeding import seat_key
+
     entries = list(dict.fromkeys(bots.values()))
-    table = Table(tuple(lab for lab, _ in entries), tuple(sp for _, sp in entries), clock or Clock(), os.getcwd())
+    table = Table(
+        tuple(lab for lab, _ in entries),
+        tuple(sp for _, sp in entries),
+        clock or Clock(),
+        os.getcwd(),
+    )
     table.rules_obj = P.rules_object(rules, players)
     table.game = _Game(dealt, index)
     out: dict[int, Any] = {}
@@ -411,11 +523,17 @@ def play_seats(bots: dict[int, tuple[str, str]], rules, players: int, dealt, ind
         proc = table.process(e, j)
         try:
             hello = proc.start(__version__)
-            proc.send(P.game_message(index, seat, players, table.rules_obj, seat_key(strategy_key, seat) >> 11),
-                      table.clock.move_ms / 1000.0)
+            proc.send(
+                P.game_message(
+                    index, seat, players, table.rules_obj, seat_key(strategy_key, seat) >> 11
+                ),
+                table.clock.move_ms / 1000.0,
+            )
         except P.Fault as f:
             table.close()
-            raise BotStartError(f"bot {entry[0]!r} ({entry[1][len(P.BOT_PREFIX):]}) did not start: {f}") from None
+            raise BotStartError(
+                f"bot {entry[0]!r} ({entry[1][len(P.BOT_PREFIX) :]}) did not start: {f}"
+            ) from None
         table.report.hello.setdefault(entry[0], hello)
         out[seat] = _PlayBot(table, e, proc, seat)
     return out, table

@@ -36,15 +36,40 @@ from shedsim.cli import trace as trace_cmd
 from shedsim.cli import tune as tune_cmd
 
 COMMANDS = (
-    ("Rules and strategies", (("rules", rules_cmd.rules_app), ("strategies", strategies_cmd.strategies_cmd))),
-    ("Studies", (("tournament", tournament_cmd.tournament), ("compare-rules", compare_cmd.compare_rules),
-                 ("swaps", swaps_cmd.swaps), ("sprt", sprt_cmd.sprt), ("gauntlet", gauntlet_cmd.gauntlet), ("tips", tips_cmd.tips),
-                 ("tune", tune_cmd.tune))),
-    ("Positions and games", (("hint", hint_cmd.hint), ("play", play_cmd.play), ("trace", trace_cmd.trace),
-                             ("deals", deals_cmd.deals_app))),
+    (
+        "Rules and strategies",
+        (("rules", rules_cmd.rules_app), ("strategies", strategies_cmd.strategies_cmd)),
+    ),
+    (
+        "Studies",
+        (
+            ("tournament", tournament_cmd.tournament),
+            ("compare-rules", compare_cmd.compare_rules),
+            ("swaps", swaps_cmd.swaps),
+            ("sprt", sprt_cmd.sprt),
+            ("gauntlet", gauntlet_cmd.gauntlet),
+            ("tips", tips_cmd.tips),
+            ("tune", tune_cmd.tune),
+        ),
+    ),
+    (
+        "Positions and games",
+        (
+            ("hint", hint_cmd.hint),
+            ("play", play_cmd.play),
+            ("trace", trace_cmd.trace),
+            ("deals", deals_cmd.deals_app),
+        ),
+    ),
     ("Reports", (("report", report_cmd.report), ("ratings", ratings_cmd.ratings_app))),
-    ("Tools", (("bench", bench_cmd.bench), ("compile", strategies_cmd.compile_cmd),
-               ("scenario", scenario_cmd.scenario_app))),
+    (
+        "Tools",
+        (
+            ("bench", bench_cmd.bench),
+            ("compile", strategies_cmd.compile_cmd),
+            ("scenario", scenario_cmd.scenario_app),
+        ),
+    ),
 )
 """The commands in the order of a user's tasks, one help panel a step: what there is (rule
 sets, strategies), the studies, a position or a game, the report of the studies, the tools."""
@@ -62,22 +87,35 @@ class _Shedsim(CommandGroup):
 
 app = typer.Typer(
     help="shedsim: Monte Carlo strategy analysis for Shithead / Idiot / Palace / Karma.\n\n"
-         "Rule sets: duel, nines, family, palace, shithead (see `shedsim rules list`), plus "
-         "house toggles with --house. Strategies are plugins (see `shedsim strategies`).",
-    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, cls=_Shedsim)
+    "Rule sets: duel, nines, family, palace, shithead (see `shedsim rules list`), plus "
+    "house toggles with --house. Strategies are plugins (see `shedsim strategies`).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    cls=_Shedsim,
+)
 
 
 def _version(value: bool) -> None:
     if value:
         from shedsim.version import __version__
+
         typer.echo(f"shedsim {__version__}")
         raise typer.Exit()
 
 
 @app.callback()
-def _options(version: Annotated[Optional[bool], typer.Option(
-        "--version", help="Print the installed version (the package metadata) and exit.",
-        callback=_version, is_eager=True)] = None) -> None:
+def _options(
+    version: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--version",
+            help="Print the installed version (the package metadata) and exit.",
+            callback=_version,
+            is_eager=True,
+        ),
+    ] = None,
+) -> None:
     """shedsim: Monte Carlo strategy analysis for Shithead / Idiot / Palace / Karma."""
 
 
@@ -101,6 +139,7 @@ def listen_to_ctrl_c() -> None:
     commands do (exit 130). SIGTERM is left alone. Raises nothing; off the main thread it
     does nothing."""
     import signal
+
     try:
         if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -116,6 +155,7 @@ def main() -> None:  # pragma: no cover
     listen_to_ctrl_c()
     try:
         from shedsim.base.notices import plain_warnings
+
         plain_warnings()
         app()
     except KeyboardInterrupt:

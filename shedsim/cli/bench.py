@@ -16,22 +16,106 @@ def bench(
     house: HouseOpt = None,
     rules_file: RulesFileOpt = None,
     players: Annotated[int, typer.Option("--players", "-p", help="Seats at the table.")] = 2,
-    strategy: Annotated[Optional[str], typer.Option("--strategy", help="Strategy played by every seat (NAME or NAME:param=v; default: the reference opponent, " + choice_help("reference") + ").")] = None,
+    strategy: Annotated[
+        Optional[str],
+        typer.Option(
+            "--strategy",
+            help=(
+                "Strategy played by every seat (NAME or NAME:param=v; default: the reference "
+                "opponent, "
+            )
+            + choice_help("reference")
+            + ").",
+        ),
+    ] = None,
     games: Annotated[int, typer.Option("--games", "-g", help="Games to play.", min=1)] = 1_000_000,
-    workers: Annotated[int, typer.Option("--workers", "-w", help="Worker processes (loky, or the local dask cluster); at most the CPUs and what the memory holds.", min=1)] = 1,
-    backend: Annotated[str, typer.Option("--backend", help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at --scheduler) or ray (pip install ray).")] = "loky",
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray.")] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            "-w",
+            help=(
+                "Worker processes (loky, or the local dask cluster); at most the CPUs and what "
+                "the memory holds."
+            ),
+            min=1,
+        ),
+    ] = 1,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            help=(
+                "loky (local processes), dask (a local dask cluster of --workers processes, or "
+                "the cluster at --scheduler) or ray (pip install ray)."
+            ),
+        ),
+    ] = "loky",
+    scheduler: Annotated[
+        Optional[str],
+        typer.Option(
+            "--scheduler",
+            help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Run seed.", min=0)] = 0,
-    chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per chunk of work (at most what the memory holds).", min=1)] = 50_000,
-    reference: Annotated[bool, typer.Option("--reference", help="Also time the reference engine on the first --reference-games games and print the ratio.")] = False,
-    reference_games: Annotated[int, typer.Option("--reference-games", help="Games timed on the reference engine with --reference.", min=1)] = 500,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
+    chunk_size: Annotated[
+        int,
+        typer.Option(
+            "--chunk-size", help="Games per chunk of work (at most what the memory holds).", min=1
+        ),
+    ] = 50_000,
+    reference: Annotated[
+        bool,
+        typer.Option(
+            "--reference",
+            help=(
+                "Also time the reference engine on the first --reference-games games and print "
+                "the ratio."
+            ),
+        ),
+    ] = False,
+    reference_games: Annotated[
+        int,
+        typer.Option(
+            "--reference-games", help="Games timed on the reference engine with --reference.", min=1
+        ),
+    ] = 500,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object instead of a table.")
+    ] = False,
     strategy_path: StrategyPathOpt = None,
-    table_mode: Annotated[bool, typer.Option("--table", help="Print one table instead: games/s and ns per move at 2 and 4 players, 1 and 2 workers (median of 3 runs of --games games each; what make bench prints).")] = False,
+    table_mode: Annotated[
+        bool,
+        typer.Option(
+            "--table",
+            help=(
+                "Print one table instead: games/s and ns per move at 2 and 4 players, 1 and 2 "
+                "workers (median of 3 runs of --games games each; what make bench prints)."
+            ),
+        ),
+    ] = False,
     bot: O.BotOpt = None,
-    bot_games: Annotated[int, typer.Option("--bot-games", help="With --bot: games with the bot at every seat, in one process.", min=1)] = 200,
+    bot_games: Annotated[
+        int,
+        typer.Option(
+            "--bot-games",
+            help="With --bot: games with the bot at every seat, in one process.",
+            min=1,
+        ),
+    ] = 200,
     time_per_move: O.TimePerMoveOpt = 1000,
-    calib: Annotated[Optional[Path], typer.Option("--calib", help="With --table: the calibration kernel's directory (holding sh_nb_fast.py; default $SHEDSIM_CALIB or ../shared/calib when present), timed in the same run for a ratio column.")] = None,
+    calib: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--calib",
+            help=(
+                "With --table: the calibration kernel's directory (holding sh_nb_fast.py; "
+                "default $SHEDSIM_CALIB or ../shared/calib when present), timed in the same "
+                "run for a ratio column."
+            ),
+        ),
+    ] = None,
 ) -> None:
     """Measure the compiled kernel: games/s, ns per move, moves per game, kernel load time.
 
@@ -47,19 +131,38 @@ def bench(
     alone; the load (or first compile) time is printed separately. With --backend dask
     or ray the cluster is started (or connected to) before timing; "workers" reports its
     worker slots.
-    """
+    """  # noqa: E501 (a text kept as written)
     import json
 
     from shedsim.runs import bench_run as B
+
     paths = [str(p) for p in strategy_path or []]
     if bot:
         from shedsim.cli.common import bot_entries, load_rules
+
         rs = load_rules(rules, house, rules_file)
-        return _bench_bot(rs, players, bot_entries(bot), strategy, bot_games, seed, time_per_move, as_json)
-    plan = O.call(B.plan_bench, rules=rules, house=house, rules_file=rules_file, players=players, strategy=strategy,
-                  games=games, workers=workers, backend=backend, scheduler=scheduler, seed=seed, chunk_size=chunk_size,
-                  reference_games=reference_games if reference else None, strategy_paths=paths, table_mode=table_mode)
+        return _bench_bot(
+            rs, players, bot_entries(bot), strategy, bot_games, seed, time_per_move, as_json
+        )
+    plan = O.call(
+        B.plan_bench,
+        rules=rules,
+        house=house,
+        rules_file=rules_file,
+        players=players,
+        strategy=strategy,
+        games=games,
+        workers=workers,
+        backend=backend,
+        scheduler=scheduler,
+        seed=seed,
+        chunk_size=chunk_size,
+        reference_games=reference_games if reference else None,
+        strategy_paths=paths,
+        table_mode=table_mode,
+    )
     from rich.console import Console
+
     if table_mode:
         progress = None if as_json else (lambda m: typer.echo(f"timing {m} ...", err=True))
         found = O.call(B.bench_rows, plan=plan, calib=calib, progress=progress)
@@ -67,9 +170,15 @@ def bench(
             typer.echo(json.dumps(found))
             return
         from shedsim.runs.benchmark import render_table
+
         cdir = found["calibration"]
-        Console().print(render_table(found["rows"], f"bench: {plan.rules.name}, {plan.strategy}, {games:,} games per "
-                                     "run, median of 3" + (f"; calibration kernel: {cdir}" if cdir else "")))
+        Console().print(
+            render_table(
+                found["rows"],
+                f"bench: {plan.rules.name}, {plan.strategy}, {games:,} games per "
+                "run, median of 3" + (f"; calibration kernel: {cdir}" if cdir else ""),
+            )
+        )
         return
     if plan.note:
         typer.echo(f"note: {plan.note}", err=True)
@@ -80,9 +189,19 @@ def bench(
     Console().print(B.render_bench(out, plan.base))
 
 
-def _bench_bot(rs, players: int, bots: list[tuple[str, str]], strategy: str | None, games: int, seed: int,
-               move_ms: int, as_json: bool) -> None:
-    """``bench --bot``: each bot's decisions per second through the pipe (:mod:`shedsim.runs.bot_bench`)."""
+def _bench_bot(
+    rs,
+    players: int,
+    bots: list[tuple[str, str]],
+    strategy: str | None,
+    games: int,
+    seed: int,
+    move_ms: int,
+    as_json: bool,
+) -> None:
+    """``bench --bot``: each bot's decisions per second through the pipe
+    (:mod:`shedsim.runs.bot_bench`).
+    """
     import json
 
     from shedsim.runs.bot_bench import bot_rate
@@ -91,6 +210,7 @@ def _bench_bot(rs, players: int, bots: list[tuple[str, str]], strategy: str | No
     from shedsim.bot.protocol import BotSpecError
     from shedsim.plugins import choice
     from shedsim.runs.simulate import SimulationError
+
     opponent = strategy or choice("reference")[0]
     rows = []
     for label, spec in bots:
@@ -104,9 +224,13 @@ def _bench_bot(rs, players: int, bots: list[tuple[str, str]], strategy: str | No
         typer.echo(json.dumps({"rules": rs.name, "players": players, "rows": rows}))
         return
     for r in rows:
-        typer.echo(f"{r['label']}: {r['decisions_per_s']:,.0f} decisions/s through the pipe ({r['decisions']:,} "
-                   f"decisions in {r['games']:,} games, the bot at every seat, {r['wall_s']:.2f} s; "
-                   f"{r['games_per_s']:,.1f} games/s); the reference engine alone ({r['opponent']} at every "
-                   f"seat): {r['engine_s']:.2f} s "
-                   f"(the pipe and the bot: {100 * r['pipe_share']:.0f}% of the time); start and hello "
-                   f"{r['start_s']:.2f} s; forfeits {r['forfeits']}")
+        typer.echo(
+            f"{r['label']}: {r['decisions_per_s']:,.0f} decisions/s through the pipe "
+            f"({r['decisions']:,} "
+            f"decisions in {r['games']:,} games, the bot at every seat, {r['wall_s']:.2f} s; "
+            f"{r['games_per_s']:,.1f} games/s); the reference engine alone ({r['opponent']} at "
+            "every "
+            f"seat): {r['engine_s']:.2f} s "
+            f"(the pipe and the bot: {100 * r['pipe_share']:.0f}% of the time); start and hello "
+            f"{r['start_s']:.2f} s; forfeits {r['forfeits']}"
+        )

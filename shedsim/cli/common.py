@@ -12,13 +12,67 @@ from typing import Annotated, Optional
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.")]
-HouseOpt = Annotated[Optional[list[str]], typer.Option("--house", "-H", help="House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim rules list`).")]
-RulesFileOpt = Annotated[Optional[Path], typer.Option("--rules-file", help="A rules TOML file (preset = \"...\" plus overrides); overrides --rules.")]
-StrategyPathOpt = Annotated[Optional[list[Path]], typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable.")]
-BotOpt = Annotated[Optional[list[str]], typer.Option("--bot", metavar="LABEL=COMMAND", help="A bot: a program in any language that speaks the bot protocol on standard input and output (docs/reference/bots.md), started from the current directory, COMMAND split into words as a shell does (no shell); then LABEL is an entry like any other. Repeatable.")]
-TimePerMoveOpt = Annotated[int, typer.Option("--time-per-move", metavar="MS", help="Milliseconds a bot has for each answer (its swap's too); a later answer forfeits the game.")]
-TimePerGameOpt = Annotated[Optional[int], typer.Option("--time-per-game", metavar="MS", help="Milliseconds a bot has for all its answers in one game (default: no such budget).")]
+RulesOpt = Annotated[
+    str,
+    typer.Option(
+        "--rules",
+        "-r",
+        help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.",
+    ),
+]
+HouseOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--house",
+        "-H",
+        help=(
+            "House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim "
+            "rules list`)."
+        ),
+    ),
+]
+RulesFileOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--rules-file", help='A rules TOML file (preset = "..." plus overrides); overrides --rules.'
+    ),
+]
+StrategyPathOpt = Annotated[
+    Optional[list[Path]],
+    typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable."),
+]
+BotOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--bot",
+        metavar="LABEL=COMMAND",
+        help=(
+            "A bot: a program in any language that speaks the bot protocol on standard input "
+            "and output (docs/reference/bots.md), started from the current directory, COMMAND "
+            "split into words as a shell does (no shell); then LABEL is an entry like any "
+            "other. Repeatable."
+        ),
+    ),
+]
+TimePerMoveOpt = Annotated[
+    int,
+    typer.Option(
+        "--time-per-move",
+        metavar="MS",
+        help=(
+            "Milliseconds a bot has for each answer (its swap's too); a later answer forfeits "
+            "the game."
+        ),
+    ),
+]
+TimePerGameOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        "--time-per-game",
+        metavar="MS",
+        help="Milliseconds a bot has for all its answers in one game (default: no such budget).",
+    ),
+]
 
 
 def with_bots(entries: list[tuple[str, str]], bots: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -47,6 +101,7 @@ def bot_entries(values: list[str] | None) -> list[tuple[str, str]]:
     """The ``--bot LABEL=COMMAND`` options as entries ``(label, "bot:COMMAND")``; a bad one
     exits 2 naming it (:func:`shedsim.bot.protocol.parse_bot_options`)."""
     from shedsim.bot.protocol import BotSpecError, parse_bot_options
+
     try:
         return parse_bot_options(values)
     except BotSpecError as e:
@@ -70,6 +125,7 @@ def choices_text() -> dict[str, str]:
     from shedsim.analysis.hint import BUDGETS
     from shedsim.analysis.tips import default_base_text
     from shedsim.plugins import choices_text as texts
+
     out = {**texts(), "tips-base": default_base_text()}
     out["budgets"] = "; ".join(f"{n} for {c} ones ({out['cost:' + c]})" for c, n in BUDGETS.items())
     return out
@@ -141,6 +197,7 @@ def given_on_command_line(ctx: typer.Context, names: tuple[str, ...]) -> list[st
 def load_rules(rules: str, house: list[str] | None, rules_file: Path | None):
     """Build a RuleSet from CLI options, exiting 2 with the field named on error."""
     from shedsim.rules.ruleset import RulesError, build
+
     try:
         return build(rules, house or [], rules_file)
     except RulesError as e:
@@ -150,6 +207,7 @@ def load_rules(rules: str, house: list[str] | None, rules_file: Path | None):
 def load_players(names: list[str], strategy_path: list[Path] | None):
     """Resolve strategy specs (``NAME`` or ``NAME:param=value``) to reference-engine players."""
     from shedsim.plugins import PluginError, discover, parse_spec
+
     try:
         known = discover([str(p) for p in strategy_path or []])
         players = []
@@ -162,14 +220,22 @@ def load_players(names: list[str], strategy_path: list[Path] | None):
 
 
 def peak_rss_mb() -> float | None:
-    """Peak resident memory of this (main) process in MiB (:func:`shedsim.runs.execute.peak_rss_mb`)."""
+    """Peak resident memory of this (main) process in MiB
+    (:func:`shedsim.runs.execute.peak_rss_mb`).
+    """
     from shedsim.runs.execute import peak_rss_mb as peak
+
     return peak()
 
 
-def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None,
-                 stop_hint: str | None = None):
+def progress_bar(
+    console,
+    strategies: list[str] | None = None,
+    stall_after: float | None = None,
+    stop_hint: str | None = None,
+):
     """The progress bar of every run (:func:`shedsim.runs.execute.progress_bar`)."""
     from shedsim.runs.execute import KEEPS_CHUNKS
     from shedsim.runs.execute import progress_bar as bar
+
     return bar(console, strategies, stall_after, KEEPS_CHUNKS if stop_hint is None else stop_hint)

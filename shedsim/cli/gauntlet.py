@@ -13,25 +13,119 @@ import shedsim.cli.options as O
 
 _P_RUN = O.P_RUN
 PlayersOpt = O.players_option("Seats: the candidate takes one, the opponent all the others", 2)
-OutOpt = Annotated[Optional[Path], typer.Option(  # (no -o: that is --opponents here)
-    "--out", rich_help_panel=O.P_OUT, help="Output directory (gauntlet.csv: the table; gauntlet.png, run.json): new, "
-    "empty, or one holding an earlier shedsim run (replaced) (default: none, nothing is written).")]
+OutOpt = Annotated[
+    Optional[Path],
+    typer.Option(  # (no -o: that is --opponents here)
+        "--out",
+        rich_help_panel=O.P_OUT,
+        help="Output directory (gauntlet.csv: the table; gauntlet.png, run.json): new, "
+        "empty, or one holding an earlier shedsim run (replaced) (default: none, nothing is "
+        "written).",
+    ),
+]
 
 
 def gauntlet(
-    candidate: Annotated[Optional[str], typer.Option("--candidate", "-c", rich_help_panel=_P_RUN, help="The strategy measured: NAME, NAME:param=v, or the LABEL of a --bot (required, unless --resume).")] = None,
-    opponents: Annotated[Optional[str], typer.Option("--opponents", "-o", rich_help_panel=_P_RUN, help="Comma-separated opponents, each met on its own: NAME, NAME:param=v, LABEL=SPEC, or the LABEL of a --bot (required, unless --resume).")] = None,
+    candidate: Annotated[
+        Optional[str],
+        typer.Option(
+            "--candidate",
+            "-c",
+            rich_help_panel=_P_RUN,
+            help=(
+                "The strategy measured: NAME, NAME:param=v, or the LABEL of a --bot (required, "
+                "unless --resume)."
+            ),
+        ),
+    ] = None,
+    opponents: Annotated[
+        Optional[str],
+        typer.Option(
+            "--opponents",
+            "-o",
+            rich_help_panel=_P_RUN,
+            help=(
+                "Comma-separated opponents, each met on its own: NAME, NAME:param=v, "
+                "LABEL=SPEC, or the LABEL of a --bot (required, unless --resume)."
+            ),
+        ),
+    ] = None,
     rules: O.OptionalRulesOpt = None,
     house: O.HouseOpt = None,
     rules_file: O.RulesFileOpt = None,
     players: PlayersOpt = None,
-    games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games per opponent (whole deals, each under every rotation of the seats); with --sprt, the most (default: 2000).")] = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=_P_RUN, help="Run seed: every opponent meets the same deals (default: 0).")] = None,
-    sprt: Annotated[Optional[str], typer.Option("--sprt", metavar="ELO0,ELO1", rich_help_panel=_P_RUN, help="Also run an SPRT per opponent (H0: candidate - opponent = ELO0 Elo against H1: = ELO1), stopping that opponent's games at its decision.")] = None,
-    alpha: Annotated[Optional[float], typer.Option("--alpha", rich_help_panel=_P_RUN, help="With --sprt: the chance of accepting H1 when H0 holds (default: 0.05).")] = None,
-    beta: Annotated[Optional[float], typer.Option("--beta", rich_help_panel=_P_RUN, help="With --sprt: the chance of accepting H0 when H1 holds (default: 0.05).")] = None,
-    batch: Annotated[Optional[int], typer.Option("--batch", min=1, max=1_000_000, rich_help_panel=_P_RUN, help="Games per kernel call and per stored batch (progress step, and the work a worker takes); the result does not depend on it (default: 2000).")] = None,
-    csv: Annotated[Optional[Path], typer.Option("--csv", rich_help_panel=O.P_OUT, help="Also write the table (gauntlet.csv's content) to this new CSV file.")] = None,
+    games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--games",
+            "-g",
+            min=1,
+            rich_help_panel=_P_RUN,
+            help=(
+                "Games per opponent (whole deals, each under every rotation of the seats); "
+                "with --sprt, the most (default: 2000)."
+            ),
+        ),
+    ] = None,
+    seed: Annotated[
+        Optional[int],
+        typer.Option(
+            "--seed",
+            "-s",
+            min=0,
+            rich_help_panel=_P_RUN,
+            help="Run seed: every opponent meets the same deals (default: 0).",
+        ),
+    ] = None,
+    sprt: Annotated[
+        Optional[str],
+        typer.Option(
+            "--sprt",
+            metavar="ELO0,ELO1",
+            rich_help_panel=_P_RUN,
+            help=(
+                "Also run an SPRT per opponent (H0: candidate - opponent = ELO0 Elo against "
+                "H1: = ELO1), stopping that opponent's games at its decision."
+            ),
+        ),
+    ] = None,
+    alpha: Annotated[
+        Optional[float],
+        typer.Option(
+            "--alpha",
+            rich_help_panel=_P_RUN,
+            help="With --sprt: the chance of accepting H1 when H0 holds (default: 0.05).",
+        ),
+    ] = None,
+    beta: Annotated[
+        Optional[float],
+        typer.Option(
+            "--beta",
+            rich_help_panel=_P_RUN,
+            help="With --sprt: the chance of accepting H0 when H1 holds (default: 0.05).",
+        ),
+    ] = None,
+    batch: Annotated[
+        Optional[int],
+        typer.Option(
+            "--batch",
+            min=1,
+            max=1_000_000,
+            rich_help_panel=_P_RUN,
+            help=(
+                "Games per kernel call and per stored batch (progress step, and the work a "
+                "worker takes); the result does not depend on it (default: 2000)."
+            ),
+        ),
+    ] = None,
+    csv: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--csv",
+            rich_help_panel=O.P_OUT,
+            help="Also write the table (gauntlet.csv's content) to this new CSV file.",
+        ),
+    ] = None,
     strategy_path: O.StrategyPathOpt = None,
     bot: O.BotOpt = None,
     time_per_move: O.TimePerMoveOpt = 1000,
@@ -43,7 +137,15 @@ def gauntlet(
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
     no_plots: O.NoPlotsOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=O.P_OUT, help="No progress bar or notes (the table is still printed).")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            rich_help_panel=O.P_OUT,
+            help="No progress bar or notes (the table is still printed).",
+        ),
+    ] = False,
     stop_after: O.StopAfterOpt = None,
     deals: O.DealsOpt = None,
 ) -> None:
@@ -61,9 +163,14 @@ def gauntlet(
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
     from shedsim.cli.common import bot_entries, bot_spec, fail
+
     if bot and resume is not None:
-        fail("--resume: --bot cannot be given with --resume: the stored gauntlet decides its players")
-    bots = bot_entries(bot)  # --candidate LABEL / an opponent LABEL of a --bot LABEL=COMMAND: that bot
+        fail(
+            "--resume: --bot cannot be given with --resume: the stored gauntlet decides its players"
+        )
+    bots = bot_entries(
+        bot
+    )  # --candidate LABEL / an opponent LABEL of a --bot LABEL=COMMAND: that bot
     cand = bot_spec(candidate, bots) if candidate is not None else None
     entries = _entries(opponents, bots) if opponents is not None else None
     test = None
@@ -73,15 +180,41 @@ def gauntlet(
             test = (e0, e1)
         except ValueError:
             fail(f"--sprt: write ELO0,ELO1 (two numbers), got {sprt!r}")
-    if csv is not None and (csv.exists() or not csv.parent.is_dir()):  # never replaces a file of yours
-        fail(f"--csv {str(csv)!r}: " + ("the file exists (give a new name)" if csv.exists()
-                                        else "its directory does not exist"))
-    timed = resume is None or time_per_move != 1000 or time_per_game is not None  # given beside --resume?
-    r = O.call(api.gauntlet, candidate=cand, opponents=entries, rules=rules, house=house, rules_file=rules_file,
-               players=players, games=games, seed=seed, sprt=test, alpha=alpha, beta=beta, batch=batch,
-               strategy_path=O.paths_of(strategy_path), bot_time=(time_per_move, time_per_game) if timed else None,
-               deals=deals,
-               options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after))
+    if csv is not None and (
+        csv.exists() or not csv.parent.is_dir()
+    ):  # never replaces a file of yours
+        fail(
+            f"--csv {str(csv)!r}: "
+            + (
+                "the file exists (give a new name)"
+                if csv.exists()
+                else "its directory does not exist"
+            )
+        )
+    timed = (
+        resume is None or time_per_move != 1000 or time_per_game is not None
+    )  # given beside --resume?
+    r = O.call(
+        api.gauntlet,
+        candidate=cand,
+        opponents=entries,
+        rules=rules,
+        house=house,
+        rules_file=rules_file,
+        players=players,
+        games=games,
+        seed=seed,
+        sprt=test,
+        alpha=alpha,
+        beta=beta,
+        batch=batch,
+        strategy_path=O.paths_of(strategy_path),
+        bot_time=(time_per_move, time_per_game) if timed else None,
+        deals=deals,
+        options=O.run_options(
+            out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after
+        ),
+    )
     _print_table(r.result, r.run.job, r.result.rows[0].decision is not None)
     if csv is not None:
         _write_csv(r.table, csv)
@@ -93,6 +226,7 @@ def _entries(opponents: str, bots: list[tuple[str, str]]) -> list[tuple[str, str
     """``--opponents`` as ``(label, spec)`` pairs, an opponent named by a --bot's label that bot."""
     from shedsim.analysis.tournament import TournamentError, parse_entries
     from shedsim.cli.common import bot_spec, fail
+
     try:
         return [(lab, bot_spec(sp, bots)) for lab, sp in parse_entries(opponents)]
     except TournamentError as e:
@@ -105,10 +239,16 @@ def _print_table(res, job, with_sprt: bool) -> None:
 
     from rich.console import Console
     from rich.table import Table
-    t = Table(title=f"Gauntlet: {res.candidate} ({res.rules}, {res.players} players, seed {res.seed})",
-              caption="score: share of the other seats finished ahead of (ties half), 95% t interval over deals; "
-                      "Elo: the same on the logistic scale")
-    cols = ["opponent", "games", "score", "Elo", "forfeits"] + (["SPRT", "LLR"] if with_sprt else [])
+
+    t = Table(
+        title=f"Gauntlet: {res.candidate} ({res.rules}, {res.players} players, seed {res.seed})",
+        caption="score: share of the other seats finished ahead of (ties half), 95% t interval "
+        "over deals; "
+        "Elo: the same on the logistic scale",
+    )
+    cols = ["opponent", "games", "score", "Elo", "forfeits"] + (
+        ["SPRT", "LLR"] if with_sprt else []
+    )
     for c in cols:
         t.add_column(c, justify="left" if c == "opponent" else "right")
 
@@ -116,8 +256,13 @@ def _print_table(res, job, with_sprt: bool) -> None:
         return f"{v:+.1f}" if math.isfinite(v) else ("+inf" if v > 0 else "-inf")
 
     for r in [*res.rows, res.total]:
-        cells = [r.opponent, f"{r.games:,}", f"{r.score:.4f} [{r.lo:.4f}, {r.hi:.4f}]",
-                 f"{elo(r.elo)} [{elo(r.elo_lo)}, {elo(r.elo_hi)}]", f"{r.forfeits:,} / {r.opponent_forfeits:,}"]
+        cells = [
+            r.opponent,
+            f"{r.games:,}",
+            f"{r.score:.4f} [{r.lo:.4f}, {r.hi:.4f}]",
+            f"{elo(r.elo)} [{elo(r.elo_lo)}, {elo(r.elo_hi)}]",
+            f"{r.forfeits:,} / {r.opponent_forfeits:,}",
+        ]
         if with_sprt:
             cells += [r.decision or "", "" if r.llr is None else f"{r.llr:+.2f}"]
         t.add_row(*cells, end_section=r is res.rows[-1])
@@ -129,6 +274,7 @@ def _write_csv(table, csv: Path) -> None:
     from shedsim.cli.common import fail
     from shedsim.output.csvs import write_csv
     from shedsim.runs.atomic import WriteError
+
     try:
         write_csv(table, csv)
     except (OSError, WriteError) as e:

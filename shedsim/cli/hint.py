@@ -19,17 +19,111 @@ def fail(message: str, code: int = 2) -> None:
 
 
 def hint(
-    file: Annotated[Path, typer.Argument(help="A scenario TOML file (the format of tests/scenarios/); the position is the one after its moves.")],
-    seat: Annotated[Optional[int], typer.Option("--seat", help="The seat to advise (default: the seat to move; another seat is advised as if it were its turn).")] = None,
-    policy: Annotated[Optional[str], typer.Option("--policy", help="The compiled strategy that finishes every sampled game for every seat (NAME or NAME:param=v). Default: " + choice_help("policy") + ", the strongest that answers in seconds. Also greedy (fastest, weaker), mc:rollouts=8, ismcts:iterations=40 (search at every decision: slow), any plugin.")] = None,
-    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=1, help="The most samples (re-deals of the unseen cards) per move. Default, by the policy's cost class (its TRAITS): " + choice_help("budgets") + ".")] = None,
-    batch: Annotated[int, typer.Option("--batch", min=1, help="Samples per round of the race (the early-stop check runs after each).")] = 100,
-    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the re-deals and the policy's coin flips (same seed, same figures).")] = 0,
-    cap: Annotated[int, typer.Option("--cap", min=1, max=10_000_000, help="The most moves of a playout after the candidate move (seats still in then share the places left; at most 10,000,000, the longest move cap of a rule set).")] = 400,
-    objective: Annotated[Optional[str], typer.Option("--objective", help="What the ranking follows: lose (P(lose), lower first), place (expected place) or first (P(first), higher first). Default: what the rule set's scoring rewards: lose for duel, family and shithead (only losing counts), place for nines and palace.")] = None,
-    why: Annotated[bool, typer.Option("--why", help="Say, from the playouts, why the top move beats the runner-up.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (moves best first) instead of the table.")] = False,
-    strategy_path: Annotated[Optional[list[Path]], typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable.")] = None,
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help=(
+                "A scenario TOML file (the format of tests/scenarios/); the position is the "
+                "one after its moves."
+            )
+        ),
+    ],
+    seat: Annotated[
+        Optional[int],
+        typer.Option(
+            "--seat",
+            help=(
+                "The seat to advise (default: the seat to move; another seat is advised as if "
+                "it were its turn)."
+            ),
+        ),
+    ] = None,
+    policy: Annotated[
+        Optional[str],
+        typer.Option(
+            "--policy",
+            help=(
+                "The compiled strategy that finishes every sampled game for every seat (NAME "
+                "or NAME:param=v). Default: "
+            )
+            + choice_help("policy")
+            + (
+                ", the strongest that answers in seconds. Also greedy (fastest, weaker), "
+                "mc:rollouts=8, ismcts:iterations=40 (search at every decision: slow), any "
+                "plugin."
+            ),
+        ),
+    ] = None,
+    budget: Annotated[
+        Optional[int],
+        typer.Option(
+            "--budget",
+            "-b",
+            min=1,
+            help=(
+                "The most samples (re-deals of the unseen cards) per move. Default, by the "
+                "policy's cost class (its TRAITS): "
+            )
+            + choice_help("budgets")
+            + ".",
+        ),
+    ] = None,
+    batch: Annotated[
+        int,
+        typer.Option(
+            "--batch",
+            min=1,
+            help="Samples per round of the race (the early-stop check runs after each).",
+        ),
+    ] = 100,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed",
+            "-s",
+            min=0,
+            help="Seed of the re-deals and the policy's coin flips (same seed, same figures).",
+        ),
+    ] = 0,
+    cap: Annotated[
+        int,
+        typer.Option(
+            "--cap",
+            min=1,
+            max=10_000_000,
+            help=(
+                "The most moves of a playout after the candidate move (seats still in then "
+                "share the places left; at most 10,000,000, the longest move cap of a rule "
+                "set)."
+            ),
+        ),
+    ] = 400,
+    objective: Annotated[
+        Optional[str],
+        typer.Option(
+            "--objective",
+            help=(
+                "What the ranking follows: lose (P(lose), lower first), place (expected place) "
+                "or first (P(first), higher first). Default: what the rule set's scoring "
+                "rewards: lose for duel, family and shithead (only losing counts), place for "
+                "nines and palace."
+            ),
+        ),
+    ] = None,
+    why: Annotated[
+        bool,
+        typer.Option("--why", help="Say, from the playouts, why the top move beats the runner-up."),
+    ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print one JSON object (moves best first) instead of the table."
+        ),
+    ] = False,
+    strategy_path: Annotated[
+        Optional[list[Path]],
+        typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable."),
+    ] = None,
 ) -> None:
     """Which move is best here? Rank every legal move of a position by playouts.
 
@@ -52,18 +146,34 @@ def hint(
     paths = tuple(str(p) for p in strategy_path or [])
     try:
         if as_json:
-            res = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective)
+            res = rank_moves(
+                state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective
+            )
         else:
             from rich.progress import Progress
+
             with Progress(transient=True) as bar:
                 task = bar.add_task("samples per move", total=None)
-                res = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective,
-                                 progress=lambda d, t: bar.update(task, completed=d, total=t))
+                res = rank_moves(
+                    state,
+                    seat,
+                    policy,
+                    budget,
+                    seed,
+                    batch,
+                    cap,
+                    paths,
+                    why=why,
+                    objective=objective,
+                    progress=lambda d, t: bar.update(task, completed=d, total=t),
+                )
     except HintError as e:
         fail(str(e))
     except PolicyCrash as e:
         fail(str(e), 1)
-    except KeyboardInterrupt:  # a plugin policy's playouts run in a child, which is stopped with them
+    except (
+        KeyboardInterrupt
+    ):  # a plugin policy's playouts run in a child, which is stopped with them
         fail("interrupted: no hint computed", 130)
     if as_json:
         out = {"position": str(file), "to_move": state.to_move, **res.to_json()}
@@ -72,6 +182,7 @@ def hint(
     from rich.console import Console
 
     from shedsim.output.console import hint_table
+
     console = Console()
     console.print(hint_table(res, state.to_move, file))
     console.print(f"{res.stop_text()} ({res.seconds:.1f} s)")

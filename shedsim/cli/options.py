@@ -5,7 +5,8 @@ call from a command to the Python API.
 **Execution options** (:class:`shedsim.runs.study.RunOptions`: how a study runs, never what
 it finds): ``--out``, ``--resume``, ``--force``, ``--workers``, ``--backend``,
 ``--scheduler``, ``--quiet``, ``--no-plots`` and the hidden ``--stop-after``; accepted by
-``tournament``, ``compare-rules``, ``swaps``, ``sprt``, ``gauntlet``, ``tips`` and ``tune`` (``bench``:
+``tournament``, ``compare-rules``, ``swaps``, ``sprt``, ``gauntlet``, ``tips`` and ``tune``
+(``bench``:
 ``--backend`` and ``--scheduler``). Given beside ``--resume`` they may differ from the
 stored run's.
 
@@ -33,10 +34,16 @@ import typer
 P_RUN = "What to play"
 P_OUT = "Output and execution"
 
-DealsOpt = Annotated[Optional[Path], typer.Option(
-    "--deals", rich_help_panel=P_RUN,
-    help="Play the deals of this deal-set file (`shedsim deals export`; docs/reference/deals.md), each under "
-         "every rotation of the seats, instead of deals shuffled from --seed.")]
+DealsOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--deals",
+        rich_help_panel=P_RUN,
+        help="Play the deals of this deal-set file (`shedsim deals export`; "
+        "docs/reference/deals.md), each under "
+        "every rotation of the seats, instead of deals shuffled from --seed.",
+    ),
+]
 
 # ------------------------------------------------------------------ execution options
 
@@ -45,69 +52,176 @@ def out_option(default: str | None, what: str = "") -> Any:
     """The ``--out`` type of a command whose default directory is ``default`` (None: write
     nothing unless given); ``what`` says what is written there."""
     where = f" (default: {default})" if default else " (default: none, nothing is written)"
-    return Annotated[Optional[Path], typer.Option(
-        "--out", "-o", rich_help_panel=P_OUT,
-        help=f"Output directory{what}: new, empty, or one holding an earlier shedsim run (replaced){where}.")]
+    return Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out",
+            "-o",
+            rich_help_panel=P_OUT,
+            help=(
+                f"Output directory{what}: new, empty, or one holding an earlier shedsim run "
+                f"(replaced){where}."
+            ),
+        ),
+    ]
 
 
-ResumeOpt = Annotated[Optional[Path], typer.Option(
-    "--resume", rich_help_panel=P_OUT,
-    help="Continue the interrupted run in this directory (plays only its missing chunks). Options that decide "
-         "the results may be given only with their stored values; execution options may differ.")]
-ForceOpt = Annotated[bool, typer.Option(
-    "--force", rich_help_panel=P_OUT,
-    help="Write into a --out directory that holds other files (never replacing one of them).")]
-WorkersOpt = Annotated[Optional[int], typer.Option(
-    "--workers", "-w", min=1, rich_help_panel=P_OUT,
-    help="Worker processes (default and most: the number of CPUs, fewer when the memory cannot hold them). "
-         "Results do not depend on it.")]
-BackendOpt = Annotated[str, typer.Option(
-    "--backend", rich_help_panel=P_OUT,
-    help="loky (local processes), dask (a local dask cluster of --workers processes, or the cluster at "
-         "--scheduler) or ray (pip install ray). Results do not depend on it.")]
-SchedulerOpt = Annotated[Optional[str], typer.Option(
-    "--scheduler", rich_help_panel=P_OUT,
-    help="Address of a running cluster for --backend dask (tcp://HOST:8786) or ray (HOST:6379, or auto).")]
-QuietOpt = Annotated[bool, typer.Option(
-    "--quiet", "-q", rich_help_panel=P_OUT,
-    help="No progress bar, notes or tables (errors and interruptions are still reported).")]
-NoPlotsOpt = Annotated[bool, typer.Option(
-    "--no-plots", rich_help_panel=P_OUT,
-    help="Skip the PNG charts (a run started with it stays without them on --resume).")]
-StopAfterOpt = Annotated[Optional[int], typer.Option(
-    "--stop-after", min=0, hidden=True, help="Testing: play at most N chunks, then stop as if interrupted.")]
+ResumeOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--resume",
+        rich_help_panel=P_OUT,
+        help="Continue the interrupted run in this directory (plays only its missing chunks). "
+        "Options that decide "
+        "the results may be given only with their stored values; execution options may differ.",
+    ),
+]
+ForceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        rich_help_panel=P_OUT,
+        help="Write into a --out directory that holds other files (never replacing one of them).",
+    ),
+]
+WorkersOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        "--workers",
+        "-w",
+        min=1,
+        rich_help_panel=P_OUT,
+        help="Worker processes (default and most: the number of CPUs, fewer when the memory "
+        "cannot hold them). "
+        "Results do not depend on it.",
+    ),
+]
+BackendOpt = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        rich_help_panel=P_OUT,
+        help="loky (local processes), dask (a local dask cluster of --workers processes, or the "
+        "cluster at "
+        "--scheduler) or ray (pip install ray). Results do not depend on it.",
+    ),
+]
+SchedulerOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--scheduler",
+        rich_help_panel=P_OUT,
+        help=(
+            "Address of a running cluster for --backend dask (tcp://HOST:8786) or ray "
+            "(HOST:6379, or auto)."
+        ),
+    ),
+]
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        rich_help_panel=P_OUT,
+        help="No progress bar, notes or tables (errors and interruptions are still reported).",
+    ),
+]
+NoPlotsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-plots",
+        rich_help_panel=P_OUT,
+        help="Skip the PNG charts (a run started with it stays without them on --resume).",
+    ),
+]
+StopAfterOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        "--stop-after",
+        min=0,
+        hidden=True,
+        help="Testing: play at most N chunks, then stop as if interrupted.",
+    ),
+]
 
 # ------------------------------------------------------------------ what to play
-RulesOpt = Annotated[str, typer.Option(
-    "--rules", "-r", rich_help_panel=P_RUN, help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.")]
-OptionalRulesOpt = Annotated[Optional[str], typer.Option(
-    "--rules", "-r", rich_help_panel=P_RUN,
-    help="Preset: duel, nines, family, palace, shithead; or a rules .toml file (default: shithead).")]
-HouseOpt = Annotated[Optional[list[str]], typer.Option(
-    "--house", "-H", rich_help_panel=P_RUN,
-    help="House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim rules list`).")]
-RulesFileOpt = Annotated[Optional[Path], typer.Option(
-    "--rules-file", rich_help_panel=P_RUN, help="A rules TOML file (preset = \"...\" plus overrides); overrides --rules.")]
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", "-s", min=0, rich_help_panel=P_RUN,
-                                                help="Run seed (default: 0).")]
+RulesOpt = Annotated[
+    str,
+    typer.Option(
+        "--rules",
+        "-r",
+        rich_help_panel=P_RUN,
+        help="Preset: duel, nines, family, palace, shithead; or a rules .toml file.",
+    ),
+]
+OptionalRulesOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--rules",
+        "-r",
+        rich_help_panel=P_RUN,
+        help=(
+            "Preset: duel, nines, family, palace, shithead; or a rules .toml file (default: "
+            "shithead)."
+        ),
+    ),
+]
+HouseOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--house",
+        "-H",
+        rich_help_panel=P_RUN,
+        help=(
+            "House toggle, repeatable: low7, skip8, reverse:K, pickup:always, ... (`shedsim "
+            "rules list`)."
+        ),
+    ),
+]
+RulesFileOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--rules-file",
+        rich_help_panel=P_RUN,
+        help='A rules TOML file (preset = "..." plus overrides); overrides --rules.',
+    ),
+]
+SeedOpt = Annotated[
+    Optional[int],
+    typer.Option("--seed", "-s", min=0, rich_help_panel=P_RUN, help="Run seed (default: 0)."),
+]
 
 
 def players_option(what: str, default: int | None) -> Any:
     """The ``--players`` type: ``what`` the seats are, with the default said."""
-    return Annotated[Optional[int], typer.Option(
-        "--players", "-p", rich_help_panel=P_RUN,
-        help=f"{what}" + (f" (default: {default})." if default is not None else "."))]
+    return Annotated[
+        Optional[int],
+        typer.Option(
+            "--players",
+            "-p",
+            rich_help_panel=P_RUN,
+            help=f"{what}" + (f" (default: {default})." if default is not None else "."),
+        ),
+    ]
 
 
 # ------------------------------------------------------------------ strategy-taking options
-StrategyPathOpt = Annotated[Optional[list[Path]], typer.Option(
-    "--strategy-path", rich_help_panel=P_RUN, help="Extra directory of strategy plugins, repeatable.")]
+StrategyPathOpt = Annotated[
+    Optional[list[Path]],
+    typer.Option(
+        "--strategy-path",
+        rich_help_panel=P_RUN,
+        help="Extra directory of strategy plugins, repeatable.",
+    ),
+]
 
 
 from shedsim.cli.common import BotOpt, TimePerGameOpt, TimePerMoveOpt  # noqa: E402,F401 - the bot options, declared once
 
 
-def bot_entry_specs(strategies: str | None, bot: list[str] | None, default: list[str]) -> str | list[str] | None:
+def bot_entry_specs(
+    strategies: str | None, bot: list[str] | None, default: list[str]
+) -> str | list[str] | None:
     """``--strategies`` with the ``--bot`` entries (:func:`shedsim.cli.common.with_bots`):
     ``strategies`` unchanged without a bot; else a list of ``LABEL=SPEC`` entries (the field
     ``default`` when ``--strategies`` is not given), a bad ``--bot`` exits 2 naming it."""
@@ -115,6 +229,7 @@ def bot_entry_specs(strategies: str | None, bot: list[str] | None, default: list
         return strategies
     from shedsim.analysis.tournament import TournamentError, parse_entries
     from shedsim.cli.common import bot_entries, fail, with_bots
+
     try:
         entries = parse_entries(strategies) if strategies is not None else [(n, n) for n in default]
     except TournamentError as e:
@@ -127,20 +242,40 @@ def paths_of(strategy_path: list[Path] | None) -> list[str] | None:
     return None if not strategy_path else [str(p) for p in strategy_path]
 
 
-# ------------------------------------------------------------------ from the command line to the API
+# ------------------------------------------------------------------ from the command line to the
+# API
 def flag(field: str) -> str:
     """The command line's flag of a study parameter (``rules_file`` -> ``--rules-file``)."""
     return "--" + field.replace("_", "-")
 
 
-def run_options(out: Path | None = None, resume: Path | None = None, force: bool = False, workers: int | None = None,
-                backend: str = "loky", scheduler: str | None = None, quiet: bool = False, no_plots: bool = False,
-                stop_after: int | None = None, default_out: str | None = None) -> Any:
+def run_options(
+    out: Path | None = None,
+    resume: Path | None = None,
+    force: bool = False,
+    workers: int | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    quiet: bool = False,
+    no_plots: bool = False,
+    stop_after: int | None = None,
+    default_out: str | None = None,
+) -> Any:
     """The execution options typed (:class:`shedsim.runs.study.RunOptions`), ``--out``
     defaulting to ``default_out`` unless ``--resume`` is given."""
     from shedsim.runs.study import RunOptions
-    return RunOptions(out=out, resume=resume, force=force, workers=workers, backend=backend, scheduler=scheduler,
-                      quiet=quiet, no_plots=no_plots, stop_after=stop_after).with_default_out(default_out)
+
+    return RunOptions(
+        out=out,
+        resume=resume,
+        force=force,
+        workers=workers,
+        backend=backend,
+        scheduler=scheduler,
+        quiet=quiet,
+        no_plots=no_plots,
+        stop_after=stop_after,
+    ).with_default_out(default_out)
 
 
 def call(api: Callable[..., Any], **kw: Any) -> Any:
@@ -148,6 +283,7 @@ def call(api: Callable[..., Any], **kw: Any) -> Any:
     is printed as ``error: ...`` with the command line's flags (:func:`flag`) and exits with
     its code (a run stopped early: 130 or 143)."""
     from shedsim.runs.study import StudyError
+
     try:
         return api(**kw)
     except StudyError as e:

@@ -10,8 +10,18 @@ from typing import Annotated, Optional
 
 import typer
 
-from shedsim.cli.common import (BotOpt, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, bot_entries, bot_spec,
-                                choice_help, fail, load_rules)
+from shedsim.cli.common import (
+    BotOpt,
+    HouseOpt,
+    RulesFileOpt,
+    RulesOpt,
+    StrategyPathOpt,
+    bot_entries,
+    bot_spec,
+    choice_help,
+    fail,
+    load_rules,
+)
 from shedsim.runs.limits import INT64_MAX
 
 
@@ -19,35 +29,98 @@ def play(
     rules: RulesOpt = "shithead",
     house: HouseOpt = None,
     rules_file: RulesFileOpt = None,
-    players: Annotated[int, typer.Option("--players", "-p", help="Number of seats, yours included.")] = 3,
-    opponents: Annotated[Optional[str], typer.Option("--opponents", "-o", help="Comma-separated bot strategies (NAME "
-                                                     "or NAME:param=v), seated in turn after you and repeated "
-                                                     "as needed (`shedsim strategies` lists them). Default: "
-                                                     "hint's policy, " + choice_help("policy") + ", then the "
-                                                     "reference opponent, " + choice_help("reference") + ".")] = None,
-    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the deal and the bots' coin flips "
-                                      "(same seed and inputs, same game).")] = 0,
-    game: Annotated[int, typer.Option("--game", "-g", min=0, max=INT64_MAX, help="Game number within the seed (another deal; "
-                                      "the dealer is game % players).")] = 0,
-    seat: Annotated[int, typer.Option("--seat", min=0, help="Your seat, 0 to players-1 (the dealer of "
-                                      "game g is seat g % players).")] = 0,
-    moves: Annotated[Optional[str], typer.Option("--moves", help="Inputs to play first, separated by ';' (the "
-                                                 "line quit prints, to go on with a game later).")] = None,
-    hint_policy: Annotated[Optional[str], typer.Option("--hint-policy", help="The policy whose playouts answer "
-                                                       "hint and why (as hint's --policy; default: "
-                                                       + choice_help("policy") + ").")] = None,
-    hint_budget: Annotated[int, typer.Option("--hint-budget", min=10, help="Most samples per move for hint "
-                                             "(why uses half).")] = 1000,
-    hint_objective: Annotated[Optional[str], typer.Option("--hint-objective", help="What hint and why rank by "
-                                                          "(as hint's --objective: lose, place or first; default: "
-                                                          "what the rules score).")] = None,
+    players: Annotated[
+        int, typer.Option("--players", "-p", help="Number of seats, yours included.")
+    ] = 3,
+    opponents: Annotated[
+        Optional[str],
+        typer.Option(
+            "--opponents",
+            "-o",
+            help="Comma-separated bot strategies (NAME "
+            "or NAME:param=v), seated in turn after you and repeated "
+            "as needed (`shedsim strategies` lists them). Default: "
+            "hint's policy, " + choice_help("policy") + ", then the "
+            "reference opponent, " + choice_help("reference") + ".",
+        ),
+    ] = None,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed",
+            "-s",
+            min=0,
+            help="Seed of the deal and the bots' coin flips (same seed and inputs, same game).",
+        ),
+    ] = 0,
+    game: Annotated[
+        int,
+        typer.Option(
+            "--game",
+            "-g",
+            min=0,
+            max=INT64_MAX,
+            help="Game number within the seed (another deal; the dealer is game % players).",
+        ),
+    ] = 0,
+    seat: Annotated[
+        int,
+        typer.Option(
+            "--seat",
+            min=0,
+            help="Your seat, 0 to players-1 (the dealer of game g is seat g % players).",
+        ),
+    ] = 0,
+    moves: Annotated[
+        Optional[str],
+        typer.Option(
+            "--moves",
+            help="Inputs to play first, separated by ';' (the "
+            "line quit prints, to go on with a game later).",
+        ),
+    ] = None,
+    hint_policy: Annotated[
+        Optional[str],
+        typer.Option(
+            "--hint-policy",
+            help="The policy whose playouts answer "
+            "hint and why (as hint's --policy; default: " + choice_help("policy") + ").",
+        ),
+    ] = None,
+    hint_budget: Annotated[
+        int,
+        typer.Option(
+            "--hint-budget", min=10, help="Most samples per move for hint (why uses half)."
+        ),
+    ] = 1000,
+    hint_objective: Annotated[
+        Optional[str],
+        typer.Option(
+            "--hint-objective",
+            help="What hint and why rank by "
+            "(as hint's --objective: lose, place or first; default: "
+            "what the rules score).",
+        ),
+    ] = None,
     strategy_path: StrategyPathOpt = None,
     bot: BotOpt = None,
-    from_file: Annotated[Optional[Path], typer.Option("--from", help="A game record (`shedsim trace --record "
-                                                      "FILE`): go on with that game from its position, the other "
-                                                      "seats played by the strategies it names.")] = None,
-    move: Annotated[Optional[int], typer.Option("--move", min=0, help="With --from: start after this many of the "
-                                                "recorded moves (default: all of them).")] = None,
+    from_file: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--from",
+            help="A game record (`shedsim trace --record "
+            "FILE`): go on with that game from its position, the other "
+            "seats played by the strategies it names.",
+        ),
+    ] = None,
+    move: Annotated[
+        Optional[int],
+        typer.Option(
+            "--move",
+            min=0,
+            help="With --from: start after this many of the recorded moves (default: all of them).",
+        ),
+    ] = None,
 ) -> None:
     """Play a game against the bots in the terminal.
 
@@ -65,19 +138,34 @@ def play(
     """  # noqa: E501
     from shedsim.analysis.play import Game, PlayError, default_opponents
     from shedsim.cli.records import again_from, play_from
+
     paths = tuple(str(p) for p in strategy_path or [])
-    hints, opening = dict(hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective), None
+    hints, opening = (
+        dict(hint_policy=hint_policy, hint_budget=hint_budget, hint_objective=hint_objective),
+        None,
+    )
     try:
         if from_file is not None:
-            g, opening = play_from(from_file, move, seat, house, rules_file, strategy_paths=paths, **hints)
+            g, opening = play_from(
+                from_file, move, seat, house, rules_file, strategy_paths=paths, **hints
+            )
         else:
             rs = load_rules(rules, house, rules_file)
             if opponents is None:
                 opponents = ",".join(default_opponents())
             bots = bot_entries(bot)  # --opponents LABEL of a --bot LABEL=COMMAND: that bot
             specs = [bot_spec(s.strip(), bots) for s in _split_specs(opponents)]
-            g = Game(rs, players, specs, seed=seed, game=game, seat=seat, strategy_paths=paths,
-                     labels={spec: label for label, spec in bots}, **hints)
+            g = Game(
+                rs,
+                players,
+                specs,
+                seed=seed,
+                game=game,
+                seat=seat,
+                strategy_paths=paths,
+                labels={spec: label for label, spec in bots},
+                **hints,
+            )
     except PlayError as e:
         fail(str(e))
     tty = sys.stdin.isatty()
@@ -86,8 +174,22 @@ def play(
     def again() -> str:
         if from_file is not None:
             return again_from(from_file, move, seat, house, rules_file, paths, g.inputs, **hints)
-        return _again(rules, house, rules_file, players, opponents, seed, game, seat, hint_policy, hint_budget,
-                      hint_objective, paths, g.inputs, bot)
+        return _again(
+            rules,
+            house,
+            rules_file,
+            players,
+            opponents,
+            seed,
+            game,
+            seat,
+            hint_policy,
+            hint_budget,
+            hint_objective,
+            paths,
+            g.inputs,
+            bot,
+        )
 
     _say(g.swap_lines() if opening is None else opening)
     _game_loop(g, queued, tty, again)
@@ -104,11 +206,16 @@ def _game_loop(g, queued: list[str], tty: bool, again) -> None:
     fails). Raises typer.Exit on quit (0) and on the end of input or a bot's failure (1)."""
     from shedsim.analysis.play import InputError
     from shedsim.rules.engine import StrategyError
+
     while not g.over:
         line = _read_line(g.prompt(), queued, tty)
         if line is None:
-            typer.echo(f"end of input before the game ended (move {g.state.moves}); nothing is lost: go on with\n"
-                       f"  {again()}", err=True)
+            typer.echo(
+                f"end of input before the game ended (move {g.state.moves}); nothing is lost: "
+                "go on with\n"
+                f"  {again()}",
+                err=True,
+            )
             raise typer.Exit(1)
         if line.strip().lower() in ("quit", "exit", "q"):
             typer.echo(f"quit at move {g.state.moves}; go on with this game later:\n  {again()}")
@@ -118,10 +225,16 @@ def _game_loop(g, queued: list[str], tty: bool, again) -> None:
         except InputError as e:
             typer.echo(f"  ! {e}")
             continue
-        except StrategyError as e:  # a bot (or the hint policy) failed: the game cannot go on as it is
+        except (
+            StrategyError
+        ) as e:  # a bot (or the hint policy) failed: the game cannot go on as it is
             typer.echo(f"error: {e}", err=True)
-            typer.echo(f"the game stops after {g.state.moves} move(s); nothing is lost: once the strategy is fixed, "
-                       f"go on with\n  {again()}", err=True)
+            typer.echo(
+                f"the game stops after {g.state.moves} move(s); nothing is lost: once the "
+                "strategy is fixed, "
+                f"go on with\n  {again()}",
+                err=True,
+            )
             raise typer.Exit(1) from None
         _say(out)
         if not g.over and g.swapped and g.state.to_move == g.you and _changed(line):
@@ -151,8 +264,22 @@ def _read_line(prompt: str, queued: list[str], tty: bool) -> str | None:
     return raw.rstrip("\n")
 
 
-def _again(rules, house, rules_file, players, opponents, seed, game, seat, hint_policy, hint_budget, hint_objective,
-           paths, inputs, bots=None) -> str:
+def _again(
+    rules,
+    house,
+    rules_file,
+    players,
+    opponents,
+    seed,
+    game,
+    seat,
+    hint_policy,
+    hint_budget,
+    hint_objective,
+    paths,
+    inputs,
+    bots=None,
+) -> str:
     """The command line that continues this game later (its options and ``--moves``)."""
     args = ["shedsim", "play"]
     if rules_file is not None:

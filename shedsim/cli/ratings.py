@@ -10,15 +10,21 @@ import typer
 
 from shedsim.cli.common import CommandGroup
 
-ratings_app = typer.Typer(help="A ratings list across tournaments (SQLite; random = 0 per rules and player count).",
-                          no_args_is_help=True, cls=CommandGroup)
-DbOpt = Annotated[Path, typer.Option("--db", help="The ratings file (SQLite; created when missing).")]
+ratings_app = typer.Typer(
+    help="A ratings list across tournaments (SQLite; random = 0 per rules and player count).",
+    no_args_is_help=True,
+    cls=CommandGroup,
+)
+DbOpt = Annotated[
+    Path, typer.Option("--db", help="The ratings file (SQLite; created when missing).")
+]
 DEFAULT_DB = Path("ratings.sqlite")
 
 
 def _open(db: Path):
     from shedsim.analysis import ratings as RT
     from shedsim.cli.common import fail
+
     if db.exists() and not db.is_file():
         fail(f"--db {str(db)!r}: not a file")
     try:
@@ -28,14 +34,17 @@ def _open(db: Path):
 
 
 @ratings_app.command("add")
-def add(dirs: Annotated[list[Path], typer.Argument(help="Directories of finished tournaments.")],
-        db: DbOpt = DEFAULT_DB) -> None:
+def add(
+    dirs: Annotated[list[Path], typer.Argument(help="Directories of finished tournaments.")],
+    db: DbOpt = DEFAULT_DB,
+) -> None:
     """Add finished tournaments to the list; a run already in it (the same spec key) changes nothing.
 
     Every directory is checked before any is added. Exit codes: 0 done; 2 a directory that holds no finished tournament, or a bad --db.
     """  # noqa: E501
     from shedsim.analysis import ratings as RT
     from shedsim.cli.common import fail
+
     for d in dirs:
         try:
             RT._read_run(d)
@@ -48,16 +57,27 @@ def add(dirs: Annotated[list[Path], typer.Argument(help="Directories of finished
 
 
 @ratings_app.command("show")
-def show(db: DbOpt = DEFAULT_DB,
-         rules: Annotated[Optional[str], typer.Option("--rules", "-r", help="Only the lists of this rule set (its name, e.g. shithead+low7).")] = None,
-         players: Annotated[Optional[int], typer.Option("--players", "-p", help="Only the lists at this player count.")] = None) -> None:
+def show(
+    db: DbOpt = DEFAULT_DB,
+    rules: Annotated[
+        Optional[str],
+        typer.Option(
+            "--rules", "-r", help="Only the lists of this rule set (its name, e.g. shithead+low7)."
+        ),
+    ] = None,
+    players: Annotated[
+        Optional[int], typer.Option("--players", "-p", help="Only the lists at this player count.")
+    ] = None,
+) -> None:
     """Print every list: one per rule set and player count, best first, random = 0."""
     from rich.console import Console
     from rich.table import Table
 
     from shedsim.analysis import ratings as RT
+
     if not db.is_file():
         from shedsim.cli.common import fail
+
         fail(f"--db {str(db)!r}: no such ratings file (shedsim ratings add DIR makes it)")
     con = _open(db)
     shown = 0
@@ -65,9 +85,12 @@ def show(db: DbOpt = DEFAULT_DB,
         if (rules is not None and name != rules) or (players is not None and n != players):
             continue
         rs, anchored = RT.ratings(con, h, n)
-        t = Table(title=f"{name}, {n} players ({runs} run(s))",
-                  caption=f"Bradley-Terry on the Elo scale, {RT.anchor()} = 0" if anchored
-                  else f"no {RT.anchor()} in these runs: the mean is 0")
+        t = Table(
+            title=f"{name}, {n} players ({runs} run(s))",
+            caption=f"Bradley-Terry on the Elo scale, {RT.anchor()} = 0"
+            if anchored
+            else f"no {RT.anchor()} in these runs: the mean is 0",
+        )
         for c in ("#", "entry", "Elo", "comparisons", "runs"):
             t.add_column(c, justify="left" if c == "entry" else "right")
         for k, r in enumerate(rs, 1):
@@ -79,12 +102,22 @@ def show(db: DbOpt = DEFAULT_DB,
 
 
 @ratings_app.command("page")
-def page_cmd(out: Annotated[Path, typer.Option("--out", "-o", help="The HTML page to write; an existing file is replaced only if shedsim wrote it.")],
-             db: DbOpt = DEFAULT_DB) -> None:
+def page_cmd(
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The HTML page to write; an existing file is replaced only if shedsim wrote it.",
+        ),
+    ],
+    db: DbOpt = DEFAULT_DB,
+) -> None:
     """Write every list as one self-contained HTML page."""
     from shedsim.analysis import ratings as RT
     from shedsim.cli.common import fail
     from shedsim.runs import atomic
+
     if not db.is_file():
         fail(f"--db {str(db)!r}: no such ratings file (shedsim ratings add DIR makes it)")
     if out.exists() and not atomic.written_by_shedsim(out):

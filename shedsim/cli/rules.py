@@ -7,9 +7,20 @@ from typing import Annotated
 
 import typer
 
-from shedsim.cli.common import CommandGroup, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
+from shedsim.cli.common import (
+    CommandGroup,
+    HouseOpt,
+    RulesFileOpt,
+    RulesOpt,  # noqa: F401
+    StrategyPathOpt,  # noqa: F401
+    fail,  # noqa: F401
+    load_players,  # noqa: F401
+    load_rules,
+)
 
-rules_app = typer.Typer(help="List and inspect rule sets and house toggles.", no_args_is_help=True, cls=CommandGroup)
+rules_app = typer.Typer(
+    help="List and inspect rule sets and house toggles.", no_args_is_help=True, cls=CommandGroup
+)
 
 
 @rules_app.command("list")
@@ -21,19 +32,34 @@ def rules_list() -> None:
 
     import shedsim.rules.settings as S
     from shedsim.rules.ruleset import preset
+
     console = Console()
     rows = {name: dict(preset(name).describe()) for name in S.PRESETS}
-    varies = [s for s in S.SETTINGS if s.key not in ("name", "players")
-              and len({repr(s.value(name)) for name in S.PRESETS}) > 1]
+    varies = [
+        s
+        for s in S.SETTINGS
+        if s.key not in ("name", "players") and len({repr(s.value(name)) for name in S.PRESETS}) > 1
+    ]
     same = [s for s in S.SETTINGS if s.key != "name" and s not in varies and s.kind != "players"]
-    t = Table(title="Rule sets (--rules)", show_lines=True, caption_justify="left", caption=escape(
-        "Every preset: " + "; ".join(f"{s.title}: {S.show_value(s.default)}" for s in same)))
+    t = Table(
+        title="Rule sets (--rules)",
+        show_lines=True,
+        caption_justify="left",
+        caption=escape(
+            "Every preset: " + "; ".join(f"{s.title}: {S.show_value(s.default)}" for s in same)
+        ),
+    )
     t.add_column("name", no_wrap=True)
     t.add_column("players", no_wrap=True)
     t.add_column("how it plays (see shedsim rules show NAME)", ratio=1, overflow="fold")
     for name, row in rows.items():
-        t.add_row(name, row["players"], escape("; ".join(f"{s.title}: {row[s.title]}" for s in varies
-                                                         if row[s.title] != "-") + "."))
+        t.add_row(
+            name,
+            row["players"],
+            escape(
+                "; ".join(f"{s.title}: {row[s.title]}" for s in varies if row[s.title] != "-") + "."
+            ),
+        )
     console.print(t)
     h = Table(title="House toggles (--house, repeatable; all compose)")
     h.add_column("toggle", no_wrap=True)
@@ -64,9 +90,13 @@ def rules_show(
     from rich.table import Table
 
     from shedsim.rules.cards import RANKS, rank_name
+
     rs = load_rules(name, house, rules_file)
     console = Console()
-    s = Table(title=f"Rule set {rs.name}" + (f" + {', '.join(rs.house)}" if rs.house else ""), show_header=False)
+    s = Table(
+        title=f"Rule set {rs.name}" + (f" + {', '.join(rs.house)}" if rs.house else ""),
+        show_header=False,
+    )
     s.add_column("setting")
     s.add_column("value")
     for label, value in rs.describe():
@@ -82,4 +112,7 @@ def rules_show(
         t.add_row(rank_name(top), *("x" if rs.can_play(top, r) else "." for r in RANKS))
     console.print(t)
     if rs.invisible:
-        console.print(f"(invisible ranks {', '.join(rank_name(r) for r in sorted(rs.invisible))} are never the effective top)")
+        console.print(
+            f"(invisible ranks {', '.join(rank_name(r) for r in sorted(rs.invisible))} are "
+            "never the effective top)"
+        )

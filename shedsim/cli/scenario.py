@@ -7,10 +7,22 @@ from typing import Annotated
 
 import typer
 
-from shedsim.cli.common import CommandGroup, HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
+from shedsim.cli.common import (
+    CommandGroup,
+    HouseOpt,  # noqa: F401
+    RulesFileOpt,  # noqa: F401
+    RulesOpt,  # noqa: F401
+    StrategyPathOpt,  # noqa: F401
+    fail,
+    load_players,  # noqa: F401
+    load_rules,  # noqa: F401
+)
 
-scenario_app = typer.Typer(help="Run and show scenario files (positions + moves + expectations).",
-                           no_args_is_help=True, cls=CommandGroup)
+scenario_app = typer.Typer(
+    help="Run and show scenario files (positions + moves + expectations).",
+    no_args_is_help=True,
+    cls=CommandGroup,
+)
 
 
 @scenario_app.command("run")
@@ -24,6 +36,7 @@ def scenario_run(
     2 when a file cannot be read or played (the field is named).
     """
     from shedsim.rules.scenario import ScenarioError, run_scenario
+
     failed = 0
     invalid = 0
     for f in files:
@@ -41,7 +54,10 @@ def scenario_run(
         elif not quiet:
             typer.echo(f"ok   {f}")
     total = len(files)
-    typer.echo(f"{total - failed - invalid} passed, {failed} failed" + (f", {invalid} invalid" if invalid else ""))
+    typer.echo(
+        f"{total - failed - invalid} passed, {failed} failed"
+        + (f", {invalid} invalid" if invalid else "")
+    )
     if invalid:
         raise typer.Exit(2)
     if failed:
@@ -52,6 +68,7 @@ def scenario_run(
 def scenario_show(file: Annotated[Path, typer.Argument(help="A scenario TOML file.")]) -> None:
     """Print a scenario's position, its legal moves, and the position after its moves."""
     from shedsim.rules.scenario import ScenarioError, show_scenario
+
     try:
         typer.echo(show_scenario(file))
     except ScenarioError as e:

@@ -17,31 +17,145 @@ import shedsim.cli.options as O
 _P_RUN = O.P_RUN
 _P_TEST = "The test"
 PlayersOpt = O.players_option("Seats: X takes one, Y all the others", 2)
-OutOpt = O.out_option(None, " (sprt.csv: the LLR path, llr.png and run.json; with --compare-pairing: pairing.csv, "
-                            "pairing.png, run.json)")
+OutOpt = O.out_option(
+    None,
+    " (sprt.csv: the LLR path, llr.png and run.json; with --compare-pairing: pairing.csv, "
+    "pairing.png, run.json)",
+)
 
 
 def sprt(
-    a: Annotated[Optional[str], typer.Option("--a", rich_help_panel=_P_RUN, help="Strategy X, the candidate: NAME or NAME:param=v (required, unless --resume).")] = None,
-    b: Annotated[Optional[str], typer.Option("--b", rich_help_panel=_P_RUN, help="Strategy Y, the baseline (required, unless --resume; may equal --a: an A/A test).")] = None,
+    a: Annotated[
+        Optional[str],
+        typer.Option(
+            "--a",
+            rich_help_panel=_P_RUN,
+            help="Strategy X, the candidate: NAME or NAME:param=v (required, unless --resume).",
+        ),
+    ] = None,
+    b: Annotated[
+        Optional[str],
+        typer.Option(
+            "--b",
+            rich_help_panel=_P_RUN,
+            help=(
+                "Strategy Y, the baseline (required, unless --resume; may equal --a: an A/A test)."
+            ),
+        ),
+    ] = None,
     rules: O.OptionalRulesOpt = None,
     house: O.HouseOpt = None,
     rules_file: O.RulesFileOpt = None,
     players: PlayersOpt = None,
     seed: O.SeedOpt = None,
-    unpaired: Annotated[bool, typer.Option("--unpaired", rich_help_panel=_P_RUN, help="A fresh deal for every game (trinomial model) instead of each deal under every rotation.")] = False,
+    unpaired: Annotated[
+        bool,
+        typer.Option(
+            "--unpaired",
+            rich_help_panel=_P_RUN,
+            help=(
+                "A fresh deal for every game (trinomial model) instead of each deal under "
+                "every rotation."
+            ),
+        ),
+    ] = False,
     strategy_path: O.StrategyPathOpt = None,
     bot: O.BotOpt = None,
-    elo0: Annotated[Optional[float], typer.Option("--elo0", rich_help_panel=_P_TEST, help="H0: X - Y = elo0 logistic Elo (default: 0).")] = None,
-    elo1: Annotated[Optional[float], typer.Option("--elo1", rich_help_panel=_P_TEST, help="H1: X - Y = elo1 logistic Elo, above --elo0 (default: 5).")] = None,
-    alpha: Annotated[Optional[float], typer.Option("--alpha", rich_help_panel=_P_TEST, help="Chance of accepting H1 when H0 holds (default: 0.05).")] = None,
-    beta: Annotated[Optional[float], typer.Option("--beta", rich_help_panel=_P_TEST, help="Chance of accepting H0 when H1 holds (default: 0.05).")] = None,
-    max_games: Annotated[Optional[int], typer.Option("--max-games", rich_help_panel=_P_TEST, help="Stop without a decision after this many games (default: 200000).")] = None,
-    min_games: Annotated[Optional[int], typer.Option("--min-games", rich_help_panel=_P_TEST, help="No decision before this many games (the normal approximation needs a few dozen pairs) (default: 100).")] = None,
-    llr: Annotated[Optional[str], typer.Option("--llr", rich_help_panel=_P_TEST, help="The log-likelihood ratio: normal = the normal approximation (fishtest LLR_alt2, the default); mle = the exact ratio of the maximum-likelihood pentanomial/trinomial distributions (fishtest LLR_logistic).")] = None,
-    batch: Annotated[Optional[int], typer.Option("--batch", min=1, max=1_000_000, rich_help_panel=_P_TEST, help="Games per kernel call and per stored batch (progress step, and the work a worker takes); the result does not depend on it (default: 2000; with --compare-pairing 20000).")] = None,
-    compare_pairing: Annotated[bool, typer.Option("--compare-pairing", rich_help_panel=_P_TEST, help="Instead of the SPRT: play --games games paired and as many unpaired, and compare the 95% interval widths of the score.")] = False,
-    games: Annotated[Optional[int], typer.Option("--games", "-g", rich_help_panel=_P_TEST, help="Games per design with --compare-pairing (default: 20000).")] = None,
+    elo0: Annotated[
+        Optional[float],
+        typer.Option(
+            "--elo0", rich_help_panel=_P_TEST, help="H0: X - Y = elo0 logistic Elo (default: 0)."
+        ),
+    ] = None,
+    elo1: Annotated[
+        Optional[float],
+        typer.Option(
+            "--elo1",
+            rich_help_panel=_P_TEST,
+            help="H1: X - Y = elo1 logistic Elo, above --elo0 (default: 5).",
+        ),
+    ] = None,
+    alpha: Annotated[
+        Optional[float],
+        typer.Option(
+            "--alpha",
+            rich_help_panel=_P_TEST,
+            help="Chance of accepting H1 when H0 holds (default: 0.05).",
+        ),
+    ] = None,
+    beta: Annotated[
+        Optional[float],
+        typer.Option(
+            "--beta",
+            rich_help_panel=_P_TEST,
+            help="Chance of accepting H0 when H1 holds (default: 0.05).",
+        ),
+    ] = None,
+    max_games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--max-games",
+            rich_help_panel=_P_TEST,
+            help="Stop without a decision after this many games (default: 200000).",
+        ),
+    ] = None,
+    min_games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--min-games",
+            rich_help_panel=_P_TEST,
+            help=(
+                "No decision before this many games (the normal approximation needs a few "
+                "dozen pairs) (default: 100)."
+            ),
+        ),
+    ] = None,
+    llr: Annotated[
+        Optional[str],
+        typer.Option(
+            "--llr",
+            rich_help_panel=_P_TEST,
+            help=(
+                "The log-likelihood ratio: normal = the normal approximation (fishtest "
+                "LLR_alt2, the default); mle = the exact ratio of the maximum-likelihood "
+                "pentanomial/trinomial distributions (fishtest LLR_logistic)."
+            ),
+        ),
+    ] = None,
+    batch: Annotated[
+        Optional[int],
+        typer.Option(
+            "--batch",
+            min=1,
+            max=1_000_000,
+            rich_help_panel=_P_TEST,
+            help=(
+                "Games per kernel call and per stored batch (progress step, and the work a "
+                "worker takes); the result does not depend on it (default: 2000; with "
+                "--compare-pairing 20000)."
+            ),
+        ),
+    ] = None,
+    compare_pairing: Annotated[
+        bool,
+        typer.Option(
+            "--compare-pairing",
+            rich_help_panel=_P_TEST,
+            help=(
+                "Instead of the SPRT: play --games games paired and as many unpaired, and "
+                "compare the 95% interval widths of the score."
+            ),
+        ),
+    ] = False,
+    games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--games",
+            "-g",
+            rich_help_panel=_P_TEST,
+            help="Games per design with --compare-pairing (default: 20000).",
+        ),
+    ] = None,
     out: OutOpt = None,
     resume: O.ResumeOpt = None,
     force: O.ForceOpt = False,
@@ -49,7 +163,15 @@ def sprt(
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
     no_plots: O.NoPlotsOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=O.P_OUT, help="No progress bar or notes (the result is still printed).")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            rich_help_panel=O.P_OUT,
+            help="No progress bar or notes (the result is still printed).",
+        ),
+    ] = False,
     stop_after: O.StopAfterOpt = None,
     deals: O.DealsOpt = None,
 ) -> None:
@@ -69,16 +191,39 @@ def sprt(
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
     from shedsim.cli.common import bot_entries, bot_spec
+
     if bot and resume is not None:
         from shedsim.cli.common import fail
+
         fail("--resume: --bot cannot be given with --resume: the stored test decides its players")
     bots = bot_entries(bot)  # --a LABEL / --b LABEL of a --bot LABEL=COMMAND: that bot
     a, b = bot_spec(a, bots), bot_spec(b, bots)
-    r = O.call(api.sprt, a=a, b=b, rules=rules, house=house, rules_file=rules_file, players=players, seed=seed,
-               unpaired=unpaired, compare_pairing=compare_pairing, games=games, strategy_path=O.paths_of(strategy_path),
-               elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games, min_games=min_games, llr=llr,
-               batch=batch, deals=deals, options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots,
-                                                  stop_after))
+    r = O.call(
+        api.sprt,
+        a=a,
+        b=b,
+        rules=rules,
+        house=house,
+        rules_file=rules_file,
+        players=players,
+        seed=seed,
+        unpaired=unpaired,
+        compare_pairing=compare_pairing,
+        games=games,
+        strategy_path=O.paths_of(strategy_path),
+        elo0=elo0,
+        elo1=elo1,
+        alpha=alpha,
+        beta=beta,
+        max_games=max_games,
+        min_games=min_games,
+        llr=llr,
+        batch=batch,
+        deals=deals,
+        options=O.run_options(
+            out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after
+        ),
+    )
     typer.echo("\n".join(_pairing_lines(r) if r.pairing is not None else _decision_lines(r.result)))
     if r.out is not None and not quiet:
         typer.echo(f"wrote {', '.join(r.files)}, run.json to {str(r.out)}")
@@ -87,28 +232,39 @@ def sprt(
 def _decision_lines(res) -> list[str]:
     """The decision, games, LLR, score and Elo of an SPRT result, as printed."""
     from shedsim.analysis.sprt_study import elo_text
+
     unit = res.unit_name
     n_units = f"{res.units:,} {unit}" if unit != "games" else ""
     return [
         res.decision_text(),
-        f"  games   {res.games:,}" + (f" ({n_units})" if n_units else "")
+        f"  games   {res.games:,}"
+        + (f" ({n_units})" if n_units else "")
         + f"; {res.unfinished:,} unfinished (stalled, proven loops or the move cap)",
         f"  LLR     {res.llr:+.3f}  (bounds {res.lower:+.3f}, {res.upper:+.3f}; "
-        + ("normal approximation" if res.llr_method == "normal" else "exact maximum likelihood") + ")",
+        + ("normal approximation" if res.llr_method == "normal" else "exact maximum likelihood")
+        + ")",
         f"  score   {res.score:.4f}  [{res.lo:.4f}, {res.hi:.4f}]  (95%, t interval over {unit})",
-        f"  Elo     {elo_text(res.elo)}  [{elo_text(res.elo_lo)}, {elo_text(res.elo_hi)}]  (logistic, X - Y)",
+        f"  Elo     {elo_text(res.elo)}  [{elo_text(res.elo_lo)}, {elo_text(res.elo_hi)}]  "
+        "(logistic, X - Y)",
     ]
 
 
 def _pairing_lines(r) -> list[str]:
     """The two designs' scores, interval widths and their ratio, as printed."""
     from shedsim.analysis.sprt_study import rules_text
+
     job, gain = r.run.job, r.result
     p, u = gain.paired, gain.unpaired
     unit = "pairs" if job.players == 2 else "deals"
-    return [f"Pairing gain, {job.a} vs {job.b}: {rules_text(job.rules)}, {job.players} players, {p.games:,} games "
-            f"per design (seed {job.seed})",
-            f"  paired    score {p.score:.4f}  [{p.lo:.4f}, {p.hi:.4f}]  width {p.width:.4f}  (t over {p.units:,} {unit})",
-            f"  unpaired  score {u.score:.4f}  [{u.lo:.4f}, {u.hi:.4f}]  width {u.width:.4f}  (t over {u.units:,} games)",
-            f"  width ratio unpaired / paired = {gain.ratio:.3f}: {gain.verdict()}; unpaired deals need "
-            f"{gain.variance_ratio:.2f}x as many games for the same precision"]
+    return [
+        f"Pairing gain, {job.a} vs {job.b}: {rules_text(job.rules)}, {job.players} players, "
+        f"{p.games:,} games "
+        f"per design (seed {job.seed})",
+        f"  paired    score {p.score:.4f}  [{p.lo:.4f}, {p.hi:.4f}]  width {p.width:.4f}  (t "
+        f"over {p.units:,} {unit})",
+        f"  unpaired  score {u.score:.4f}  [{u.lo:.4f}, {u.hi:.4f}]  width {u.width:.4f}  (t "
+        f"over {u.units:,} games)",
+        f"  width ratio unpaired / paired = {gain.ratio:.3f}: {gain.verdict()}; unpaired deals "
+        "need "
+        f"{gain.variance_ratio:.2f}x as many games for the same precision",
+    ]

@@ -5,16 +5,29 @@ from __future__ import annotations
 
 import typer
 
-from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt, fail, load_players, load_rules  # noqa: F401
+from shedsim.cli.common import (
+    HouseOpt,  # noqa: F401
+    RulesFileOpt,  # noqa: F401
+    RulesOpt,  # noqa: F401
+    StrategyPathOpt,
+    fail,
+    load_players,  # noqa: F401
+    load_rules,  # noqa: F401
+)
 
 
 def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
-    """List the strategy plugins found (built-in, $SHEDSIM_STRATEGY_PATH, --strategy-path): kind, traits (TRAITS: cost class, search, what each uses, its face-up rule), parameters with their defaults and ranges, and which strategies the commands' defaults select by those traits (@ROLE, usable in --strategies)."""
+    """List the strategy plugins found (built-in, $SHEDSIM_STRATEGY_PATH, --strategy-path): kind,
+    traits (TRAITS: cost class, search, what each uses, its face-up rule), parameters with their
+    defaults and ranges, and which strategies the commands' defaults select by those traits (@ROLE,
+    usable in --strategies).
+    """
     from rich.console import Console
     from rich.markup import escape
 
     from shedsim.plugin_meta import TRAIT_HELP, range_text
     from shedsim.plugins import ROLES, PluginError, discover, select
+
     try:
         found = discover([str(p) for p in strategy_path or []])
     except PluginError as e:
@@ -25,10 +38,15 @@ def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
         facts = [s.kind, "deterministic" if s.deterministic else "not deterministic"]
         if s.variant_of:
             facts.append(f"a variant of {s.variant_of}")
-        search = tr["search"] + (f" (off with {s.traits.search_param}=0)" if s.traits.search_param else "")
-        traits = (f"cost {tr['cost']}; search {search}; uses {tr['uses']}; swap {tr['swap']}"
-                  + ("; loops in self-play" if s.traits.self_play_loops else ""))
-        params = ", ".join(f"{k}={v} ({range_text(s.ranges[k])})" for k, v in s.params.items()) or "none"
+        search = tr["search"] + (
+            f" (off with {s.traits.search_param}=0)" if s.traits.search_param else ""
+        )
+        traits = f"cost {tr['cost']}; search {search}; uses {tr['uses']}; swap {tr['swap']}" + (
+            "; loops in self-play" if s.traits.self_play_loops else ""
+        )
+        params = (
+            ", ".join(f"{k}={v} ({range_text(s.ranges[k])})" for k, v in s.params.items()) or "none"
+        )
         out.print(f"[bold]{escape(s.name)}[/]: {escape(s.description)}")
         out.print(f"  {', '.join(facts)}; {escape(str(s.path))}")
         out.print(f"  traits: {escape(traits)}")
@@ -38,15 +56,21 @@ def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
         out.print(f"  {escape(str(b.path))}")
     out.print("")
     out.print("traits: " + "; ".join(f"{k}: {escape(v)}" for k, v in TRAIT_HELP.items()))
-    for role, rule in ROLES.items():  # the defaults of the commands, selected by traits (built-in only)
+    for (
+        role,
+        rule,
+    ) in ROLES.items():  # the defaults of the commands, selected by traits (built-in only)
         try:
             names = ", ".join(select(found, role))
         except PluginError as e:
             names = f"none ({e})"
         out.print(f"@{role}: {escape(names)} ({escape(rule)})")
     if found.broken:
-        Console(stderr=True).print(f"[yellow]note:[/] {len(found.broken)} broken plugin file(s) left out: "
-                                   + "; ".join(escape(b.reason) for b in found.broken), highlight=False)
+        Console(stderr=True).print(
+            f"[yellow]note:[/] {len(found.broken)} broken plugin file(s) left out: "
+            + "; ".join(escape(b.reason) for b in found.broken),
+            highlight=False,
+        )
 
 
 def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
@@ -57,6 +81,7 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
     from shedsim.analysis.hint import warm_up
     from shedsim.plugins import PluginError
     from shedsim.runs.warm import CompileError, compile_all
+
     t = time.perf_counter()
     try:  # with the playout kernel of `shedsim hint` (its default policy)
         names = compile_all(tuple(str(p) for p in strategy_path or []), meanwhile=warm_up)
@@ -64,5 +89,8 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
         fail(str(e))
     except CompileError as e:
         fail(str(e), 1)
-    typer.echo(f"kernel, hint playouts and {len(names)} compiled strategies ready in {time.perf_counter() - t:.1f} s "
-               f"({', '.join(names)})")
+    typer.echo(
+        f"kernel, hint playouts and {len(names)} compiled strategies ready in "
+        f"{time.perf_counter() - t:.1f} s "
+        f"({', '.join(names)})"
+    )

@@ -20,13 +20,80 @@ def swaps(
     rules: O.OptionalRulesOpt = None,
     house: O.HouseOpt = None,
     players: PlayersOpt = None,
-    strategy: Annotated[Optional[str], typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The play policy S (NAME or NAME:param=v): every seat plays it; its swap is the one studied in (a) and (d) (default: the reference opponent, " + choice_help("reference") + ").")] = None,
-    games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games for (a)+(b) and again for (c) (rounded up to whole tournament blocks in (c)) (default: 100000).")] = None,
-    swap_policy: Annotated[Optional[list[str]], typer.Option("--swap-policy", rich_help_panel=_P_RUN, help="Another strategy whose swap joins the policy comparison (c), repeatable (LABEL=NAME to name it).")] = None,
-    deals: Annotated[Optional[int], typer.Option("--deals", min=0, rich_help_panel=_P_RUN, help="Sample deals for the regret study (d); 0 skips it (default: 200).")] = None,
-    rollouts: Annotated[Optional[int], typer.Option("--rollouts", min=2, rich_help_panel=_P_RUN, help="Games per face-up choice per deal in (d) (default: 200).")] = None,
-    seat: Annotated[Optional[int], typer.Option("--seat", min=0, rich_help_panel=_P_RUN, help="The seat whose choices (d) evaluates (default: 0).")] = None,
-    min_games: Annotated[Optional[int], typer.Option("--min-games", min=1, rich_help_panel=_P_RUN, help="Seat-games a face-up multiset needs to enter the value table (b) (default: 200).")] = None,
+    strategy: Annotated[
+        Optional[str],
+        typer.Option(
+            "--strategy",
+            "-S",
+            rich_help_panel=_P_RUN,
+            help=(
+                "The play policy S (NAME or NAME:param=v): every seat plays it; its swap is "
+                "the one studied in (a) and (d) (default: the reference opponent, "
+            )
+            + choice_help("reference")
+            + ").",
+        ),
+    ] = None,
+    games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--games",
+            "-g",
+            min=1,
+            rich_help_panel=_P_RUN,
+            help=(
+                "Games for (a)+(b) and again for (c) (rounded up to whole tournament blocks in "
+                "(c)) (default: 100000)."
+            ),
+        ),
+    ] = None,
+    swap_policy: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--swap-policy",
+            rich_help_panel=_P_RUN,
+            help=(
+                "Another strategy whose swap joins the policy comparison (c), repeatable "
+                "(LABEL=NAME to name it)."
+            ),
+        ),
+    ] = None,
+    deals: Annotated[
+        Optional[int],
+        typer.Option(
+            "--deals",
+            min=0,
+            rich_help_panel=_P_RUN,
+            help="Sample deals for the regret study (d); 0 skips it (default: 200).",
+        ),
+    ] = None,
+    rollouts: Annotated[
+        Optional[int],
+        typer.Option(
+            "--rollouts",
+            min=2,
+            rich_help_panel=_P_RUN,
+            help="Games per face-up choice per deal in (d) (default: 200).",
+        ),
+    ] = None,
+    seat: Annotated[
+        Optional[int],
+        typer.Option(
+            "--seat",
+            min=0,
+            rich_help_panel=_P_RUN,
+            help="The seat whose choices (d) evaluates (default: 0).",
+        ),
+    ] = None,
+    min_games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--min-games",
+            min=1,
+            rich_help_panel=_P_RUN,
+            help="Seat-games a face-up multiset needs to enter the value table (b) (default: 200).",
+        ),
+    ] = None,
     seed: O.SeedOpt = None,
     strategy_path: O.StrategyPathOpt = None,
     out: OutOpt = None,
@@ -54,25 +121,55 @@ def swaps(
     import time
 
     from shedsim import api
+
     t0 = time.perf_counter()
-    r = O.call(api.swaps, rules=rules, house=house, players=players, strategy=strategy, games=games,
-               swap_policy=swap_policy, deals=deals, rollouts=rollouts, seat=seat, min_games=min_games, seed=seed,
-               strategy_path=O.paths_of(strategy_path),
-               options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after,
-                                     default_out="reports/swaps"))
+    r = O.call(
+        api.swaps,
+        rules=rules,
+        house=house,
+        players=players,
+        strategy=strategy,
+        games=games,
+        swap_policy=swap_policy,
+        deals=deals,
+        rollouts=rollouts,
+        seat=seat,
+        min_games=min_games,
+        seed=seed,
+        strategy_path=O.paths_of(strategy_path),
+        options=O.run_options(
+            out,
+            resume,
+            force,
+            workers,
+            backend,
+            scheduler,
+            quiet,
+            no_plots,
+            stop_after,
+            default_out="reports/swaps",
+        ),
+    )
     if not quiet:
         import json
 
         from rich.console import Console
         from rich.table import Table
+
         tab = Table(title="Swap policies (play policy fixed)")
         for c in ("policy", "loss rate [95%]", "mean place", "rating (Elo)"):
             tab.add_column(c)
         for _, row in r.policies.iterrows():
-            tab.add_row(str(row["strategy"]), f"{row['loss_rate']:.1%} [{row['loss_lo']:.1%}, {row['loss_hi']:.1%}]",
-                        f"{row['mean_place']:.3f}", f"{row['rating']:+.0f}")
+            tab.add_row(
+                str(row["strategy"]),
+                f"{row['loss_rate']:.1%} [{row['loss_lo']:.1%}, {row['loss_hi']:.1%}]",
+                f"{row['mean_place']:.3f}",
+                f"{row['rating']:+.0f}",
+            )
         Console().print(tab)
         for h in r.headline:
             Console().print(f"- {h}")
-        Console(stderr=True).print(f"wrote {len(r.files) + 1} files to {json.dumps(str(r.out))} in "
-                                   f"{time.perf_counter() - t0:.1f} s")
+        Console(stderr=True).print(
+            f"wrote {len(r.files) + 1} files to {json.dumps(str(r.out))} in "
+            f"{time.perf_counter() - t0:.1f} s"
+        )

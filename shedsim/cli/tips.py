@@ -12,17 +12,83 @@ import shedsim.cli.options as O
 from shedsim.cli.common import choice_help
 
 _P_RUN = O.P_RUN
-OutOpt = O.out_option("reports/tips", " (a file there that shedsim did not write is never replaced)")
+OutOpt = O.out_option(
+    "reports/tips", " (a file there that shedsim did not write is never replaced)"
+)
 
 
 def tips(
-    rules: Annotated[Optional[list[str]], typer.Option("--rules", "-r", rich_help_panel=_P_RUN, help="Rule set (preset or rules .toml file), repeatable; default: every preset.")] = None,
-    house: Annotated[Optional[list[str]], typer.Option("--house", "-H", rich_help_panel=_P_RUN, help="House toggle for every rule set, repeatable.")] = None,
-    players: Annotated[Optional[list[int]], typer.Option("--players", "-p", rich_help_panel=_P_RUN, help="Player count, repeatable; default: 2 and 4 (counts a rule set does not allow are skipped).")] = None,
-    tip: Annotated[Optional[list[str]], typer.Option("--tip", "-t", rich_help_panel=_P_RUN, help="Only this tip, repeatable (default: every tip).")] = None,
-    games: Annotated[Optional[int], typer.Option("--games", "-g", rich_help_panel=_P_RUN, help="Games per variant (follow, ignore) and cell, whole deals (default: 40000).")] = None,
-    base: Annotated[Optional[str], typer.Option("--base", rich_help_panel=_P_RUN, help="The tested player before a tip is switched: a spec of a strategy with every tip's parameter (default: " + choice_help("tips-base") + ").")] = None,
-    opponents: Annotated[Optional[str], typer.Option("--opponents", rich_help_panel=_P_RUN, help="Strategy of the other seats (default: the reference opponent, " + choice_help("reference") + ").")] = None,
+    rules: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--rules",
+            "-r",
+            rich_help_panel=_P_RUN,
+            help="Rule set (preset or rules .toml file), repeatable; default: every preset.",
+        ),
+    ] = None,
+    house: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--house",
+            "-H",
+            rich_help_panel=_P_RUN,
+            help="House toggle for every rule set, repeatable.",
+        ),
+    ] = None,
+    players: Annotated[
+        Optional[list[int]],
+        typer.Option(
+            "--players",
+            "-p",
+            rich_help_panel=_P_RUN,
+            help=(
+                "Player count, repeatable; default: 2 and 4 (counts a rule set does not allow "
+                "are skipped)."
+            ),
+        ),
+    ] = None,
+    tip: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--tip",
+            "-t",
+            rich_help_panel=_P_RUN,
+            help="Only this tip, repeatable (default: every tip).",
+        ),
+    ] = None,
+    games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--games",
+            "-g",
+            rich_help_panel=_P_RUN,
+            help="Games per variant (follow, ignore) and cell, whole deals (default: 40000).",
+        ),
+    ] = None,
+    base: Annotated[
+        Optional[str],
+        typer.Option(
+            "--base",
+            rich_help_panel=_P_RUN,
+            help=(
+                "The tested player before a tip is switched: a spec of a strategy with every "
+                "tip's parameter (default: "
+            )
+            + choice_help("tips-base")
+            + ").",
+        ),
+    ] = None,
+    opponents: Annotated[
+        Optional[str],
+        typer.Option(
+            "--opponents",
+            rich_help_panel=_P_RUN,
+            help="Strategy of the other seats (default: the reference opponent, "
+            + choice_help("reference")
+            + ").",
+        ),
+    ] = None,
     seed: O.SeedOpt = None,
     strategy_path: O.StrategyPathOpt = None,
     bot: O.BotOpt = None,
@@ -33,7 +99,15 @@ def tips(
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
     no_plots: O.NoPlotsOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=O.P_OUT, help="No progress bar (the findings are still printed).")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            rich_help_panel=O.P_OUT,
+            help="No progress bar (the findings are still printed).",
+        ),
+    ] = False,
 ) -> None:
     """Do the beginner tips work? Each tip followed against ignored, everything else equal.
 
@@ -51,11 +125,31 @@ def tips(
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
     from shedsim.cli.common import bot_entries, bot_spec
+
     opponents = bot_spec(opponents, bot_entries(bot))  # --opponents LABEL of a --bot LABEL=COMMAND
-    r = O.call(api.tips, rules=rules, house=house, players=players, tip=tip, games=games, base=base,
-               opponents=opponents, seed=seed, strategy_path=O.paths_of(strategy_path),
-               options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots,
-                                     default_out="reports/tips"))
+    r = O.call(
+        api.tips,
+        rules=rules,
+        house=house,
+        players=players,
+        tip=tip,
+        games=games,
+        base=base,
+        opponents=opponents,
+        seed=seed,
+        strategy_path=O.paths_of(strategy_path),
+        options=O.run_options(
+            out,
+            resume,
+            force,
+            workers,
+            backend,
+            scheduler,
+            quiet,
+            no_plots,
+            default_out="reports/tips",
+        ),
+    )
     typer.echo("\n".join(r.headline))
     if not quiet:
         typer.echo(f"wrote {', '.join(r.files + ['run.json'])} to {r.out}")

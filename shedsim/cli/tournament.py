@@ -25,17 +25,87 @@ def tournament(
     house: O.HouseOpt = None,
     rules_file: O.RulesFileOpt = None,
     players: PlayersOpt = None,
-    strategies: Annotated[Optional[str], typer.Option("--strategies", "-S", rich_help_panel=_P_RUN, help="Comma-separated entries: NAME, NAME:param=v, or LABEL=SPEC, or @ROLE for the built-in strategies a role selects by their traits (@default, @ladder, ...; `shedsim strategies` lists them); a strategy named twice gets NAME#2 (A/A test) (default: " + choice_help("default") + ").")] = None,
-    games: Annotated[Optional[int], typer.Option("--games", "-g", min=1, rich_help_panel=_P_RUN, help="Games to play, rounded up to whole blocks (every table x every rotation x rounds) (default: 200000).")] = None,
+    strategies: Annotated[
+        Optional[str],
+        typer.Option(
+            "--strategies",
+            "-S",
+            rich_help_panel=_P_RUN,
+            help=(
+                "Comma-separated entries: NAME, NAME:param=v, or LABEL=SPEC, or @ROLE for the "
+                "built-in strategies a role selects by their traits (@default, @ladder, ...; "
+                "`shedsim strategies` lists them); a strategy named twice gets NAME#2 (A/A "
+                "test) (default: "
+            )
+            + choice_help("default")
+            + ").",
+        ),
+    ] = None,
+    games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--games",
+            "-g",
+            min=1,
+            rich_help_panel=_P_RUN,
+            help=(
+                "Games to play, rounded up to whole blocks (every table x every rotation x "
+                "rounds) (default: 200000)."
+            ),
+        ),
+    ] = None,
     seed: O.SeedOpt = None,
-    rounds: Annotated[Optional[int], typer.Option("--rounds", min=1, max=10, rich_help_panel=_P_RUN, help="Rounds per match (1-10), scored by summed places as palace does; >1 adds matches.csv (default: 1).")] = None,
-    seat_orders: Annotated[Optional[str], typer.Option("--seat-orders", rich_help_panel=_P_RUN, help="all: every table in every cyclic seating order (who plays after whom); sorted: one order per table (default: all).")] = None,
+    rounds: Annotated[
+        Optional[int],
+        typer.Option(
+            "--rounds",
+            min=1,
+            max=10,
+            rich_help_panel=_P_RUN,
+            help=(
+                "Rounds per match (1-10), scored by summed places as palace does; >1 adds "
+                "matches.csv (default: 1)."
+            ),
+        ),
+    ] = None,
+    seat_orders: Annotated[
+        Optional[str],
+        typer.Option(
+            "--seat-orders",
+            rich_help_panel=_P_RUN,
+            help=(
+                "all: every table in every cyclic seating order (who plays after whom); "
+                "sorted: one order per table (default: all)."
+            ),
+        ),
+    ] = None,
     strategy_path: O.StrategyPathOpt = None,
     bot: O.BotOpt = None,
     time_per_move: O.TimePerMoveOpt = 1000,
     time_per_game: O.TimePerGameOpt = None,
-    chunk_size: Annotated[Optional[int], typer.Option("--chunk-size", min=1, rich_help_panel=_P_RUN, help="Games per chunk of work, rounded to whole blocks (default: about games/16, at most 20000).")] = None,
-    save_games: Annotated[bool, typer.Option("--save-games", rich_help_panel=O.P_OUT, help="Also write every game's record as Parquet (DIR/games/NNNNN.parquet, one file per chunk).")] = False,
+    chunk_size: Annotated[
+        Optional[int],
+        typer.Option(
+            "--chunk-size",
+            min=1,
+            rich_help_panel=_P_RUN,
+            help=(
+                "Games per chunk of work, rounded to whole blocks (default: about games/16, at "
+                "most 20000)."
+            ),
+        ),
+    ] = None,
+    save_games: Annotated[
+        bool,
+        typer.Option(
+            "--save-games",
+            rich_help_panel=O.P_OUT,
+            help=(
+                "Also write every game's record as Parquet (DIR/games/NNNNN.parquet, one file "
+                "per chunk)."
+            ),
+        ),
+    ] = False,
     out: OutOpt = None,
     resume: O.ResumeOpt = None,
     force: O.ForceOpt = False,
@@ -61,24 +131,57 @@ def tournament(
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
     from shedsim.analysis.tournament import default_strategies
+
     if bot and resume is not None:  # the stored run's entries hold its bots (spec.json)
         from shedsim.cli.common import fail
+
         fail("--resume: --bot cannot be given with --resume: the stored run's bots play on")
-    strategies = O.bot_entry_specs(strategies, bot, default_strategies(O.paths_of(strategy_path) or ()) if bot else [])
-    r = O.call(api.tournament, strategies=strategies, players=players, games=games, seed=seed, rules=rules,
-               house=house, rules_file=rules_file, rounds=rounds, seat_orders=seat_orders,
-               strategy_path=O.paths_of(strategy_path), chunk_size=chunk_size, save_games=save_games,
-               bot_time=(time_per_move, time_per_game), deals=deals,
-               options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after,
-                                     default_out="reports/latest"))
+    strategies = O.bot_entry_specs(
+        strategies, bot, default_strategies(O.paths_of(strategy_path) or ()) if bot else []
+    )
+    r = O.call(
+        api.tournament,
+        strategies=strategies,
+        players=players,
+        games=games,
+        seed=seed,
+        rules=rules,
+        house=house,
+        rules_file=rules_file,
+        rounds=rounds,
+        seat_orders=seat_orders,
+        strategy_path=O.paths_of(strategy_path),
+        chunk_size=chunk_size,
+        save_games=save_games,
+        bot_time=(time_per_move, time_per_game),
+        deals=deals,
+        options=O.run_options(
+            out,
+            resume,
+            force,
+            workers,
+            backend,
+            scheduler,
+            quiet,
+            no_plots,
+            stop_after,
+            default_out="reports/latest",
+        ),
+    )
     if not quiet:
         _print_table(r.spec, r.run.res, complete=r.complete)
         o = r.run.outcome
         from shedsim.analysis.tournament import describe_ends
-        gps = o.games_per_s()  # play only: the workers' start and the kernel's compile are not counted
+
+        gps = (
+            o.games_per_s()
+        )  # play only: the workers' start and the kernel's compile are not counted
         rate = f"{gps:,.0f} games/s" if gps else "-"
-        typer.echo(f"{int(r.info['games_in_results']):,} games ({describe_ends(r.info['ends'], r.spec.rules)}); "
-                   f"played {o.played_now:,} now in {o.play_s:.1f} s ({rate}); wall {r.run.wall_s:.1f} s")
+        typer.echo(
+            f"{int(r.info['games_in_results']):,} games "
+            f"({describe_ends(r.info['ends'], r.spec.rules)}); "
+            f"played {o.played_now:,} now in {o.play_s:.1f} s ({rate}); wall {r.run.wall_s:.1f} s"
+        )
         typer.echo(f"wrote {', '.join(r.files + ['run.json'])} to {str(r.out)}")
     O.finish(r)
 
@@ -90,6 +193,7 @@ def _print_table(spec, res, complete: bool) -> None:
     from rich.console import Console
 
     from shedsim.output.console import ranking_table, standings_table
+
     console = Console() if sys.stdout.isatty() else Console(width=150)
     console.print(ranking_table(spec, res, complete))
     if res.matches is not None:

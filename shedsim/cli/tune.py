@@ -16,35 +16,149 @@ SAMPLER_SEED_MAX = 2**32 - 1
 _P_RUN = O.P_RUN
 _P_SEARCH = "The search"
 PlayersOpt = O.players_option("Seats: the candidate takes one, the field entry the others", 2)
-OutOpt = O.out_option("reports/tune", "; holds the study (study.db) unless --storage is given; a file there that "
-                                      "shedsim did not write is never replaced")
+OutOpt = O.out_option(
+    "reports/tune",
+    "; holds the study (study.db) unless --storage is given; a file there that "
+    "shedsim did not write is never replaced",
+)
 
 
 def tune(
-    strategy: Annotated[Optional[str], typer.Option("--strategy", "-S", rich_help_panel=_P_RUN, help="The strategy and its starting parameters: NAME or NAME:param=v (parameters given here stay fixed; default: " + choice_help("tunable") + ").")] = None,
-    field: Annotated[Optional[str], typer.Option("--field", "-F", rich_help_panel=_P_RUN, help="Comma-separated opponents (NAME or NAME:param=v); default: the reference opponent, " + choice_help("reference") + ", and the strategy with its starting parameters.")] = None,
+    strategy: Annotated[
+        Optional[str],
+        typer.Option(
+            "--strategy",
+            "-S",
+            rich_help_panel=_P_RUN,
+            help=(
+                "The strategy and its starting parameters: NAME or NAME:param=v (parameters "
+                "given here stay fixed; default: "
+            )
+            + choice_help("tunable")
+            + ").",
+        ),
+    ] = None,
+    field: Annotated[
+        Optional[str],
+        typer.Option(
+            "--field",
+            "-F",
+            rich_help_panel=_P_RUN,
+            help=(
+                "Comma-separated opponents (NAME or NAME:param=v); default: the reference "
+                "opponent, "
+            )
+            + choice_help("reference")
+            + ", and the strategy with its starting parameters.",
+        ),
+    ] = None,
     rules: O.OptionalRulesOpt = None,
     house: O.HouseOpt = None,
     rules_file: O.RulesFileOpt = None,
     players: PlayersOpt = None,
     strategy_path: O.StrategyPathOpt = None,
     bot: O.BotOpt = None,
-    budget: Annotated[Optional[int], typer.Option("--budget", "-b", rich_help_panel=_P_SEARCH, help="Completed trials the study should hold (earlier runs and other processes count) (default: 50).")] = None,
-    games: Annotated[Optional[int], typer.Option("--games", "-g", rich_help_panel=_P_SEARCH, help="Games per trial and field entry (whole deals; the same deals in every trial) (default: 4000).")] = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", "-s", min=0, max=SAMPLER_SEED_MAX, rich_help_panel=_P_SEARCH, help="Run seed: the deals of every trial and the sampler's seed (optuna's samplers take 0 to 4294967295) (default: 0).")] = None,
-    param: Annotated[Optional[list[str]], typer.Option("--param", rich_help_panel=_P_SEARCH, help="Tune this parameter in this range, NAME=LO:HI or NAME=LO:HI:log, repeatable, inside the parameter's declared range (`shedsim strategies`); only the parameters named are tuned (default: all in the plugin's PARAM_SPACE).")] = None,
-    sampler: Annotated[Optional[str], typer.Option("--sampler", rich_help_panel=_P_SEARCH, help="tpe (optuna's Tree-structured Parzen Estimator, the default) or random.")] = None,
-    confirm_games: Annotated[Optional[int], typer.Option("--confirm-games", min=0, rich_help_panel=_P_SEARCH, help="Games per match of the confirmation on fresh deals (0: skip it) (default: 20000).")] = None,
+    budget: Annotated[
+        Optional[int],
+        typer.Option(
+            "--budget",
+            "-b",
+            rich_help_panel=_P_SEARCH,
+            help=(
+                "Completed trials the study should hold (earlier runs and other processes "
+                "count) (default: 50)."
+            ),
+        ),
+    ] = None,
+    games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--games",
+            "-g",
+            rich_help_panel=_P_SEARCH,
+            help=(
+                "Games per trial and field entry (whole deals; the same deals in every trial) "
+                "(default: 4000)."
+            ),
+        ),
+    ] = None,
+    seed: Annotated[
+        Optional[int],
+        typer.Option(
+            "--seed",
+            "-s",
+            min=0,
+            max=SAMPLER_SEED_MAX,
+            rich_help_panel=_P_SEARCH,
+            help=(
+                "Run seed: the deals of every trial and the sampler's seed (optuna's samplers "
+                "take 0 to 4294967295) (default: 0)."
+            ),
+        ),
+    ] = None,
+    param: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--param",
+            rich_help_panel=_P_SEARCH,
+            help=(
+                "Tune this parameter in this range, NAME=LO:HI or NAME=LO:HI:log, repeatable, "
+                "inside the parameter's declared range (`shedsim strategies`); only the "
+                "parameters named are tuned (default: all in the plugin's PARAM_SPACE)."
+            ),
+        ),
+    ] = None,
+    sampler: Annotated[
+        Optional[str],
+        typer.Option(
+            "--sampler",
+            rich_help_panel=_P_SEARCH,
+            help="tpe (optuna's Tree-structured Parzen Estimator, the default) or random.",
+        ),
+    ] = None,
+    confirm_games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--confirm-games",
+            min=0,
+            rich_help_panel=_P_SEARCH,
+            help=(
+                "Games per match of the confirmation on fresh deals (0: skip it) (default: 20000)."
+            ),
+        ),
+    ] = None,
     out: OutOpt = None,
     resume: O.ResumeOpt = None,
     force: O.ForceOpt = False,
-    storage: Annotated[Optional[str], typer.Option("--storage", rich_help_panel=O.P_OUT, help="An optuna storage URL for the study (default: sqlite:///OUT/study.db).")] = None,
-    study_name: Annotated[Optional[str], typer.Option("--study-name", rich_help_panel=O.P_OUT, help="Name of the study in the storage (default: shedsim-tune).")] = None,
+    storage: Annotated[
+        Optional[str],
+        typer.Option(
+            "--storage",
+            rich_help_panel=O.P_OUT,
+            help="An optuna storage URL for the study (default: sqlite:///OUT/study.db).",
+        ),
+    ] = None,
+    study_name: Annotated[
+        Optional[str],
+        typer.Option(
+            "--study-name",
+            rich_help_panel=O.P_OUT,
+            help="Name of the study in the storage (default: shedsim-tune).",
+        ),
+    ] = None,
     workers: O.WorkersOpt = None,
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
     no_plots: O.NoPlotsOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", rich_help_panel=O.P_OUT, help="No progress bar (the findings are still printed).")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            rich_help_panel=O.P_OUT,
+            help="No progress bar (the findings are still printed).",
+        ),
+    ] = False,
 ) -> None:
     """Tune a strategy's integer parameters against a field of opponents (optuna).
 
@@ -61,16 +175,41 @@ def tune(
     Examples: shedsim tune --budget 12 --games 4000;  shedsim tune --strategy heuristic:search=0 --players 4 --budget 100;  shedsim tune --param track=0:50 --param block=0:4 --budget 30
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
+
     if bot and field is not None:  # --field LABEL of a --bot LABEL=COMMAND: that bot
         from shedsim.cli.common import bot_entries, bot_spec
+
         bots = bot_entries(bot)
         field = ",".join(bot_spec(x.strip(), bots) for x in field.split(",") if x.strip())
-    r = O.call(api.tune, strategy=strategy, field=field, rules=rules, house=house, rules_file=rules_file,
-               players=players, budget=budget, games=games, seed=seed, param=param, sampler=sampler,
-               confirm_games=confirm_games, storage=storage, study_name=study_name,
-               strategy_path=O.paths_of(strategy_path),
-               options=O.run_options(out, resume, force, workers, backend, scheduler, quiet, no_plots,
-                                     default_out="reports/tune"))
+    r = O.call(
+        api.tune,
+        strategy=strategy,
+        field=field,
+        rules=rules,
+        house=house,
+        rules_file=rules_file,
+        players=players,
+        budget=budget,
+        games=games,
+        seed=seed,
+        param=param,
+        sampler=sampler,
+        confirm_games=confirm_games,
+        storage=storage,
+        study_name=study_name,
+        strategy_path=O.paths_of(strategy_path),
+        options=O.run_options(
+            out,
+            resume,
+            force,
+            workers,
+            backend,
+            scheduler,
+            quiet,
+            no_plots,
+            default_out="reports/tune",
+        ),
+    )
     typer.echo("\n".join(r.headline))
     if not quiet:
         typer.echo(f"wrote {', '.join(r.files + ['run.json'])} to {r.out}")

@@ -11,7 +11,8 @@ bool[n] (the game was stopped: ``end != END_FINISHED``), ``ends`` int8[n] (how i
 ``layout.END_*``: finished, stalled, proven loop, move cap), ``dealt`` / ``face_up``
 int64[n, P] (packed visible cards dealt, face-up cards chosen).
 
-Games that cannot end (docs/reference/rules.md#cannot-end; the same rules as :func:`shedsim.rules.engine.apply_move`):
+Games that cannot end (docs/reference/rules.md#cannot-end; the same rules as
+:func:`shedsim.rules.engine.apply_move`):
 after each move that burns nothing, puts nobody out and draws no card from the stock,
 ``quiet`` (moves since the last such event) grows by one. (Once the stock is empty, that
 is "no card leaves play"; while it lasts, a draw is progress too, since players holding
@@ -23,7 +24,8 @@ four cards or more can go round without drawing, and such games loop as well.)
   search compares each position (pile, turn, direction, every hand, face-up row,
   face-down count and known-hand cards, and the strategy stream) exactly with one saved
   at ``quiet`` = F, F+1, F+3, F+7, F+15, ... (F = LOOP_FROM); a match proves the game
-  repeats forever, and it ends at that move (R. P. Brent, "An improved Monte Carlo factorization algorithm", BIT 20,
+  repeats forever, and it ends at that move (R. P. Brent, "An improved Monte Carlo factorization
+  algorithm", BIT 20,
   1980).
 * Stalled: ``quiet`` reaching ``rules[R_STALL]`` (``stall:N``; 0 = off) ends it.
 * The move cap ends it otherwise. A stopped game's seats still in keep place 0
@@ -96,18 +98,58 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import (constants, deal, deal_given, deal_out, first_change, first_change_rows, legal_with,
-                                 place_by_cards, stage_in,
-                                 start_seat, step_with, stop_check, valid_swap, write_turn)
+from shedsim.kernel.core import (
+    constants,
+    deal,
+    deal_given,
+    deal_out,
+    first_change,
+    first_change_rows,
+    legal_with,
+    place_by_cards,
+    stage_in,
+    start_seat,
+    step_with,
+    stop_check,
+    valid_swap,
+    write_turn,
+)
 from shedsim.kernel.nb import ix
 from shedsim.kernel.rng import seat_key
 from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic  # DISPATCH
 
 
 @njit(cache=True)
-def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys, dealers, places, start, moves,
-               pickups, burns, unfinished, ends, dealt, face_up, trace, status,
-               pub, priv, streams, swap_from, forced_up, given_seat, given_visible, srules, sparams, decks):
+def play_chunk(
+    rules,
+    entry_ids,
+    entry_params,
+    seating,
+    deal_keys,
+    strategy_keys,
+    dealers,
+    places,
+    start,
+    moves,
+    pickups,
+    burns,
+    unfinished,
+    ends,
+    dealt,
+    face_up,
+    trace,
+    status,
+    pub,
+    priv,
+    streams,
+    swap_from,
+    forced_up,
+    given_seat,
+    given_visible,
+    srules,
+    sparams,
+    decks,
+):
     """Play ``len(deal_keys)`` games. ``seating[g, seat]`` is an entry index: entry ``e``
     is strategy id ``entry_ids[e]`` with parameters ``entry_params[e]`` (``int64[W]``)."""
     n_games = deal_keys.shape[0]
@@ -119,8 +161,8 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
     stall = rules[L.R_STALL]
     check_from = L.LOOP_FROM if stall == 0 else min(L.LOOP_FROM, stall)
     rc = constants(rules)
-    drng = streams[L.S_DEAL:L.S_DEAL + 1]
-    srng = streams[L.S_STRATEGY:L.S_STRATEGY + 1]
+    drng = streams[L.S_DEAL : L.S_DEAL + 1]
+    srng = streams[L.S_STRATEGY : L.S_STRATEGY + 1]
     status[1] = 0
     for g in range(n_games):
         status[0] = g
@@ -151,7 +193,17 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
             elif e < 0:
                 up = pub[L.O_FACE_UP + s]
             else:
-                up = choose_swap(entry_ids[ix(e)], visible, s, players, srules, sparams[ix(e)], srng, streams, priv)
+                up = choose_swap(
+                    entry_ids[ix(e)],
+                    visible,
+                    s,
+                    players,
+                    srules,
+                    sparams[ix(e)],
+                    srng,
+                    streams,
+                    priv,
+                )
             if not valid_swap(visible, up, table):
                 status[1] = 1
                 status[2] = s
@@ -197,7 +249,9 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
                 write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, n_moves)
                 e = row[ix(seat)]
                 m = choose_move(entry_ids[ix(e)], pub, srules, sparams[ix(e)], srng, streams, priv)
-                if not legal_with(rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n):
+                if not legal_with(
+                    rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n
+                ):
                     status[1] = 2
                     status[2] = seat
                     status[3] = m
@@ -207,7 +261,22 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
                     trace[g, ix(n_moves)] = m
                 n_moves += 1
                 seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
-                    rules, rc, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+                    rules,
+                    rc,
+                    pub,
+                    priv,
+                    m,
+                    seat,
+                    st,
+                    top,
+                    trank,
+                    run,
+                    pile,
+                    pile_n,
+                    stock_n,
+                    n_in,
+                    direction,
+                )
                 # burned cards only grow, seats in and the stock only shrink: this sum changes
                 # exactly when one of them does (one compare per move)
                 progress = pub[L.O_BURNED_N] - n_in - stock_n
@@ -221,8 +290,22 @@ def play_chunk(rules, entry_ids, entry_params, seating, deal_keys, strategy_keys
                         break
             if not checking:
                 break
-            end = stop_check(pub, priv, players, seat, top, trank, run, pile, direction,
-                             np.int64(srng[0]), quiet, stall, det_mask, L.LOOP_FROM)
+            end = stop_check(
+                pub,
+                priv,
+                players,
+                seat,
+                top,
+                trank,
+                run,
+                pile,
+                direction,
+                np.int64(srng[0]),
+                quiet,
+                stall,
+                det_mask,
+                L.LOOP_FROM,
+            )
             if end != L.END_FINISHED:
                 break
         if n_in > 0:

@@ -1,4 +1,5 @@
-"""Template of the generated playout kernel of ``shedsim hint`` (see :mod:`shedsim.kernel.playouts`).
+"""Template of the generated playout kernel of ``shedsim hint`` (see
+:mod:`shedsim.kernel.playouts`).
 
 Valid Python so it can be read and linted, but not imported to run: the generator puts a
 dispatch holding one strategy, the playout policy, in place of the stub import line (as
@@ -24,8 +25,17 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import (apply, first_change, is_legal, legal_now, prepare, stage_of, step, write_public,
-                                 write_turn)
+from shedsim.kernel.core import (
+    apply,
+    first_change,
+    is_legal,
+    legal_now,
+    prepare,
+    stage_of,
+    step,
+    write_public,
+    write_turn,
+)
 from shedsim.kernel.policies import determinise_any
 from shedsim.kernel.rng import seat_key
 from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic  # DISPATCH
@@ -33,14 +43,14 @@ from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_determini
 _NRT = True  # GENERATED-NRT
 
 # facts recorded per sample and move (int8): column indices
-F_BURN = 0          # the move burned the pile
-F_AGAIN = 1         # the seat moves again at once
-F_PICKUP = 2        # the move picked up (the pile, or with a failed flip or gamble)
-F_NEXT_OUT = 3      # the next seat to move went out on that move
-F_PICKUP_NEXT = 4   # the seat's own next move was a pick-up (or a failed flip/gamble)
-F_FINISHED = 5      # the game ended within the cap
-F_OUT_NOW = 6       # the move took the seat out
-F_PICKUPS_LATER = 7 # pick-ups by the seat after the move (capped at 100)
+F_BURN = 0  # the move burned the pile
+F_AGAIN = 1  # the seat moves again at once
+F_PICKUP = 2  # the move picked up (the pile, or with a failed flip or gamble)
+F_NEXT_OUT = 3  # the next seat to move went out on that move
+F_PICKUP_NEXT = 4  # the seat's own next move was a pick-up (or a failed flip/gamble)
+F_FINISHED = 5  # the game ended within the cap
+F_OUT_NOW = 6  # the move took the seat out
+F_PICKUPS_LATER = 7  # pick-ups by the seat after the move (capped at 100)
 N_FACTS = 8
 
 
@@ -76,7 +86,8 @@ def _play_on(rules, srules, pub, priv, sparams, srng, streams, me, cap, facts, k
         before = pub[L.O_PICKUPS + mover]
         moves += 1
         s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
-            rules, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+            rules, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction
+        )
         if mover == me:
             if pub[L.O_PICKUPS + me] > before:
                 later += 1
@@ -89,8 +100,21 @@ def _play_on(rules, srules, pub, priv, sparams, srng, streams, me, cap, facts, k
     facts[k, j, F_PICKUPS_LATER] = min(later, 100)
     if n_in == 0:
         facts[k, j, F_FINISHED] = 1
-    write_public(pub, s, pub[L.O_STAGE], pub[L.O_HAND], top, trank, run, pile, pile_n, stock_n,
-                 n_in, direction, moves)
+    write_public(
+        pub,
+        s,
+        pub[L.O_STAGE],
+        pub[L.O_HAND],
+        top,
+        trank,
+        run,
+        pile,
+        pile_n,
+        stock_n,
+        n_in,
+        direction,
+        moves,
+    )
     return True
 
 
@@ -104,7 +128,8 @@ def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, sta
     ``params`` int64[8] the policy's parameters; ``cap`` the most moves after the
     candidate; ``streams`` uint64[S_SIZE] the random streams' scratch (``layout.S_*``:
     ``streams[S_BEAT]`` is odd while a plugin policy decides, so that the parent of a
-    forked child can time its decisions, :func:`shedsim.kernel.isolate.watch`). Writes ``places`` float64[K, M] (the seat's place: 1 = first out; seats
+    forked child can time its decisions, :func:`shedsim.kernel.isolate.watch`). Writes ``places``
+    float64[K, M] (the seat's place: 1 = first out; seats
     still in at the cap share the places left) and ``facts`` int8[K, M, N_FACTS].
     Returns the samples done; on a failure ``status[1]`` says why (1: no determinisation
     fits the observation, 2: the policy made an illegal move; ``status[2]`` its seat,
@@ -118,8 +143,8 @@ def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, sta
     base_priv = np.empty(L.P_SIZE, np.int64)
     pub = np.empty(L.O_SIZE, np.int64)
     priv = np.empty(L.P_SIZE, np.int64)
-    drng = streams[L.S_DEAL:L.S_DEAL + 1]
-    srng = streams[L.S_STRATEGY:L.S_STRATEGY + 1]
+    drng = streams[L.S_DEAL : L.S_DEAL + 1]
+    srng = streams[L.S_STRATEGY : L.S_STRATEGY + 1]
     srules = rules.copy()  # what the policy sees: a copy, compared after every sample
     sparams = params.copy()
     for k in range(keys.shape[0]):
@@ -152,10 +177,14 @@ def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, sta
                 if pub[L.O_SEAT] == me:
                     facts[k, j, F_AGAIN] = 1
                 srng[0] = keys[k, 1]
-                if OUTSIDE:  # a plugin policy draws from each seat's own stream, as in the game loop
+                if (
+                    OUTSIDE
+                ):  # a plugin policy draws from each seat's own stream, as in the game loop
                     for s in range(n):
                         priv[L.P_SEAT_RNG + s] = np.int64(seat_key(keys[k, 1], s))
-                if not _play_on(rules, srules, pub, priv, sparams, srng, streams, me, cap, facts, k, j, status):
+                if not _play_on(
+                    rules, srules, pub, priv, sparams, srng, streams, me, cap, facts, k, j, status
+                ):
                     _tampered(rules, srules, params, sparams, status)
                     return k
             else:

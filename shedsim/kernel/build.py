@@ -31,8 +31,10 @@ from shedsim.plugin_meta import StrategyInfo
 _KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py")
 # The templates' line that the generated dispatch replaces (under 100 columns: the formatter
 # leaves it whole)
-DISPATCH_MARK = ("from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic"
-                 "  # DISPATCH")
+DISPATCH_MARK = (
+    "from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic"
+    "  # DISPATCH"
+)
 
 
 def cache_dir() -> Path:
@@ -53,22 +55,36 @@ def inlinable(s: StrategyInfo) -> bool:
 def _guarded_swap(name: str, call: str, keep: bool, deco: str) -> list[str]:
     """The swap of a plugin from outside ``strategies/`` (``call``: its compiled swap), lent
     its seat's own stream (see :func:`dispatch_source`)."""
-    return ["", "", deco, f"def {name}(visible, seat, players, rules, params, rng, streams, priv):",
-            "    strategy, deal = lend_stream(streams, priv, seat)",
-            f"    up = {call}(visible, seat, players, rules, params, streams[{L.S_LENT}:{L.S_LENT + 1}])",
-            "    written = stream_written(streams, strategy, deal)",
-            "    if written != 0:",
-            f"        return np.int64({L.RNG_WRITTEN}) + written",
-            *(["    keep_stream(streams, priv, seat)"] if keep else []),
-            "    return up", ""]
+    return [
+        "",
+        "",
+        deco,
+        f"def {name}(visible, seat, players, rules, params, rng, streams, priv):",
+        "    strategy, deal = lend_stream(streams, priv, seat)",
+        f"    up = {call}(visible, seat, players, rules, params, "
+        f"streams[{L.S_LENT}:{L.S_LENT + 1}])",
+        "    written = stream_written(streams, strategy, deal)",
+        "    if written != 0:",
+        f"        return np.int64({L.RNG_WRITTEN}) + written",
+        *(["    keep_stream(streams, priv, seat)"] if keep else []),
+        "    return up",
+        "",
+    ]
 
 
 def dispatch_source(strategies: list[StrategyInfo]) -> str:
-    lines = ["import importlib", "from shedsim.plugin_meta import load_module",
-             "from shedsim.kernel.core import keep_stream, lend_stream, obs_saved, obs_unchanged, stream_written",
-             "", f"OUTSIDE = {any(s.outside for s in strategies)}  # a plugin from outside strategies/ is listed", "",
-             "# Each strategy's decisions are re-jitted with inline='always' so numba inlines them",
-             "# into the game loop: a call between compiled functions costs more than a move."]
+    lines = [
+        "import importlib",
+        "from shedsim.plugin_meta import load_module",
+        "from shedsim.kernel.core import keep_stream, lend_stream, obs_saved, obs_unchanged, "
+        "stream_written",
+        "",
+        f"OUTSIDE = {any(s.outside for s in strategies)}  # a plugin from outside strategies/ "
+        "is listed",
+        "",
+        "# Each strategy's decisions are re-jitted with inline='always' so numba inlines them",
+        "# into the game loop: a call between compiled functions costs more than a move.",
+    ]
     for i, s in enumerate(strategies):
         if s.module.__name__.startswith("strategies."):
             lines.append(f"_s{i} = importlib.import_module({s.module.__name__!r})")
@@ -95,36 +111,67 @@ def dispatch_source(strategies: list[StrategyInfo]) -> str:
             lines += _guarded_swap(f"_swapg{i}", f"_swap{i}", keep, "@njit(inline='always')")
             if inlinable(s):
                 lines += _guarded_swap(f"_swapgi{i}", f"_swapi{i}", keep, "@njit(inline='always')")
-            lines += ["", "", "@njit(inline='always')", f"def _move{i}(obs, rules, params, rng, streams, priv):",
-                      "    obs_saved(obs, priv)",
-                      f"    seat = obs[{L.O_SEAT}]",
-                      "    strategy, deal = lend_stream(streams, priv, seat)",
-                      f"    m = _rawmove{i}(obs, rules, params, streams[{L.S_LENT}:{L.S_LENT + 1}])",
-                      "    written = stream_written(streams, strategy, deal)",
-                      "    if not obs_unchanged(obs, priv):",
-                      f"        return np.int64({L.OBS_WRITTEN})",
-                      "    if written != 0:",
-                      f"        return np.int64({L.RNG_WRITTEN}) + written",
-                      *(["    keep_stream(streams, priv, seat)"] if keep else []),
-                      "    return m", ""]
+            lines += [
+                "",
+                "",
+                "@njit(inline='always')",
+                f"def _move{i}(obs, rules, params, rng, streams, priv):",
+                "    obs_saved(obs, priv)",
+                f"    seat = obs[{L.O_SEAT}]",
+                "    strategy, deal = lend_stream(streams, priv, seat)",
+                f"    m = _rawmove{i}(obs, rules, params, streams[{L.S_LENT}:{L.S_LENT + 1}])",
+                "    written = stream_written(streams, strategy, deal)",
+                "    if not obs_unchanged(obs, priv):",
+                f"        return np.int64({L.OBS_WRITTEN})",
+                "    if written != 0:",
+                f"        return np.int64({L.RNG_WRITTEN}) + written",
+                *(["    keep_stream(streams, priv, seat)"] if keep else []),
+                "    return m",
+                "",
+            ]
         else:
-            lines += ["", "", "@njit(inline='always')", f"def _move{i}(obs, rules, params, rng, streams, priv):",
-                      f"    return _rawmove{i}(obs, rules, params, rng)", ""]
-    for suffix, chosen in (("", list(enumerate(strategies))),
-                           ("_fast", [(i, s) for i, s in enumerate(strategies) if inlinable(s)])):
+            lines += [
+                "",
+                "",
+                "@njit(inline='always')",
+                f"def _move{i}(obs, rules, params, rng, streams, priv):",
+                f"    return _rawmove{i}(obs, rules, params, rng)",
+                "",
+            ]
+    for suffix, chosen in (
+        ("", list(enumerate(strategies))),
+        ("_fast", [(i, s) for i, s in enumerate(strategies) if inlinable(s)]),
+    ):
         # the fast loop inlines swaps too (the standard loop calls them: a swap there may allocate)
-        swap_name, deco = ("_swapi", "@njit(inline='always')") if suffix else ("_swap", "@njit(cache=True)")
-        lines += ["", "", deco,
-                  f"def choose_swap{suffix}(sid, visible, seat, players, rules, params, rng, streams, priv):"]
+        swap_name, deco = (
+            ("_swapi", "@njit(inline='always')") if suffix else ("_swap", "@njit(cache=True)")
+        )
+        lines += [
+            "",
+            "",
+            deco,
+            f"def choose_swap{suffix}(sid, visible, seat, players, rules, params, rng, "
+            "streams, priv):",
+        ]
         for i, s in chosen:
             lines.append(f"    if sid == {i}:  # {s.name}")
             if s.outside:
                 g = "_swapgi" if suffix else "_swapg"
-                lines.append(f"        return {g}{i}(visible, seat, players, rules, params, rng, streams, priv)")
+                lines.append(
+                    f"        return {g}{i}(visible, seat, players, rules, params, rng, "
+                    "streams, priv)"
+                )
             else:
-                lines.append(f"        return {swap_name}{i}(visible, seat, players, rules, params, rng)")
-        lines += ["    return np.int64(-1)", "", "", "@njit(inline='always')",
-                  f"def choose_move{suffix}(sid, obs, rules, params, rng, streams, priv):"]
+                lines.append(
+                    f"        return {swap_name}{i}(visible, seat, players, rules, params, rng)"
+                )
+        lines += [
+            "    return np.int64(-1)",
+            "",
+            "",
+            "@njit(inline='always')",
+            f"def choose_move{suffix}(sid, obs, rules, params, rng, streams, priv):",
+        ]
         for i, s in chosen:
             lines.append(f"    if sid == {i}:  # {s.name}")
             lines.append(f"        return _move{i}(obs, rules, params, rng, streams, priv)")
@@ -133,9 +180,14 @@ def dispatch_source(strategies: list[StrategyInfo]) -> str:
     # (see _one_variant).
     for i, st in enumerate(strategies):
         if inlinable(st):
-            lines += ["", "@njit(inline='always')",
-                      f"def choose_move_one{i}(sid, obs, rules, params, rng, streams, priv):  # {st.name}",
-                      f"    return _move{i}(obs, rules, params, rng, streams, priv)", ""]
+            lines += [
+                "",
+                "@njit(inline='always')",
+                f"def choose_move_one{i}(sid, obs, rules, params, rng, streams, priv):  # "
+                f"{st.name}",
+                f"    return _move{i}(obs, rules, params, rng, streams, priv)",
+                "",
+            ]
     # The loop check (see _loop.py) needs every seat still in to be DETERMINISTIC.
     lines += ["", "@njit(inline='always')", "def is_deterministic(sid):"]
     for i, s in enumerate(strategies):
@@ -154,7 +206,9 @@ def _fast_variant(loop: str) -> str:
     if _LOOP_DEF not in loop:
         raise RuntimeError("kernel template lost its play_chunk definition")
     fast = loop.replace(_LOOP_DEF, "@njit(cache=True, _nrt=False)\ndef play_chunk_fast(")
-    return fast.replace("choose_move(", "choose_move_fast(").replace("choose_swap(", "choose_swap_fast(")
+    return fast.replace("choose_move(", "choose_move_fast(").replace(
+        "choose_swap(", "choose_swap_fast("
+    )
 
 
 def _one_variant(fast: str, i: int) -> str:
@@ -172,14 +226,17 @@ def kernel_source(strategies: list[StrategyInfo]) -> str:
     template = (Path(__file__).parent / "_loop.py").read_text()
     if DISPATCH_MARK not in template:
         raise RuntimeError("kernel template lost its dispatch marker")
-    body = template[template.index(_LOOP_DEF):]
+    body = template[template.index(_LOOP_DEF) :]
     fast = _fast_variant(body)
     template = template + "\n\n" + fast
     for i, st in enumerate(strategies):
         if inlinable(st):
             template += "\n\n" + _one_variant(fast, i)
-    header = "# Generated by shedsim.kernel.build; do not edit. Strategy ids: " + ", ".join(
-        f"{i}={s.name}" for i, s in enumerate(strategies)) + "\n"
+    header = (
+        "# Generated by shedsim.kernel.build; do not edit. Strategy ids: "
+        + ", ".join(f"{i}={s.name}" for i, s in enumerate(strategies))
+        + "\n"
+    )
     return header + template.replace(DISPATCH_MARK, dispatch_source(strategies))
 
 
@@ -209,12 +266,30 @@ class KernelError(RuntimeError):
     plugin's decision ran past ``SHEDSIM_DECISION_TIMEOUT``; ``seat``, ``move_number``: the
     decision); see :meth:`Kernel.play`."""
 
-    def __init__(self, message: str, game: int, seat: int, kind: str, returned: int, move_number: int):
+    def __init__(
+        self, message: str, game: int, seat: int, kind: str, returned: int, move_number: int
+    ):
         super().__init__(message)
-        self.game, self.seat, self.kind, self.returned, self.move_number = game, seat, kind, returned, move_number
+        self.game, self.seat, self.kind, self.returned, self.move_number = (
+            game,
+            seat,
+            kind,
+            returned,
+            move_number,
+        )
 
 
-RECORD_FIELDS = ("places", "start", "moves", "pickups", "burns", "unfinished", "end", "dealt", "face_up")
+RECORD_FIELDS = (
+    "places",
+    "start",
+    "moves",
+    "pickups",
+    "burns",
+    "unfinished",
+    "end",
+    "dealt",
+    "face_up",
+)
 """Per-game record arrays returned by :meth:`Kernel.play` (plus ``trace`` when asked)."""
 
 
@@ -237,17 +312,30 @@ class Kernel:
         any call with one of them in a forked child (:mod:`shedsim.kernel.isolate`)."""
         return {i for i, s in enumerate(self.strategies) if s.outside}
 
-    def play(self, rules_array: np.ndarray, entry_ids: np.ndarray, entry_params: np.ndarray,
-             seating: np.ndarray, deal_keys: np.ndarray, strategy_keys: np.ndarray,
-             dealers: np.ndarray, trace_moves: int = 0, swap_from: np.ndarray | None = None,
-             forced_up: np.ndarray | None = None, given_seat: np.ndarray | None = None,
-             given_visible: np.ndarray | None = None, status: np.ndarray | None = None,
-             decks: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    def play(
+        self,
+        rules_array: np.ndarray,
+        entry_ids: np.ndarray,
+        entry_params: np.ndarray,
+        seating: np.ndarray,
+        deal_keys: np.ndarray,
+        strategy_keys: np.ndarray,
+        dealers: np.ndarray,
+        trace_moves: int = 0,
+        swap_from: np.ndarray | None = None,
+        forced_up: np.ndarray | None = None,
+        given_seat: np.ndarray | None = None,
+        given_visible: np.ndarray | None = None,
+        status: np.ndarray | None = None,
+        decks: np.ndarray | None = None,
+    ) -> dict[str, np.ndarray]:
         """Play games; returns per-game record arrays (see :mod:`shedsim.kernel._loop`).
 
         Entry ``e`` is strategy id ``entry_ids[e]`` (int64[E]) with ``entry_params[e]``
-        (int64[E, W], W >= the longest PARAMS of the entries); ``seating`` int64[n, players] holds entry indices; ``trace_moves``
-        > 0 also returns ``trace`` int32[n, trace_moves], the first move codes of each game; ``deal_keys``/``strategy_keys``
+        (int64[E, W], W >= the longest PARAMS of the entries); ``seating`` int64[n, players] holds
+        entry indices; ``trace_moves``
+        > 0 also returns ``trace`` int32[n, trace_moves], the first move codes of each game;
+        ``deal_keys``/``strategy_keys``
         uint64[n]; ``dealers`` int64[n]. ``swap_from`` int64[E] (default: each entry its
         own) names the entry whose swap decides entry e's face-up cards, -1 = keep them as
         dealt; ``forced_up`` int64[n, players] (default: none) forces a packed face-up
@@ -255,7 +343,8 @@ class Kernel:
         int64[n] (default: none) deal game g conditioned on seat ``given_seat[g]`` (-1:
         an ordinary deal) holding the packed visible cards ``given_visible[g]`` (see
         :mod:`shedsim.kernel._loop`); ``decks`` int64[n, deck size] (default: shuffled deals)
-        deals game g the deck ``decks[g]`` in dealing order (:func:`shedsim.rules.deals.deck_order`).
+        deals game g the deck ``decks[g]`` in dealing order
+        (:func:`shedsim.rules.deals.deck_order`).
         Raises :class:`KernelError` when a strategy returns
         an impossible swap or an illegal move, or writes into the rules or parameters (or, a
         plugin from outside ``strategies/``, into a random stream it does not own), and
@@ -274,11 +363,15 @@ class Kernel:
         n = len(deal_keys)
         p = int(rules_array[L.R_PLAYERS])
         rec = {
-            "places": np.zeros((n, p), np.int8), "start": np.zeros(n, np.int8),
-            "moves": np.zeros(n, np.int32), "pickups": np.zeros((n, p), np.int16),
-            "burns": np.zeros((n, p), np.int16), "unfinished": np.zeros(n, np.bool_),
+            "places": np.zeros((n, p), np.int8),
+            "start": np.zeros(n, np.int8),
+            "moves": np.zeros(n, np.int32),
+            "pickups": np.zeros((n, p), np.int16),
+            "burns": np.zeros((n, p), np.int16),
+            "unfinished": np.zeros(n, np.bool_),
             "end": np.zeros(n, np.int8),
-            "dealt": np.zeros((n, p), np.int64), "face_up": np.zeros((n, p), np.int64),
+            "dealt": np.zeros((n, p), np.int64),
+            "face_up": np.zeros((n, p), np.int64),
             "trace": np.zeros((n, trace_moves), np.int32),
         }
         if status is None:
@@ -288,50 +381,121 @@ class Kernel:
         if slow & set(ids.tolist()):
             loop = self.module.play_chunk
         else:
-            seated = set(ids[np.flatnonzero(np.bincount(seating.ravel(), minlength=len(ids)))].tolist()) if n else set()
+            seated = (
+                set(ids[np.flatnonzero(np.bincount(seating.ravel(), minlength=len(ids)))].tolist())
+                if n
+                else set()
+            )
             one = seated.pop() if len(seated) == 1 else None
-            loop = getattr(self.module, f"play_chunk_one{one}") if one is not None else self.module.play_chunk_fast
-        scratch = (np.zeros(L.O_SIZE, np.int64), np.zeros(L.P_SIZE, np.int64), np.zeros(L.S_SIZE, np.uint64))
+            loop = (
+                getattr(self.module, f"play_chunk_one{one}")
+                if one is not None
+                else self.module.play_chunk_fast
+            )
+        scratch = (
+            np.zeros(L.O_SIZE, np.int64),
+            np.zeros(L.P_SIZE, np.int64),
+            np.zeros(L.S_SIZE, np.uint64),
+        )
         seating = np.ascontiguousarray(seating, dtype=np.int64)
         n_entries = len(entry_ids)
-        swap_from = (np.arange(n_entries, dtype=np.int64) if swap_from is None
-                     else np.ascontiguousarray(swap_from, np.int64))
-        forced_up = (np.zeros((n, p), np.int64) if forced_up is None
-                     else np.ascontiguousarray(forced_up, np.int64))
-        given_seat = (np.full(n, -1, np.int64) if given_seat is None
-                      else np.ascontiguousarray(given_seat, np.int64))
-        given_visible = (np.zeros(n, np.int64) if given_visible is None
-                         else np.ascontiguousarray(given_visible, np.int64))
-        decks = np.zeros((n, 0), np.int64) if decks is None else np.ascontiguousarray(decks, np.int64)
-        if (swap_from.shape != (n_entries,) or forced_up.shape != (n, p) or given_seat.shape != (n,)
-                or given_visible.shape != (n,) or decks.shape[0] != n):
-            raise ValueError(f"swap_from must be int64[{n_entries}], forced_up int64[{n}, {p}], "
-                             f"given_seat and given_visible int64[{n}], decks int64[{n}, deck size]")
+        swap_from = (
+            np.arange(n_entries, dtype=np.int64)
+            if swap_from is None
+            else np.ascontiguousarray(swap_from, np.int64)
+        )
+        forced_up = (
+            np.zeros((n, p), np.int64)
+            if forced_up is None
+            else np.ascontiguousarray(forced_up, np.int64)
+        )
+        given_seat = (
+            np.full(n, -1, np.int64)
+            if given_seat is None
+            else np.ascontiguousarray(given_seat, np.int64)
+        )
+        given_visible = (
+            np.zeros(n, np.int64)
+            if given_visible is None
+            else np.ascontiguousarray(given_visible, np.int64)
+        )
+        decks = (
+            np.zeros((n, 0), np.int64) if decks is None else np.ascontiguousarray(decks, np.int64)
+        )
+        if (
+            swap_from.shape != (n_entries,)
+            or forced_up.shape != (n, p)
+            or given_seat.shape != (n,)
+            or given_visible.shape != (n,)
+            or decks.shape[0] != n
+        ):
+            raise ValueError(
+                f"swap_from must be int64[{n_entries}], forced_up int64[{n}, {p}], "
+                f"given_seat and given_visible int64[{n}], decks int64[{n}, deck size]"
+            )
         if decks.shape[1] not in (0, int(rules_array[L.R_DECK_SIZE])):
-            raise ValueError(f"decks must be int64[{n}, {int(rules_array[L.R_DECK_SIZE])}], got {decks.shape}")
+            raise ValueError(
+                f"decks must be int64[{n}, {int(rules_array[L.R_DECK_SIZE])}], got {decks.shape}"
+            )
         # the kernel keeps these; strategies get copies (see _loop.py), compared after each game
         rules_array = np.ascontiguousarray(rules_array, np.int64)
         entry_params = np.ascontiguousarray(entry_params, np.int64)
         srules, sparams = rules_array.copy(), entry_params.copy()
-        args = [rules_array, np.ascontiguousarray(entry_ids, np.int64),
-                entry_params, seating, np.ascontiguousarray(deal_keys, np.uint64),
-                np.ascontiguousarray(strategy_keys, np.uint64), np.ascontiguousarray(dealers, np.int64),
-                rec["places"], rec["start"], rec["moves"], rec["pickups"], rec["burns"],
-                rec["unfinished"], rec["end"], rec["dealt"], rec["face_up"], rec["trace"], status, *scratch,
-                swap_from, forced_up, given_seat, given_visible, srules, sparams, decks]
+        args = [
+            rules_array,
+            np.ascontiguousarray(entry_ids, np.int64),
+            entry_params,
+            seating,
+            np.ascontiguousarray(deal_keys, np.uint64),
+            np.ascontiguousarray(strategy_keys, np.uint64),
+            np.ascontiguousarray(dealers, np.int64),
+            rec["places"],
+            rec["start"],
+            rec["moves"],
+            rec["pickups"],
+            rec["burns"],
+            rec["unfinished"],
+            rec["end"],
+            rec["dealt"],
+            rec["face_up"],
+            rec["trace"],
+            status,
+            *scratch,
+            swap_from,
+            forced_up,
+            given_seat,
+            given_visible,
+            srules,
+            sparams,
+            decks,
+        ]
         if n and self.outside_ids & set(ids.tolist()) and isolate.can_fork():
             # a plugin from outside strategies/ may crash the process (numba checks no
             # bounds) or never decide: play in a forked child, writing into memory shared
             # with this process, each plugin decision timed by the streams' beat word
             pub, streams = scratch[0], scratch[2]
             try:
-                done, error, code = isolate.call(loop, *args, beat=(streams, L.S_BEAT), beat_s=isolate.decision_timeout())
+                done, error, code = isolate.call(
+                    loop, *args, beat=(streams, L.S_BEAT), beat_s=isolate.decision_timeout()
+                )
             except isolate.ChildTimeout as e:
-                raise KernelError(str(e), int(status[0]), int(pub[L.O_SEAT]), "timeout", 0,
-                                  int(pub[L.O_MOVES]) + 1) from None
+                raise KernelError(
+                    str(e),
+                    int(status[0]),
+                    int(pub[L.O_SEAT]),
+                    "timeout",
+                    0,
+                    int(pub[L.O_MOVES]) + 1,
+                ) from None
             if code != 0:
-                raise KernelError(f"the process playing the games died ({isolate.crash_words(code)})",
-                                  int(status[0]), -1, "crashed", code, 0)
+                raise KernelError(
+                    f"the process playing the games died ({isolate.crash_words(code)})",
+                    int(status[0]),
+                    -1,
+                    "crashed",
+                    code,
+                    0,
+                )
             if error is not None:
                 g = int(status[0])
                 tampered = _tampering(rules_array, srules, entry_params, sparams, g, 0)
@@ -355,18 +519,36 @@ class Kernel:
                 raise tampered
             kind = "swap" if status[1] == 1 else "move"
             if kind == "move" and int(status[3]) == L.OBS_WRITTEN:
-                raise KernelError("it wrote into the observation array (the game's own state) during its decision",
-                                  g, int(status[2]), "obs", int(status[3]), int(status[4]))
+                raise KernelError(
+                    "it wrote into the observation array (the game's own state) during its "
+                    "decision",
+                    g,
+                    int(status[2]),
+                    "obs",
+                    int(status[3]),
+                    int(status[4]),
+                )
             stream = int(status[3]) - L.RNG_WRITTEN
             if stream in L.STREAM_NAMES:
-                raise KernelError(f"it wrote into {L.STREAM_NAMES[stream]} (rng[{stream - L.S_LENT}], past its own "
-                                  f"stream rng[0]) during its {'swap' if kind == 'swap' else 'decision'}",
-                                  g, int(status[2]), "stream", stream, int(status[4]))
-            raise KernelError(f"illegal {kind}", g, int(status[2]), kind, int(status[3]), int(status[4]))
+                raise KernelError(
+                    f"it wrote into {L.STREAM_NAMES[stream]} (rng[{stream - L.S_LENT}], past "
+                    "its own "
+                    f"stream rng[0]) during its {'swap' if kind == 'swap' else 'decision'}",
+                    g,
+                    int(status[2]),
+                    "stream",
+                    stream,
+                    int(status[4]),
+                )
+            raise KernelError(
+                f"illegal {kind}", g, int(status[2]), kind, int(status[3]), int(status[4])
+            )
         return rec
 
 
-def _tampering(rules_array, srules, params, sparams, game: int, move_number: int) -> KernelError | None:
+def _tampering(
+    rules_array, srules, params, sparams, game: int, move_number: int
+) -> KernelError | None:
     """A :class:`KernelError` of kind ``"rules"`` or ``"params"`` when a strategy wrote into
     its copy of the rules or parameters, else None."""
     for kind, kept, given in (("rules", rules_array, srules), ("params", params, sparams)):
@@ -374,11 +556,16 @@ def _tampering(rules_array, srules, params, sparams, game: int, move_number: int
         if len(diff):
             i = int(diff[0])
             if kind == "rules":
-                what = f"the rules array (entry {i}, {L.entry_name('R_', i)}: {kept[i]} became {srules[i]})"
+                what = (
+                    f"the rules array (entry {i}, {L.entry_name('R_', i)}: {kept[i]} became "
+                    f"{srules[i]})"
+                )
             else:
                 e, w = divmod(i, kept.shape[1])
-                what = (f"its parameters array (entry {e}, parameter {w}: {kept.ravel()[i]} became "
-                        f"{given.ravel()[i]})")
+                what = (
+                    f"its parameters array (entry {e}, parameter {w}: {kept.ravel()[i]} became "
+                    f"{given.ravel()[i]})"
+                )
             return KernelError(f"a strategy wrote into {what}", game, -1, kind, i, move_number)
     return None
 
@@ -395,11 +582,16 @@ def kernel_module(strategies: list[StrategyInfo]) -> Kernel:
     """
     for s in strategies:
         if not s.compiled:
-            raise ValueError(f"strategy {s.name!r} is plain Python; the kernel needs numba strategies")
+            raise ValueError(
+                f"strategy {s.name!r} is plain Python; the kernel needs numba strategies"
+            )
     # the same strategy files, unchanged, as an earlier call: its kernel, without
     # generating the source and hashing every file again (a run asks once per chunk)
-    files = tuple((s.name, str(s.path), id(s.module), st.st_mtime_ns, st.st_size)
-                  for s in strategies for st in [s.path.stat()])
+    files = tuple(
+        (s.name, str(s.path), id(s.module), st.st_mtime_ns, st.st_size)
+        for s in strategies
+        for st in [s.path.stat()]
+    )
     if files in _BY_FILES:
         return _BY_FILES[files]
     source = kernel_source(strategies)

@@ -275,8 +275,16 @@ def constants(rules):
     deck_size, burn_run, burn_passes, pickup_mode, mix_last, gamble)``: read once per
     chunk, they stay in registers (a read of the rules array after a write to the state
     arrays must be repeated, since numba cannot tell that the arrays are distinct)."""
-    return (rules[L.R_PLAYERS], rules[L.R_HAND_SIZE], rules[L.R_DECK_SIZE], rules[L.R_BURN_RUN],
-            rules[L.R_BURN_PASSES], rules[L.R_PICKUP], rules[L.R_MIX_LAST], rules[L.R_GAMBLE])
+    return (
+        rules[L.R_PLAYERS],
+        rules[L.R_HAND_SIZE],
+        rules[L.R_DECK_SIZE],
+        rules[L.R_BURN_RUN],
+        rules[L.R_BURN_PASSES],
+        rules[L.R_PICKUP],
+        rules[L.R_MIX_LAST],
+        rules[L.R_GAMBLE],
+    )
 
 
 @njit(cache=True, inline="always")
@@ -294,8 +302,12 @@ def legal_with(rc, pub, move, s, st, mask, hand, pile_n, stock_n):
                 return False
             if j == 0:
                 return True
-            return (rc[6] != 0 and stock_n == 0
-                    and pub[ix(L.O_HAND_N + s)] == k and count(pub[ix(L.O_FACE_UP + s)], r) >= j)
+            return (
+                rc[6] != 0
+                and stock_n == 0
+                and pub[ix(L.O_HAND_N + s)] == k
+                and count(pub[ix(L.O_FACE_UP + s)], r) >= j
+            )
         if st == L.STAGE_FACE_UP:
             return j == 0 and count(pub[ix(L.O_FACE_UP + s)], r) >= k
         return False
@@ -320,16 +332,34 @@ def legal_now(rules, pub, priv, move, s, st, top, pile_n, stock_n):
     """Whether ``move`` is legal for seat ``s`` in stage ``st`` (as
     :func:`shedsim.rules.engine.legal_moves`), given the pile's effective top, its size and the
     stock's size."""
-    return legal_with(constants(rules), pub, move, s, st, rules[L.R_PLAYABLE + top],
-                      priv[L.P_HANDS + s], pile_n, stock_n)
+    return legal_with(
+        constants(rules),
+        pub,
+        move,
+        s,
+        st,
+        rules[L.R_PLAYABLE + top],
+        priv[L.P_HANDS + s],
+        pile_n,
+        stock_n,
+    )
 
 
 @njit(cache=True, inline="always")
 def is_legal(rules, pub, priv, move):
     """Whether ``move`` is legal for the seat to move (as :func:`shedsim.rules.engine.legal_moves`).
     Call :func:`prepare` first."""
-    return legal_now(rules, pub, priv, move, pub[L.O_SEAT], pub[L.O_STAGE], pub[L.O_TOP],
-                     pub[L.O_PILE_N], pub[L.O_STOCK_N])
+    return legal_now(
+        rules,
+        pub,
+        priv,
+        move,
+        pub[L.O_SEAT],
+        pub[L.O_STAGE],
+        pub[L.O_TOP],
+        pub[L.O_PILE_N],
+        pub[L.O_STOCK_N],
+    )
 
 
 @njit(cache=True, inline="always")
@@ -354,7 +384,9 @@ def advance_dir(pub, seat, steps, d, n):
 
 
 @njit(cache=True, inline="always")
-def step_with(rules, rc, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction):
+def step_with(
+    rules, rc, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction
+):
     """:func:`step` with the rules' scalars ``rc`` (:func:`constants`) passed in."""
     players = rc[0]
     land = True
@@ -480,8 +512,23 @@ def step(rules, pub, priv, move, seat, st, top, trank, run, pile, pile_n, stock_
     Returns the new ``(seat, top, trank, run, pile, pile_n, stock_n, n_in, direction)``;
     ``n_in`` is 0 once the game is over. Does not count the move.
     """
-    return step_with(rules, constants(rules), pub, priv, move, seat, st, top, trank, run, pile, pile_n,
-                     stock_n, n_in, direction)
+    return step_with(
+        rules,
+        constants(rules),
+        pub,
+        priv,
+        move,
+        seat,
+        st,
+        top,
+        trank,
+        run,
+        pile,
+        pile_n,
+        stock_n,
+        n_in,
+        direction,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -503,7 +550,9 @@ def write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, moves):
 
 
 @njit(cache=True, inline="always")
-def write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, moves):
+def write_public(
+    pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_in, direction, moves
+):
     """Write the turn's scalars into the observation array (before a decision):
     :func:`write_turn` plus the stock's size, the seats still in and the direction."""
     write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, moves)
@@ -514,15 +563,41 @@ def write_public(pub, seat, st, hand, top, trank, run, pile, pile_n, stock_n, n_
 
 @njit(cache=True)
 def apply(rules, pub, priv, move):
-    """Apply a move already checked by :func:`is_legal` (as :func:`shedsim.rules.engine.apply_move`).
+    """Apply a move already checked by :func:`is_legal` (as
+    :func:`shedsim.rules.engine.apply_move`).
     Call :func:`prepare` first: the stage is read from the observation."""
     seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step(
-        rules, pub, priv, move, pub[L.O_SEAT], pub[L.O_STAGE], pub[L.O_TOP], pub[L.O_TOP_RANK],
-        pub[L.O_RUN], pub[L.O_PILE], pub[L.O_PILE_N], pub[L.O_STOCK_N], pub[L.O_IN],
-        pub[L.O_DIRECTION])
+        rules,
+        pub,
+        priv,
+        move,
+        pub[L.O_SEAT],
+        pub[L.O_STAGE],
+        pub[L.O_TOP],
+        pub[L.O_TOP_RANK],
+        pub[L.O_RUN],
+        pub[L.O_PILE],
+        pub[L.O_PILE_N],
+        pub[L.O_STOCK_N],
+        pub[L.O_IN],
+        pub[L.O_DIRECTION],
+    )
     moves = pub[L.O_MOVES] + 1
-    write_public(pub, seat, pub[L.O_STAGE], pub[L.O_HAND], top, trank, run, pile, pile_n, stock_n,
-                 n_in, direction, moves)
+    write_public(
+        pub,
+        seat,
+        pub[L.O_STAGE],
+        pub[L.O_HAND],
+        top,
+        trank,
+        run,
+        pile,
+        pile_n,
+        stock_n,
+        n_in,
+        direction,
+        moves,
+    )
 
 
 @njit(cache=True)
@@ -575,15 +650,33 @@ def same_position(pub, priv, players, seat, top, trank, run, pile, direction):
         return False
     for s in range(players):
         o = b + 6 + 4 * s
-        if (priv[o] != priv[L.P_HANDS + s] or priv[o + 1] != pub[L.O_FACE_UP + s]
-                or priv[o + 2] != pub[L.O_FACE_DOWN_N + s] or priv[o + 3] != pub[L.O_KNOWN + s]):
+        if (
+            priv[o] != priv[L.P_HANDS + s]
+            or priv[o + 1] != pub[L.O_FACE_UP + s]
+            or priv[o + 2] != pub[L.O_FACE_DOWN_N + s]
+            or priv[o + 3] != pub[L.O_KNOWN + s]
+        ):
             return False
     return True
 
 
 @njit(cache=True)
-def stop_check(pub, priv, players, seat, top, trank, run, pile, direction, rng_state, quiet, stall, det_mask,
-               loop_from):
+def stop_check(
+    pub,
+    priv,
+    players,
+    seat,
+    top,
+    trank,
+    run,
+    pile,
+    direction,
+    rng_state,
+    quiet,
+    stall,
+    det_mask,
+    loop_from,
+):
     """The loop check and the no-progress rule after a quiet move (no burn, nobody out, no
     draw), called by the game loop only once ``quiet`` reaches ``min(LOOP_FROM, stall)``
     so that ordinary moves pay for nothing but the counter. Returns ``END_LOOP``,
@@ -600,8 +693,11 @@ def stop_check(pub, priv, players, seat, top, trank, run, pile, direction, rng_s
     :func:`shedsim.rules.engine.apply_move`'s ``_check_stop``.
     """
     if quiet > loop_from:
-        if priv[L.P_LOOP_ON] != 0 and priv[L.P_LOOP_RNG] == rng_state and same_position(
-                pub, priv, players, seat, top, trank, run, pile, direction):
+        if (
+            priv[L.P_LOOP_ON] != 0
+            and priv[L.P_LOOP_RNG] == rng_state
+            and same_position(pub, priv, players, seat, top, trank, run, pile, direction)
+        ):
             return L.END_LOOP
         lam = priv[L.P_LOOP_LAM] + 1
         if lam == priv[L.P_LOOP_POWER]:
@@ -639,7 +735,11 @@ def place_by_cards(pub, seat, direction, players, n_in):
         pos = seat
         for _ in range(players):
             if pub[L.O_PLACE + pos] == 0:
-                c = pub[L.O_HAND_N + pos] + pub[L.O_FACE_DOWN_N + pos] + total(pub[L.O_FACE_UP + pos])
+                c = (
+                    pub[L.O_HAND_N + pos]
+                    + pub[L.O_FACE_DOWN_N + pos]
+                    + total(pub[L.O_FACE_UP + pos])
+                )
                 if c < best_cards:
                     best = pos
                     best_cards = c

@@ -95,8 +95,11 @@ def can_pick_up(obs, rules, has_play):
         return True
     mode = rules[L.R_PICKUP]
     st = obs[L.O_STAGE]
-    return mode == L.PICKUP_ALWAYS or (st == L.STAGE_HAND and mode >= L.PICKUP_HAND) or (
-        st == L.STAGE_FACE_UP and mode >= L.PICKUP_HAND_FACEUP)
+    return (
+        mode == L.PICKUP_ALWAYS
+        or (st == L.STAGE_HAND and mode >= L.PICKUP_HAND)
+        or (st == L.STAGE_FACE_UP and mode >= L.PICKUP_HAND_FACEUP)
+    )
 
 
 @njit(cache=True)
@@ -133,8 +136,11 @@ def _walk(obs, rules, out, target):
                         if n == target:
                             found = code
                         n += 1
-        voluntary = mode == L.PICKUP_ALWAYS or (st == L.STAGE_HAND and mode >= L.PICKUP_HAND) or (
-            st == L.STAGE_FACE_UP and mode >= L.PICKUP_HAND_FACEUP)
+        voluntary = (
+            mode == L.PICKUP_ALWAYS
+            or (st == L.STAGE_HAND and mode >= L.PICKUP_HAND)
+            or (st == L.STAGE_FACE_UP and mode >= L.PICKUP_HAND_FACEUP)
+        )
     elif st == L.STAGE_FACE_DOWN:
         for i in range(obs[L.O_FACE_DOWN_N + seat]):
             code = np.int64(L.FLIP + i)

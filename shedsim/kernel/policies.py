@@ -79,12 +79,12 @@ def strongest_face_up(visible, n_up, rules):
     left = visible
     need = np.int64(n_up)
     up = np.int64(0)
-    left, need, up = _take_highest(left, burn & role, need, up)      # 300 + r
-    left, need, up = _take_highest(left, reset & role, need, up)     # 250 + r
-    left, need, up = _take_highest(left, burn & plain, need, up)     # 200 + r
-    left, need, up = _take_highest(left, reset & plain, need, up)    # 150 + r
-    left, need, up = _take_highest(left, role, need, up)             # 100 + r
-    left, need, up = _take_highest(left, plain, need, up)            # r
+    left, need, up = _take_highest(left, burn & role, need, up)  # 300 + r
+    left, need, up = _take_highest(left, reset & role, need, up)  # 250 + r
+    left, need, up = _take_highest(left, burn & plain, need, up)  # 200 + r
+    left, need, up = _take_highest(left, reset & plain, need, up)  # 150 + r
+    left, need, up = _take_highest(left, role, need, up)  # 100 + r
+    left, need, up = _take_highest(left, plain, need, up)  # r
     return up
 
 
@@ -185,7 +185,8 @@ def greedy_rollout(rules, pub, priv, seat, cap):
         m = greedy_move(pub, rules)
         moves += 1
         s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
-            rules, rc, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+            rules, rc, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction
+        )
     pub[L.O_MOVES] = moves
     if pub[ix(L.O_PLACE + seat)] != 0:
         return float(pub[ix(L.O_PLACE + seat)])

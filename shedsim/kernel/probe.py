@@ -10,7 +10,15 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import constants, deal, stage_of, start_seat, step_with, valid_swap, write_turn
+from shedsim.kernel.core import (
+    constants,
+    deal,
+    stage_of,
+    start_seat,
+    step_with,
+    valid_swap,
+    write_turn,
+)
 from shedsim.kernel.nb import ix, n_legal
 from shedsim.kernel.policies import greedy_move, strongest_face_up
 
@@ -50,7 +58,9 @@ def sample_positions(rules, n, every, key):
         moves = np.int64(0)
         while n_in > 0 and moves < rules[L.R_MAX_MOVES]:
             st = stage_of(pub, seat, stock_n)
-            write_turn(pub, seat, st, priv[ix(L.P_HANDS + seat)], top, trank, run, pile, pile_n, moves)
+            write_turn(
+                pub, seat, st, priv[ix(L.P_HANDS + seat)], top, trank, run, pile, pile_n, moves
+            )
             if n_legal(pub, rules) > 1:
                 seen += 1
                 if seen % every == 0:
@@ -61,5 +71,20 @@ def sample_positions(rules, n, every, key):
             m = greedy_move(pub, rules)
             moves += 1
             seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
-                rules, rc, pub, priv, m, seat, st, top, trank, run, pile, pile_n, stock_n, n_in, direction)
+                rules,
+                rc,
+                pub,
+                priv,
+                m,
+                seat,
+                st,
+                top,
+                trank,
+                run,
+                pile,
+                pile_n,
+                stock_n,
+                n_in,
+                direction,
+            )
     return out[:got]

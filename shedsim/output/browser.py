@@ -29,9 +29,19 @@ DRIVER_PLACES = ("/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver")
 
 # Flags for a closed network and a root user: no sandbox (root), no GPU, and none of the
 # background connections Chromium makes at start (they are refused here, many at a time).
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-quic", "--no-first-run", "--hide-scrollbars", "--force-device-scale-factor=1")
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+    "--hide-scrollbars",
+    "--force-device-scale-factor=1",
+)
 
 
 class BrowserMissing(RuntimeError):
@@ -67,9 +77,13 @@ class PageCheck:
         """Every problem as a sentence (empty when the page is clean)."""
         out = [f"image did not load: {s}" for s in self.broken_images]
         out += [f"console error: {s}" for s in self.console_errors]
-        out += [f"wider than the {self.width}px window outside a scroll box: {s}" for s in self.too_wide]
+        out += [
+            f"wider than the {self.width}px window outside a scroll box: {s}" for s in self.too_wide
+        ]
         if self.page_width > self.width + 1:
-            out.append(f"the page scrolls sideways: {self.page_width}px wide in a {self.width}px window")
+            out.append(
+                f"the page scrolls sideways: {self.page_width}px wide in a {self.width}px window"
+            )
         return out
 
 
@@ -78,14 +92,27 @@ def find_browser() -> tuple[str, str]:
     ``SHEDSIM_CHROMEDRIVER`` when set, else the first found on ``PATH`` (and Debian's places
     for the driver). Raises :class:`BrowserMissing` saying what to install."""
     browser = os.environ.get("SHEDSIM_CHROMIUM") or next(
-        (p for p in (shutil.which(n) for n in CHROMIUM_NAMES) if p), None)
+        (p for p in (shutil.which(n) for n in CHROMIUM_NAMES) if p), None
+    )
     driver = os.environ.get("SHEDSIM_CHROMEDRIVER") or next(
-        (p for p in [*(shutil.which(n) for n in DRIVER_NAMES), *DRIVER_PLACES] if p and os.path.exists(p)), None)
-    missing = [what for what, p in (("Chromium", browser), ("ChromeDriver", driver)) if not p or not os.path.isfile(p)]
+        (
+            p
+            for p in [*(shutil.which(n) for n in DRIVER_NAMES), *DRIVER_PLACES]
+            if p and os.path.exists(p)
+        ),
+        None,
+    )
+    missing = [
+        what
+        for what, p in (("Chromium", browser), ("ChromeDriver", driver))
+        if not p or not os.path.isfile(p)
+    ]
     if missing:
-        raise BrowserMissing(f"no headless browser: {' and '.join(missing)} not found. Install Debian's "
-                             "packages (apt-get install chromium chromium-driver; .ci/run does this) or "
-                             "set SHEDSIM_CHROMIUM and SHEDSIM_CHROMEDRIVER to the binaries")
+        raise BrowserMissing(
+            f"no headless browser: {' and '.join(missing)} not found. Install Debian's "
+            "packages (apt-get install chromium chromium-driver; .ci/run does this) or "
+            "set SHEDSIM_CHROMIUM and SHEDSIM_CHROMEDRIVER to the binaries"
+        )
     return str(browser), str(driver)
 
 
@@ -95,7 +122,9 @@ def _driver(width: int, height: int):
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
     except ImportError:
-        raise BrowserMissing("Selenium is not installed: pip install -e '.[test]' (or pip install selenium)") from None
+        raise BrowserMissing(
+            "Selenium is not installed: pip install -e '.[test]' (or pip install selenium)"
+        ) from None
     opts = webdriver.ChromeOptions()
     opts.binary_location = browser
     for f in FLAGS:
@@ -103,14 +132,17 @@ def _driver(width: int, height: int):
     opts.add_argument(f"--window-size={width},{height}")
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     import tempfile
+
     profile = tempfile.mkdtemp(prefix="shedsim-chromium-")
     opts.add_argument(f"--user-data-dir={profile}")
     try:
         d = webdriver.Chrome(service=Service(executable_path=driver_path), options=opts)
     except Exception as e:  # noqa: BLE001 - selenium raises WebDriverException and OSError subclasses
         shutil.rmtree(profile, ignore_errors=True)
-        raise BrowserMissing(f"cannot start headless Chromium ({browser} with {driver_path}): "
-                             f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}") from None
+        raise BrowserMissing(
+            f"cannot start headless Chromium ({browser} with {driver_path}): "
+            f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+        ) from None
     d.set_page_load_timeout(120)
     d._shedsim_profile = profile  # removed in _quit
     return d
@@ -126,7 +158,11 @@ def _quit(d) -> None:
 def _url(page: Path | str) -> str:
     """An ``http(s)://`` or ``file://`` URL as it is; a path as a ``file://`` URL."""
     text = str(page)
-    return text if text.split(":", 1)[0] in ("http", "https", "file") else Path(page).resolve().as_uri()
+    return (
+        text
+        if text.split(":", 1)[0] in ("http", "https", "file")
+        else Path(page).resolve().as_uri()
+    )
 
 
 def _open(d, page: Path | str, width: int, height: int) -> None:
@@ -168,7 +204,7 @@ for (const el of document.body.querySelectorAll('*')) {
   out.push(name + ' "' + (el.textContent || '').trim().slice(0, 50) + '" ends at ' + Math.round(r.right) + 'px');
 }
 return [out, document.documentElement.scrollWidth];
-"""
+"""  # noqa: E501 (a text kept as written)
 
 
 def _severe(d) -> list[str]:
@@ -186,7 +222,9 @@ return [Array.from(document.links).map(a => a.href),
 """
 
 
-def check_pages(pages: list[Path | str], widths: tuple[int, ...] = (1400,), height: int = 900) -> list[PageCheck]:
+def check_pages(
+    pages: list[Path | str], widths: tuple[int, ...] = (1400,), height: int = 900
+) -> list[PageCheck]:
     """Open every page of ``pages`` (HTML files, or ``http://`` URLs) in headless Chromium at
     each window width in ``widths`` (CSS pixels; one browser per width) and return a
     :class:`PageCheck` per page and width, pages first. Raises :class:`BrowserMissing` when no
@@ -200,14 +238,28 @@ def check_pages(pages: list[Path | str], widths: tuple[int, ...] = (1400,), heig
                 broken = d.execute_script(_JS_IMAGES)
                 wide, page_width = d.execute_script(_JS_WIDE)
                 links, ids, title, text = d.execute_script(_JS_LINKS)
-                out.append(PageCheck(w, list(broken), _severe(d), list(wide), int(page_width), _url(page),
-                                     tuple(links), tuple(ids), str(title), str(text)))
+                out.append(
+                    PageCheck(
+                        w,
+                        list(broken),
+                        _severe(d),
+                        list(wide),
+                        int(page_width),
+                        _url(page),
+                        tuple(links),
+                        tuple(ids),
+                        str(title),
+                        str(text),
+                    )
+                )
         finally:
             _quit(d)
     return out
 
 
-def check_page(page: Path | str, widths: tuple[int, ...] = (1400, 800), height: int = 900) -> list[PageCheck]:
+def check_page(
+    page: Path | str, widths: tuple[int, ...] = (1400, 800), height: int = 900
+) -> list[PageCheck]:
     """Open ``page`` (an HTML file) in headless Chromium once per window width in ``widths``
     (CSS pixels) and return a :class:`PageCheck` for each. Raises :class:`BrowserMissing`
     when no browser can be started."""
@@ -219,6 +271,7 @@ def screenshot(page: Path | str, out: Path | str, width: int = 1400, height: int
     shedsim's mark (:func:`shedsim.base.atomic.mark_png`), written atomically to ``out``
     (:mod:`shedsim.base.atomic`). Raises :class:`BrowserMissing`."""
     from shedsim.base import atomic
+
     d = _driver(width, height)
     try:
         _open(d, Path(page), width, height)
@@ -234,15 +287,19 @@ def main(argv: list[str] | None = None) -> int:
     800 pixels, print each problem; 0 clean, 1 problems, 2 no browser or a bad argument (a
     missing page; a --screenshot file that exists and is not shedsim's, which is never replaced)."""
     import argparse
+
     ap = argparse.ArgumentParser(prog="python -m shedsim.output.browser", description=main.__doc__)
     ap.add_argument("page", type=Path)
-    ap.add_argument("--screenshot", type=Path, help="also write a PNG of the top of the page (1400x1000)")
+    ap.add_argument(
+        "--screenshot", type=Path, help="also write a PNG of the top of the page (1400x1000)"
+    )
     a = ap.parse_args(argv)
     if not a.page.is_file():
         print(f"error: {str(a.page)!r} is not a file", file=sys.stderr)
         return 2
     if a.screenshot:
         from shedsim.base.atomic import replace_problem
+
         problem = replace_problem(a.screenshot, "--screenshot")
         if problem:
             print(f"error: {problem}", file=sys.stderr)
@@ -257,8 +314,11 @@ def main(argv: list[str] | None = None) -> int:
     problems = [p for c in checks for p in c.problems]
     for p in problems:
         print(p)
-    print(f"{a.page}: {len(problems)} problem(s) at widths {', '.join(str(c.width) for c in checks)}px"
-          + (f"; screenshot {a.screenshot}" if a.screenshot else ""))
+    print(
+        f"{a.page}: {len(problems)} problem(s) at widths "
+        f"{', '.join(str(c.width) for c in checks)}px"
+        + (f"; screenshot {a.screenshot}" if a.screenshot else "")
+    )
     return 1 if problems else 0
 
 

@@ -17,8 +17,11 @@ def pct(v: float, lo: float, hi: float) -> str:
 def _forfeit_cell(r) -> str:
     """A run with bots: the games an entry forfeited, and by which kinds of fault."""
     from shedsim.bot.protocol import FAULTS
+
     n = getattr(r, "forfeits", 0)
-    kinds = [f"{k} {getattr(r, 'forfeits_' + k):,}" for k in FAULTS if getattr(r, "forfeits_" + k, 0)]
+    kinds = [
+        f"{k} {getattr(r, 'forfeits_' + k):,}" for k in FAULTS if getattr(r, "forfeits_" + k, 0)
+    ]
     return f"{n:,}" + (f" ({', '.join(kinds)})" if kinds else "")
 
 
@@ -29,25 +32,53 @@ def ranking_table(spec, res, complete: bool) -> Table:
     # a column with one figure on every row says nothing about the strategies: it is said
     # once (the seat-games in the title; the unfinished games in the line under the table)
     per_row = {c: s[c].nunique() > 1 for c in ("games", "unfinished")}
-    title = (f"Ranking: {spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
-             + ("" if per_row["games"] or s.empty else f", {int(s['games'].iloc[0]):,} seat-games per strategy")
-             + ("" if complete else " [PARTIAL: run interrupted]"))
-    t = Table(title=title, caption="\\[lo, hi] = 95% intervals, one deal (its rotations) = one cluster (Wilson at the "
-                                    "effective size for rates, t for mean place); rating: Plackett-Luce, Elo scale, "
-                                    "+- 1.96 cluster-robust se")
-    cols = (("#", "right"), ("strategy", "left"), ("games", "right"), ("win rate", "right"),
-            ("loss rate", "right"), ("mean place", "right"), ("rating", "right"), ("unfinished", "right"),
-            *((("forfeits", "right"),) if "forfeits" in s else ()))
+    title = (
+        f"Ranking: {spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
+        + (
+            ""
+            if per_row["games"] or s.empty
+            else f", {int(s['games'].iloc[0]):,} seat-games per strategy"
+        )
+        + ("" if complete else " [PARTIAL: run interrupted]")
+    )
+    t = Table(
+        title=title,
+        caption="\\[lo, hi] = 95% intervals, one deal (its rotations) = one cluster (Wilson at the "
+        "effective size for rates, t for mean place); rating: Plackett-Luce, Elo scale, "
+        "+- 1.96 cluster-robust se",
+    )
+    cols = (
+        ("#", "right"),
+        ("strategy", "left"),
+        ("games", "right"),
+        ("win rate", "right"),
+        ("loss rate", "right"),
+        ("mean place", "right"),
+        ("rating", "right"),
+        ("unfinished", "right"),
+        *((("forfeits", "right"),) if "forfeits" in s else ()),
+    )
     shown = [col for col, _ in cols if per_row.get(col, True)]
     for col, just in cols:
         if col in shown:
             t.add_column(col, justify=just)
     for r in s.itertuples(index=False):
         rating = "-" if math.isnan(r.rating) else f"{r.rating:+.1f} +- {1.96 * r.rating_se:.1f}"
-        place = "-" if math.isnan(r.mean_place) else f"{r.mean_place:.3f} [{r.place_lo:.3f}, {r.place_hi:.3f}]"
-        cells = {"#": str(r.rank), "strategy": r.strategy, "games": f"{r.games:,}",
-                 "win rate": pct(r.win_rate, r.win_lo, r.win_hi), "loss rate": pct(r.loss_rate, r.loss_lo, r.loss_hi),
-                 "mean place": place, "rating": rating, "unfinished": f"{r.unfinished:,}"}
+        place = (
+            "-"
+            if math.isnan(r.mean_place)
+            else f"{r.mean_place:.3f} [{r.place_lo:.3f}, {r.place_hi:.3f}]"
+        )
+        cells = {
+            "#": str(r.rank),
+            "strategy": r.strategy,
+            "games": f"{r.games:,}",
+            "win rate": pct(r.win_rate, r.win_lo, r.win_hi),
+            "loss rate": pct(r.loss_rate, r.loss_lo, r.loss_hi),
+            "mean place": place,
+            "rating": rating,
+            "unfinished": f"{r.unfinished:,}",
+        }
         if "forfeits" in shown:
             cells["forfeits"] = _forfeit_cell(r)
         t.add_row(*(cells[col] for col in shown))
@@ -58,16 +89,28 @@ def standings_table(rounds: int, mt) -> Table:
     """The match standings of a tournament played in matches of ``rounds`` rounds (``mt``:
     its ``matches`` table, one row per entry)."""
     each = not mt.empty and mt["matches"].nunique() == 1  # every strategy played as many matches
-    m = Table(title=f"Match standings ({rounds} rounds, summed places, lowest total wins"
-                    + (f"; {int(mt['matches'].iloc[0]):,} matches per strategy)" if each else ")"))
-    for col in ("#", "strategy", *(() if each else ("matches",)), "match wins", "mean match place",
-                "mean total places"):
+    m = Table(
+        title=f"Match standings ({rounds} rounds, summed places, lowest total wins"
+        + (f"; {int(mt['matches'].iloc[0]):,} matches per strategy)" if each else ")")
+    )
+    for col in (
+        "#",
+        "strategy",
+        *(() if each else ("matches",)),
+        "match wins",
+        "mean match place",
+        "mean total places",
+    ):
         m.add_column(col, justify="left" if col == "strategy" else "right")
     for r in mt.itertuples(index=False):
-        m.add_row(str(r.rank), r.strategy, *(() if each else (f"{r.matches:,}",)),
-                  pct(r.match_win_rate, r.match_win_lo, r.match_win_hi),
-                  f"{r.mean_match_place:.3f} [{r.match_place_lo:.3f}, {r.match_place_hi:.3f}]",
-                  f"{r.mean_total_places:.3f}")
+        m.add_row(
+            str(r.rank),
+            r.strategy,
+            *(() if each else (f"{r.matches:,}",)),
+            pct(r.match_win_rate, r.match_win_lo, r.match_win_hi),
+            f"{r.mean_match_place:.3f} [{r.match_place_lo:.3f}, {r.match_place_hi:.3f}]",
+            f"{r.mean_total_places:.3f}",
+        )
     return m
 
 
@@ -79,14 +122,37 @@ def _share(iv) -> str:
 def hint_table(res, to_move: int, file) -> Table:
     """The legal moves of a position ranked by ``shedsim hint`` (``res``: its result; the
     seat ``to_move`` moves in the position read from ``file``), best first."""
-    whose = (f"seat {res.seat} to move" if res.seat == to_move else
-             f"seat {res.seat}, as if it were its turn (seat {to_move} is to move)")
-    t = Table(title=f"{file}: {whose}, {res.players} players, playouts by {res.policy}; {res.ranked_by()}")
-    for col, just in (("#", "right"), ("move", "left"), ("expected place (95%)", "right"),
-                      ("P(lose) (95%)", "right"), ("P(first) (95%)", "right"), ("samples", "right"), ("", "left")):
+    whose = (
+        f"seat {res.seat} to move"
+        if res.seat == to_move
+        else f"seat {res.seat}, as if it were its turn (seat {to_move} is to move)"
+    )
+    t = Table(
+        title=f"{file}: {whose}, {res.players} players, playouts by {res.policy}; {res.ranked_by()}"
+    )
+    for col, just in (
+        ("#", "right"),
+        ("move", "left"),
+        ("expected place (95%)", "right"),
+        ("P(lose) (95%)", "right"),
+        ("P(first) (95%)", "right"),
+        ("samples", "right"),
+        ("", "left"),
+    ):
         t.add_column(col, justify=just)
     for i, m in enumerate(res.moves, 1):
-        note = "same as " + m.same_as if m.same_as else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
-        t.add_row(str(i), m.move, f"{m.place.value:.2f} ({m.place.lo:.2f}-{m.place.hi:.2f})",
-                  _share(m.p_lose), _share(m.p_first), f"{m.samples:,}", note)
+        note = (
+            "same as " + m.same_as
+            if m.same_as
+            else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
+        )
+        t.add_row(
+            str(i),
+            m.move,
+            f"{m.place.value:.2f} ({m.place.lo:.2f}-{m.place.hi:.2f})",
+            _share(m.p_lose),
+            _share(m.p_first),
+            f"{m.samples:,}",
+            note,
+        )
     return t

@@ -20,14 +20,39 @@ import numpy as np
 from shedsim.base import atomic
 
 FLOAT_FORMATS = {
-    "rank_direction": 0, "median_shift": 0,  # compare-rules' directions: the integers -1, 0, +1
-    "win_rate": 6, "win_lo": 6, "win_hi": 6, "loss_rate": 6, "loss_lo": 6, "loss_hi": 6,
-    "mean_place": 6, "place_lo": 6, "place_hi": 6, "rating": 3, "rating_se": 3, "rating_lo": 3,
-    "rating_hi": 3, "pickups_per_game": 4, "burns_per_game": 4, "share_a_ahead": 6, "share_lo": 6,
-    "share_hi": 6, "se": 6, "share": 8, "cumulative_share": 8,
-    "match_win_rate": 6, "match_win_lo": 6, "match_win_hi": 6, "match_loss_rate": 6,
-    "match_loss_lo": 6, "match_loss_hi": 6, "mean_match_place": 6, "match_place_lo": 6,
-    "match_place_hi": 6, "mean_total_places": 6,
+    "rank_direction": 0,
+    "median_shift": 0,  # compare-rules' directions: the integers -1, 0, +1
+    "win_rate": 6,
+    "win_lo": 6,
+    "win_hi": 6,
+    "loss_rate": 6,
+    "loss_lo": 6,
+    "loss_hi": 6,
+    "mean_place": 6,
+    "place_lo": 6,
+    "place_hi": 6,
+    "rating": 3,
+    "rating_se": 3,
+    "rating_lo": 3,
+    "rating_hi": 3,
+    "pickups_per_game": 4,
+    "burns_per_game": 4,
+    "share_a_ahead": 6,
+    "share_lo": 6,
+    "share_hi": 6,
+    "se": 6,
+    "share": 8,
+    "cumulative_share": 8,
+    "match_win_rate": 6,
+    "match_win_lo": 6,
+    "match_win_hi": 6,
+    "match_loss_rate": 6,
+    "match_loss_lo": 6,
+    "match_loss_hi": 6,
+    "mean_match_place": 6,
+    "match_place_lo": 6,
+    "match_place_hi": 6,
+    "mean_total_places": 6,
 }
 """Decimals of a float column (any other float column: 6)."""
 PVALUE_COLUMNS = ("p_value", "p_holm")
@@ -64,4 +89,6 @@ def format_frame(df, pvalue_columns: Iterable[str] = PVALUE_COLUMNS):
 def write_csv(df, path: Path, pvalue_columns: Iterable[str] = PVALUE_COLUMNS) -> None:
     """Write ``df`` to ``path`` as CSV (:func:`format_frame`, no index, ``\\n`` line ends),
     atomically. Raises :class:`shedsim.base.atomic.WriteError` naming the file."""
-    atomic.write_text(path, format_frame(df, pvalue_columns).to_csv(index=False, lineterminator="\n"))
+    atomic.write_text(
+        path, format_frame(df, pvalue_columns).to_csv(index=False, lineterminator="\n")
+    )

@@ -21,10 +21,38 @@ import math
 from dataclasses import dataclass
 from collections.abc import Callable
 
-__all__ = ["Kind", "format_p", "plain", "decimals_for", "duration", "KINDS", "TEXT", "NAME", "CARDS", "BOOL",
-           "COUNT", "INDEX", "RATE", "PP", "P", "PROBABILITY", "ELO", "PLACES", "PLACES_DIFF", "MOVES",
-           "MOVES_DIFF", "NUMBER", "NUMBER_DIFF", "SCORE", "LLR", "SECONDS", "RELATIVE", "PARAMETER", "DIRECTION",
-           "BY_UNIT"]
+__all__ = [
+    "Kind",
+    "format_p",
+    "plain",
+    "decimals_for",
+    "duration",
+    "KINDS",
+    "TEXT",
+    "NAME",
+    "CARDS",
+    "BOOL",
+    "COUNT",
+    "INDEX",
+    "RATE",
+    "PP",
+    "P",
+    "PROBABILITY",
+    "ELO",
+    "PLACES",
+    "PLACES_DIFF",
+    "MOVES",
+    "MOVES_DIFF",
+    "NUMBER",
+    "NUMBER_DIFF",
+    "SCORE",
+    "LLR",
+    "SECONDS",
+    "RELATIVE",
+    "PARAMETER",
+    "DIRECTION",
+    "BY_UNIT",
+]
 
 
 def format_p(p: float) -> str:
@@ -123,18 +151,29 @@ CARDS = Kind("cards", False)
 """Card ranks as written (``K 5 5``, ``10``)."""
 BOOL = Kind("yes/no", False)
 """``True``/``False``, shown as yes/no."""
-COUNT = Kind("count", True, lambda x, d: f"{int(x):,}" if _whole(x) else plain(x),
-             holds=lambda x: _whole(x) and x >= 0)
+COUNT = Kind(
+    "count",
+    True,
+    lambda x, d: f"{int(x):,}" if _whole(x) else plain(x),
+    holds=lambda x: _whole(x) and x >= 0,
+)
 """A number of things (games, deals, wins, seat-games, cards): a whole number with
 thousands separators."""
 INDEX = Kind("index", True, lambda x, d: f"{int(x)}" if _whole(x) else plain(x), holds=_whole)
 """An ordinal or a number that names something (a rank in the ranking, a seat, a deal, a
 trial): a whole number without separators."""
-RATE = Kind("rate", True, lambda x, d: f"{100 * x:.2f}%", lambda x, d: f"{100 * x:.2f}", holds=_in01)
+RATE = Kind(
+    "rate", True, lambda x, d: f"{100 * x:.2f}%", lambda x, d: f"{100 * x:.2f}", holds=_in01
+)
 """A share of games or cards in [0, 1] (win rate, loss rate, share of comparisons): a
 percentage with two decimals; its interval in percent without the sign."""
-PP = Kind("percentage points", True, lambda x, d: f"{100 * x:+.2f} pp", lambda x, d: f"{100 * x:+.2f}",
-          holds=lambda x: -1 <= x <= 1)
+PP = Kind(
+    "percentage points",
+    True,
+    lambda x, d: f"{100 * x:+.2f} pp",
+    lambda x, d: f"{100 * x:+.2f}",
+    holds=lambda x: -1 <= x <= 1,
+)
 """A difference of two rates (a skill edge, an effect on a rate): signed percentage points."""
 P = Kind("p-value", True, lambda x, d: format_p(x), holds=_in01)
 """A p-value: two significant digits (:func:`format_p`)."""
@@ -168,15 +207,43 @@ RELATIVE = Kind("relative change", True, lambda x, d: f"{100 * x:+.1f}%")
 """A change relative to the baseline's value: a signed percentage."""
 PARAMETER = Kind("parameter value", True, lambda x, d: f"{int(x)}" if _whole(x) else f"{x:g}")
 """A strategy parameter's value (tips' follow/ignore values, tune's trial parameters)."""
-DIRECTION = Kind("direction", True, lambda x, d: f"{int(round(x)):+d}" if round(x) else "0",
-                 holds=lambda x: x in (-1, 0, 1))
+DIRECTION = Kind(
+    "direction",
+    True,
+    lambda x, d: f"{int(round(x)):+d}" if round(x) else "0",
+    holds=lambda x: x in (-1, 0, 1),
+)
 """Which way a test points: the integer +1 (up: longer games, more pick-ups), -1 (down) or 0."""
 BY_UNIT = Kind("in the row's unit", True)
 """compare-rules' effects: the value's kind is the row's ``unit`` (``share``: a rate, or
 percentage points for the effect; ``moves``; else a number), :func:`for_unit`."""
 
-KINDS = (TEXT, NAME, CARDS, BOOL, COUNT, INDEX, RATE, PP, P, PROBABILITY, ELO, PLACES, PLACES_DIFF, MOVES,
-         MOVES_DIFF, NUMBER, NUMBER_DIFF, SCORE, LLR, SECONDS, RELATIVE, PARAMETER, DIRECTION, BY_UNIT)
+KINDS = (
+    TEXT,
+    NAME,
+    CARDS,
+    BOOL,
+    COUNT,
+    INDEX,
+    RATE,
+    PP,
+    P,
+    PROBABILITY,
+    ELO,
+    PLACES,
+    PLACES_DIFF,
+    MOVES,
+    MOVES_DIFF,
+    NUMBER,
+    NUMBER_DIFF,
+    SCORE,
+    LLR,
+    SECONDS,
+    RELATIVE,
+    PARAMETER,
+    DIRECTION,
+    BY_UNIT,
+)
 
 
 def for_unit(unit: str, difference: bool) -> Kind:

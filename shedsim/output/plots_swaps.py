@@ -4,5 +4,9 @@ code written against it is merged: the same functions, re-exported. New code imp
 
 from shedsim.output.charts.figure import atomic_png, bars, save_figure  # noqa: F401 - re-exported
 from shedsim.output.charts.swaps import (  # noqa: F401 - re-exported
-    HEATMAP_COLUMNS, by_rank, regret, value_extremes, value_heatmap,
+    HEATMAP_COLUMNS,
+    by_rank,
+    regret,
+    value_extremes,
+    value_heatmap,
 )

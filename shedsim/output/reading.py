@@ -32,14 +32,26 @@ RESERVED = ("command", "title", "definitions", "headline", "versions", "outputs"
 MAIN_TABLES = {"tournament": ["summary.csv", "matches.csv", "head_to_head.csv"]}
 """Tables of known commands that go into the Markdown summary (other commands: every CSV)."""
 
-KIND_NAMES = {"tournament": "Tournament", "compare-rules": "Rule comparison", "swaps": "Swap analysis",
-              "sprt": "Sequential test (SPRT)", "tips": "Beginner tips put to the test",
-              "tune": "Parameter tuning"}
+KIND_NAMES = {
+    "tournament": "Tournament",
+    "compare-rules": "Rule comparison",
+    "swaps": "Swap analysis",
+    "sprt": "Sequential test (SPRT)",
+    "tips": "Beginner tips put to the test",
+    "tune": "Parameter tuning",
+}
 
 
 def file_label(name: str) -> str:
     """A caption from a file name: ``head_to_head.png`` -> ``Head to head``."""
-    stem = Path(name).with_suffix("").as_posix().replace("/", " / ").replace("_", " ").replace("-", " ")
+    stem = (
+        Path(name)
+        .with_suffix("")
+        .as_posix()
+        .replace("/", " / ")
+        .replace("_", " ")
+        .replace("-", " ")
+    )
     return stem[:1].upper() + stem[1:]
 
 
@@ -140,20 +152,30 @@ def read_json(path: Path) -> dict[str, Any]:
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        raise ReportError(f"{quote_path(path.parent)} holds no run.json (not a shedsim output directory)") from None
+        raise ReportError(
+            f"{quote_path(path.parent)} holds no run.json (not a shedsim output directory)"
+        ) from None
     except OSError as e:
         raise ReportError(f"cannot read {quote_path(path)}: {e.strerror or e}") from None
     except UnicodeDecodeError as e:
-        raise ReportError(f"{quote_path(path)} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise ReportError(
+            f"{quote_path(path)} is not UTF-8 text ({e.reason} at byte {e.start})"
+        ) from None
     if not text.strip():
-        raise ReportError(f"{quote_path(path)} is empty (an interrupted write?): not a shedsim run.json")
+        raise ReportError(
+            f"{quote_path(path)} is empty (an interrupted write?): not a shedsim run.json"
+        )
     try:
         info = json.loads(text)
     except (ValueError, RecursionError) as e:  # RecursionError: arrays or objects nested too deeply
-        raise ReportError(f"{quote_path(path)} is not valid JSON, truncated or damaged ({e})") from None
+        raise ReportError(
+            f"{quote_path(path)} is not valid JSON, truncated or damaged ({e})"
+        ) from None
     if not isinstance(info, dict):
-        raise ReportError(f"{quote_path(path)} is not a shedsim run.json (a JSON object was expected, "
-                          f"found {type(info).__name__})")
+        raise ReportError(
+            f"{quote_path(path)} is not a shedsim run.json (a JSON object was expected, "
+            f"found {type(info).__name__})"
+        )
     return info
 
 
@@ -176,22 +198,29 @@ def read_csv(path: Path, max_rows: int = MAX_ROWS) -> Table:
                 if not row:
                     continue
                 if len(row) != len(header):
-                    raise ReportError(f"{quote_path(path)} is corrupt: line {reader.line_num} has {len(row)} cells, "
-                                      f"the header has {len(header)}")
+                    raise ReportError(
+                        f"{quote_path(path)} is corrupt: line {reader.line_num} has {len(row)} "
+                        "cells, "
+                        f"the header has {len(header)}"
+                    )
                 n += 1
                 if len(rows) < max_rows:
                     rows.append(row)
         with open(path, "rb") as fb:
             fb.seek(-1, os.SEEK_END)
             if fb.read(1) != b"\n":
-                raise ReportError(f"{quote_path(path)} is truncated: its last line has no line end "
-                                  "(an interrupted write?); run the command again")
+                raise ReportError(
+                    f"{quote_path(path)} is truncated: its last line has no line end "
+                    "(an interrupted write?); run the command again"
+                )
     except ReportError:
         raise
     except FileNotFoundError:
         raise ReportError(f"{quote_path(path)} is listed in run.json outputs but missing") from None
     except UnicodeDecodeError as e:
-        raise ReportError(f"{quote_path(path)} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise ReportError(
+            f"{quote_path(path)} is not UTF-8 text ({e.reason} at byte {e.start})"
+        ) from None
     except csv.Error as e:
         raise ReportError(f"{quote_path(path)} is not a valid CSV ({e})") from None
     except OSError as e:
@@ -213,10 +242,13 @@ def read_png(path: Path) -> Chart:
     if not data.startswith(PNG_SIGNATURE):
         raise ReportError(f"{quote_path(path)} is not a PNG image (wrong signature)")
     import matplotlib.image as mpimg
+
     try:
         pixels = mpimg.imread(io.BytesIO(data), format="png")
     except Exception as e:  # noqa: BLE001 - Pillow raises OSError, SyntaxError, zlib.error, ...
-        raise ReportError(f"{quote_path(path)} is a corrupt PNG image ({type(e).__name__}: {e})") from None
+        raise ReportError(
+            f"{quote_path(path)} is a corrupt PNG image ({type(e).__name__}: {e})"
+        ) from None
     if pixels.ndim < 2 or pixels.shape[0] == 0 or pixels.shape[1] == 0:
         raise ReportError(f"{quote_path(path)} is an empty PNG image")
     return Chart(path.name, path, data, int(pixels.shape[1]), int(pixels.shape[0]))
@@ -230,13 +262,17 @@ def _kind(info: dict[str, Any]) -> str:
             return words[1]
     spec = info.get("spec")
     if isinstance(spec, dict) and "labels" in spec and "tables" in spec:
-        return "tournament"  # tournament run.json written outside the `shedsim` script (command: null)
+        return (
+            "tournament"  # tournament run.json written outside the `shedsim` script (command: null)
+        )
     return "run"
 
 
 def _check_type(info: dict[str, Any], key: str, kind: type, path: Path, what: str) -> None:
     if key in info and info[key] is not None and not isinstance(info[key], kind):
-        raise ReportError(f"{quote_path(path)}: {key!r} must be {what}, found {type(info[key]).__name__}")
+        raise ReportError(
+            f"{quote_path(path)}: {key!r} must be {what}, found {type(info[key]).__name__}"
+        )
 
 
 def _outputs(directory: Path, info: dict[str, Any], path: Path) -> list[str]:
@@ -244,15 +280,20 @@ def _outputs(directory: Path, info: dict[str, Any], path: Path) -> list[str]:
     run.json lists none, the CSV and PNG files in ``directory``."""
     outs = info.get("outputs")
     if outs is None:
-        return sorted(p.name for p in directory.iterdir()
-                      if p.is_file() and p.suffix.lower() in (".csv", ".png"))
+        return sorted(
+            p.name
+            for p in directory.iterdir()
+            if p.is_file() and p.suffix.lower() in (".csv", ".png")
+        )
     if not isinstance(outs, list) or not all(isinstance(o, str) for o in outs):
         raise ReportError(f"{quote_path(path)}: 'outputs' must be a list of file names")
     seen = []
     for o in outs:
         p = Path(o)
         if not o or p.is_absolute() or ".." in p.parts or "\\" in o:
-            raise ReportError(f"{quote_path(path)}: output {o!r} is not a file name inside the directory")
+            raise ReportError(
+                f"{quote_path(path)}: output {o!r} is not a file name inside the directory"
+            )
         if o not in seen and o != "run.json":
             seen.append(o)
     return seen
@@ -263,11 +304,18 @@ def _order(kind: str, names: list[str]) -> list[str]:
     charts once: :func:`shedsim.output.charts.report_order`), then ``summary.csv``, then the
     rest grouped by file stem (alphabetical), a chart before the table of the same stem."""
     from shedsim.output.charts import report_order
+
     pref = (report_order(kind) or []) + ["summary.csv"]
     first = [n for n in pref if n in names]
     first = list(dict.fromkeys(first))
-    rest = sorted((n for n in names if n not in first),
-                  key=lambda n: (Path(n).with_suffix("").as_posix(), 0 if n.lower().endswith(".png") else 1, n))
+    rest = sorted(
+        (n for n in names if n not in first),
+        key=lambda n: (
+            Path(n).with_suffix("").as_posix(),
+            0 if n.lower().endswith(".png") else 1,
+            n,
+        ),
+    )
     return first + rest
 
 
@@ -282,7 +330,9 @@ def _text(v: Any, limit: int = 300) -> str:
         s = v
     elif isinstance(v, (int, float)):
         s = f"{v:,}" if isinstance(v, int) and abs(v) >= 10000 else str(v)
-    elif isinstance(v, list) and all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
+    elif isinstance(v, list) and all(
+        isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v
+    ):
         s = ", ".join(str(x) for x in v) if v else "-"
     else:
         s = json.dumps(v, sort_keys=True, separators=(", ", ": "), default=str)
@@ -319,14 +369,17 @@ def _tournament_headline(summary: Table | None, info: dict[str, Any]) -> list[st
     rows = summary.rows
     si = col["strategy"]
     ranking = ", ".join(f"{k + 1}. {r[si]}" for k, r in enumerate(rows))
-    out = [f"Ranking: {ranking}"
-           + (f" (first {len(rows)} of {summary.n_rows})" if summary.truncated else "")]
+    out = [
+        f"Ranking: {ranking}"
+        + (f" (first {len(rows)} of {summary.n_rows})" if summary.truncated else "")
+    ]
     if rows:
         r = rows[0]
         parts = []
 
         def get(c):
             return _num(r[col[c]]) if c in col else None
+
         w, lo, hi = get("win_rate"), get("win_lo"), get("win_hi")
         if None not in (w, lo, hi):
             parts.append(f"win rate {100 * w:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]")
@@ -357,7 +410,9 @@ def _title(kind: str, info: dict[str, Any], directory: Path) -> str:
         g = info.get("games_in_results", s.get("games"))
         if isinstance(g, int):
             bits.append(f"{g:,} games")
-        return f"Tournament: {', '.join(str(x) for x in labels)}" + (f" ({', '.join(bits)})" if bits else "")
+        return f"Tournament: {', '.join(str(x) for x in labels)}" + (
+            f" ({', '.join(bits)})" if bits else ""
+        )
     name = KIND_NAMES.get(kind, kind)
     return f"{name}: {directory.resolve().name or directory}"
 
@@ -382,9 +437,13 @@ def load_run(directory: Path | str, max_rows: int = MAX_ROWS) -> Run:
     _check_type(info, "headline", list, path, "a list of strings")
     _check_type(info, "command", str, path, "a string")
     _check_type(info, "title", str, path, "a string")
-    if not any(info.get(k) is not None for k in ("command", "spec", "outputs", "title", "headline")):
-        raise ReportError(f"{quote_path(path)} records none of command, spec, title, headline or outputs: "
-                          "it is truncated or not a shedsim run.json")
+    if not any(
+        info.get(k) is not None for k in ("command", "spec", "outputs", "title", "headline")
+    ):
+        raise ReportError(
+            f"{quote_path(path)} records none of command, spec, title, headline or outputs: "
+            "it is truncated or not a shedsim run.json"
+        )
     headline = info.get("headline") or []
     if not all(isinstance(h, str) for h in headline):
         raise ReportError(f"{quote_path(path)}: 'headline' must be a list of strings")
@@ -410,12 +469,21 @@ def load_run(directory: Path | str, max_rows: int = MAX_ROWS) -> Run:
         source = "summary.csv" if headline else None
     spec = SP.rows(kind, info)
     rest = {k: v for k, v in info.items() if k not in RESERVED}
-    return Run(directory=directory, info=info, kind=kind,
-               command=info.get("command") if isinstance(info.get("command"), str) else None,
-               title=_title(kind, info, directory), headline=list(headline), headline_source=source,
-               definitions={str(k): _text(v, 2000) for k, v in (info.get("definitions") or {}).items()},
-               versions={str(k): _text(v) for k, v in (info.get("versions") or {}).items()},
-               spec=spec, fields=_flatten(rest), items=items, other_files=other)
+    return Run(
+        directory=directory,
+        info=info,
+        kind=kind,
+        command=info.get("command") if isinstance(info.get("command"), str) else None,
+        title=_title(kind, info, directory),
+        headline=list(headline),
+        headline_source=source,
+        definitions={str(k): _text(v, 2000) for k, v in (info.get("definitions") or {}).items()},
+        versions={str(k): _text(v) for k, v in (info.get("versions") or {}).items()},
+        spec=spec,
+        fields=_flatten(rest),
+        items=items,
+        other_files=other,
+    )
 
 
 def load_runs(directories: list[Path | str], max_rows: int = MAX_ROWS) -> list[Run]:

@@ -10,7 +10,8 @@ a nicer order) and renders:
 
 * HTML (:func:`render_html`): a table of contents, then per run its title, command,
   headline, specification (what was played, in words: :mod:`shedsim.output.spec`; every
-  ``run.json`` field as recorded in a collapsed ``<details>``), every chart listed in ``outputs`` embedded as a ``data:image/png;base64``
+  ``run.json`` field as recorded in a collapsed ``<details>``), every chart listed in ``outputs``
+  embedded as a ``data:image/png;base64``
   URI (the PNG bytes as written, never re-encoded), every CSV as a table (cells kept as
   written; long tables cut to ``max_rows`` with a note naming the full file), the
   definitions as a glossary and the versions in a collapsed ``<details>``. No external
@@ -38,12 +39,37 @@ from pathlib import Path
 from typing import Any
 
 from shedsim.output.reading import (  # noqa: F401 - re-exported: the report's names, where they always were
-    KIND_NAMES, MAIN_TABLES, MAX_ROWS, PNG_SIGNATURE, RESERVED, Chart, ReportError, Run, Table, file_label,
-    load_run, load_runs, quote_path, read_csv, read_json, read_png,
+    KIND_NAMES,
+    MAIN_TABLES,
+    MAX_ROWS,
+    PNG_SIGNATURE,
+    RESERVED,
+    Chart,
+    ReportError,
+    Run,
+    Table,
+    file_label,
+    load_run,
+    load_runs,
+    quote_path,
+    read_csv,
+    read_json,
+    read_png,
 )
 
-__all__ = ["ReportError", "Table", "Chart", "Run", "load_run", "load_runs", "render_html",
-           "render_markdown", "check_output", "write_report", "MAX_ROWS"]
+__all__ = [
+    "ReportError",
+    "Table",
+    "Chart",
+    "Run",
+    "load_run",
+    "load_runs",
+    "render_html",
+    "render_markdown",
+    "check_output",
+    "write_report",
+    "MAX_ROWS",
+]
 
 
 # ------------------------------------------------------------------ HTML
@@ -100,7 +126,7 @@ details { margin: 0.6em 0; }
 details summary { cursor: pointer; color: var(--accent); }
 .top { font-size: 0.85em; float: right; }
 .warn { color: #8a1f11; background: #fdecea; border-left: 4px solid #c0392b; padding: 6px 10px; }
-"""
+"""  # noqa: E501 (a text kept as written)
 
 
 def _numeric_columns(header: list[str], rows: list[list[str]]) -> list[bool]:
@@ -122,6 +148,7 @@ def _href(path: Path, base: Path | None) -> str:
     """A link to ``path``: relative to ``base`` (the page's directory) when given, else a
     ``file:`` URI."""
     from urllib.parse import quote
+
     if base is None:
         return path.resolve().as_uri()
     return quote(_rel(path, base))
@@ -133,11 +160,21 @@ def _data_table(t: Table, anchor: str, base: Path | None = None, played: bool = 
     columns are left out, and a warning when the file holds only its header although the
     run played games (``played``)."""
     from shedsim.output.tables import view
+
     v = view(t.name, t.header, t.rows)
-    head = "".join(f'<th class="num">{_e(c)}</th>' if n else f"<th>{_e(c)}</th>" for c, n in zip(v.header, v.numeric))
-    body = "".join("<tr>" + "".join(
-        f'<td class="num">{_e(c)}</td>' if n else f"<td>{_e(c)}</td>" for c, n in zip(row, v.numeric))
-        + "</tr>" for row in v.rows)
+    head = "".join(
+        f'<th class="num">{_e(c)}</th>' if n else f"<th>{_e(c)}</th>"
+        for c, n in zip(v.header, v.numeric)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="num">{_e(c)}</td>' if n else f"<td>{_e(c)}</td>"
+            for c, n in zip(row, v.numeric)
+        )
+        + "</tr>"
+        for row in v.rows
+    )
     link = f'<a href="{_e(_href(t.path, base))}">{_e(t.name)}</a>'
     bits = []
     if t.truncated:
@@ -147,35 +184,51 @@ def _data_table(t: Table, anchor: str, base: Path | None = None, played: bool = 
         bits.append(f"{len(v.hidden)} more column(s) ({names})")
     note = ""
     if bits:
-        note = f'<p class="note">{_e("; ".join(bits))}: the full table is in {link} (<code>{_e(t.path)}</code>)</p>'
+        note = (
+            f'<p class="note">{_e("; ".join(bits))}: the full table is in {link} '
+            f"(<code>{_e(t.path)}</code>)</p>"
+        )
     elif t.n_rows:
         note = f'<p class="note">as a file: {link}</p>'
     if t.n_rows == 0:
-        note = ('<p class="warn">damaged? this file holds only its header line although the run played games '
-                f"(truncated or written by an interrupted run): <code>{_e(t.path)}</code></p>" if played
-                else '<p class="note">(no rows)</p>')
-    return (f'<h3 id="{anchor}">Table: {_e(file_label(t.name))} <span class="kind">{_e(t.name)}</span></h3>'
-            f'<div class="tablewrap"><table class="data"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table></div>{note}")
+        note = (
+            '<p class="warn">damaged? this file holds only its header line although the run '
+            "played games "
+            f"(truncated or written by an interrupted run): <code>{_e(t.path)}</code></p>"
+            if played
+            else '<p class="note">(no rows)</p>'
+        )
+    return (
+        f'<h3 id="{anchor}">Table: {_e(file_label(t.name))} <span '
+        f'class="kind">{_e(t.name)}</span></h3>'
+        f'<div class="tablewrap"><table class="data"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>{note}"
+    )
 
 
 def _figure(c: Chart, anchor: str, fig_no: str, run_title: str) -> str:
     uri = "data:image/png;base64," + base64.b64encode(c.data).decode("ascii")
     alt = f"{c.caption} ({c.name}): {run_title}"
-    return (f'<h3 id="{anchor}">Chart: {_e(c.caption)} <span class="kind">{_e(c.name)}</span></h3>'
-            f'<figure><img src="{uri}" alt="{_e(alt)}" width="{c.width}" height="{c.height}">'
-            f"<figcaption>Figure {fig_no}: {_e(c.caption)} ({_e(c.name)}), {_e(run_title)}</figcaption></figure>")
+    return (
+        f'<h3 id="{anchor}">Chart: {_e(c.caption)} <span class="kind">{_e(c.name)}</span></h3>'
+        f'<figure><img src="{uri}" alt="{_e(alt)}" width="{c.width}" height="{c.height}">'
+        f"<figcaption>Figure {fig_no}: {_e(c.caption)} ({_e(c.name)}), "
+        f"{_e(run_title)}</figcaption></figure>"
+    )
 
 
 def _shedsim_version() -> str:
     try:
         from importlib.metadata import version
+
         return version("shedsim")
     except Exception:  # noqa: BLE001 - not installed as a distribution
         return "?"
 
 
-def render_html(runs: list[Run], title: str | None = None, html_path: Path | str | None = None) -> str:
+def render_html(
+    runs: list[Run], title: str | None = None, html_path: Path | str | None = None
+) -> str:
     """The self-contained HTML page for ``runs`` (str). ``title`` defaults to the run's
     title when there is one run, else ``shedsim report``. Every text is escaped; charts
     are ``data:image/png;base64`` URIs of the bytes as read; nothing external is loaded (the
@@ -187,16 +240,25 @@ def render_html(runs: list[Run], title: str | None = None, html_path: Path | str
     n_charts = sum(len(r.charts) for r in runs)
     n_tables = sum(len(r.tables) for r in runs)
     from shedsim.base.atomic import MARK_HTML
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', MARK_HTML,
-             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>{_e(title)}</title><style>{CSS}</style></head><body><main>",
-             f'<header id="top"><h1>{_e(title)}</h1><p class="sub">{len(runs)} run(s), {n_charts} chart(s), '
-             f"{n_tables} table(s); generated by shedsim {_e(_shedsim_version())} (<code>shedsim report</code>)"
-             "</p></header>",
-             '<nav class="toc"><h2>Contents</h2><ol>']
+
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        MARK_HTML,
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title><style>{CSS}</style></head><body><main>",
+        f'<header id="top"><h1>{_e(title)}</h1><p class="sub">{len(runs)} run(s), {n_charts} '
+        "chart(s), "
+        f"{n_tables} table(s); generated by shedsim {_e(_shedsim_version())} (<code>shedsim "
+        "report</code>)"
+        "</p></header>",
+        '<nav class="toc"><h2>Contents</h2><ol>',
+    ]
     for k, r in enumerate(runs, 1):
-        parts.append(f'<li><a href="#run-{k}">{_e(r.title)}</a><span class="kind">{_e(r.kind)}</span> '
-                     f"<code>{_e(r.directory)}</code></li>")
+        parts.append(
+            f'<li><a href="#run-{k}">{_e(r.title)}</a><span class="kind">{_e(r.kind)}</span> '
+            f"<code>{_e(r.directory)}</code></li>"
+        )
     parts.append("</ol></nav>")
     for k, r in enumerate(runs, 1):
         parts.append(_render_run(r, k, base))
@@ -216,20 +278,32 @@ def _played(info: dict[str, Any]) -> bool:
 
 def _render_run(r: Run, k: int, base: Path | None = None) -> str:
     a = f"run-{k}"
-    p = [f'<section class="run" id="{a}"><a class="top" href="#top">back to top</a>',
-         f"<h2>{k}. {_e(r.title)}</h2>",
-         f'<p class="meta">{_e(KIND_NAMES.get(r.kind, r.kind))} &middot; directory <code>{_e(r.directory)}</code>'
-         + (f" &middot; command <code>{_e(r.command)}</code>" if r.command else "") + "</p>"]
+    p = [
+        f'<section class="run" id="{a}"><a class="top" href="#top">back to top</a>',
+        f"<h2>{k}. {_e(r.title)}</h2>",
+        f'<p class="meta">{_e(KIND_NAMES.get(r.kind, r.kind))} &middot; directory '
+        f"<code>{_e(r.directory)}</code>"
+        + (f" &middot; command <code>{_e(r.command)}</code>" if r.command else "")
+        + "</p>",
+    ]
     p.append(f'<h3 id="{a}-headline">Headline</h3>')
     if r.headline:
-        p.append('<ul class="headline">' + "".join(f"<li>{_e(h)}</li>" for h in r.headline) + "</ul>")
+        p.append(
+            '<ul class="headline">' + "".join(f"<li>{_e(h)}</li>" for h in r.headline) + "</ul>"
+        )
     else:
         p.append('<p class="note">this run recorded no headline.</p>')
     p.append(f'<h3 id="{a}-spec">Specification</h3>')
-    p.append(_kv_table(r.spec) if r.spec else '<p class="note">run.json records no specification fields.</p>')
+    p.append(
+        _kv_table(r.spec)
+        if r.spec
+        else '<p class="note">run.json records no specification fields.</p>'
+    )
     if r.fields:
-        p.append(f"<details><summary>Every run.json field, as recorded ({len(r.fields)})</summary>"
-                 f"{_kv_table(r.fields)}</details>")
+        p.append(
+            f"<details><summary>Every run.json field, as recorded ({len(r.fields)})</summary>"
+            f"{_kv_table(r.fields)}</details>"
+        )
     used: set[str] = set()
     n_fig = 0
     for item in r.items:
@@ -245,13 +319,21 @@ def _render_run(r: Run, k: int, base: Path | None = None) -> str:
     if not r.items:
         p.append('<p class="note">no charts or tables listed in run.json outputs.</p>')
     if r.definitions:
-        p.append(f'<h3 id="{a}-glossary">Glossary</h3><dl class="glossary">'
-                 + "".join(f"<dt>{_e(t)}</dt><dd>{_e(d)}</dd>" for t, d in r.definitions.items()) + "</dl>")
+        p.append(
+            f'<h3 id="{a}-glossary">Glossary</h3><dl class="glossary">'
+            + "".join(f"<dt>{_e(t)}</dt><dd>{_e(d)}</dd>" for t, d in r.definitions.items())
+            + "</dl>"
+        )
     if r.other_files:
-        p.append('<p class="note">other files in this run: '
-                 + ", ".join(f"<code>{_e(o)}</code>" for o in r.other_files) + "</p>")
+        p.append(
+            '<p class="note">other files in this run: '
+            + ", ".join(f"<code>{_e(o)}</code>" for o in r.other_files)
+            + "</p>"
+        )
     if r.versions:
-        p.append(f"<details><summary>Versions</summary>{_kv_table(list(r.versions.items()))}</details>")
+        p.append(
+            f"<details><summary>Versions</summary>{_kv_table(list(r.versions.items()))}</details>"
+        )
     p.append("</section>")
     return "\n".join(p)
 
@@ -264,8 +346,10 @@ def _md_cell(s: Any) -> str:
 def _md_table(header: list[str], rows: list[list[str]], numeric: list[bool] | None = None) -> str:
     if numeric is None:
         numeric = _numeric_columns(header, rows)
-    lines = ["| " + " | ".join(_md_cell(c) for c in header) + " |",
-             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    lines = [
+        "| " + " | ".join(_md_cell(c) for c in header) + " |",
+        "|" + "|".join("---:" if n else "---" for n in numeric) + "|",
+    ]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
@@ -277,8 +361,12 @@ def _rel(target: Path, base_dir: Path) -> str:
         return target.resolve().as_posix()
 
 
-def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | str | None = None,
-                    html_path: Path | str | None = None) -> str:
+def render_markdown(
+    runs: list[Run],
+    title: str | None = None,
+    md_path: Path | str | None = None,
+    html_path: Path | str | None = None,
+) -> str:
     """A Markdown summary of ``runs`` (str): per run the title, directory and command, the
     headline, the specification and the main tables (:data:`MAIN_TABLES` for known
     commands, else every CSV; cut to the loaded rows with a note), and links to the charts
@@ -286,34 +374,59 @@ def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | s
     ``html_path`` (the page of :func:`render_html`), each run also links to its section of
     that page, where its charts are embedded."""
     from shedsim.output.tables import view
+
     if title is None:
         title = runs[0].title if len(runs) == 1 else "shedsim report"
     from shedsim.base.atomic import MARK_MD
+
     base = Path(md_path).parent if md_path is not None else None
-    out = [MARK_MD, f"# {title}", "", f"{len(runs)} run(s); generated by `shedsim report` (shedsim {_shedsim_version()}).",
-           ""]
+    out = [
+        MARK_MD,
+        f"# {title}",
+        "",
+        f"{len(runs)} run(s); generated by `shedsim report` (shedsim {_shedsim_version()}).",
+        "",
+    ]
     for k, r in enumerate(runs, 1):
         out.append(f"- [{k}. {_md_cell(r.title)}](#{_slug(f'{k}-{r.title}')})")
     out.append("")
     for k, r in enumerate(runs, 1):
-        out += [f'<a id="{_slug(f"{k}-{r.title}")}"></a>', "", f"## {k}. {r.title}", "",
-                f"{KIND_NAMES.get(r.kind, r.kind)}; directory `{r.directory}`"
-                + (f"; command `{r.command}`" if r.command else ""), "", "### Headline", ""]
+        out += [
+            f'<a id="{_slug(f"{k}-{r.title}")}"></a>',
+            "",
+            f"## {k}. {r.title}",
+            "",
+            f"{KIND_NAMES.get(r.kind, r.kind)}; directory `{r.directory}`"
+            + (f"; command `{r.command}`" if r.command else ""),
+            "",
+            "### Headline",
+            "",
+        ]
         if r.headline:
             out += [f"- {h}" for h in r.headline]
         else:
             out.append("(this run recorded no headline)")
         out += ["", "### Specification", ""]
-        out.append(_md_table(["setting", "value"], [[a, b] for a, b in r.spec]) if r.spec else "(none recorded)")
+        out.append(
+            _md_table(["setting", "value"], [[a, b] for a, b in r.spec])
+            if r.spec
+            else "(none recorded)"
+        )
         want = MAIN_TABLES.get(r.kind)
         tables = [t for t in r.tables if want is None or t.name in want]
         if want is not None:
             tables.sort(key=lambda t: want.index(t.name))
         for t in tables:
             v = view(t.name, t.header, t.rows)
-            out += ["", f"### {file_label(t.name)} (`{t.name}`)", "", _md_table(v.header, v.rows, v.numeric)]
+            out += [
+                "",
+                f"### {file_label(t.name)} (`{t.name}`)",
+                "",
+                _md_table(v.header, v.rows, v.numeric),
+            ]
             bits = ([f"first {len(t.rows)} of {t.n_rows:,} rows"] if t.truncated else []) + (
-                [f"{len(v.hidden)} more column(s)"] if v.hidden else [])
+                [f"{len(v.hidden)} more column(s)"] if v.hidden else []
+            )
             if bits:
                 href = _rel(t.path, base) if base else t.path.resolve().as_posix()
                 out += ["", f"{'; '.join(bits)}: the full table is in [{t.name}]({href})"]
@@ -321,21 +434,34 @@ def render_markdown(runs: list[Run], title: str | None = None, md_path: Path | s
                 out += ["", "(no rows)"]
         rest = [t for t in r.tables if t not in tables]
         if rest:
-            out += ["", "Other tables: " + ", ".join(f"[{t.name}]({_rel(t.path, base) if base else t.path.resolve().as_posix()})"
-                                                    for t in rest)]
+            out += [
+                "",
+                "Other tables: "
+                + ", ".join(
+                    f"[{t.name}]({_rel(t.path, base) if base else t.path.resolve().as_posix()})"
+                    for t in rest
+                ),
+            ]
         if html_path is not None:
             page = _rel(Path(html_path), base) if base else Path(html_path).resolve().as_posix()
             out += ["", f"Charts and every table of this run: [the HTML page]({page}#run-{k})."]
         if r.charts:
-            out += ["", "Charts: " + ", ".join(
-                f"[{c.caption}]({_rel(c.path, base) if base else c.path.resolve().as_posix()})" for c in r.charts)]
+            out += [
+                "",
+                "Charts: "
+                + ", ".join(
+                    f"[{c.caption}]({_rel(c.path, base) if base else c.path.resolve().as_posix()})"
+                    for c in r.charts
+                ),
+            ]
         out.append("")
     return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------------------ writing
-def check_output(path: Path | str, option: str = "--out", default_of: str | None = None,
-                 also: str | None = None) -> Path:
+def check_output(
+    path: Path | str, option: str = "--out", default_of: str | None = None, also: str | None = None
+) -> Path:
     """Refuse an output file that cannot or must not be written, before any work: ``path``
     is an existing directory, or a file shedsim did not write (the user's own: never
     replaced, :func:`shedsim.base.atomic.replace_problem`), its directory does not exist or
@@ -343,10 +469,14 @@ def check_output(path: Path | str, option: str = "--out", default_of: str | None
     :class:`ReportError` naming ``option`` (and ``default_of``, the option the path was
     derived from; ``also``, another way out) and the path; returns ``Path(path)``."""
     from shedsim.base.atomic import replace_problem
+
     path = Path(path)
     parent = path.parent
     if path.is_dir():
-        raise ReportError(f"{option}: {quote_path(path)} is a directory; give a file name such as {quote_path(path / 'report.html')}")
+        raise ReportError(
+            f"{option}: {quote_path(path)} is a directory; give a file name such as "
+            f"{quote_path(path / 'report.html')}"
+        )
     problem = replace_problem(path, option, default_of, also)
     if problem:
         raise ReportError(problem)
@@ -355,16 +485,23 @@ def check_output(path: Path | str, option: str = "--out", default_of: str | None
     if not parent.is_dir():
         raise ReportError(f"{option}: {quote_path(parent)} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise ReportError(f"{option}: cannot write to the directory {quote_path(parent)} (permission denied)")
+        raise ReportError(
+            f"{option}: cannot write to the directory {quote_path(parent)} (permission denied)"
+        )
     return path
 
 
-def write_report(html_text: str, html_path: Path | str, md_text: str | None = None,
-                 md_path: Path | str | None = None) -> None:
+def write_report(
+    html_text: str,
+    html_path: Path | str,
+    md_text: str | None = None,
+    md_path: Path | str | None = None,
+) -> None:
     """Write the HTML page (and the Markdown summary when given) atomically and all or
     nothing (:func:`shedsim.base.atomic.batch`): a failure raises
     :class:`shedsim.base.atomic.WriteError` naming the file and leaves both targets as they were."""
     from shedsim.base import atomic
+
     with atomic.batch():
         atomic.write_text(html_path, html_text)
         if md_text is not None and md_path is not None:

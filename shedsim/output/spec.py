@@ -24,14 +24,55 @@ __all__ = ["rows", "generic", "SPECS", "INTERNAL_FIELDS", "rules_text", "ends_te
 
 Rows = list[tuple[str, str]]
 
-INTERNAL_FIELDS = frozenset({
-    "key", "format", "checksum", "block", "chunk_size", "n_chunks", "chunks_done", "chunks_per_variant",
-    "strategy_hashes", "store_spec", "sessions", "argv", "command", "subtitle", "rules_input", "tables",
-    "rounded_games", "interrupted_by", "notes", "strategy_paths", "backend", "play_s",
-    "peak_rss_mb_main", "entries", "labels", "variants", "lengths", "rating_fit", "end_shares", "ends",
-    "definitions", "versions", "headline", "outputs", "title", "degenerate", "result", "start", "space",
-    "policies", "storage", "mode", "batch", "games_in_results", "games_requested",
-})
+INTERNAL_FIELDS = frozenset(
+    {
+        "key",
+        "format",
+        "checksum",
+        "block",
+        "chunk_size",
+        "n_chunks",
+        "chunks_done",
+        "chunks_per_variant",
+        "strategy_hashes",
+        "store_spec",
+        "sessions",
+        "argv",
+        "command",
+        "subtitle",
+        "rules_input",
+        "tables",
+        "rounded_games",
+        "interrupted_by",
+        "notes",
+        "strategy_paths",
+        "backend",
+        "play_s",
+        "peak_rss_mb_main",
+        "entries",
+        "labels",
+        "variants",
+        "lengths",
+        "rating_fit",
+        "end_shares",
+        "ends",
+        "definitions",
+        "versions",
+        "headline",
+        "outputs",
+        "title",
+        "degenerate",
+        "result",
+        "start",
+        "space",
+        "policies",
+        "storage",
+        "mode",
+        "batch",
+        "games_in_results",
+        "games_requested",
+    }
+)
 """run.json fields that are the machinery's, not what a reader needs to know what was played
 (the rows that need them read them themselves)."""
 
@@ -193,7 +234,10 @@ def _unfinished(info: dict[str, Any]) -> str | None:
 
 def _seat_orders(info: dict[str, Any]) -> str | None:
     so = _get(info, "seat_orders")
-    return {"all": "every table in every seating order", "sorted": "one seating order per table"}.get(so, so)
+    return {
+        "all": "every table in every seating order",
+        "sorted": "one seating order per table",
+    }.get(so, so)
 
 
 def _variants(info: dict[str, Any]) -> str | None:
@@ -215,8 +259,10 @@ def _variant_counts(info: dict[str, Any]) -> str | None:
         return None
     if not any(u.values()):
         return "none"
+
     def one(k: str, n: Any) -> str:
         return f"{k} {count(n)}" + (f" ({_pct(n / g)})" if _num(g) and g else "")
+
     return "; ".join(one(k, n) for k, n in u.items() if n)
 
 
@@ -224,7 +270,9 @@ def _skipped(info: dict[str, Any]) -> str | None:
     sk = _get(info, "skipped")
     if not isinstance(sk, list) or not sk:
         return None
-    return "; ".join(f"{x.get('variant')} ({x.get('reason')})" if isinstance(x, dict) else str(x) for x in sk)
+    return "; ".join(
+        f"{x.get('variant')} ({x.get('reason')})" if isinstance(x, dict) else str(x) for x in sk
+    )
 
 
 def _comparisons(info: dict[str, Any]) -> str | None:
@@ -247,16 +295,19 @@ def _regret_study(info: dict[str, Any]) -> str | None:
         return None
     if deals == 0:
         return "not run"
-    return (f"{count(deals)} deals, every face-up choice of seat {seat} scored over {count(rollouts)} "
-            f"re-deals of the unseen cards")
+    return (
+        f"{count(deals)} deals, every face-up choice of seat {seat} scored over {count(rollouts)} "
+        f"re-deals of the unseen cards"
+    )
 
 
 def _face_up_table(info: dict[str, Any]) -> str | None:
     f, m = info.get("face_up_multisets"), _get(info, "min_games")
     if not isinstance(f, dict):
         return None
-    return (f"{count(f.get('in_table'))} of the {count(f.get('seen'))} face-up rows seen"
-            + (f" (those with at least {count(m)} seat-games)" if _num(m) else ""))
+    return f"{count(f.get('in_table'))} of the {count(f.get('seen'))} face-up rows seen" + (
+        f" (those with at least {count(m)} seat-games)" if _num(m) else ""
+    )
 
 
 def _versus(info: dict[str, Any]) -> str | None:
@@ -268,7 +319,11 @@ def _pairing(info: dict[str, Any]) -> str | None:
     p = _get(info, "paired")
     if p is None:
         return None
-    return "paired: each deal played twice, the seats swapped" if p else "unpaired: every game a new deal"
+    return (
+        "paired: each deal played twice, the seats swapped"
+        if p
+        else "unpaired: every game a new deal"
+    )
 
 
 def _hypotheses(info: dict[str, Any]) -> str | None:
@@ -296,8 +351,10 @@ def _sprt_games(info: dict[str, Any]) -> str | None:
 
 def _llr(info: dict[str, Any]) -> str | None:
     m = _get(info, "llr", "llr_method")
-    return {"normal": "normal approximation",
-            "mle": "exact ratio of the maximum-likelihood pentanomial or trinomial distributions"}.get(m, m)
+    return {
+        "normal": "normal approximation",
+        "mle": "exact ratio of the maximum-likelihood pentanomial or trinomial distributions",
+    }.get(m, m)
 
 
 def _space(info: dict[str, Any]) -> str | None:
@@ -307,7 +364,10 @@ def _space(info: dict[str, Any]) -> str | None:
     parts = []
     for p in space:
         if isinstance(p, (list, tuple)) and len(p) >= 3:
-            parts.append(f"{p[0]} {count(p[1])} to {count(p[2])}" + (" (log scale)" if len(p) > 3 and p[3] else ""))
+            parts.append(
+                f"{p[0]} {count(p[1])} to {count(p[2])}"
+                + (" (log scale)" if len(p) > 3 and p[3] else "")
+            )
     return ", ".join(parts) or None
 
 
@@ -325,49 +385,97 @@ def _field(*keys: str, fmt: Callable[[Any], str | None] = lambda v: None if v is
 
 Row = tuple[str, Callable[[dict[str, Any]], "str | None"]]
 
-_COMMON_END: list[Row] = [("seed", _field("seed")), ("complete", _complete), ("run time", _run_time)]
+_COMMON_END: list[Row] = [
+    ("seed", _field("seed")),
+    ("complete", _complete),
+    ("run time", _run_time),
+]
 
 SPECS: dict[str, list[Row]] = {
     "tournament": [
-        ("rules", _rules), ("players", _field("players", fmt=count)), ("strategies", _strategies),
-        ("games", _games), ("rounds per match", lambda i: count(_get(i, "rounds")) if (_get(i, "rounds") or 1) > 1
-                                                            else None),
-        ("seating", _seat_orders), ("move cap", _move_cap), ("unfinished games", _unfinished), *_COMMON_END],
+        ("rules", _rules),
+        ("players", _field("players", fmt=count)),
+        ("strategies", _strategies),
+        ("games", _games),
+        (
+            "rounds per match",
+            lambda i: count(_get(i, "rounds")) if (_get(i, "rounds") or 1) > 1 else None,
+        ),
+        ("seating", _seat_orders),
+        ("move cap", _move_cap),
+        ("unfinished games", _unfinished),
+        *_COMMON_END,
+    ],
     "compare-rules": [
-        ("baseline", _field("baseline")), ("variants", _variants),
-        ("house toggles for every variant", _field("house", fmt=listed)), ("players", _field("players", fmt=count)),
+        ("baseline", _field("baseline")),
+        ("variants", _variants),
+        ("house toggles for every variant", _field("house", fmt=listed)),
+        ("players", _field("players", fmt=count)),
         ("strategies", _field("strategies", fmt=listed)),
         ("skill edges measured against", _field("reference_strategy")),
-        ("games per variant", _games), ("deals per variant", _field("deals", fmt=count)),
-        ("move cap", _move_cap), ("unfinished games", _variant_counts), ("comparisons", _comparisons),
-        ("skipped", _skipped), *_COMMON_END],
+        ("games per variant", _games),
+        ("deals per variant", _field("deals", fmt=count)),
+        ("move cap", _move_cap),
+        ("unfinished games", _variant_counts),
+        ("comparisons", _comparisons),
+        ("skipped", _skipped),
+        *_COMMON_END,
+    ],
     "swaps": [
-        ("rules", _rules), ("players", _field("players", fmt=count)), ("play policy", _field("strategy")),
+        ("rules", _rules),
+        ("players", _field("players", fmt=count)),
+        ("play policy", _field("strategy")),
         ("games by rank and face-up row", _field("games", fmt=count)),
         ("games per swap policy comparison", _field("policy_games", fmt=count)),
-        ("swap policies", _swap_policies), ("face-up table", _face_up_table), ("regret study", _regret_study),
-        *_COMMON_END],
+        ("swap policies", _swap_policies),
+        ("face-up table", _face_up_table),
+        ("regret study", _regret_study),
+        *_COMMON_END,
+    ],
     "sprt": [
-        ("strategies", _versus), ("rules", _rules), ("players", _field("players", fmt=count)), ("deals", _pairing),
-        ("hypotheses", _hypotheses), ("error rates", _errors), ("games", _sprt_games),
-        ("log-likelihood ratio", _llr), *_COMMON_END],
+        ("strategies", _versus),
+        ("rules", _rules),
+        ("players", _field("players", fmt=count)),
+        ("deals", _pairing),
+        ("hypotheses", _hypotheses),
+        ("error rates", _errors),
+        ("games", _sprt_games),
+        ("log-likelihood ratio", _llr),
+        *_COMMON_END,
+    ],
     "tips": [
-        ("tested player", _field("base")), ("opponents", _field("opponents")), ("rules", _rules),
-        ("players", _field("players", fmt=listed)), ("tips", _field("tips", fmt=listed)),
-        ("games per variant and cell", _field("games", fmt=count)), *_COMMON_END],
+        ("tested player", _field("base")),
+        ("opponents", _field("opponents")),
+        ("rules", _rules),
+        ("players", _field("players", fmt=listed)),
+        ("tips", _field("tips", fmt=listed)),
+        ("games per variant and cell", _field("games", fmt=count)),
+        *_COMMON_END,
+    ],
     "tune": [
-        ("strategy", _field("strategy")), ("opponents", _field("field", fmt=listed)), ("rules", _rules),
-        ("players", _field("players", fmt=count)), ("tuned parameters", _space),
-        ("trials", _field("budget", fmt=count)), ("games per trial", _field("games", fmt=count)),
-        ("confirmation games", _field("confirm_games", fmt=count)), ("sampler", _field("sampler")),
-        ("study", _study), *_COMMON_END],
+        ("strategy", _field("strategy")),
+        ("opponents", _field("field", fmt=listed)),
+        ("rules", _rules),
+        ("players", _field("players", fmt=count)),
+        ("tuned parameters", _space),
+        ("trials", _field("budget", fmt=count)),
+        ("games per trial", _field("games", fmt=count)),
+        ("confirmation games", _field("confirm_games", fmt=count)),
+        ("sampler", _field("sampler")),
+        ("study", _study),
+        *_COMMON_END,
+    ],
 }
 """Per known command (the second word of run.json's ``command``): the specification rows,
 (label, how to read the value), in order; a row whose value is missing is left out."""
 
 SPECS["sprt --compare-pairing"] = [
-    ("strategies", _versus), ("rules", _rules), ("players", _field("players", fmt=count)),
-    ("games per design", _field("games", fmt=count)), *_COMMON_END]
+    ("strategies", _versus),
+    ("rules", _rules),
+    ("players", _field("players", fmt=count)),
+    ("games per design", _field("games", fmt=count)),
+    *_COMMON_END,
+]
 
 
 def rows(kind: str, info: dict[str, Any]) -> Rows:
@@ -391,7 +499,9 @@ _NAMES = {"wall_s": "run time", "play_s": "play time", "games_per_s": "speed"}
 
 
 def _label(k: str) -> str:
-    return _NAMES.get(k, k.removesuffix("_s").replace("_", " ") if k.endswith("_s") else k.replace("_", " "))
+    return _NAMES.get(
+        k, k.removesuffix("_s").replace("_", " ") if k.endswith("_s") else k.replace("_", " ")
+    )
 
 
 def _value(k: str, v: Any) -> str | None:
@@ -415,8 +525,14 @@ def _value(k: str, v: Any) -> str | None:
         return v if len(v) <= 300 else v[:299] + "\u2026"
     if isinstance(v, list) and all(isinstance(x, scalar) for x in v):
         return ", ".join(_value("", x) or "-" for x in v)
-    if isinstance(v, dict) and 0 < len(v) <= 12 and all(x is None or isinstance(x, scalar) for x in v.values()):
-        return "; ".join(f"{str(a).replace('_', ' ')} {_value(str(a), x) or '-'}" for a, x in v.items())
+    if (
+        isinstance(v, dict)
+        and 0 < len(v) <= 12
+        and all(x is None or isinstance(x, scalar) for x in v.values())
+    ):
+        return "; ".join(
+            f"{str(a).replace('_', ' ')} {_value(str(a), x) or '-'}" for a, x in v.items()
+        )
     return None
 
 

@@ -27,20 +27,64 @@ from dataclasses import dataclass
 
 from shedsim.output import kinds as K
 
-__all__ = ["View", "view", "kinds_of", "column_kind", "format_p", "COLUMNS", "TABLE_COLUMNS", "TABLE_REST",
-           "HIDDEN", "INTERNAL"]
+__all__ = [
+    "View",
+    "view",
+    "kinds_of",
+    "column_kind",
+    "format_p",
+    "COLUMNS",
+    "TABLE_COLUMNS",
+    "TABLE_REST",
+    "HIDDEN",
+    "INTERNAL",
+]
 
-INTERNAL = re.compile(r"^(packed|se|.*_se|.*_deff|statistic|rank_statistic|rank_test|test|std_effect)$")
+INTERNAL = re.compile(
+    r"^(packed|se|.*_se|.*_deff|statistic|rank_statistic|rank_test|test|std_effect)$"
+)
 """Columns never shown on the page (they stay in the CSV)."""
 
 HIDDEN: dict[str, set[str]] = {
-    "summary.csv": {"wins", "losses", "still_in_at_cap", "stalled", "loops", "capped", "burns_per_game"},
-    "policies.csv": {"wins", "losses", "still_in_at_cap", "stalled", "loops", "capped", "burns_per_game"},
+    "summary.csv": {
+        "wins",
+        "losses",
+        "still_in_at_cap",
+        "stalled",
+        "loops",
+        "capped",
+        "burns_per_game",
+    },
+    "policies.csv": {
+        "wins",
+        "losses",
+        "still_in_at_cap",
+        "stalled",
+        "loops",
+        "capped",
+        "burns_per_game",
+    },
     "head_to_head.csv": {"deals", "a_ahead", "b_ahead", "ties"},
     "policies_head_to_head.csv": {"deals", "a_ahead", "b_ahead", "ties"},
     "effects.csv": {"baseline", "unit", "paired", "relative", "p_rank"},
-    "variants.csv": {"loss_rate", "rules", "toggles", "baseline", "paired", "deals", "mean_rounds", "median_rounds",
-                     "p95_rounds", "p95_moves", "pickups_per_game", "burns_per_game", "starter_loss_p_value", "stalled", "loops", "capped"},
+    "variants.csv": {
+        "loss_rate",
+        "rules",
+        "toggles",
+        "baseline",
+        "paired",
+        "deals",
+        "mean_rounds",
+        "median_rounds",
+        "p95_rounds",
+        "p95_moves",
+        "pickups_per_game",
+        "burns_per_game",
+        "starter_loss_p_value",
+        "stalled",
+        "loops",
+        "capped",
+    },
     "face_up_values.csv": {"low", "high", "losses"},
     "seats.csv": {"wins", "losses"},
     "regret.csv": {"policy_loss", "best_loss", "worst_place"},
@@ -49,34 +93,140 @@ HIDDEN: dict[str, set[str]] = {
 
 COLUMNS: dict[str, K.Kind] = {
     # names and labels
-    **dict.fromkeys(("strategy", "spec", "a", "b", "variant", "rules", "baseline", "toggles", "design", "state",
-                     "tip", "verdict", "advice", "param", "test", "rank_test", "unit"), K.TEXT),
+    **dict.fromkeys(
+        (
+            "strategy",
+            "spec",
+            "a",
+            "b",
+            "variant",
+            "rules",
+            "baseline",
+            "toggles",
+            "design",
+            "state",
+            "tip",
+            "verdict",
+            "advice",
+            "param",
+            "test",
+            "rank_test",
+            "unit",
+        ),
+        K.TEXT,
+    ),
     **dict.fromkeys(("metric", "kind"), K.NAME),
     **dict.fromkeys(("face_up", "policy_choice", "best_choice", "worst_choice"), K.CARDS),
     **dict.fromkeys(("paired", "significant", "policy_is_best"), K.BOOL),
     # counts, and numbers that name something
-    **dict.fromkeys(("games", "wins", "losses", "deals", "comparisons", "a_ahead", "b_ahead", "ties", "unfinished",
-                     "still_in_at_cap", "stalled", "loops", "capped", "matches", "rounds", "match_wins",
-                     "match_losses", "shared_first", "units", "unit_games", "visible", "dealt_up", "chosen_up",
-                     "seat_games", "choices", "players", "forfeits", "forfeits_timeout", "forfeits_invalid",
-                     "forfeits_illegal", "forfeits_crash"), K.COUNT),
+    **dict.fromkeys(
+        (
+            "games",
+            "wins",
+            "losses",
+            "deals",
+            "comparisons",
+            "a_ahead",
+            "b_ahead",
+            "ties",
+            "unfinished",
+            "still_in_at_cap",
+            "stalled",
+            "loops",
+            "capped",
+            "matches",
+            "rounds",
+            "match_wins",
+            "match_losses",
+            "shared_first",
+            "units",
+            "unit_games",
+            "visible",
+            "dealt_up",
+            "chosen_up",
+            "seat_games",
+            "choices",
+            "players",
+            "forfeits",
+            "forfeits_timeout",
+            "forfeits_invalid",
+            "forfeits_illegal",
+            "forfeits_crash",
+        ),
+        K.COUNT,
+    ),
     **dict.fromkeys(("rank", "seat", "deal", "trial", "packed", "low", "high"), K.INDEX),
     # shares of games (or cards) and their differences
-    **dict.fromkeys(("win_rate", "loss_rate", "match_win_rate", "match_loss_rate", "share", "cumulative_share",
-                     "dealt_share", "chosen_share", "keep_up_rate", "unfinished_rate", "starter_loss_rate",
-                     "share_a_ahead", "loss_follow", "loss_ignore", "policy_loss", "best_loss"), K.RATE),
+    **dict.fromkeys(
+        (
+            "win_rate",
+            "loss_rate",
+            "match_win_rate",
+            "match_loss_rate",
+            "share",
+            "cumulative_share",
+            "dealt_share",
+            "chosen_share",
+            "keep_up_rate",
+            "unfinished_rate",
+            "starter_loss_rate",
+            "share_a_ahead",
+            "loss_follow",
+            "loss_ignore",
+            "policy_loss",
+            "best_loss",
+        ),
+        K.RATE,
+    ),
     **dict.fromkeys(("skill_edge", "loss_effect"), K.PP),
-    **dict.fromkeys(("p_value", "p_holm", "p_rank", "loss_p", "loss_p_holm", "place_p", "place_p_holm",
-                     "starter_loss_p_value"), K.P),
+    **dict.fromkeys(
+        (
+            "p_value",
+            "p_holm",
+            "p_rank",
+            "loss_p",
+            "loss_p_holm",
+            "place_p",
+            "place_p_holm",
+            "starter_loss_p_value",
+        ),
+        K.P,
+    ),
     **dict.fromkeys(("rating", "rating_se"), K.ELO),
     # places, moves and other measured numbers
-    **dict.fromkeys(("mean_place", "mean_match_place", "mean_total_places", "place_follow", "place_ignore",
-                     "policy_place", "best_place", "worst_place", "regret", "regret_se"), K.PLACES),
+    **dict.fromkeys(
+        (
+            "mean_place",
+            "mean_match_place",
+            "mean_total_places",
+            "place_follow",
+            "place_ignore",
+            "policy_place",
+            "best_place",
+            "worst_place",
+            "regret",
+            "regret_se",
+        ),
+        K.PLACES,
+    ),
     "place_effect": K.PLACES_DIFF,
-    **dict.fromkeys(("moves_from", "moves_to", "mean_moves", "median_moves", "p95_moves", "mean_rounds",
-                     "median_rounds", "p95_rounds"), K.MOVES),
-    **dict.fromkeys(("pickups_per_game", "burns_per_game", "se", "median_deff", "p95_deff", "rank_statistic"),
-                    K.NUMBER),
+    **dict.fromkeys(
+        (
+            "moves_from",
+            "moves_to",
+            "mean_moves",
+            "median_moves",
+            "p95_moves",
+            "mean_rounds",
+            "median_rounds",
+            "p95_rounds",
+        ),
+        K.MOVES,
+    ),
+    **dict.fromkeys(
+        ("pickups_per_game", "burns_per_game", "se", "median_deff", "p95_deff", "rank_statistic"),
+        K.NUMBER,
+    ),
     **dict.fromkeys(("statistic", "std_effect"), K.NUMBER_DIFF),
     **dict.fromkeys(("score", "width", "sd"), K.SCORE),
     **dict.fromkeys(("llr", "lower", "upper"), K.LLR),
@@ -84,9 +234,12 @@ COLUMNS: dict[str, K.Kind] = {
     "relative": K.RELATIVE,
     **dict.fromkeys(("follow", "ignore"), K.PARAMETER),
     **dict.fromkeys(("baseline_value", "variant_value", "effect"), K.BY_UNIT),
-    # compare-rules' rank and median tests, the starter's fairness, swaps' best and worst sets, tips' objective
+    # compare-rules' rank and median tests, the starter's fairness, swaps' best and worst sets,
+    # tips' objective
     **dict.fromkeys(("p_rank_holm", "p_median", "p_median_holm", "starter_loss_p_holm"), K.P),
-    **dict.fromkeys(("significant_rank", "significant_median", "in_best_set", "in_worst_set"), K.BOOL),
+    **dict.fromkeys(
+        ("significant_rank", "significant_median", "in_best_set", "in_worst_set"), K.BOOL
+    ),
     **dict.fromkeys(("rank_direction", "median_shift"), K.DIRECTION),
     **dict.fromkeys(("median_baseline", "median_variant"), K.MOVES),
     "starter_fair_rate": K.RATE,
@@ -111,10 +264,21 @@ TABLE_REST: dict[str, K.Kind] = {"trials.csv": K.PARAMETER}
 """Per CSV file name: the kind of every column not declared otherwise (tune's trials.csv has
 one column per tuned parameter of the strategy)."""
 
-NAMES = {"p_value": "p", "p_holm": "p (Holm)", "share_a_ahead": "a ahead of b", "mean_place": "mean place",
-         "keep_up_rate": "kept face up", "rating": "rating (Elo)", "still_in_at_cap": "still in when stopped",
-         "shared_first": "shared first place", "loss_p": "loss p", "loss_p_holm": "loss p (Holm)",
-         "place_p": "place p", "place_p_holm": "place p (Holm)", "starter_loss_p_value": "starter loss p"}
+NAMES = {
+    "p_value": "p",
+    "p_holm": "p (Holm)",
+    "share_a_ahead": "a ahead of b",
+    "mean_place": "mean place",
+    "keep_up_rate": "kept face up",
+    "rating": "rating (Elo)",
+    "still_in_at_cap": "still in when stopped",
+    "shared_first": "shared first place",
+    "loss_p": "loss p",
+    "loss_p_holm": "loss p (Holm)",
+    "place_p": "place p",
+    "place_p_holm": "place p (Holm)",
+    "starter_loss_p_value": "starter loss p",
+}
 """Column headers on the page where the column's name does not read well with spaces."""
 
 
@@ -178,8 +342,16 @@ def _groups(header: list[str]) -> dict[int, tuple[int, int]]:
                         value = idx[cand + tail]
                         break
                 if value is None:  # share_a_ahead / share_lo
-                    value = next((j for j in range(i - 1, -1, -1) if _split(header[j])[0].startswith(base + "_")
-                                  and _split(header[j])[1] == tail and j not in used), None)
+                    value = next(
+                        (
+                            j
+                            for j in range(i - 1, -1, -1)
+                            if _split(header[j])[0].startswith(base + "_")
+                            and _split(header[j])[1] == tail
+                            and j not in used
+                        ),
+                        None,
+                    )
             else:
                 value = i - 1 if i > 0 and (i - 1) not in used else None
             if value is not None:
@@ -232,8 +404,12 @@ def view(name: str, header: list[str], rows: list[list[str]]) -> View:
     shown, hidden = [], []
     for i in cols:
         c = header[i]
-        if (INTERNAL.match(_split(c)[0]) or c in hide_names or (_split(c)[1] and _split(c)[0] in hide_names)
-                or (rows and all(not r[i].strip() for r in rows))):
+        if (
+            INTERNAL.match(_split(c)[0])
+            or c in hide_names
+            or (_split(c)[1] and _split(c)[0] in hide_names)
+            or (rows and all(not r[i].strip() for r in rows))
+        ):
             hidden.append(i)
         else:
             shown.append(i)
@@ -244,7 +420,8 @@ def view(name: str, header: list[str], rows: list[list[str]]) -> View:
             shown.remove(si)
             hidden.append(si)
     hidden_names = [header[i] for i in sorted(hidden)] + [
-        header[j] for i in sorted(hidden) if i in groups for j in groups[i]]
+        header[j] for i in sorted(hidden) if i in groups for j in groups[i]
+    ]
     kinds = kinds_of(name, header, rows)
     # one number of decimals per column (from its largest value), so that a column reads evenly
     col_dec: dict[int, int] = {}
@@ -266,7 +443,9 @@ def view(name: str, header: list[str], rows: list[list[str]]) -> View:
     return View([_display_name(header[i]) for i in shown], out_rows, numeric, hidden_names)
 
 
-def _cell(r: list[str], i: int, kind: K.Kind, group: tuple[int, int] | None, decimals: int | None) -> str:
+def _cell(
+    r: list[str], i: int, kind: K.Kind, group: tuple[int, int] | None, decimals: int | None
+) -> str:
     """Cell ``i`` of row ``r`` as the page shows it: text kinds as written (a name with
     spaces for underscores, yes/no for a boolean), a number in its kind's format with its
     interval bounds (columns ``group``) in brackets."""
@@ -282,7 +461,9 @@ def _cell(r: list[str], i: int, kind: K.Kind, group: tuple[int, int] | None, dec
         return r[i]
     lo, hi = (_float(r[j]) for j in group) if group is not None else (None, None)
     if kind is K.MOVES:  # whole moves (medians, quantiles, bins) without decimals
-        decimals = 0 if all(v is None or (math.isfinite(v) and v == int(v)) for v in (x, lo, hi)) else 1
+        decimals = (
+            0 if all(v is None or (math.isfinite(v) and v == int(v)) for v in (x, lo, hi)) else 1
+        )
     elif kind.column_decimals and decimals is None:
         decimals = K.decimals_for(abs(x))
     value = kind.fmt(x, decimals)

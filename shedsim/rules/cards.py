@@ -19,7 +19,12 @@ RANKS: tuple[int, ...] = tuple(range(2, 15))
 EMPTY = 0
 """The effective top of an empty pile (or of a pile holding only invisible cards)."""
 
-RANK_NAMES: dict[int, str] = {r: str(r) for r in range(2, 11)} | {11: "J", 12: "Q", 13: "K", 14: "A"}
+RANK_NAMES: dict[int, str] = {r: str(r) for r in range(2, 11)} | {
+    11: "J",
+    12: "Q",
+    13: "K",
+    14: "A",
+}
 _NAME_TO_RANK: dict[str, int] = {v: k for k, v in RANK_NAMES.items()}
 _NAME_TO_RANK.update({"T": 10, "JACK": 11, "QUEEN": 12, "KING": 13, "ACE": 14, "1": 14})
 

@@ -72,8 +72,10 @@ def _cards_text(cards) -> str:
 
 def format_deal(deal: Deal) -> str:
     """One deal as a line of the file (without the newline)."""
-    seats = [f"down={_cards_text(d)} up={_cards_text(u)} hand={_cards_text(h)}"
-             for d, u, h in zip(deal.down, deal.up, deal.hand)]
+    seats = [
+        f"down={_cards_text(d)} up={_cards_text(u)} hand={_cards_text(h)}"
+        for d, u, h in zip(deal.down, deal.up, deal.hand)
+    ]
     return " | ".join(seats + [f"stock={_cards_text(deal.stock)}"])
 
 
@@ -84,9 +86,12 @@ def header(rules_name: str, players: int) -> str:
 
 def from_state(state) -> Deal:
     """The deal of a :class:`shedsim.rules.state.GameState` as dealt (before the swap)."""
-    return Deal(down=tuple(tuple(s.face_down) for s in state.seats),
-                up=tuple(tuple(sorted(s.face_up)) for s in state.seats),
-                hand=tuple(tuple(sorted(s.hand)) for s in state.seats), stock=tuple(state.stock))
+    return Deal(
+        down=tuple(tuple(s.face_down) for s in state.seats),
+        up=tuple(tuple(sorted(s.face_up)) for s in state.seats),
+        hand=tuple(tuple(sorted(s.hand)) for s in state.seats),
+        stock=tuple(state.stock),
+    )
 
 
 def seeded_deals(rules, players: int, count: int, seed: int) -> list[Deal]:
@@ -95,6 +100,7 @@ def seeded_deals(rules, players: int, count: int, seed: int) -> list[Deal]:
     :func:`shedsim.runs.simulate.schedule_games` deals it), on the reference engine."""
     from shedsim.rules.engine import deal
     from shedsim.seeding import game_keys
+
     idx = np.arange(count, dtype=np.int64)
     dk, _ = game_keys(seed, idx, idx)
     return [from_state(deal(rules, players, int(dk[d]), d % players)[0]) for d in range(count)]
@@ -103,6 +109,7 @@ def seeded_deals(rules, players: int, count: int, seed: int) -> list[Deal]:
 def write(path: str | Path, rules_name: str, players: int, deals, comment: str = "") -> None:
     """Write ``deals`` (:class:`Deal`) to ``path`` atomically (a temporary file renamed)."""
     from shedsim.base.atomic import write_text
+
     lines = [header(rules_name, players)]
     if comment:
         lines += [f"# {c}" for c in comment.splitlines()]
@@ -119,7 +126,9 @@ def _parse_cards(text: str, where: str) -> tuple[int, ...]:
         try:
             out.append(parse_rank(tok.strip()))
         except CardError:
-            raise DealsError(f"{where}: unknown card {tok.strip()!r} (ranks 2-10, J, Q, K, A)") from None
+            raise DealsError(
+                f"{where}: unknown card {tok.strip()!r} (ranks 2-10, J, Q, K, A)"
+            ) from None
     return tuple(out)
 
 
@@ -143,30 +152,45 @@ def parse_line(text: str, where: str, rules, players: int) -> Deal:
     ``players`` seats. Raises :class:`DealsError` prefixed by ``where``."""
     fields = [f.strip() for f in text.split("|")]
     if len(fields) != players + 1:
-        raise DealsError(f"{where}: {len(fields)} field(s) separated by '|'; expected {players} seat(s) "
-                         f"and the stock ({players + 1})")
+        raise DealsError(
+            f"{where}: {len(fields)} field(s) separated by '|'; expected {players} seat(s) "
+            f"and the stock ({players + 1})"
+        )
     stock_f = fields[-1]
     if not stock_f.startswith("stock="):
         raise DealsError(f"{where}: the last field must be stock=CARDS, got {stock_f[:30]!r}")
     seats = [_parse_seat(f, f"{where}, seat {s}") for s, f in enumerate(fields[:-1])]
-    stock = _parse_cards(stock_f[len("stock="):], f"{where}, stock=")
+    stock = _parse_cards(stock_f[len("stock=") :], f"{where}, stock=")
     for s, (d, u, h) in enumerate(seats):
-        for key, cards, want in (("down", d, rules.table_size), ("up", u, rules.table_size),
-                                 ("hand", h, rules.hand_size)):
+        for key, cards, want in (
+            ("down", d, rules.table_size),
+            ("up", u, rules.table_size),
+            ("hand", h, rules.hand_size),
+        ):
             if len(cards) != want:
-                raise DealsError(f"{where}, seat {s}: {key}= has {len(cards)} card(s); the rules deal {want}")
+                raise DealsError(
+                    f"{where}, seat {s}: {key}= has {len(cards)} card(s); the rules deal {want}"
+                )
     every = [c for seat in seats for part in seat for c in part] + list(stock)
     per = 4 * rules.decks
     counts = {r: every.count(r) for r in RANKS}
     for r in RANKS:
         if counts[r] > per:
-            raise DealsError(f"{where}: card {rank_name(r)} appears {counts[r]} times; the deck holds {per}")
+            raise DealsError(
+                f"{where}: card {rank_name(r)} appears {counts[r]} times; the deck holds {per}"
+            )
     if len(every) != rules.deck_size:
         missing = [rank_name(r) for r in RANKS for _ in range(per - counts[r])]
-        raise DealsError(f"{where}: {len(every)} cards; the deck has {rules.deck_size} "
-                         f"(missing: {','.join(missing)})")
-    return Deal(down=tuple(s[0] for s in seats), up=tuple(tuple(sorted(s[1])) for s in seats),
-                hand=tuple(tuple(sorted(s[2])) for s in seats), stock=stock)
+        raise DealsError(
+            f"{where}: {len(every)} cards; the deck has {rules.deck_size} "
+            f"(missing: {','.join(missing)})"
+        )
+    return Deal(
+        down=tuple(s[0] for s in seats),
+        up=tuple(tuple(sorted(s[1])) for s in seats),
+        hand=tuple(tuple(sorted(s[2])) for s in seats),
+        stock=stock,
+    )
 
 
 def read(path: str | Path, rules, players: int) -> DealSet:
@@ -196,15 +220,21 @@ def read(path: str | Path, rules, players: int) -> DealSet:
         raise DealsError(f"{path}: no header line ({header(rules.name, players)!r} expected)")
     if not deals:
         raise DealsError(f"{path}: no deal lines after the header")
-    return DealSet(str(p.resolve()), rules.name, players, tuple(deals), hashlib.sha256(data).hexdigest())
+    return DealSet(
+        str(p.resolve()), rules.name, players, tuple(deals), hashlib.sha256(data).hexdigest()
+    )
 
 
 def _parse_header(line: str, where: str, rules, players: int) -> dict[str, str]:
     words = line.split()
     if len(words) < 2 or words[0] != MAGIC:
-        raise DealsError(f"{where}: the header must start with {MAGIC!r} and the version, got {line[:40]!r}")
+        raise DealsError(
+            f"{where}: the header must start with {MAGIC!r} and the version, got {line[:40]!r}"
+        )
     if words[1] != str(VERSION):
-        raise DealsError(f"{where}: format version {words[1]!r}; this shedsim reads version {VERSION}")
+        raise DealsError(
+            f"{where}: format version {words[1]!r}; this shedsim reads version {VERSION}"
+        )
     fields = {}
     for w in words[2:]:
         k, eq, v = w.partition("=")

@@ -11,7 +11,8 @@ Conventions (all from docs/reference/rules.md unless noted):
 
 * A card is its rank, an int 2..14. The pile is a list, bottom first; the stock a list,
   top first; ``face_down`` a list in slot order (a flip removes the slot, the rest close up).
-* Deal (docs/reference/rules.md#deal): the deck (ranks in order, 4 of each per deck) is shuffled with the
+* Deal (docs/reference/rules.md#deal): the deck (ranks in order, 4 of each per deck) is shuffled
+  with the
   game's deal stream (:func:`shedsim.seeding.shuffle`); cards go one at a time round the
   table from the dealer's left: ``table_size`` rounds face down, ``table_size`` rounds
   face up, ``hand_size`` rounds to the hands; the rest is the stock, its top the next card.
@@ -50,10 +51,19 @@ from shedsim import layout as L
 from shedsim.rules.cards import RANKS, format_cards, pack, unpack
 from shedsim.rules.ruleset import RuleSet
 from shedsim.rules.state import (  # noqa: F401 - re-exported: the engine's names, where they always were
-    GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, public_array,
+    GameState,
+    IllegalMoveError,
+    Move,
+    MoveSyntaxError,
+    Seat,
+    public_array,
 )
 from shedsim.rules.moves import (  # noqa: F401 - re-exported: the rules of play, where they always were
-    apply_move, legal_moves, place_stopped, position_key)
+    apply_move,
+    legal_moves,
+    place_stopped,
+    position_key,
+)
 from shedsim.seeding import SplitMix64, seat_key, shuffle
 
 
@@ -73,18 +83,26 @@ class Player(Protocol):
 
     name: str
 
-    def swap(self, visible: int, seat: int, players: int, rules_array: np.ndarray,
-             rng: np.ndarray) -> int:
+    def swap(
+        self, visible: int, seat: int, players: int, rules_array: np.ndarray, rng: np.ndarray
+    ) -> int:
         """Packed face-up multiset chosen from the packed ``visible`` cards."""
 
-    def move(self, state: GameState, obs: np.ndarray, rules_array: np.ndarray,
-             rng: np.ndarray, legal: list[Move]) -> Move:
+    def move(
+        self,
+        state: GameState,
+        obs: np.ndarray,
+        rules_array: np.ndarray,
+        rng: np.ndarray,
+        legal: list[Move],
+    ) -> Move:
         """A move from ``legal`` given the observation ``obs``."""
 
 
 # --------------------------------------------------------------------------- deal & start
-def deal(rules: RuleSet, players: int, deal_key: int, dealer: int = 0,
-         deck: Sequence[int] | None = None) -> tuple[GameState, SplitMix64]:
+def deal(
+    rules: RuleSet, players: int, deal_key: int, dealer: int = 0, deck: Sequence[int] | None = None
+) -> tuple[GameState, SplitMix64]:
     """Shuffle and deal (before the swap). Returns the state and the deal stream, which
     the start rule goes on drawing from. ``deck`` (ranks in dealing order,
     :func:`shedsim.rules.deals.deck_order`) is dealt as it stands instead of a shuffle;
@@ -127,7 +145,9 @@ def start_candidates(state: GameState) -> list[int]:
 
     if rules.start == "lowest_hand":  # nobody: the dealer's left
         best = min(lowest(state.seats[s].hand) for s in order)
-        return [next((s for s in order if best < 99 and lowest(state.seats[s].hand) == best), order[0])]
+        return [
+            next((s for s in order if best < 99 and lowest(state.seats[s].hand) == best), order[0])
+        ]
     best = min(lowest(state.seats[s].face_up) for s in range(n))  # lowest_faceup (nines)
     return [s for s in range(n) if best == 99 or lowest(state.seats[s].face_up) == best]
 
@@ -142,6 +162,7 @@ def start_seat(state: GameState, rng: SplitMix64) -> int:
 def _exception_text(e: BaseException) -> str:
     """:func:`shedsim.base.isolate.exception_text` (imported when needed)."""
     from shedsim.base.isolate import exception_text
+
     return exception_text(e)
 
 
@@ -151,6 +172,7 @@ def _is_crash(e: BaseException) -> bool:
     too long (:class:`~shedsim.base.isolate.ChildTimeout`); the message then names the
     decision, not a Python exception."""
     from shedsim.base.isolate import ChildTimeout, ProcessCrash
+
     return isinstance(e, (ProcessCrash, ChildTimeout))
 
 
@@ -170,7 +192,7 @@ class GameStreams:
     def __init__(self, players: Sequence, strategy_key: int, deal_rng: SplitMix64 | None) -> None:
         self.array = np.zeros(L.S_SIZE, np.uint64)
         self.array[L.S_STRATEGY] = np.uint64(strategy_key)
-        self.shared = self.array[L.S_STRATEGY:L.S_STRATEGY + 1]
+        self.shared = self.array[L.S_STRATEGY : L.S_STRATEGY + 1]
         self.deal_rng = deal_rng
         self.outside = [bool(getattr(p, "outside", False)) for p in players]
         self.keep = [not bool(getattr(p, "deterministic", False)) for p in players]
@@ -185,7 +207,7 @@ class GameStreams:
             self.array[L.S_DEAL] = np.uint64(self.deal_rng.state)
         self.array[L.S_LENT] = np.uint64(self.own[seat])
         self._before = self.array.copy()
-        return self.array[L.S_LENT:L.S_LENT + 1]
+        return self.array[L.S_LENT : L.S_LENT + 1]
 
     def give_back(self, seat: int, player, when: str, deal_key: int) -> None:
         """After the decision :meth:`lend` lent for: raise :class:`StrategyError` naming
@@ -196,17 +218,27 @@ class GameStreams:
         for k in (L.S_STRATEGY, L.S_DEAL):
             if self.array[k] != self._before[k]:
                 raise StrategyError(
-                    f"strategy {player.name!r} wrote into {L.STREAM_NAMES[k]} {when} (deal key {deal_key}): "
-                    f"rng[{k - L.S_LENT}], past its own stream rng[0], changed from {int(self._before[k])} to "
-                    f"{int(self.array[k])}. A strategy owns only rng[0] (draw with rng_below(rng, n)); the "
-                    f"streams after it are the game's")
+                    f"strategy {player.name!r} wrote into {L.STREAM_NAMES[k]} {when} (deal key "
+                    f"{deal_key}): "
+                    f"rng[{k - L.S_LENT}], past its own stream rng[0], changed from "
+                    f"{int(self._before[k])} to "
+                    f"{int(self.array[k])}. A strategy owns only rng[0] (draw with "
+                    "rng_below(rng, n)); the "
+                    f"streams after it are the game's"
+                )
         if self.keep[seat]:
             self.own[seat] = int(self.array[L.S_LENT])
 
 
-def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
-             dealer: int = 0, rules_array: np.ndarray | None = None,
-             deck: Sequence[int] | None = None) -> tuple[GameState, np.ndarray]:
+def new_game(
+    rules: RuleSet,
+    players: Sequence[Player],
+    deal_key: int,
+    strategy_key: int,
+    dealer: int = 0,
+    rules_array: np.ndarray | None = None,
+    deck: Sequence[int] | None = None,
+) -> tuple[GameState, np.ndarray]:
     """Deal (``deck``: see :func:`deal`), let each player swap, choose the starting seat.
     Returns (state, strategy rng).
 
@@ -222,7 +254,9 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
     srng = streams.shared
     kept_rules = ra.copy()
     kept_params = [_params_of(p) for p in players]
-    for i, p in enumerate(players):  # a plugin that decides on the readable State sees the deal as a bot process
+    for i, p in enumerate(
+        players
+    ):  # a plugin that decides on the readable State sees the deal as a bot process
         if getattr(p, "see_deal", None) is not None:
             p.see_deal(state, i, strategy_key)
     for i in range(n):
@@ -232,22 +266,42 @@ def new_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_
         try:
             up = int(players[i].swap(packed, i, n, ra, streams.lend(i)))
         except PluginReturnError as e:
-            raise StrategyError(f"strategy {players[i].name!r} at seat {i} (deal key {deal_key}): {e}") from e
+            raise StrategyError(
+                f"strategy {players[i].name!r} at seat {i} (deal key {deal_key}): {e}"
+            ) from e
         except Exception as e:  # noqa: BLE001 - a plugin may raise anything
-            check_untouched(players[i], ra, kept_rules, kept_params[i], f"in the swap phase at seat {i}", deal_key)
+            check_untouched(
+                players[i],
+                ra,
+                kept_rules,
+                kept_params[i],
+                f"in the swap phase at seat {i}",
+                deal_key,
+            )
             if _is_crash(e):
-                raise StrategyError(f"strategy {players[i].name!r} at seat {i}, in the swap phase (deal key "
-                                    f"{deal_key}): {e}") from e
-            raise StrategyError(f"strategy {players[i].name!r} raised in the swap phase at seat {i} "
-                                f"(deal key {deal_key}): {_exception_text(e)}") from e
-        check_untouched(players[i], ra, kept_rules, kept_params[i], f"in the swap phase at seat {i}", deal_key)
+                raise StrategyError(
+                    f"strategy {players[i].name!r} at seat {i}, in the swap phase (deal key "
+                    f"{deal_key}): {e}"
+                ) from e
+            raise StrategyError(
+                f"strategy {players[i].name!r} raised in the swap phase at seat {i} "
+                f"(deal key {deal_key}): {_exception_text(e)}"
+            ) from e
+        check_untouched(
+            players[i], ra, kept_rules, kept_params[i], f"in the swap phase at seat {i}", deal_key
+        )
         streams.give_back(i, players[i], f"in the swap phase at seat {i}", deal_key)
         chosen = unpack(up) if 0 <= up < (1 << 52) else None
-        if chosen is None or len(chosen) != rules.table_size or (Counter(chosen) - Counter(visible)):
+        if (
+            chosen is None
+            or len(chosen) != rules.table_size
+            or (Counter(chosen) - Counter(visible))
+        ):
             raise StrategyError(
                 f"strategy {players[i].name!r} chose an impossible face-up row "
                 f"{format_cards(chosen) if chosen else up} from [{format_cards(sorted(visible))}] "
-                f"at seat {i} (deal key {deal_key})")
+                f"at seat {i} (deal key {deal_key})"
+            )
         rest = Counter(visible) - Counter(chosen)
         s.face_up = sorted(chosen)
         s.hand = sorted(rest.elements())
@@ -270,8 +324,14 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
-def check_untouched(player, rules_array: np.ndarray, kept_rules: np.ndarray, kept_params: np.ndarray | None,
-                    when: str, deal_key: int) -> None:
+def check_untouched(
+    player,
+    rules_array: np.ndarray,
+    kept_rules: np.ndarray,
+    kept_params: np.ndarray | None,
+    when: str,
+    deal_key: int,
+) -> None:
     """Raise :class:`StrategyError` naming ``player`` when its decision wrote into the rules
     array (``rules_array`` int64[R_SIZE] no longer equals ``kept_rules``) or into its
     parameters (``player.params`` against ``kept_params``). The engine checks after every
@@ -280,20 +340,32 @@ def check_untouched(player, rules_array: np.ndarray, kept_rules: np.ndarray, kep
     if not _same(rules_array, kept_rules):
         i = int(np.flatnonzero(rules_array != kept_rules)[0])
         raise StrategyError(
-            f"strategy {player.name!r} wrote into the rules array {when} (deal key {deal_key}): entry {i} "
-            f"({L.entry_name('R_', i)}) changed from {int(kept_rules[i])} to {int(rules_array[i])}. A strategy "
-            f"must not change the rules of the game; decide on a copy (rules.copy()) if it needs one")
+            f"strategy {player.name!r} wrote into the rules array {when} (deal key "
+            f"{deal_key}): entry {i} "
+            f"({L.entry_name('R_', i)}) changed from {int(kept_rules[i])} to "
+            f"{int(rules_array[i])}. A strategy "
+            "must not change the rules of the game; decide on a copy (rules.copy()) if it "
+            "needs one"
+        )
     params = getattr(player, "params", None)
-    if kept_params is not None and isinstance(params, np.ndarray) and not _same(params, kept_params):
+    if (
+        kept_params is not None
+        and isinstance(params, np.ndarray)
+        and not _same(params, kept_params)
+    ):
         i = int(np.flatnonzero(params != kept_params)[0])
         raise StrategyError(
-            f"strategy {player.name!r} wrote into its parameters array {when} (deal key {deal_key}): parameter "
-            f"{i} changed from {int(kept_params[i])} to {int(params[i])}. Parameters are read-only: results "
-            f"would depend on how games are cut into chunks")
+            f"strategy {player.name!r} wrote into its parameters array {when} (deal key "
+            f"{deal_key}): parameter "
+            f"{i} changed from {int(kept_params[i])} to {int(params[i])}. Parameters are "
+            "read-only: results "
+            f"would depend on how games are cut into chunks"
+        )
 
 
-def check_observation(player, obs: np.ndarray, kept: np.ndarray, when: str, deal_key: int,
-                      state: GameState) -> None:
+def check_observation(
+    player, obs: np.ndarray, kept: np.ndarray, when: str, deal_key: int, state: GameState
+) -> None:
     """Raise :class:`StrategyError` naming ``player`` when its decision wrote into the
     observation it was given (``obs`` int64[O_SIZE] no longer equals ``kept``). Here the
     observation is a copy, but in the kernel it is the game's own state, where the same
@@ -303,10 +375,14 @@ def check_observation(player, obs: np.ndarray, kept: np.ndarray, when: str, deal
     if not _same(obs, kept):
         i = int(np.flatnonzero(obs != kept)[0])
         raise StrategyError(
-            f"strategy {player.name!r} wrote into the observation array {when} (deal key {deal_key}): entry {i} "
-            f"({L.entry_name('O_', i)}) changed from {int(kept[i])} to {int(obs[i])}. The observation is the "
-            f"game's own state in the kernel; decide on a copy (obs.copy()) if it needs one\nthe position:\n"
-            f"{state.describe()}")
+            f"strategy {player.name!r} wrote into the observation array {when} (deal key "
+            f"{deal_key}): entry {i} "
+            f"({L.entry_name('O_', i)}) changed from {int(kept[i])} to {int(obs[i])}. The "
+            "observation is the "
+            "game's own state in the kernel; decide on a copy (obs.copy()) if it needs "
+            "one\nthe position:\n"
+            f"{state.describe()}"
+        )
 
 
 def visible_dealt(state: GameState) -> list[int]:
@@ -332,7 +408,9 @@ class GameResult:
     end: str = "finished"
 
 
-def decide(state: GameState, player: Player, ra: np.ndarray, legal: list[Move], deal_key: int) -> Move:
+def decide(
+    state: GameState, player: Player, ra: np.ndarray, legal: list[Move], deal_key: int
+) -> Move:
     """The move ``player``, the strategy of the seat to move, chooses among ``legal``
     (:func:`legal_moves` of ``state``; ``ra`` the compiled rules, ``deal_key`` names the
     game in messages), with every check :func:`play_game` makes after a decision: no
@@ -349,33 +427,50 @@ def decide(state: GameState, player: Player, ra: np.ndarray, legal: list[Move], 
         raise
     except PluginReturnError as e:
         check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
-        raise StrategyError(f"strategy {player.name!r} at move {state.moves + 1} (deal key {deal_key}): "
-                            f"{e}\n{state.describe()}") from e
+        raise StrategyError(
+            f"strategy {player.name!r} at move {state.moves + 1} (deal key {deal_key}): "
+            f"{e}\n{state.describe()}"
+        ) from e
     except Exception as e:  # noqa: BLE001
         # a write into the rules comes first: it may be why the decision failed
         check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
         if _is_crash(e):  # a plugin's decision in a forked child killed it (kernel.isolate)
-            raise StrategyError(f"strategy {player.name!r} at seat {seat}, choosing move {state.moves + 1} "
-                                f"(deal key {deal_key}): {e}\nthe position:\n{state.describe()}") from e
-        raise StrategyError(f"strategy {player.name!r} raised at move {state.moves + 1} "
-                            f"(deal key {deal_key}): {_exception_text(e)}\n"
-                            f"{state.describe()}") from e
+            raise StrategyError(
+                f"strategy {player.name!r} at seat {seat}, choosing move {state.moves + 1} "
+                f"(deal key {deal_key}): {e}\nthe position:\n{state.describe()}"
+            ) from e
+        raise StrategyError(
+            f"strategy {player.name!r} raised at move {state.moves + 1} "
+            f"(deal key {deal_key}): {_exception_text(e)}\n"
+            f"{state.describe()}"
+        ) from e
     check_untouched(player, ra, state.kept_rules, state.kept_params[seat], when, deal_key)
     check_observation(player, obs, obs_kept, when, deal_key, state)
     state.streams.give_back(seat, player, when, deal_key)
     if move.kind == "invalid":
-        raise StrategyError(f"strategy {player.name!r} returned {move.rank}, which is not a move, at move "
-                            f"{state.moves + 1} (deal key {deal_key}); legal: "
-                            f"{', '.join(map(str, legal))}\n{state.describe()}")
+        raise StrategyError(
+            f"strategy {player.name!r} returned {move.rank}, which is not a move, at move "
+            f"{state.moves + 1} (deal key {deal_key}); legal: "
+            f"{', '.join(map(str, legal))}\n{state.describe()}"
+        )
     if move not in legal:
-        raise StrategyError(f"strategy {player.name!r} chose the illegal move {move} at move "
-                            f"{state.moves + 1} (deal key {deal_key}); legal: "
-                            f"{', '.join(map(str, legal))}\n{state.describe()}")
+        raise StrategyError(
+            f"strategy {player.name!r} chose the illegal move {move} at move "
+            f"{state.moves + 1} (deal key {deal_key}); legal: "
+            f"{', '.join(map(str, legal))}\n{state.describe()}"
+        )
     return move
 
 
-def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy_key: int,
-              dealer: int = 0, trace: bool = False, deck: Sequence[int] | None = None) -> GameResult:
+def play_game(
+    rules: RuleSet,
+    players: Sequence[Player],
+    deal_key: int,
+    strategy_key: int,
+    dealer: int = 0,
+    trace: bool = False,
+    deck: Sequence[int] | None = None,
+) -> GameResult:
     """Play one whole game on the reference engine (``deck``: a given deal, see :func:`deal`).
 
     Raises :class:`StrategyError` naming the strategy, the deal key and the position when
@@ -392,8 +487,10 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
     if trace:
         lines.append(f"deal key {deal_key}, dealer seat {dealer}, seat {state.to_move} starts")
         for i, s in enumerate(state.seats):
-            lines.append(f"  seat {i} ({players[i].name}): hand [{format_cards(s.hand)}] face-up "
-                         f"[{format_cards(s.face_up)}] face-down [{format_cards(s.face_down)}]")
+            lines.append(
+                f"  seat {i} ({players[i].name}): hand [{format_cards(s.hand)}] face-up "
+                f"[{format_cards(s.face_up)}] face-down [{format_cards(s.face_down)}]"
+            )
     while not (state.finished or state.unfinished):
         legal = legal_moves(state)
         move = decide(state, players[state.to_move], ra, legal, deal_key)
@@ -403,12 +500,29 @@ def play_game(rules: RuleSet, players: Sequence[Player], deal_key: int, strategy
             lines.append(f"{state.moves:4d}. {line}")
     places = [state.place_of(i) for i in range(n)]
     if trace:
-        stopped = {"cap": "move cap", "stalled": "stalled", "loop": "proven loop"}.get(state.end, "")
-        lines.append(f"unfinished ({stopped})" + (
-            "; placed by cards held: " + ", ".join(f"seat {s}" for s in state.places)
-            if state.rules.stalemate == "most_cards" else "") if state.unfinished else
-                     "places: " + ", ".join(f"seat {s}" for s in state.places))
-    return GameResult(places=places, start_seat=state.start_seat, moves=state.moves,
-                      pickups=[s.pickups for s in state.seats], burns=[s.burns for s in state.seats],
-                      unfinished=state.unfinished, dealt_visible=dealt,
-                      face_up=chosen, trace=lines, move_codes=codes, end=state.end)
+        stopped = {"cap": "move cap", "stalled": "stalled", "loop": "proven loop"}.get(
+            state.end, ""
+        )
+        lines.append(
+            f"unfinished ({stopped})"
+            + (
+                "; placed by cards held: " + ", ".join(f"seat {s}" for s in state.places)
+                if state.rules.stalemate == "most_cards"
+                else ""
+            )
+            if state.unfinished
+            else "places: " + ", ".join(f"seat {s}" for s in state.places)
+        )
+    return GameResult(
+        places=places,
+        start_seat=state.start_seat,
+        moves=state.moves,
+        pickups=[s.pickups for s in state.seats],
+        burns=[s.burns for s in state.seats],
+        unfinished=state.unfinished,
+        dealt_visible=dealt,
+        face_up=chosen,
+        trace=lines,
+        move_codes=codes,
+        end=state.end,
+    )

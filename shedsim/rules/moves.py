@@ -26,7 +26,7 @@ def _plays(state: GameState, cards: list[int], from_hand: bool) -> list[Move]:
         for k in range(1, counts[rank] + 1):
             moves.append(Move("play", rank, k))
         # mix_last_hand: with the whole hand (one rank), add face-up cards of that rank.
-        if (from_hand and rules.mix_last_hand and not state.stock and len(cards) == counts[rank]):
+        if from_hand and rules.mix_last_hand and not state.stock and len(cards) == counts[rank]:
             extra = seat.face_up.count(rank)
             for j in range(1, extra + 1):
                 moves.append(Move("play", rank, counts[rank], j))
@@ -62,7 +62,8 @@ def legal_moves(state: GameState) -> list[Move]:
 
 def _advance(state: GameState, seat: int, steps: int) -> int:
     """The seat ``steps`` turns after ``seat`` in the current direction, counting only
-    seats still in (``seat`` itself counts if it is still in: docs/reference/rules.md#ruling-skip8)."""
+    seats still in (``seat`` itself counts if it is still in:
+    docs/reference/rules.md#ruling-skip8)."""
     pos = seat
     n = state.players
     for _ in range(steps):
@@ -93,7 +94,8 @@ def _finish_if_over(state: GameState) -> None:
 
 
 def _land(state: GameState, seat_index: int, rank: int, n: int, from_hand: int) -> list[str]:
-    """Cards have landed on the pile: burn, refill, out, next player (docs/reference/rules.md#landing)."""
+    """Cards have landed on the pile: burn, refill, out, next player
+    (docs/reference/rules.md#landing)."""
     rules = state.rules
     seat = state.seats[seat_index]
     notes = []
@@ -119,12 +121,14 @@ def _land(state: GameState, seat_index: int, rank: int, n: int, from_hand: int) 
     if drawn:
         seat.hand = sorted(seat.hand + drawn)
         notes.append(f"draws {len(drawn)}")
-    # 3. out check (never out while the stock has cards: docs/reference/rules.md#ruling-refill-before-out).
+    # 3. out check (never out while the stock has cards:
+    # docs/reference/rules.md#ruling-refill-before-out).
     if not seat.holds_cards():
         seat.out = True
         state.places.append(seat_index)
         notes.append(f"is out (place {len(state.places)})")
-    # direction: each reverse card turns it, even on a burn or a last card (docs/reference/rules.md#ruling-reverse).
+    # direction: each reverse card turns it, even on a burn or a last card
+    # (docs/reference/rules.md#ruling-reverse).
     if rank in rules.reverse and n % 2 == 1:
         state.direction = -state.direction
         notes.append("reverses")
@@ -155,7 +159,9 @@ def apply_move(state: GameState, move: Move, legal: list[Move] | None = None) ->
         legal = legal_moves(state)
     if move not in legal:
         raise IllegalMoveError(
-            f"{move} is not legal for seat {state.to_move}; legal: {', '.join(map(str, legal)) or 'none'}")
+            f"{move} is not legal for seat {state.to_move}; legal: "
+            f"{', '.join(map(str, legal)) or 'none'}"
+        )
     s = state.to_move
     seat = state.seats[s]
     rules = state.rules
@@ -184,8 +190,9 @@ def apply_move(state: GameState, move: Move, legal: list[Move] | None = None) ->
             source.remove(move.rank)
         for _ in range(move.extra):
             seat.face_up.remove(move.rank)
-        notes = _land(state, s, move.rank, move.count + move.extra,
-                      move.count if stage == L.STAGE_HAND else 0)
+        notes = _land(
+            state, s, move.rank, move.count + move.extra, move.count if stage == L.STAGE_HAND else 0
+        )
     if notes:
         text += ": " + ", ".join(notes)
     if state.finished:
@@ -203,11 +210,20 @@ def position_key(state: GameState) -> tuple:
     everything the rules and a deterministic strategy's observation depend on
     (move, pick-up and burn counters apart)."""
     trank, run = state.top_run()
-    seats = tuple((pack(s.hand), pack(s.face_up), len(s.face_down), pack_counts(s.known))
-                  for s in state.seats)
+    seats = tuple(
+        (pack(s.hand), pack(s.face_up), len(s.face_down), pack_counts(s.known)) for s in state.seats
+    )
     stream = 0 if state.stream is None else int(state.stream[0])
-    return (pack(state.pile), state.to_move, state.effective_top(), trank, run, state.direction,
-            seats, stream)
+    return (
+        pack(state.pile),
+        state.to_move,
+        state.effective_top(),
+        trank,
+        run,
+        state.direction,
+        seats,
+        stream,
+    )
 
 
 def _check_stop(state: GameState) -> str:
@@ -232,7 +248,9 @@ def _check_stop(state: GameState) -> str:
                     state.loop_power *= 2
                     state.loop_lam = 0
         elif state.quiet == L.LOOP_FROM:  # a long quiet stretch: start the cycle search
-            state.loop_on = bool(state.deterministic) and all(state.deterministic[i] for i in state.in_seats())
+            state.loop_on = bool(state.deterministic) and all(
+                state.deterministic[i] for i in state.in_seats()
+            )
             state.loop_saved = position_key(state) if state.loop_on else None
             state.loop_power, state.loop_lam = 1, 0
         if not end and state.quiet == rules.stall_moves(state.players):
@@ -245,10 +263,13 @@ def _check_stop(state: GameState) -> str:
     state.end = end
     if rules.stalemate == "most_cards":
         place_stopped(state)
-    why = {"loop": "proven loop: the position repeats and every seat still in is deterministic",
-           "stalled": f"stalled: {rules.stall_moves(state.players)} moves without a burn, anyone going out "
-                      f"or a draw",
-           "cap": f"move cap {rules.max_moves} reached"}[end]
+    why = {
+        "loop": "proven loop: the position repeats and every seat still in is deterministic",
+        "stalled": f"stalled: {rules.stall_moves(state.players)} moves without a burn, anyone "
+        "going out "
+        f"or a draw",
+        "cap": f"move cap {rules.max_moves} reached",
+    }[end]
     return f"; {why}: game unfinished"
 
 
@@ -262,6 +283,8 @@ def place_stopped(state: GameState) -> None:
     for _ in range(len(state.in_seats())):
         order.append(pos)
         pos = _advance(state, pos, 1)
-    held = {i: len(state.seats[i].hand) + len(state.seats[i].face_up) + len(state.seats[i].face_down)
-            for i in order}
+    held = {
+        i: len(state.seats[i].hand) + len(state.seats[i].face_up) + len(state.seats[i].face_down)
+        for i in order
+    }
     state.places.extend(sorted(order, key=lambda i: held[i]))  # stable: ties keep turn order

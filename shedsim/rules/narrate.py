@@ -3,12 +3,14 @@
 Everything here reads positions of the reference engine (:mod:`shedsim.rules.engine`) and
 changes none. A move is told from the position before it and the position after it:
 which stage the cards came from (hand, face-up row, face-down card), what landed, whether
-the pile burned and why (a burn rank, or the fourth of a rank on top: docs/reference/rules.md#burns),
+the pile burned and why (a burn rank, or the fourth of a rank on top:
+docs/reference/rules.md#burns),
 why players were skipped or the direction turned, what was drawn from the stock, who went
 out, and the pile's top cards and size afterwards.
 
 ``viewer``: ``None`` tells everything (a trace of a finished game); a seat number tells only
-what that seat may see (docs/reference/rules.md#observation: its own hand, never another hand, a face-down
+what that seat may see (docs/reference/rules.md#observation: its own hand, never another hand, a
+face-down
 card before it is turned or the stock), as ``shedsim play`` shows the game to its player.
 """
 
@@ -21,8 +23,12 @@ from shedsim import layout as L
 from shedsim.rules.cards import format_cards, rank_name, unpack
 from shedsim.rules.engine import GameState, Move, apply_move, deal, legal_moves
 
-STAGE_WORDS = {L.STAGE_HAND: "hand", L.STAGE_FACE_UP: "face-up", L.STAGE_FACE_DOWN: "face-down",
-               L.STAGE_OUT: "out"}
+STAGE_WORDS = {
+    L.STAGE_HAND: "hand",
+    L.STAGE_FACE_UP: "face-up",
+    L.STAGE_FACE_DOWN: "face-down",
+    L.STAGE_OUT: "out",
+}
 """The stage names used in traces (``layout.STAGE_*``)."""
 
 _COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
@@ -50,7 +56,10 @@ def pile_text(state: GameState, top: int = 4) -> str:
     more = "... " if len(state.pile) > top else ""
     eff = state.effective_top()
     see = f" [counts as {rank_name(eff)}]" if state.pile[-1] in state.rules.invisible else ""
-    return f"pile {more}{format_cards(shown)}{see} ({len(state.pile)} {_plural('card', len(state.pile))})"
+    return (
+        f"pile {more}{format_cards(shown)}{see} ({len(state.pile)} "
+        f"{_plural('card', len(state.pile))})"
+    )
 
 
 def seat_name(seat: int, names: Sequence[str] | None) -> str:
@@ -66,8 +75,11 @@ def _role(state: GameState, rank: int, n: int) -> str:
         return f"{name} resets the pile: anything goes on it"
     if rank in rules.invisible:
         eff = state.effective_top()
-        return (f"{name} is invisible: the next card must still go on the {rank_name(eff)} beneath"
-                if eff else f"{name} is invisible: the pile counts as empty")
+        return (
+            f"{name} is invisible: the next card must still go on the {rank_name(eff)} beneath"
+            if eff
+            else f"{name} is invisible: the pile counts as empty"
+        )
     if rank in rules.low:
         return f"{name} is low: the next card must be a {name} or lower (or a magic card)"
     return ""
@@ -85,8 +97,13 @@ def _walk(state: GameState, seat: int, steps: int) -> list[int]:
     return out
 
 
-def tell_move(before: GameState, move: Move, after: GameState, names: Sequence[str] | None = None,
-              viewer: int | None = None) -> str:
+def tell_move(
+    before: GameState,
+    move: Move,
+    after: GameState,
+    names: Sequence[str] | None = None,
+    viewer: int | None = None,
+) -> str:
     """One move in words, from the position ``before`` it and the position ``after`` it.
 
     ``viewer`` None: everything (drawn cards included); else only what seat ``viewer``
@@ -99,25 +116,37 @@ def tell_move(before: GameState, move: Move, after: GameState, names: Sequence[s
     parts: list[str] = []
     landed = 0
     if move.kind == "pickup":
-        parts.append(f"{who} [{STAGE_WORDS[stage]}] picks up the pile ({len(before.pile)} "
-                     f"{_plural('card', len(before.pile))}: {cards_text(before.pile)})")
+        parts.append(
+            f"{who} [{STAGE_WORDS[stage]}] picks up the pile ({len(before.pile)} "
+            f"{_plural('card', len(before.pile))}: {cards_text(before.pile)})"
+        )
     elif move.kind in ("flip", "gamble"):
         if move.kind == "flip":
             card = before.seats[s].face_down[move.slot]
-            head = f"{who} [face-down] flips card {move.slot + 1} of {len(before.seats[s].face_down)}: {rank_name(card)}"
+            head = (
+                f"{who} [face-down] flips card {move.slot + 1} of "
+                f"{len(before.seats[s].face_down)}: {rank_name(card)}"
+            )
         else:
             card = before.stock[0]
-            head = f"{who} [{STAGE_WORDS[stage]}] gambles on the stock's top card: {rank_name(card)}"
+            head = (
+                f"{who} [{STAGE_WORDS[stage]}] gambles on the stock's top card: {rank_name(card)}"
+            )
         if rules.can_play(before.effective_top(), card):
             parts.append(head)
             landed = card
         else:
-            parts.append(f"{head}, which cannot go on the {rank_name(before.effective_top())}: "
-                         f"picks it up with the pile ({len(before.pile) + 1} cards)")
+            parts.append(
+                f"{head}, which cannot go on the {rank_name(before.effective_top())}: "
+                f"picks it up with the pile ({len(before.pile) + 1} cards)"
+            )
     else:
         n = move.count + move.extra
         src = "hand" if stage == L.STAGE_HAND else "face-up row"
-        text = f"{who} [{STAGE_WORDS[stage]}] plays {format_cards([move.rank] * move.count)} from the {src}"
+        text = (
+            f"{who} [{STAGE_WORDS[stage]}] plays {format_cards([move.rank] * move.count)} from "
+            f"the {src}"
+        )
         if move.extra:
             text += f" and {format_cards([move.rank] * move.extra)} from the face-up row"
         parts.append(text)
@@ -132,9 +161,15 @@ def tell_move(before: GameState, move: Move, after: GameState, names: Sequence[s
             else:
                 total = (run if top == landed else 0) + n
                 why = f"{_count(total)} {_plural(rank_name(landed), total)} in a row on top"
-            again = after.to_move == s and not after.seats[s].out and not (after.finished or after.unfinished)
-            parts.append(f"the pile burns ({burned} {_plural('card', burned)}: {why})"
-                         + ("; moves again" if again else ""))
+            again = (
+                after.to_move == s
+                and not after.seats[s].out
+                and not (after.finished or after.unfinished)
+            )
+            parts.append(
+                f"the pile burns ({burned} {_plural('card', burned)}: {why})"
+                + ("; moves again" if again else "")
+            )
         else:
             role = _role(after, landed, n)
             if role:
@@ -142,7 +177,7 @@ def tell_move(before: GameState, move: Move, after: GameState, names: Sequence[s
         drawn = len(before.stock) - len(after.stock) - (1 if move.kind == "gamble" else 0)
         if drawn > 0:
             first = 1 if move.kind == "gamble" else 0
-            got = before.stock[first:first + drawn]
+            got = before.stock[first : first + drawn]
             show = viewer is None or viewer == s
             parts.append(f"draws {drawn}" + (f" ({cards_text(sorted(got))})" if show else ""))
             if not after.stock:
@@ -153,9 +188,13 @@ def tell_move(before: GameState, move: Move, after: GameState, names: Sequence[s
             parts.append(f"{rank_name(landed)} reverses the direction")
         if not burned and landed in rules.skip and not after.finished:
             skipped = _walk(after, s, n)
-            parts.append(f"{rank_name(landed)} skips {n} {_plural('turn', n)}: "
-                         + ", ".join(f"seat {x}" for x in skipped) + " miss" + ("es" if n == 1 else "")
-                         + " a turn")
+            parts.append(
+                f"{rank_name(landed)} skips {n} {_plural('turn', n)}: "
+                + ", ".join(f"seat {x}" for x in skipped)
+                + " miss"
+                + ("es" if n == 1 else "")
+                + " a turn"
+            )
     for i, seat in enumerate(after.seats):
         if i != s and seat.out and not before.seats[i].out:
             parts.append(f"seat {i} is the last left holding cards: place {after.place_of(i)}")
@@ -170,15 +209,23 @@ def tell_move(before: GameState, move: Move, after: GameState, names: Sequence[s
 def stop_reason(state: GameState) -> str:
     """Why an unfinished game was stopped, in words ("" while it goes on or finished)."""
     rules = state.rules
-    return {"loop": "game stopped: a proven loop (the position repeats and every seat still in "
-                    "plays a deterministic strategy)",
-            "stalled": f"game stopped: {rules.stall_moves(state.players)} moves without a burn, anyone "
-                       f"going out or a draw (stall rule)",
-            "cap": f"game stopped: move cap {rules.max_moves} reached"}.get(state.end, "")
+    return {
+        "loop": "game stopped: a proven loop (the position repeats and every seat still in "
+        "plays a deterministic strategy)",
+        "stalled": f"game stopped: {rules.stall_moves(state.players)} moves without a burn, anyone "
+        f"going out or a draw (stall rule)",
+        "cap": f"game stopped: move cap {rules.max_moves} reached",
+    }.get(state.end, "")
 
 
-def tell_swap(dealt_visible: Sequence[int], chosen: Sequence[int], face_down: Sequence[int],
-              seat: int, names: Sequence[str] | None = None, hide_face_down: bool = False) -> str:
+def tell_swap(
+    dealt_visible: Sequence[int],
+    chosen: Sequence[int],
+    face_down: Sequence[int],
+    seat: int,
+    names: Sequence[str] | None = None,
+    hide_face_down: bool = False,
+) -> str:
     """The swap phase of one seat: what it was dealt (hand + face-up), what it put face up.
 
     ``dealt_visible``: the dealt hand and face-up cards (ranks); ``chosen``: the face-up
@@ -187,11 +234,15 @@ def tell_swap(dealt_visible: Sequence[int], chosen: Sequence[int], face_down: Se
     dealt, up = Counter(dealt_visible), Counter(chosen)
     hand = sorted((dealt - up).elements())
     down = "" if hide_face_down else f"; face-down {cards_text(sorted(face_down))}"
-    return (f"{seat_name(seat, names)}: face-up {cards_text(sorted(chosen))}, hand {cards_text(hand)}{down}")
+    return (
+        f"{seat_name(seat, names)}: face-up {cards_text(sorted(chosen))}, hand "
+        f"{cards_text(hand)}{down}"
+    )
 
 
 def swap_changes(dealt_face_up: Sequence[int], chosen: Sequence[int]) -> str:
-    """What a swap moved: ``"keeps the cards as dealt"`` or ``"puts K A face up, takes 3 4 into the hand"``."""
+    """What a swap moved: ``"keeps the cards as dealt"`` or ``"puts K A face up, takes 3 4 into the
+    hand"``."""
     before, after = Counter(dealt_face_up), Counter(chosen)
     up, down = sorted((after - before).elements()), sorted((before - after).elements())
     if not up:
@@ -199,13 +250,17 @@ def swap_changes(dealt_face_up: Sequence[int], chosen: Sequence[int]) -> str:
     return f"puts {cards_text(up)} face up, takes {cards_text(down)} into the hand"
 
 
-def table_text(state: GameState, viewer: int | None = None, names: Sequence[str] | None = None) -> list[str]:
+def table_text(
+    state: GameState, viewer: int | None = None, names: Sequence[str] | None = None
+) -> list[str]:
     """The table as lines: every seat's face-up row, hand size and face-down count (the
     ``viewer``'s own hand named; with ``viewer`` None every hand and face-down card), the
     pile, the stock and the burned count."""
     lines = []
     for i, s in enumerate(state.seats):
-        mark = " <- to move" if i == state.to_move and not (state.finished or state.unfinished) else ""
+        mark = (
+            " <- to move" if i == state.to_move and not (state.finished or state.unfinished) else ""
+        )
         if s.out or state.place_of(i):
             lines.append(f"  {seat_name(i, names)}: out, place {state.place_of(i)}")
             continue
@@ -214,18 +269,34 @@ def table_text(state: GameState, viewer: int | None = None, names: Sequence[str]
         else:
             known = sorted(s.known.elements())
             hand = f"hand {len(s.hand)} {_plural('card', len(s.hand))}" + (
-                f" (known: {cards_text(known)})" if known else "")
-        down = (f"face-down {cards_text(s.face_down)}" if viewer is None else
-                f"face-down {len(s.face_down)}")
-        lines.append(f"  {seat_name(i, names)}: {hand}; face-up {cards_text(s.face_up)}; {down}{mark}")
-    lines.append(f"  {pile_text(state)}; stock {len(state.stock)}; burned {state.burned}"
-                 + ("" if state.direction == 1 else "; direction reversed"))
+                f" (known: {cards_text(known)})" if known else ""
+            )
+        down = (
+            f"face-down {cards_text(s.face_down)}"
+            if viewer is None
+            else f"face-down {len(s.face_down)}"
+        )
+        lines.append(
+            f"  {seat_name(i, names)}: {hand}; face-up {cards_text(s.face_up)}; {down}{mark}"
+        )
+    lines.append(
+        f"  {pile_text(state)}; stock {len(state.stock)}; burned {state.burned}"
+        + ("" if state.direction == 1 else "; direction reversed")
+    )
     return lines
 
 
-def narrate_game(rules, deal_key: int, dealer: int, face_up: Sequence[int], start_seat: int,
-                 move_codes: Sequence[int], names: Sequence[str], deterministic: Sequence[bool] = (),
-                 deck: Sequence[int] | None = None) -> tuple[list[str], GameState]:
+def narrate_game(
+    rules,
+    deal_key: int,
+    dealer: int,
+    face_up: Sequence[int],
+    start_seat: int,
+    move_codes: Sequence[int],
+    names: Sequence[str],
+    deterministic: Sequence[bool] = (),
+    deck: Sequence[int] | None = None,
+) -> tuple[list[str], GameState]:
     """The whole game in words, rebuilt from its record: the deal (``deal_key``, ``dealer``;
     ``deck``: a given deal, :func:`shedsim.rules.engine.deal`),
     each seat's chosen face-up row (packed, ``int64`` per seat), the starting seat and the
@@ -238,8 +309,10 @@ def narrate_game(rules, deal_key: int, dealer: int, face_up: Sequence[int], star
     lines = [f"deal: dealer seat {dealer}; the stock holds {len(state.stock)} cards"]
     for i, s in enumerate(state.seats):
         chosen = unpack(int(face_up[i]))
-        lines.append(f"  swap {seat_name(i, names)}: dealt hand {cards_text(s.hand)}, face-up "
-                     f"{cards_text(s.face_up)}; {swap_changes(s.face_up, chosen)}")
+        lines.append(
+            f"  swap {seat_name(i, names)}: dealt hand {cards_text(s.hand)}, face-up "
+            f"{cards_text(s.face_up)}; {swap_changes(s.face_up, chosen)}"
+        )
         rest = Counter(s.hand + s.face_up) - Counter(chosen)
         s.face_up = sorted(chosen)
         s.hand = sorted(rest.elements())

@@ -66,12 +66,20 @@ from shedsim import layout as L
 from shedsim.rules.cards import RANKS, rank_mask, rank_name
 from shedsim.rules.files import FileProblem, read_toml
 from shedsim.rules.settings import (  # noqa: F401 - re-exported
-    MAX_PLAYERS_ONE_DECK, MAX_PLAYERS_TWO_DECKS, PICKUP_MODES, PRESETS, STALEMATE_MODES, STALL_DEFAULTS, START_RULES,
-    RulesError, default_stall,
+    MAX_PLAYERS_ONE_DECK,
+    MAX_PLAYERS_TWO_DECKS,
+    PICKUP_MODES,
+    PRESETS,
+    STALEMATE_MODES,
+    STALL_DEFAULTS,
+    START_RULES,
+    RulesError,
+    default_stall,
 )
 
 TOGGLES: dict[str, str] = {syntax: t.help for syntax, t in S.TOGGLES.items()}
-"""Every house toggle (docs/reference/rules.md#house) with a one-line description (from the table)."""
+"""Every house toggle (docs/reference/rules.md#house) with a one-line description (from the
+table)."""
 
 _RANK_SETS = tuple(s for s in S.SETTINGS if s.kind == "ranks")
 
@@ -123,7 +131,8 @@ class RuleSet:
         return table
 
     def ordinary(self, r: int) -> bool:
-        """Whether ``r`` counts for lowest-card start rules (docs/reference/rules.md#ruling-lowest-card-start): it has no role (is
+        """Whether ``r`` counts for lowest-card start rules
+        (docs/reference/rules.md#ruling-lowest-card-start): it has no role (is
         in no rank set of the table)."""
         return not any(r in getattr(self, s.key) for s in _RANK_SETS)
 
@@ -160,7 +169,10 @@ class RuleSet:
         groups: dict[int, list[int]] = {}
         for p in range(self.min_players, self.max_players + 1):
             groups.setdefault(self.stall_moves(p), []).append(p)
-        return "; ".join(f"{n} ({ps[0]}{'' if len(ps) == 1 else f'-{ps[-1]}'} players)" for n, ps in groups.items())
+        return "; ".join(
+            f"{n} ({ps[0]}{'' if len(ps) == 1 else f'-{ps[-1]}'} players)"
+            for n, ps in groups.items()
+        )
 
     # ------------------------------------------------------------ validation
     def validate(self) -> RuleSet:
@@ -169,16 +181,24 @@ class RuleSet:
         more players than the decks allow, too few cards for the deal at the smallest
         table, or a rank with two roles that contradict."""
         for s in S.SETTINGS:
-            s.check((self.min_players, self.max_players) if s.kind == "players" else getattr(self, s.key))
+            s.check(
+                (self.min_players, self.max_players)
+                if s.kind == "players"
+                else getattr(self, s.key)
+            )
         cap = MAX_PLAYERS_TWO_DECKS if self.decks == 2 else MAX_PLAYERS_ONE_DECK
         if self.max_players > cap:
-            raise RulesError("players", f"at most {cap} players with {self.decks} deck(s), "
-                             f"got {self.max_players}")
+            raise RulesError(
+                "players",
+                f"at most {cap} players with {self.decks} deck(s), got {self.max_players}",
+            )
         if self.deal_size(self.min_players) > self.deck_size:
-            raise RulesError("table_size" if self.table_size != 3 else "hand_size",
-                             f"too few cards for the deal: {self.min_players} players x "
-                             f"({self.hand_size} hand + 2 x {self.table_size} table) = "
-                             f"{self.deal_size(self.min_players)} > {self.deck_size} cards")
+            raise RulesError(
+                "table_size" if self.table_size != 3 else "hand_size",
+                f"too few cards for the deal: {self.min_players} players x "
+                f"({self.hand_size} hand + 2 x {self.table_size} table) = "
+                f"{self.deal_size(self.min_players)} > {self.deck_size} cards",
+            )
         both = self.low & self.under
         if both and not all(r <= 7 for r in both):
             raise RulesError("under", "an under rank above 7 contradicts its low role")
@@ -201,29 +221,41 @@ class RuleSet:
         rank and both roles."""
         roles = list(self.ROLE_EFFECTS)
         for i, a in enumerate(roles):
-            for b in roles[i + 1:]:
+            for b in roles[i + 1 :]:
                 for r in sorted(getattr(self, a) & getattr(self, b)):
-                    raise RulesError(b, f"rank {rank_name(r)} is both {a} and {b}, which contradict: as {a} "
-                                        f"{self.ROLE_EFFECTS[a]}; as {b} {self.ROLE_EFFECTS[b]}. Give the rank "
-                                        f"one of the two roles")
+                    raise RulesError(
+                        b,
+                        f"rank {rank_name(r)} is both {a} and {b}, which contradict: as {a} "
+                        f"{self.ROLE_EFFECTS[a]}; as {b} {self.ROLE_EFFECTS[b]}. Give the rank "
+                        f"one of the two roles",
+                    )
         for a in ("reset", "burn", "invisible", "magic"):
             for r in sorted(getattr(self, a) & self.under):
-                raise RulesError("under", f"rank {rank_name(r)} is both {a} and under, which contradict: as {a} "
-                                          f"it goes on anything; as under only on its own rank or higher. Give "
-                                          f"the rank one of the two roles")
+                raise RulesError(
+                    "under",
+                    f"rank {rank_name(r)} is both {a} and under, which contradict: as {a} "
+                    f"it goes on anything; as under only on its own rank or higher. Give "
+                    f"the rank one of the two roles",
+                )
 
     def check_players(self, players: int) -> None:
         """Raise :class:`RulesError` (field ``players``) if ``players`` is outside the range."""
         if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
             raise RulesError("players", f"must be an integer, got {players!r}")
         if not self.min_players <= players <= self.max_players:
-            rng = (f"exactly {self.min_players}" if self.min_players == self.max_players
-                   else f"{self.min_players}-{self.max_players}")
+            rng = (
+                f"exactly {self.min_players}"
+                if self.min_players == self.max_players
+                else f"{self.min_players}-{self.max_players}"
+            )
             raise RulesError("players", f"{self.name} is for {rng} players, got {players}")
         if self.deal_size(players) > self.deck_size:
-            raise RulesError("players", f"too few cards for the deal: {players} players x "
-                             f"({self.hand_size} hand + 2 x {self.table_size} table) = "
-                             f"{self.deal_size(players)} > {self.deck_size} cards")
+            raise RulesError(
+                "players",
+                f"too few cards for the deal: {players} players x "
+                f"({self.hand_size} hand + 2 x {self.table_size} table) = "
+                f"{self.deal_size(players)} > {self.deck_size} cards",
+            )
 
     def stall_moves(self, players: int) -> int:
         """The no-progress limit in moves at ``players`` seats: ``stall`` if set (0 = off),
@@ -334,11 +366,13 @@ def _house_changes(base: RuleSet, toggles: Sequence[str]) -> dict[str, Any]:
 
 
 def _hand_on_low_role(base: RuleSet, requested: set[int], sets: dict[str, set[int]]) -> None:
-    """``low7``/``low5`` (docs/reference/rules.md#ruling-low7-duel): the preset's own low card (duel's 5, nines' 5) defines
+    """``low7``/``low5`` (docs/reference/rules.md#ruling-low7-duel): the preset's own low card
+    (duel's 5, nines' 5) defines
     the role to hand on; a low card not requested loses it (low, magic, under)."""
     base_low = sorted(base.low)
     role = ({"magic"} if base_low and base_low[0] in base.magic else set()) | (
-        {"under"} if base_low and base_low[0] in base.under else set())
+        {"under"} if base_low and base_low[0] in base.under else set()
+    )
     for old in base_low:
         if old not in requested:
             for k in ("low", "magic", "under"):
@@ -358,7 +392,9 @@ def apply_house(base: RuleSet, toggles: Sequence[str]) -> RuleSet:
     return dataclasses.replace(base, **_house_changes(base, toggles)).validate()
 
 
-def build(rules: str = "shithead", house: Sequence[str] = (), rules_file: str | Path | None = None) -> RuleSet:
+def build(
+    rules: str = "shithead", house: Sequence[str] = (), rules_file: str | Path | None = None
+) -> RuleSet:
     """A rule set from a preset name (or a rules TOML path) plus house toggles.
 
     ``rules_file`` takes precedence over ``rules``. ``rules`` ending in ``.toml`` is read as
@@ -374,7 +410,9 @@ def build(rules: str = "shithead", house: Sequence[str] = (), rules_file: str | 
 
 
 # ---------------------------------------------------------------- rules files
-def rules_from_mapping(data: dict[str, Any], where: str = "rules", house: Sequence[str] = ()) -> RuleSet:
+def rules_from_mapping(
+    data: dict[str, Any], where: str = "rules", house: Sequence[str] = ()
+) -> RuleSet:
     """A rule set from a parsed rules TOML mapping (keys: :data:`shedsim.rules.settings.FILE_KEYS`).
 
     The preset, then the file's settings, then its ``house`` toggles, then its ``players``
@@ -387,10 +425,14 @@ def rules_from_mapping(data: dict[str, Any], where: str = "rules", house: Sequen
         raise RulesError(where, "expected a table of rule settings")
     for k in data:
         if k not in S.FILE_KEYS:
-            raise RulesError(k, f"unknown key in {where}; known keys: {', '.join(sorted(S.FILE_KEYS))}")
+            raise RulesError(
+                k, f"unknown key in {where}; known keys: {', '.join(sorted(S.FILE_KEYS))}"
+            )
     if "preset" not in data:
-        raise RulesError("preset", f"missing in {where}: name the preset the file starts from "
-                         f"({', '.join(PRESETS)})")
+        raise RulesError(
+            "preset",
+            f"missing in {where}: name the preset the file starts from ({', '.join(PRESETS)})",
+        )
     if not isinstance(data["preset"], str):
         raise RulesError("preset", f"must be a string, got {S.shown(data['preset'])}")
     rs = preset(data["preset"])

@@ -3,7 +3,8 @@
 The format is described in docs/reference/scenarios.md: top-level keys ``rules``,
 ``house``, ``to_move``, ``pile`` (bottom first), ``stock`` (top first), ``burned``,
 ``dealer``, ``direction``, ``moves``, ``deterministic`` (the moves are taken as
-deterministic players': a repeated position ends the game as a proven loop); one ``[[seats]]`` table per seat (``hand``,
+deterministic players': a repeated position ends the game as a proven loop); one ``[[seats]]`` table
+per seat (``hand``,
 ``face_up``, ``face_down`` in slot order, ``out``); an ``[expect]`` table. Its ``starts``
 is about the position before the moves, taken as just dealt and swapped: the seats the
 start rule may pick (:func:`shedsim.rules.engine.start_candidates`; one, or several when
@@ -26,17 +27,50 @@ from pathlib import Path
 from typing import Any
 
 from shedsim.rules.cards import CardError, format_cards, parse_cards, rank_name
-from shedsim.rules.engine import (GameState, IllegalMoveError, Move, MoveSyntaxError, Seat, apply_move, legal_moves,
-                                  start_candidates)
+from shedsim.rules.engine import (
+    GameState,
+    IllegalMoveError,
+    Move,
+    MoveSyntaxError,
+    Seat,
+    apply_move,
+    legal_moves,
+    start_candidates,
+)
 from shedsim.rules.files import FileProblem, read_toml
 from shedsim.rules.ruleset import RuleSet, RulesError, build
 from shedsim.rules.settings import shown
 
-TOP_KEYS = {"rules", "house", "to_move", "pile", "stock", "burned", "dealer", "direction",
-            "moves", "seats", "expect", "description", "deterministic"}
+TOP_KEYS = {
+    "rules",
+    "house",
+    "to_move",
+    "pile",
+    "stock",
+    "burned",
+    "dealer",
+    "direction",
+    "moves",
+    "seats",
+    "expect",
+    "description",
+    "deterministic",
+}
 SEAT_KEYS = {"hand", "face_up", "face_down", "out"}
-EXPECT_KEYS = {"pile", "burned", "to_move", "legal", "places", "finished", "unfinished",
-               "stock", "direction", "end", "quiet", "starts"}
+EXPECT_KEYS = {
+    "pile",
+    "burned",
+    "to_move",
+    "legal",
+    "places",
+    "finished",
+    "unfinished",
+    "stock",
+    "direction",
+    "end",
+    "quiet",
+    "starts",
+}
 END_VALUES = ("playing", "finished", "stalled", "loop", "cap")
 """``expect.end``: how the game ended (``playing``: not over yet)."""
 SEAT_EXPECT_FIELDS = {"hand", "face_up", "face_down", "out"}
@@ -78,14 +112,18 @@ def _cards(path: str, where: str, value: Any) -> list[int]:
     if not isinstance(value, list):
         raise ScenarioError(path, where, f"must be a list of cards, got {shown(value)}")
     try:
-        return parse_cards([str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value])
+        return parse_cards(
+            [str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
+        )
     except CardError as e:
         raise ScenarioError(path, where, str(e)) from None
 
 
 def _int(path: str, where: str, value: Any, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ScenarioError(path, where, f"must be an integer from {lo} to {hi}, got {shown(value)}")
+        raise ScenarioError(
+            path, where, f"must be an integer from {lo} to {hi}, got {shown(value)}"
+        )
     return value
 
 
@@ -110,7 +148,9 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
             raise ScenarioError(sp, k, f"unknown key; known keys: {', '.join(sorted(TOP_KEYS))}")
     rules_name = data.get("rules", None)
     if not isinstance(rules_name, str):
-        raise ScenarioError(sp, "rules", f"must name a preset or a rules TOML file, got {shown(rules_name)}")
+        raise ScenarioError(
+            sp, "rules", f"must name a preset or a rules TOML file, got {shown(rules_name)}"
+        )
     house = data.get("house", [])
     if not isinstance(house, list) or not all(isinstance(h, str) for h in house):
         raise ScenarioError(sp, "house", f"must be a list of toggle strings, got {shown(house)}")
@@ -120,8 +160,11 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
         else:
             rules = build(rules_name, house=house)
     except RulesError as e:
-        field_name = "rules" if e.field in ("rules", "rules-file", "preset") else (
-            f"house ({e.field})" if e.field in house else f"rules.{e.field}")
+        field_name = (
+            "rules"
+            if e.field in ("rules", "rules-file", "preset")
+            else (f"house ({e.field})" if e.field in house else f"rules.{e.field}")
+        )
         raise ScenarioError(sp, field_name, str(e)) from None
 
     seats_data = data.get("seats")
@@ -136,10 +179,14 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
     for i, sd in enumerate(seats_data):
         for k in sd:
             if k not in SEAT_KEYS:
-                raise ScenarioError(sp, f"seats.{i}.{k}", f"unknown key; known: {', '.join(sorted(SEAT_KEYS))}")
-        seat = Seat(hand=sorted(_cards(sp, f"seats.{i}.hand", sd.get("hand", []))),
-                    face_up=sorted(_cards(sp, f"seats.{i}.face_up", sd.get("face_up", []))),
-                    face_down=_cards(sp, f"seats.{i}.face_down", sd.get("face_down", [])))
+                raise ScenarioError(
+                    sp, f"seats.{i}.{k}", f"unknown key; known: {', '.join(sorted(SEAT_KEYS))}"
+                )
+        seat = Seat(
+            hand=sorted(_cards(sp, f"seats.{i}.hand", sd.get("hand", []))),
+            face_up=sorted(_cards(sp, f"seats.{i}.face_up", sd.get("face_up", []))),
+            face_down=_cards(sp, f"seats.{i}.face_down", sd.get("face_down", [])),
+        )
         out = sd.get("out", False)
         if not isinstance(out, bool):
             raise ScenarioError(sp, f"seats.{i}.out", f"must be true or false, got {shown(out)}")
@@ -167,25 +214,47 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
     limit = 4 * rules.decks
     for r, c in sorted(every.items()):
         if c > limit:
-            raise ScenarioError(sp, "cards", f"{c} cards of rank {rank_name(r)} but "
-                                f"{rules.decks} deck(s) hold {limit}")
+            raise ScenarioError(
+                sp,
+                "cards",
+                f"{c} cards of rank {rank_name(r)} but {rules.decks} deck(s) hold {limit}",
+            )
     if sum(every.values()) + burned > rules.deck_size:
-        raise ScenarioError(sp, "burned", f"{sum(every.values())} cards in play + {burned} burned "
-                            f"> {rules.deck_size} in the deck")
+        raise ScenarioError(
+            sp,
+            "burned",
+            f"{sum(every.values())} cards in play + {burned} burned "
+            f"> {rules.deck_size} in the deck",
+        )
     for i, seat in enumerate(seats):
         if stock and not seat.out and not seat.hand:
-            raise ScenarioError(sp, f"seats.{i}.hand", "empty while the stock has cards: "
-                                "impossible, hands are refilled before anything else happens")
+            raise ScenarioError(
+                sp,
+                f"seats.{i}.hand",
+                "empty while the stock has cards: "
+                "impossible, hands are refilled before anything else happens",
+            )
     if seats[to_move].out:
         raise ScenarioError(sp, "to_move", f"seat {to_move} is out")
     if len(out_seats) >= n - 1:
         raise ScenarioError(sp, "seats", "at least two seats must still be in")
     deterministic = data.get("deterministic", False)
     if not isinstance(deterministic, bool):
-        raise ScenarioError(sp, "deterministic", f"must be true or false, got {shown(deterministic)}")
-    state = GameState(rules=rules, seats=seats, pile=pile, stock=stock, burned=burned,
-                      dealer=dealer, to_move=to_move, direction=direction, places=list(out_seats),
-                      deterministic=[deterministic] * n)
+        raise ScenarioError(
+            sp, "deterministic", f"must be true or false, got {shown(deterministic)}"
+        )
+    state = GameState(
+        rules=rules,
+        seats=seats,
+        pile=pile,
+        stock=stock,
+        burned=burned,
+        dealer=dealer,
+        to_move=to_move,
+        direction=direction,
+        places=list(out_seats),
+        deterministic=[deterministic] * n,
+    )
     moves_data = data.get("moves", [])
     if not isinstance(moves_data, list):
         raise ScenarioError(sp, "moves", f"must be a list of move strings, got {shown(moves_data)}")
@@ -202,17 +271,34 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
         if k in EXPECT_KEYS:
             continue
         parts = k.split(".")
-        if (len(parts) == 3 and parts[0] == "seats" and parts[1].isdigit()
-                and int(parts[1]) < n and parts[2] in SEAT_EXPECT_FIELDS):
+        if (
+            len(parts) == 3
+            and parts[0] == "seats"
+            and parts[1].isdigit()
+            and int(parts[1]) < n
+            and parts[2] in SEAT_EXPECT_FIELDS
+        ):
             continue
-        raise ScenarioError(sp, f"expect.{k}", f"unknown expectation; known: "
-                            f"{', '.join(sorted(EXPECT_KEYS))}, seats.N.hand/face_up/face_down/out")
+        raise ScenarioError(
+            sp,
+            f"expect.{k}",
+            f"unknown expectation; known: "
+            f"{', '.join(sorted(EXPECT_KEYS))}, seats.N.hand/face_up/face_down/out",
+        )
     if "end" in expect and expect["end"] not in END_VALUES:
-        raise ScenarioError(sp, "expect.end", f"one of {', '.join(END_VALUES)}; got {shown(expect['end'])}")
-    if "starts" in expect and (not isinstance(expect["starts"], list) or not all(
-            isinstance(x, int) and not isinstance(x, bool) for x in expect["starts"])):
-        raise ScenarioError(sp, "expect.starts", f"must be a list of seats, got {shown(expect['starts'])}")
-    if "quiet" in expect and (isinstance(expect["quiet"], bool) or not isinstance(expect["quiet"], int)):
+        raise ScenarioError(
+            sp, "expect.end", f"one of {', '.join(END_VALUES)}; got {shown(expect['end'])}"
+        )
+    if "starts" in expect and (
+        not isinstance(expect["starts"], list)
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in expect["starts"])
+    ):
+        raise ScenarioError(
+            sp, "expect.starts", f"must be a list of seats, got {shown(expect['starts'])}"
+        )
+    if "quiet" in expect and (
+        isinstance(expect["quiet"], bool) or not isinstance(expect["quiet"], int)
+    ):
         raise ScenarioError(sp, "expect.quiet", f"must be an integer, got {shown(expect['quiet'])}")
     desc = data.get("description", "")
     if not isinstance(desc, str):
@@ -229,8 +315,11 @@ def play_moves(sc: Scenario) -> tuple[GameState, list[str]]:
     lines = []
     for i, m in enumerate(sc.moves):
         if state.finished or state.unfinished:
-            raise ScenarioError(sc.path, f"moves[{i}]", f"{m}: the game is already over"
-                                + (f" ({state.end})" if state.unfinished else ""))
+            raise ScenarioError(
+                sc.path,
+                f"moves[{i}]",
+                f"{m}: the game is already over" + (f" ({state.end})" if state.unfinished else ""),
+            )
         try:
             lines.append(apply_move(state, m))
         except IllegalMoveError as e:
@@ -264,7 +353,11 @@ def check(sc: Scenario, state: GameState) -> list[Failure]:
             fail("stock", _names(exp), _names(state.stock))
     if "burned" in e and e["burned"] != state.burned:
         fail("burned", e["burned"], state.burned)
-    if "to_move" in e and not (state.finished or state.unfinished) and e["to_move"] != state.to_move:
+    if (
+        "to_move" in e
+        and not (state.finished or state.unfinished)
+        and e["to_move"] != state.to_move
+    ):
         fail("to_move", e["to_move"], state.to_move)
     elif "to_move" in e and (state.finished or state.unfinished):
         fail("to_move", e["to_move"], "nobody (game over)")
@@ -336,5 +429,14 @@ def show_scenario(path: str | Path) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Scenario", "ScenarioError", "Failure", "load_scenario", "run_scenario", "show_scenario",
-           "play_moves", "check", "format_cards"]
+__all__ = [
+    "Scenario",
+    "ScenarioError",
+    "Failure",
+    "load_scenario",
+    "run_scenario",
+    "show_scenario",
+    "play_moves",
+    "check",
+    "format_cards",
+]

@@ -69,7 +69,9 @@ def resolve(objective: str | None, rules: Any, option: str = "--objective") -> t
     (:func:`objective_of`); ``source`` says where it came from in words. Raises
     :class:`ObjectiveError` naming ``option`` for an unknown objective."""
     if objective is None:
-        return objective_of(rules), f"{getattr(rules, 'name', 'the rules')}'s scoring: {rules.scoring}"
+        return objective_of(
+            rules
+        ), f"{getattr(rules, 'name', 'the rules')}'s scoring: {rules.scoring}"
     if objective not in OBJECTIVES:
         raise ObjectiveError(f"{option}: one of {', '.join(OBJECTIVES)}, got {objective!r}")
     return objective, f"{option} {objective}"
@@ -102,5 +104,15 @@ def effective_places2(places: np.ndarray) -> np.ndarray:
     return np.where(pl > 0, 2 * pl, np.where(forfeited, 2 * p - k - 1, 2 * p - k + 1))
 
 
-__all__ = ["OBJECTIVES", "SCORING_OBJECTIVES", "OBJECTIVE_NAMES", "FIGURE_NAMES", "ObjectiveError",
-           "objective_of", "resolve", "ranked_by", "per_sample", "effective_places2"]
+__all__ = [
+    "OBJECTIVES",
+    "SCORING_OBJECTIVES",
+    "OBJECTIVE_NAMES",
+    "FIGURE_NAMES",
+    "ObjectiveError",
+    "objective_of",
+    "resolve",
+    "ranked_by",
+    "per_sample",
+    "effective_places2",
+]

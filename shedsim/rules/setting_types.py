@@ -37,7 +37,6 @@ def shown(value: Any) -> str:
     return _short.repr(value)
 
 
-
 @dataclass(frozen=True)
 class Toggle:
     """A house toggle: ``syntax`` is how it is written (``skip8``; ``NAME:ARG`` with ``ARG``
@@ -67,7 +66,6 @@ class Toggle:
     @property
     def takes_arg(self) -> bool:
         return ":" in self.syntax
-
 
 
 @dataclass(frozen=True)
@@ -112,15 +110,26 @@ class Setting:
         return self.presets.get(preset, self.default)
 
     def annotation(self) -> str:
-        return {"text": "str", "players": "int", "ranks": "frozenset[int]", "bool": "bool",
-                "choice": "str", "int": "int | None" if self.optional else "int"}[self.kind]
+        return {
+            "text": "str",
+            "players": "int",
+            "ranks": "frozenset[int]",
+            "bool": "bool",
+            "choice": "str",
+            "int": "int | None" if self.optional else "int",
+        }[self.kind]
 
     def values_text(self) -> str:
         """The values a rules file may give, in words."""
         if self.kind == "int":
             return f"{self.lo}-{self.hi}" + (" (absent: by player count)" if self.optional else "")
-        return {"text": "text", "players": "N or [min, max], 2-10", "ranks": "list of ranks",
-                "bool": "true or false", "choice": " | ".join(self.choices)}[self.kind]
+        return {
+            "text": "text",
+            "players": "N or [min, max], 2-10",
+            "ranks": "list of ranks",
+            "bool": "true or false",
+            "choice": " | ".join(self.choices),
+        }[self.kind]
 
     def check(self, value: Any) -> None:
         """Raise :class:`RulesError` (field: the key) unless ``value`` is allowed for this
@@ -132,12 +141,17 @@ class Setting:
                     raise RulesError(self.key, f"unknown rank {shown(r)}")
         elif self.kind == "choice":
             if value not in self.choices:
-                raise RulesError(self.key, f"unknown {self.noun} {shown(value)}; one of {', '.join(self.choices)}")
+                raise RulesError(
+                    self.key,
+                    f"unknown {self.noun} {shown(value)}; one of {', '.join(self.choices)}",
+                )
         elif self.kind == "int":
             if value is None and self.optional:
                 return
             if not is_int(value) or not self.lo <= value <= self.hi:
-                raise RulesError(self.key, f"must be an integer from {self.lo} to {self.hi}, got {shown(value)}")
+                raise RulesError(
+                    self.key, f"must be an integer from {self.lo} to {self.hi}, got {shown(value)}"
+                )
         elif self.kind == "bool":
             if not isinstance(value, bool):
                 raise RulesError(self.key, f"must be true or false, got {shown(value)}")
@@ -147,7 +161,9 @@ class Setting:
         elif self.kind == "players":
             lo, hi = value
             if not (is_int(lo) and is_int(hi) and 2 <= lo <= hi):
-                raise RulesError("players", f"range must be 2 <= min <= max, got {shown(lo)}..{shown(hi)}")
+                raise RulesError(
+                    "players", f"range must be 2 <= min <= max, got {shown(lo)}..{shown(hi)}"
+                )
 
     def from_file(self, value: Any) -> dict[str, Any]:
         """The ``RuleSet`` fields a rules-file value gives (types checked; ranges are

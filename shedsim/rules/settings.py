@@ -29,7 +29,13 @@ from typing import Any
 
 from shedsim.rules.cards import CardError, parse_rank, rank_name
 from shedsim.rules.setting_types import (  # noqa: F401 - re-exported: what a setting is
-    KINDS, RulesError, Setting, Toggle, is_int, shown)
+    KINDS,
+    RulesError,
+    Setting,
+    Toggle,
+    is_int,
+    shown,
+)
 
 PRESETS: tuple[str, ...] = ("duel", "nines", "family", "palace", "shithead")
 """The five published rule sets (the CLI's ``--rules`` names)."""
@@ -74,92 +80,321 @@ def _ranks(*names: str | int) -> frozenset[int]:
     return frozenset(parse_rank(n) for n in names)
 
 
-_STALL_HELP = ("N moves in a row without a burn, anyone going out or a draw from the stock: the game is "
-               "stalled and ends (default " + ", ".join(
-                   f"{n} up to {p} players" if p < MAX_PLAYERS_TWO_DECKS else f"{n}" for p, n in STALL_DEFAULTS)
-               + "; 0 = off)")
+_STALL_HELP = (
+    "N moves in a row without a burn, anyone going out or a draw from the stock: the game is "
+    "stalled and ends (default "
+    + ", ".join(
+        f"{n} up to {p} players" if p < MAX_PLAYERS_TWO_DECKS else f"{n}" for p, n in STALL_DEFAULTS
+    )
+    + "; 0 = off)"
+)
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("name", "text", "the rule set's name (a file's default: its preset's, with * when it changes it)",
-            default="", presets={p: p for p in PRESETS}),
-    Setting("players", "players", "the player counts allowed, at most 5 with one deck and 10 with two",
-            default=(2, MAX_PLAYERS_ONE_DECK), presets={"duel": (2, 2), "nines": (2, 4), "family": (2, 4)},
-            slot="R_PLAYERS"),
-    Setting("reset", "ranks", "goes on anything; anything may follow it", default=_ranks(2),
-            slot="R_RESET_MASK", flag="F_RESET"),
-    Setting("burn", "ranks", "goes on anything and burns the pile", default=_ranks(10),
-            slot="R_BURN_MASK", flag="F_BURN"),
-    Setting("invisible", "ranks", "goes on anything and is see-through: the card below stays the effective top",
-            default=frozenset(), presets={"nines": _ranks(9)}, slot="R_INVISIBLE_MASK", flag="F_INVISIBLE",
-            toggles=(Toggle("invisible:R", "R in {3, 8, 9} goes on anything and is see-through",
-                            ranks=(3, 8, 9), each=("3", "8", "9")),)),
-    Setting("magic", "ranks", "goes on anything (reset, burn and invisible ranks do too)",
-            default=frozenset(), presets={"duel": _ranks(5), "nines": _ranks("A")}, label="goes on anything"),
-    Setting("low", "ranks", "once it is the effective top, the next play must be this rank or lower",
-            default=frozenset(), presets={"duel": _ranks(5), "nines": _ranks(5)}, flag="F_LOW",
-            label="low (next play this or lower)",
-            toggles=(Toggle("low7", "7 is low: after a 7 the next play must be 7 or lower (on duel/nines the 7 "
-                                    "takes the 5's role)", value=7),
-                     Toggle("low5", "5 is low: after a 5 the next play must be 5 or lower", value=5))),
-    Setting("under", "ranks", "placed only on an effective top of its own rank or higher that is not magic",
-            default=frozenset(), presets={"nines": _ranks(5)}, label="under (goes on this rank or higher)"),
-    Setting("skip", "ranks", "each card of the rank played skips the next player", default=frozenset(),
-            slot="R_SKIP_MASK", flag="F_SKIP",
-            toggles=(Toggle("skip8", "each 8 played skips the next player (k eights skip k players)", value=8),)),
-    Setting("reverse", "ranks", "each card of the rank played reverses the direction of play",
-            default=frozenset(), slot="R_REVERSE_MASK", flag="F_REVERSE",
-            toggles=(Toggle("reverse:R", "each card of rank R played reverses the direction of play",
-                            each=("K",), examples=("reverse:K", "reverse:3", "reverse:8", "reverse:A")),)),
-    Setting("pickup", "choice", "where voluntary pick-up is allowed (forced pick-up always is)",
-            default="never", presets={"duel": "always", "family": "hand+faceup", "palace": "hand+faceup"},
-            choices=PICKUP_MODES, noun="pick-up mode", slot="R_PICKUP",
-            toggles=(Toggle("pickup:MODE", "voluntary pick-up: " + " | ".join(PICKUP_MODES)),)),
-    Setting("deck_gamble", "bool", "the blind gamble on the stock's top card", default=False,
-            presets={"duel": True}, slot="R_GAMBLE",
-            toggles=(Toggle("deck_gamble", "the duel's blind gamble on the stock's top card, in any preset",
-                            value=True),)),
-    Setting("start", "choice", "who starts", default="dealer_left",
-            presets={"nines": "lowest_faceup", "shithead": "lowest_hand"}, choices=START_RULES,
-            noun="start rule", slot="R_START",
-            toggles=(Toggle("lowest_starts", "the lowest ordinary hand card starts (ties by seat order from the "
-                                             "dealer's left)", value="lowest_hand"),
-                     Toggle("random_starts", "a random seat starts", value="random"),
-                     Toggle("dealer_left_starts", "the seat after the dealer starts", value="dealer_left"))),
-    Setting("burn_passes", "bool", "after a burn the next player leads instead of the burner", default=False,
-            slot="R_BURN_PASSES",
-            toggles=(Toggle("burn_passes", "after a burn the next player leads instead of the burner",
-                            value=True),)),
-    Setting("mix_last_hand", "bool", "with the last hand card face-up cards of its rank may join (stock empty)",
-            default=False, slot="R_MIX_LAST",
-            toggles=(Toggle("mix_last_hand", "with the last hand card you may add face-up cards of its rank "
-                                             "(stock empty)", value=True),)),
-    Setting("decks", "int", "52-card decks shuffled together", default=1, lo=1, hi=2, slot="R_DECKS",
-            toggles=(Toggle("two_decks", f"104 cards, up to {MAX_PLAYERS_TWO_DECKS} players", value=2,
-                            also=(("max_players", MAX_PLAYERS_TWO_DECKS),)),)),
-    Setting("hand_size", "int", "hand cards dealt and refilled to", default=3, lo=1, hi=10, slot="R_HAND_SIZE",
-            toggles=(Toggle("hand_size:N", "hand cards dealt and refilled to (default 3)",
-                            examples=("hand_size:2", "hand_size:4", "hand_size:5")),)),
-    Setting("table_size", "int", "face-up and face-down cards each", default=3, lo=1, hi=6, slot="R_TABLE_SIZE",
-            toggles=(Toggle("table_size:N", "face-up and face-down cards each (default 3)",
-                            examples=("table_size:2", "table_size:4")),)),
-    Setting("burn_run", "int", "this many cards of one rank on top of the pile burn it", default=4, lo=2, hi=8,
-            slot="R_BURN_RUN",
-            toggles=(Toggle("burn_run:N", "N cards of one rank on top of the pile burn it (default 4)"),)),
-    Setting("max_moves", "int", "move cap after which a game is unfinished", default=5000, lo=10, hi=10_000_000,
-            slot="R_MAX_MOVES",
-            toggles=(Toggle("max_moves:N", "move cap after which a game is unfinished (default 5000)", each=(),
-                            why="max_moves only moves the cap of unfinished games", examples=("max_moves:123",)),)),
-    Setting("stall", "int", _STALL_HELP, default=None, lo=0, hi=10_000_000, optional=True, slot="R_STALL",
-            label="stall (no-progress moves)",
-            toggles=(Toggle("stall:N", _STALL_HELP, each=("0",), examples=("stall:200", "stall:0")),)),
-    Setting("stalemate", "choice", "scoring of a stopped game (stalled, proven loop, move cap)", default="share",
-            choices=STALEMATE_MODES, noun="stalemate mode", slot="R_STALEMATE", label="stalemate (stopped games)",
-            toggles=(Toggle("stalemate:MODE", "scoring of a stopped game (stalled, proven loop, move cap): share "
-                                              "(default: seats still in share the remaining places) | most_cards "
-                                              "(placed by cards held, most = loser)"),)),
-    Setting("scoring", "text", "how the preset's results are scored (a description)", default="places",
-            presets={"duel": "loser is the idiot", "family": "idiot tally",
-                     "palace": "places summed over a match of 1-10 rounds", "shithead": "count of games not lost"}),
+    Setting(
+        "name",
+        "text",
+        "the rule set's name (a file's default: its preset's, with * when it changes it)",
+        default="",
+        presets={p: p for p in PRESETS},
+    ),
+    Setting(
+        "players",
+        "players",
+        "the player counts allowed, at most 5 with one deck and 10 with two",
+        default=(2, MAX_PLAYERS_ONE_DECK),
+        presets={"duel": (2, 2), "nines": (2, 4), "family": (2, 4)},
+        slot="R_PLAYERS",
+    ),
+    Setting(
+        "reset",
+        "ranks",
+        "goes on anything; anything may follow it",
+        default=_ranks(2),
+        slot="R_RESET_MASK",
+        flag="F_RESET",
+    ),
+    Setting(
+        "burn",
+        "ranks",
+        "goes on anything and burns the pile",
+        default=_ranks(10),
+        slot="R_BURN_MASK",
+        flag="F_BURN",
+    ),
+    Setting(
+        "invisible",
+        "ranks",
+        "goes on anything and is see-through: the card below stays the effective top",
+        default=frozenset(),
+        presets={"nines": _ranks(9)},
+        slot="R_INVISIBLE_MASK",
+        flag="F_INVISIBLE",
+        toggles=(
+            Toggle(
+                "invisible:R",
+                "R in {3, 8, 9} goes on anything and is see-through",
+                ranks=(3, 8, 9),
+                each=("3", "8", "9"),
+            ),
+        ),
+    ),
+    Setting(
+        "magic",
+        "ranks",
+        "goes on anything (reset, burn and invisible ranks do too)",
+        default=frozenset(),
+        presets={"duel": _ranks(5), "nines": _ranks("A")},
+        label="goes on anything",
+    ),
+    Setting(
+        "low",
+        "ranks",
+        "once it is the effective top, the next play must be this rank or lower",
+        default=frozenset(),
+        presets={"duel": _ranks(5), "nines": _ranks(5)},
+        flag="F_LOW",
+        label="low (next play this or lower)",
+        toggles=(
+            Toggle(
+                "low7",
+                "7 is low: after a 7 the next play must be 7 or lower (on duel/nines the 7 "
+                "takes the 5's role)",
+                value=7,
+            ),
+            Toggle("low5", "5 is low: after a 5 the next play must be 5 or lower", value=5),
+        ),
+    ),
+    Setting(
+        "under",
+        "ranks",
+        "placed only on an effective top of its own rank or higher that is not magic",
+        default=frozenset(),
+        presets={"nines": _ranks(5)},
+        label="under (goes on this rank or higher)",
+    ),
+    Setting(
+        "skip",
+        "ranks",
+        "each card of the rank played skips the next player",
+        default=frozenset(),
+        slot="R_SKIP_MASK",
+        flag="F_SKIP",
+        toggles=(
+            Toggle(
+                "skip8", "each 8 played skips the next player (k eights skip k players)", value=8
+            ),
+        ),
+    ),
+    Setting(
+        "reverse",
+        "ranks",
+        "each card of the rank played reverses the direction of play",
+        default=frozenset(),
+        slot="R_REVERSE_MASK",
+        flag="F_REVERSE",
+        toggles=(
+            Toggle(
+                "reverse:R",
+                "each card of rank R played reverses the direction of play",
+                each=("K",),
+                examples=("reverse:K", "reverse:3", "reverse:8", "reverse:A"),
+            ),
+        ),
+    ),
+    Setting(
+        "pickup",
+        "choice",
+        "where voluntary pick-up is allowed (forced pick-up always is)",
+        default="never",
+        presets={"duel": "always", "family": "hand+faceup", "palace": "hand+faceup"},
+        choices=PICKUP_MODES,
+        noun="pick-up mode",
+        slot="R_PICKUP",
+        toggles=(Toggle("pickup:MODE", "voluntary pick-up: " + " | ".join(PICKUP_MODES)),),
+    ),
+    Setting(
+        "deck_gamble",
+        "bool",
+        "the blind gamble on the stock's top card",
+        default=False,
+        presets={"duel": True},
+        slot="R_GAMBLE",
+        toggles=(
+            Toggle(
+                "deck_gamble",
+                "the duel's blind gamble on the stock's top card, in any preset",
+                value=True,
+            ),
+        ),
+    ),
+    Setting(
+        "start",
+        "choice",
+        "who starts",
+        default="dealer_left",
+        presets={"nines": "lowest_faceup", "shithead": "lowest_hand"},
+        choices=START_RULES,
+        noun="start rule",
+        slot="R_START",
+        toggles=(
+            Toggle(
+                "lowest_starts",
+                "the lowest ordinary hand card starts (ties by seat order from the dealer's left)",
+                value="lowest_hand",
+            ),
+            Toggle("random_starts", "a random seat starts", value="random"),
+            Toggle("dealer_left_starts", "the seat after the dealer starts", value="dealer_left"),
+        ),
+    ),
+    Setting(
+        "burn_passes",
+        "bool",
+        "after a burn the next player leads instead of the burner",
+        default=False,
+        slot="R_BURN_PASSES",
+        toggles=(
+            Toggle(
+                "burn_passes",
+                "after a burn the next player leads instead of the burner",
+                value=True,
+            ),
+        ),
+    ),
+    Setting(
+        "mix_last_hand",
+        "bool",
+        "with the last hand card face-up cards of its rank may join (stock empty)",
+        default=False,
+        slot="R_MIX_LAST",
+        toggles=(
+            Toggle(
+                "mix_last_hand",
+                "with the last hand card you may add face-up cards of its rank (stock empty)",
+                value=True,
+            ),
+        ),
+    ),
+    Setting(
+        "decks",
+        "int",
+        "52-card decks shuffled together",
+        default=1,
+        lo=1,
+        hi=2,
+        slot="R_DECKS",
+        toggles=(
+            Toggle(
+                "two_decks",
+                f"104 cards, up to {MAX_PLAYERS_TWO_DECKS} players",
+                value=2,
+                also=(("max_players", MAX_PLAYERS_TWO_DECKS),),
+            ),
+        ),
+    ),
+    Setting(
+        "hand_size",
+        "int",
+        "hand cards dealt and refilled to",
+        default=3,
+        lo=1,
+        hi=10,
+        slot="R_HAND_SIZE",
+        toggles=(
+            Toggle(
+                "hand_size:N",
+                "hand cards dealt and refilled to (default 3)",
+                examples=("hand_size:2", "hand_size:4", "hand_size:5"),
+            ),
+        ),
+    ),
+    Setting(
+        "table_size",
+        "int",
+        "face-up and face-down cards each",
+        default=3,
+        lo=1,
+        hi=6,
+        slot="R_TABLE_SIZE",
+        toggles=(
+            Toggle(
+                "table_size:N",
+                "face-up and face-down cards each (default 3)",
+                examples=("table_size:2", "table_size:4"),
+            ),
+        ),
+    ),
+    Setting(
+        "burn_run",
+        "int",
+        "this many cards of one rank on top of the pile burn it",
+        default=4,
+        lo=2,
+        hi=8,
+        slot="R_BURN_RUN",
+        toggles=(
+            Toggle("burn_run:N", "N cards of one rank on top of the pile burn it (default 4)"),
+        ),
+    ),
+    Setting(
+        "max_moves",
+        "int",
+        "move cap after which a game is unfinished",
+        default=5000,
+        lo=10,
+        hi=10_000_000,
+        slot="R_MAX_MOVES",
+        toggles=(
+            Toggle(
+                "max_moves:N",
+                "move cap after which a game is unfinished (default 5000)",
+                each=(),
+                why="max_moves only moves the cap of unfinished games",
+                examples=("max_moves:123",),
+            ),
+        ),
+    ),
+    Setting(
+        "stall",
+        "int",
+        _STALL_HELP,
+        default=None,
+        lo=0,
+        hi=10_000_000,
+        optional=True,
+        slot="R_STALL",
+        label="stall (no-progress moves)",
+        toggles=(Toggle("stall:N", _STALL_HELP, each=("0",), examples=("stall:200", "stall:0")),),
+    ),
+    Setting(
+        "stalemate",
+        "choice",
+        "scoring of a stopped game (stalled, proven loop, move cap)",
+        default="share",
+        choices=STALEMATE_MODES,
+        noun="stalemate mode",
+        slot="R_STALEMATE",
+        label="stalemate (stopped games)",
+        toggles=(
+            Toggle(
+                "stalemate:MODE",
+                "scoring of a stopped game (stalled, proven loop, move cap): share "
+                "(default: seats still in share the remaining places) | most_cards "
+                "(placed by cards held, most = loser)",
+            ),
+        ),
+    ),
+    Setting(
+        "scoring",
+        "text",
+        "how the preset's results are scored (a description)",
+        default="places",
+        presets={
+            "duel": "loser is the idiot",
+            "family": "idiot tally",
+            "palace": "places summed over a match of 1-10 rounds",
+            "shithead": "count of games not lost",
+        },
+    ),
 )
 """Every rule setting, in ``RuleSet`` field order."""
 
@@ -172,7 +407,8 @@ SETTING_OF: dict[str, Setting] = {t.syntax: s for s in SETTINGS for t in s.toggl
 """The setting each toggle (by syntax) changes."""
 
 FILE_KEYS: tuple[str, ...] = ("preset", "house", *(s.key for s in SETTINGS))
-"""Every key a rules file may hold: ``preset`` (required), ``house`` (a list of toggles), the settings."""
+"""Every key a rules file may hold: ``preset`` (required), ``house`` (a list of toggles), the
+settings."""
 
 
 def find_toggle(text: str) -> Toggle:
@@ -286,12 +522,16 @@ def each_toggle_summary() -> str:
             others.append(t.name)
         elif t.takes_arg:
             near.append(t.name)
-    return (f"every flag toggle; {', '.join(fixed)}; the {' and '.join(others)} modes other than X's; "
-            f"{_and(near)} one below and above; {_and(never)} left out")
+    return (
+        f"every flag toggle; {', '.join(fixed)}; the {' and '.join(others)} modes other than X's; "
+        f"{_and(near)} one below and above; {_and(never)} left out"
+    )
 
 
 def _and(words: list[str]) -> str:
-    return ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1] if words else "none"
+    return (
+        ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1] if words else "none"
+    )
 
 
 def file_value_text(value: Any) -> str:
@@ -311,8 +551,10 @@ START_WORDS: dict[str, str] = {
     "dealer_left": "the seat after the dealer",
     "lowest_hand": "the lowest ordinary hand card, ties to the first after the dealer",
     "lowest_faceup": "the lowest ordinary face-up card, ties at random",
-    "random": "a random seat"}
-"""Who starts under each ``start`` rule, in words (the engine's :func:`shedsim.rules.engine.start_seat`)."""
+    "random": "a random seat",
+}
+"""Who starts under each ``start`` rule, in words (the engine's
+:func:`shedsim.rules.engine.start_seat`)."""
 
 
 def start_text(rule: str) -> str:

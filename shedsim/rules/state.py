@@ -26,7 +26,6 @@ class MoveSyntaxError(ValueError):
     """A move string that cannot be read."""
 
 
-
 # --------------------------------------------------------------------------- moves
 @dataclass(frozen=True, order=True)
 class Move:
@@ -87,12 +86,18 @@ class Move:
             try:
                 rank = parse_rank(rank_text)
             except CardError:
-                raise MoveSyntaxError(f"unknown move {text!r}: unknown rank {rank_text!r}") from None
-            if count_text.isdigit() and int(count_text) >= 1 and (
-                    extra_text == "" or (extra_text.isdigit() and int(extra_text) >= 1)):
+                raise MoveSyntaxError(
+                    f"unknown move {text!r}: unknown rank {rank_text!r}"
+                ) from None
+            if (
+                count_text.isdigit()
+                and int(count_text) >= 1
+                and (extra_text == "" or (extra_text.isdigit() and int(extra_text) >= 1))
+            ):
                 return Move("play", rank, int(count_text), int(extra_text or 0))
         raise MoveSyntaxError(
-            f"unknown move {text!r}: write 'play Rxk', 'play Rxk+j', 'flip s', 'pickup' or 'gamble'")
+            f"unknown move {text!r}: write 'play Rxk', 'play Rxk+j', 'flip s', 'pickup' or 'gamble'"
+        )
 
     def __str__(self) -> str:
         if self.kind == "play":
@@ -130,7 +135,9 @@ class GameState:
     stock: list[int] = field(default_factory=list)
     burned: int = 0
     burned_cards: Counter = field(default_factory=Counter)
-    burned_order: list[int] = field(default_factory=list)  # every burned card, in the order they burned
+    burned_order: list[int] = field(
+        default_factory=list
+    )  # every burned card, in the order they burned
     dealer: int = 0
     to_move: int = 0
     direction: int = 1
@@ -139,11 +146,11 @@ class GameState:
     finished: bool = False
     unfinished: bool = False
     start_seat: int = 0
-    end: str = ""                      # "" while playing, then a name in layout.END_NAMES
+    end: str = ""  # "" while playing, then a name in layout.END_NAMES
     deterministic: list[bool] = field(default_factory=list)  # per seat; the loop check needs all in
-    stream: np.ndarray | None = None   # the strategy stream (uint64[1]), part of the position
-    quiet: int = 0                     # moves since a burn, a seat out or a draw from the stock
-    loop_power: int = 1                # Brent's search: the saved position's age limit
+    stream: np.ndarray | None = None  # the strategy stream (uint64[1]), part of the position
+    quiet: int = 0  # moves since a burn, a seat out or a draw from the stock
+    loop_power: int = 1  # Brent's search: the saved position's age limit
     loop_lam: int = 0
     loop_on: bool = False
     loop_saved: tuple | None = None
@@ -158,7 +165,8 @@ class GameState:
 
     # ----------------------------------------------------------- derived views
     def effective_top(self) -> int:
-        """The topmost pile card that is not invisible; 0 if none (docs/reference/rules.md#effective-top)."""
+        """The topmost pile card that is not invisible; 0 if none
+        (docs/reference/rules.md#effective-top)."""
         for card in reversed(self.pile):
             if card not in self.rules.invisible:
                 return card
@@ -195,28 +203,44 @@ class GameState:
 
     def card_total(self) -> int:
         """Cards in play, burned included (the conservation checks use it)."""
-        return (len(self.pile) + len(self.stock) + self.burned
-                + sum(len(s.hand) + len(s.face_up) + len(s.face_down) for s in self.seats))
+        return (
+            len(self.pile)
+            + len(self.stock)
+            + self.burned
+            + sum(len(s.hand) + len(s.face_up) + len(s.face_down) for s in self.seats)
+        )
 
     def describe(self) -> str:
         """A readable multi-line picture of the position."""
-        lines = [f"rules {self.rules.name}{' + ' + ', '.join(self.rules.house) if self.rules.house else ''}"
-                 f"; {self.players} seats; dealer {self.dealer}; seat {self.to_move} to move"
-                 f"; direction {'clockwise' if self.direction == 1 else 'reversed'}; {self.moves} moves made",
-                 f"pile (bottom->top): {format_cards(self.pile)}  [effective top: "
-                 f"{rank_name(self.effective_top())}]",
-                 f"stock: {len(self.stock)} cards ({format_cards(self.stock)}); burned: {self.burned}"]
+        lines = [
+            "rules "
+            f"{self.rules.name}{' + ' + ', '.join(self.rules.house) if self.rules.house else ''}"
+            f"; {self.players} seats; dealer {self.dealer}; seat {self.to_move} to move"
+            f"; direction {'clockwise' if self.direction == 1 else 'reversed'}; {self.moves} "
+            "moves made",
+            f"pile (bottom->top): {format_cards(self.pile)}  [effective top: "
+            f"{rank_name(self.effective_top())}]",
+            f"stock: {len(self.stock)} cards ({format_cards(self.stock)}); burned: {self.burned}",
+        ]
         for i, s in enumerate(self.seats):
-            status = (f" OUT (place {self.place_of(i)})" if s.out else
-                      f" placed {self.place_of(i)} (game stopped)" if self.place_of(i) else "")
-            lines.append(f"seat {i}: hand [{format_cards(s.hand)}] face-up [{format_cards(s.face_up)}]"
-                         f" face-down [{format_cards(s.face_down)}]{status}")
+            status = (
+                f" OUT (place {self.place_of(i)})"
+                if s.out
+                else f" placed {self.place_of(i)} (game stopped)"
+                if self.place_of(i)
+                else ""
+            )
+            lines.append(
+                f"seat {i}: hand [{format_cards(s.hand)}] face-up [{format_cards(s.face_up)}]"
+                f" face-down [{format_cards(s.face_down)}]{status}"
+            )
         return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- observation
 def public_array(state: GameState) -> np.ndarray:
-    """The ``int64[layout.O_SIZE]`` observation of the seat to move (docs/reference/rules.md#observation).
+    """The ``int64[layout.O_SIZE]`` observation of the seat to move
+    (docs/reference/rules.md#observation).
 
     Holds only public information and the mover's own hand: never another hand, a
     face-down card or the stock order.

@@ -30,16 +30,19 @@ def check_backend(backend: str, scheduler: str | None = None) -> None:
     if backend not in BACKENDS:
         raise ValueError(f"--backend: one of {', '.join(BACKENDS)}; got {backend!r}")
     if scheduler is not None and backend not in CLUSTER_BACKENDS:
-        raise BackendError(f"--scheduler needs a cluster backend (--backend dask or --backend ray); "
-                           f"the {backend} backend runs local processes")
+        raise BackendError(
+            f"--scheduler needs a cluster backend (--backend dask or --backend ray); "
+            f"the {backend} backend runs local processes"
+        )
     if scheduler is not None and not scheduler.strip():
         raise BackendError("--scheduler: empty address (e.g. tcp://HOST:8786 for dask)")
     if backend == "dask":
         try:
             import dask.distributed  # noqa: F401
         except ImportError as e:
-            raise BackendError(f"--backend dask needs dask.distributed ({e}): "
-                               f"pip install 'dask[distributed]'") from None
+            raise BackendError(
+                f"--backend dask needs dask.distributed ({e}): pip install 'dask[distributed]'"
+            ) from None
     elif backend == "ray":
         try:
             import ray  # noqa: F401
@@ -61,7 +64,6 @@ def _dask_slots(client) -> int:
         return 1
 
 
-
 @contextlib.contextmanager
 def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | None = None):
     """joblib's ``parallel_config`` for ``backend``, starting what it needs; yields the
@@ -80,6 +82,7 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
     from joblib import parallel_config
 
     from shedsim.runs.limits import cap_workers
+
     check_backend(backend, scheduler)
     workers = cap_workers(workers, scheduler)  # never more local workers than CPUs or memory hold
     for b, w, sch, slots in ACTIVE:
@@ -92,23 +95,28 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
         os.environ.setdefault("PYTHONFAULTHANDLER", "")
         ACTIVE.append((backend, workers, scheduler, workers))
         try:
-            with parallel_config(backend="loky", n_jobs=workers, initializer=die_with_parent,
-                                 initargs=(os.getpid(),)):
+            with parallel_config(
+                backend="loky", n_jobs=workers, initializer=die_with_parent, initargs=(os.getpid(),)
+            ):
                 yield workers
         finally:
             ACTIVE.pop()
         return
     if backend == "dask":
         from dask.distributed import Client, LocalCluster
+
         cluster = None
         if scheduler:
             try:
                 client = Client(scheduler)
             except (OSError, ValueError, TypeError) as e:
-                raise BackendError(f"--scheduler: cannot connect to the dask scheduler at {scheduler!r}: {e}") from None
+                raise BackendError(
+                    f"--scheduler: cannot connect to the dask scheduler at {scheduler!r}: {e}"
+                ) from None
         else:
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+            cluster = LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            )
             client = Client(cluster)
         slots = _dask_slots(client)
         ACTIVE.append((backend, workers, scheduler, slots))
@@ -123,10 +131,13 @@ def backend_config(backend: str = "loky", workers: int = 1, scheduler: str | Non
         return
     import ray
     from ray.util.joblib import register_ray
+
     try:
         ray.init(address=scheduler, ignore_reinit_error=True, include_dashboard=False)
     except (ConnectionError, OSError, ValueError, RuntimeError) as e:
-        raise BackendError(f"--scheduler: cannot connect to the ray cluster at {scheduler!r}: {e}") from None
+        raise BackendError(
+            f"--scheduler: cannot connect to the ray cluster at {scheduler!r}: {e}"
+        ) from None
     register_ray()
     ACTIVE.append((backend, workers, scheduler, workers))
     try:
@@ -143,7 +154,8 @@ def die_with_parent(parent: int | None = None) -> None:
     it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; it works while a compiled strategy holds the
     interpreter); elsewhere a daemon thread checks the parent once a second and exits
     between chunks. Also shows its Python warnings as plain sentences
-    (:func:`shedsim.base.notices.plain_warnings`). ``parent``: the pid of the process that started this one (default:
+    (:func:`shedsim.base.notices.plain_warnings`). ``parent``: the pid of the process that started
+    this one (default:
     the current parent); if it is already gone, exit now. Called at the start of every
     loky worker."""
     import ctypes
@@ -152,6 +164,7 @@ def die_with_parent(parent: int | None = None) -> None:
     import threading
     import time
     from shedsim.base.notices import plain_warnings
+
     plain_warnings()  # a worker's warnings reach the user's terminal too
     parent = os.getppid() if parent is None else parent
     if sys.platform.startswith("linux"):

@@ -11,7 +11,8 @@ its own ``simulate_par`` on 2 numba threads.
 :func:`search_rates` times a search strategy's decisions outside the game loop, on
 positions from greedy self-play (:func:`shedsim.kernel.probe.sample_positions`), where its
 work can be counted: a strategy that defines ``move_stats(obs, rules, params, rng, stats)``
-(its move, counting; ``mc``) adds its rollout moves to ``stats[0]`` and its rollouts to ``stats[1]``;
+(its move, counting; ``mc``) adds its rollout moves to ``stats[0]`` and its rollouts to
+``stats[1]``;
 those moves per second are the whole search's (determinisations, tree and playouts:
 ``search_moves_per_s``). A
 strategy that also defines ``playout_stats`` gets its playout loop timed alone
@@ -95,16 +96,24 @@ def time_kernel(spec, workers: int = 1) -> Timing:
     """Play the run ``spec`` (a :class:`shedsim.runs.simulate.RunSpec`) on ``workers`` loky
     processes, timing play alone (the kernel is loaded in every worker first)."""
     from shedsim.runs.simulate import run_tasks, warm_workers
+
     warm_workers(spec, workers)
     moves = 0
 
-    def tally(_k: int, r) -> None:  # a chunk's moves are summed and its records dropped as it arrives
+    def tally(
+        _k: int, r
+    ) -> None:  # a chunk's moves are summed and its records dropped as it arrives
         nonlocal moves
         moves += int(r.records["moves"].sum())
         r.records.clear()
 
     t = time.perf_counter()
-    run_tasks([(spec, c) for c in range(spec.n_chunks())], workers=workers, on_result=tally, keep=("moves",))
+    run_tasks(
+        [(spec, c) for c in range(spec.n_chunks())],
+        workers=workers,
+        on_result=tally,
+        keep=("moves",),
+    )
     wall = time.perf_counter() - t
     return Timing(spec.games, moves, wall)
 
@@ -113,6 +122,7 @@ def time_calibration(mod, players: int, games: int, workers: int = 1, seed: int 
     """Time the calibration kernel: ``simulate`` on 1 worker, ``simulate_par`` on
     ``workers`` numba threads otherwise (compiled beforehand on a few games)."""
     import numba
+
     fn = mod.simulate if workers <= 1 else mod.simulate_par
     if workers > 1:
         numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
@@ -123,9 +133,19 @@ def time_calibration(mod, players: int, games: int, workers: int = 1, seed: int 
     return Timing(games, int(np.asarray(res[1], dtype=np.int64).sum()), wall)
 
 
-def bench_table(rules, strategy: str | None = None, games: int = 1_000_000, players=(2, 4), workers=(1, 2),
-                repeats: int = 3, calib: Path | None = None, seed: int = 0, strategy_paths=(),
-                chunk_size: int = 50_000, progress=None) -> list[dict]:
+def bench_table(
+    rules,
+    strategy: str | None = None,
+    games: int = 1_000_000,
+    players=(2, 4),
+    workers=(1, 2),
+    repeats: int = 3,
+    calib: Path | None = None,
+    seed: int = 0,
+    strategy_paths=(),
+    chunk_size: int = 50_000,
+    progress=None,
+) -> list[dict]:
     """Rows ``{players, workers, games_per_s, ns_per_move, moves_per_game}`` (medians of
     ``repeats`` runs of ``games`` games), plus ``calib_games_per_s`` and ``ratio`` (kernel
     / calibration games per second, the median of the run-for-run ratios) when ``calib``
@@ -138,11 +158,16 @@ def bench_table(rules, strategy: str | None = None, games: int = 1_000_000, play
     when the calibration kernel's per-game results of ``games`` games do not fit in memory."""
     from shedsim.runs.limits import LimitError, memory_problem, usable_cpus
     from shedsim.runs.simulate import RunSpec
+
     if strategy is None:
         from shedsim.plugins import choice
+
         strategy = choice("reference")[0]
-    if calib is not None and (problem := memory_problem("--games", games, "games", CALIB_GAME_BYTES,
-                                                         "at once in the calibration kernel")):
+    if calib is not None and (
+        problem := memory_problem(
+            "--games", games, "games", CALIB_GAME_BYTES, "at once in the calibration kernel"
+        )
+    ):
         raise LimitError(problem)
     mod = load_calibration(calib) if calib is not None else None
     rows = []
@@ -151,21 +176,35 @@ def bench_table(rules, strategy: str | None = None, games: int = 1_000_000, play
         for w in workers:
             if progress:
                 progress(f"{p} players, {w} worker(s)")
-            spec = RunSpec(rules, p, (strategy,), (strategy,), seed=seed, games=games, schedule="same",
-                           strategy_paths=tuple(strategy_paths), chunk_size=min(chunk_size, max(1, -(-games // w))))
+            spec = RunSpec(
+                rules,
+                p,
+                (strategy,),
+                (strategy,),
+                seed=seed,
+                games=games,
+                schedule="same",
+                strategy_paths=tuple(strategy_paths),
+                chunk_size=min(chunk_size, max(1, -(-games // w))),
+            )
             ours, theirs = [], []
             for _ in range(repeats):
                 ours.append(time_kernel(spec, w))
                 if mod is not None:
                     theirs.append(time_calibration(mod, p, games, w))
-            row = {"players": p, "workers": w,
-                   "games_per_s": statistics.median(t.games_per_s for t in ours),
-                   "ns_per_move": statistics.median(t.ns_per_move for t in ours),
-                   "moves_per_game": ours[0].moves / ours[0].games}
+            row = {
+                "players": p,
+                "workers": w,
+                "games_per_s": statistics.median(t.games_per_s for t in ours),
+                "ns_per_move": statistics.median(t.ns_per_move for t in ours),
+                "moves_per_game": ours[0].moves / ours[0].games,
+            }
             if mod is not None:
                 row["calib_games_per_s"] = statistics.median(t.games_per_s for t in theirs)
                 row["calib_ns_per_move"] = statistics.median(t.ns_per_move for t in theirs)
-                row["ratio"] = statistics.median(a.games_per_s / b.games_per_s for a, b in zip(ours, theirs))
+                row["ratio"] = statistics.median(
+                    a.games_per_s / b.games_per_s for a, b in zip(ours, theirs)
+                )
             rows.append(row)
     return rows
 
@@ -173,6 +212,7 @@ def bench_table(rules, strategy: str | None = None, games: int = 1_000_000, play
 def render_table(rows: list[dict], title: str):
     """The rows of :func:`bench_table` as a rich table (ratio columns only if measured)."""
     from rich.table import Table
+
     calib = bool(rows) and "ratio" in rows[0]
     t = Table(title=title)
     for c in ("players", "workers", "games/s", "ns per move (wall)", "moves per game"):
@@ -181,8 +221,13 @@ def render_table(rows: list[dict], title: str):
         t.add_column("calib games/s", justify="right")
         t.add_column("ratio", justify="right")
     for r in rows:
-        cells = [str(r["players"]), str(r["workers"]), f"{r['games_per_s']:,.0f}", f"{r['ns_per_move']:.1f}",
-                 f"{r['moves_per_game']:.1f}"]
+        cells = [
+            str(r["players"]),
+            str(r["workers"]),
+            f"{r['games_per_s']:,.0f}",
+            f"{r['ns_per_move']:.1f}",
+            f"{r['moves_per_game']:.1f}",
+        ]
         if calib:
             cells += [f"{r['calib_games_per_s']:,.0f}", f"{r['ratio']:.2f}x"]
         t.add_row(*cells)
@@ -195,8 +240,9 @@ class SearchCrash(RuntimeError):
     the seed (:func:`search_rates`)."""
 
 
-def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, positions: int = 200,
-                 seed: int = 0) -> dict | None:
+def search_rates(
+    strategy, rules_array: np.ndarray, params: np.ndarray, positions: int = 200, seed: int = 0
+) -> dict | None:
     """Decisions per second and search moves per second of a search strategy
     (``strategy``: a :class:`shedsim.plugins.Strategy` whose module defines ``move_stats``),
     timed on ``positions`` positions from greedy self-play, one decision each; None for a
@@ -217,11 +263,16 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
         return None
     loop = getattr(strategy.module, "playout_stats", None)
     from shedsim.kernel.probe import sample_positions
-    obs = sample_positions(rules_array, positions + 1, 7, np.uint64(0x9E3779B97F4A7C15 * (seed + 1) % (1 << 64)))
+
+    obs = sample_positions(
+        rules_array, positions + 1, 7, np.uint64(0x9E3779B97F4A7C15 * (seed + 1) % (1 << 64))
+    )
     rules_copy, params_copy = rules_array.copy(), params.copy()
     from shedsim.base import isolate
+
     forked = strategy.outside and isolate.can_fork()
-    # figures: [positions, wall s, search moves, rollouts, playout loop moves/s]; where: [function, position]
+    # figures: [positions, wall s, search moves, rollouts, playout loop moves/s]; where: [function,
+    # position]
     figures = isolate.shared_like(np.full(5, np.nan)) if forked else np.full(5, np.nan)
     where = isolate.shared_like(np.zeros(2, np.int64)) if forked else np.zeros(2, np.int64)
     beat = isolate.beat_word() if forked else None  # odd while a decision runs: timed by the parent
@@ -239,14 +290,23 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
         figures[:4] = (len(obs) - 1, time.perf_counter() - t, stats[0], stats[1])
         if loop is not None:
             where[0] = 2
-            figures[4] = playout_loop_rate(loop, obs, rules_copy, params_copy, seed, at=where[1:], beat=beat)
+            figures[4] = playout_loop_rate(
+                loop, obs, rules_copy, params_copy, seed, at=where[1:], beat=beat
+            )
 
     if forked:
         for fn in (search,) + ((loop,) if loop is not None else ()):
-            isolate.load_in_parent(fn, (obs[0], rules_copy, params_copy, np.zeros(1, np.uint64))
-                                   + ((np.zeros(2, np.int64),) if fn is search else
-                                      (np.int64(1), True, np.zeros(2, np.int64))))
+            isolate.load_in_parent(
+                fn,
+                (obs[0], rules_copy, params_copy, np.zeros(1, np.uint64))
+                + (
+                    (np.zeros(2, np.int64),)
+                    if fn is search
+                    else (np.int64(1), True, np.zeros(2, np.int64))
+                ),
+            )
         from shedsim.base.isolate import decision_timeout
+
         try:
             _, error, code = isolate.run_forked(measure, beat=(beat, 0), beat_s=decision_timeout())
         except isolate.ChildTimeout as e:
@@ -254,26 +314,51 @@ def search_rates(strategy, rules_array: np.ndarray, params: np.ndarray, position
         else:
             stuck = None
         if code != 0 or error is not None or stuck is not None:
-            what = (f"crashed the process timing its search ({isolate.crash_words(code)})" if code
-                    else f"raised {error}" if error is not None else f"timing its search: {stuck}")
+            what = (
+                f"crashed the process timing its search ({isolate.crash_words(code)})"
+                if code
+                else f"raised {error}"
+                if error is not None
+                else f"timing its search: {stuck}"
+            )
             fn = "move_stats" if where[0] == 1 else "playout_stats"
-            raise SearchCrash(f"strategy {strategy.name!r} {what} in {fn}, on position {int(where[1])} of "
-                              f"{len(obs) - 1} (positions from greedy self-play, --seed {seed}; position 0 "
-                              f"only compiles). The games themselves were played before this: check its "
-                              f"{fn}")
+            raise SearchCrash(
+                f"strategy {strategy.name!r} {what} in {fn}, on position {int(where[1])} of "
+                f"{len(obs) - 1} (positions from greedy self-play, --seed {seed}; position 0 "
+                f"only compiles). The games themselves were played before this: check its "
+                f"{fn}"
+            )
     else:
         measure()
-    n, wall, moves, rollouts = int(figures[0]), float(figures[1]), float(figures[2]), float(figures[3])
-    out = {"search_positions": n, "decisions_per_s": n / wall, "search_moves_per_s": moves / wall,
-           "rollouts_per_decision": rollouts / max(n, 1), "search_moves_per_rollout": moves / max(rollouts, 1)}
+    n, wall, moves, rollouts = (
+        int(figures[0]),
+        float(figures[1]),
+        float(figures[2]),
+        float(figures[3]),
+    )
+    out = {
+        "search_positions": n,
+        "decisions_per_s": n / wall,
+        "search_moves_per_s": moves / wall,
+        "rollouts_per_decision": rollouts / max(n, 1),
+        "search_moves_per_rollout": moves / max(rollouts, 1),
+    }
     if loop is not None:
         out["playout_loop_moves_per_s"] = float(figures[4])
     return out
 
 
-def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np.ndarray, seed: int = 0,
-                      reps: int = 50, repeats: int = 3, at: np.ndarray | None = None,
-                      beat: np.ndarray | None = None) -> float:
+def playout_loop_rate(
+    loop,
+    obs: np.ndarray,
+    rules_array: np.ndarray,
+    params: np.ndarray,
+    seed: int = 0,
+    reps: int = 50,
+    repeats: int = 3,
+    at: np.ndarray | None = None,
+    beat: np.ndarray | None = None,
+) -> float:
     """Moves per second of a search strategy's playout loop alone, without its search:
     ``loop`` is the module's ``playout_stats(obs, rules, params, rng, reps, play, stats)``
     (``reps`` determinisations of one observation, each played out when ``play``), run
@@ -295,13 +380,21 @@ def playout_loop_rate(loop, obs: np.ndarray, rules_array: np.ndarray, params: np
             for i in range(1, len(obs)):
                 if at is not None:
                     at[0] = i
-                isolate.timed(beat, lambda: loop(obs[i], rules_array, params, rng, reps, play, stats))  # noqa: B023
+                isolate.timed(
+                    beat,
+                    lambda: loop(obs[i], rules_array, params, rng, reps, play, stats),  # noqa: B023
+                )
             best = min(best, time.perf_counter() - t)
         return best, int(stats[0])
+
     if at is not None:
         at[0] = 0
-    isolate.timed(beat, lambda: loop(obs[0], rules_array, params, np.array([seed], np.uint64), 1, True,
-                                     np.zeros(2, np.int64)))
+    isolate.timed(
+        beat,
+        lambda: loop(
+            obs[0], rules_array, params, np.array([seed], np.uint64), 1, True, np.zeros(2, np.int64)
+        ),
+    )
     alone, _ = timed(False)
     both, moves = timed(True)
     return moves / max(both - alone, 1e-9)

@@ -3,7 +3,8 @@
 numba does not check array bounds, so a compiled strategy that indexes outside an array
 can kill the process that plays it (a segmentation fault). A plugin from outside
 ``strategies/`` cannot: the kernel plays every call that holds one in a forked child and
-names the crash itself (:mod:`shedsim.base.isolate`, :func:`shedsim.runs.simulate.describe_failure`),
+names the crash itself (:mod:`shedsim.base.isolate`,
+:func:`shedsim.runs.simulate.describe_failure`),
 in whatever command, with any number of workers. This module is the fallback for a worker
 that died anyway (a built-in strategy, or a worker killed from outside, e.g. for memory):
 joblib then reports only that a worker died, and :func:`name_crash` looks for the culprit
@@ -41,6 +42,7 @@ def is_dead_worker(err: BaseException) -> bool:
     """Whether ``err`` is joblib/loky's report that a worker process died (killed by a
     signal or exited: ``BrokenProcessPool`` and its ``TerminatedWorkerError``)."""
     from concurrent.futures import BrokenExecutor
+
     return isinstance(err, BrokenExecutor)
 
 
@@ -64,6 +66,7 @@ def crashing_game(spec: RunSpec, start: int, stop: int) -> tuple[int, int] | Non
 
     def child() -> None:
         import faulthandler
+
         faulthandler.disable()  # the parent reports the crash in words
         try:
             play_chunk(spec, start, stop, ("moves",), status=status)
@@ -89,6 +92,7 @@ def flight_record(spec: RunSpec, game: int) -> tuple[str | None, int]:
     Returns (the last record: strategy, seat, move and position; the child's exit status),
     or (None, 0) when the game plays through."""
     from shedsim.plugins import discover, parse_spec
+
     sched = schedule_games(spec, game, game + 1)
     dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
     known = discover(list(spec.strategy_paths))
@@ -97,8 +101,14 @@ def flight_record(spec: RunSpec, game: int) -> tuple[str | None, int]:
         name, overrides = parse_spec(spec.entries[e])
         players.append(known[name].player(spec.labels[e], overrides))
     decks = spec.decks(sched)
-    return record_game(spec.rules, players, int(dk[0]), int(sk[0]), int(sched["dealer"][0]),
-                       None if decks is None else decks[0])
+    return record_game(
+        spec.rules,
+        players,
+        int(dk[0]),
+        int(sk[0]),
+        int(sched["dealer"][0]),
+        None if decks is None else decks[0],
+    )
 
 
 def name_crash(tasks: Sequence[tuple[RunSpec, int]]) -> tuple[str, int | None] | None:
@@ -114,8 +124,10 @@ def name_crash(tasks: Sequence[tuple[RunSpec, int]]) -> tuple[str, int | None] |
         game, code = found
         sched = schedule_games(spec, game, game + 1)
         where, _ = flight_record(spec, game)
-        head = (f"run seed {spec.seed}, game {game} (deal {int(sched['deal'][0])}, "
-                f"dealer seat {int(sched['dealer'][0])})")
+        head = (
+            f"run seed {spec.seed}, game {game} (deal {int(sched['deal'][0])}, "
+            f"dealer seat {int(sched['dealer'][0])})"
+        )
         seats = [spec.labels[e] for e in sched["seating"][0]]
         return crash_message(code, where, head, seats, replay_command(spec, game)), game
     return None

@@ -43,13 +43,37 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from shedsim.base import atomic
-from shedsim.runs.progress import (KEEPS_CHUNKS, STALL_NOTICE_S, PlayRate, bar_task, estimator,  # noqa: F401
-                                   progress_bar, stall_message, stall_notice_s, stop_hint)
-from shedsim.runs.runinfo import (command_line, core_info, finish_info, json_default, peak_rss_mb,  # noqa: F401
-                                  session_entry, versions, write_run_json)
+from shedsim.runs.progress import (
+    KEEPS_CHUNKS,  # noqa: F401
+    STALL_NOTICE_S,  # noqa: F401
+    PlayRate,
+    bar_task,
+    estimator,  # noqa: F401
+    progress_bar,
+    stall_message,  # noqa: F401
+    stall_notice_s,  # noqa: F401
+    stop_hint,
+)
+from shedsim.runs.runinfo import (
+    command_line,  # noqa: F401
+    core_info,
+    finish_info,
+    json_default,  # noqa: F401
+    peak_rss_mb,  # noqa: F401
+    session_entry,
+    versions,  # noqa: F401
+    write_run_json,
+)
 from shedsim.runs.simulate import BackendError, SimulationError
 from shedsim.runs.jobs import (  # noqa: F401 - re-exported: the job and its play
-    PAUSE_ENV, ChunkShapeError, Job, Outcome, done_chunks, play, start_fresh)
+    PAUSE_ENV,
+    ChunkShapeError,
+    Job,
+    Outcome,
+    done_chunks,
+    play,
+    start_fresh,
+)
 from shedsim.runs.store import RunStore, StoreError
 
 EXIT_INTERRUPTED = 130
@@ -86,7 +110,8 @@ class Session:
     Entering installs handlers for SIGINT and SIGTERM: while games are played either
     raises ``KeyboardInterrupt`` (play stops, finished chunks are kept); once play is over
     (:meth:`finishing`) it is only noted (the results and reports are finished first).
-    Leaving restores the handlers and releases the lock. Every failure is raised as :class:`RunError` with its
+    Leaving restores the handlers and releases the lock. Every failure is raised as
+    :class:`RunError` with its
     exit code and a message that says what was kept and how to continue.
     """
 
@@ -169,8 +194,13 @@ class Session:
                     self.plots = False
                 self.store.check_writable(self.store.root, create=False, option=opt)
             else:
-                self.store.check_out(self.store.root, (*self.outputs, "bots.log"), force=self.force, option=opt,
-                                     command=self.command)
+                self.store.check_out(
+                    self.store.root,
+                    (*self.outputs, "bots.log"),
+                    force=self.force,
+                    option=opt,
+                    command=self.command,
+                )
                 self.store.check_writable(self.store.root, option=opt)
             lock = self.store.lock(opt)
             lock.__enter__()
@@ -183,8 +213,14 @@ class Session:
             self.console.print(*a, **k)
 
     # -------------------------------------------------------------- playing
-    def run(self, job: Job, workers: int | None = 1, backend: str = "loky", scheduler: str | None = None,
-            stop_after: int | None = None) -> tuple[Outcome, int]:
+    def run(
+        self,
+        job: Job,
+        workers: int | None = 1,
+        backend: str = "loky",
+        scheduler: str | None = None,
+        stop_after: int | None = None,
+    ) -> tuple[Outcome, int]:
         """Play the missing chunks of ``job`` with a progress bar (unless quiet) on at most
         ``workers`` workers (None: one per CPU; fewer when the machine cannot hold them,
         :meth:`plan_workers`); on a cluster backend start it once and load the kernel in
@@ -199,13 +235,22 @@ class Session:
         def kept() -> str:
             if self.scratch:
                 return f"no --out: the {len(done_chunks(job, store))} finished chunks are not kept"
-            return f"{len(done_chunks(job, store))} of {job.n_chunks} finished chunks are kept in {where}"
+            return (
+                f"{len(done_chunks(job, store))} of {job.n_chunks} finished chunks are kept in "
+                f"{where}"
+            )
 
         if self.scratch:
-            hint = f"the same command with --out DIR, whose finished chunks shedsim {job.command} --resume DIR continues"
+            hint = (
+                f"the same command with --out DIR, whose finished chunks shedsim {job.command} "
+                "--resume DIR continues"
+            )
 
         self.check_room(job)
-        job.spec_json = {**job.spec_json, "plots": bool(self.plots)}  # a fresh spec.json keeps it for --resume
+        job.spec_json = {
+            **job.spec_json,
+            "plots": bool(self.plots),
+        }  # a fresh spec.json keeps it for --resume
         workers = self.plan_workers(job, workers, scheduler)
         stored = done_chunks(job, store) if self.resume else []
         before = sum(job.chunk_games(k) for k in stored)
@@ -215,20 +260,50 @@ class Session:
         try:
             if backend != "loky":
                 from shedsim.runs import simulate
-                workers = cluster.enter_context(simulate.backend_config(backend, workers, scheduler))
-                self.say(f"{backend}: " + (f"connected to {scheduler}" if scheduler else "started a local cluster")
-                         + f", {workers} worker slot(s)")
+
+                workers = cluster.enter_context(
+                    simulate.backend_config(backend, workers, scheduler)
+                )
+                self.say(
+                    f"{backend}: "
+                    + (f"connected to {scheduler}" if scheduler else "started a local cluster")
+                    + f", {workers} worker slot(s)"
+                )
                 simulate.warm_workers(job.warm_spec(), workers, backend, scheduler)
-            rate.workers = max(1, min(workers, job.n_chunks - len(stored)))  # chunks played at a time
+            rate.workers = max(
+                1, min(workers, job.n_chunks - len(stored))
+            )  # chunks played at a time
             stopped = lambda: self.got_signal  # noqa: E731
             if not self.quiet and self.console is not None:
-                with progress_bar(self.console, job.strategies,
-                                  stop_hint=stop_hint(workers, backend, not self.scratch)) as bar:
+                with progress_bar(
+                    self.console,
+                    job.strategies,
+                    stop_hint=stop_hint(workers, backend, not self.scratch),
+                ) as bar:
                     advance = bar_task(bar, job, before, rate, progress)
-                    outcome = play(job, store, workers, backend, self.resume, stop_after, advance, scheduler,
-                                   stopped)
+                    outcome = play(
+                        job,
+                        store,
+                        workers,
+                        backend,
+                        self.resume,
+                        stop_after,
+                        advance,
+                        scheduler,
+                        stopped,
+                    )
             else:
-                outcome = play(job, store, workers, backend, self.resume, stop_after, progress, scheduler, stopped)
+                outcome = play(
+                    job,
+                    store,
+                    workers,
+                    backend,
+                    self.resume,
+                    stop_after,
+                    progress,
+                    scheduler,
+                    stopped,
+                )
         except BackendError as e:
             raise RunError(str(e), 2) from None
         except SimulationError as e:
@@ -236,14 +311,24 @@ class Session:
             again = f"\nreplay the game from this run: {again}" if again else ""
             raise RunError(f"{e}{again}\n({kept()})", 1) from None
         except atomic.WriteError as e:  # disk full while storing a chunk
-            raise RunError(f"{e}\n({kept()}; free some space, then continue with: {hint})", 3) from None
+            raise RunError(
+                f"{e}\n({kept()}; free some space, then continue with: {hint})", 3
+            ) from None
         except (StoreError, store.Error) as e:
             raise RunError(str(e), 2) from None
         except KeyboardInterrupt:  # outside the play loop (e.g. while starting workers)
-            outcome = Outcome(done_chunks(job, store), 0, time.perf_counter() - self.t_start, True, False,
-                              self.got_signal or "SIGINT")
+            outcome = Outcome(
+                done_chunks(job, store),
+                0,
+                time.perf_counter() - self.t_start,
+                True,
+                False,
+                self.got_signal or "SIGINT",
+            )
         except Exception as e:  # noqa: BLE001 - a worker died or could not load the kernel
-            raise RunError(f"the run failed: {type(e).__name__}: {e}\n({kept()}; continue with: {hint})", 1) from None
+            raise RunError(
+                f"the run failed: {type(e).__name__}: {e}\n({kept()}; continue with: {hint})", 1
+            ) from None
         finally:
             self.finishing()  # a signal from now on lets the reports be written
             if rate.rate() is not None and "outcome" in locals():
@@ -260,8 +345,11 @@ class Session:
         than ``workers`` (None: one per CPU) one note says so, also with --quiet. Raises
         :class:`RunError` (exit 2) when the memory cannot hold one chunk."""
         from shedsim.runs.limits import LimitError, plan_workers
+
         chunk = max((job.chunk_games(k) for k in range(job.n_chunks)), default=0)
-        first = job.tasks[0][0] if job.tasks else None  # a RunSpec, or None for work that is not games of one
+        first = (
+            job.tasks[0][0] if job.tasks else None
+        )  # a RunSpec, or None for work that is not games of one
         players = int(getattr(first, "players", None) or getattr(job, "players", None) or 6)
         try:
             n, note = plan_workers(workers, scheduler, chunk, players)
@@ -278,6 +366,7 @@ class Session:
         (:func:`shedsim.runs.store.room_problem`). Files a command writes beside its chunks
         (``--save-games``) are not counted."""
         import io
+
         try:
             buf = io.BytesIO()
             np.savez(buf, **job.template(0), _key=np.array(job.key), _chunk=np.int64(0))
@@ -286,18 +375,33 @@ class Session:
             return
         left = job.n_chunks - (len(done_chunks(job, self.store)) if self.resume else 0)
         from shedsim.runs.store import room_problem
+
         problem = room_problem(self.store.root, left, chunk_bytes)
         if problem:
             raise RunError(f"{'--resume' if self.resume else '--out'}: {problem}", 2)
 
-    def estimator(self, job: Job, after_s: float = 5.0, say_over_s: float = 180.0, before: int = 0,
-                  rate: PlayRate | None = None, clock: Callable[[], float] | None = None) -> Callable[[int], None]:
+    def estimator(
+        self,
+        job: Job,
+        after_s: float = 5.0,
+        say_over_s: float = 180.0,
+        before: int = 0,
+        rate: PlayRate | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> Callable[[int], None]:
         """:func:`shedsim.runs.progress.estimator` on this session's console."""
         return estimator(job, self.console, after_s, say_over_s, before, rate, clock)
 
     # -------------------------------------------------------------- run.json
-    def run_info(self, job: Job, outcome: Outcome, workers: int, backend: str,
-                 command: str | None = None, **extra: Any) -> dict[str, Any]:
+    def run_info(
+        self,
+        job: Job,
+        outcome: Outcome,
+        workers: int,
+        backend: str,
+        command: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
         """run.json's core fields: ``command`` (default: the command line typed), ``spec``,
         ``seed``, ``versions``, ``complete``, ``interrupted_by``, ``chunks_done``,
         ``n_chunks``, ``workers``, ``backend``, ``sessions`` (this one appended to those of
@@ -311,26 +415,61 @@ class Session:
                 prev = json.loads((self.store.root / "run.json").read_text())
             except (OSError, ValueError, RecursionError):
                 prev = {}
-        session = session_entry(outcome.played_now, outcome.play_s, workers, backend, outcome.interrupted,
-                                time.time() - (time.perf_counter() - self.t_start),
-                                games_per_s=outcome.games_per_s())
-        sessions = [s for s in prev.get("sessions", []) if isinstance(s, dict)] + [session] \
-            if isinstance(prev.get("sessions", []), list) else [session]
-        return core_info(command, job.spec_json, job.spec_json.get("seed"), sessions, outcome.complete,
-                         outcome.stopped_by, **{"chunks_done": len(outcome.done), "n_chunks": job.n_chunks,
-                                                "workers": workers, "backend": backend, **extra})
+        session = session_entry(
+            outcome.played_now,
+            outcome.play_s,
+            workers,
+            backend,
+            outcome.interrupted,
+            time.time() - (time.perf_counter() - self.t_start),
+            games_per_s=outcome.games_per_s(),
+        )
+        sessions = (
+            [s for s in prev.get("sessions", []) if isinstance(s, dict)] + [session]
+            if isinstance(prev.get("sessions", []), list)
+            else [session]
+        )
+        return core_info(
+            command,
+            job.spec_json,
+            job.spec_json.get("seed"),
+            sessions,
+            outcome.complete,
+            outcome.stopped_by,
+            **{
+                "chunks_done": len(outcome.done),
+                "n_chunks": job.n_chunks,
+                "workers": workers,
+                "backend": backend,
+                **extra,
+            },
+        )
 
-    def info(self, command: str, spec: dict[str, Any], seed: Any, games_played: int | None = None,
-             play_s: float = 0.0,
-             complete: bool = True, **extra: Any) -> dict[str, Any]:
+    def info(
+        self,
+        command: str,
+        spec: dict[str, Any],
+        seed: Any,
+        games_played: int | None = None,
+        play_s: float = 0.0,
+        complete: bool = True,
+        **extra: Any,
+    ) -> dict[str, Any]:
         """run.json's core fields (:func:`core_info`) for a command that keeps no run
         store (tune, tips): one session of ``games_played`` games in ``play_s`` seconds."""
-        session = session_entry(games_played, play_s, interrupted=not complete,
-                                started=time.time() - (time.perf_counter() - self.t_start))
-        return core_info(command, spec, seed, [session], complete,
-                         None if complete else self.got_signal, **extra)
+        session = session_entry(
+            games_played,
+            play_s,
+            interrupted=not complete,
+            started=time.time() - (time.perf_counter() - self.t_start),
+        )
+        return core_info(
+            command, spec, seed, [session], complete, None if complete else self.got_signal, **extra
+        )
 
-    def write_files(self, out: Path | str, write: Callable[[], list[str]], info: dict[str, Any]) -> list[str]:
+    def write_files(
+        self, out: Path | str, write: Callable[[], list[str]], info: dict[str, Any]
+    ) -> list[str]:
         """For a command without a run store: write its reports and run.json into ``out``
         all or none, with signals deferred (as :meth:`write_reports`). Raises
         :class:`RunError` (3) naming the file that could not be written."""
@@ -348,8 +487,9 @@ class Session:
         """The exit code for the signal received: 143 after SIGTERM, else 130."""
         return EXIT_TERMINATED if self.got_signal == "SIGTERM" else EXIT_INTERRUPTED
 
-    def write_reports(self, job: Job, outcome: Outcome, write: Callable[[], list[str]],
-                      info: dict[str, Any]) -> list[str]:
+    def write_reports(
+        self, job: Job, outcome: Outcome, write: Callable[[], list[str]], info: dict[str, Any]
+    ) -> list[str]:
         """Write the reports all or none (:func:`shedsim.runs.atomic.batch`) with signals
         deferred: ``write()`` writes the command's files and returns their names; then
         run.json (``info`` with this session's wall time and peak memory, and ``wall_s``
@@ -360,17 +500,28 @@ class Session:
             try:
                 with atomic.batch():
                     files = write()
-                    if (self.store.root / "bots.log").is_file():  # written after each chunk of a run with bots
+                    if (
+                        self.store.root / "bots.log"
+                    ).is_file():  # written after each chunk of a run with bots
                         from shedsim.bot import log as bot_log
+
                         files = [*files, "bots.log"]
-                        info = {"bots": bot_log.summary(self.store.root, job.key, None, outcome.done), **info}
+                        info = {
+                            "bots": bot_log.summary(self.store.root, job.key, None, outcome.done),
+                            **info,
+                        }
                     wall = time.perf_counter() - self.t_start
                     write_run_json(self.store.root, finish_info(info, wall), files)
             except OSError as e:  # atomic.WriteError names the file
                 where = str(self.store.root)
-                raise RunError(f"{e}\n(no report was written or changed; the {len(outcome.done)} of {job.n_chunks} "
-                               f"finished chunks are kept in {where}; free some space, then write the results with: "
-                               f"{self.resume_hint or f'shedsim {job.command} --resume {where}'})", 3) from None
+                raise RunError(
+                    f"{e}\n(no report was written or changed; the {len(outcome.done)} of "
+                    f"{job.n_chunks} "
+                    f"finished chunks are kept in {where}; free some space, then write the "
+                    "results with: "
+                    f"{self.resume_hint or f'shedsim {job.command} --resume {where}'})",
+                    3,
+                ) from None
             self.remove_stale(files)
         self.wall_s = wall
         return files
@@ -383,7 +534,9 @@ class Session:
         for name in set(self.outputs) - set(files) - {"run.json"}:
             p = self.store.root / name
             if p.is_file():
-                with contextlib.suppress(OSError):  # the new reports are written; an old file is left
+                with contextlib.suppress(
+                    OSError
+                ):  # the new reports are written; an old file is left
                     p.unlink()
 
     def exit_code(self, outcome: Outcome) -> int:
@@ -394,17 +547,24 @@ class Session:
             return 0
         return EXIT_TERMINATED if outcome.stopped_by == "SIGTERM" else EXIT_INTERRUPTED
 
-    def stop_message(self, job: Job, outcome: Outcome, games_done: int, in_results: str | None = None) -> str:
+    def stop_message(
+        self, job: Job, outcome: Outcome, games_done: int, in_results: str | None = None
+    ) -> str:
         """The line printed when the run stopped early: what was kept (the chunks and their
         games, ``job.chunk_games`` of each finished chunk), what the partial results hold
-        (``in_results``, e.g. ``of the 4,500 games per variant ...``; None: ``games_done`` games, said
+        (``in_results``, e.g. ``of the 4,500 games per variant ...``; None: ``games_done`` games,
+        said
         only where they are not the games kept) and how to continue."""
         where = str(self.store.root)
         how = "terminated (SIGTERM)" if outcome.stopped_by == "SIGTERM" else "interrupted"
         kept = sum(job.chunk_games(k) for k in outcome.done)
         if in_results is None and games_done != kept:
             in_results = f"of {games_done:,} games"
-        return (f"{how}: {len(outcome.done)} of {job.n_chunks} chunks ({kept:,} of {job.games:,} games) "
-                f"finished and kept; partial results written to {where}{f' ({in_results})' if in_results else ''}; "
-                f"continue with: "
-                f"{self.resume_hint or f'shedsim {job.command} --resume {where}'}")
+        return (
+            f"{how}: {len(outcome.done)} of {job.n_chunks} chunks ({kept:,} of {job.games:,} "
+            "games) "
+            "finished and kept; partial results written to "
+            f"{where}{f' ({in_results})' if in_results else ''}; "
+            f"continue with: "
+            f"{self.resume_hint or f'shedsim {job.command} --resume {where}'}"
+        )

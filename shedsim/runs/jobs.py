@@ -69,6 +69,7 @@ class Job:
         is not a plain chunk of games (e.g. rollouts of sample deals); the function must be
         picklable (module level) and depend only on its arguments."""
         from shedsim.runs.simulate import play_chunk
+
         s, c = self.tasks[k]
         return play_chunk, (s, *s.chunk_bounds(c), self.keep)
 
@@ -123,7 +124,6 @@ class Job:
         return None
 
 
-
 @dataclass
 class Outcome:
     """What :func:`play` did: chunks done in all (this and earlier sessions), games played
@@ -157,24 +157,37 @@ class _Enough(Exception):
 def done_chunks(job: Job, store: RunStore, strict: bool = False) -> list[int]:
     """The chunks of ``job`` stored in ``store``; ``strict`` checks every chunk file
     whole (raises ``store.Error`` naming a damaged or foreign one)."""
-    return store.stored_chunks(job.key, job.n_chunks, strict=strict,
-                             check=lambda k: store.check_chunk(job.key, k, job.template(k), job.ragged),
-                             also=lambda k, s: job.chunk_also_done(store, k, s))
+    return store.stored_chunks(
+        job.key,
+        job.n_chunks,
+        strict=strict,
+        check=lambda k: store.check_chunk(job.key, k, job.template(k), job.ragged),
+        also=lambda k, s: job.chunk_also_done(store, k, s),
+    )
 
 
 def start_fresh(job: Job, store: RunStore) -> None:
     """Remove the chunk files of an earlier run in ``store`` and write spec.json (with its
     checksum) before any chunk of this run is written."""
     from shedsim.bot import log as bot_log
+
     store.clear_chunks(job.clear_extra(store))
     bot_log.clear(store.root)
     store.prepare(job.extra_dirs(store))
     store.write_spec(job.spec_json)
 
 
-def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", resume: bool = False,
-         stop_after: int | None = None, on_progress: Callable[[int], None] | None = None,
-         scheduler: str | None = None, stopped: Callable[[], str | None] | None = None) -> Outcome:
+def play(
+    job: Job,
+    store: RunStore,
+    workers: int = 1,
+    backend: str = "loky",
+    resume: bool = False,
+    stop_after: int | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    scheduler: str | None = None,
+    stopped: Callable[[], str | None] | None = None,
+) -> Outcome:
     """Play the chunks ``store`` lacks, storing each chunk's arrays as it arrives.
 
     Without ``resume`` the store is started afresh (:func:`start_fresh`). ``stop_after``
@@ -188,6 +201,7 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     damaged or foreign chunk file.
     """
     from shedsim.runs.simulate import run_calls
+
     if resume:
         done = set(done_chunks(job, store, strict=True))
         store.prepare(job.extra_dirs(store))
@@ -197,7 +211,7 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     todo = [] if job.enough(sorted(done)) else [k for k in range(job.n_chunks) if k not in done]
     limited = stop_after is not None and stop_after < len(todo)
     if limited:
-        todo = todo[:max(0, stop_after)]
+        todo = todo[: max(0, stop_after)]
     played = 0
     try:
         pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
@@ -210,10 +224,15 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
         arrays = job.reduce(k, r, store)
         wrong = array_problem(arrays, job.template(k), job.ragged)
         if wrong:  # a chunk --resume would refuse is never stored
-            raise ChunkShapeError(f"chunk {k} of this {job.command} run does not have the arrays its --resume "
-                                  f"check expects ({wrong}); the run stops before storing it")
-        if getattr(r, "bots", None) is not None:  # bot seats: their forfeits, faults and log, before the chunk
+            raise ChunkShapeError(
+                f"chunk {k} of this {job.command} run does not have the arrays its --resume "
+                f"check expects ({wrong}); the run stops before storing it"
+            )
+        if (
+            getattr(r, "bots", None) is not None
+        ):  # bot seats: their forfeits, faults and log, before the chunk
             from shedsim.bot import log as bot_log
+
             bot_log.save_chunk(store.root, job.key, k, r.bots)
         store.save_chunk(job.key, k, arrays)
         if isinstance(r, ChunkResult):
@@ -222,7 +241,9 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
         done.add(k)
         n = job.chunk_games(k)
         played += n
-        decided = job.enough(sorted(done))  # before the progress, which shows a test's expected length
+        decided = job.enough(
+            sorted(done)
+        )  # before the progress, which shows a test's expected length
         if on_progress:
             on_progress(n)
         if pause > 0:
@@ -235,14 +256,22 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     try:
         if todo:
             try:
-                run_calls([job.call(k) for k in todo], workers=workers, backend=backend, on_result=on_result,
-                          scheduler=scheduler)
+                run_calls(
+                    [job.call(k) for k in todo],
+                    workers=workers,
+                    backend=backend,
+                    on_result=on_result,
+                    scheduler=scheduler,
+                )
             except Exception as e:
                 from shedsim.runs.crash import is_dead_worker, name_crash
+
                 if not is_dead_worker(e):
                     raise
                 # a worker died (a compiled strategy crashed it?): replay what was in flight
-                found = name_crash([job.tasks[k] for k in todo if k not in done and k < len(job.tasks)])
+                found = name_crash(
+                    [job.tasks[k] for k in todo if k not in done and k < len(job.tasks)]
+                )
                 if found is None:
                     raise
                 raise SimulationError(*found) from None
@@ -251,9 +280,17 @@ def play(job: Job, store: RunStore, workers: int = 1, backend: str = "loky", res
     except KeyboardInterrupt:
         interrupted, by = True, (stopped() if stopped else None) or "SIGINT"
         played -= sum(job.chunk_games(k) for k in done)
-        done = set(done_chunks(job, store))  # the signal may have landed just after a chunk was stored
+        done = set(
+            done_chunks(job, store)
+        )  # the signal may have landed just after a chunk was stored
         played += sum(job.chunk_games(k) for k in done)
     play_s = time.perf_counter() - t0
     complete = len(done) == job.n_chunks or job.enough(sorted(done))
-    return Outcome(sorted(done), played, play_s, interrupted and not complete, complete,
-                   by if interrupted and not complete else None)
+    return Outcome(
+        sorted(done),
+        played,
+        play_s,
+        interrupted and not complete,
+        complete,
+        by if interrupted and not complete else None,
+    )

@@ -46,9 +46,14 @@ def usable_cpus() -> int:
     ``LOKY_MAX_CPU_COUNT``, whichever is smallest (:func:`joblib.cpu_count`); at least 1."""
     try:
         from joblib import cpu_count
+
         return max(1, int(cpu_count()))
     except Exception:  # noqa: BLE001 - joblib missing or unable to read the quota
-        n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        n = (
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else (os.cpu_count() or 1)
+        )
         return max(1, n)
 
 
@@ -57,6 +62,7 @@ def available_bytes() -> int:
     (:func:`psutil.virtual_memory`'s ``available``; without psutil, the free pages)."""
     try:
         import psutil
+
         return int(psutil.virtual_memory().available)
     except Exception:  # noqa: BLE001 - psutil missing: the free pages
         try:
@@ -74,8 +80,14 @@ def size_text(n: float) -> str:
     return f"{n:,.1f} PiB"  # pragma: no cover
 
 
-def memory_problem(option: str, count: int, unit: str, bytes_each: float, what: str = "at once",
-                   advice: str = "give fewer") -> str | None:
+def memory_problem(
+    option: str,
+    count: int,
+    unit: str,
+    bytes_each: float,
+    what: str = "at once",
+    advice: str = "give fewer",
+) -> str | None:
     """Why ``count`` ``unit`` (e.g. games) of ``bytes_each`` bytes each cannot be held
     ``what`` (e.g. "at once"), as a sentence naming ``option`` and ending in ``advice``;
     None when they fit in :data:`MEMORY_SHARE` of :func:`available_bytes`."""
@@ -85,16 +97,25 @@ def memory_problem(option: str, count: int, unit: str, bytes_each: float, what: 
     if need <= room:
         return None
     most = int(room // bytes_each) if bytes_each > 0 else 0
-    return (f"{option}: {count:,} {unit} need about {size_text(need)} of memory {what}; this machine has "
-            f"{size_text(avail)} available, enough for about {most:,} {unit}: {advice}")
+    return (
+        f"{option}: {count:,} {unit} need about {size_text(need)} of memory {what}; this "
+        "machine has "
+        f"{size_text(avail)} available, enough for about {most:,} {unit}: {advice}"
+    )
 
 
 class LimitError(ValueError):
     """A request this machine cannot hold; the message names the option and what fits."""
 
 
-def plan_workers(requested: int | None, scheduler: str | None = None, chunk_games: int = 0, players: int = 2, option: str = "--workers",
-                 chunk_option: str = "--chunk-size") -> tuple[int, str | None]:
+def plan_workers(
+    requested: int | None,
+    scheduler: str | None = None,
+    chunk_games: int = 0,
+    players: int = 2,
+    option: str = "--workers",
+    chunk_option: str = "--chunk-size",
+) -> tuple[int, str | None]:
     """How many worker processes to start and, when that is fewer than ``requested``
     (None: one per CPU), the one-line note that says why. A cluster at ``scheduler``
     decides its own workers: ``requested`` (default 1 per local CPU) is passed on as is.
@@ -113,8 +134,9 @@ def plan_workers(requested: int | None, scheduler: str | None = None, chunk_game
     if scheduler is not None:
         return (cpus if requested is None else int(requested)), None
     chunk = max(0, int(chunk_games))
-    problem = memory_problem(chunk_option, chunk, "games", game_bytes(players), "in one chunk",
-                             "give a smaller chunk")
+    problem = memory_problem(
+        chunk_option, chunk, "games", game_bytes(players), "in one chunk", "give a smaller chunk"
+    )
     if problem:
         raise LimitError(problem)
     per = WORKER_BYTES + chunk * game_bytes(players)
@@ -126,10 +148,16 @@ def plan_workers(requested: int | None, scheduler: str | None = None, chunk_game
         return n, None
     given = "" if requested is None else f"{option} {want:,}: "
     if n == fit and fit < cpus:
-        return n, (f"{given}the {size_text(avail)} of free memory holds {fit} worker(s) of about {size_text(per)}; "
-                   f"playing with {n} (the results are the same)")
-    return n, (f"{given}this machine has {cpus} CPU(s) for this run; playing with {n} worker(s) (more would not "
-               f"be faster; the results are the same)")
+        return n, (
+            f"{given}the {size_text(avail)} of free memory holds {fit} worker(s) of about "
+            f"{size_text(per)}; "
+            f"playing with {n} (the results are the same)"
+        )
+    return n, (
+        f"{given}this machine has {cpus} CPU(s) for this run; playing with {n} worker(s) (more "
+        "would not "
+        f"be faster; the results are the same)"
+    )
 
 
 def cap_workers(workers: int, scheduler: str | None = None) -> int:
@@ -139,6 +167,6 @@ def cap_workers(workers: int, scheduler: str | None = None) -> int:
     n, note = plan_workers(max(1, int(workers)), scheduler)
     if note:
         import warnings
+
         warnings.warn(note, RuntimeWarning, stacklevel=3)
     return n
-

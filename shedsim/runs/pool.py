@@ -38,7 +38,10 @@ class Pool:
     def __enter__(self) -> Pool:
         if self.workers > 1 or self.backend != "loky":
             from shedsim.runs.simulate import backend_config
-            self.slots = self._stack.enter_context(backend_config(self.backend, self.workers, self.scheduler))
+
+            self.slots = self._stack.enter_context(
+                backend_config(self.backend, self.workers, self.scheduler)
+            )
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -48,8 +51,11 @@ class Pool:
         """``[fn(*args) for fn, args in calls]``, played on the workers (in this process
         with one local worker). Raises what a call raises."""
         from shedsim.runs.simulate import run_calls
+
         out: list[Any] = [None] * len(calls)
-        run_calls(calls, self.slots, self.backend, lambda k, r: out.__setitem__(k, r), self.scheduler)
+        run_calls(
+            calls, self.slots, self.backend, lambda k, r: out.__setitem__(k, r), self.scheduler
+        )
         return out
 
 

@@ -87,27 +87,48 @@ def stop_hint(workers: int, backend: str = "loky", keeps: bool = True) -> str:
     finished chunks stay in the run store (``keeps``; False: a temporary store, nothing is
     kept, and the hint says so)."""
     from shedsim.base.isolate import can_fork
-    kept = (" When stopped, every finished chunk is kept, and --resume continues the run." if keeps else
-            " Without --out nothing is kept when stopped.")
+
+    kept = (
+        " When stopped, every finished chunk is kept, and --resume continues the run."
+        if keeps
+        else " Without --out nothing is kept when stopped."
+    )
     if workers <= 1 and backend == "loky":
         if can_fork():
-            return (f"Press Ctrl-C to stop: with --workers 1 a plugin from --strategy-path plays in a child "
-                    f"process, which Ctrl-C stops at once (shedsim's own strategies stop at the end of their "
-                    f"chunk).{kept}")
-        return (f"With --workers 1 the strategies play in this process, where Ctrl-C cannot interrupt compiled "
-                f"code: stop it with Ctrl-\\ (SIGQUIT) or kill {os.getpid()}.{kept}")
+            return (
+                "Press Ctrl-C to stop: with --workers 1 a plugin from --strategy-path plays "
+                "in a child "
+                "process, which Ctrl-C stops at once (shedsim's own strategies stop at the "
+                "end of their "
+                f"chunk).{kept}"
+            )
+        return (
+            "With --workers 1 the strategies play in this process, where Ctrl-C cannot "
+            "interrupt compiled "
+            f"code: stop it with Ctrl-\\ (SIGQUIT) or kill {os.getpid()}.{kept}"
+        )
     return f"Press Ctrl-C to stop.{kept}"
 
 
-def stall_message(seconds: float, strategies: list[str] | None, stop_hint: str = KEEPS_CHUNKS) -> str:
+def stall_message(
+    seconds: float, strategies: list[str] | None, stop_hint: str = KEEPS_CHUNKS
+) -> str:
     """What the progress bar prints when no chunk has finished for ``seconds``."""
     who = f" Strategies in play: {', '.join(strategies)}." if strategies else ""
-    return (f"[yellow]note:[/] no game has finished for {seconds:,.0f} s. A strategy may be stuck in an endless "
-            f"loop (the kernel cannot stop a compiled plugin from inside), or the chunks are just slow.{who} {stop_hint}")
+    return (
+        f"[yellow]note:[/] no game has finished for {seconds:,.0f} s. A strategy may be stuck "
+        "in an endless "
+        "loop (the kernel cannot stop a compiled plugin from inside), or the chunks are just "
+        f"slow.{who} {stop_hint}"
+    )
 
 
-def progress_bar(console, strategies: list[str] | None = None, stall_after: float | None = None,
-                 stop_hint: str = KEEPS_CHUNKS):
+def progress_bar(
+    console,
+    strategies: list[str] | None = None,
+    stall_after: float | None = None,
+    stop_hint: str = KEEPS_CHUNKS,
+):
     """A rich progress bar: games done (of a sequential test: of its expected length, with
     its plan as the bound, task fields ``most``), games/s and ETA from the task's
     :class:`PlayRate` (field ``rate``: play only, from the first round of chunks on;
@@ -130,10 +151,15 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
         def render(self, task) -> Text:
             most = task.fields.get("most")
             if task.total is None:
-                return Text(f"{int(task.completed):,}/?" + (f" (max {most:,})" if most else ""),
-                            style="progress.download")
+                return Text(
+                    f"{int(task.completed):,}/?" + (f" (max {most:,})" if most else ""),
+                    style="progress.download",
+                )
             if most and most != task.total:
-                return Text(f"{int(task.completed):,}/~{int(task.total):,} (max {most:,})", style="progress.download")
+                return Text(
+                    f"{int(task.completed):,}/~{int(task.total):,} (max {most:,})",
+                    style="progress.download",
+                )
             return Text(f"{int(task.completed):,}/{int(task.total):,}", style="progress.download")
 
     class GamesPerSecond(ProgressColumn):
@@ -156,8 +182,11 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
     class Watched(Progress):
         def __enter__(self):
             import threading
+
             self._stop_watch = threading.Event()
-            self._watch = threading.Thread(target=self._watcher, name="shedsim-stall-notice", daemon=True)
+            self._watch = threading.Thread(
+                target=self._watcher, name="shedsim-stall-notice", daemon=True
+            )
             out = super().__enter__()
             self._watch.start()
             return out
@@ -169,6 +198,7 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
 
         def _watcher(self) -> None:
             import time
+
             last, since, told = None, time.monotonic(), False
             while not self._stop_watch.wait(min(1.0, limit / 4)):
                 done = sum(t.completed for t in self.tasks)
@@ -177,14 +207,22 @@ def progress_bar(console, strategies: list[str] | None = None, stall_after: floa
                 if done != last:
                     last, since, told = done, time.monotonic(), False
                 elif not told and time.monotonic() - since >= limit:
-                    self.console.print(stall_message(time.monotonic() - since, strategies, stop_hint),
-                                       highlight=False)
+                    self.console.print(
+                        stall_message(time.monotonic() - since, strategies, stop_hint),
+                        highlight=False,
+                    )
                     told = True
 
-    return Watched(TextColumn("[bold]{task.description}"), BarColumn(), Games(),
-                   GamesPerSecond(), TextColumn("elapsed"), TimeElapsedColumn(), Eta(), console=console)
-
-
+    return Watched(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        Games(),
+        GamesPerSecond(),
+        TextColumn("elapsed"),
+        TimeElapsedColumn(),
+        Eta(),
+        console=console,
+    )
 
 
 def is_sequential(job: Any) -> bool:
@@ -193,8 +231,15 @@ def is_sequential(job: Any) -> bool:
     return bool(getattr(job, "sequential_test", False))
 
 
-def estimator(job: Any, console: Any, after_s: float = 5.0, say_over_s: float = 180.0, before: int = 0,
-              rate: PlayRate | None = None, clock: Callable[[], float] | None = None) -> Callable[[int], None]:
+def estimator(
+    job: Any,
+    console: Any,
+    after_s: float = 5.0,
+    say_over_s: float = 180.0,
+    before: int = 0,
+    rate: PlayRate | None = None,
+    clock: Callable[[], float] | None = None,
+) -> Callable[[int], None]:
     """A progress callback (games of each stored chunk) that, once the run has played for
     ``after_s`` seconds since the first round of chunks of this session was stored (and
     a further round is stored), estimates the time the rest will take and says it once on
@@ -224,25 +269,37 @@ def estimator(job: Any, console: Any, after_s: float = 5.0, say_over_s: float = 
         if rest <= say_over_s or console is None:
             return
         if sequential:
-            console.print(f"estimate: about {duration_text(rest)} more for about {left:,} games (the "
-                          f"test's expected length from its LLR so far; at most "
-                          f"{job.games - state['done']:,} more) at {r:,.0f} games/s; Ctrl-C keeps the "
-                          f"finished chunks")
+            console.print(
+                f"estimate: about {duration_text(rest)} more for about {left:,} games (the "
+                f"test's expected length from its LLR so far; at most "
+                f"{job.games - state['done']:,} more) at {r:,.0f} games/s; Ctrl-C keeps the "
+                f"finished chunks"
+            )
             return
-        console.print(f"estimate: about {duration_text(rest)} more for {left:,} games ({r:,.0f} games/s "
-                      f"so far); Ctrl-C keeps the finished chunks")
+        console.print(
+            f"estimate: about {duration_text(rest)} more for {left:,} games ({r:,.0f} games/s "
+            f"so far); Ctrl-C keeps the finished chunks"
+        )
+
     return on_games
 
 
-def bar_task(bar: Any, job: Any, before: int, rate: PlayRate, progress: Callable[[int], None]) -> Callable[[int], None]:
+def bar_task(
+    bar: Any, job: Any, before: int, rate: PlayRate, progress: Callable[[int], None]
+) -> Callable[[int], None]:
     """Add ``job``'s task to the progress ``bar`` (``before`` games already stored) and
     return the callback that advances it by the games of each stored chunk (after
     ``progress``, which times the chunk for the bar's rate too). A sequential test's total
     is its expected length (the plan's size its bound, field ``most``)."""
     plan = job.games
     sequential = is_sequential(job)
-    task = bar.add_task("games", total=job.expected_games() if sequential else plan, completed=before,
-                        rate=rate, most=plan)
+    task = bar.add_task(
+        "games",
+        total=job.expected_games() if sequential else plan,
+        completed=before,
+        rate=rate,
+        most=plan,
+    )
     shown = {"games": before}
 
     def advance(n: int) -> None:
@@ -252,5 +309,10 @@ def bar_task(bar: Any, job: Any, before: int, rate: PlayRate, progress: Callable
             bar.update(task, completed=shown["games"])
             return
         expected = job.expected_games()
-        bar.update(task, completed=shown["games"], total=None if expected is None else max(expected, shown["games"]))
+        bar.update(
+            task,
+            completed=shown["games"],
+            total=None if expected is None else max(expected, shown["games"]),
+        )
+
     return advance

@@ -19,8 +19,14 @@ from collections.abc import Sequence
 from shedsim.base.isolate import ChildTimeout, beat_word, crash_words, timed, watch
 
 
-def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key: int,
-                dealer: int, deck: Sequence[int] | None = None) -> tuple[str | None, int]:
+def record_game(
+    rules: Any,
+    players: Sequence[Any],
+    deal_key: int,
+    strategy_key: int,
+    dealer: int,
+    deck: Sequence[int] | None = None,
+) -> tuple[str | None, int]:
     """Play one game on the reference engine in a forked child that writes down each
     decision before making it. ``players``: one reference-engine player per seat
     (:meth:`shedsim.plugins.Strategy.player`); ``deal_key``/``strategy_key``/``dealer``:
@@ -35,21 +41,25 @@ def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key:
     is stopped (the child killed) and named as ``where``, with status 0."""
     from shedsim.base.isolate import decision_timeout
     from shedsim.rules.engine import play_game
+
     if not hasattr(os, "fork"):
         return None, 0
     beat = beat_word()
     import multiprocessing as mp
+
     ctx = mp.get_context("fork")
     with tempfile.TemporaryDirectory(prefix="shedsim-crash-") as d:
         log = os.path.join(d, "calls")
 
         def child() -> None:
             import faulthandler
+
             faulthandler.disable()  # the parent reports the crash in words
             fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 
             def record(text: str) -> None:
                 os.write(fd, text.encode() + b"\x1e")
+
             try:
                 seats = [Recorded(p, s, record, beat) for s, p in enumerate(players)]
                 play_game(rules, seats, int(deal_key), int(strategy_key), int(dealer), deck=deck)
@@ -61,8 +71,12 @@ def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key:
         proc.start()
         stuck = None
         try:
-            watch(lambda pause: (proc.join(pause), proc.exitcode is not None)[1],
-                  lambda: (proc.kill(), proc.join()), beat=(beat, 0), beat_s=decision_timeout())
+            watch(
+                lambda pause: (proc.join(pause), proc.exitcode is not None)[1],
+                lambda: (proc.kill(), proc.join()),
+                beat=(beat, 0),
+                beat_s=decision_timeout(),
+            )
         except ChildTimeout as e:
             stuck = e
         finally:
@@ -75,7 +89,9 @@ def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key:
         except OSError:
             records = []
     if stuck is not None:
-        who, sep, position = (records[-1] if records else "before any strategy decision").partition("; the position:\n")
+        who, sep, position = (records[-1] if records else "before any strategy decision").partition(
+            "; the position:\n"
+        )
         return f"{who} (replayed: {stuck}){sep}{position}", 0
     code = proc.exitcode if proc.exitcode is not None else 1
     if code == 0:
@@ -83,17 +99,24 @@ def record_game(rules: Any, players: Sequence[Any], deal_key: int, strategy_key:
     return (records[-1] if records else "before any strategy decision"), code
 
 
-def crash_message(code: int, where: str | None, head: str, seats: Sequence[str], command: str | None) -> str:
+def crash_message(
+    code: int, where: str | None, head: str, seats: Sequence[str], command: str | None
+) -> str:
     """The message for a process killed while playing a game: how it died (``code``: its
     exit status, :func:`shedsim.base.isolate.crash_words`), during which decision
     (``where`` from :func:`record_game`; None: not repeated on the reference engine, so
     the strategies at the table ``seats`` are listed), the game (``head``: run seed, game,
     deal, dealer) and the ``shedsim trace`` command that replays it (``command``, if any)."""
     if where is None:
-        where = ("a decision of one of the strategies at the table ("
-                 + ", ".join(f"seat {i} {s!r}" for i, s in enumerate(seats)) + ")")
-    return (f"the process playing the games crashed ({crash_words(code)}) during {where}\n[{head}]"
-            + (f"\nreplay it move by move: {command}" if command else ""))
+        where = (
+            "a decision of one of the strategies at the table ("
+            + ", ".join(f"seat {i} {s!r}" for i, s in enumerate(seats))
+            + ")"
+        )
+    return (
+        f"the process playing the games crashed ({crash_words(code)}) during {where}\n[{head}]"
+        + (f"\nreplay it move by move: {command}" if command else "")
+    )
 
 
 class Recorded:
@@ -124,7 +147,8 @@ class Recorded:
         return getattr(self.player, "params", None)
 
     def see_deal(self, state, seat: int, strategy_key: int = 0) -> None:
-        """Told to the wrapped player when it takes the readable State (:mod:`shedsim.bot.inprocess`)."""
+        """Told to the wrapped player when it takes the readable State
+        (:mod:`shedsim.bot.inprocess`)."""
         if getattr(self.player, "see_deal", None) is not None:
             self.player.see_deal(state, seat, strategy_key)
 
@@ -135,6 +159,8 @@ class Recorded:
 
     def move(self, state, obs, rules_array, rng, legal):
         if self.record:
-            self.record(f"strategy {self.name!r} at seat {self.seat}, choosing move {state.moves + 1}; the "
-                        f"position:\n{state.describe()}")
+            self.record(
+                f"strategy {self.name!r} at seat {self.seat}, choosing move {state.moves + 1}; the "
+                f"position:\n{state.describe()}"
+            )
         return timed(self.beat, lambda: self.player.move(state, obs, rules_array, rng, legal))

@@ -19,9 +19,22 @@ def versions() -> dict[str, str]:
     """Versions of shedsim, Python and the libraries a result depends on."""
     import platform
     from importlib.metadata import PackageNotFoundError, version
+
     out = {"python": platform.python_version(), "platform": platform.platform()}
-    for pkg in ("shedsim", "numpy", "numba", "pandas", "scipy", "statsmodels", "choix", "joblib",
-                "matplotlib", "pyarrow", "rich", "typer"):
+    for pkg in (
+        "shedsim",
+        "numpy",
+        "numba",
+        "pandas",
+        "scipy",
+        "statsmodels",
+        "choix",
+        "joblib",
+        "matplotlib",
+        "pyarrow",
+        "rich",
+        "typer",
+    ):
         try:
             out[pkg] = version(pkg)
         except PackageNotFoundError:
@@ -34,6 +47,7 @@ def peak_rss_mb() -> float | None:
     try:
         import resource
         import sys
+
         kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return round(kb / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
     except (ImportError, OSError):
@@ -55,18 +69,32 @@ def write_run_json(out: Path | str, info: dict[str, Any], files: list[str]) -> N
     """``run.json``: ``info`` plus ``outputs`` (``files`` and run.json), written atomically."""
     info = dict(info)
     info["outputs"] = sorted(set(files) | {"run.json"})
-    atomic.write_text(Path(out) / "run.json", json.dumps(info, indent=2, sort_keys=True, default=json_default) + "\n")
+    atomic.write_text(
+        Path(out) / "run.json",
+        json.dumps(info, indent=2, sort_keys=True, default=json_default) + "\n",
+    )
 
 
 def command_line() -> str | None:
     """``shedsim ARGS`` as typed (None when not run as the ``shedsim`` program)."""
     import sys
-    return "shedsim " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("shedsim") else None
+
+    return (
+        "shedsim " + " ".join(sys.argv[1:])
+        if sys.argv and sys.argv[0].endswith("shedsim")
+        else None
+    )
 
 
-def session_entry(games_played: int | None, play_s: float, workers: int = 1, backend: str = "loky",
-                  interrupted: bool = False, started: float | None = None,
-                  games_per_s: float | None = None) -> dict[str, Any]:
+def session_entry(
+    games_played: int | None,
+    play_s: float,
+    workers: int = 1,
+    backend: str = "loky",
+    interrupted: bool = False,
+    started: float | None = None,
+    games_per_s: float | None = None,
+) -> dict[str, Any]:
     """One session of a run as run.json's ``sessions`` lists it: games played, play seconds,
     games/s, workers, backend, whether it was interrupted and its start time (``started``:
     ``time.time()`` at the start; default now). ``games_per_s``: the rate of play only
@@ -77,14 +105,27 @@ def session_entry(games_played: int | None, play_s: float, workers: int = 1, bac
     started = time.time() if started is None else started
     if games_per_s is None and play_s > 0 and games_played is not None:
         games_per_s = games_played / play_s
-    return {"games_played": None if games_played is None else int(games_played), "play_s": round(play_s, 3),
-            "games_per_s": None if games_per_s is None else round(games_per_s, 1),
-            "workers": workers, "backend": backend, "interrupted": interrupted,
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started))}
+    return {
+        "games_played": None if games_played is None else int(games_played),
+        "play_s": round(play_s, 3),
+        "games_per_s": None if games_per_s is None else round(games_per_s, 1),
+        "workers": workers,
+        "backend": backend,
+        "interrupted": interrupted,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
+    }
 
 
-def core_info(command: str | None, spec: dict[str, Any], seed: Any, sessions: list[dict[str, Any]],
-              complete: bool = True, interrupted_by: str | None = None, /, **extra: Any) -> dict[str, Any]:
+def core_info(
+    command: str | None,
+    spec: dict[str, Any],
+    seed: Any,
+    sessions: list[dict[str, Any]],
+    complete: bool = True,
+    interrupted_by: str | None = None,
+    /,
+    **extra: Any,
+) -> dict[str, Any]:
     """run.json's core fields, the same for every command: ``command`` (default: the
     command line typed), ``spec``, ``seed``, ``versions``, ``complete``,
     ``interrupted_by``, ``sessions`` (:func:`session_entry`), ``play_s`` and ``games_per_s``
@@ -97,10 +138,17 @@ def core_info(command: str | None, spec: dict[str, Any], seed: Any, sessions: li
     # (games / its games_per_s), so no session's start-up counts as play
     rated = [(s.get("games_played") or 0, s.get("games_per_s")) for s in sessions]
     play_only = sum(g / r if isinstance(r, (int, float)) and r > 0 else 0.0 for g, r in rated)
-    info = {"command": command_line() if command is None else command, "spec": spec, "seed": seed,
-            "versions": versions(), "complete": complete, "interrupted_by": interrupted_by, "sessions": sessions,
-            "play_s": round(play_total, 3),
-            "games_per_s": round(played_total / play_only, 1) if play_only > 0 else None}
+    info = {
+        "command": command_line() if command is None else command,
+        "spec": spec,
+        "seed": seed,
+        "versions": versions(),
+        "complete": complete,
+        "interrupted_by": interrupted_by,
+        "sessions": sessions,
+        "play_s": round(play_total, 3),
+        "games_per_s": round(played_total / play_only, 1) if play_only > 0 else None,
+    }
     info.update(extra)
     return info
 
@@ -117,5 +165,3 @@ def finish_info(info: dict[str, Any], wall_s: float) -> dict[str, Any]:
         info["wall_s"] = round(wall_s, 3)
         info["peak_rss_mb_main"] = peak_rss_mb()
     return info
-
-

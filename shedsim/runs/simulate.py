@@ -28,7 +28,13 @@ import numpy as np
 
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.backends import (  # noqa: F401 - re-exported: where the calls are played
-    BACKENDS, CLUSTER_BACKENDS, BackendError, backend_config, check_backend, die_with_parent)
+    BACKENDS,
+    CLUSTER_BACKENDS,
+    BackendError,
+    backend_config,
+    check_backend,
+    die_with_parent,
+)
 from shedsim.seeding import game_keys
 
 
@@ -94,12 +100,16 @@ class RunSpec:
         if not self.deals:
             return None
         from shedsim.rules.deals import game_decks
+
         spread = len(self.tables()) if self.schedule == "tournament" else 1
         return game_decks(self.deals, (sched["deal"] // spread) % len(self.deals), sched["dealer"])
 
     def tables(self) -> list[tuple[int, ...]]:
-        return tournament_tables(self.seated or len(self.entries), self.players) if self.schedule == "tournament" else [
-            (0,) * self.players]
+        return (
+            tournament_tables(self.seated or len(self.entries), self.players)
+            if self.schedule == "tournament"
+            else [(0,) * self.players]
+        )
 
     def n_chunks(self) -> int:
         return max(1, math.ceil(self.games / self.chunk_size))
@@ -119,7 +129,11 @@ def tournament_tables(n_entries: int, players: int) -> list[tuple[int, ...]]:
         return list(itertools.combinations(range(n_entries), players))
     if n_entries == 1:
         return [(0,) * players]
-    return [t for t in itertools.combinations_with_replacement(range(n_entries), players) if len(set(t)) > 1]
+    return [
+        t
+        for t in itertools.combinations_with_replacement(range(n_entries), players)
+        if len(set(t)) > 1
+    ]
 
 
 HEAD_TO_HEAD = {"head-to-head": True, "head-to-head-unpaired": False}
@@ -143,8 +157,13 @@ def head_to_head(players: int, start: int, stop: int, paired: bool = True) -> di
     x_seat = (-rot) % players
     seating = np.ones((len(idx), players), np.int64)
     seating[np.arange(len(idx)), x_seat] = 0
-    return {"index": idx, "deal": block if paired else idx.copy(), "dealer": block % players,
-            "seating": seating, "x_seat": x_seat}
+    return {
+        "index": idx,
+        "deal": block if paired else idx.copy(),
+        "dealer": block % players,
+        "seating": seating,
+        "x_seat": x_seat,
+    }
 
 
 def schedule_games(spec: RunSpec, start: int, stop: int) -> dict[str, np.ndarray]:
@@ -197,11 +216,14 @@ def loaded_kernel(spec: RunSpec):
     from shedsim.bot.protocol import is_bot
     from shedsim.kernel.build import kernel_module
     from shedsim.plugins import MAX_PARAMS, discover, parse_spec
+
     known = discover(list(spec.strategy_paths))
     k = kernel_module([s for s in known.values() if s.compiled])
     ids, params = [], []
     for e in spec.entries:
-        if is_bot(e):  # a bot plays on the reference engine (shedsim.bot.table): the kernel never seats it
+        if is_bot(
+            e
+        ):  # a bot plays on the reference engine (shedsim.bot.table): the kernel never seats it
             ids.append(-1)
             params.append(np.zeros(MAX_PARAMS, np.int64))
             continue
@@ -210,12 +232,22 @@ def loaded_kernel(spec: RunSpec):
         params.append(known[name].params_array(overrides))
     # The kernel copies an entry's parameters before each decision: pass only the columns
     # some entry uses, and at least 8 (the width before strategies could have 16).
-    width = max(8, max((len(known[parse_spec(e)[0]].params) for e in spec.entries if not is_bot(e)), default=0))
+    width = max(
+        8,
+        max(
+            (len(known[parse_spec(e)[0]].params) for e in spec.entries if not is_bot(e)), default=0
+        ),
+    )
     return known, k, np.array(ids, np.int64), np.ascontiguousarray(np.stack(params)[:, :width])
 
 
-def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | None = None,
-               status: np.ndarray | None = None) -> ChunkResult:
+def play_chunk(
+    spec: RunSpec,
+    start: int,
+    stop: int,
+    keep: tuple[str, ...] | None = None,
+    status: np.ndarray | None = None,
+) -> ChunkResult:
     """Play games ``start..stop-1`` of the run on the kernel (in any process). ``keep``
     limits the record fields returned (all by default); ``status``: see
     :meth:`shedsim.kernel.build.Kernel.play` (``status[0]``: the game in progress, from 0).
@@ -226,27 +258,42 @@ def play_chunk(spec: RunSpec, start: int, stop: int, keep: tuple[str, ...] | Non
     import time
 
     from shedsim.kernel.build import KernelError
+
     t0 = time.perf_counter()
     known, k, ids, params = loaded_kernel(spec)
     sched = schedule_games(spec, start, stop)
     dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
     ra = spec.rules.compile(spec.players)
-    bot_games = (ids[sched["seating"]] < 0).any(axis=1)  # games that seat a bot: the engine plays them
+    bot_games = (ids[sched["seating"]] < 0).any(
+        axis=1
+    )  # games that seat a bot: the engine plays them
     bots = None
     try:
         swap_from = None if spec.swap_from is None else np.array(spec.swap_from, np.int64)
         if bot_games.any():
             rec, bots = play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk, swap_from)
         else:
-            rec = k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], swap_from=swap_from,
-                         status=status, decks=spec.decks(sched))
+            rec = k.play(
+                ra,
+                ids,
+                params,
+                sched["seating"],
+                dk,
+                sk,
+                sched["dealer"],
+                swap_from=swap_from,
+                status=status,
+                decks=spec.decks(sched),
+            )
     except KernelError as e:
-        raise SimulationError(describe_failure(spec, known, sched, dk, sk, e),
-                              int(sched["index"][e.game])) from None
+        raise SimulationError(
+            describe_failure(spec, known, sched, dk, sk, e), int(sched["index"][e.game])
+        ) from None
     if keep is not None:
         rec = {k: v for k, v in rec.items() if k in keep or k == "forfeit"}
-    return ChunkResult(start, stop, rec, sched["seating"] if keep is None else None,
-                       time.perf_counter() - t0, bots)
+    return ChunkResult(
+        start, stop, rec, sched["seating"] if keep is None else None, time.perf_counter() - t0, bots
+    )
 
 
 def play_schedule(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk) -> dict[str, np.ndarray]:
@@ -255,7 +302,9 @@ def play_schedule(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk) -> di
     bot (``ids`` -1) by :func:`play_with_bots`. Raises what they raise."""
     if (ids < 0).any():
         return play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk)[0]
-    return k.play(ra, ids, params, sched["seating"], dk, sk, sched["dealer"], decks=spec.decks(sched))
+    return k.play(
+        ra, ids, params, sched["seating"], dk, sk, sched["dealer"], decks=spec.decks(sched)
+    )
 
 
 def play_with_bots(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk, swap_from=None):
@@ -270,19 +319,35 @@ def play_with_bots(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk, swap
     bot_games = (ids[sched["seating"]] < 0).any(axis=1)
     from shedsim.bot.table import play_games
     from shedsim.rules.engine import StrategyError
+
     if swap_from is not None:
-        raise SimulationError("a bot cannot lend or borrow a swap (the swap study plays compiled strategies only)")
+        raise SimulationError(
+            "a bot cannot lend or borrow a swap (the swap study plays compiled strategies only)"
+        )
     rows = np.flatnonzero(bot_games)
     try:
         brec, bots = play_games(spec, sched, dk, sk, rows, known)
     except StrategyError as e:
         raise SimulationError(f"{e}\n[run seed {spec.seed}]") from None
     from shedsim.kernel.build import KernelError
+
     rest = np.flatnonzero(~bot_games)
     try:
         decks = spec.decks(sched)
-        krec = k.play(ra, ids, params, sched["seating"][rest], dk[rest], sk[rest], sched["dealer"][rest],
-                      decks=None if decks is None else decks[rest]) if len(rest) else None
+        krec = (
+            k.play(
+                ra,
+                ids,
+                params,
+                sched["seating"][rest],
+                dk[rest],
+                sk[rest],
+                sched["dealer"][rest],
+                decks=None if decks is None else decks[rest],
+            )
+            if len(rest)
+            else None
+        )
     except KernelError as e:
         e.game = int(rest[e.game])  # the chunk's numbering, which describe_failure reads
         raise
@@ -306,6 +371,7 @@ def describe_failure(spec: RunSpec, known, sched, dk, sk, err, replay: bool = Tr
     forked child with a flight recorder (:func:`shedsim.runs.recorder.record_game`)."""
     from shedsim.rules.engine import StrategyError, play_game
     from shedsim.plugins import parse_spec
+
     g = err.game
     seating = sched["seating"][g]
     players = []
@@ -313,15 +379,22 @@ def describe_failure(spec: RunSpec, known, sched, dk, sk, err, replay: bool = Tr
         name, overrides = parse_spec(spec.entries[e])
         players.append(known[name].player(spec.labels[e], overrides))
     game = int(sched["index"][g])
-    head = (f"run seed {spec.seed}, game {game} (deal {int(sched['deal'][g])}, "
-            f"dealer seat {int(sched['dealer'][g])})")
+    head = (
+        f"run seed {spec.seed}, game {game} (deal {int(sched['deal'][g])}, "
+        f"dealer seat {int(sched['dealer'][g])})"
+    )
     command = replay_command(spec, game) if replay else None
-    decks = spec.decks({k: v[g:g + 1] for k, v in sched.items()})
+    decks = spec.decks({k: v[g : g + 1] for k, v in sched.items()})
     deck = None if decks is None else decks[0]
     if err.kind == "crashed":
         from shedsim.runs.recorder import crash_message, record_game
-        where, code = record_game(spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]), deck)
-        return crash_message(code or err.returned, where, head, [spec.labels[e] for e in seating], command)
+
+        where, code = record_game(
+            spec.rules, players, int(dk[g]), int(sk[g]), int(sched["dealer"][g]), deck
+        )
+        return crash_message(
+            code or err.returned, where, head, [spec.labels[e] for e in seating], command
+        )
     replay = f"\nreplay it move by move: {command}" if command else ""
     for p in players:  # a plugin's decisions in forked children: a crash in this replay is named
         p.isolated = p.strategy.outside and p.strategy.compiled
@@ -340,6 +413,7 @@ def rules_options(rules: RuleSet) -> list[str] | None:
     """Command-line options that rebuild ``rules`` (``--rules NAME --house T ...``), or
     None when no preset plus toggles gives it (a rules file with its own settings)."""
     from shedsim.rules.ruleset import RulesError, build
+
     try:
         if build(rules.name, list(rules.house)).to_dict() == rules.to_dict():
             return ["--rules", rules.name] + [x for h in rules.house for x in ("--house", h)]
@@ -358,6 +432,7 @@ def replay_command(spec: RunSpec, game: int, rules_args: list[str] | None = None
     import re
     import shlex
     from shedsim.bot.protocol import is_bot
+
     if spec.swap_from is not None or spec.seated or any(is_bot(e) for e in spec.entries):
         return None  # (trace replays strategies only: a bot's moves are not recorded)
     if (spec.schedule == "same") != (len(spec.entries) == 1):
@@ -369,8 +444,19 @@ def replay_command(spec: RunSpec, game: int, rules_args: list[str] | None = None
     for label, entry in zip(spec.labels, spec.entries):
         plain = label == entry or not re.fullmatch(r"[A-Za-z0-9_.#+-]+", label)
         items.append(entry if plain else f"{label}={entry}")
-    args = ["shedsim", "trace", *rargs, "--players", str(spec.players), "--strategies", ",".join(items),
-            "--seed", str(spec.seed), "--game", str(game)]
+    args = [
+        "shedsim",
+        "trace",
+        *rargs,
+        "--players",
+        str(spec.players),
+        "--strategies",
+        ",".join(items),
+        "--seed",
+        str(spec.seed),
+        "--game",
+        str(game),
+    ]
     if spec.schedule == "tournament" and type(spec).tables is RunSpec.tables and spec.players > 2:
         args += ["--seat-orders", "sorted"]
     if spec.schedule in HEAD_TO_HEAD and (spec.players > 2 or not HEAD_TO_HEAD[spec.schedule]):
@@ -401,14 +487,20 @@ def _in_env(env: dict[str, str | None], fn: Any, args: tuple) -> Any:
     return fn(*args)
 
 
-def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "loky", on_result: Any = None,
-              scheduler: str | None = None) -> None:
+def run_calls(
+    calls: list[tuple[Any, tuple]],
+    workers: int = 1,
+    backend: str = "loky",
+    on_result: Any = None,
+    scheduler: str | None = None,
+) -> None:
     """Run ``fn(*args)`` for each ``(fn, args)`` of ``calls`` with joblib (in this process
     when ``workers`` is 1 and the backend loky); ``fn`` must be picklable (a module-level
     function). ``on_result(k, value)`` is called in order as each finishes (``k``: the
     index in ``calls``); the values are not kept here. ``backend``/``scheduler``: see
     :func:`backend_config`. A ``KeyboardInterrupt`` stops the workers and propagates."""
     from joblib import Parallel, delayed
+
     if workers <= 1 and backend == "loky":
         # a plugin from outside strategies/ that crashes cannot kill this process: the
         # kernel plays every call holding one in a forked child (shedsim.base.isolate)
@@ -424,25 +516,44 @@ def run_calls(calls: list[tuple[Any, tuple]], workers: int = 1, backend: str = "
             for k, r in enumerate(gen):
                 if on_result:
                     on_result(k, r)
-        finally:  # stopped early (a test that decided, Ctrl-C): the calls in flight are cancelled, as meant
+        # stopped early (a test that decided, Ctrl-C): the calls in flight are cancelled, as meant
+        finally:
             with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=r".*tasks which were still being processed")
+                warnings.filterwarnings(
+                    "ignore", message=r".*tasks which were still being processed"
+                )
                 gen.close()
 
 
-def run_tasks(tasks: list[tuple[RunSpec, int]], workers: int = 1, backend: str = "loky",
-              on_result: Any = None, keep: tuple[str, ...] | None = None,
-              scheduler: str | None = None) -> None:
+def run_tasks(
+    tasks: list[tuple[RunSpec, int]],
+    workers: int = 1,
+    backend: str = "loky",
+    on_result: Any = None,
+    keep: tuple[str, ...] | None = None,
+    scheduler: str | None = None,
+) -> None:
     """Play chunk ``c`` of run spec ``s`` for each ``(s, c)`` of ``tasks`` (:func:`run_calls`
     of :func:`play_chunk`; the specs may differ: one per rule variant of a comparison).
     ``on_result(k, ChunkResult)`` is called in task order as each finishes."""
-    run_calls([(play_chunk, (s, *s.chunk_bounds(c), keep)) for s, c in tasks], workers, backend, on_result,
-              scheduler)
+    run_calls(
+        [(play_chunk, (s, *s.chunk_bounds(c), keep)) for s, c in tasks],
+        workers,
+        backend,
+        on_result,
+        scheduler,
+    )
 
 
-def run_chunks(spec: RunSpec, chunks: list[int], workers: int = 1, backend: str = "loky",
-               on_result: Any = None, keep: tuple[str, ...] | None = None,
-               scheduler: str | None = None) -> list[ChunkResult]:
+def run_chunks(
+    spec: RunSpec,
+    chunks: list[int],
+    workers: int = 1,
+    backend: str = "loky",
+    on_result: Any = None,
+    keep: tuple[str, ...] | None = None,
+    scheduler: str | None = None,
+) -> list[ChunkResult]:
     """Play the given chunk numbers of one spec (:func:`run_tasks`); results come back in
     chunk order. ``on_result(chunk_number, result)`` is called as each chunk finishes
     (progress, streaming aggregation)."""
@@ -466,6 +577,7 @@ def code_fingerprint(spec: RunSpec) -> str:
     from pathlib import Path
 
     from shedsim.version import __version__
+
     _, k, _, _ = loaded_kernel(spec)
     h = hashlib.sha256(Path(k.path).stem.encode())
     here = Path(__file__).parent
@@ -481,18 +593,22 @@ def _warm(spec: RunSpec) -> str:
     return code_fingerprint(spec)
 
 
-def warm_workers(spec: RunSpec, workers: int, backend: str = "loky", scheduler: str | None = None) -> None:
+def warm_workers(
+    spec: RunSpec, workers: int, backend: str = "loky", scheduler: str | None = None
+) -> None:
     """Start the worker processes and load the kernel in each (one tiny chunk apiece; on
     dask, in every worker of the cluster). On a cluster backend, also check that every
     worker runs the same code as this process (:func:`code_fingerprint`); raises
     :class:`BackendError` naming the workers that differ."""
     from joblib import Parallel, delayed
+
     if workers <= 1 and backend == "loky":
         _warm(spec)
         return
     with backend_config(backend, workers, scheduler) as slots:
         if backend == "dask":
             from dask.distributed import get_client
+
             got = get_client().run(_warm, spec)
         else:
             got = dict(enumerate(Parallel()(delayed(_warm)(spec) for _ in range(slots))))
@@ -501,6 +617,8 @@ def warm_workers(spec: RunSpec, workers: int, backend: str = "loky", scheduler: 
             bad = {str(w): fp for w, fp in got.items() if fp != here}
             if bad:
                 w, fp = next(iter(bad.items()))
-                raise BackendError(f"{len(bad)} of {len(got)} workers run other code than this machine "
-                                   f"(worker {w}: {fp}; here: {here}): install the same shedsim version and "
-                                   f"strategies on every machine, and run shedsim compile there")
+                raise BackendError(
+                    f"{len(bad)} of {len(got)} workers run other code than this machine "
+                    f"(worker {w}: {fp}; here: {here}): install the same shedsim version and "
+                    f"strategies on every machine, and run shedsim compile there"
+                )

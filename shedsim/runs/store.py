@@ -18,7 +18,8 @@ Safety of ``--out`` (:meth:`RunStore.check_out`): a run writes only into a missi
 empty directory or one that already holds a shedsim run store; any other directory is
 refused unless ``--force``, and even then the run refuses to start when a file it would
 write already exists there without shedsim's mark, so no file it did not create is touched
-(the same rule as for a single output file: :func:`shedsim.runs.atomic.replace_problem`). ``/`` and the home
+(the same rule as for a single output file: :func:`shedsim.runs.atomic.replace_problem`). ``/`` and
+the home
 directory are refused outright.
 """
 
@@ -54,8 +55,9 @@ class StoreError(ValueError):
 
 def canonical(d: dict[str, Any]) -> bytes:
     """The canonical JSON bytes of ``d`` (sorted keys, no spaces), without its checksum."""
-    return json.dumps({k: v for k, v in d.items() if k != CHECKSUM}, sort_keys=True,
-                      separators=(",", ":")).encode()
+    return json.dumps(
+        {k: v for k, v in d.items() if k != CHECKSUM}, sort_keys=True, separators=(",", ":")
+    ).encode()
 
 
 def spec_checksum(d: dict[str, Any]) -> str:
@@ -75,10 +77,13 @@ def plan_size_problem(n_chunks: int, games: int, chunk_games: int) -> str | None
     instead of filling the memory."""
     if n_chunks <= MAX_CHUNKS:
         return None
-    return (f"--games: {games:,} games would take {n_chunks:,} chunks of {chunk_games:,} games; one run holds "
-            f"at most {MAX_CHUNKS:,} chunks ({MAX_CHUNKS * chunk_games:,} games at this chunk size). "
-            f"Play fewer games, raise --chunk-size where the command has it, or split the study into "
-            f"runs with different --seed values")
+    return (
+        f"--games: {games:,} games would take {n_chunks:,} chunks of {chunk_games:,} games; "
+        "one run holds "
+        f"at most {MAX_CHUNKS:,} chunks ({MAX_CHUNKS * chunk_games:,} games at this chunk size). "
+        f"Play fewer games, raise --chunk-size where the command has it, or split the study into "
+        f"runs with different --seed values"
+    )
 
 
 def room_problem(root: Path | str, n_chunks: int, chunk_bytes: int) -> str | None:
@@ -86,6 +91,7 @@ def room_problem(root: Path | str, n_chunks: int, chunk_bytes: int) -> str | Non
     ``chunk_bytes`` bytes each (plus 10% and 1 MB to spare): None, or a sentence with the
     estimate and the free space (:func:`shutil.disk_usage`)."""
     import shutil
+
     need = int(n_chunks * chunk_bytes * 1.1) + (1 << 20)
     probe = Path(root)
     while not probe.exists() and probe != probe.parent:
@@ -96,8 +102,11 @@ def room_problem(root: Path | str, n_chunks: int, chunk_bytes: int) -> str | Non
         return None
     if need <= free:
         return None
-    return (f"the run store would need about {_size(need)} for {n_chunks:,} chunk files, but only "
-            f"{_size(free)} is free under {str(probe)!r}: free some space, choose another --out or play fewer games")
+    return (
+        f"the run store would need about {_size(need)} for {n_chunks:,} chunk files, but only "
+        f"{_size(free)} is free under {str(probe)!r}: free some space, choose another --out or "
+        "play fewer games"
+    )
 
 
 def _size(n: int) -> str:
@@ -133,8 +142,9 @@ def _read_pid(root: Path) -> str:
     return pid if pid.isdigit() else "unknown"
 
 
-def array_problem(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray],
-                  ragged: Iterable[str] = ()) -> str | None:
+def array_problem(
+    arrays: dict[str, np.ndarray], template: dict[str, np.ndarray], ragged: Iterable[str] = ()
+) -> str | None:
     """How ``arrays`` differ from ``template`` (a command's zeroed chunk arrays), or None:
     every array of ``template`` must be there with its dtype and shape, except that a name
     in ``ragged`` need only be 1-D of the same kind of dtype (its length, and a text
@@ -145,8 +155,11 @@ def array_problem(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray]
         if k not in arrays:
             return f"missing {k}"
         a = arrays[k]
-        if ((a.dtype.kind != v.dtype.kind or a.ndim != 1) if k in ragged
-                else (a.dtype != v.dtype or a.shape != v.shape)):
+        if (
+            (a.dtype.kind != v.dtype.kind or a.ndim != 1)
+            if k in ragged
+            else (a.dtype != v.dtype or a.shape != v.shape)
+        ):
             return f"{k}: {a.dtype}{list(a.shape)}, expected {v.dtype}{list(v.shape)}"
     return None
 
@@ -178,8 +191,10 @@ class RunStore:
             elif not root.is_dir():
                 raise cls.Error(f"{option}: {str(root)!r} is not a directory")
             if not os.access(root, os.W_OK | os.X_OK):
-                raise cls.Error(f"{option}: cannot write to {str(root)!r}: the directory is read-only "
-                                f"(permission denied)")
+                raise cls.Error(
+                    f"{option}: cannot write to {str(root)!r}: the directory is read-only "
+                    f"(permission denied)"
+                )
             fd, tmp = tempfile.mkstemp(dir=root, prefix=".write-test-", suffix=".tmp")
             os.close(fd)
             os.unlink(tmp)
@@ -198,8 +213,10 @@ class RunStore:
         or (a run killed before writing either) nothing but the store's own lock, pid and
         temporary files."""
         root = Path(root)
-        for name, ok in ((SPEC, lambda d: "format" in d and "key" in d),
-                         ("run.json", lambda d: str(d.get("command") or "").startswith("shedsim"))):
+        for name, ok in (
+            (SPEC, lambda d: "format" in d and "key" in d),
+            ("run.json", lambda d: str(d.get("command") or "").startswith("shedsim")),
+        ):
             try:
                 d = json.loads((root / name).read_bytes().decode("utf-8"))
                 if isinstance(d, dict) and ok(d):
@@ -210,7 +227,9 @@ class RunStore:
             names = [p.name for p in root.iterdir()]
         except OSError:
             return False
-        return bool(names) and all(n in (LOCK, PID) or (n.startswith(".") and n.endswith(".tmp")) for n in names)
+        return bool(names) and all(
+            n in (LOCK, PID) or (n.startswith(".") and n.endswith(".tmp")) for n in names
+        )
 
     @staticmethod
     def held_command(root: Path | str) -> str | None:
@@ -232,8 +251,15 @@ class RunStore:
         return None
 
     @classmethod
-    def check_out(cls, root: Path | str, outputs: Iterable[str], force: bool = False,
-                  option: str = "--out", force_option: str | None = "--force", command: str | None = None) -> None:
+    def check_out(
+        cls,
+        root: Path | str,
+        outputs: Iterable[str],
+        force: bool = False,
+        option: str = "--out",
+        force_option: str | None = "--force",
+        command: str | None = None,
+    ) -> None:
         """Refuse an output directory the run must not write into (raises :attr:`Error`):
 
         * ``/`` or the user's home directory, always;
@@ -253,9 +279,11 @@ class RunStore:
         root = Path(root)
         res = root.expanduser().resolve()
         if res == Path(res.anchor) or res == Path.home().resolve():
-            raise cls.Error(f"{option}: refusing to write a run into {str(root)!r} "
-                            f"({'the root directory' if res == Path(res.anchor) else 'your home directory'}); "
-                            f"name a directory for this run, e.g. {option} reports/run1")
+            raise cls.Error(
+                f"{option}: refusing to write a run into {str(root)!r} "
+                f"({'the root directory' if res == Path(res.anchor) else 'your home directory'}); "
+                f"name a directory for this run, e.g. {option} reports/run1"
+            )
         if not root.exists():
             return
         cls.check_writable(root, create=False, option=option)
@@ -265,23 +293,38 @@ class RunStore:
             raise cls.Error(f"{option}: cannot read {str(root)!r}: {e.strerror or e}") from None
         held = cls.held_command(root) if names and command is not None else None
         if held is not None and held != command:
-            go_on = (f"; continue it with: shedsim {held} --resume {str(root)}" if held in RUN_COMMANDS else "")
-            raise cls.Error(f"{option}: {str(root)!r} holds {with_article(held)} run; shedsim {command} never "
-                            f"writes over another command's run: choose a new or empty directory{go_on}")
+            go_on = (
+                f"; continue it with: shedsim {held} --resume {str(root)}"
+                if held in RUN_COMMANDS
+                else ""
+            )
+            raise cls.Error(
+                f"{option}: {str(root)!r} holds {with_article(held)} run; shedsim {command} never "
+                f"writes over another command's run: choose a new or empty directory{go_on}"
+            )
         if not names or cls.holds_run(root):
             return
         mine = set(outputs) | set(STORE_FILES)
         clash = [n for n in names if n in mine and not atomic.written_by_shedsim(root / n)]
         shown = lambda ns: ", ".join(ns[:6]) + (f" and {len(ns) - 6} more" if len(ns) > 6 else "")  # noqa: E731
         if not force and force_option is not None:
-            raise cls.Error(f"{option}: {str(root)!r} is not empty and holds no shedsim run ({shown(names)}); "
-                            f"choose a new or empty directory, or add {force_option} to write beside these files "
-                            f"(none of them is changed)")
+            raise cls.Error(
+                f"{option}: {str(root)!r} is not empty and holds no shedsim run ({shown(names)}); "
+                f"choose a new or empty directory, or add {force_option} to write beside these "
+                "files "
+                f"(none of them is changed)"
+            )
         if clash:
-            rule = (f"{force_option} never replaces a file shedsim did not write" if force_option is not None
-                    else "shedsim never replaces a file it did not write")
-            raise cls.Error(f"{option}: {str(root)!r} already holds {shown(clash)}, which this run would write; "
-                            f"{rule}: move them or choose another directory")
+            rule = (
+                f"{force_option} never replaces a file shedsim did not write"
+                if force_option is not None
+                else "shedsim never replaces a file it did not write"
+            )
+            raise cls.Error(
+                f"{option}: {str(root)!r} already holds {shown(clash)}, which this run would "
+                "write; "
+                f"{rule}: move them or choose another directory"
+            )
 
     # ------------------------------------------------------------ the lock
     @contextlib.contextmanager
@@ -291,18 +334,25 @@ class RunStore:
         flock(2) lock (the ``filelock`` library): the kernel drops it when its process
         dies, even by SIGKILL; the pid file is only read to name the holder."""
         from filelock import FileLock, Timeout
+
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise self.Error(f"{option}: cannot create {str(self.root)!r}: {e.strerror or e}") from None
+            raise self.Error(
+                f"{option}: cannot create {str(self.root)!r}: {e.strerror or e}"
+            ) from None
         fl = FileLock(str(self.root / LOCK), timeout=0)
         try:
             fl.acquire(timeout=0)
         except Timeout:
-            raise self.Error(f"{option}: {str(self.root)!r} is in use by another shedsim run (pid "
-                             f"{_read_pid(self.root)}); wait for it to finish, or stop it first") from None
+            raise self.Error(
+                f"{option}: {str(self.root)!r} is in use by another shedsim run (pid "
+                f"{_read_pid(self.root)}); wait for it to finish, or stop it first"
+            ) from None
         except OSError as e:
-            raise self.Error(f"{option}: cannot lock {str(self.root)!r}: {e.strerror or e}") from None
+            raise self.Error(
+                f"{option}: cannot lock {str(self.root)!r}: {e.strerror or e}"
+            ) from None
         pid = self.root / PID
         try:
             try:
@@ -336,16 +386,24 @@ class RunStore:
         try:
             d = json.loads(p.read_bytes().decode("utf-8"))
         except FileNotFoundError:
-            raise self.Error(f"{option}: {str(self.root)!r} holds no spec.json "
-                             f"(not a {self.what} directory{self._reports_of()})") from None
+            raise self.Error(
+                f"{option}: {str(self.root)!r} holds no spec.json "
+                f"(not a {self.what} directory{self._reports_of()})"
+            ) from None
         except OSError as e:
             raise self.Error(f"{option}: cannot read {str(p)!r}: {e.strerror or e}") from None
-        except (ValueError, RecursionError) as e:  # UnicodeDecodeError, JSONDecodeError, nested too deeply
-            raise self.Error(f"{option}: {str(p)!r} is not valid JSON ({e}); "
-                             f"not a shedsim {self.what} directory") from None
+        except (
+            ValueError,
+            RecursionError,
+        ) as e:  # UnicodeDecodeError, JSONDecodeError, nested too deeply
+            raise self.Error(
+                f"{option}: {str(p)!r} is not valid JSON ({e}); not a shedsim {self.what} directory"
+            ) from None
         if not isinstance(d, dict) or "format" not in d or "key" not in d:
-            raise self.Error(f"{option}: {str(p)!r} is not a shedsim {self.what} spec "
-                             f"(no \"format\" and \"key\" fields); not a shedsim {self.what} directory")
+            raise self.Error(
+                f"{option}: {str(p)!r} is not a shedsim {self.what} spec "
+                f'(no "format" and "key" fields); not a shedsim {self.what} directory'
+            )
         return d
 
     def check_command(self, d: dict[str, Any], fmt: int, option: str = "--resume") -> None:
@@ -356,16 +414,23 @@ class RunStore:
         other = spec_command(d)
         where = str(self.root)
         if other is None:
-            raise self.Error(f"{option}: {str(self.spec_path())!r} is not a shedsim {self.what} spec (command "
-                             f"{d.get('command')!r}); not a shedsim {self.what} directory")
+            raise self.Error(
+                f"{option}: {str(self.spec_path())!r} is not a shedsim {self.what} spec (command "
+                f"{d.get('command')!r}); not a shedsim {self.what} directory"
+            )
         if other != self.what:
-            raise self.Error(f"{option}: {where!r} is not {with_article(self.what)} run: it holds "
-                             f"{with_article(other)} run, which shedsim {other} reads; continue it with: "
-                             f"shedsim {other} --resume {where}")
+            raise self.Error(
+                f"{option}: {where!r} is not {with_article(self.what)} run: it holds "
+                f"{with_article(other)} run, which shedsim {other} reads; continue it with: "
+                f"shedsim {other} --resume {where}"
+            )
         if d.get("format") != fmt:
-            raise self.Error(f"{option}: {str(self.spec_path())!r} has format {d.get('format')!r}, this shedsim "
-                             f"writes format {fmt}: the run was started by another version of shedsim; finish it "
-                             f"with that version, or start a new run")
+            raise self.Error(
+                f"{option}: {str(self.spec_path())!r} has format {d.get('format')!r}, this shedsim "
+                f"writes format {fmt}: the run was started by another version of shedsim; "
+                "finish it "
+                f"with that version, or start a new run"
+            )
 
     def _reports_of(self) -> str:
         """What a directory without spec.json holds, when its run.json names the command
@@ -378,10 +443,19 @@ class RunStore:
             return ""
         name = cmd[1]
         if name in RUN_COMMANDS:  # its run store was removed (as make report removes the example's)
-            return f"; it holds the reports of shedsim {name}, without their run store: nothing is left to resume"
+            return (
+                f"; it holds the reports of shedsim {name}, without their run store: nothing "
+                "is left to resume"
+            )
         if name == "tune":
-            return "; it holds the reports of shedsim tune, whose study resumes when the same tune command runs again"
-        return f"; it holds the reports of shedsim {name}, which keeps no run store: run that command again"
+            return (
+                "; it holds the reports of shedsim tune, whose study resumes when the same "
+                "tune command runs again"
+            )
+        return (
+            f"; it holds the reports of shedsim {name}, which keeps no run store: run that "
+            "command again"
+        )
 
     def verify_checksum(self, d: dict[str, Any], option: str = "--resume") -> None:
         """Raise :attr:`Error` unless ``d`` (as read from spec.json) carries the checksum
@@ -389,12 +463,16 @@ class RunStore:
         shedsim without checksums."""
         got = d.get(CHECKSUM)
         if not isinstance(got, str):
-            raise self.Error(f"{option}: {str(self.spec_path())!r} has no checksum (written by an older "
-                             f"shedsim, or edited); start a new run")
+            raise self.Error(
+                f"{option}: {str(self.spec_path())!r} has no checksum (written by an older "
+                f"shedsim, or edited); start a new run"
+            )
         if got != spec_checksum(d):
-            raise self.Error(f"{option}: {str(self.spec_path())!r} was edited after the run started (its "
-                             f"checksum no longer matches its content); results would not match the chunks "
-                             f"already played: restore the file or start a new run")
+            raise self.Error(
+                f"{option}: {str(self.spec_path())!r} was edited after the run started (its "
+                f"checksum no longer matches its content); results would not match the chunks "
+                f"already played: restore the file or start a new run"
+            )
 
     # ------------------------------------------------------------ chunks
     def prepare(self, extra_dirs: Iterable[Path] = ()) -> None:
@@ -430,8 +508,14 @@ class RunStore:
             keep = [k for k in z.files if not k.startswith("_")] if names is None else list(names)
             return {k: z[k] for k in keep}
 
-    def check_chunk(self, key: str, i: int, template: dict[str, np.ndarray], ragged: Iterable[str] = (),
-                    option: str = "--resume") -> dict[str, np.ndarray]:
+    def check_chunk(
+        self,
+        key: str,
+        i: int,
+        template: dict[str, np.ndarray],
+        ragged: Iterable[str] = (),
+        option: str = "--resume",
+    ) -> dict[str, np.ndarray]:
         """Read chunk file ``i`` whole and check it against ``template`` (every array with
         its dtype and shape; names in ``ragged`` need only be 1-D of the same kind of dtype:
         their length, and a text column's width, vary), this run's ``key`` and
@@ -441,23 +525,34 @@ class RunStore:
             with np.load(p, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
         except Exception as e:  # noqa: BLE001 - zipfile.BadZipFile, EOFError, OSError, ValueError, ...
-            raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({type(e).__name__}: {e}); "
-                             f"delete it to play that chunk again") from None
+            raise self.Error(
+                f"{option}: chunk file {str(p)!r} is damaged ({type(e).__name__}: {e}); "
+                f"delete it to play that chunk again"
+            ) from None
         missing = [k for k in (*template, "_key", "_chunk") if k not in arrays]
         if missing:
-            raise self.Error(f"{option}: chunk file {str(p)!r} is damaged or not a shedsim chunk "
-                             f"(missing {', '.join(missing[:5])}); delete it to play that chunk again")
+            raise self.Error(
+                f"{option}: chunk file {str(p)!r} is damaged or not a shedsim chunk "
+                f"(missing {', '.join(missing[:5])}); delete it to play that chunk again"
+            )
         if str(arrays["_key"]) != key:
-            raise self.Error(f"{option}: chunk file {str(p)!r} belongs to another run (key "
-                             f"{str(arrays['_key'])[:16]!r}, this run's spec.json has {key!r}): "
-                             f"the directory mixes two runs; start a new run")
+            raise self.Error(
+                f"{option}: chunk file {str(p)!r} belongs to another run (key "
+                f"{str(arrays['_key'])[:16]!r}, this run's spec.json has {key!r}): "
+                f"the directory mixes two runs; start a new run"
+            )
         if arrays["_chunk"].shape != () or int(arrays["_chunk"]) != i:
-            raise self.Error(f"{option}: chunk file {str(p)!r} holds chunk {arrays['_chunk'].tolist()!r}, not {i}; "
-                             f"delete it to play that chunk again")
+            raise self.Error(
+                f"{option}: chunk file {str(p)!r} holds chunk {arrays['_chunk'].tolist()!r}, "
+                f"not {i}; "
+                f"delete it to play that chunk again"
+            )
         problem = array_problem(arrays, template, ragged)
         if problem:
-            raise self.Error(f"{option}: chunk file {str(p)!r} is damaged ({problem}); "
-                             f"delete it to play that chunk again")
+            raise self.Error(
+                f"{option}: chunk file {str(p)!r} is damaged ({problem}); "
+                f"delete it to play that chunk again"
+            )
         return arrays
 
     def chunk_is_done(self, key: str, i: int) -> bool:
@@ -472,9 +567,14 @@ class RunStore:
         except Exception:  # noqa: BLE001 - a damaged file is not a finished chunk
             return False
 
-    def stored_chunks(self, key: str, n_chunks: int, strict: bool = False,
-                    check: Callable[[int], Any] | None = None,
-                    also: Callable[[int, bool], bool] | None = None) -> list[int]:
+    def stored_chunks(
+        self,
+        key: str,
+        n_chunks: int,
+        strict: bool = False,
+        check: Callable[[int], Any] | None = None,
+        also: Callable[[int, bool], bool] | None = None,
+    ) -> list[int]:
         """Chunk numbers (of ``range(n_chunks)``) stored for ``key``. ``strict``
         (``--resume``): every chunk file present is checked by ``check(i)`` (which raises
         :attr:`Error`); otherwise a damaged or foreign file counts as not done. ``also(i,

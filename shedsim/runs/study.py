@@ -62,7 +62,7 @@ class StudyError(Exception):
         if field is None:
             m = _LEAD.match(message)
             if m:
-                field, message = m.group(1).replace("-", "_"), message[m.end():]
+                field, message = m.group(1).replace("-", "_"), message[m.end() :]
         elif message and message[0] not in ": ,/":
             message = ": " + message
         self.field, self.message, self.code = field, message, code
@@ -184,8 +184,12 @@ def check_resume(checks: list[Check]) -> None:
     options (:class:`RunOptions`) may differ."""
     bad = resume_conflicts(checks)
     if bad:
-        raise StudyError("these options differ from the stored run: " + "; ".join(bad)
-                         + " (give --resume DIR alone to continue it)", field="resume")
+        raise StudyError(
+            "these options differ from the stored run: "
+            + "; ".join(bad)
+            + " (give --resume DIR alone to continue it)",
+            field="resume",
+        )
 
 
 # ------------------------------------------------------------------ studies
@@ -242,7 +246,8 @@ class Study:
         raise NotImplementedError
 
     def run_info(self, job: Any, res: Any, outcome: Any) -> dict[str, Any]:
-        """run.json's fields beyond the core ones (:meth:`shedsim.runs.execute.Session.run_info`)."""
+        """run.json's fields beyond the core ones
+        (:meth:`shedsim.runs.execute.Session.run_info`)."""
         return {}
 
     def write(self, job: Any, res: Any, root: Path, plots: bool) -> list[str]:
@@ -286,7 +291,8 @@ class StorelessStudy(Study):
         raise NotImplementedError
 
     def stopped(self, session: Any) -> str:
-        """What the stop message says after ``interrupted``: what was kept (``: nothing written``)."""
+        """What the stop message says after ``interrupted``: what was kept (``: nothing
+        written``)."""
         return ": nothing written"
 
     def info(self, session: Any, res: Any) -> dict[str, Any]:
@@ -332,18 +338,27 @@ def _console(o: RunOptions) -> Any:
     if o.console is not None:
         return o.console
     from rich.console import Console
+
     return Console(stderr=True)
 
 
 def _check_execution(o: RunOptions) -> None:
     from shedsim.runs.simulate import BackendError, check_backend
+
     try:
         check_backend(o.backend, o.scheduler)
     except (ValueError, BackendError) as e:
         raise as_study_error(e) from None
-    if o.resume is not None and o.out is not None and Path(o.out).resolve() != Path(o.resume).resolve():
-        raise StudyError(f"--out {str(o.out)!r} and --resume {str(o.resume)!r} differ: a resumed run writes into "
-                         f"its own directory")
+    if (
+        o.resume is not None
+        and o.out is not None
+        and Path(o.out).resolve() != Path(o.resume).resolve()
+    ):
+        raise StudyError(
+            f"--out {str(o.out)!r} and --resume {str(o.resume)!r} differ: a resumed run writes "
+            "into "
+            f"its own directory"
+        )
 
 
 def run_study(study: Study, options: RunOptions | None = None) -> StudyRun:
@@ -376,13 +391,25 @@ def _directory(o: RunOptions) -> Iterator[tuple[Path, bool]]:
         yield Path(tmp) / "run", True
 
 
-def _run_in(study: Study, o: RunOptions, job: Any, store: Any, root: Path, scratch: bool) -> StudyRun:
+def _run_in(
+    study: Study, o: RunOptions, job: Any, store: Any, root: Path, scratch: bool
+) -> StudyRun:
     from shedsim.runs.execute import RunError, Session, done_chunks
+
     resume = o.resume is not None
     console = _console(o)
-    session = Session(study.command, store, resume=resume, outputs=study.outputs, force=o.force, quiet=o.quiet,
-                      console=console, plots=not o.no_plots, scratch=scratch,
-                      resume_hint="" if not scratch else f"shedsim {study.command} --resume DIR")
+    session = Session(
+        study.command,
+        store,
+        resume=resume,
+        outputs=study.outputs,
+        force=o.force,
+        quiet=o.quiet,
+        console=console,
+        plots=not o.no_plots,
+        scratch=scratch,
+        resume_hint="" if not scratch else f"shedsim {study.command} --resume DIR",
+    )
     with session:
         replacing = not resume and store.chunks.is_dir() and any(store.chunks.glob("*.npz"))
         try:
@@ -390,7 +417,9 @@ def _run_in(study: Study, o: RunOptions, job: Any, store: Any, root: Path, scrat
             if resume:
                 job = study.from_store(store)
                 check_resume(study.resume_checks(job))
-                done_chunks(job, store, strict=True)  # a damaged or foreign chunk file: refuse, change nothing
+                done_chunks(
+                    job, store, strict=True
+                )  # a damaged or foreign chunk file: refuse, change nothing
         except RunError as e:
             raise as_study_error(e, e.code) from None
         except store.Error as e:
@@ -398,11 +427,17 @@ def _run_in(study: Study, o: RunOptions, job: Any, store: Any, root: Path, scrat
         for line in study.notes(job, resume):
             session.say(line, highlight=False)
         if replacing:
-            session.say(f"[yellow]note:[/] replacing the earlier run in {str(root)!r} (use --resume to continue a "
-                        f"run instead)")
+            session.say(
+                f"[yellow]note:[/] replacing the earlier run in {str(root)!r} (use --resume to "
+                "continue a "
+                f"run instead)"
+            )
         if resume:
-            session.say(f"resuming {str(root)!r}: {len(done_chunks(job, store))} of {job.n_chunks} {study.unit} "
-                        f"already done")
+            session.say(
+                f"resuming {str(root)!r}: {len(done_chunks(job, store))} of {job.n_chunks} "
+                f"{study.unit} "
+                f"already done"
+            )
         try:
             outcome, workers = session.run(job, o.workers, o.backend, o.scheduler, o.stop_after)
         except RunError as e:
@@ -416,19 +451,29 @@ def _run_in(study: Study, o: RunOptions, job: Any, store: Any, root: Path, scrat
                 raise StudyError(f"cannot read the run store {str(root)!r}: {e}", 3) from None
         if res is None:  # interrupted before anything could be analysed
             raise _interrupted(study, job, outcome, root, scratch, session)
-        info = session.run_info(job, outcome, workers, o.backend, **study.run_info(job, res, outcome))
+        info = session.run_info(
+            job, outcome, workers, o.backend, **study.run_info(job, res, outcome)
+        )
         files = None
         if not scratch:
             try:
-                files = session.write_reports(job, outcome, lambda: study.write(job, res, root, session.plots), info)
+                files = session.write_reports(
+                    job, outcome, lambda: study.write(job, res, root, session.plots), info
+                )
             except RunError as e:
                 raise as_study_error(e, e.code) from None
-    run = StudyRun(study, job, res, outcome, info, files, None if scratch else root, workers, session.wall_s)
+    run = StudyRun(
+        study, job, res, outcome, info, files, None if scratch else root, workers, session.wall_s
+    )
     if outcome.interrupted:
         run.code = session.exit_code(outcome)
-        run.stop_message = session.stop_message(job, outcome, study.games_done(job, res),
-                                                study.in_results(job, res)) if not scratch else (
-            f"{_how(outcome.stopped_by)}: nothing written")
+        run.stop_message = (
+            session.stop_message(
+                job, outcome, study.games_done(job, res), study.in_results(job, res)
+            )
+            if not scratch
+            else (f"{_how(outcome.stopped_by)}: nothing written")
+        )
     return run
 
 
@@ -436,24 +481,33 @@ def _how(stopped_by: str | None) -> str:
     return "terminated (SIGTERM)" if stopped_by == "SIGTERM" else "interrupted"
 
 
-def _interrupted(study: Study, job: Any, outcome: Any, root: Path, scratch: bool, session: Any) -> StudyInterrupted:
+def _interrupted(
+    study: Study, job: Any, outcome: Any, root: Path, scratch: bool, session: Any
+) -> StudyInterrupted:
     """The error of a run stopped before its reports could be written: what was kept, and
     how to go on."""
     how, so_far = _how(outcome.stopped_by), study.so_far(job)
     if scratch:
         return StudyInterrupted(f"{how}{so_far}: {study.nothing_kept}", session.exit_code(outcome))
-    return StudyInterrupted(f"{how}{so_far}: {study.not_yet}{len(outcome.done)} of {job.n_chunks} {study.unit} "
-                            f"finished and kept in {str(root)}; the reports need {study.needs}, so none was written; "
-                            f"continue with: shedsim {study.command} --resume {str(root)}", session.exit_code(outcome))
+    return StudyInterrupted(
+        f"{how}{so_far}: {study.not_yet}{len(outcome.done)} of {job.n_chunks} {study.unit} "
+        f"finished and kept in {str(root)}; the reports need {study.needs}, so none was written; "
+        f"continue with: shedsim {study.command} --resume {str(root)}",
+        session.exit_code(outcome),
+    )
 
 
 def _run_storeless(study: StorelessStudy, o: RunOptions) -> StudyRun:
     from shedsim.runs.execute import RunError, Session
     from shedsim.runs.limits import LimitError, plan_workers
     from shedsim.runs.simulate import BackendError, SimulationError
+
     if o.resume is not None:
         if not study.resumes:
-            raise StudyError(f"shedsim {study.command} keeps no run store to resume; run it again", field="resume")
+            raise StudyError(
+                f"shedsim {study.command} keeps no run store to resume; run it again",
+                field="resume",
+            )
         o = replace(o, out=o.resume, resume=None)  # the study kept in that directory is continued
     study.check(None if o.out is None else Path(o.out))
     if o.out is not None:
@@ -465,15 +519,18 @@ def _run_storeless(study: StorelessStudy, o: RunOptions) -> StudyRun:
         raise as_study_error(e) from None
     if note:
         console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
-    session = Session(study.command, None, soft=study.soft, quiet=o.quiet, console=console, plots=not o.no_plots)
+    session = Session(
+        study.command, None, soft=study.soft, quiet=o.quiet, console=console, plots=not o.no_plots
+    )
     with session:
         try:
             with Pool(workers, o.backend, o.scheduler) as pool:
                 res = study.play(session, pool)
             session.finishing()  # a signal from now on lets the reports be written
         except KeyboardInterrupt:
-            raise StudyInterrupted(f"{_how(session.got_signal)}{study.stopped(session)}",
-                                   session.signal_code()) from None
+            raise StudyInterrupted(
+                f"{_how(session.got_signal)}{study.stopped(session)}", session.signal_code()
+            ) from None
         except SimulationError as e:
             raise StudyError(str(e), 1) from None
         except BackendError as e:
@@ -484,16 +541,28 @@ def _run_storeless(study: StorelessStudy, o: RunOptions) -> StudyRun:
         files = None
         if o.out is not None:
             try:
-                files = session.write_files(o.out, lambda: study.write(None, res, Path(o.out), session.plots), info)
+                files = session.write_files(
+                    o.out, lambda: study.write(None, res, Path(o.out), session.plots), info
+                )
             except RunError as e:
                 raise StudyError(study.write_failed(e.message), e.code) from None
-    return StudyRun(study, None, res, None, info, files, None if o.out is None else Path(o.out), workers,
-                    session.wall_s)
+    return StudyRun(
+        study,
+        None,
+        res,
+        None,
+        info,
+        files,
+        None if o.out is None else Path(o.out),
+        workers,
+        session.wall_s,
+    )
 
 
 def _check_out(study: Study, out: Path) -> None:
     """A storeless study's ``out``: never replacing a file shedsim did not write; made writable."""
     from shedsim.runs.store import RunStore, StoreError
+
     try:
         RunStore.check_out(out, study.outputs, force_option=None, command=study.command)
         RunStore.check_writable(out)
@@ -501,5 +570,19 @@ def _check_out(study: Study, out: Path) -> None:
         raise as_study_error(e) from None
 
 
-__all__ = ["Check", "Pool", "RunOptions", "StorelessStudy", "Study", "StudyError", "StudyInterrupted", "StudyRun",
-           "as_study_error", "check_resume", "marked", "run_study", "split_range", "study_errors"]
+__all__ = [
+    "Check",
+    "Pool",
+    "RunOptions",
+    "StorelessStudy",
+    "Study",
+    "StudyError",
+    "StudyInterrupted",
+    "StudyRun",
+    "as_study_error",
+    "check_resume",
+    "marked",
+    "run_study",
+    "split_range",
+    "study_errors",
+]

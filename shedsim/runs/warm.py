@@ -67,7 +67,9 @@ class StandardLoop:
             _play_one(self.spec)
 
 
-def compile_all(strategy_paths: tuple[str, ...] = (), meanwhile: Callable[[], None] | None = None) -> list[str]:
+def compile_all(
+    strategy_paths: tuple[str, ...] = (), meanwhile: Callable[[], None] | None = None
+) -> list[str]:
     """Compile the kernel of the built-in strategies and those of ``strategy_paths`` (both
     game loops), and each compiled strategy's own functions (one game of each on the
     reference engine, game 0 of run seed 0 with it in both seats, as ``trace`` numbers
@@ -84,13 +86,18 @@ def compile_all(strategy_paths: tuple[str, ...] = (), meanwhile: Callable[[], No
     from shedsim.rules.ruleset import build
     from shedsim.runs.simulate import replay_command
     from shedsim.seeding import game_keys
+
     compiled = [s for s in discover(list(strategy_paths)).values() if s.compiled]
     rules = build("shithead", ["max_moves:50"])
 
     def one_game(name: str) -> RunSpec:
-        return RunSpec(rules, 2, (name,), (name,), games=1, schedule="same", strategy_paths=strategy_paths)
+        return RunSpec(
+            rules, 2, (name,), (name,), games=1, schedule="same", strategy_paths=strategy_paths
+        )
 
-    standard = [s.name for s in compiled if not inlinable(s)][:1]  # the loop of strategies that allocate (mc)
+    standard = [s.name for s in compiled if not inlinable(s)][
+        :1
+    ]  # the loop of strategies that allocate (mc)
     with StandardLoop(one_game(standard[0]) if standard else None) as loop:
         play_chunk(one_game(compiled[0].name), 0, 1)  # the fast game loop
         dk, sk = game_keys(0, np.array([0]))
@@ -102,8 +109,10 @@ def compile_all(strategy_paths: tuple[str, ...] = (), meanwhile: Callable[[], No
                 play_game(rules, players, int(dk[0]), int(sk[0]), 0)
             except StrategyError as e:
                 command = replay_command(one_game(s.name), 0)
-                raise CompileError(f"strategy {s.name!r} ({s.path}) fails on the reference engine: {e}"
-                                   + (f"\nreplay it move by move: {command}" if command else "")) from None
+                raise CompileError(
+                    f"strategy {s.name!r} ({s.path}) fails on the reference engine: {e}"
+                    + (f"\nreplay it move by move: {command}" if command else "")
+                ) from None
         if meanwhile is not None:
             meanwhile()
         loop.finish()

@@ -19,17 +19,37 @@ The names are re-exported here (``from shedsim import stats; stats.wilson(...)``
 """
 
 from shedsim.stats.clusters import (  # noqa: F401 - re-exported
-    ClusterRate, RatioTest, cluster_mean, cluster_rate, cluster_ratio, cluster_sums, ratio_variance,
+    ClusterRate,
+    RatioTest,
+    cluster_mean,
+    cluster_rate,
+    cluster_ratio,
+    cluster_sums,
+    ratio_variance,
 )
 from shedsim.stats.intervals import Z95, t_interval, wilson  # noqa: F401 - re-exported
 from shedsim.stats.multitest import holm  # noqa: F401 - re-exported
 from shedsim.stats.plackett_luce import (  # noqa: F401 - re-exported
-    ELO_PER_THETA, PLFit, plackett_luce, plackett_luce_cluster_se,
+    ELO_PER_THETA,
+    PLFit,
+    plackett_luce,
+    plackett_luce_cluster_se,
 )
 from shedsim.stats.selection import not_worse_than_best  # noqa: F401 - re-exported
 from shedsim.stats.sprt import (  # noqa: F401 - re-exported
-    REGULARIZE, brownian_exit, elo_to_score, gsprt_llr, gsprt_llr_mle, score_to_elo, wald_bounds,
+    REGULARIZE,
+    brownian_exit,
+    elo_to_score,
+    gsprt_llr,
+    gsprt_llr_mle,
+    score_to_elo,
+    wald_bounds,
 )
 from shedsim.stats.stratified import (  # noqa: F401 - re-exported
-    Estimate, quantile_interval, ratio_values, stratified_mannwhitney, stratified_mean, welch,
+    Estimate,
+    quantile_interval,
+    ratio_values,
+    stratified_mannwhitney,
+    stratified_mean,
+    welch,
 )

@@ -61,6 +61,7 @@ def cluster_ratio(clusters, s, m, ss, mm, sm, null: float = 0.5, alpha: float = 
     p-value is 1 if ``R == null`` and 0 otherwise.
     """
     from scipy.stats import t as student_t
+
     n, r, var = ratio_variance(clusters, s, m, ss, mm, sm)
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(var)
@@ -82,8 +83,14 @@ def cluster_sums(s_b, m_b, axis: int = 0) -> dict[str, np.ndarray]:
     Sums of such dicts over disjoint sets of clusters give the dict of their union."""
     s_b = np.asarray(s_b)
     m_b = np.asarray(m_b)
-    return {"clusters": (m_b > 0).sum(axis=axis), "s": s_b.sum(axis=axis), "m": m_b.sum(axis=axis),
-            "ss": (s_b * s_b).sum(axis=axis), "mm": (m_b * m_b).sum(axis=axis), "sm": (s_b * m_b).sum(axis=axis)}
+    return {
+        "clusters": (m_b > 0).sum(axis=axis),
+        "s": s_b.sum(axis=axis),
+        "m": m_b.sum(axis=axis),
+        "ss": (s_b * s_b).sum(axis=axis),
+        "mm": (m_b * m_b).sum(axis=axis),
+        "sm": (s_b * m_b).sum(axis=axis),
+    }
 
 
 def ratio_variance(n, s, m, ss, mm, sm, strata: bool = False):
@@ -117,10 +124,14 @@ def ratio_variance(n, s, m, ss, mm, sm, strata: bool = False):
             rr = r[..., None]
             su = sh - rr * mh
             suu = np.maximum(ssh - 2 * rr * smh + rr * rr * mmh, 0.0)
-            within = np.where(nh > 0, np.maximum(suu - su * su / np.where(nh > 0, nh, 1.0), 0.0), 0.0)
+            within = np.where(
+                nh > 0, np.maximum(suu - su * su / np.where(nh > 0, nh, 1.0), 0.0), 0.0
+            )
             within = np.where(within <= 1e-12 * np.maximum(ssh, 1.0), 0.0, within)
             ok = np.all((nh >= 2) | (nh == 0), axis=-1) & (n > (nh > 0).sum(axis=-1))
-            var_s = (np.where(nh >= 2, nh / np.where(nh >= 2, nh - 1, 1.0) * within, 0.0)).sum(axis=-1) / (m * m)
+            var_s = (np.where(nh >= 2, nh / np.where(nh >= 2, nh - 1, 1.0) * within, 0.0)).sum(
+                axis=-1
+            ) / (m * m)
             var = np.where(ok, var_s, var)
     return n, r, var
 
@@ -138,7 +149,9 @@ class ClusterRate:
     clusters: np.ndarray
 
 
-def cluster_rate(clusters, s, m, ss, mm, sm, alpha: float = 0.05, strata: bool = False) -> ClusterRate:
+def cluster_rate(
+    clusters, s, m, ss, mm, sm, alpha: float = 0.05, strata: bool = False
+) -> ClusterRate:
     """A rate ``R = sum S_b / sum M_b`` (successes over trials) whose trials come in
     correlated clusters (the rotations of one deal share its cards), with a Wilson
     interval at the design-effect-adjusted sample size (arrays; sufficient statistics as
@@ -161,6 +174,7 @@ def cluster_rate(clusters, s, m, ss, mm, sm, alpha: float = 0.05, strata: bool =
     entry against an identical deterministic copy of itself): an interval of zero width.
     """
     from statsmodels.stats.proportion import proportion_confint
+
     n, r, var = ratio_variance(clusters, s, m, ss, mm, sm, strata)
     m = np.asarray(m, dtype=np.float64)
     if strata:
@@ -173,7 +187,9 @@ def cluster_rate(clusters, s, m, ss, mm, sm, alpha: float = 0.05, strata: bool =
         n_eff = np.where(deff > 0, m / deff, np.inf)
     ok = (n > 1) & np.isfinite(n_eff) & (m > 0)
     if np.any(ok):
-        lo_ok, hi_ok = proportion_confint(r[ok] * n_eff[ok], n_eff[ok], alpha=alpha, method="wilson")
+        lo_ok, hi_ok = proportion_confint(
+            r[ok] * n_eff[ok], n_eff[ok], alpha=alpha, method="wilson"
+        )
         lo[ok] = np.clip(lo_ok, 0.0, 1.0)
         hi[ok] = np.clip(hi_ok, 0.0, 1.0)
     exact = (n > 1) & (m > 0) & ~np.isfinite(n_eff)
@@ -182,8 +198,17 @@ def cluster_rate(clusters, s, m, ss, mm, sm, alpha: float = 0.05, strata: bool =
     return ClusterRate(r, np.sqrt(var), lo, hi, deff, n)
 
 
-def cluster_mean(clusters, s, m, ss, mm, sm, bounds: tuple[float, float] = (-np.inf, np.inf),
-                 alpha: float = 0.05, strata: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def cluster_mean(
+    clusters,
+    s,
+    m,
+    ss,
+    mm,
+    sm,
+    bounds: tuple[float, float] = (-np.inf, np.inf),
+    alpha: float = 0.05,
+    strata: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A mean ``R = sum S_b / sum M_b`` of ``sum M_b`` observations (a mean place: S_b the
     summed places of M_b seat-games) in correlated clusters, with the linearised
     cluster-robust variance of :func:`cluster_ratio` and the Student t interval
@@ -192,6 +217,7 @@ def cluster_mean(clusters, s, m, ss, mm, sm, bounds: tuple[float, float] = (-np.
     had the same mean) gives an interval of zero width; NaN for fewer than 2 clusters.
     ``strata``: as in :func:`cluster_rate` (t quantile with clusters - strata df)."""
     from scipy.stats import t as student_t
+
     n, r, var = ratio_variance(clusters, s, m, ss, mm, sm, strata)
     if strata:
         used = (np.asarray(clusters) > 0).sum(axis=-1)

@@ -30,6 +30,7 @@ def wilson(successes, trials, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarr
     give NaN bounds. Raises nothing for valid counts.
     """
     from statsmodels.stats.proportion import proportion_confint
+
     k = np.asarray(successes, dtype=np.float64)
     n = np.asarray(trials, dtype=np.float64)
     lo = np.full(k.shape, np.nan)
@@ -42,7 +43,9 @@ def wilson(successes, trials, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarr
     return lo, hi
 
 
-def t_interval(n, total, total_sq, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def t_interval(
+    n, total, total_sq, alpha: float = 0.05
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean and Student t interval from sufficient statistics (arrays, float64 out).
 
     ``n`` observations with sum ``total`` and sum of squares ``total_sq``: mean
@@ -51,6 +54,7 @@ def t_interval(n, total, total_sq, alpha: float = 0.05) -> tuple[np.ndarray, np.
     1908). Returns ``(mean, lo, hi)``; NaN where ``n < 2`` (mean NaN where ``n == 0``).
     """
     from scipy.stats import t as student_t
+
     n = np.asarray(n, dtype=np.float64)
     total = np.asarray(total, dtype=np.float64)
     total_sq = np.asarray(total_sq, dtype=np.float64)

@@ -16,6 +16,7 @@ def holm(pvalues) -> np.ndarray:
     """Holm-corrected p-values (float64, the shape of ``pvalues``); NaN entries are left out
     of the family and stay NaN."""
     from statsmodels.stats.multitest import multipletests
+
     p = np.asarray(pvalues, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)

@@ -41,8 +41,9 @@ class PLFit:
         return ELO_PER_THETA * self.se
 
 
-def plackett_luce(choice_sets, winners, counts, alpha: float = 0.01, tol: float = 1e-10,
-                  max_iter: int = 10_000) -> PLFit:
+def plackett_luce(
+    choice_sets, winners, counts, alpha: float = 0.01, tol: float = 1e-10, max_iter: int = 10_000
+) -> PLFit:
     """Maximum-likelihood Plackett-Luce strengths from counted top-1 choices.
 
     A finishing order ``a > b > c > d`` is, under Plackett (1975) and Luce (1959), the
@@ -68,6 +69,7 @@ def plackett_luce(choice_sets, winners, counts, alpha: float = 0.01, tol: float 
     the pseudo-inverse gives the covariance of the mean-zero parametrisation).
     """
     from choix.utils import exp_transform, log_transform, statdist
+
     sets = np.asarray(choice_sets, dtype=np.float64)
     win = np.asarray(winners, dtype=np.int64)
     c = np.asarray(counts, dtype=np.float64)
@@ -97,7 +99,9 @@ def plackett_luce(choice_sets, winners, counts, alpha: float = 0.01, tol: float 
     return PLFit(theta, se, it, converged)
 
 
-def plackett_luce_cluster_se(theta, choice_sets, winners, counts, pair_a, pair_b, pair_counts) -> np.ndarray:
+def plackett_luce_cluster_se(
+    theta, choice_sets, winners, counts, pair_a, pair_b, pair_counts
+) -> np.ndarray:
     """Cluster-robust (sandwich) standard errors of Plackett-Luce log-strengths ``theta``
     (float64[E], from :func:`plackett_luce`) when the choice events come in correlated
     clusters (the events of one deal's rotations share its cards).

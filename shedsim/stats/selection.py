@@ -27,6 +27,7 @@ def not_worse_than_best(cost, se, alpha: float = 0.05, dependent: bool = False) 
     guarantee. Entries with a NaN estimate or standard error are left out (False); a
     difference with a standard error of 0 counts as exact."""
     from scipy.stats import norm
+
     c = np.asarray(cost, dtype=np.float64)
     e = np.asarray(se, dtype=np.float64)
     ok = ~(np.isnan(c) | np.isnan(e))

@@ -52,7 +52,9 @@ def wald_bounds(alpha: float, beta: float) -> tuple[float, float]:
     bounds B and A with the overshoot ignored; fishtest shows ``(-2.94, 2.94)`` for 0.05
     and 0.05). Raises ``ValueError`` unless ``0 < alpha, beta < 1`` and ``alpha + beta < 1``."""
     if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
-        raise ValueError(f"wald_bounds: needs 0 < alpha, beta < 1 and alpha + beta < 1, got {alpha!r}, {beta!r}")
+        raise ValueError(
+            f"wald_bounds: needs 0 < alpha, beta < 1 and alpha + beta < 1, got {alpha!r}, {beta!r}"
+        )
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
 
 
@@ -136,7 +138,9 @@ def brownian_exit(x: float, a: float, b: float, drift: float, var: float) -> tup
     ch. 3; the diffusion form: D. Siegmund, *Sequential Analysis*, 1985, sec. 3.1). Raises
     ``ValueError`` unless ``a <= x <= b``, ``a < b`` and ``var > 0``."""
     if not (a <= x <= b and a < b and var > 0):
-        raise ValueError(f"brownian_exit: needs a <= x <= b, a < b and var > 0, got {x}, {a}, {b}, {var}")
+        raise ValueError(
+            f"brownian_exit: needs a <= x <= b, a < b and var > 0, got {x}, {a}, {b}, {var}"
+        )
     t = 2.0 * drift / var
     if abs(t * (b - a)) < 1e-9:
         return (x - a) / (b - a), (x - a) * (b - x) / var

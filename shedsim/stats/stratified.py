@@ -46,6 +46,7 @@ class Estimate:
         """Two-sided t test of ``value == null``: ``(t, p)`` with ``p = 2 P(T_df > |t|)``
         (``scipy.stats.t.sf``); NaN when ``se`` is 0 or undefined."""
         from scipy.stats import t as student_t
+
         if not self.se > 0:
             return math.nan, math.nan
         t = (self.value - null) / self.se
@@ -67,6 +68,7 @@ def stratified_mean(z: np.ndarray, strata: np.ndarray, alpha: float = ALPHA) -> 
     Interval ``mean +- t_{1-alpha/2, df} se`` (``scipy.stats.t.ppf``); NaN for D < 2.
     """
     from scipy.stats import t as student_t
+
     z = np.asarray(z, dtype=np.float64)
     d = len(z)
     if d == 0:
@@ -100,8 +102,9 @@ def ratio_values(losses: np.ndarray, seats: np.ndarray) -> np.ndarray:
     return r + (losses - r * seats) / (tot / len(losses))
 
 
-def quantile_interval(lengths: np.ndarray, q: float, strata: np.ndarray | None = None,
-                      alpha: float = ALPHA) -> tuple[float, float, float, float]:
+def quantile_interval(
+    lengths: np.ndarray, q: float, strata: np.ndarray | None = None, alpha: float = ALPHA
+) -> tuple[float, float, float, float]:
     """The ``q`` quantile of game length with a cluster-adjusted order-statistic interval.
 
     ``lengths``: [D, N] per-deal game lengths. Estimate: the inverse-ECDF quantile
@@ -115,6 +118,7 @@ def quantile_interval(lengths: np.ndarray, q: float, strata: np.ndarray | None =
     1965), at least 1. Returns ``(estimate, lo, hi, deff)``; NaN for no games.
     """
     from scipy.stats import binom
+
     x = np.sort(lengths.ravel())
     n = x.size
     if n == 0:
@@ -125,7 +129,7 @@ def quantile_interval(lengths: np.ndarray, q: float, strata: np.ndarray | None =
     p_hat = float(share_b.mean())
     var_iid = p_hat * (1 - p_hat) / n
     e = stratified_mean(share_b, np.zeros(d, np.int64) if strata is None else strata)
-    deff = (e.se ** 2) / var_iid if var_iid > 0 and e.se == e.se else 1.0
+    deff = (e.se**2) / var_iid if var_iid > 0 and e.se == e.se else 1.0
     deff = max(1.0, deff)
     m = max(1, int(n / deff))
     lo_r = float(binom.ppf(alpha / 2, m, q))
@@ -138,13 +142,15 @@ def quantile_interval(lengths: np.ndarray, q: float, strata: np.ndarray | None =
 def welch(e0: Estimate, e1: Estimate) -> tuple[float, float]:
     """Standard error and Welch-Satterthwaite degrees of freedom of ``e1 - e0`` for
     independent estimates (Satterthwaite, Biometrics Bulletin 2, 1946)."""
-    v0, v1 = e0.se ** 2, e1.se ** 2
+    v0, v1 = e0.se**2, e1.se**2
     se = math.sqrt(v0 + v1)
     den = (v0 * v0 / e0.df if v0 > 0 else 0.0) + (v1 * v1 / e1.df if v1 > 0 else 0.0)
     return se, ((v0 + v1) ** 2 / den if den > 0 else math.nan)
 
 
-def stratified_mannwhitney(x1: np.ndarray, x0: np.ndarray, strata: np.ndarray) -> tuple[float, float]:
+def stratified_mannwhitney(
+    x1: np.ndarray, x0: np.ndarray, strata: np.ndarray
+) -> tuple[float, float]:
     """Two-sided stratified Wilcoxon-Mann-Whitney test of x1 against x0 (float64[D] each,
     deal b of both at table ``strata[b]``): ``scipy.stats.mannwhitneyu`` (asymptotic,
     tie-corrected, no continuity correction) within each table, its z-score
@@ -154,6 +160,7 @@ def stratified_mannwhitney(x1: np.ndarray, x0: np.ndarray, strata: np.ndarray) -
     balanced table mix out of the noise (a pooled test would be conservative). Tables
     whose values are all tied are left out. Returns ``(Z, p)``; NaN if none is left."""
     from scipy.stats import mannwhitneyu, norm
+
     zs = []
     for h in np.unique(strata):
         a, b = x1[strata == h], x0[strata == h]

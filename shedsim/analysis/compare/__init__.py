@@ -22,7 +22,8 @@ deal's mean over its N games), never from games as if they were independent.
 
 Memory: per variant and deal the module keeps the N game lengths (int16, int32 when the
 move cap exceeds 32767), N unfinished flags (bool) and end codes (int8), the pick-up and
-burn totals (int32), the starting player's losses (int8) and each entry's losses (int8[E]): about 4 bytes per
+burn totals (int32), the starting player's losses (int8) and each entry's losses (int8[E]): about 4
+bytes per
 game plus 9 + E bytes per deal, so a few million games per variant fit in tens of MB.
 Full per-game records are dropped as soon as each chunk is aggregated. The game lengths
 are kept per game (2 bytes) because the cluster-robust quantile intervals need each
@@ -101,34 +102,139 @@ tests conservative.
 
 from __future__ import annotations
 
-from shedsim.analysis.compare.outputs import DEFINITIONS, TABLES, pvalue_columns, run_info, title, write_outputs
-from shedsim.analysis.compare.plan import (
-    ALPHA, DEFAULT_GAMES, DEFAULT_OUT, DEFAULT_PLAYERS, KEEP, TARGET_CHUNK, CompareError, Plan, Variant,
-    check_entries, deal_alike, default_strategies, each_toggle_variants, normal_entries, parse_variant,
-    plan_variants, reference_entry, split_variant, toggle_candidates,
+from shedsim.analysis.compare.outputs import (
+    DEFINITIONS,
+    TABLES,
+    pvalue_columns,
+    run_info,
+    title,
+    write_outputs,
 )
-from shedsim.analysis.compare.results import ComparisonResult, analyse, chunk_size_for, compare, length_table, round_games
+from shedsim.analysis.compare.plan import (
+    ALPHA,
+    DEFAULT_GAMES,
+    DEFAULT_OUT,
+    DEFAULT_PLAYERS,
+    KEEP,
+    TARGET_CHUNK,
+    CompareError,
+    Plan,
+    Variant,
+    check_entries,
+    deal_alike,
+    default_strategies,
+    each_toggle_variants,
+    normal_entries,
+    parse_variant,
+    plan_variants,
+    reference_entry,
+    split_variant,
+    toggle_candidates,
+)
+from shedsim.analysis.compare.results import (
+    ComparisonResult,
+    analyse,
+    chunk_size_for,
+    compare,
+    length_table,
+    round_games,
+)
 from shedsim.analysis.compare.statistics import (
-    METRICS, VariantStats, deal_values, edge_effect, effect_test, median_test, starter_verdict, table_strata,
+    METRICS,
+    VariantStats,
+    deal_values,
+    edge_effect,
+    effect_test,
+    median_test,
+    starter_verdict,
+    table_strata,
     variant_stats,
 )
 from shedsim.analysis.compare.tally import Tally, seat_games
-from shedsim.analysis.compare.words import findings, format_effect, format_p, headline, starter_sentence
+from shedsim.analysis.compare.words import (
+    findings,
+    format_effect,
+    format_p,
+    headline,
+    starter_sentence,
+)
+
 # defined elsewhere, importable from here as before
-from shedsim.output.charts.compare import METRIC_NAMES, OVERLAY_MAX, metric_title, plot_forest, plot_lengths, subtitle
+from shedsim.output.charts.compare import (
+    METRIC_NAMES,
+    OVERLAY_MAX,
+    metric_title,
+    plot_forest,
+    plot_lengths,
+    subtitle,
+)
 from shedsim.stats.stratified import (
-    Estimate, quantile_interval, ratio_values, stratified_mannwhitney, stratified_mean, welch,
+    Estimate,
+    quantile_interval,
+    ratio_values,
+    stratified_mannwhitney,
+    stratified_mean,
+    welch,
 )
 
 __all__ = [
-    "DEFINITIONS", "TABLES", "pvalue_columns", "run_info", "title", "write_outputs",
-    "ALPHA", "DEFAULT_GAMES", "DEFAULT_OUT", "DEFAULT_PLAYERS", "KEEP", "TARGET_CHUNK", "CompareError", "Plan",
-    "Variant", "check_entries", "deal_alike", "default_strategies", "each_toggle_variants", "normal_entries",
-    "parse_variant", "plan_variants", "reference_entry", "split_variant", "toggle_candidates",
-    "ComparisonResult", "analyse", "chunk_size_for", "compare", "length_table", "round_games",
-    "METRICS", "VariantStats", "deal_values", "edge_effect", "effect_test", "median_test", "starter_verdict",
-    "table_strata", "variant_stats", "Tally", "seat_games",
-    "findings", "format_effect", "format_p", "headline", "starter_sentence",
-    "METRIC_NAMES", "OVERLAY_MAX", "metric_title", "plot_forest", "plot_lengths", "subtitle",
-    "Estimate", "quantile_interval", "ratio_values", "stratified_mannwhitney", "stratified_mean", "welch",
+    "DEFINITIONS",
+    "TABLES",
+    "pvalue_columns",
+    "run_info",
+    "title",
+    "write_outputs",
+    "ALPHA",
+    "DEFAULT_GAMES",
+    "DEFAULT_OUT",
+    "DEFAULT_PLAYERS",
+    "KEEP",
+    "TARGET_CHUNK",
+    "CompareError",
+    "Plan",
+    "Variant",
+    "check_entries",
+    "deal_alike",
+    "default_strategies",
+    "each_toggle_variants",
+    "normal_entries",
+    "parse_variant",
+    "plan_variants",
+    "reference_entry",
+    "split_variant",
+    "toggle_candidates",
+    "ComparisonResult",
+    "analyse",
+    "chunk_size_for",
+    "compare",
+    "length_table",
+    "round_games",
+    "METRICS",
+    "VariantStats",
+    "deal_values",
+    "edge_effect",
+    "effect_test",
+    "median_test",
+    "starter_verdict",
+    "table_strata",
+    "variant_stats",
+    "Tally",
+    "seat_games",
+    "findings",
+    "format_effect",
+    "format_p",
+    "headline",
+    "starter_sentence",
+    "METRIC_NAMES",
+    "OVERLAY_MAX",
+    "metric_title",
+    "plot_forest",
+    "plot_lengths",
+    "subtitle",
+    "Estimate",
+    "quantile_interval",
+    "ratio_values",
+    "stratified_mannwhitney",
+    "stratified_mean",
+    "welch",
 ]

@@ -12,12 +12,15 @@ import shedsim.rules.settings as S
 from shedsim.rules.ruleset import PICKUP_MODES, RuleSet, RulesError, apply_house, build
 
 DEFAULT_OUT = "reports/compare"
+
+
 def default_strategies() -> str:
     """The default ``--strategies``: the random baseline, the reference opponent and hint's
     default policy, as the built-in strategies' traits select them
     (:func:`shedsim.plugins.select`, role ``compare``; ``random,greedy,heuristic``). Raises
     :class:`shedsim.plugins.PluginError` when a role has no built-in strategy."""
     from shedsim.plugins import choice
+
     return ",".join(choice("compare"))
 
 
@@ -27,6 +30,7 @@ TARGET_CHUNK = 20_000
 ALPHA = 0.05
 KEEP = ("places", "start", "moves", "unfinished", "end", "pickups", "burns")
 """Record fields each chunk returns (the others are never transferred)."""
+
 
 class CompareError(ValueError):
     """Bad input for a comparison; the message starts with the option at fault."""
@@ -68,7 +72,7 @@ def split_variant(text: str) -> tuple[str, list[str]]:
     low = text.lower()
     i = low.rfind(".toml")
     if i >= 0 and (i + 5 == len(text) or text[i + 5] == "+"):
-        base, rest = text[:i + 5], text[i + 5:]
+        base, rest = text[: i + 5], text[i + 5 :]
     elif "+" in text:
         base, rest = text.split("+", 1)
         rest = "+" + rest
@@ -78,7 +82,11 @@ def split_variant(text: str) -> tuple[str, list[str]]:
     if rest:
         for part in rest[1:].split("+"):
             part = part.strip()
-            if toggles and toggles[-1].startswith("pickup:") and f"{toggles[-1][7:]}+{part}" in PICKUP_MODES:
+            if (
+                toggles
+                and toggles[-1].startswith("pickup:")
+                and f"{toggles[-1][7:]}+{part}" in PICKUP_MODES
+            ):
                 toggles[-1] = f"{toggles[-1]}+{part}"
             elif not part:
                 raise CompareError(f"--rules {text!r}: empty house toggle after '+'")
@@ -128,8 +136,9 @@ def toggle_candidates(base: RuleSet) -> list[str]:
     return S.each_toggle_candidates(base)[0]
 
 
-def each_toggle_variants(text: str, house: Sequence[str], players: int
-                         ) -> tuple[list[Variant], list[dict[str, str]]]:
+def each_toggle_variants(
+    text: str, house: Sequence[str], players: int
+) -> tuple[list[Variant], list[dict[str, str]]]:
     """``text`` (with ``house``) and ``text+T`` for every :func:`toggle_candidates` T.
 
     Skipped, with the reason: toggles that raise :class:`RulesError` (incompatible or
@@ -145,8 +154,10 @@ def each_toggle_variants(text: str, house: Sequence[str], players: int
         raise CompareError(f"--players: {text}: {e}") from None
     base_arr = rs.compile(players)
     variants = [Variant(text, text, rs, applied)]
-    skipped: list[dict[str, str]] = [{"variant": f"{text}+{syntax}", "reason": why}
-                                     for syntax, why in S.each_toggle_candidates(rs)[1]]
+    skipped: list[dict[str, str]] = [
+        {"variant": f"{text}+{syntax}", "reason": why}
+        for syntax, why in S.each_toggle_candidates(rs)[1]
+    ]
     seen: dict[bytes, str] = {base_arr.tobytes(): text}
     for t in toggle_candidates(rs):
         label = f"{text}+{t}"
@@ -158,8 +169,11 @@ def each_toggle_variants(text: str, house: Sequence[str], players: int
             continue
         key = arr.tobytes()
         if key in seen:
-            why = ("no change: the compiled rules equal the base's" if seen[key] == text
-                   else f"same compiled rules as {seen[key]}")
+            why = (
+                "no change: the compiled rules equal the base's"
+                if seen[key] == text
+                else f"same compiled rules as {seen[key]}"
+            )
             skipped.append({"variant": label, "reason": why})
             continue
         seen[key] = label
@@ -167,8 +181,12 @@ def each_toggle_variants(text: str, house: Sequence[str], players: int
     return variants, skipped
 
 
-def plan_variants(rules: Sequence[str], house: Sequence[str] = (), players: int = DEFAULT_PLAYERS,
-                  each_toggle: bool = False) -> Plan:
+def plan_variants(
+    rules: Sequence[str],
+    house: Sequence[str] = (),
+    players: int = DEFAULT_PLAYERS,
+    each_toggle: bool = False,
+) -> Plan:
     """Parse the ``--rules`` values (and ``--house``, ``--each-toggle``) into a :class:`Plan`.
 
     Variants that do not allow ``players`` are skipped with the reason; the first usable
@@ -187,8 +205,10 @@ def plan_variants(rules: Sequence[str], house: Sequence[str] = (), players: int 
         variants, skipped = each_toggle_variants(rules[0], house, players)
     else:
         if not rules:
-            raise CompareError("--rules: give at least two rule variants (e.g. --rules shithead "
-                               "--rules shithead+skip8), or one with --each-toggle")
+            raise CompareError(
+                "--rules: give at least two rule variants (e.g. --rules shithead "
+                "--rules shithead+skip8), or one with --each-toggle"
+            )
         variants, skipped = [], []
         for label, text in zip(_unique_labels(rules), rules):
             rs, applied = parse_variant(text, house)
@@ -199,9 +219,12 @@ def plan_variants(rules: Sequence[str], house: Sequence[str] = (), players: int 
                 continue
             variants.append(Variant(label, text, rs, applied))
     if len(variants) < 2:
-        raise CompareError(f"--rules: fewer than two variants can be played at --players {players} "
-                           f"(usable: {', '.join(v.label for v in variants) or 'none'}; skipped: "
-                           + ("; ".join(f"{s['variant']} ({s['reason']})" for s in skipped) or "none") + ")")
+        raise CompareError(
+            f"--rules: fewer than two variants can be played at --players {players} "
+            f"(usable: {', '.join(v.label for v in variants) or 'none'}; skipped: "
+            + ("; ".join(f"{s['variant']} ({s['reason']})" for s in skipped) or "none")
+            + ")"
+        )
     return Plan(tuple(variants), tuple(skipped), players, house)
 
 
@@ -216,10 +239,12 @@ def check_entries(entries: Sequence[tuple[str, str]], strategy_paths: Sequence[s
     """Check every ``(label, spec)`` entry names a compiled strategy with valid
     parameters. Raises :class:`CompareError` naming ``--strategies``."""
     from shedsim.plugins import PluginError, compiled_strategy, discover
+
     if not entries:
         raise CompareError("--strategies: name at least one strategy")
     from shedsim.bot.process import BotStartError, check_bots
     from shedsim.bot.protocol import BotSpecError, is_bot
+
     try:
         known = discover(list(strategy_paths))
         for _, spec in entries:
@@ -248,6 +273,7 @@ def reference_entry(entries: Sequence[tuple[str, str]], strategy_paths: Sequence
     deterministic: ``random``), else 0. An entry whose strategy cannot be found (in
     ``strategy_paths`` and the built-ins) is passed over."""
     from shedsim.plugins import PluginError, discover, is_random_baseline, parse_spec
+
     try:
         known = discover(list(strategy_paths))
     except PluginError:

@@ -15,7 +15,12 @@ import numpy as np
 from shedsim.analysis.compare.plan import ALPHA, Variant
 from shedsim.analysis.compare.tally import Tally, seat_games
 from shedsim.stats.stratified import (
-    Estimate, quantile_interval, ratio_values, stratified_mannwhitney, stratified_mean, welch,
+    Estimate,
+    quantile_interval,
+    ratio_values,
+    stratified_mannwhitney,
+    stratified_mean,
+    welch,
 )
 
 
@@ -23,14 +28,18 @@ def table_strata(deals: int, players: int, n_entries: int) -> np.ndarray:
     """``int64[deals]``: the table of each deal (deal b plays table ``b % n_tables`` of
     :func:`shedsim.runs.simulate.tournament_tables`). The tables are the strata of the design."""
     from shedsim.runs.simulate import tournament_tables
+
     return np.arange(deals, dtype=np.int64) % len(tournament_tables(n_entries, players))
 
 
-def _rate(per_deal: np.ndarray, games_per_deal: int, strata: np.ndarray) -> tuple[Estimate, float, float]:
+def _rate(
+    per_deal: np.ndarray, games_per_deal: int, strata: np.ndarray
+) -> tuple[Estimate, float, float]:
     """A rate from per-deal rates: :func:`stratified_mean`, and its interval widened to
     contain the Wilson interval over games (:func:`shedsim.stats.wilson`) so that a rate of
     0 or 1 still gets a width; clipped to [0, 1]. Returns (estimate, lo, hi)."""
     from shedsim import stats
+
     e = stratified_mean(per_deal, strata)
     games = len(per_deal) * games_per_deal
     wlo, whi = stats.wilson(round(float(per_deal.sum()) * games_per_deal), games)
@@ -53,11 +62,13 @@ so their comparison would repeat the moves'; skill edges are added per strategy.
 def deal_values(t: Tally) -> dict[str, np.ndarray]:
     """Per-deal means (float64[D]) of the compared metrics, keyed as in :data:`METRICS`."""
     n = t.lengths.shape[1]
-    return {"mean_moves": t.lengths.sum(axis=1, dtype=np.int64) / n,
-            "unfinished_rate": t.unfinished.sum(axis=1) / n,
-            "pickups_per_game": t.pickups / n,
-            "burns_per_game": t.burns / n,
-            "starter_loss_rate": t.starter_lost.astype(np.float64) / n}
+    return {
+        "mean_moves": t.lengths.sum(axis=1, dtype=np.int64) / n,
+        "unfinished_rate": t.unfinished.sum(axis=1) / n,
+        "pickups_per_game": t.pickups / n,
+        "burns_per_game": t.burns / n,
+        "starter_loss_rate": t.starter_lost.astype(np.float64) / n,
+    }
 
 
 @dataclass
@@ -71,12 +82,20 @@ class VariantStats:
     edge_values: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def variant_stats(v: Variant, t: Tally, labels: Sequence[str], ref: int, paired: bool) -> VariantStats:
+def variant_stats(
+    v: Variant, t: Tally, labels: Sequence[str], ref: int, paired: bool
+) -> VariantStats:
     """The variants.csv row of one variant (see :data:`DEFINITIONS`)."""
     d, n = t.lengths.shape
     strata = table_strata(d, n, len(labels))
-    row: dict[str, Any] = {"variant": v.label, "rules": v.rules.name, "toggles": " ".join(v.toggles),
-                           "paired": paired, "games": d * n, "deals": d}
+    row: dict[str, Any] = {
+        "variant": v.label,
+        "rules": v.rules.name,
+        "toggles": " ".join(v.toggles),
+        "paired": paired,
+        "games": d * n,
+        "deals": d,
+    }
     est: dict[str, Estimate] = {}
     vals = deal_values(t)
     mm = est["mean_moves"] = stratified_mean(vals["mean_moves"], strata)
@@ -85,10 +104,19 @@ def variant_stats(v: Variant, t: Tally, labels: Sequence[str], ref: int, paired:
     for name, q in (("median", 0.5), ("p95", 0.95)):
         e, lo, hi, deff = quantile_interval(t.lengths, q, strata)
         qs[name] = (e, lo, hi)
-        row.update({f"{name}_moves": e, f"{name}_moves_lo": lo, f"{name}_moves_hi": hi, f"{name}_deff": deff})
+        row.update(
+            {
+                f"{name}_moves": e,
+                f"{name}_moves_lo": lo,
+                f"{name}_moves_hi": hi,
+                f"{name}_deff": deff,
+            }
+        )
     row.update(mean_rounds=mm.value / n, mean_rounds_lo=mm.lo / n, mean_rounds_hi=mm.hi / n)
     for name, (e, lo, hi) in qs.items():
-        row.update({f"{name}_rounds": e / n, f"{name}_rounds_lo": lo / n, f"{name}_rounds_hi": hi / n})
+        row.update(
+            {f"{name}_rounds": e / n, f"{name}_rounds_lo": lo / n, f"{name}_rounds_hi": hi / n}
+        )
     u, lo, hi = _rate(vals["unfinished_rate"], n, strata)
     est["unfinished_rate"] = u
     row.update(unfinished_rate=u.value, unfinished_lo=lo, unfinished_hi=hi)
@@ -97,18 +125,30 @@ def variant_stats(v: Variant, t: Tally, labels: Sequence[str], ref: int, paired:
         row.update({key: m.value, f"{key}_lo": m.lo, f"{key}_hi": m.hi})
     s, lo, hi = _rate(vals["starter_loss_rate"], n, strata)
     est["starter_loss_rate"] = s
-    fair = t.losses.sum(axis=1, dtype=np.int64) / (n * n)  # per deal: games with a loser / N, per game
+    fair = t.losses.sum(axis=1, dtype=np.int64) / (
+        n * n
+    )  # per deal: games with a loser / N, per game
     gap = stratified_mean(vals["starter_loss_rate"] - fair, strata)
     p_fair = gap.test(0.0)[1] if gap.se > 0 else (1.0 if gap.value == 0 else 0.0)
-    row.update(starter_loss_rate=s.value, starter_loss_lo=lo, starter_loss_hi=hi,
-               starter_loss_p_value=p_fair, starter_fair_rate=float(fair.mean()))
+    row.update(
+        starter_loss_rate=s.value,
+        starter_loss_lo=lo,
+        starter_loss_hi=hi,
+        starter_loss_p_value=p_fair,
+        starter_fair_rate=float(fair.mean()),
+    )
     seats = seat_games(n, len(labels), d).astype(np.float64)
     losses = t.losses.astype(np.float64)
     z = {e: ratio_values(losses[:, e], seats[:, e]) for e in range(len(labels))}
     for e, lab in enumerate(labels):
         r = stratified_mean(z[e], strata)
-        row.update({f"loss_rate[{lab}]": r.value, f"loss_lo[{lab}]": max(0.0, r.lo),
-                    f"loss_hi[{lab}]": min(1.0, r.hi)})
+        row.update(
+            {
+                f"loss_rate[{lab}]": r.value,
+                f"loss_lo[{lab}]": max(0.0, r.lo),
+                f"loss_hi[{lab}]": min(1.0, r.hi),
+            }
+        )
     edge_z: dict[str, np.ndarray] = {}
     for e, lab in enumerate(labels):
         if e == ref:
@@ -120,8 +160,9 @@ def variant_stats(v: Variant, t: Tally, labels: Sequence[str], ref: int, paired:
     return VariantStats(row, est, edge_z)
 
 
-def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
-                strata: np.ndarray | None = None) -> dict[str, Any]:
+def effect_test(
+    x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool, strata: np.ndarray | None = None
+) -> dict[str, Any]:
     """Effect ``mean(x1) - mean(x0)`` of per-deal values (float64[D] each; deal b of both
     at table ``strata[b]``) with a 95% interval, the test of that effect, and for lengths
     and counts also a rank test of the distributions (``kind``: ``"length"``, ``"count"``
@@ -146,6 +187,7 @@ def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
     p_rank, rank_direction); p NaN (``not tested``) when the values do not vary.
     """
     from scipy import stats as ss
+
     x0 = np.asarray(x0, np.float64)
     x1 = np.asarray(x1, np.float64)
     strata = np.zeros(len(x0), np.int64) if strata is None else strata
@@ -185,13 +227,23 @@ def effect_test(x0: np.ndarray, x1: np.ndarray, kind: str, paired: bool,
                 rtest = "stratified Mann-Whitney U (per-deal means, within tables; z)"
                 rstat, rp = stratified_mannwhitney(x1, x0, strata)
                 rdir = float(np.sign(rstat)) if rstat == rstat else math.nan
-    return {"effect": effect, "lo": float(lo), "hi": float(hi), "test": test, "statistic": float(stat),
-            "p_value": float(p), "rank_test": rtest, "rank_statistic": float(rstat), "p_rank": float(rp),
-            "rank_direction": float(rdir)}
+    return {
+        "effect": effect,
+        "lo": float(lo),
+        "hi": float(hi),
+        "test": test,
+        "statistic": float(stat),
+        "p_value": float(p),
+        "rank_test": rtest,
+        "rank_statistic": float(rstat),
+        "p_rank": float(rp),
+        "rank_direction": float(rdir),
+    }
 
 
-def median_test(lengths0: np.ndarray, lengths1: np.ndarray, paired: bool,
-                strata: np.ndarray | None = None) -> dict[str, Any]:
+def median_test(
+    lengths0: np.ndarray, lengths1: np.ndarray, paired: bool, strata: np.ndarray | None = None
+) -> dict[str, Any]:
     """Does the typical game get longer or shorter? A median test of game length that
     counts a deal as one cluster: the share of each deal's games at or below the
     baseline's median ``m0`` (``lengths0``/``lengths1`` int[D, N], per deal and rotation),
@@ -207,11 +259,17 @@ def median_test(lengths0: np.ndarray, lengths1: np.ndarray, paired: bool,
     s0 = (lengths0 <= m0).mean(axis=1)
     s1 = (lengths1 <= m0).mean(axis=1)
     r = effect_test(s0, s1, "rate", paired, strata)
-    return {"median_baseline": m0, "median_variant": m1, "median_shift": float(-np.sign(r["effect"])),
-            "p_median": r["p_value"]}
+    return {
+        "median_baseline": m0,
+        "median_variant": m1,
+        "median_shift": float(-np.sign(r["effect"])),
+        "p_median": r["p_value"],
+    }
 
 
-def edge_effect(z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray | None = None) -> dict[str, Any]:
+def edge_effect(
+    z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray | None = None
+) -> dict[str, Any]:
     """Difference of two skill edges from their linearised per-deal values ``z0``, ``z1``
     (float64[D], :func:`ratio_values` differences): normal (z) interval and test
     (``scipy.stats.norm``). Unpaired: ``se = sqrt(se0^2 + se1^2)`` from the two edges'
@@ -220,6 +278,7 @@ def edge_effect(z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray
     from scipy.stats import norm
 
     from shedsim.stats import Z95
+
     strata = np.zeros(len(z0), np.int64) if strata is None else strata
     effect = float(z1.mean() - z0.mean())
     if paired:
@@ -227,12 +286,26 @@ def edge_effect(z0: np.ndarray, z1: np.ndarray, paired: bool, strata: np.ndarray
     else:
         se = math.hypot(stratified_mean(z0, strata).se, stratified_mean(z1, strata).se)
     if not se > 0:
-        return {"effect": effect, "lo": effect, "hi": effect, "test": "z (no variation: not tested)",
-                "statistic": math.nan, "p_value": math.nan}
+        return {
+            "effect": effect,
+            "lo": effect,
+            "hi": effect,
+            "test": "z (no variation: not tested)",
+            "statistic": math.nan,
+            "p_value": math.nan,
+        }
     z = effect / se
-    test = "z (difference of edges, " + ("paired per-deal linearisation)" if paired else "two standard errors)")
-    return {"effect": effect, "lo": effect - Z95 * se, "hi": effect + Z95 * se, "test": test,
-            "statistic": z, "p_value": float(2 * norm.sf(abs(z)))}
+    test = "z (difference of edges, " + (
+        "paired per-deal linearisation)" if paired else "two standard errors)"
+    )
+    return {
+        "effect": effect,
+        "lo": effect - Z95 * se,
+        "hi": effect + Z95 * se,
+        "test": test,
+        "statistic": z,
+        "p_value": float(2 * norm.sf(abs(z))),
+    }
 
 
 def starter_verdict(row: dict[str, Any]) -> str:

@@ -36,12 +36,20 @@ class Tally:
     def empty(cls, deals: int, players: int, entries: int, max_moves: int) -> Tally:
         """Zeroed arrays for ``deals`` deals."""
         ldt = np.int16 if max_moves <= np.iinfo(np.int16).max else np.int32
-        return cls(np.zeros((deals, players), ldt), np.zeros((deals, players), np.bool_),
-                   np.zeros(deals, np.int32), np.zeros(deals, np.int32), np.zeros(deals, np.int8),
-                   np.zeros((deals, entries), np.int8), np.zeros(deals, np.bool_),
-                   np.zeros((deals, players), np.int8))
+        return cls(
+            np.zeros((deals, players), ldt),
+            np.zeros((deals, players), np.bool_),
+            np.zeros(deals, np.int32),
+            np.zeros(deals, np.int32),
+            np.zeros(deals, np.int8),
+            np.zeros((deals, entries), np.int8),
+            np.zeros(deals, np.bool_),
+            np.zeros((deals, players), np.int8),
+        )
 
-    def add_chunk(self, start: int, stop: int, records: dict[str, np.ndarray], seating: np.ndarray) -> None:
+    def add_chunk(
+        self, start: int, stop: int, records: dict[str, np.ndarray], seating: np.ndarray
+    ) -> None:
         """Aggregate games ``start..stop-1`` (whole deals: both multiples of N) from the
         kernel's records (``places`` int8[n, N], ``start`` int8[n], ``moves`` int32[n],
         ``unfinished`` bool[n], ``pickups``/``burns`` int16[n, N]) and ``seating``
@@ -49,7 +57,9 @@ class Tally:
         n_players = self.lengths.shape[1]
         n_entries = self.losses.shape[1]
         if start % n_players or stop % n_players:
-            raise ValueError(f"chunk {start}..{stop} is not made of whole deals of {n_players} games")
+            raise ValueError(
+                f"chunk {start}..{stop} is not made of whole deals of {n_players} games"
+            )
         n = stop - start
         nd = n // n_players
         b0 = start // n_players
@@ -58,9 +68,15 @@ class Tally:
         self.unfinished[sl] = records["unfinished"].reshape(nd, n_players)
         end = records["end"] if "end" in records else np.where(records["unfinished"], END_CAP, 0)
         self.ends[sl] = end.reshape(nd, n_players)
-        self.pickups[sl] = records["pickups"].sum(axis=1, dtype=np.int64).reshape(nd, n_players).sum(axis=1)
-        self.burns[sl] = records["burns"].sum(axis=1, dtype=np.int64).reshape(nd, n_players).sum(axis=1)
-        lost = records["places"] == n_players  # [n, N]: last place (under stalemate:share nobody in an unfinished game)
+        self.pickups[sl] = (
+            records["pickups"].sum(axis=1, dtype=np.int64).reshape(nd, n_players).sum(axis=1)
+        )
+        self.burns[sl] = (
+            records["burns"].sum(axis=1, dtype=np.int64).reshape(nd, n_players).sum(axis=1)
+        )
+        lost = (
+            records["places"] == n_players
+        )  # [n, N]: last place (under stalemate:share nobody in an unfinished game)
         starter = lost[np.arange(n), records["start"].astype(np.int64)]
         self.starter_lost[sl] = starter.reshape(nd, n_players).sum(axis=1)
         local = (np.arange(n) // n_players)[:, None] * n_entries + seating
@@ -72,6 +88,7 @@ def seat_games(players: int, n_entries: int, deals: int) -> np.ndarray:
     """``int64[deals, E]``: seat-games of each entry in each deal under the tournament
     schedule (deal b plays table ``b % n_tables`` under all N rotations)."""
     from shedsim.runs.simulate import tournament_tables
+
     tables = np.array(tournament_tables(n_entries, players), np.int64)
     per_table = np.stack([(tables == e).sum(axis=1) for e in range(n_entries)], axis=1) * players
     return per_table[np.arange(deals) % len(tables)]

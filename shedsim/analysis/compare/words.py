@@ -40,11 +40,18 @@ def starter_sentence(row: dict[str, Any], players: int) -> str:
     (p ...)``."""
     v, fair = row["starter_loss_rate"], row["starter_fair_rate"]
     verdict = starter_verdict(row)
-    what = {"favoured": "the starting player is favoured", "disfavoured": "the starting player is at a disadvantage",
-            "fair within noise": "the start is fair within noise"}[verdict]
-    return (f"under {row['variant']} {what}: the starter loses {_pc(v)} [{_pc(row['starter_loss_lo'])}, "
-            f"{_pc(row['starter_loss_hi'])}] of games, its fair share being {_pc(fair)} (1/{players} of the games "
-            f"with a loser; Holm p {format_p(row.get('starter_loss_p_holm', math.nan))})")
+    what = {
+        "favoured": "the starting player is favoured",
+        "disfavoured": "the starting player is at a disadvantage",
+        "fair within noise": "the start is fair within noise",
+    }[verdict]
+    return (
+        f"under {row['variant']} {what}: the starter loses {_pc(v)} "
+        f"[{_pc(row['starter_loss_lo'])}, "
+        f"{_pc(row['starter_loss_hi'])}] of games, its fair share being {_pc(fair)} "
+        f"(1/{players} of the games "
+        f"with a loser; Holm p {format_p(row.get('starter_loss_p_holm', math.nan))})"
+    )
 
 
 _SHIFT_WORDS = {
@@ -66,45 +73,77 @@ def _shift_sentence(r: dict[str, Any], vrow: dict[str, Any], brow: dict[str, Any
         return None
     rdir, mdir = r.get("rank_direction", math.nan), float(np.sign(r["effect"]))
     eff = format_effect(r["metric"], r["effect"], r["lo"], r["hi"])
-    pr, pt = f"rank test Holm p {format_p(r['p_rank_holm'])}", f"t test Holm p {format_p(r['p_holm'])}"
+    pr, pt = (
+        f"rank test Holm p {format_p(r['p_rank_holm'])}",
+        f"t test Holm p {format_p(r['p_holm'])}",
+    )
     if r["metric"] == "mean_moves":
+
         def w(d: float) -> str:
             return "longer" if d > 0 else "shorter"
+
         rel = f", {100 * r['relative']:+.0f}%" if r["relative"] == r["relative"] else ""
         sdir = r.get("median_shift", math.nan)
-        med = (f"median {r['median_baseline']:.0f} -> {r['median_variant']:.0f} moves; median test Holm p "
-               f"{format_p(r['p_median_holm'])}")
+        med = (
+            f"median {r['median_baseline']:.0f} -> {r['median_variant']:.0f} moves; median "
+            "test Holm p "
+            f"{format_p(r['p_median_holm'])}"
+        )
         mean = f"{r['baseline_value']:.0f} -> {r['variant_value']:.0f} moves, {eff}{rel}; {pt}"
         if med_sig and mean_sig and sdir == mdir:
             text = f"games get {w(sdir)}: the typical game ({med}) and the mean ({mean})"
         elif med_sig and mean_sig:
-            text = (f"the typical game gets {w(sdir)} ({med}) but the mean {'rises' if mdir > 0 else 'falls'} "
-                    f"({mean}): {'fewer' if sdir > 0 else 'more'} very long games")
+            text = (
+                f"the typical game gets {w(sdir)} ({med}) but the mean "
+                f"{'rises' if mdir > 0 else 'falls'} "
+                f"({mean}): {'fewer' if sdir > 0 else 'more'} very long games"
+            )
         elif med_sig:
-            text = f"the typical game gets {w(sdir)} ({med}) while the mean does not change significantly ({mean})"
+            text = (
+                f"the typical game gets {w(sdir)} ({med}) while the mean does not change "
+                f"significantly ({mean})"
+            )
         elif mean_sig:
-            text = (f"games get {w(mdir)} on average ({mean}) while the typical game does not change "
-                    f"significantly ({med})")
+            text = (
+                f"games get {w(mdir)} on average ({mean}) while the typical game does not change "
+                f"significantly ({med})"
+            )
         else:
-            text = (f"neither the typical game ({med}) nor the mean ({mean}) changes significantly")
+            text = f"neither the typical game ({med}) nor the mean ({mean}) changes significantly"
         if rank_sig and med_sig and rdir == sdir:
-            text += f"; the rank test of the per-deal lengths agrees (Holm p {format_p(r['p_rank_holm'])})"
+            text += (
+                "; the rank test of the per-deal lengths agrees (Holm p "
+                f"{format_p(r['p_rank_holm'])})"
+            )
         elif rank_sig:
-            text += (f"; the rank test of the per-deal lengths points {w(rdir)} (Holm p {format_p(r['p_rank_holm'])}), "
-                     f"as it weighs how much each deal changes")
+            text += (
+                f"; the rank test of the per-deal lengths points {w(rdir)} (Holm p "
+                f"{format_p(r['p_rank_holm'])}), "
+                f"as it weighs how much each deal changes"
+            )
         return text
     up, down = _SHIFT_WORDS[r["metric"]]
 
     def c(d: float) -> str:
         return up if d > 0 else down
+
     mean = f"{r['baseline_value']:.2f} -> {r['variant_value']:.2f} per game, {eff}"
     if mean_sig and rank_sig and rdir == mdir:
         return f"{c(mdir)}, in the typical deal and on average: {mean} ({pr}, {pt})"
     if mean_sig and rank_sig:
-        return f"{c(rdir)} in the typical deal ({pr}) but {c(mdir).split()[0]} on average ({mean}; {pt})"
+        return (
+            f"{c(rdir)} in the typical deal ({pr}) but {c(mdir).split()[0]} on average "
+            f"({mean}; {pt})"
+        )
     if rank_sig:
-        return f"{c(rdir)} in the typical deal ({pr}) while the mean does not change significantly ({mean}; {pt})"
-    return f"{c(mdir)} on average ({mean}; {pt}) while the typical deal does not change significantly ({pr})"
+        return (
+            f"{c(rdir)} in the typical deal ({pr}) while the mean does not change "
+            f"significantly ({mean}; {pt})"
+        )
+    return (
+        f"{c(mdir)} on average ({mean}; {pt}) while the typical deal does not change "
+        f"significantly ({pr})"
+    )
 
 
 def _edge_sentences(rows: list[dict[str, Any]], reference: str) -> list[str]:
@@ -115,9 +154,14 @@ def _edge_sentences(rows: list[dict[str, Any]], reference: str) -> list[str]:
         got = [r for r in rows if np.sign(r["effect"]) == sign]
         if not got:
             continue
-        each = [f"{r['metric'][11:-1]} {'rises' if sign > 0 else 'falls'} {100 * r['baseline_value']:.1f} -> "
-                f"{100 * r['variant_value']:.1f} pp ({format_effect(r['metric'], r['effect'], r['lo'], r['hi'])}; "
-                f"Holm p {format_p(r['p_holm'])})" for r in got]
+        each = [
+            f"{r['metric'][11:-1]} {'rises' if sign > 0 else 'falls'} "
+            f"{100 * r['baseline_value']:.1f} -> "
+            f"{100 * r['variant_value']:.1f} pp "
+            f"({format_effect(r['metric'], r['effect'], r['lo'], r['hi'])}; "
+            f"Holm p {format_p(r['p_holm'])})"
+            for r in got
+        ]
         out.append(f"{words}: the edge over {reference} of " + ", ".join(each))
     return out
 
@@ -135,24 +179,36 @@ def _fair_sentence(r: dict[str, Any], vrow: dict[str, Any], brow: dict[str, Any]
     elif was == "fair within noise":
         how = f"the starter becomes {'favoured' if now == 'favoured' else 'disadvantaged'}"
     elif was != now:
-        how = ("the starter's advantage turns into a disadvantage" if was == "favoured" else
-               "the starter's disadvantage turns into an advantage")
+        how = (
+            "the starter's advantage turns into a disadvantage"
+            if was == "favoured"
+            else "the starter's disadvantage turns into an advantage"
+        )
     else:
         what = "advantage" if db < 0 else "disadvantage"
         how = f"the starter's {what} {'shrinks' if abs(dv) < abs(db) else 'grows'}"
-    return (f"{verdict}: {how}, its loss rate {_pc(b, 2)} -> {_pc(v, 2)} against a fair share of {_pc(fv, 2)} "
-            f"({format_effect(r['metric'], r['effect'], r['lo'], r['hi'])}; Holm p {format_p(r['p_holm'])})")
+    return (
+        f"{verdict}: {how}, its loss rate {_pc(b, 2)} -> {_pc(v, 2)} against a fair share of "
+        f"{_pc(fv, 2)} "
+        f"({format_effect(r['metric'], r['effect'], r['lo'], r['hi'])}; Holm p "
+        f"{format_p(r['p_holm'])})"
+    )
 
 
 def _unfinished_sentence(r: dict[str, Any]) -> str:
     more = "more" if r["effect"] > 0 else "fewer"
-    return (f"{more} games end unfinished: {_pc(r['baseline_value'], 2)} -> {_pc(r['variant_value'], 2)} "
-            f"({format_effect(r['metric'], r['effect'], r['lo'], r['hi'])}; Holm p {format_p(r['p_holm'])})")
+    return (
+        f"{more} games end unfinished: {_pc(r['baseline_value'], 2)} -> "
+        f"{_pc(r['variant_value'], 2)} "
+        f"({format_effect(r['metric'], r['effect'], r['lo'], r['hi'])}; Holm p "
+        f"{format_p(r['p_holm'])})"
+    )
 
 
 def findings(res) -> dict[str, list[str]]:
     """Every finding of every variant of ``res`` (a
-    :class:`~shedsim.analysis.compare.results.ComparisonResult`) in words, keyed by variant label (variants with none
+    :class:`~shedsim.analysis.compare.results.ComparisonResult`) in words, keyed by variant label
+    (variants with none
     are left out): each Holm-significant effect of either test (the effect's test or the
     rank test), as what it means for a player: longer or shorter typical game (median and
     rank test) and mean, more or fewer pick-ups and burns, more skill or more luck (skill
@@ -172,7 +228,9 @@ def findings(res) -> dict[str, list[str]]:
         for metric in ("mean_moves",):
             if metric in rows and (t := _shift_sentence(rows[metric], vrow, brow)):
                 parts.append(t)
-        parts += _edge_sentences([r for m, r in rows.items() if m.startswith("skill_edge[") and r["significant"]], ref)
+        parts += _edge_sentences(
+            [r for m, r in rows.items() if m.startswith("skill_edge[") and r["significant"]], ref
+        )
         if "starter_loss_rate" in rows and rows["starter_loss_rate"]["significant"]:
             parts.append(_fair_sentence(rows["starter_loss_rate"], vrow, brow))
         if "unfinished_rate" in rows and rows["unfinished_rate"]["significant"]:
@@ -199,14 +257,19 @@ def headline(res, limit: int | None = None) -> list[str]:
     found = findings(res)
     n_tests = int(sum(e[c].notna().sum() for c in ("p_value", "p_rank", "p_median")))
     if not found:
-        out.append(f"no variant differs significantly from the baseline {base} in any metric "
-                   f"({len(e)} comparisons, {n_tests} tests, Holm-corrected 5%)")
+        out.append(
+            f"no variant differs significantly from the baseline {base} in any metric "
+            f"({len(e)} comparisons, {n_tests} tests, Holm-corrected 5%)"
+        )
         return out
     for lab, parts in list(found.items())[:limit]:
         out.append(f"{lab} against {base}: " + "; ".join(parts) + ".")
     sig = int((e["significant"] | e["significant_rank"] | e["significant_median"]).sum())
-    out.append(f"{sig} of {len(e)} comparisons significant by the effect's test, the rank test or the median test "
-               f"({n_tests} tests, Holm-corrected 5%) across {n_var} variant(s) vs {base}")
+    out.append(
+        f"{sig} of {len(e)} comparisons significant by the effect's test, the rank test or the "
+        "median test "
+        f"({n_tests} tests, Holm-corrected 5%) across {n_var} variant(s) vs {base}"
+    )
     return out
 
 

@@ -12,7 +12,8 @@ Flow (DESIGN.md): a :class:`TournamentSpec` says what to play; the schedule is
 :func:`shedsim.runs.simulate.schedule_games` with ``schedule="tournament"`` (every table of
 ``players`` seats drawn from the entries, every rotation of each table, paired deals);
 chunks of consecutive games are played by the run machinery (:mod:`shedsim.runs.execute`:
-workers, run store, resume, signals); each finished chunk is reduced at once by :func:`aggregate_chunk` to a few small integer
+workers, run store, resume, signals); each finished chunk is reduced at once by
+:func:`aggregate_chunk` to a few small integer
 arrays (counters), written to ``DIR/chunks/NNNNN.npz`` (atomically) and its records are
 dropped, so memory does not grow with ``--games``. The final results are the sum of the
 chunk files (integer addition: the same whatever the order, the number of workers, or how
@@ -40,20 +41,57 @@ Definitions used in every output (see docs/explanation/statistics.md#intervals):
 
 from __future__ import annotations
 
-from shedsim.analysis.tournament.outputs import OUTPUTS, TABLES, describe_ends, headline, write_outputs
+from shedsim.analysis.tournament.outputs import (
+    OUTPUTS,
+    TABLES,
+    describe_ends,
+    headline,
+    write_outputs,
+)
 from shedsim.analysis.tournament.plan import (
-    DEFAULT_GAMES, DEFAULT_OUT, DEFAULT_PLAYERS, DEFAULT_RULES, FORMAT, MAX_ARRANGED_TABLES, MAX_LENGTH_BINS,
-    MAX_STRATA, SEAT_ORDERS, TARGET_CHUNK, ArrangedRunSpec, TournamentError, TournamentSpec, arranged_count,
-    arranged_tables, auto_chunk_size, default_strategies, parse_entries, plan,
+    DEFAULT_GAMES,
+    DEFAULT_OUT,
+    DEFAULT_PLAYERS,
+    DEFAULT_RULES,
+    FORMAT,
+    MAX_ARRANGED_TABLES,
+    MAX_LENGTH_BINS,
+    MAX_STRATA,
+    SEAT_ORDERS,
+    TARGET_CHUNK,
+    ArrangedRunSpec,
+    TournamentError,
+    TournamentSpec,
+    arranged_count,
+    arranged_tables,
+    auto_chunk_size,
+    default_strategies,
+    parse_entries,
+    plan,
 )
 from shedsim.analysis.tournament.results import (
-    END_LABELS, Results, analyse, degenerate_note, degenerate_pairs, seat_table,
+    END_LABELS,
+    Results,
+    analyse,
+    degenerate_note,
+    degenerate_pairs,
+    seat_table,
 )
 from shedsim.analysis.tournament.store import RunOutcome, Store, TournamentJob, run, spec_from_store
 from shedsim.analysis.tournament.tally import (
-    CLUSTER_ENTRY_KEYS, CLUSTER_MATCH_KEYS, CLUSTER_SEAT_KEYS, RAGGED, RECORD_KEEP, SAVE_KEEP, SPARSE_KEYS,
-    aggregate_chunk, empty_tally, merge, sparse_problem,
+    CLUSTER_ENTRY_KEYS,
+    CLUSTER_MATCH_KEYS,
+    CLUSTER_SEAT_KEYS,
+    RAGGED,
+    RECORD_KEEP,
+    SAVE_KEEP,
+    SPARSE_KEYS,
+    aggregate_chunk,
+    empty_tally,
+    merge,
+    sparse_problem,
 )
+
 # defined elsewhere, importable from here as before
 from shedsim.base.atomic import write_text as atomic_write_text
 from shedsim.output.csvs import FLOAT_FORMATS, PVALUE_COLUMNS, format_frame, write_csv
@@ -63,15 +101,65 @@ from shedsim.runs.execute import Job, Outcome, play, versions, write_run_json
 from shedsim.runs.simulate import RunSpec, schedule_games, tournament_tables
 
 __all__ = [
-    "OUTPUTS", "TABLES", "describe_ends", "headline", "write_outputs",
-    "DEFAULT_GAMES", "DEFAULT_OUT", "DEFAULT_PLAYERS", "DEFAULT_RULES", "FORMAT", "MAX_ARRANGED_TABLES",
-    "MAX_LENGTH_BINS", "MAX_STRATA", "SEAT_ORDERS", "TARGET_CHUNK", "ArrangedRunSpec", "TournamentError",
-    "TournamentSpec", "arranged_count", "arranged_tables", "auto_chunk_size", "default_strategies", "parse_entries",
-    "plan", "END_LABELS", "Results", "analyse", "degenerate_note", "degenerate_pairs", "seat_table",
-    "RunOutcome", "Store", "TournamentJob", "run", "spec_from_store",
-    "CLUSTER_ENTRY_KEYS", "CLUSTER_MATCH_KEYS", "CLUSTER_SEAT_KEYS", "RAGGED", "RECORD_KEEP", "SAVE_KEEP",
-    "SPARSE_KEYS", "aggregate_chunk", "empty_tally", "merge", "sparse_problem",
-    "atomic_write_text", "FLOAT_FORMATS", "PVALUE_COLUMNS", "format_frame", "write_csv", "RuleSet",
-    "effective_places2", "Job", "Outcome", "play", "versions", "write_run_json", "RunSpec", "schedule_games",
+    "OUTPUTS",
+    "TABLES",
+    "describe_ends",
+    "headline",
+    "write_outputs",
+    "DEFAULT_GAMES",
+    "DEFAULT_OUT",
+    "DEFAULT_PLAYERS",
+    "DEFAULT_RULES",
+    "FORMAT",
+    "MAX_ARRANGED_TABLES",
+    "MAX_LENGTH_BINS",
+    "MAX_STRATA",
+    "SEAT_ORDERS",
+    "TARGET_CHUNK",
+    "ArrangedRunSpec",
+    "TournamentError",
+    "TournamentSpec",
+    "arranged_count",
+    "arranged_tables",
+    "auto_chunk_size",
+    "default_strategies",
+    "parse_entries",
+    "plan",
+    "END_LABELS",
+    "Results",
+    "analyse",
+    "degenerate_note",
+    "degenerate_pairs",
+    "seat_table",
+    "RunOutcome",
+    "Store",
+    "TournamentJob",
+    "run",
+    "spec_from_store",
+    "CLUSTER_ENTRY_KEYS",
+    "CLUSTER_MATCH_KEYS",
+    "CLUSTER_SEAT_KEYS",
+    "RAGGED",
+    "RECORD_KEEP",
+    "SAVE_KEEP",
+    "SPARSE_KEYS",
+    "aggregate_chunk",
+    "empty_tally",
+    "merge",
+    "sparse_problem",
+    "atomic_write_text",
+    "FLOAT_FORMATS",
+    "PVALUE_COLUMNS",
+    "format_frame",
+    "write_csv",
+    "RuleSet",
+    "effective_places2",
+    "Job",
+    "Outcome",
+    "play",
+    "versions",
+    "write_run_json",
+    "RunSpec",
+    "schedule_games",
     "tournament_tables",
 ]

@@ -79,6 +79,7 @@ def _necklaces(table: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Every distinct cyclic order of ``table`` (a multiset), up to rotation, each written
     from its smallest rotation, sorted."""
     import itertools
+
     out = set()
     for p in set(itertools.permutations(table)):
         out.add(min(p[i:] + p[:i] for i in range(len(p))))
@@ -160,6 +161,7 @@ class TournamentSpec:
     def has_bots(self) -> bool:
         """Whether an entry is a bot (``bot:COMMAND``, played on the reference engine)."""
         from shedsim.bot.protocol import is_bot
+
         return any(is_bot(e) for e in self.entries)
 
     @property
@@ -178,7 +180,9 @@ class TournamentSpec:
         played equally often by design). One stratum for all when there would be more
         than :data:`MAX_STRATA`."""
         combos: dict[tuple[int, ...], int] = {}
-        out = np.array([combos.setdefault(tuple(sorted(t)), len(combos)) for t in self.tables], np.int64)
+        out = np.array(
+            [combos.setdefault(tuple(sorted(t)), len(combos)) for t in self.tables], np.int64
+        )
         return out if len(combos) <= MAX_STRATA else np.zeros(len(out), np.int64)
 
     @property
@@ -209,35 +213,67 @@ class TournamentSpec:
     def run_spec(self) -> RunSpec:
         cls = ArrangedRunSpec if self.seat_orders == "all" else RunSpec
         extra = tuple(self.swap_sources)
-        return cls(self.rules, self.players, self.entries + extra, self.labels + extra, seed=self.seed,
-                   games=self.games, schedule="tournament", strategy_paths=self.strategy_paths,
-                   chunk_size=self.chunk_size,
-                   swap_from=None if self.swap_from is None else tuple(self.swap_from) + (-1,) * len(extra),
-                   seated=len(self.entries) if extra else 0, bot_move_ms=self.bot_move_ms,
-                   bot_game_ms=self.bot_game_ms, bot_cwd=os.getcwd() if self.has_bots else "",
-                   deals=self.deal_set.deals if self.deal_set is not None else (),
-                   deals_path=self.deal_set.path if self.deal_set is not None else "")
+        return cls(
+            self.rules,
+            self.players,
+            self.entries + extra,
+            self.labels + extra,
+            seed=self.seed,
+            games=self.games,
+            schedule="tournament",
+            strategy_paths=self.strategy_paths,
+            chunk_size=self.chunk_size,
+            swap_from=None
+            if self.swap_from is None
+            else tuple(self.swap_from) + (-1,) * len(extra),
+            seated=len(self.entries) if extra else 0,
+            bot_move_ms=self.bot_move_ms,
+            bot_game_ms=self.bot_game_ms,
+            bot_cwd=os.getcwd() if self.has_bots else "",
+            deals=self.deal_set.deals if self.deal_set is not None else (),
+            deals_path=self.deal_set.path if self.deal_set is not None else "",
+        )
 
     def identity(self) -> dict[str, Any]:
         """The fields that decide results (compared on resume; hashed into each chunk)."""
-        return {"format": FORMAT, "rules": self.rules.to_dict(), "players": self.players,
-                "entries": list(self.entries), "labels": list(self.labels), "seed": self.seed,
-                "games": self.games, "rounds": self.rounds, "chunk_size": self.chunk_size,
-                "seat_orders": self.seat_orders, "strategy_hashes": dict(sorted(self.strategy_hashes.items())),
-                **({"swap_sources": list(self.swap_sources), "swap_from": list(self.swap_from)}
-                   if self.swap_from is not None else {}),
-                **({"bot_time": [self.bot_move_ms, self.bot_game_ms]} if self.has_bots else {}),
-                **({"deals_sha256": self.deal_set.sha256} if self.deal_set is not None else {})}
+        return {
+            "format": FORMAT,
+            "rules": self.rules.to_dict(),
+            "players": self.players,
+            "entries": list(self.entries),
+            "labels": list(self.labels),
+            "seed": self.seed,
+            "games": self.games,
+            "rounds": self.rounds,
+            "chunk_size": self.chunk_size,
+            "seat_orders": self.seat_orders,
+            "strategy_hashes": dict(sorted(self.strategy_hashes.items())),
+            **(
+                {"swap_sources": list(self.swap_sources), "swap_from": list(self.swap_from)}
+                if self.swap_from is not None
+                else {}
+            ),
+            **({"bot_time": [self.bot_move_ms, self.bot_game_ms]} if self.has_bots else {}),
+            **({"deals_sha256": self.deal_set.sha256} if self.deal_set is not None else {}),
+        }
 
     def key(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
         d = self.identity()
-        d.update({"rules_input": self.rules_input, "games_requested": self.games_requested,
-                  "strategy_paths": list(self.strategy_paths), "save_games": self.save_games,
-                  "tables": [list(t) for t in self.tables], "block": self.block,
-                  "n_chunks": self.n_chunks, "key": self.key()})
+        d.update(
+            {
+                "rules_input": self.rules_input,
+                "games_requested": self.games_requested,
+                "strategy_paths": list(self.strategy_paths),
+                "save_games": self.save_games,
+                "tables": [list(t) for t in self.tables],
+                "block": self.block,
+                "n_chunks": self.n_chunks,
+                "key": self.key(),
+            }
+        )
         if self.deal_set is not None:
             d["deals"] = self.deal_set.path
         return d
@@ -251,11 +287,21 @@ def auto_chunk_size(games: int, match_block: int) -> int:
     return max(1, round(target / match_block)) * match_block
 
 
-def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games: int, seed: int = 0,
-         rounds: int = 1, chunk_size: int | None = None, strategy_paths: tuple[str, ...] = (),
-         rules_input: dict[str, Any] | None = None, save_games: bool = False,
-         seat_orders: str = "all", bot_time: tuple[int, int | None] = (1000, None),
-         deals: str | None = None) -> TournamentSpec:
+def plan(
+    rules: RuleSet,
+    players: int,
+    strategies: list[tuple[str, str]],
+    games: int,
+    seed: int = 0,
+    rounds: int = 1,
+    chunk_size: int | None = None,
+    strategy_paths: tuple[str, ...] = (),
+    rules_input: dict[str, Any] | None = None,
+    save_games: bool = False,
+    seat_orders: str = "all",
+    bot_time: tuple[int, int | None] = (1000, None),
+    deals: str | None = None,
+) -> TournamentSpec:
     """Check every option and build the spec, before any game is played.
 
     Raises :class:`TournamentError` (or :class:`shedsim.rules.RulesError`) naming the
@@ -279,6 +325,7 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
     from shedsim.bot.process import BotStartError, check_bots
     from shedsim.bot.protocol import BotSpecError, is_bot
     from shedsim.plugins import PluginError, compiled_strategy, discover
+
     rules.check_players(players)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise TournamentError(f"--games: must be at least 1, got {games!r}")
@@ -287,8 +334,10 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
     if seed < 0:
         raise TournamentError(f"--seed: must be non-negative, got {seed}")
     if len(strategies) < 2:
-        raise TournamentError("--strategies: a tournament needs at least two entries "
-                              "(enter one strategy twice, e.g. greedy,greedy, for an A/A test)")
+        raise TournamentError(
+            "--strategies: a tournament needs at least two entries "
+            "(enter one strategy twice, e.g. greedy,greedy, for an A/A test)"
+        )
     try:
         known = discover(list(strategy_paths))
         hashes = {}
@@ -304,11 +353,16 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
     except (BotSpecError, BotStartError) as e:
         raise TournamentError(str(e)) from None
     if seat_orders not in SEAT_ORDERS:
-        raise TournamentError(f"--seat-orders: one of {', '.join(SEAT_ORDERS)}; got {seat_orders!r}")
+        raise TournamentError(
+            f"--seat-orders: one of {', '.join(SEAT_ORDERS)}; got {seat_orders!r}"
+        )
     if seat_orders == "all" and arranged_count(len(strategies), players) > MAX_ARRANGED_TABLES:
         seat_orders = "sorted"
-    n_tables = (len(arranged_tables(len(strategies), players)) if seat_orders == "all"
-                else len(tournament_tables(len(strategies), players)))
+    n_tables = (
+        len(arranged_tables(len(strategies), players))
+        if seat_orders == "all"
+        else len(tournament_tables(len(strategies), players))
+    )
     mblock = rounds * players * n_tables
     deal_set = _deal_set(deals, rules, players, rounds)
     if deal_set is not None:
@@ -323,13 +377,25 @@ def plan(rules: RuleSet, players: int, strategies: list[tuple[str, str]], games:
     too_big = plan_size_problem(math.ceil(total / chunk_size), total, chunk_size)
     if too_big:
         raise TournamentError(too_big)
-    return TournamentSpec(rules=rules, rules_input=rules_input or {"rules": rules.name, "house": list(rules.house)},
-                          players=players, entries=tuple(s for _, s in strategies),
-                          labels=tuple(lab for lab, _ in strategies), seed=seed, games_requested=games,
-                          games=total, rounds=rounds, chunk_size=chunk_size,
-                          strategy_paths=tuple(strategy_paths), strategy_hashes=hashes, save_games=save_games,
-                          seat_orders=seat_orders, bot_move_ms=bot_time[0], bot_game_ms=bot_time[1],
-                          deal_set=deal_set)
+    return TournamentSpec(
+        rules=rules,
+        rules_input=rules_input or {"rules": rules.name, "house": list(rules.house)},
+        players=players,
+        entries=tuple(s for _, s in strategies),
+        labels=tuple(lab for lab, _ in strategies),
+        seed=seed,
+        games_requested=games,
+        games=total,
+        rounds=rounds,
+        chunk_size=chunk_size,
+        strategy_paths=tuple(strategy_paths),
+        strategy_hashes=hashes,
+        save_games=save_games,
+        seat_orders=seat_orders,
+        bot_move_ms=bot_time[0],
+        bot_game_ms=bot_time[1],
+        deal_set=deal_set,
+    )
 
 
 def _deal_set(path: str | None, rules: RuleSet, players: int, rounds: int):
@@ -337,11 +403,14 @@ def _deal_set(path: str | None, rules: RuleSet, players: int, rounds: int):
     if path is None:
         return None
     from shedsim.rules.deals import DealsError, read
+
     try:
         ds = read(path, rules, players)
     except DealsError as e:
         raise TournamentError(f"--deals: {e}") from None
     if len(ds.deals) % rounds:
-        raise TournamentError(f"--rounds: {rounds} rounds need a multiple of {rounds} deals; "
-                              f"--deals {path} holds {len(ds.deals)}")
+        raise TournamentError(
+            f"--rounds: {rounds} rounds need a multiple of {rounds} deals; "
+            f"--deals {path} holds {len(ds.deals)}"
+        )
     return ds

@@ -16,7 +16,6 @@ from shedsim import stats
 from shedsim.analysis.tournament.plan import END_LABELS, TournamentSpec  # noqa: F401 - END_LABELS re-exported
 
 
-
 @dataclass
 class Results:
     """The tables of a tournament (pandas DataFrames, numeric) and headline numbers."""
@@ -56,7 +55,9 @@ def _pl_cluster_se(spec: TournamentSpec, t: dict[str, np.ndarray], theta: np.nda
     pk = t["pl_pair_keys"]
     pa = np.searchsorted(keys, pk // n_keys)
     pb = np.searchsorted(keys, pk % n_keys)
-    return stats.plackett_luce_cluster_se(theta, sets, winners, t["pl_counts"], pa, pb, t["pl_pair_counts"])
+    return stats.plackett_luce_cluster_se(
+        theta, sets, winners, t["pl_counts"], pa, pb, t["pl_pair_counts"]
+    )
 
 
 def _pl_events(spec: TournamentSpec, keys: np.ndarray, counts: np.ndarray):
@@ -73,12 +74,14 @@ def _pl_events(spec: TournamentSpec, keys: np.ndarray, counts: np.ndarray):
 
 def degenerate_pairs(spec: TournamentSpec) -> list[tuple[str, str]]:
     """Pairs of entries (labels) whose head-to-head comparison cannot fail: the same
-    deterministic strategy with the same parameters (:func:`shedsim.plugins.deterministic_identity`),
+    deterministic strategy with the same parameters
+    (:func:`shedsim.plugins.deterministic_identity`),
     meeting only at tables where every seat holds that same strategy. Every rotation of a
     deal then replays one game with the seats' labels moved round, so each copy finishes
     ahead in exactly half of the comparisons: the share is exactly 0.5 and its interval has
     zero width, whatever the game."""
     from shedsim.plugins import deterministic_identity, discover
+
     try:
         known = discover(list(spec.strategy_paths))
     except Exception:  # noqa: BLE001 - a note only; the run itself loaded its strategies
@@ -102,11 +105,16 @@ def degenerate_note(pairs: list[tuple[str, str]], players: int) -> str | None:
     if not pairs:
         return None
     names = ", ".join(f"{a} vs {b}" for a, b in pairs)
-    return (f"degenerate comparison: {names}: the same deterministic strategy, alone at its tables, so every "
-            f"rotation of a deal replays the same game and each copy wins exactly half: the share is exactly 0.5 "
-            f"(zero-width interval) and this A/A test cannot fail. For an A/A test that can, enter a strategy with "
-            f"randomness (e.g. --strategies random,random) or seat another strategy with the copies "
-            f"(e.g. --strategies greedy,greedy,expert --players {max(3, players)}).")
+    return (
+        f"degenerate comparison: {names}: the same deterministic strategy, alone at its "
+        "tables, so every "
+        "rotation of a deal replays the same game and each copy wins exactly half: the share "
+        "is exactly 0.5 "
+        "(zero-width interval) and this A/A test cannot fail. For an A/A test that can, enter "
+        "a strategy with "
+        f"randomness (e.g. --strategies random,random) or seat another strategy with the copies "
+        f"(e.g. --strategies greedy,greedy,expert --players {max(3, players)})."
+    )
 
 
 def seat_table(t: dict[str, np.ndarray], players: int):
@@ -124,25 +132,45 @@ def seat_table(t: dict[str, np.ndarray], players: int):
     import pandas as pd
 
     n = players
-    # every deal gives each seat (and each seat counted from the starter) n games: clusters of size n
+    # every deal gives each seat (and each seat counted from the starter) n games: clusters of size
+    # n
     g_total = int(t["games"])
     n_deals = g_total // n
     parts = []
-    for kind, pre, wins, losses, p2 in (("seat", "seat", t["seat_wins"], t["seat_losses"], t["seat_place2"]),
-                                        ("from_starter", "off", t["off_wins"], t["off_losses"], t["off_place2"])):
+    for kind, pre, wins, losses, p2 in (
+        ("seat", "seat", t["seat_wins"], t["seat_losses"], t["seat_place2"]),
+        ("from_starter", "off", t["off_wins"], t["off_losses"], t["off_place2"]),
+    ):
         k = np.full(n, n_deals, np.int64)
         m = np.full(n, g_total, np.int64)
         mm_s = np.full(n, n_deals * n * n, np.int64)
         swr = stats.cluster_rate(k, wins, m, t[f"{pre}_win_ss"], mm_s, n * wins)
         slr = stats.cluster_rate(k, losses, m, t[f"{pre}_loss_ss"], mm_s, n * losses)
-        smp = stats.cluster_mean(k, p2 / 2.0, m, t[f"{pre}_p2_ss"] / 4.0, mm_s, n * p2 / 2.0, bounds=(1.0, float(n)))
+        smp = stats.cluster_mean(
+            k, p2 / 2.0, m, t[f"{pre}_p2_ss"] / 4.0, mm_s, n * p2 / 2.0, bounds=(1.0, float(n))
+        )
         with np.errstate(invalid="ignore", divide="ignore"):
-            parts.append(pd.DataFrame({
-                "kind": kind, "seat": np.arange(n), "games": m, "deals": k,
-                "wins": wins, "win_rate": wins / m, "win_lo": swr.lo, "win_hi": swr.hi,
-                "losses": losses, "loss_rate": losses / m, "loss_lo": slr.lo, "loss_hi": slr.hi,
-                "mean_place": smp[0], "place_lo": smp[1], "place_hi": smp[2],
-            }))
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "kind": kind,
+                        "seat": np.arange(n),
+                        "games": m,
+                        "deals": k,
+                        "wins": wins,
+                        "win_rate": wins / m,
+                        "win_lo": swr.lo,
+                        "win_hi": swr.hi,
+                        "losses": losses,
+                        "loss_rate": losses / m,
+                        "loss_lo": slr.lo,
+                        "loss_hi": slr.hi,
+                        "mean_place": smp[0],
+                        "place_lo": smp[1],
+                        "place_hi": smp[2],
+                    }
+                )
+            )
     seats = pd.concat(parts, ignore_index=True)
     return seats
 
@@ -160,8 +188,16 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     wr = stats.cluster_rate(deals, t["win_s"], em, t["win_ss"], mm, t["win_sm"], strata=True)
     lr = stats.cluster_rate(deals, t["loss_s"], em, t["loss_ss"], mm, t["loss_sm"], strata=True)
     win_lo, win_hi, loss_lo, loss_hi = wr.lo, wr.hi, lr.lo, lr.hi
-    mp, mp_lo, mp_hi, _ = stats.cluster_mean(deals, t["p2_s"] / 2.0, em, t["p2_ss"] / 4.0, mm,
-                                             t["p2_sm"] / 2.0, bounds=(1.0, float(n)), strata=True)
+    mp, mp_lo, mp_hi, _ = stats.cluster_mean(
+        deals,
+        t["p2_s"] / 2.0,
+        em,
+        t["p2_ss"] / 4.0,
+        mm,
+        t["p2_sm"] / 2.0,
+        bounds=(1.0, float(n)),
+        strata=True,
+    )
     if len(t["pl_keys"]):
         sets, winners, counts = _pl_events(spec, t["pl_keys"], t["pl_counts"])
         fit = stats.plackett_luce(sets, winners, counts)
@@ -171,29 +207,47 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
         fit = None
         rating = rating_se = np.full(e, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
-        summary = pd.DataFrame({
-            "strategy": labels, "spec": list(spec.entries), "games": games,
-            "wins": t["wins"], "win_rate": t["wins"] / games, "win_lo": win_lo, "win_hi": win_hi,
-            "losses": t["losses"], "loss_rate": t["losses"] / games, "loss_lo": loss_lo, "loss_hi": loss_hi,
-            "mean_place": mp, "place_lo": mp_lo, "place_hi": mp_hi,
-            "rating": rating, "rating_se": rating_se,
-            "rating_lo": rating - stats.Z95 * rating_se, "rating_hi": rating + stats.Z95 * rating_se,
-            "unfinished": t["unfinished_games"], "still_in_at_cap": t["place_hist"][:, 0],
-            "pickups_per_game": t["pickups"] / games, "burns_per_game": t["burns"] / games,
-        })
+        summary = pd.DataFrame(
+            {
+                "strategy": labels,
+                "spec": list(spec.entries),
+                "games": games,
+                "wins": t["wins"],
+                "win_rate": t["wins"] / games,
+                "win_lo": win_lo,
+                "win_hi": win_hi,
+                "losses": t["losses"],
+                "loss_rate": t["losses"] / games,
+                "loss_lo": loss_lo,
+                "loss_hi": loss_hi,
+                "mean_place": mp,
+                "place_lo": mp_lo,
+                "place_hi": mp_hi,
+                "rating": rating,
+                "rating_se": rating_se,
+                "rating_lo": rating - stats.Z95 * rating_se,
+                "rating_hi": rating + stats.Z95 * rating_se,
+                "unfinished": t["unfinished_games"],
+                "still_in_at_cap": t["place_hist"][:, 0],
+                "pickups_per_game": t["pickups"] / games,
+                "burns_per_game": t["burns"] / games,
+            }
+        )
     if t["ends"][1:3].any():  # how the unfinished games ended (only when not all at the cap)
         at = summary.columns.get_loc("still_in_at_cap") + 1
         for k, col in enumerate(("stalled", "loops", "capped")):
             summary.insert(at + k, col, t["end_games"][:, k + 1])
     if "forfeits" in t:  # a run with bots: the games each forfeited, in all and per fault kind
         from shedsim.bot.protocol import FAULTS
+
         at = summary.columns.get_loc("unfinished") + 1
         summary.insert(at, "forfeits", t["forfeits"].sum(axis=1))
         for k, kind in enumerate(FAULTS):
             summary.insert(at + 1 + k, f"forfeits_{kind}", t["forfeits"][:, k])
     summary["_i"] = np.arange(e)
-    summary = summary.sort_values(["rating", "mean_place", "strategy"], ascending=[False, True, True],
-                                  kind="mergesort").reset_index(drop=True)
+    summary = summary.sort_values(
+        ["rating", "mean_place", "strategy"], ascending=[False, True, True], kind="mergesort"
+    ).reset_index(drop=True)
     summary.insert(0, "rank", np.arange(1, e + 1))
     order = summary["_i"].to_numpy()
     rank_of = np.empty(e, np.int64)
@@ -215,24 +269,43 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
         ib = np.array([r[1] for r in rows])
         lo_i = np.array([r[2] for r in rows])
         hi_i = np.array([r[3] for r in rows])
-        rt = stats.cluster_ratio(t["blk_n"][lo_i, hi_i], t["blk_s"][lo_i, hi_i], t["blk_m"][lo_i, hi_i],
-                                 t["blk_ss"][lo_i, hi_i], t["blk_mm"][lo_i, hi_i], t["blk_sm"][lo_i, hi_i])
+        rt = stats.cluster_ratio(
+            t["blk_n"][lo_i, hi_i],
+            t["blk_s"][lo_i, hi_i],
+            t["blk_m"][lo_i, hi_i],
+            t["blk_ss"][lo_i, hi_i],
+            t["blk_mm"][lo_i, hi_i],
+            t["blk_sm"][lo_i, hi_i],
+        )
         flip = ia != lo_i  # the share is stored for the lower entry index; turn it round for a
         share = np.where(flip, 1 - rt.share, rt.share)
         lo = np.where(flip, 1 - rt.hi, rt.lo)
         hi = np.where(flip, 1 - rt.lo, rt.hi)
         comparisons = t["ahead"][ia, ib] + t["ahead"][ib, ia] + t["ties"][ia, ib]
-        h2h = pd.DataFrame({
-            "a": [labels[i] for i in ia], "b": [labels[i] for i in ib],
-            "comparisons": comparisons, "deals": rt.clusters.astype(np.int64),
-            "a_ahead": t["ahead"][ia, ib], "b_ahead": t["ahead"][ib, ia], "ties": t["ties"][ia, ib],
-            "share_a_ahead": share, "share_lo": lo, "share_hi": hi, "se": rt.se,
-            "p_value": rt.p, "p_holm": stats.holm(rt.p),
-        })
+        h2h = pd.DataFrame(
+            {
+                "a": [labels[i] for i in ia],
+                "b": [labels[i] for i in ib],
+                "comparisons": comparisons,
+                "deals": rt.clusters.astype(np.int64),
+                "a_ahead": t["ahead"][ia, ib],
+                "b_ahead": t["ahead"][ib, ia],
+                "ties": t["ties"][ia, ib],
+                "share_a_ahead": share,
+                "share_lo": lo,
+                "share_hi": hi,
+                "se": rt.se,
+                "p_value": rt.p,
+                "p_holm": stats.holm(rt.p),
+            }
+        )
         share_ab[ia, ib] = share
         share_ab[ib, ia] = 1 - share
-    h2h_matrix = pd.DataFrame(share_ab[np.ix_(order, order)], index=[labels[i] for i in order],
-                              columns=[labels[i] for i in order])
+    h2h_matrix = pd.DataFrame(
+        share_ab[np.ix_(order, order)],
+        index=[labels[i] for i in order],
+        columns=[labels[i] for i in order],
+    )
 
     # seats: absolute seat number, and seat counted from the starting player
     g_total = int(t["games"])
@@ -242,45 +315,84 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     hist = t["place_hist"].astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = hist / hist.sum(axis=1, keepdims=True)
-    place_shares = pd.DataFrame(shares[order][:, list(range(1, n + 1)) + [0]],
-                                index=[labels[i] for i in order],
-                                columns=[str(p) for p in range(1, n + 1)] + ["unfinished"])
+    place_shares = pd.DataFrame(
+        shares[order][:, list(range(1, n + 1)) + [0]],
+        index=[labels[i] for i in order],
+        columns=[str(p) for p in range(1, n + 1)] + ["unfinished"],
+    )
 
     matches = None
     if spec.rounds > 1:
         mc = t["m_count"]
         # clusters: one table's rotations on the same K deals
         mk, mm_, mmm = t["m_clusters"], t["m_m"], t["m_mm"]
-        mw = stats.cluster_rate(mk, t["m_win_s"], mm_, t["m_win_ss"], mmm, t["m_win_sm"], strata=True)
-        ml = stats.cluster_rate(mk, t["m_loss_s"], mm_, t["m_loss_ss"], mmm, t["m_loss_sm"], strata=True)
+        mw = stats.cluster_rate(
+            mk, t["m_win_s"], mm_, t["m_win_ss"], mmm, t["m_win_sm"], strata=True
+        )
+        ml = stats.cluster_rate(
+            mk, t["m_loss_s"], mm_, t["m_loss_ss"], mmm, t["m_loss_sm"], strata=True
+        )
         wl, wh, xl, xh = mw.lo, mw.hi, ml.lo, ml.hi
-        mr, mr_lo, mr_hi, _ = stats.cluster_mean(mk, t["m_rank2_s"] / 2.0, mm_, t["m_rank2_ss"] / 4.0, mmm,
-                                                 t["m_rank2_sm"] / 2.0, bounds=(1.0, float(n)), strata=True)
+        mr, mr_lo, mr_hi, _ = stats.cluster_mean(
+            mk,
+            t["m_rank2_s"] / 2.0,
+            mm_,
+            t["m_rank2_ss"] / 4.0,
+            mmm,
+            t["m_rank2_sm"] / 2.0,
+            bounds=(1.0, float(n)),
+            strata=True,
+        )
         with np.errstate(invalid="ignore", divide="ignore"):
-            matches = pd.DataFrame({
-                "strategy": labels, "matches": mc, "rounds": spec.rounds,
-                "match_wins": t["m_wins"], "match_win_rate": t["m_wins"] / mc, "match_win_lo": wl, "match_win_hi": wh,
-                "shared_first": t["m_shared"],
-                "match_losses": t["m_losses"], "match_loss_rate": t["m_losses"] / mc,
-                "match_loss_lo": xl, "match_loss_hi": xh,
-                "mean_match_place": mr, "match_place_lo": mr_lo, "match_place_hi": mr_hi,
-                "mean_total_places": t["m_total2_sum"] / 2.0 / mc,
-            })
+            matches = pd.DataFrame(
+                {
+                    "strategy": labels,
+                    "matches": mc,
+                    "rounds": spec.rounds,
+                    "match_wins": t["m_wins"],
+                    "match_win_rate": t["m_wins"] / mc,
+                    "match_win_lo": wl,
+                    "match_win_hi": wh,
+                    "shared_first": t["m_shared"],
+                    "match_losses": t["m_losses"],
+                    "match_loss_rate": t["m_losses"] / mc,
+                    "match_loss_lo": xl,
+                    "match_loss_hi": xh,
+                    "mean_match_place": mr,
+                    "match_place_lo": mr_lo,
+                    "match_place_hi": mr_hi,
+                    "mean_total_places": t["m_total2_sum"] / 2.0 / mc,
+                }
+            )
         matches = matches.iloc[order].reset_index(drop=True)
-        matches = matches.sort_values(["mean_match_place", "strategy"], kind="mergesort").reset_index(drop=True)
+        matches = matches.sort_values(
+            ["mean_match_place", "strategy"], kind="mergesort"
+        ).reset_index(drop=True)
         matches.insert(0, "rank", np.arange(1, e + 1))
 
     info = {
-        "games": g_total, "unfinished": int(t["unfinished"]),
+        "games": g_total,
+        "unfinished": int(t["unfinished"]),
         "unfinished_share": (int(t["unfinished"]) / g_total) if g_total else None,
         "ends": {name: int(c) for name, c in zip(spec.end_labels, t["ends"])},
-        "end_shares": {name: (int(c) / g_total if g_total else None) for name, c in zip(spec.end_labels, t["ends"])},
+        "end_shares": {
+            name: (int(c) / g_total if g_total else None)
+            for name, c in zip(spec.end_labels, t["ends"])
+        },
         "lengths": length_info,
         "degenerate": [list(p) for p in degenerate_pairs(spec)],
-        "rating_fit": None if fit is None else {
-            "model": "Plackett-Luce (I-LSR via choix.utils.statdist)", "iterations": fit.iterations,
-            "converged": fit.converged, "scale": "Elo points (400/ln 10 per unit log-strength), mean 0",
-            "se": "cluster-robust sandwich over deals (the Fisher information around the per-deal scores)"},
+        "rating_fit": None
+        if fit is None
+        else {
+            "model": "Plackett-Luce (I-LSR via choix.utils.statdist)",
+            "iterations": fit.iterations,
+            "converged": fit.converged,
+            "scale": "Elo points (400/ln 10 per unit log-strength), mean 0",
+            "se": (
+                "cluster-robust sandwich over deals (the Fisher information around the "
+                "per-deal scores)"
+            ),
+        },
     }
     summary = summary.drop(columns="_i")
     return Results(summary, h2h, seats, lengths, matches, h2h_matrix, place_shares, info)
@@ -300,6 +412,7 @@ def _lengths(spec: TournamentSpec, t: dict[str, np.ndarray]):
     any) stalled games and proven loops in the same bins, then the games stopped at the
     move cap."""
     import pandas as pd
+
     hist = t["lengths"]
     bw = spec.length_bin
     cap = spec.rules.max_moves
@@ -319,7 +432,11 @@ def _lengths(spec: TournamentSpec, t: dict[str, np.ndarray]):
         starts = np.arange(len(fin)) * bw
         idx = (starts - first) // width
         ok = (idx >= 0) & (idx < n_out)
-        for kind, h in (("finished", fin), ("stalled", t["len_stalled"]), ("proven loop", t["len_loop"])):
+        for kind, h in (
+            ("finished", fin),
+            ("stalled", t["len_stalled"]),
+            ("proven loop", t["len_loop"]),
+        ):
             if kind != "finished" and not h.any():
                 continue
             counts = np.rint(np.bincount(idx[ok], weights=h[ok], minlength=n_out)).astype(np.int64)
@@ -343,7 +460,13 @@ def _lengths(spec: TournamentSpec, t: dict[str, np.ndarray]):
             return None
         return int(np.searchsorted(cum, q * g, side="left")) * bw
 
-    info = {"mean_moves": round(mean, 4), "sd_moves": round(math.sqrt(max(var, 0.0)), 4) if g > 1 else None,
-            "median_moves": quant(0.5), "p90_moves": quant(0.9), "p99_moves": quant(0.99),
-            "max_moves_cap": cap, "histogram_bin_moves": bw}
+    info = {
+        "mean_moves": round(mean, 4),
+        "sd_moves": round(math.sqrt(max(var, 0.0)), 4) if g > 1 else None,
+        "median_moves": quant(0.5),
+        "p90_moves": quant(0.9),
+        "p99_moves": quant(0.99),
+        "max_moves_cap": cap,
+        "histogram_bin_moves": bw,
+    }
     return df, info

@@ -25,17 +25,49 @@ def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
     ne = len(spec.end_labels)
     z = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
     t = {
-        "games": z(), "unfinished": z(), "moves_sum": z(), "moves_sq": z(),
-        "seat_games": z(e), "wins": z(e), "losses": z(e), "place_hist": z(e, n + 1),
-        "place2_sum": z(e), "place2_sq": z(e), "unfinished_games": z(e), "pickups": z(e), "burns": z(e),
-        "seat_wins": z(n), "seat_losses": z(n), "seat_place2": z(n),
-        "off_wins": z(n), "off_losses": z(n), "off_place2": z(n),
-        "lengths": z(nb), "len_stalled": z(nb), "len_loop": z(nb), "ends": z(ne), "end_games": z(e, ne),
-        "ahead": z(e, e), "ties": z(e, e),
-        "blk_n": z(e, e), "blk_s": z(e, e), "blk_m": z(e, e), "blk_ss": z(e, e), "blk_mm": z(e, e), "blk_sm": z(e, e),
-        "pl_keys": z(0), "pl_counts": z(0), "pl_pair_keys": z(0), "pl_pair_counts": z(0),
-        "m_count": z(e), "m_wins": z(e), "m_shared": z(e), "m_losses": z(e),
-        "m_rank2_sum": z(e), "m_rank2_sq": z(e), "m_total2_sum": z(e),
+        "games": z(),
+        "unfinished": z(),
+        "moves_sum": z(),
+        "moves_sq": z(),
+        "seat_games": z(e),
+        "wins": z(e),
+        "losses": z(e),
+        "place_hist": z(e, n + 1),
+        "place2_sum": z(e),
+        "place2_sq": z(e),
+        "unfinished_games": z(e),
+        "pickups": z(e),
+        "burns": z(e),
+        "seat_wins": z(n),
+        "seat_losses": z(n),
+        "seat_place2": z(n),
+        "off_wins": z(n),
+        "off_losses": z(n),
+        "off_place2": z(n),
+        "lengths": z(nb),
+        "len_stalled": z(nb),
+        "len_loop": z(nb),
+        "ends": z(ne),
+        "end_games": z(e, ne),
+        "ahead": z(e, e),
+        "ties": z(e, e),
+        "blk_n": z(e, e),
+        "blk_s": z(e, e),
+        "blk_m": z(e, e),
+        "blk_ss": z(e, e),
+        "blk_mm": z(e, e),
+        "blk_sm": z(e, e),
+        "pl_keys": z(0),
+        "pl_counts": z(0),
+        "pl_pair_keys": z(0),
+        "pl_pair_counts": z(0),
+        "m_count": z(e),
+        "m_wins": z(e),
+        "m_shared": z(e),
+        "m_losses": z(e),
+        "m_rank2_sum": z(e),
+        "m_rank2_sq": z(e),
+        "m_total2_sum": z(e),
     }
     # per-deal cluster sums (sum over deals of squares and cross products of a deal's counts),
     # for the cluster-robust intervals of analyse(): see stats.cluster_sums
@@ -45,27 +77,66 @@ def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
     t.update({k: z(e, ns) for k in CLUSTER_MATCH_KEYS})
     if spec.has_bots:  # games forfeited per entry and fault kind (shedsim.bot.protocol.FAULTS)
         from shedsim.bot.protocol import FAULTS
+
         t["forfeits"] = z(e, len(FAULTS))
     return t
 
 
-CLUSTER_ENTRY_KEYS = ("e_deals", "e_m", "e_mm", "win_s", "win_ss", "win_sm", "loss_s", "loss_ss", "loss_sm",
-                      "p2_s", "p2_ss", "p2_sm")
+CLUSTER_ENTRY_KEYS = (
+    "e_deals",
+    "e_m",
+    "e_mm",
+    "win_s",
+    "win_ss",
+    "win_sm",
+    "loss_s",
+    "loss_ss",
+    "loss_sm",
+    "p2_s",
+    "p2_ss",
+    "p2_sm",
+)
 """Per entry and stratum (table combination, :attr:`TournamentSpec.table_strata`), over deals
 (the P rotations of one deal, the unit of independence): deals the entry played, its
 seat-games and their squares summed per deal, and for wins, losses and twice the place the
 count, the sum over deals of the squared per-deal count and of its product with the seat-games."""
-CLUSTER_SEAT_KEYS = ("seat_win_ss", "seat_loss_ss", "seat_p2_ss", "off_win_ss", "off_loss_ss", "off_p2_ss")
+CLUSTER_SEAT_KEYS = (
+    "seat_win_ss",
+    "seat_loss_ss",
+    "seat_p2_ss",
+    "off_win_ss",
+    "off_loss_ss",
+    "off_p2_ss",
+)
 """Per seat (and per seat counted from the starter), the sum over deals of the squared per-deal
 count of wins, losses and twice the place (every deal gives each seat P games)."""
-CLUSTER_MATCH_KEYS = ("m_clusters", "m_m", "m_mm", "m_win_s", "m_win_ss", "m_win_sm", "m_loss_s", "m_loss_ss",
-                      "m_loss_sm", "m_rank2_s", "m_rank2_ss", "m_rank2_sm")
+CLUSTER_MATCH_KEYS = (
+    "m_clusters",
+    "m_m",
+    "m_mm",
+    "m_win_s",
+    "m_win_ss",
+    "m_win_sm",
+    "m_loss_s",
+    "m_loss_ss",
+    "m_loss_sm",
+    "m_rank2_s",
+    "m_rank2_ss",
+    "m_rank2_sm",
+)
 """As :data:`CLUSTER_ENTRY_KEYS` for matches (``--rounds``), whose clusters are one table's
 P rotations on the same K deals."""
 
 
-def _cluster_counts(cluster: np.ndarray, entry: np.ndarray, n_clusters: int, e: int, stratum: np.ndarray,
-                    ns: int, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _cluster_counts(
+    cluster: np.ndarray,
+    entry: np.ndarray,
+    n_clusters: int,
+    e: int,
+    stratum: np.ndarray,
+    ns: int,
+    values: dict[str, np.ndarray],
+) -> dict[str, np.ndarray]:
     """Per-entry, per-stratum cluster sums of seat-level values: ``cluster``, ``entry``
     int64[k] (one per seat-game or seat-match), ``stratum`` int64[n_clusters] (each
     cluster's stratum), ``values`` name -> int64[k]. Returns int64[e, ns] arrays: the
@@ -77,6 +148,7 @@ def _cluster_counts(cluster: np.ndarray, entry: np.ndarray, n_clusters: int, e: 
 
     def by_stratum(x: np.ndarray) -> np.ndarray:
         return _bincount(hk, ns * e, x.ravel().astype(np.float64)).reshape(ns, e).T.copy()
+
     out = {"clusters": by_stratum(size > 0), "m": by_stratum(size), "mm": by_stratum(size * size)}
     for name, v in values.items():
         sb = _bincount(key, n_clusters * e, v.astype(np.float64)).reshape(n_clusters, e)
@@ -93,7 +165,9 @@ def _bincount(idx: np.ndarray, size: int, weights: np.ndarray | None = None) -> 
     return np.rint(np.bincount(idx, weights=weights, minlength=size)).astype(np.int64)
 
 
-def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def aggregate_chunk(
+    spec: TournamentSpec, start: int, stop: int, rec: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
     """Reduce the per-game records of games ``start..stop-1`` to the counters of
     :func:`empty_tally` (vectorised numpy: bincount over flattened seat arrays)."""
     e, n = len(spec.entries), spec.players
@@ -140,8 +214,15 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
     deal_of = np.repeat(np.arange(g, dtype=np.int64) // n, n)
     strata = spec.table_strata
     deal_stratum = strata[(sched["index"][::n] // n) % nt]
-    cc = _cluster_counts(deal_of, sf, nbk, e, deal_stratum, spec.n_strata,
-                         {"win": won.astype(np.int64), "loss": lost.astype(np.int64), "p2": ef})
+    cc = _cluster_counts(
+        deal_of,
+        sf,
+        nbk,
+        e,
+        deal_stratum,
+        spec.n_strata,
+        {"win": won.astype(np.int64), "loss": lost.astype(np.int64), "p2": ef},
+    )
     t["e_deals"], t["e_m"], t["e_mm"] = cc["clusters"], cc["m"], cc["mm"]
     for k in ("win", "loss", "p2"):
         t[f"{k}_s"], t[f"{k}_ss"], t[f"{k}_sm"] = cc[f"{k}_s"], cc[f"{k}_ss"], cc[f"{k}_sm"]
@@ -183,8 +264,8 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
     idx = sched["index"]
     rot = idx % n
     cols = (np.arange(n)[None, :] - rot[:, None]) % n  # table position j sits at seat (j - r) % n
-    tp2 = np.take_along_axis(eff2, cols, axis=1)       # eff2 by table position
-    tpp = np.take_along_axis(places, cols, axis=1)     # raw places by table position
+    tp2 = np.take_along_axis(eff2, cols, axis=1)  # eff2 by table position
+    tpp = np.take_along_axis(places, cols, axis=1)  # raw places by table position
     nb = g // n
     blk_table = (idx[::n] // n) % nt
     keys, svals, mvals = [], [], []
@@ -250,8 +331,8 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
         sm = g // kb
         tot2 = eff2.reshape(sm, spec.rounds, spec.block, n).sum(axis=1).reshape(-1, n)
         mseat = seating.reshape(sm, spec.rounds, spec.block, n)[:, 0].reshape(-1)
-        less = (tot2[:, None, :] < tot2[:, :, None]).sum(axis=2)   # others with a lower total
-        eq = (tot2[:, None, :] == tot2[:, :, None]).sum(axis=2)    # including itself
+        less = (tot2[:, None, :] < tot2[:, :, None]).sum(axis=2)  # others with a lower total
+        eq = (tot2[:, None, :] == tot2[:, :, None]).sum(axis=2)  # including itself
         rank2 = (2 * less + eq + 1).ravel()
         lessf, eqf = less.ravel(), eq.ravel()
         greater = n - lessf - eqf
@@ -265,12 +346,26 @@ def aggregate_chunk(spec: TournamentSpec, start: int, stop: int, rec: dict[str, 
         # clusters: one table's P rotations in one match block share the K deals
         ncl = sm * nt
         mcl = np.repeat(np.arange(ncl, dtype=np.int64), n * n)
-        cc = _cluster_counts(mcl, mseat, ncl, e, np.tile(strata, sm), spec.n_strata, {
-            "win": ((lessf == 0) & (eqf == 1)).astype(np.int64),
-            "loss": ((greater == 0) & (eqf == 1)).astype(np.int64), "rank2": rank2.astype(np.int64)})
+        cc = _cluster_counts(
+            mcl,
+            mseat,
+            ncl,
+            e,
+            np.tile(strata, sm),
+            spec.n_strata,
+            {
+                "win": ((lessf == 0) & (eqf == 1)).astype(np.int64),
+                "loss": ((greater == 0) & (eqf == 1)).astype(np.int64),
+                "rank2": rank2.astype(np.int64),
+            },
+        )
         t["m_clusters"], t["m_m"], t["m_mm"] = cc["clusters"], cc["m"], cc["mm"]
         for k in ("win", "loss", "rank2"):
-            t[f"m_{k}_s"], t[f"m_{k}_ss"], t[f"m_{k}_sm"] = cc[f"{k}_s"], cc[f"{k}_ss"], cc[f"{k}_sm"]
+            t[f"m_{k}_s"], t[f"m_{k}_ss"], t[f"m_{k}_sm"] = (
+                cc[f"{k}_s"],
+                cc[f"{k}_ss"],
+                cc[f"{k}_sm"],
+            )
     return t
 
 
@@ -287,15 +382,19 @@ def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.nd
         counts = np.concatenate([a[kc], b[kc]])
         uk, inv = np.unique(keys, return_inverse=True)
         out[kk] = uk.astype(np.int64)
-        out[kc] = np.bincount(inv.ravel(), weights=counts, minlength=len(uk)).round().astype(np.int64) \
-            if len(uk) else np.zeros(0, np.int64)
+        out[kc] = (
+            np.bincount(inv.ravel(), weights=counts, minlength=len(uk)).round().astype(np.int64)
+            if len(uk)
+            else np.zeros(0, np.int64)
+        )
     return out
 
 
 SPARSE_KEYS = {"pl_keys": "pl_counts", "pl_pair_keys": "pl_pair_counts"}
 """The tally's sparse counters: sorted int64 keys and their counts, of any length."""
 RAGGED = tuple(name for pair in SPARSE_KEYS.items() for name in pair)
-"""The tally's arrays whose length varies from chunk to chunk (:data:`SPARSE_KEYS`, keys and counts)."""
+"""The tally's arrays whose length varies from chunk to chunk (:data:`SPARSE_KEYS`, keys and
+counts)."""
 
 
 def sparse_problem(arrays: dict[str, np.ndarray], prefix: str = "") -> str | None:

@@ -24,8 +24,15 @@ def report_order(command: str) -> list[str] | None:
     table it shows; None for a command whose module keeps the default order (no
     ``LEAD_TABLES``: every chart before the table of the same name) or has no charts."""
     from shedsim.output.charts import compare, sprt, swaps, tips, tournament, tune
-    m = {"tournament": tournament, "compare-rules": compare, "swaps": swaps, "sprt": sprt, "tips": tips,
-         "tune": tune}.get(command)
+
+    m = {
+        "tournament": tournament,
+        "compare-rules": compare,
+        "swaps": swaps,
+        "sprt": sprt,
+        "tips": tips,
+        "tune": tune,
+    }.get(command)
     if m is None:
         return None
     lead = getattr(m, "LEAD_TABLES", None)

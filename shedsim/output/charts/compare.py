@@ -17,8 +17,10 @@ from shedsim.output.charts.figure import Chart
 import shedsim.output.charts.figure as F
 
 METRIC_NAMES = {
-    "mean_moves": "mean game length", "unfinished_rate": "unfinished rate",
-    "pickups_per_game": "pick-ups per game", "burns_per_game": "burns per game",
+    "mean_moves": "mean game length",
+    "unfinished_rate": "unfinished rate",
+    "pickups_per_game": "pick-ups per game",
+    "burns_per_game": "burns per game",
     "starter_loss_rate": "starting player's loss rate",
 }
 """The compared metrics' names in words (effects.csv's ``metric`` keys)."""
@@ -37,12 +39,16 @@ def subtitle(res) -> str:
     """One line: players, strategies, games per variant, seed."""
     i = res.info
     house = f", house toggles on every variant: {' '.join(i['house'])}" if i.get("house") else ""
-    return (f"{i['players']} players, strategies {', '.join(i['labels'])}, {i.get('games', 0):,} games per "
-            f"variant, seed {i.get('seed', 0)}{house}")
+    return (
+        f"{i['players']} players, strategies {', '.join(i['labels'])}, {i.get('games', 0):,} "
+        "games per "
+        f"variant, seed {i.get('seed', 0)}{house}"
+    )
 
 
 OVERLAY_MAX = 8
-"""Most variants drawn overlaid in one lengths chart (distinct tab10 colours); more get small multiples."""
+"""Most variants drawn overlaid in one lengths chart (distinct tab10 colours); more get small
+multiples."""
 
 
 def rate_like(metric: str) -> bool:
@@ -69,8 +75,13 @@ def plot_forest(res, path: Path) -> Path:
     longest = max(len(v) for v in variants)
     height = nrows * (0.27 * nv + 1.3) + 1.4
     labels_in = 0.09 * longest + 0.8  # the variants' names on the left
-    fig, axes = plt.subplots(nrows, ncols, sharey=True, squeeze=False,  # at most as wide as the report's page
-                             figsize=(min(4.2 * ncols, F.WIDEST - labels_in) + labels_in, height))
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        sharey=True,
+        squeeze=False,  # at most as wide as the report's page
+        figsize=(min(4.2 * ncols, F.WIDEST - labels_in) + labels_in, height),
+    )
     y = np.arange(nv)[::-1]
     for k, metric in enumerate(metrics):
         ax = axes[k // ncols][k % ncols]
@@ -81,10 +92,24 @@ def plot_forest(res, path: Path) -> Path:
                 continue
             col = "tab:red" if bool(r["significant"]) else "0.45"
             eff, lo, hi = scale * r["effect"], scale * r["lo"], scale * r["hi"]
-            ax.errorbar([eff], [yi], xerr=F.bars([eff], [lo], [hi]), fmt="o" if r["paired"] else "s",
-                        color=col, mfc=col if r["paired"] else "white", capsize=3, ms=5)
+            ax.errorbar(
+                [eff],
+                [yi],
+                xerr=F.bars([eff], [lo], [hi]),
+                fmt="o" if r["paired"] else "s",
+                color=col,
+                mfc=col if r["paired"] else "white",
+                capsize=3,
+                ms=5,
+            )
         ax.axvline(0, color="0.2", lw=0.8, ls="--")
-        unit = ("percentage points" if rate_like(metric) else "moves" if metric == "mean_moves" else "per game")
+        unit = (
+            "percentage points"
+            if rate_like(metric)
+            else "moves"
+            if metric == "mean_moves"
+            else "per game"
+        )
         ax.set_xlabel(f"difference vs {res.info['baseline']} ({unit})")
         ax.set_title(metric_title(metric), fontsize="medium")
         ax.grid(axis="x", alpha=0.3)
@@ -94,18 +119,46 @@ def plot_forest(res, path: Path) -> Path:
     for k in range(len(metrics), nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
     from matplotlib.patches import Patch
+
     drawn = e[e["effect"].notna() & e["variant"].isin(variants)]
     sig, paired = drawn["significant"].astype(bool), drawn["paired"].astype(bool)
-    handles = [h for h, shown in (  # legend entries only for what the chart holds
-        (Patch(color="tab:red", label="colour: significant (Holm 5%)"), sig.any()),
-        (Patch(color="0.45", label="colour: not significant"), (~sig).any()),
-        (Line2D([], [], color="black", marker="o", ls="", label="filled circle: paired deals"), paired.any()),
-        (Line2D([], [], color="black", marker="s", mfc="white", ls="", label="open square: unpaired deals"),
-         (~paired).any())) if shown]
+    handles = [
+        h
+        for h, shown in (  # legend entries only for what the chart holds
+            (Patch(color="tab:red", label="colour: significant (Holm 5%)"), sig.any()),
+            (Patch(color="0.45", label="colour: not significant"), (~sig).any()),
+            (
+                Line2D(
+                    [], [], color="black", marker="o", ls="", label="filled circle: paired deals"
+                ),
+                paired.any(),
+            ),
+            (
+                Line2D(
+                    [],
+                    [],
+                    color="black",
+                    marker="s",
+                    mfc="white",
+                    ls="",
+                    label="open square: unpaired deals",
+                ),
+                (~paired).any(),
+            ),
+        )
+        if shown
+    ]
     if handles:
-        fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize="small", frameon=False)
-    fig.suptitle(f"Effect of each variant vs the baseline {res.info['baseline']}, 95% intervals\n{subtitle(res)}")
-    return F.save_figure(fig, path, rect=(0, 0.4 / height, 1, 1 - 0.75 / height))  # room for the two-line title
+        fig.legend(
+            handles=handles, loc="lower center", ncol=len(handles), fontsize="small", frameon=False
+        )
+    fig.suptitle(
+        f"Effect of each variant vs the baseline {res.info['baseline']}, 95% "
+        f"intervals\n{subtitle(res)}"
+    )
+    return F.save_figure(
+        fig, path, rect=(0, 0.4 / height, 1, 1 - 0.75 / height)
+    )  # room for the two-line title
 
 
 def plot_lengths(res, path: Path) -> Path:
@@ -132,9 +185,14 @@ def plot_lengths(res, path: Path) -> Path:
         g = t.lengths.size
         unf = t.unfinished.sum() / g if g else 0.0
         short = f"unfinished {100 * unf:.2f}%"
-        if g and np.isin(t.ends, (END_STALLED, END_LOOP)).any():  # how they ended: only the ways some did
-            ways = [f"{name} {100 * (t.ends == c).sum() / g:.2f}" for c, name in
-                    ((END_STALLED, "stalled"), (END_LOOP, "loops"), (END_CAP, "cap")) if (t.ends == c).any()]
+        if (
+            g and np.isin(t.ends, (END_STALLED, END_LOOP)).any()
+        ):  # how they ended: only the ways some did
+            ways = [
+                f"{name} {100 * (t.ends == c).sum() / g:.2f}"
+                for c, name in ((END_STALLED, "stalled"), (END_LOOP, "loops"), (END_CAP, "cap"))
+                if (t.ends == c).any()
+            ]
             return short, f"{short}: {', '.join(ways)}"
         return short, short
 
@@ -155,8 +213,14 @@ def plot_lengths(res, path: Path) -> Path:
         n = len(labels) - 1
         ncols = 4 if n <= 16 else 5
         nrows = math.ceil(n / ncols)
-        fig, axes = plt.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False,
-                                 figsize=(F.WIDEST / 5 * ncols, 2.5 * nrows + 1.3))
+        fig, axes = plt.subplots(
+            nrows,
+            ncols,
+            sharex=True,
+            sharey=True,
+            squeeze=False,
+            figsize=(F.WIDEST / 5 * ncols, 2.5 * nrows + 1.3),
+        )
         base_t, base_fin = res.tallies[0], fins[0]
         for k in range(nrows * ncols):
             ax = axes[k // ncols][k % ncols]
@@ -164,7 +228,14 @@ def plot_lengths(res, path: Path) -> Path:
                 ax.set_visible(False)
                 continue
             t, fin = res.tallies[k + 1], fins[k + 1]
-            ecdf(ax, base_fin, base_t.lengths.size, color="0.55", lw=1.2, label=f"baseline {labels[0]}")
+            ecdf(
+                ax,
+                base_fin,
+                base_t.lengths.size,
+                color="0.55",
+                lw=1.2,
+                label=f"baseline {labels[0]}",
+            )
             ecdf(ax, fin, t.lengths.size, color="tab:blue", lw=1.4, label="this variant")
             log_axis(ax)
             ax.set_ylim(0, 100)
@@ -176,12 +247,22 @@ def plot_lengths(res, path: Path) -> Path:
                 ax.set_xlabel("moves (log scale)", fontsize="small")
                 ax.xaxis.set_tick_params(labelbottom=True)
         handles, names = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, [f"baseline {labels[0]} ({unfinished(base_t)[0]})", "the panel's variant"],
-                   loc="lower center", ncol=2, fontsize="small", frameon=False)
+        fig.legend(
+            handles,
+            [f"baseline {labels[0]} ({unfinished(base_t)[0]})", "the panel's variant"],
+            loc="lower center",
+            ncol=2,
+            fontsize="small",
+            frameon=False,
+        )
         height = 2.5 * nrows + 1.3
-        fig.suptitle(f"Game length by rule variant: share of games finished within N moves (ECDF), "
-                     f"each variant against the baseline; dotted: move cap {', '.join(f'{c:,}' for c in caps)}"
-                     f"\n{subtitle(res)}", fontsize="medium")
+        fig.suptitle(
+            f"Game length by rule variant: share of games finished within N moves (ECDF), "
+            "each variant against the baseline; dotted: move cap "
+            f"{', '.join(f'{c:,}' for c in caps)}"
+            f"\n{subtitle(res)}",
+            fontsize="medium",
+        )
         return F.save_figure(fig, path, rect=(0, 0.35 / height, 1, 1 - 0.7 / height))
 
     cmap = plt.get_cmap("tab10")
@@ -196,18 +277,32 @@ def plot_lengths(res, path: Path) -> Path:
             ecdf(ax2, fin, g, color=col, lw=1.3, label=name)
     for ax in (ax1, ax2):
         log_axis(ax)
-    ax1.text(caps[-1], ax1.get_ylim()[1] * 0.97, " move cap", rotation=90, va="top", ha="right", fontsize="small",
-             color="0.3")
+    ax1.text(
+        caps[-1],
+        ax1.get_ylim()[1] * 0.97,
+        " move cap",
+        rotation=90,
+        va="top",
+        ha="right",
+        fontsize="small",
+        color="0.3",
+    )
     ax1.set_xlabel(f"game length (moves, log scale; a round is {res.info['players']} moves)")
     ax1.set_ylabel("share of the variant's games in the bin (%)")
     ax1.set_title("Distribution of finished games (log-spaced bins)", fontsize="medium")
     ax2.set_xlabel("game length (moves, log scale)")
     ax2.set_ylabel("games finished within that many moves (%)")
-    ax2.set_title("Cumulative distribution (ECDF); the rest were stopped unfinished", fontsize="medium")
+    ax2.set_title(
+        "Cumulative distribution (ECDF); the rest were stopped unfinished", fontsize="medium"
+    )
     ax2.set_ylim(0, 100)
     if any(f.size for f in fins):
-        ax2.legend(fontsize="small", loc="upper left",
-                   title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves", title_fontsize="small")
+        ax2.legend(
+            fontsize="small",
+            loc="upper left",
+            title=f"move cap: {', '.join(f'{c:,}' for c in caps)} moves",
+            title_fontsize="small",
+        )
     fig.suptitle(f"Game length by rule variant\n{subtitle(res)}")
     return F.save_figure(fig, path)
 

@@ -33,8 +33,10 @@ _META = {"Software": atomic.PNG_SOFTWARE}  # shedsim's mark, no version: same in
 def pyplot():
     """``matplotlib.pyplot`` on the Agg backend (no display needed), imported on first use."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -73,15 +75,21 @@ def png_bytes(fig) -> bytes:
     """The figure's PNG bytes at :func:`dpi` (a palette PNG with :func:`compact`), with
     shedsim's ``Software`` text (:data:`shedsim.base.atomic.PNG_SOFTWARE`)."""
     import io
+
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi(), metadata=_META)
     if not compact():
         return buf.getvalue()
     from PIL import Image  # matplotlib's own dependency
+
     buf.seek(0)
     from PIL import PngImagePlugin
-    img = Image.open(buf).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
-                                                  dither=Image.Dither.NONE)
+
+    img = (
+        Image.open(buf)
+        .convert("RGB")
+        .quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    )
     out = io.BytesIO()
     info = PngImagePlugin.PngInfo()
     info.add_text("Software", atomic.PNG_SOFTWARE)

@@ -24,10 +24,21 @@ def plot_scores(res, path: Path) -> Path:
     for yi, s, a, b, c in zip(y, score, lo, hi, colours):
         ax.errorbar([s], [yi], xerr=F.bars([s], [a], [b]), fmt="o", color=c, capsize=3, ms=5)
     ax.axvline(0.5, color="0.6", lw=0.8, ls="--")
-    ax.set_yticks(y, [f"{r.opponent} ({r.games:,} games)" + (f", {r.decision}" if r.decision else "")
-                      for r in rows])
+    ax.set_yticks(
+        y,
+        [
+            f"{r.opponent} ({r.games:,} games)" + (f", {r.decision}" if r.decision else "")
+            for r in rows
+        ],
+    )
     ax.set_xlim(min(0.0, float(lo.min())), max(1.0, float(hi.max())))
-    ax.set_xlabel(f"score of {res.candidate} (share of the other seats finished ahead of, ties half; 95% interval)")
-    ax.set_title(f"Gauntlet: {res.candidate}, {res.rules}, {res.players} players, seed {res.seed}", fontsize=10)
+    ax.set_xlabel(
+        f"score of {res.candidate} (share of the other seats finished ahead of, ties half; 95% "
+        "interval)"
+    )
+    ax.set_title(
+        f"Gauntlet: {res.candidate}, {res.rules}, {res.players} players, seed {res.seed}",
+        fontsize=10,
+    )
     ax.grid(axis="x", alpha=0.3)
     return F.save_figure(fig, path)

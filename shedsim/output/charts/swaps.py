@@ -57,6 +57,7 @@ def value_heatmap(rows, min_games: int, path: Path, subtitle: str = "") -> Path:
     rule sets) are drawn pooled over the cards between the lowest and the highest."""
     plt = F.pyplot()
     from shedsim.rules.cards import parse_rank
+
     n = len(RANKS)
     cards = [sorted(parse_rank(c) for c in str(f).split()) for f in rows["face_up"]]
     three = bool(cards) and all(len(c) == 3 for c in cards)
@@ -80,8 +81,10 @@ def value_heatmap(rows, min_games: int, path: Path, subtitle: str = "") -> Path:
         ax.set_xlabel("highest face-up rank")
         ax.set_ylabel("lowest face-up rank")
         fig.colorbar(im, ax=ax, label="loss rate (% of seat-games)")
-        ax.set_title("Loss rate by face-up row (lowest x highest card, pooled over the others)"
-                     + (f"\n{subtitle}" if subtitle else ""))
+        ax.set_title(
+            "Loss rate by face-up row (lowest x highest card, pooled over the others)"
+            + (f"\n{subtitle}" if subtitle else "")
+        )
         return F.save_figure(fig, path)
     return _triples(rate, names, vmin, vmax, min_games, path, subtitle)
 
@@ -90,7 +93,9 @@ HEATMAP_COLUMNS = 5
 """Panels per row of the three-card heat map (13 panels: 5, 5 and 3)."""
 
 
-def _triples(rate, names: list[str], vmin: float, vmax: float, min_games: int, path: Path, subtitle: str) -> Path:
+def _triples(
+    rate, names: list[str], vmin: float, vmax: float, min_games: int, path: Path, subtitle: str
+) -> Path:
     """The three-card heat map of :func:`value_heatmap`: ``rate`` float[13, 13, 13] (middle,
     lowest, highest card; NaN blank). Every cell is the same size (one card by one card) in
     every panel, so a panel is as wide as its possible highest cards and as tall as its
@@ -98,6 +103,7 @@ def _triples(rate, names: list[str], vmin: float, vmax: float, min_games: int, p
     inches wide, which the report shows unscaled at 80 dots per inch, with 9-point labels."""
     plt = F.pyplot()
     from matplotlib.gridspec import GridSpec
+
     n = len(names)
     ncols = HEATMAP_COLUMNS
     nrows = -(-n // ncols)
@@ -107,17 +113,37 @@ def _triples(rate, names: list[str], vmin: float, vmax: float, min_games: int, p
     width = 14.0
     height = sum(heights) * cell + nrows * pad + 1.5
     fig = plt.figure(figsize=(width, height))
-    grid = GridSpec(nrows, ncols, figure=fig, height_ratios=[h * cell + pad for h in heights],
-                    left=0.05, right=0.99, top=1 - 1.0 / height, bottom=0.35 / height, wspace=0.25, hspace=0.0)
+    grid = GridSpec(
+        nrows,
+        ncols,
+        figure=fig,
+        height_ratios=[h * cell + pad for h in heights],
+        left=0.05,
+        right=0.99,
+        top=1 - 1.0 / height,
+        bottom=0.35 / height,
+        wspace=0.25,
+        hspace=0.0,
+    )
     im = None
     for m in range(n):
         r, c = divmod(m, ncols)
-        sub = grid[r, c].subgridspec(2, 1, height_ratios=[(m + 1) * cell, heights[r] * cell - (m + 1) * cell + pad],
-                                     hspace=0.0)
+        sub = grid[r, c].subgridspec(
+            2,
+            1,
+            height_ratios=[(m + 1) * cell, heights[r] * cell - (m + 1) * cell + pad],
+            hspace=0.0,
+        )
         ax = fig.add_subplot(sub[0])
         # only the possible cells: lowest <= middle <= highest
-        im = ax.imshow(np.ma.masked_invalid(rate[m][: m + 1, m:]), cmap="RdYlGn_r", vmin=vmin, vmax=vmax,
-                       aspect="equal", extent=(-0.5, n - m - 0.5, m + 0.5, -0.5))
+        im = ax.imshow(
+            np.ma.masked_invalid(rate[m][: m + 1, m:]),
+            cmap="RdYlGn_r",
+            vmin=vmin,
+            vmax=vmax,
+            aspect="equal",
+            extent=(-0.5, n - m - 0.5, m + 0.5, -0.5),
+        )
         ax.set_anchor("NW")
         ax.set_xticks(range(n - m), names[m:], fontsize=9)
         ax.set_yticks(range(m + 1), names[: m + 1], fontsize=9)
@@ -127,10 +153,15 @@ def _triples(rate, names: list[str], vmin: float, vmax: float, min_games: int, p
             ax.set_ylabel("lowest card", fontsize=9)
         ax.set_xlabel("highest card", fontsize=9, labelpad=1)
     cax = fig.add_axes((0.66, 0.35 / height + 0.12, 0.3, 0.025))
-    fig.colorbar(im, cax=cax, orientation="horizontal").set_label("loss rate (% of seat-games)", fontsize=10)
+    fig.colorbar(im, cax=cax, orientation="horizontal").set_label(
+        "loss rate (% of seat-games)", fontsize=10
+    )
     cax.tick_params(labelsize=9)
-    fig.suptitle("Loss rate by face-up row of three cards: one panel per middle card "
-                 f"(blank: under {min_games:,} seat-games)" + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
+    fig.suptitle(
+        "Loss rate by face-up row of three cards: one panel per middle card "
+        f"(blank: under {min_games:,} seat-games)" + (f"\n{subtitle}" if subtitle else ""),
+        fontsize=11,
+    )
     try:
         F.atomic_png(fig, path)
     finally:
@@ -139,23 +170,32 @@ def _triples(rate, names: list[str], vmin: float, vmax: float, min_games: int, p
 
 
 def value_extremes(table, path: Path, subtitle: str = "", k: int = 12) -> Path:
-    """(b) The ``k`` best and ``k`` worst face-up multisets by loss rate, 95% intervals (per-game clusters)."""
+    """(b) The ``k`` best and ``k`` worst face-up multisets by loss rate, 95% intervals (per-game
+    clusters)."""
     plt = F.pyplot()
-    t = table if len(table) <= 2 * k else table.iloc[list(range(k)) + list(range(len(table) - k, len(table)))]
+    t = (
+        table
+        if len(table) <= 2 * k
+        else table.iloc[list(range(k)) + list(range(len(table) - k, len(table)))]
+    )
     y = np.arange(len(t))[::-1]
     rate = t["loss_rate"].to_numpy(float) * 100
     lo = t["loss_lo"].to_numpy(float) * 100
     hi = t["loss_hi"].to_numpy(float) * 100
     fig, ax = plt.subplots(figsize=(7.5, max(4.0, 0.28 * len(t) + 1.5)))
-    colours = ["tab:green" if i < min(k, len(t) // 2 + len(t) % 2) else "tab:red" for i in range(len(t))]
+    colours = [
+        "tab:green" if i < min(k, len(t) // 2 + len(t) % 2) else "tab:red" for i in range(len(t))
+    ]
     ax.errorbar(rate, y, xerr=F.bars(rate, lo, hi), fmt="none", ecolor="0.5", capsize=2)
     ax.scatter(rate, y, c=colours, zorder=3)
     ax.set_yticks(y, t["face_up"])
     ax.set_xlabel("loss rate (% of seat-games) with 95% interval")
     ax.set_ylabel("face-up cards")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(f"Best and worst face-up rows (of {len(table)} seen often enough)"
-                 + (f"\n{subtitle}" if subtitle else ""))
+    ax.set_title(
+        f"Best and worst face-up rows (of {len(table)} seen often enough)"
+        + (f"\n{subtitle}" if subtitle else "")
+    )
     return F.save_figure(fig, path)
 
 
@@ -170,7 +210,10 @@ def regret(df, path: Path, subtitle: str = "") -> Path:
     share = float(df["policy_is_best"].mean()) * 100
     ax.set_xlabel("regret: mean place of the choice made minus the best choice's (places)")
     ax.set_ylabel("deals")
-    ax.set_title(f"Regret of the face-up choice (best in {share:.0f}% of deals)" + (f"\n{subtitle}" if subtitle else ""))
+    ax.set_title(
+        f"Regret of the face-up choice (best in {share:.0f}% of deals)"
+        + (f"\n{subtitle}" if subtitle else "")
+    )
     ax.legend()
     ax.grid(axis="y", alpha=0.3)
     return F.save_figure(fig, path)
@@ -188,7 +231,9 @@ def _by_rank(spec, res, path: Path) -> Path:
 
 
 def _heatmap(spec, res, path: Path) -> Path:
-    return value_heatmap(res.values_all, spec.min_games, path, f"{subtitle_of(spec)}, {spec.games:,} games, no swap")
+    return value_heatmap(
+        res.values_all, spec.min_games, path, f"{subtitle_of(spec)}, {spec.games:,} games, no swap"
+    )
 
 
 def _extremes(spec, res, path: Path) -> Path | None:
@@ -212,12 +257,20 @@ def _policies_h2h(spec, res, path: Path) -> Path:
 def _regret(spec, res, path: Path) -> Path | None:
     if res.regret is None or not len(res.regret):
         return None
-    return regret(res.regret, path, f"{subtitle_of(spec)}, {spec.deals} deals x {spec.rollouts} rollouts per choice")
+    return regret(
+        res.regret,
+        path,
+        f"{subtitle_of(spec)}, {spec.deals} deals x {spec.rollouts} rollouts per choice",
+    )
 
 
-CHARTS = (Chart("by_rank.png", _by_rank, "by_rank.csv"), Chart("face_up_heatmap.png", _heatmap),
-          Chart("face_up_extremes.png", _extremes, "face_up_values.csv"), Chart("policies.png", _policies, "policies.csv"),
-          Chart("policies_head_to_head.png", _policies_h2h, "policies_head_to_head.csv"),
-          Chart("regret.png", _regret, "regret.csv"))
+CHARTS = (
+    Chart("by_rank.png", _by_rank, "by_rank.csv"),
+    Chart("face_up_heatmap.png", _heatmap),
+    Chart("face_up_extremes.png", _extremes, "face_up_values.csv"),
+    Chart("policies.png", _policies, "policies.csv"),
+    Chart("policies_head_to_head.png", _policies_h2h, "policies_head_to_head.csv"),
+    Chart("regret.png", _regret, "regret.csv"),
+)
 """The study's charts; each is drawn as ``draw(spec, results, path)`` (None: nothing to draw,
 no face-up row seen often enough or no regret study)."""

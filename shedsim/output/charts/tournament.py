@@ -16,17 +16,22 @@ import shedsim.output.charts.figure as F
 
 
 def rates(summary, path: Path, subtitle: str = "") -> Path:
-    """Win rate and loss rate per strategy (ranking order) with 95% intervals (per-deal clusters)."""
+    """Win rate and loss rate per strategy (ranking order) with 95% intervals (per-deal
+    clusters)."""
     plt = F.pyplot()
     labels = list(summary["strategy"])
     x = np.arange(len(labels))
     fig, ax = plt.subplots(figsize=(min(F.WIDEST, max(6.0, 1.2 * len(labels) + 2)), 4.5))
-    for off, col, name, colour in ((-0.15, "win", "win rate (first out)", "tab:green"),
-                                   (0.15, "loss", "loss rate (last place)", "tab:red")):
+    for off, col, name, colour in (
+        (-0.15, "win", "win rate (first out)", "tab:green"),
+        (0.15, "loss", "loss rate (last place)", "tab:red"),
+    ):
         rate = summary[f"{col}_rate"].to_numpy(float) * 100
         lo = summary[f"{col}_lo"].to_numpy(float) * 100
         hi = summary[f"{col}_hi"].to_numpy(float) * 100
-        ax.errorbar(x + off, rate, yerr=F.bars(rate, lo, hi), fmt="o", capsize=4, color=colour, label=name)
+        ax.errorbar(
+            x + off, rate, yerr=F.bars(rate, lo, hi), fmt="o", capsize=4, color=colour, label=name
+        )
     ax.set_xticks(x, labels, rotation=20 if len(labels) > 5 else 0)
     ax.set_xlabel("strategy (ranked by rating)")
     ax.set_ylabel("share of games (%)")
@@ -44,13 +49,19 @@ def stopped_words(ends: dict[str, int] | None) -> str:
     """The ways some game of ``ends`` (run.json's ``ends``: games per way of ending) was
     stopped, in words: ``"stalled or a proven loop"``; ``"stalled, a proven loop or the move
     cap"`` when ``ends`` is None (not recorded)."""
-    ways = [w for k, w in END_WORDS.items() if ends is None or ends.get(k, 0) > 0] or list(END_WORDS.values())
-    if ends is not None and ends.get("forfeit", 0) > 0:  # a run with bots (docs/reference/bots.md#faults)
+    ways = [w for k, w in END_WORDS.items() if ends is None or ends.get(k, 0) > 0] or list(
+        END_WORDS.values()
+    )
+    if (
+        ends is not None and ends.get("forfeit", 0) > 0
+    ):  # a run with bots (docs/reference/bots.md#faults)
         ways.append("a bot's forfeit")
     return ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1]
 
 
-def place_distribution(place_shares, path: Path, subtitle: str = "", ends: dict[str, int] | None = None) -> Path:
+def place_distribution(
+    place_shares, path: Path, subtitle: str = "", ends: dict[str, int] | None = None
+) -> Path:
     """Stacked bars: the share of each strategy's games finished in each place, and still in
     when the game was stopped unfinished (column ``unfinished``). The legend names only what
     the data holds: a place no strategy took, or no seat still in, has no entry, and the
@@ -96,8 +107,15 @@ def head_to_head(matrix, path: Path, subtitle: str = "") -> Path:
         for i in range(len(labels)):
             for j in range(len(labels)):
                 if not np.isnan(m[i, j]):
-                    ax.text(j, i, f"{m[i, j]:.1f}", ha="center", va="center", fontsize=9,
-                            color="white" if abs(m[i, j] - 50) > 30 else "black")
+                    ax.text(
+                        j,
+                        i,
+                        f"{m[i, j]:.1f}",
+                        ha="center",
+                        va="center",
+                        fontsize=9,
+                        color="white" if abs(m[i, j] - 50) > 30 else "black",
+                    )
     fig.colorbar(im, ax=ax, label="row finished ahead of column (% of comparisons)")
     ax.set_title("Head to head" + (f"\n{subtitle}" if subtitle else ""))
     return F.save_figure(fig, path)
@@ -110,8 +128,11 @@ def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
     plt = F.pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     bottom: dict[float, float] = {}
-    for kind, colour, name in (("finished", "tab:blue", "finished games"), ("stalled", "tab:orange", "stalled"),
-                               ("proven loop", "tab:purple", "proven loops")):
+    for kind, colour, name in (
+        ("finished", "tab:blue", "finished games"),
+        ("stalled", "tab:orange", "stalled"),
+        ("proven loop", "tab:purple", "proven loops"),
+    ):
         d = lengths[lengths["kind"] == kind]
         if not len(d) or (kind != "finished" and int(d["games"].sum()) == 0):
             continue
@@ -119,19 +140,35 @@ def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
         width = (d["moves_to"] - d["moves_from"] + 1).to_numpy(float)
         h = d["share"].to_numpy(float) * 100
         b = np.array([bottom.get(v, 0.0) for v in x])
-        label = name if kind == "finished" else (
-            f"{name} ({int(d['games'].sum()):,} games, {float(d['share'].sum()) * 100:.2f}%)")
-        ax.bar(x, h, width=width, bottom=b, align="edge", color=colour, edgecolor="white", linewidth=0.3,
-               label=label)
+        label = (
+            name
+            if kind == "finished"
+            else (f"{name} ({int(d['games'].sum()):,} games, {float(d['share'].sum()) * 100:.2f}%)")
+        )
+        ax.bar(
+            x,
+            h,
+            width=width,
+            bottom=b,
+            align="edge",
+            color=colour,
+            edgecolor="white",
+            linewidth=0.3,
+            label=label,
+        )
         for v, top in zip(x, b + h):
             bottom[v] = top
     capped = lengths[lengths["kind"].str.startswith("unfinished")]
     if len(capped) and int(capped["games"].iloc[0]) > 0:
         # drawn as a legend entry, not a bar: the cap is far to the right of every finished game
         r = capped.iloc[0]
-        ax.bar([np.nan], [np.nan], color="tab:red",
-               label=f"not shown: unfinished at the move cap of {int(r['moves_from']):,} moves "
-                     f"({int(r['games']):,} games, {float(r['share']) * 100:.2f}%)")
+        ax.bar(
+            [np.nan],
+            [np.nan],
+            color="tab:red",
+            label=f"not shown: unfinished at the move cap of {int(r['moves_from']):,} moves "
+            f"({int(r['games']):,} games, {float(r['share']) * 100:.2f}%)",
+        )
     ax.set_xlabel("game length (moves)")
     ax.set_ylabel("share of games (%)")
     ax.set_title("Game length" + (f"\n{subtitle}" if subtitle else ""))
@@ -142,7 +179,8 @@ def game_lengths(lengths, path: Path, subtitle: str = "") -> Path:
 
 def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     """Loss rate by seat counted from the starting player (seat 0 starts), with 95%
-    intervals (one deal = one cluster: ``seats.csv``), on an axis from 0. The dashed line is the fair share: every seat losing
+    intervals (one deal = one cluster: ``seats.csv``), on an axis from 0. The dashed line is the
+    fair share: every seat losing
     equally often, i.e. the seats' mean loss rate, which is 1 / players of the games with a
     loser. A game stopped unfinished has no loser under ``stalemate:share``, so 1 / players
     of all games is then out of reach and is not drawn; the legend says so only when the
@@ -155,21 +193,37 @@ def seats(seat_table, path: Path, subtitle: str = "") -> Path:
     hi = d["loss_hi"].to_numpy(float) * 100
     n = max(1, len(x))
     fig, ax = plt.subplots(figsize=(6.5, 4.8))
-    ax.errorbar(x, rate, yerr=F.bars(rate, lo, hi), fmt="o", capsize=4, color="tab:red", label="loss rate of the seat")
+    ax.errorbar(
+        x,
+        rate,
+        yerr=F.bars(rate, lo, hi),
+        fmt="o",
+        capsize=4,
+        color="tab:red",
+        label="loss rate of the seat",
+    )
     if len(rate) and np.isfinite(rate).any():
         fair = float(np.nanmean(rate))
         with_loser = float(np.nansum(rate))  # % of games that had a loser
-        why = (f"1/{n} of the {with_loser:.2f}% of games with a loser; unfinished games have no loser"
-               if with_loser < 99.995 else f"1/{n}: every seat losing equally often")
+        why = (
+            f"1/{n} of the {with_loser:.2f}% of games with a loser; unfinished games have no loser"
+            if with_loser < 99.995
+            else f"1/{n}: every seat losing equally often"
+        )
         ax.axhline(fair, ls="--", color="0.4", label=f"fair share {fair:.2f}% ({why})")
         top = float(np.nanmax(np.concatenate([hi[np.isfinite(hi)], rate[np.isfinite(rate)]])))
         ax.set_ylim(0, max(1.0, top * 1.3))
     ax.set_xticks(x, [("starter" if s == 0 else f"+{s}") for s in x])
     ax.set_xlabel("seat, counted in turn order from the starting player")
     ax.set_ylabel("loss rate (% of all games, axis from 0)")
-    ax.set_title("Loss rate by seat with 95% intervals (per-deal clusters)" + (f"\n{subtitle}" if subtitle else ""))
+    ax.set_title(
+        "Loss rate by seat with 95% intervals (per-deal clusters)"
+        + (f"\n{subtitle}" if subtitle else "")
+    )
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize="small")  # below: never over the points
+    ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize="small"
+    )  # below: never over the points
     return F.save_figure(fig, path)
 
 
@@ -185,7 +239,9 @@ def _rates(spec, res, path: Path) -> Path:
 
 
 def _places(spec, res, path: Path) -> Path:
-    return place_distribution(res.place_shares, path, subtitle=subtitle_of(spec, res), ends=res.info["ends"])
+    return place_distribution(
+        res.place_shares, path, subtitle=subtitle_of(spec, res), ends=res.info["ends"]
+    )
 
 
 def _head_to_head(spec, res, path: Path) -> Path:
@@ -200,9 +256,14 @@ def _lengths(spec, res, path: Path) -> Path:
     return game_lengths(res.lengths, path, subtitle=subtitle_of(spec, res))
 
 
-CHARTS = (Chart("rates.png", _rates), Chart("places.png", _places),
-          Chart("head_to_head.png", _head_to_head, "head_to_head.csv"), Chart("seats.png", _seats, "seats.csv"),
-          Chart("lengths.png", _lengths, "lengths.csv"))
-"""The tournament's charts, in the report's order; each is drawn as ``draw(spec, results, path)``."""
+CHARTS = (
+    Chart("rates.png", _rates),
+    Chart("places.png", _places),
+    Chart("head_to_head.png", _head_to_head, "head_to_head.csv"),
+    Chart("seats.png", _seats, "seats.csv"),
+    Chart("lengths.png", _lengths, "lengths.csv"),
+)
+"""The tournament's charts, in the report's order; each is drawn as ``draw(spec, results,
+path)``."""
 LEAD_TABLES = ("summary.csv", "matches.csv")
 """The tables the report shows before the charts (then each chart with the table it draws)."""

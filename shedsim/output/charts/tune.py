@@ -17,7 +17,9 @@ def plot_history(table, start_score: float, path: Path, subtitle: str = "") -> P
     done = table[table["state"] == "complete"]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.scatter(done["trial"], done["score"], s=14, color="#4c72b0", label="trial")
-    ax.step(done["trial"], done["score"].cummax(), where="post", color="#dd8452", label="best so far")
+    ax.step(
+        done["trial"], done["score"].cummax(), where="post", color="#dd8452", label="best so far"
+    )
     if start_score == start_score:  # no line, no legend entry, when the start was not a trial
         ax.axhline(start_score, color="0.4", ls="--", lw=1, label="starting parameters")
     ax.set_xlabel("trial")
@@ -26,6 +28,7 @@ def plot_history(table, start_score: float, path: Path, subtitle: str = "") -> P
     ax.legend(loc="lower right", fontsize=9)
     ax.grid(alpha=0.3)
     from matplotlib.ticker import MaxNLocator
+
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     return F.save_figure(fig, path)
 
@@ -40,17 +43,23 @@ def plot_importance(imp: dict[str, float], path: Path, subtitle: str = "") -> Pa
         ax.barh(names, [imp[n] for n in names], color="#4c72b0")
         ax.set_xlabel("importance for the trial scores (sums to 1)")
     else:
-        ax.text(0.5, 0.5, "too few completed trials to rate the parameters", ha="center", va="center")
+        ax.text(
+            0.5, 0.5, "too few completed trials to rate the parameters", ha="center", va="center"
+        )
         ax.set_axis_off()
     ax.set_title("Parameter importance" + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
     return F.save_figure(fig, path)
 
 
-def _history(table, start_score: float, importance: dict[str, float], subtitle: str, path: Path) -> Path:
+def _history(
+    table, start_score: float, importance: dict[str, float], subtitle: str, path: Path
+) -> Path:
     return plot_history(table, start_score, path, subtitle)
 
 
-def _importance(table, start_score: float, importance: dict[str, float], subtitle: str, path: Path) -> Path:
+def _importance(
+    table, start_score: float, importance: dict[str, float], subtitle: str, path: Path
+) -> Path:
     return plot_importance(importance, path, subtitle)
 
 
