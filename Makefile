@@ -42,7 +42,7 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 
 # The full differential run: 100,000 games per preset (shared by its player counts), and
-# 3,000 random games checked against every invariant (make test: 250 and 120).
+# 3,000 random games checked against every invariant (make test: 150 and 120).
 differential: compile
 	SHEDSIM_DIFF_PER_PRESET=100000 $(PY) -m pytest -q -n $(TEST_WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
 	SHEDSIM_PROPERTY_EXAMPLES=3000 $(PY) -m pytest -q -p no:cacheprovider tests/test_properties.py

@@ -121,8 +121,8 @@ def compare_rules(
     one variant, it against it plus every house toggle. Defaults: 4 players, 100,000 games
     per variant, seed 0, the ``@compare`` strategies.
 
-    >>> r = compare_rules(["shithead", "shithead+skip8"], players=2, games=40, strategies=["random",
-    "greedy"])
+    >>> r = compare_rules(["shithead", "shithead+skip8"], players=2, games=40,
+    ...                   strategies=["random", "greedy"])
     >>> list(r.variants["variant"])
     ['shithead', 'shithead+skip8']
     """

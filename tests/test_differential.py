@@ -1,6 +1,6 @@
 """Reference engine vs compiled kernel: identical move sequences, places and records.
 
-``make test`` plays ``SHEDSIM_DIFF_GAMES`` (default 250) games per preset and player count,
+``make test`` plays ``SHEDSIM_DIFF_GAMES`` (default 150) games per preset and player count,
 and a sample of house-toggle combinations (an eighth as many each); ``make differential`` sets
 ``SHEDSIM_DIFF_PER_PRESET=100000``: 100,000 games per preset, shared equally by its
 player counts. The
@@ -19,7 +19,7 @@ import shedsim.rules.settings as S
 from differential import compare
 from shedsim.rules.ruleset import PRESETS, RulesError, build, preset
 
-GAMES = int(os.environ.get("SHEDSIM_DIFF_GAMES", "250"))
+GAMES = int(os.environ.get("SHEDSIM_DIFF_GAMES", "150"))
 PER_PRESET = int(os.environ.get("SHEDSIM_DIFF_PER_PRESET", "0"))
 CAP = "max_moves:600"
 

@@ -454,6 +454,7 @@ def test_play_names_a_bot_that_raises_once(plugin_dir):
     assert "RuntimeError" not in r.output, r.output
 
 
+@LONG  # the crashing policy's own playout kernel is compiled first
 def test_hint_names_a_policy_that_crashes_the_process(plugin_dir):
     """`shedsim hint` plays a plugin policy's playouts in a forked child: exit 1 naming it."""
     pos = Path(__file__).parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
@@ -659,6 +660,7 @@ def test_play_stops_a_bot_stuck_in_a_loop(plugin_dir):
     ), p.stderr[-2000:]
 
 
+@LONG  # a kernel of its own is compiled first (the crashing plugin alone)
 def test_compile_names_a_plugin_that_crashes_with_the_trace_command(plugin_dir, tmp_path):
     """`shedsim compile` plays a test game of every compiled strategy on the reference
     engine, a plugin's decisions in forked children: a crash is named as a crash (before:
