@@ -1,7 +1,7 @@
 """The reference bots play exactly as the built-in ``greedy`` strategy: the JavaScript
 example (examples/bots/greedy.js, written from docs/reference/bots.md) and the Python client
 example (``python -m shedsim.bot.example``) give the same records as ``greedy`` seated in
-their place on the same seed, in a tournament and in an SPRT."""
+their place on the same seed, in a tournament, an SPRT and a gauntlet."""
 
 from __future__ import annotations
 
@@ -81,3 +81,17 @@ def test_bench_measures_a_bots_decisions_per_second_through_the_pipe():
     assert row["decisions_per_s"] > 0 and 0 <= row["pipe_share"] <= 1
     r = CliRunner().invoke(app, ["bench", "--bot", "first"])
     assert r.exit_code == 2 and "LABEL=COMMAND" in r.output
+
+
+@pytest.mark.parametrize("which", ["js", "python"])
+def test_the_example_bot_plays_as_greedy_in_a_gauntlet(which):
+    """The bot as the gauntlet's candidate: its table against each opponent (games, score,
+    Elo, forfeits) and the total equal greedy's on the same seed."""
+    import shedsim
+
+    kw = dict(players=2, games=24, seed=3, batch=12)
+    bot = shedsim.gauntlet("bot:" + _command(which), "random,aggressive", **kw).table
+    ref = shedsim.gauntlet("greedy", "random,aggressive", **kw).table
+    assert list(bot["opponent"]) == ["random", "aggressive", "total"]
+    assert bot.equals(ref), (bot, ref)
+    assert (bot["games"] > 0).all()
