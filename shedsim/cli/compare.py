@@ -172,12 +172,6 @@ def compare_rules(
     O.finish(r)
 
 
-def _pct(x, lo, hi) -> str:
-    import math
-
-    return "-" if math.isnan(x) else f"{100 * x:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
-
-
 def _variant_name(r) -> str:
     return r["variant"] + (" (baseline)" if r["baseline"] else "" if r["paired"] else " (unpaired)")
 
@@ -188,6 +182,7 @@ def _length_table(res, complete: bool = True):
     from rich.table import Table
 
     from shedsim.analysis import compare as C
+    from shedsim.output.console import pct
 
     v = res.variants
     rows = v.to_dict("records")
@@ -225,7 +220,7 @@ def _length_table(res, complete: bool = True):
             f"{r['mean_rounds']:.1f} [{r['mean_rounds_lo']:.1f}, {r['mean_rounds_hi']:.1f}]",
             f"{r['median_moves']:.0f} [{r['median_moves_lo']:.0f}, {r['median_moves_hi']:.0f}]",
             f"{r['p95_moves']:.0f} [{r['p95_moves_lo']:.0f}, {r['p95_moves_hi']:.0f}]",
-            _pct(r["unfinished_rate"], r["unfinished_lo"], r["unfinished_hi"]),
+            pct(r["unfinished_rate"], r["unfinished_lo"], r["unfinished_hi"]),
             *((f"{r['stalled']:,} / {r['loops']:,} / {r['capped']:,}",) if ends else ()),
         )
     return t
@@ -238,6 +233,7 @@ def _play_table(res):
     from rich.table import Table
 
     from shedsim.analysis import compare as C
+    from shedsim.output.console import pct
 
     n = res.info["players"]
     ref = res.info["reference_strategy"]
@@ -268,7 +264,7 @@ def _play_table(res):
             f"{r['pickups_per_game_hi']:.2f}]",
             f"{r['burns_per_game']:.2f} [{r['burns_per_game_lo']:.2f}, "
             f"{r['burns_per_game_hi']:.2f}]",
-            _pct(r["starter_loss_rate"], r["starter_loss_lo"], r["starter_loss_hi"]),
+            pct(r["starter_loss_rate"], r["starter_loss_lo"], r["starter_loss_hi"]),
             f"{100 * r['starter_fair_rate']:.2f}%",
             r["starter_verdict"],
             C.format_p(r["starter_loss_p_holm"]),

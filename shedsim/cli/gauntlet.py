@@ -137,15 +137,7 @@ def gauntlet(
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
     no_plots: O.NoPlotsOpt = False,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet",
-            "-q",
-            rich_help_panel=O.P_OUT,
-            help="No progress bar or notes (the table is still printed).",
-        ),
-    ] = False,
+    quiet: O.quiet_option("No progress bar or notes (the table is still printed).") = False,
     stop_after: O.StopAfterOpt = None,
     deals: O.DealsOpt = None,
 ) -> None:

@@ -192,6 +192,20 @@ SeedOpt = Annotated[
 ]
 
 
+def quiet_option(help: str) -> Any:
+    """The ``--quiet`` type of a command that still prints its result (:data:`QuietOpt`
+    prints no table either): ``help`` says what it leaves out and what it still prints."""
+    return Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            rich_help_panel=P_OUT,
+            help=help,
+        ),
+    ]
+
+
 def players_option(what: str, default: int | None) -> Any:
     """The ``--players`` type: ``what`` the seats are, with the default said."""
     return Annotated[

@@ -163,15 +163,7 @@ def sprt(
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
     no_plots: O.NoPlotsOpt = False,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet",
-            "-q",
-            rich_help_panel=O.P_OUT,
-            help="No progress bar or notes (the result is still printed).",
-        ),
-    ] = False,
+    quiet: O.quiet_option("No progress bar or notes (the result is still printed).") = False,
     stop_after: O.StopAfterOpt = None,
     deals: O.DealsOpt = None,
 ) -> None:

@@ -99,15 +99,7 @@ def tips(
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
     no_plots: O.NoPlotsOpt = False,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet",
-            "-q",
-            rich_help_panel=O.P_OUT,
-            help="No progress bar (the findings are still printed).",
-        ),
-    ] = False,
+    quiet: O.quiet_option("No progress bar (the findings are still printed).") = False,
 ) -> None:
     """Do the beginner tips work? Each tip followed against ignored, everything else equal.
 

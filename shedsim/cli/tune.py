@@ -150,15 +150,7 @@ def tune(
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
     no_plots: O.NoPlotsOpt = False,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet",
-            "-q",
-            rich_help_panel=O.P_OUT,
-            help="No progress bar (the findings are still printed).",
-        ),
-    ] = False,
+    quiet: O.quiet_option("No progress bar (the findings are still printed).") = False,
 ) -> None:
     """Tune a strategy's integer parameters against a field of opponents (optuna).
 
