@@ -53,30 +53,15 @@ def readable(bot: Any) -> tuple[Callable, Callable]:
         games[seat] = g = _game(dealt, seat, strategy_key)
         bot.new_game(g)
         me = dealt.seats[seat]
-        msg = {
-            "type": "swap",
-            "seat": seat,
-            "hand": P.names(me.hand),
-            "face_up": P.names(me.face_up),
-            "state": P.state_view(dealt, seat, swap=True),
-            "clock": None,
-        }
+        msg = P.swap_message(dealt, seat, None)
         try:
             return P.check_swap(answer(bot, msg, g) or {}, me.hand + me.face_up, len(me.face_up))
         except P.Fault as f:
             raise AnswerError(f"its bot's swap: {f} ({f.kind})") from None
 
     def choose_move(state, legal: list) -> int:
-        order = P.protocol_order(legal)
-        texts = [str(legal[k]) for k in order]
         seat = state.to_move
-        msg = {
-            "type": "move",
-            "seat": seat,
-            "legal": texts,
-            "state": P.state_view(state, seat),
-            "clock": None,
-        }
+        msg, order, texts = P.move_message(state, seat, legal, None)
         try:
             return order[P.check_move(answer(bot, msg, games.get(seat)) or {}, texts)]
         except P.Fault as f:

@@ -2,8 +2,10 @@
 
 :class:`BotProcess` starts ``COMMAND`` (split as a shell splits words, run without a
 shell, from the current directory, in a session of its own so that a kill reaches any
-process it started), reads its standard output line by line with a deadline
-(:func:`select.poll`; a line never waits on a bot that stays silent) and its standard error
+process it started), reads its standard output line by line with a deadline (a
+non-blocking pipe: what the bot wrote is read at once, and :func:`select.poll` waits, up
+to the deadline, only when nothing is there yet; a line never waits on a bot that stays
+silent) and its standard error
 all the time on a thread of its own into a :class:`StderrSink`, so a chatty bot never
 blocks. Writes to its standard input never block either: the pipe is non-blocking and a
 bot that stops reading is a ``timeout``.
@@ -99,6 +101,7 @@ class BotProcess:
         self._buf = b""
         self._closed = False
         self._poll: Any = None
+        self._out = -1
         self._thread: threading.Thread | None = None
         self.unasked: list[bytes] = []
         self.starts = 0
@@ -137,10 +140,10 @@ class BotProcess:
         self.starts += 1
         self._buf, self._closed, self.unasked = b"", False, []
         os.set_blocking(self.proc.stdin.fileno(), False)
+        self._out = self.proc.stdout.fileno()
+        os.set_blocking(self._out, False)  # what is in the pipe is read without a poll
         self._poll = select.poll()
-        self._poll.register(
-            self.proc.stdout.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR
-        )
+        self._poll.register(self._out, select.POLLIN | select.POLLHUP | select.POLLERR)
         err = self.proc.stderr
 
         def read_stderr() -> None:
@@ -263,13 +266,22 @@ class BotProcess:
         return read_answer(line, expected)
 
     def _fill(self, timeout_ms: float) -> bool:
-        """Read what the bot wrote, waiting at most ``timeout_ms``; False when nothing came."""
+        """Read what the bot wrote, waiting at most ``timeout_ms`` (what is already in the
+        pipe is read at once, without a poll); False when nothing came."""
         if self._closed:
             return False
-        if not self._poll.poll(max(0.0, timeout_ms)):
-            return False
+        fd = self._out
         try:
-            data = os.read(self.proc.stdout.fileno(), 65536)
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            if timeout_ms <= 0 or not self._poll.poll(timeout_ms):
+                return False
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:  # woken with nothing to read
+                return False
+            except OSError:
+                data = b""
         except OSError:
             data = b""
         if not data:
@@ -280,10 +292,12 @@ class BotProcess:
 
     def _drain(self) -> None:
         while True:
-            while b"\n" in self._buf:
-                line, _, self._buf = self._buf.partition(b"\n")
-                if len(self.unasked) < 100:
-                    self.unasked.append(line)
+            if self._buf:
+                lines = self._buf.split(b"\n")
+                self._buf = lines.pop()
+                room = 100 - len(self.unasked)
+                if room > 0:
+                    self.unasked.extend(lines[:room])
             if not self._fill(0):
                 return
 

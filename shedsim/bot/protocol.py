@@ -14,8 +14,11 @@ scenario notation (``play 7x2``, ``play 7x2+1``, ``flip 1``, ``gamble``, ``picku
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
+
+import orjson
 
 from shedsim import layout as L
 from shedsim.rules.cards import RANK_NAMES, RANKS
@@ -106,18 +109,21 @@ def parse_bot_options(values: list[str] | None) -> list[tuple[str, str]]:
 
 
 # ------------------------------------------------------------------ what shedsim says
-_ENCODER = json.JSONEncoder(separators=(",", ":"))  # one encoder for every message (its C path)
+_LINE = orjson.OPT_APPEND_NEWLINE
 
 
 def dumps(message: dict[str, Any]) -> bytes:
-    """One message as a line: compact JSON (non-ASCII characters escaped, so the line is
-    ASCII and so UTF-8), ``\\n``-terminated."""
-    return (_ENCODER.encode(message) + "\n").encode("ascii")
+    """One message as a line: compact JSON (no spaces; UTF-8), ``\\n``-terminated, in one
+    call of :func:`orjson.dumps`; for the protocol's messages (ASCII text, integers, None,
+    halves) the same bytes as ``json.dumps(message, separators=(",", ":"))``. Raises
+    :class:`TypeError` (:class:`orjson.JSONEncodeError`) for a value JSON cannot hold."""
+    return orjson.dumps(message, option=_LINE)
 
 
 def names(cards) -> list[str]:
-    """Ranks (ints 2..14) as the protocol's strings, in the order given."""
-    return [_NAME[c] for c in cards]
+    """Ranks (ints 2..14) as the protocol's strings, in the order given. Raises
+    :class:`KeyError` for an int that is not a rank."""
+    return list(map(_NAME.__getitem__, cards))
 
 
 def rules_object(rules, players: int) -> dict[str, Any]:
@@ -161,17 +167,22 @@ def game_message(
 
 
 def seats_view(state) -> list[dict[str, Any]]:
-    """``state``'s ``seats``: what every seat may see of each seat."""
+    """``state``'s ``seats``: what every seat may see of each seat (``known``: the ranks of
+    its hand every seat saw it take, low to high, each as many times as it holds it)."""
     out = []
+    places = state.places
+    name = _NAME.__getitem__
     for i, s in enumerate(state.seats):
-        place = state.place_of(i)
+        known = s.known
         out.append(
             {
                 "hand": len(s.hand),
-                "known": names(sorted(s.known.elements())) if s.known else [],
-                "face_up": names(s.face_up),
+                "known": [name(r) for r in sorted(known) for _ in range(known[r])]
+                if known
+                else [],
+                "face_up": list(map(name, s.face_up)),
                 "face_down": len(s.face_down),
-                "place": place or None,
+                "place": places.index(i) + 1 if i in places else None,
             }
         )
     return out
@@ -189,15 +200,15 @@ def state_view(state, seat: int, swap: bool = False) -> dict[str, Any]:
     ``state`` (a :class:`shedsim.rules.engine.GameState`). ``swap``: the swap phase
     (``to_move`` and ``stage`` are None; ``state`` is then the position as dealt, before
     any seat swapped)."""
-    me = state.seats[seat]
+    name = _NAME.__getitem__
     return {
         "to_move": None if swap else state.to_move,
         "stage": None if swap else STAGES.get(state.stage(seat)),
-        "hand": names(me.hand),
-        "pile": names(state.pile),
+        "hand": list(map(name, state.seats[seat].hand)),
+        "pile": list(map(name, state.pile)),
         "top": open_top(state),
         "stock": len(state.stock),
-        "burned": names(state.burned_order),
+        "burned": list(map(name, state.burned_order)),
         "direction": state.direction,
         "moves": state.moves,
         "seats": seats_view(state),
@@ -215,9 +226,58 @@ def protocol_order(legal: list) -> list[int]:
     return order
 
 
-def legal_texts(legal: list) -> list[str]:
-    """``move``'s ``legal``: the legal moves in scenario notation, in :func:`protocol_order`."""
-    return [str(legal[k]) for k in protocol_order(legal)]
+_TEXTS: dict[Any, str] = {}
+"""Each move's scenario notation, by move (there are a few hundred moves)."""
+
+
+def legal_texts(legal: list, order: list[int] | None = None) -> list[str]:
+    """``move``'s ``legal``: the legal moves in scenario notation, in :func:`protocol_order`
+    (or ``order``, when it is given)."""
+    texts = _TEXTS
+    out = []
+    for k in protocol_order(legal) if order is None else order:
+        m = legal[k]
+        t = texts.get(m)
+        if t is None:
+            t = texts[m] = str(m)
+        out.append(t)
+    return out
+
+
+def swap_message(dealt, seat: int, clock: dict[str, Any] | None) -> dict[str, Any]:
+    """``swap`` to ``seat`` in the position as dealt ``dealt``: its dealt ``hand`` and
+    ``face_up`` and the ``state`` (:func:`state_view` in the swap phase)."""
+    me = dealt.seats[seat]
+    return {
+        "type": "swap",
+        "seat": seat,
+        "hand": names(me.hand),
+        "face_up": names(me.face_up),
+        "state": state_view(dealt, seat, swap=True),
+        "clock": clock,
+    }
+
+
+def move_message(
+    state, seat: int, legal: list, clock: dict[str, Any] | None
+) -> tuple[dict[str, Any], list[int], list[str]]:
+    """``move`` to ``seat`` in ``state`` with the engine's legal moves ``legal``
+    (:func:`shedsim.rules.engine.legal_moves`). Returns the message, :func:`protocol_order`
+    and the ``legal`` texts in that order (an answer's index in the texts is the move
+    ``legal[order[i]]``)."""
+    order = protocol_order(legal)
+    texts = legal_texts(legal, order)
+    return (
+        {
+            "type": "move",
+            "seat": seat,
+            "legal": texts,
+            "state": state_view(state, seat),
+            "clock": clock,
+        },
+        order,
+        texts,
+    )
 
 
 def clock_object(move_ms: int, left_ms: int | None) -> dict[str, Any]:
@@ -252,13 +312,26 @@ class Fault(Exception):
         self.kind = kind
 
 
+_LONG_NUMBER = re.compile(rb"\d{19}")
+"""Digits enough for an integer past 64 bits, which :func:`orjson.loads` reads as a float."""
+
+
 def read_answer(line: bytes, expected: str) -> dict[str, Any]:
-    """The JSON object of a bot's answer line of type ``expected``. Raises :class:`Fault`:
-    ``invalid`` for a line that is not a JSON object, ``illegal`` for another type."""
+    """The JSON object of a bot's answer line of type ``expected``, read as
+    :func:`json.loads` reads it (:func:`orjson.loads` first, for speed, where the two
+    agree: a line ``orjson`` refuses, or one with a 19-digit number, is read by ``json``,
+    which also takes NaN, a byte order mark, lone surrogates and integers of any size).
+    Raises :class:`Fault`: ``invalid`` for a line that is not a JSON object, ``illegal``
+    for another type."""
     try:
-        obj = json.loads(line)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise Fault("invalid", f"not a JSON object ({e})") from None
+        obj = orjson.loads(line)
+        if _LONG_NUMBER.search(line):
+            raise ValueError
+    except ValueError:
+        try:
+            obj = json.loads(line)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise Fault("invalid", f"not a JSON object ({e})") from None
     if not isinstance(obj, dict):
         raise Fault("invalid", f"not a JSON object (a JSON {type(obj).__name__})")
     if obj.get("type") != expected:

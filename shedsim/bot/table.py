@@ -131,33 +131,18 @@ class BotSeat:
         return P.clock_object(ms, self.left_ms)
 
     def swap(self, visible: int, seat: int, players: int, rules_array, rng) -> int:
-        g = self.table.game
-        dealt = g.dealt.seats[seat]
-        msg = {
-            "type": "swap",
-            "seat": seat,
-            "hand": P.names(dealt.hand),
-            "face_up": P.names(dealt.face_up),
-            "state": g.swap_state(seat),
-            "clock": self.clock(),
-        }
+        dealt = self.table.game.dealt
+        msg = P.swap_message(dealt, seat, self.clock())
+        me = dealt.seats[seat]
         try:
             obj = self._ask(msg, "swap")
-            up = P.check_swap(obj, dealt.hand + dealt.face_up, len(dealt.face_up))
+            up = P.check_swap(obj, me.hand + me.face_up, len(me.face_up))
         except P.Fault as f:
             raise _Forfeit(seat, f) from None
         return pack(up)
 
     def move(self, state, legal) -> Any:
-        order = P.protocol_order(legal)
-        texts = [str(legal[k]) for k in order]
-        msg = {
-            "type": "move",
-            "seat": self.seat,
-            "legal": texts,
-            "state": P.state_view(state, self.seat),
-            "clock": self.clock(),
-        }
+        msg, order, texts = P.move_message(state, self.seat, legal, self.clock())
         try:
             i = P.check_move(self._ask(msg, "move"), texts)
         except P.Fault as f:
@@ -172,9 +157,6 @@ class _Game:
     def __init__(self, dealt, index: int) -> None:
         self.dealt = dealt
         self.index = index
-
-    def swap_state(self, seat: int) -> dict[str, Any]:
-        return P.state_view(self.dealt, seat, swap=True)
 
 
 class Table:
