@@ -177,9 +177,7 @@ def seats_view(state) -> list[dict[str, Any]]:
         out.append(
             {
                 "hand": len(s.hand),
-                "known": [name(r) for r in sorted(known) for _ in range(known[r])]
-                if known
-                else [],
+                "known": list(map(name, sorted(known.elements()))) if known else [],
                 "face_up": list(map(name, s.face_up)),
                 "face_down": len(s.face_down),
                 "place": places.index(i) + 1 if i in places else None,
