@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import cached_property
 from typing import Any, BinaryIO
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -80,7 +81,11 @@ class State:
         self.burned: list[str] = s["burned"]
         self.direction: int = s["direction"]
         self.moves: int = s["moves"]
-        self.seats = [SeatState(x) for x in s["seats"]]
+
+    @cached_property
+    def seats(self) -> list[SeatState]:
+        """One :class:`SeatState` per seat (made on first use)."""
+        return [SeatState(x) for x in self.message["state"]["seats"]]
 
     @property
     def face_up(self) -> list[str]:
@@ -153,22 +158,28 @@ def answer(bot: Bot, message: dict[str, Any], game: dict[str, Any] | None) -> di
     return None
 
 
+_DECODE = json.JSONDecoder().decode
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every answer
+
+
 def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """Speak the protocol for ``bot`` until ``bye`` or the end of input; returns 0. One JSON
-    object a line in, one a line out, flushed after each answer."""
+    object a line in (UTF-8), one a line out (compact), flushed after each answer."""
     inp = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout.buffer
+    write, flush = out.write, out.flush
     game: dict[str, Any] | None = None
     for line in inp:
         if not line.strip():
             continue
-        message = json.loads(line)
-        if message.get("type") == "bye":
+        message = _DECODE(line.decode("utf-8"))
+        t = message.get("type")
+        if t == "bye":
             break
-        if message.get("type") == "game":
+        if t == "game":
             game = message
         reply = answer(bot, message, game)
         if reply is not None:
-            out.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
-            out.flush()
+            write(_ENCODE(reply).encode() + b"\n")
+            flush()
     return 0
