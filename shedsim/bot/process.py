@@ -3,12 +3,10 @@
 :class:`BotProcess` starts ``COMMAND`` (split as a shell splits words, run without a
 shell, from the current directory, in a session of its own so that a kill reaches any
 process it started), reads its standard output line by line with a deadline (a
-non-blocking pipe: what the bot wrote is read at once, and :func:`select.poll` waits, up
-to the deadline, only when nothing is there yet; a line never waits on a bot that stays
-silent) and its standard error
-all the time on a thread of its own into a :class:`StderrSink`, so a chatty bot never
-blocks. Writes to its standard input never block either: the pipe is non-blocking and a
-bot that stops reading is a ``timeout``.
+non-blocking pipe, :func:`select.poll` waiting up to the deadline; a line never waits on
+a bot that stays silent) and its standard error all the time on a thread of its own into
+a :class:`StderrSink`, so a chatty bot never blocks. Writes to its standard input never
+block either: the pipe is non-blocking and a bot that stops reading is a ``timeout``.
 
 Every failure while a game is played raises :class:`shedsim.bot.protocol.Fault` with its
 kind (``timeout``, ``invalid``, ``illegal``, ``crash``); :func:`check_bot`, run before any
@@ -141,7 +139,7 @@ class BotProcess:
         self._buf, self._closed, self.unasked = b"", False, []
         os.set_blocking(self.proc.stdin.fileno(), False)
         self._out = self.proc.stdout.fileno()
-        os.set_blocking(self._out, False)  # what is in the pipe is read without a poll
+        os.set_blocking(self._out, False)  # a look at what it wrote never waits
         self._poll = select.poll()
         self._poll.register(self._out, select.POLLIN | select.POLLHUP | select.POLLERR)
         err = self.proc.stderr
@@ -266,22 +264,16 @@ class BotProcess:
         return read_answer(line, expected)
 
     def _fill(self, timeout_ms: float) -> bool:
-        """Read what the bot wrote, waiting at most ``timeout_ms`` (what is already in the
-        pipe is read at once, without a poll); False when nothing came."""
+        """Read what the bot wrote, waiting at most ``timeout_ms`` (with 0, what is in the
+        pipe is read at once, one non-blocking read and no poll); False when nothing came."""
         if self._closed:
             return False
-        fd = self._out
+        if timeout_ms > 0 and not self._poll.poll(timeout_ms):
+            return False
         try:
-            data = os.read(fd, 65536)
-        except BlockingIOError:
-            if timeout_ms <= 0 or not self._poll.poll(timeout_ms):
-                return False
-            try:
-                data = os.read(fd, 65536)
-            except BlockingIOError:  # woken with nothing to read
-                return False
-            except OSError:
-                data = b""
+            data = os.read(self._out, 65536)
+        except BlockingIOError:  # nothing there (or woken with nothing to read)
+            return False
         except OSError:
             data = b""
         if not data:
