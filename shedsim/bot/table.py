@@ -116,8 +116,7 @@ class BotSeat:
         )
         return ms, ms / 1000.0
 
-    def _ask(self, message: dict[str, Any], expected: str) -> dict[str, Any]:
-        _, timeout = self._timeout_s()
+    def _ask(self, message: dict[str, Any], expected: str, timeout: float) -> dict[str, Any]:
         t0 = time.monotonic()
         try:
             return self.proc.ask(message, expected, timeout)
@@ -126,25 +125,28 @@ class BotSeat:
                 self.left_ms -= int((time.monotonic() - t0) * 1000)
             self.table.report.decisions += 1
 
-    def clock(self) -> dict[str, Any]:
-        ms, _ = self._timeout_s()
-        return P.clock_object(ms, self.left_ms)
+    def clock(self) -> tuple[dict[str, Any], float]:
+        """The message's ``clock`` and the seconds the answer may take."""
+        ms, timeout = self._timeout_s()
+        return P.clock_object(ms, self.left_ms), timeout
 
     def swap(self, visible: int, seat: int, players: int, rules_array, rng) -> int:
         dealt = self.table.game.dealt
-        msg = P.swap_message(dealt, seat, self.clock())
+        clock, timeout = self.clock()
+        msg = P.swap_message(dealt, seat, clock)
         me = dealt.seats[seat]
         try:
-            obj = self._ask(msg, "swap")
+            obj = self._ask(msg, "swap", timeout)
             up = P.check_swap(obj, me.hand + me.face_up, len(me.face_up))
         except P.Fault as f:
             raise _Forfeit(seat, f) from None
         return pack(up)
 
     def move(self, state, legal) -> Any:
-        msg, order, texts = P.move_message(state, self.seat, legal, self.clock())
+        clock, timeout = self.clock()
+        msg, order, texts = P.move_message(state, self.seat, legal, clock)
         try:
-            i = P.check_move(self._ask(msg, "move"), texts)
+            i = P.check_move(self._ask(msg, "move", timeout), texts)
         except P.Fault as f:
             raise _Forfeit(self.seat, f) from None
         return legal[order[i]]
