@@ -110,14 +110,20 @@ def parse_bot_options(values: list[str] | None) -> list[tuple[str, str]]:
 
 # ------------------------------------------------------------------ what shedsim says
 _LINE = orjson.OPT_APPEND_NEWLINE
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # for a message with non-ASCII text
 
 
 def dumps(message: dict[str, Any]) -> bytes:
-    """One message as a line: compact JSON (no spaces; UTF-8), ``\\n``-terminated, in one
-    call of :func:`orjson.dumps`; for the protocol's messages (ASCII text, integers, None,
-    halves) the same bytes as ``json.dumps(message, separators=(",", ":"))``. Raises
-    :class:`TypeError` (:class:`orjson.JSONEncodeError`) for a value JSON cannot hold."""
-    return orjson.dumps(message, option=_LINE)
+    """One message as a line: compact JSON (non-ASCII characters escaped, so the line is
+    ASCII and so UTF-8), ``\\n``-terminated: the bytes of
+    ``json.dumps(message, separators=(",", ":"))``, written by one call of
+    :func:`orjson.dumps` (the same bytes for the protocol's values: text, integers, None,
+    halves), or by :mod:`json` when the message holds non-ASCII text (a rules file's name).
+    Raises :class:`TypeError` for a value JSON cannot hold."""
+    out = orjson.dumps(message, option=_LINE)
+    if out.isascii():
+        return out
+    return (_ENCODER.encode(message) + "\n").encode("ascii")
 
 
 def names(cards) -> list[str]:
