@@ -165,6 +165,10 @@ class CommandGroup(TyperGroup):
             cmd.help = unwrapped(cmd.help)
         return cmd
 
+    def format_help(self, ctx, formatter) -> None:
+        _untyped_flags(self, ctx)
+        super().format_help(ctx, formatter)
+
 
 def unwrapped(text: str | None) -> str | None:
     """A docstring as paragraphs of one line each: the line breaks inside a paragraph (where
@@ -180,10 +184,6 @@ def unwrapped(text: str | None) -> str | None:
         p if p.startswith("\b") else " ".join(line.strip() for line in p.splitlines())
         for p in paragraphs
     )
-
-    def format_help(self, ctx, formatter) -> None:
-        _untyped_flags(self, ctx)
-        super().format_help(ctx, formatter)
 
 
 def _untyped_flags(cmd, ctx) -> None:
