@@ -282,3 +282,93 @@ def test_moves_to_the_end_match_the_brute_force(name):
     if sol.result == "loss":
         assert [v.moves for v in sol.values] == sorted((v.moves for v in sol.values), reverse=True)
         assert sol.summary().startswith(f"every move loses against best play; {sol.values[0].move}")
+
+
+# ------------------------------------------------------------ hint and the api say "solved"
+def test_cli_says_solved_and_json_carries_the_values(tmp_path):
+    import json
+
+    data = POSITIONS["duel_jack_not_seven"]
+    lines = [f"{k} = {json.dumps(data[k])}" for k in ("rules", "house", "pile", "burned_cards")]
+    for seat in data["seats"]:
+        lines += ["[[seats]]"] + [f"{k} = {json.dumps(v)}" for k, v in seat.items()]
+    p = tmp_path / "pos.toml"
+    p.write_text("\n".join(lines) + "\n")
+    truth = brute_values(_state(**POSITIONS["duel_jack_not_seven"]))
+    r = runner.invoke(app, ["hint", str(p), "--policy", "greedy"])
+    assert r.exit_code == 0, r.output
+    assert "solved: play Jx1 wins against every reply" in r.output and "solved exactly" in r.output
+    r = runner.invoke(app, ["hint", str(p), "--json", "--why"])
+    out = json.loads(r.output)
+    assert out["solved"] is True and out["stopped"] == "solved" and out["not_solved"] is None
+    assert {m["move"]: WORDS[m["solved"]["result"]] for m in out["moves"]} == truth
+    assert out["moves"][0]["move"] == "play Jx1" and "whatever the other seat does" in out["why"]
+
+
+def test_api_hint_carries_solved_and_each_moves_value():
+    from shedsim import Position, hint
+
+    data = dict(POSITIONS["family_queen"])
+    pos = Position(
+        seats=data["seats"], pile=data["pile"], burned_cards=data["burned_cards"], rules="family"
+    )
+    res = hint(pos, policy="greedy")
+    truth = brute_values(pos.state())
+    assert res.solved and res.note is None and res.best == "play Qx1"
+    assert dict(zip(res.moves["move"], res.moves["result"].map(WORDS))) == truth
+    assert res.moves["moves_to_end"].notna().all()
+    assert not hint(pos, policy="greedy", budget=50, solve_limit=0).solved
+
+
+def test_untracked_too_big_or_stoppable_end_games_fall_back_to_playouts():
+    """Ranked by playouts, with a note saying why not solved: a hand the seat cannot know
+    (burned cards of unknown rank), a search over its limit, a stall limit nearer than the
+    end of best play, a draw under stalemate:most_cards."""
+    untracked = _state(
+        pile=["6"], burned=30, seats=[{"hand": ["4", "10", "K"]}, {"hand": ["Q", "5"]}]
+    )
+    res = rank_moves(untracked, policy="greedy", budget=100)
+    assert not res.solved and res.samples > 0
+    assert res.note.startswith("not solved exactly: the other seat's hand is not known: 2 of")
+    # the same hand seen picked up: known, so solved
+    seen = _state(
+        pile=["6"],
+        burned=30,
+        seats=[{"hand": ["4", "10", "K"]}, {"hand": ["Q", "5"], "known": ["Q", "5"]}],
+    )
+    assert rank_moves(seen, policy="greedy").solved
+    st = _state(**POSITIONS["shithead_greedy_loses"])
+    res = rank_moves(st, policy="greedy", budget=100, solve_limit=3)
+    assert not res.solved and "more than 3 positions" in res.note
+    with pytest.raises(NotSolved, match="stall limit"):
+        solve(_state(**dict(POSITIONS["shithead_greedy_loses"], house=["stall:2"])))
+    with pytest.raises(NotSolved, match="stalemate:most_cards"):
+        solve(_state(**dict(POSITIONS["duel_pickup_draws"], house=["stalemate:most_cards"])))
+    # no draw under most_cards: the values stand
+    assert solve(_state(**dict(POSITIONS["duel_ten_first"], house=["stalemate:most_cards"])))
+
+
+def test_play_hint_says_solved_in_an_end_game():
+    """``shedsim play``'s hint shares rank_moves: in a tracked end game it says it solved the
+    position (not "playouts") and gives each move's value."""
+    from types import SimpleNamespace
+
+    from shedsim.analysis.play_advice import Advice
+
+    st = _state(**POSITIONS["duel_jack_not_seven"])
+    game = SimpleNamespace(
+        swapped=True,
+        state=st,
+        you=0,
+        hints=0,
+        hint_policy="greedy",
+        hint_budget=100,
+        strategy_paths=(),
+        hint_objective=None,
+    )
+    lines = Advice.hint_lines(game)
+    assert lines[0].startswith("hint: solved exactly") and "playouts" not in lines[0]
+    truth = brute_values(st)
+    winner = next(m for m, v in truth.items() if v == 1)
+    assert any(winner in line and "wins in" in line for line in lines)
+    assert lines[-2].strip().startswith(f"solved: {winner} wins against every reply")

@@ -101,11 +101,11 @@ class Solution:
 
     def summary(self) -> str:
         """The verdict in words: ``play 7x2 wins against every reply (in 3 moves)``, ``every
-        move loses against best play; pickup holds out longest (6 moves)`` or ``no move wins
-        against best play; play Kx1 draws``."""
+        move loses against best play; pickup holds out longest (loses in 6 moves)`` or ``no
+        move wins against best play; play Kx1 draws (...)``."""
         best = self.values[0]
         if best.result == WIN:
-            return f"{best.move} wins against every reply ({best.words()})"
+            return f"{best.move} wins against every reply (in {best.moves} moves)"
         if best.result == LOSS:
             if len(self.values) == 1:
                 return f"{best.move}, the only move, loses against best play ({best.words()})"

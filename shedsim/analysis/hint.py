@@ -203,8 +203,8 @@ class HintResult:
         """The way the race ended, in words."""
         if self.stopped == STOP_SOLVED and self.solution is not None:
             return (
-                f"solved: {self.solution.summary()} (exact search of "
-                f"{self.solution.positions:,} positions)"
+                f"solved: {self.solution.summary()}; exact search of "
+                f"{self.solution.positions:,} positions"
             )
         if self.stopped == STOP_SINGLE:
             return "only one legal move"

@@ -147,12 +147,13 @@ def hint_table(res, to_move: int, file) -> Table:
             if m.same_as
             else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
         )
+        exact = m.solved is not None  # exact figures: no interval
         t.add_row(
             str(i),
             m.move,
-            f"{m.place.value:.2f} ({m.place.lo:.2f}-{m.place.hi:.2f})",
-            _share(m.p_lose),
-            _share(m.p_first),
+            f"{m.place.value:.2f}" + ("" if exact else f" ({m.place.lo:.2f}-{m.place.hi:.2f})"),
+            f"{100 * m.p_lose.value:.0f}%" if exact else _share(m.p_lose),
+            f"{100 * m.p_first.value:.0f}%" if exact else _share(m.p_first),
             "exact" if m.solved else f"{m.samples:,}",
             note,
         )
