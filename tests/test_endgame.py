@@ -372,3 +372,20 @@ def test_play_hint_says_solved_in_an_end_game():
     winner = next(m for m, v in truth.items() if v == 1)
     assert any(winner in line and "wins in" in line for line in lines)
     assert lines[-2].strip().startswith(f"solved: {winner} wins against every reply")
+
+
+def test_two_seats_left_of_three_and_the_view_of_another_seat():
+    """A seat already out: the two left play the end game for the last places. Advised as
+    if it were its turn, seat 1 does not know seat 0's hand (never seen): not solved."""
+    st = _state(
+        pile=["6"],
+        burned=40,
+        seats=[{"hand": ["10", "K"]}, {"face_up": ["A", "4"]}, {"out": True}],
+    )
+    truth = brute_values(st)
+    res = rank_moves(st, policy="greedy", objective="place")
+    assert res.solved and {m.move: WORDS[m.solved.result] for m in res.moves} == truth
+    best = res.moves[0]
+    assert truth[best.move] == 1 and best.place.value == 2 and best.p_first.value == 0.0
+    other = rank_moves(st, seat=1, policy="greedy", budget=100)
+    assert not other.solved and "the other seat's hand is not known" in other.note

@@ -649,8 +649,8 @@ def _solved_result(
 def _solved_why(solution: Solution) -> str:
     """``--why`` of a solved position: the verdict and every other move's value."""
     best, rest = solution.values[0], solution.values[1:]
-    text = f"Against best play {best.move} {best.words()}"
-    text += " whatever the other seat does." if best.result == WIN else "."
+    text = f"{best.move[:1].upper()}{best.move[1:]} {best.words()} against best play"
+    text += ", whatever the other seat does." if best.result == WIN else "."
     if rest:
         text += " The other moves: " + "; ".join(f"{v.move} {v.words()}" for v in rest) + "."
     text += (
