@@ -389,3 +389,18 @@ def test_two_seats_left_of_three_and_the_view_of_another_seat():
     assert truth[best.move] == 1 and best.place.value == 2 and best.p_first.value == 0.0
     other = rank_moves(st, seat=1, policy="greedy", budget=100)
     assert not other.solved and "the other seat's hand is not known" in other.note
+
+
+def test_the_docs_example_is_solved_as_the_hint_page_says():
+    """docs/tutorials/hint-and-play.md#solved: the J wins against every reply; greedy's 7
+    loses."""
+    from pathlib import Path
+
+    from shedsim.rules.scenario import load_scenario
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hint_solved_duel.toml"
+    st = play_moves(load_scenario(path))[0]
+    truth = brute_values(st)
+    assert _greedy(st) == "play 7x1" and truth["play 7x1"] == -1 and truth["play Jx1"] == 1
+    res = rank_moves(st, policy="greedy")
+    assert res.stop_text().startswith("solved: play Jx1 wins against every reply")
