@@ -404,3 +404,40 @@ def test_the_docs_example_is_solved_as_the_hint_page_says():
     assert _greedy(st) == "play 7x1" and truth["play 7x1"] == -1 and truth["play Jx1"] == 1
     res = rank_moves(st, policy="greedy")
     assert res.stop_text().startswith("solved: play Jx1 wins against every reply")
+
+
+def test_play_why_judges_a_bots_move_by_the_exact_values():
+    """``why`` after a bot's move in a tracked end game: the bot's own view is solved, and
+    the words say so (its move's value and the best one), not playouts."""
+    from types import SimpleNamespace
+
+    from shedsim.analysis.play import BotMove
+    from shedsim.analysis.play_advice import Advice
+    from shedsim.rules.engine import Move
+
+    st = _state(**POSITIONS["duel_jack_not_seven"])
+    truth = brute_values(st)
+    assert truth["play 7x1"] == -1
+    bot = BotMove(0, "greedy", SimpleNamespace(strategy=None), st, Move.parse("play 7x1"), "x")
+    game = SimpleNamespace(
+        last_bot=bot,
+        hint_policy="greedy",
+        hint_budget=100,
+        strategy_paths=(),
+        hint_objective=None,
+        names=["greedy", "you"],
+    )
+    lines = Advice.why_lines(game)
+    assert "exact search from what" in lines[-1] and "loses in" in lines[-1]
+    assert "play Jx1 wins in" in lines[-1] and "samples" not in lines[-1]
+
+
+def test_the_commands_default_search_limit_is_the_modules():
+    import inspect
+
+    from shedsim.analysis.endgame import MAX_POSITIONS
+    from shedsim.cli.hint import hint
+
+    assert inspect.signature(hint).parameters["solve_limit"].default == MAX_POSITIONS
+    r = runner.invoke(app, ["hint", "x.toml", "--solve-limit", "-1"])
+    assert r.exit_code == 2 and "--solve-limit" in r.output
