@@ -441,3 +441,11 @@ def test_the_commands_default_search_limit_is_the_modules():
     assert inspect.signature(hint).parameters["solve_limit"].default == MAX_POSITIONS
     r = runner.invoke(app, ["hint", "x.toml", "--solve-limit", "-1"])
     assert r.exit_code == 2 and "--solve-limit" in r.output
+
+
+def test_scenario_show_prints_what_was_tracked(tmp_path):
+    p = tmp_path / "pos.toml"
+    p.write_text(TRACKED.format(burned=""))
+    r = runner.invoke(app, ["scenario", "show", str(p)])
+    assert r.exit_code == 0, r.output
+    assert "burned cards seen: 3 K K K K\n" in r.output and "seat 1 known: A A" in r.output

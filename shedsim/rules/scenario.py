@@ -437,6 +437,23 @@ def run_scenario(path: str | Path) -> list[Failure]:
     return check(sc, state)
 
 
+def _tracked_lines(state: GameState) -> list[str]:
+    """What the seats have seen beyond the table, when any: the burned cards of known rank
+    and each seat's known hand cards (``burned_cards``, ``known``)."""
+    lines = []
+    if state.burned_cards:
+        seen = sorted(state.burned_cards.elements())
+        rest = state.burned - len(seen)
+        lines.append(
+            f"burned cards seen: {format_cards(seen)}"
+            + (f" (and {rest} of unknown rank)" if rest else "")
+        )
+    for i, seat in enumerate(state.seats):
+        if seat.known:
+            lines.append(f"seat {i} known: {format_cards(sorted(seat.known.elements()))}")
+    return lines
+
+
 def show_scenario(path: str | Path) -> str:
     """A readable picture of the scenario's position, its legal moves, and the moves applied."""
     sc = load_scenario(path)
@@ -444,6 +461,7 @@ def show_scenario(path: str | Path) -> str:
     if sc.description:
         lines.append(sc.description)
     lines.append(sc.state.describe())
+    lines.extend(_tracked_lines(sc.state))
     lines.append("legal moves: " + ", ".join(str(m) for m in legal_moves(sc.state)))
     if sc.moves:
         state, trace = play_moves(sc)
@@ -451,6 +469,7 @@ def show_scenario(path: str | Path) -> str:
         lines.extend(f"  {t}" for t in trace)
         lines.append("after the moves:")
         lines.append(state.describe())
+        lines.extend(_tracked_lines(state))
         lines.append("legal moves: " + (", ".join(str(m) for m in legal_moves(state)) or "none"))
     return "\n".join(lines)
 
