@@ -1000,7 +1000,7 @@ def test_workers_read_the_decision_limit_the_caller_has_now(monkeypatch):
     assert seen == ["7", "7", "3", "3"]
 
 
-SPOOF = '''
+SPOOF = """
 from numba import njit
 from shedsim import layout as L
 from shedsim.kernel.policies import greedy_move, strongest_face_up
@@ -1015,7 +1015,7 @@ def swap(visible, seat, players, rules, params, rng):
 @njit
 def move(obs, rules, params, rng):
     return greedy_move(obs, rules)
-'''
+"""
 
 
 def test_trust_is_by_the_file_origin_not_by_a_name_the_plugin_gives(tmp_path):
@@ -1039,7 +1039,8 @@ def test_trust_is_by_the_file_origin_not_by_a_name_the_plugin_gives(tmp_path):
     assert "def is_checked_one0(sid):  # greedy\n    return False\n" in src
     assert "def is_checked_one1(sid):  # spoofer\n    return True\n" in src
     assert f"_s1 = load_module({str(spoof.path)!r}" in src
-    assert "OUTSIDE = True" in src and "def _move1(obs, rules, params, rng, streams, priv):\n    obs_saved" in src
+    guarded = "def _move1(obs, rules, params, rng, streams, priv):\n    obs_saved(obs, priv)"
+    assert "OUTSIDE = True" in src and guarded in src
 
 
 def test_an_untrusted_plugin_is_checked_and_trusted_games_are_unchanged(plugin_dir):

@@ -157,8 +157,9 @@ def bench_table(
 ) -> list[dict]:
     """Rows ``{players, workers, games_per_s, ns_per_move, moves_per_game,
     decisions_per_s_per_worker}`` (medians of ``repeats`` runs of ``games`` games; the
-    decisions as :func:`decisions_per_s` counts them), plus ``calib_games_per_s`` and ``ratio`` (kernel
-    / calibration games per second, the median of the run-for-run ratios) when ``calib``
+    decisions as :func:`decisions_per_s` counts them), plus ``calib_games_per_s`` and
+    ``ratio`` (kernel / calibration games per second, the median of the run-for-run ratios)
+    when ``calib``
     (a directory, :func:`find_calibration`) is given. The calibration kernel plays
     shithead with greedy play only: the ratio compares like with like only for those.
     ``strategy`` defaults to the reference opponent (:func:`shedsim.plugins.select`).
