@@ -11,10 +11,18 @@ TEST_WORKERS = $(shell w=$(WORKERS); [ "$$w" -eq "$$w" ] 2>/dev/null || w=1; [ "
 
 .PHONY: install compile test test-long lint differential stats-check bench demo report results docs clean
 
+# Installs into .venv with uv (taken from PyPI into the venv first), which resolves and downloads
+# in parallel: seconds where pip takes about a minute. Where uv cannot be had (no package index,
+# only local wheels), pip installs the same thing.
+define venv_install
+	$(PY) -m pip install --quiet uv >/dev/null 2>&1 && $(PY) -m uv pip install --quiet --python $(PY) $(1) \
+	  || { echo "uv unavailable here: installing with pip"; $(PY) -m pip install --quiet --upgrade pip \
+	       && $(PY) -m pip install --quiet $(1); }
+endef
+
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(call venv_install,-e '.[test]')
 	touch $@
 
 install: $(VENV)/.installed
@@ -114,7 +122,7 @@ results: compile
 
 # The docs site (site/), built as CI builds it: every warning is an error.
 $(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
-	$(PY) -m pip install --quiet -e '.[docs]'
+	$(call venv_install,-e '.[docs]')
 	touch $@
 
 docs: $(VENV)/.docs-installed
