@@ -49,10 +49,12 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# The full differential run: 100,000 games per preset (shared by its player counts), and
-# 3,000 random games checked against every invariant (make test: 150 and 120).
+# The full differential run: 100,000 games per preset (shared by its player counts), 1,000 per
+# house-toggle case (800 per stopped-game case) and 3,000 random games checked against every invariant (make test: 100, 30
+# and 120).
 differential: compile
 	SHEDSIM_DIFF_PER_PRESET=100000 $(PY) -m pytest -q -n $(TEST_WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
+	SHEDSIM_DIFF_GAMES=8000 $(PY) -m pytest -q -n $(TEST_WORKERS) -p no:cacheprovider tests/test_differential.py -k "toggles or stopped"
 	SHEDSIM_PROPERTY_EXAMPLES=3000 $(PY) -m pytest -q -p no:cacheprovider tests/test_properties.py
 
 # The full statistical checks, marked slow (the normal suite runs a quick version of each):
