@@ -50,8 +50,8 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 
 # The full differential run: 100,000 games per preset (shared by its player counts), 1,000 per
-# house-toggle case (800 per stopped-game case) and 3,000 random games checked against every invariant (make test: 100, 30
-# and 120).
+# house-toggle case (800 per stopped-game case) and 3,000 random games checked against every
+# invariant (make test: 100, 30 and 120).
 differential: compile
 	SHEDSIM_DIFF_PER_PRESET=100000 $(PY) -m pytest -q -n $(TEST_WORKERS) -p no:cacheprovider tests/test_differential.py -k presets
 	SHEDSIM_DIFF_GAMES=8000 $(PY) -m pytest -q -n $(TEST_WORKERS) -p no:cacheprovider tests/test_differential.py -k "toggles or stopped"
