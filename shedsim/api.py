@@ -405,14 +405,16 @@ def tune(
 
 
 # ------------------------------------------------------------------ positions and hint
-_SEAT_KEYS = ("hand", "face_up", "face_down", "out")
+_SEAT_KEYS = ("hand", "face_up", "face_down", "out", "known")
 
 
 class Position:
     """A position of a game, built in code or read from a position (scenario) file: the
-    seats' ``hand``, ``face_up`` and ``face_down`` cards (face-down in slot order) and
-    whether each is ``out``, the ``pile`` (bottom first), the ``stock`` (top first), the
-    number of ``burned`` cards, the seat ``to_move``, the ``rules`` (a preset or a rules
+    seats' ``hand``, ``face_up`` and ``face_down`` cards (face-down in slot order), whether
+    each is ``out`` and its ``known`` cards (hand cards the other seats have seen), the
+    ``pile`` (bottom first), the ``stock`` (top first), the number of ``burned`` cards or
+    the ``burned_cards`` themselves (then ``burned`` defaults to their count), the seat
+    ``to_move``, the ``rules`` (a preset or a rules
     TOML file) with ``house`` toggles, and ``moves`` to apply first; other keys of a
     position file (``dealer``, ``direction``, ``deterministic``) as keywords. Cards are
     written as in position files (``"K"``, ``"10"``, ``"2"``). Checked when it is used
@@ -432,7 +434,8 @@ class Position:
         *,
         pile: Sequence[str] = (),
         stock: Sequence[str] = (),
-        burned: int = 0,
+        burned: int | None = None,
+        burned_cards: Sequence[str] | None = None,
         to_move: int = 0,
         rules: str = "shithead",
         house: Sequence[str] = (),
@@ -445,11 +448,14 @@ class Position:
             "to_move": to_move,
             "pile": list(pile),
             "stock": list(stock),
-            "burned": burned,
             "moves": list(moves),
             "seats": [dict(s) for s in seats],
             **more,
         }
+        if burned is not None or burned_cards is None:
+            self.data["burned"] = 0 if burned is None else burned
+        if burned_cards is not None:
+            self.data["burned_cards"] = list(burned_cards)
         self.path: Path | None = None
 
     @classmethod
@@ -488,11 +494,15 @@ class Position:
 
 
 class HintResult:
-    """The moves of a position ranked by playouts: ``moves`` (a DataFrame, best first: the
-    move, its expected place, P(lose) and P(first) with 95% intervals, its samples, and
-    ``dropped_after``/``same_as``), ``best`` (the top move), ``stopped`` and ``stop_text``
-    (how the race ended), ``why`` (with ``why=True``) and ``raw``
-    (:class:`shedsim.analysis.hint.HintResult`)."""
+    """The moves of a position ranked by playouts, or solved exactly: ``moves`` (a
+    DataFrame, best first: the move, its expected place, P(lose) and P(first) with 95%
+    intervals, its samples, ``dropped_after``/``same_as``, and for a solved position its
+    exact ``result``, ``win``, ``draw`` or ``loss``, and ``moves_to_end`` under best play,
+    else None), ``best`` (the top move), ``solved`` (whether the values are exact: an end
+    game of two seats with the stock empty and no face-down card), ``note`` (why such an
+    end game was not solved, else None), ``stopped`` and ``stop_text`` (how the race ended,
+    or the verdict: ``solved: play 7x2 wins against every reply ...``), ``why`` (with
+    ``why=True``) and ``raw`` (:class:`shedsim.analysis.hint.HintResult`)."""
 
     def __init__(self, raw: Any) -> None:
         import pandas as pd
@@ -515,6 +525,8 @@ class HintResult:
                     "samples": m.samples,
                     "dropped_after": m.dropped_after,
                     "same_as": m.same_as,
+                    "result": None if m.solved is None else m.solved.result,
+                    "moves_to_end": None if m.solved is None else m.solved.moves,
                 }
             )
         self.moves = pd.DataFrame(rows)
@@ -523,6 +535,8 @@ class HintResult:
         self.stop_text: str = raw.stop_text()
         self.why: str | None = raw.why
         self.objective: str = raw.objective
+        self.solved: bool = raw.solved
+        self.note: str | None = raw.note
 
     def __repr__(self) -> str:
         return f"<HintResult best {self.best!r} of {len(self.moves)} moves, {self.stopped}>"
@@ -540,11 +554,14 @@ def hint(
     objective: str | None = None,
     why: bool = False,
     strategy_path: Sequence[str | Path] | None = None,
+    solve_limit: int | None = None,
 ) -> HintResult:
     """Which move is best here (``shedsim hint``)? Every legal move of ``seat`` (default:
     the seat to move) ranked by playouts that re-deal only the cards the seat has not seen;
     ``position``: a :class:`Position` or a position file's path. The options are the
-    command's (``policy``, ``budget``, ``batch``, ``seed``, ``cap``, ``objective``, ``why``).
+    command's (``policy``, ``budget``, ``batch``, ``seed``, ``cap``, ``objective``, ``why``,
+    ``solve_limit``: the most positions of an exact end-game search, 0 never, default
+    :data:`shedsim.analysis.endgame.MAX_POSITIONS`).
     Raises :class:`StudyError` naming the parameter (exit code 1: the policy failed).
 
     >>> p = Position(seats=[{"hand": ["K", "4"], "face_up": ["8"], "face_down": ["6"]},
@@ -554,6 +571,7 @@ def hint(
     >>> sorted(r.moves["move"])
     ['pickup', 'play Kx1']
     """
+    from shedsim.analysis.endgame import MAX_POSITIONS
     from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
 
     pos = position if isinstance(position, Position) else Position.read(position)
@@ -561,7 +579,17 @@ def hint(
     paths = tuple(str(p) for p in strategy_path or ())
     try:
         raw = rank_moves(
-            state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective
+            state,
+            seat,
+            policy,
+            budget,
+            seed,
+            batch,
+            cap,
+            paths,
+            why=why,
+            objective=objective,
+            solve_limit=MAX_POSITIONS if solve_limit is None else solve_limit,
         )
     except HintError as e:
         raise StudyError(str(e)) from None

@@ -300,8 +300,10 @@ class StrategyInfo:
     def outside(self) -> bool:
         """Whether it comes from outside shedsim's own ``strategies/`` (a ``--strategy-path``
         or ``$SHEDSIM_STRATEGY_PATH`` directory): its compiled code is not trusted to stay
-        inside its arrays (see :mod:`shedsim.base.isolate`)."""
-        return not self.module.__name__.startswith("strategies.")
+        inside its arrays (see :mod:`shedsim.base.isolate`), to play legal moves or to
+        leave the rules and its parameters alone, so the kernel checks all of it. Decided
+        by the file's origin (:func:`is_own_strategy`), never by a name the plugin gives."""
+        return not is_own_strategy(self.module, self.path)
 
     @property
     def inline(self) -> bool:
@@ -341,6 +343,46 @@ class StrategyInfo:
         a = np.zeros(MAX_PARAMS, np.int64)
         a[: len(values)] = list(values.values())
         return a
+
+
+def own_strategies_dir() -> Path:
+    """The ``strategies/`` directory of the installed shedsim (the package ``strategies``
+    that ships with it), resolved."""
+    import strategies
+
+    return Path(strategies.__file__).resolve().parent
+
+
+def is_own_strategy(module: ModuleType, path: str | Path) -> bool:
+    """Whether ``module``, loaded from the file ``path``, is one of shedsim's own
+    strategies: ``path`` lies in :func:`own_strategies_dir` and ``module`` is that file
+    imported as ``strategies.<file stem>`` (the entry of ``sys.modules``). Neither a
+    plugin's ``NAME``, its file name nor a module name it sets (``__name__``) elsewhere
+    makes it one: its file is not in the installed package."""
+    p = Path(path).resolve()
+    if p.parent != own_strategies_dir() or p.suffix != ".py":
+        return False
+    name = f"strategies.{p.stem}"
+    origin = getattr(module, "__file__", None)
+    return (
+        module.__name__ == name
+        and sys.modules.get(name) is module
+        and origin is not None
+        and Path(origin).resolve() == p
+    )
+
+
+def own_module(name: str, path: str | Path) -> ModuleType:
+    """The module ``name`` (``strategies.<stem>``) imported, checked to be loaded from
+    ``path`` (:func:`is_own_strategy`): what a generated kernel imports for a strategy it
+    does not check. Raises :class:`PluginError` when ``sys.modules`` holds another
+    module under that name."""
+    mod = importlib.import_module(name)
+    if not is_own_strategy(mod, path):
+        raise PluginError(
+            f"module {name!r} is not shedsim's own {str(path)!r}: another module took its name"
+        )
+    return mod
 
 
 def hash_file(path: Path) -> str:

@@ -64,6 +64,7 @@ from shedsim.plugin_meta import (
     hash_file,
     load_module,  # noqa: F401
     module_name,  # noqa: F401
+    own_strategies_dir,
     read_ranges,
     read_space,
     read_traits,
@@ -208,9 +209,7 @@ def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
 
 def builtin_dir() -> Path:
     """The ``strategies/`` directory that ships with shedsim."""
-    import strategies
-
-    return Path(strategies.__file__).resolve().parent
+    return own_strategies_dir()
 
 
 def search_dirs(extra: list[str | Path] | None = None) -> list[Path]:

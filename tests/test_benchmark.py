@@ -122,7 +122,30 @@ def test_cli_table_json(tmp_path, monkeypatch):
     assert out["calibration"] is None
     assert [(x["players"], x["workers"]) for x in out["rows"]] == [(2, 1), (2, 2), (4, 1), (4, 2)]
     assert all("ratio" not in x for x in out["rows"])
+    # every strategy's decisions per second per worker: its moves and one swap per seat
+    for x in out["rows"]:
+        per_move = x["games_per_s"] / x["workers"] * (x["moves_per_game"] + x["players"])
+        assert x["decisions_per_s_per_worker"] == pytest.approx(per_move, rel=0.2), x
     bad = CliRunner().invoke(
         app, ["bench", "--table", "--games", "200", "--calib", str(tmp_path / "none")]
     )
     assert bad.exit_code == 2 and "sh_nb_fast.py" in bad.output
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "random"])
+def test_bench_json_gives_every_strategy_its_decisions_per_second(strategy):
+    """Not only a search strategy (move_stats) gets decisions per second: every strategy
+    gets its rate in play, moves and swaps over the seconds of play per worker."""
+    r = CliRunner().invoke(
+        app, ["bench", "--games", "3000", "--players", "3", "--strategy", strategy, "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output.strip().splitlines()[-1])
+    decisions = out["games"] * (out["moves_per_game"] + 3)
+    assert out["decisions_per_s_per_worker"] == pytest.approx(
+        decisions / (out["wall_s"] * out["workers"]), rel=1e-2
+    )
+    assert "search_moves_per_s" not in out  # neither searches
+    table = CliRunner().invoke(app, ["bench", "--games", "3000", "--strategy", strategy])
+    assert table.exit_code == 0 and "decisions/s per worker" in table.output, table.output
+    assert "decisions/s per worker" in CliRunner().invoke(app, ["bench", "--help"]).output

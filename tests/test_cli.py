@@ -462,6 +462,35 @@ def test_help_shows_no_type_after_a_flag():
     )
 
 
+def _every_command():
+    import typer
+
+    def walk(group, path):
+        ctx = group.make_context("shedsim", [], resilient_parsing=True)
+        for name in group.list_commands(ctx):
+            cmd = group.get_command(ctx, name)
+            yield [*path, name], cmd
+            if hasattr(cmd, "list_commands"):
+                yield from walk(cmd, [*path, name])
+
+    return list(walk(typer.main.get_command(app), []))
+
+
+def test_help_reads_as_paragraphs_the_terminal_wraps():
+    """Before, typer kept the line breaks of a wrapped docstring after its first paragraph, so
+    ``bench --help`` and ``scenario run --help`` broke their lines at the source's width, not
+    the terminal's. Every command's description (the text its ``--help`` shows) is paragraphs
+    of one line each, and one of them renders so on a wide terminal."""
+    commands = _every_command()
+    names = [path for path, _ in commands]
+    assert ["bench"] in names and ["scenario", "run"] in names and ["deals", "export"] in names
+    for path, cmd in commands:
+        paragraphs = (cmd.help or "").split("\n\n")
+        assert not [p for p in paragraphs if "\n" in p and not p.startswith("\b")], path
+    r = runner.invoke(app, ["scenario", "run", "--help"], env={**ENV, "COLUMNS": "300"})
+    assert "(printing expected and actual), 2 when a file" in r.output, r.output
+
+
 def test_the_commands_are_listed_in_task_order():
     """Before: trace, strategies, compile, bench, tournament, ... (the order of registration)."""
     out = invoke("--help").output

@@ -1,7 +1,8 @@
 """Reference engine vs compiled kernel: identical move sequences, places and records.
 
-``make test`` plays ``SHEDSIM_DIFF_GAMES`` (default 150) games per preset and player count,
-and a sample of house-toggle combinations (an eighth as many each); ``make differential`` sets
+``make test`` plays ``SHEDSIM_DIFF_GAMES`` (default 100) games per preset and player count,
+and a sample of house-toggle combinations (30 games each, or an eighth as many when that is
+more); ``make differential`` sets
 ``SHEDSIM_DIFF_PER_PRESET=100000``: 100,000 games per preset, shared equally by its
 player counts. The
 move cap is lowered to 600 so that the occasional endless game (e.g. two ``aggressive``
@@ -19,7 +20,7 @@ import shedsim.rules.settings as S
 from differential import compare
 from shedsim.rules.ruleset import PRESETS, RulesError, build, preset
 
-GAMES = int(os.environ.get("SHEDSIM_DIFF_GAMES", "150"))
+GAMES = int(os.environ.get("SHEDSIM_DIFF_GAMES", "100"))
 PER_PRESET = int(os.environ.get("SHEDSIM_DIFF_PER_PRESET", "0"))
 CAP = "max_moves:600"
 
@@ -150,7 +151,7 @@ def test_presets_agree(name, players):
 )
 def test_toggles_agree(name, players, toggles):
     rules = build(name, [*toggles, CAP])
-    problems = compare(rules, players, max(50, GAMES // 8), seed=7)
+    problems = compare(rules, players, max(30, GAMES // 8), seed=7)
     assert problems == [], "\n".join(problems[:10])
 
 

@@ -106,7 +106,8 @@ def test_fourth_of_a_kind_burn_then_out_is_ranked_first(tmp_path):
 
 def test_open_position_forced_win_against_forced_loss(tmp_path):
     st = _state(tmp_path, OPEN_DUEL)
-    res = rank_moves(st, budget=300, seed=0, why=True)  # the default policy (heuristic)
+    # the playouts (the default policy, heuristic); without solve_limit=0 it is solved exactly
+    res = rank_moves(st, budget=300, seed=0, why=True, solve_limit=0)
     assert [m.move for m in res.moves] == ["play 10x1", "play Kx1"]
     assert res.moves[0].p_first.value == 1.0
     assert res.moves[1].p_lose.value == 1.0 and res.moves[1].place.value == 2.0
@@ -288,7 +289,7 @@ hand = ["J", "Q"]
 [[seats]]
 face_up = ["3"]
 """
-    res = rank_moves(_state(tmp_path, text), policy=G, budget=4000, seed=0)
+    res = rank_moves(_state(tmp_path, text), policy=G, budget=4000, seed=0, solve_limit=0)
     assert res.stopped == "tied" and res.samples < 4000
     assert {m.move for m in res.moves} == {"play Jx1", "play Qx1"}
     assert all(m.place.value == 1.0 and m.dropped_after is None for m in res.moves)

@@ -26,7 +26,7 @@ from shedsim.cli import app
 from shedsim.rules.engine import StrategyError, play_game
 from shedsim.rules.ruleset import preset
 from shedsim.runs.simulate import RunSpec, SimulationError, play_chunk
-from suite import LONG
+from suite import LONG, some
 
 
 @pytest.fixture(scope="module")
@@ -362,7 +362,14 @@ SEGFAULT_RUNS = {
 }
 
 
-@pytest.mark.parametrize("run", list(SEGFAULT_RUNS))
+CRASH_LONG = ("sprt-unpaired", "sprt-3-players", "tips")
+"""The crash cases left to ``make test-long`` (tips meets the loop check in ``make test``; the
+other sprt designs share the paired test's run machinery)."""
+
+
+@pytest.mark.parametrize(
+    "run", some(list(SEGFAULT_RUNS), [r for r in SEGFAULT_RUNS if r not in CRASH_LONG])
+)
 def test_every_command_names_a_plugin_that_crashes_the_process(plugin_dir, tmp_path, run):
     """A segmentation fault in a compiled plugin from a --strategy-path: every command that
     plays it exits 1 naming the strategy, its seat, the move, the run seed, the game and
@@ -869,6 +876,9 @@ def test_play_names_a_bot_that_writes_past_its_own_stream(plugin_dir):
     )
 
 
+LOOP_LONG = ("sprt", "tune")
+"""The loop cases left to ``make test-long`` (their commands meet the crash check in
+``make test``)."""
 LOOP_RUNS = {
     run: [a.replace("segfaulter", "looper") for a in SEGFAULT_RUNS[run]]
     for run in ("tournament-1-worker", "sprt", "swaps", "tips", "tune", "bench")
@@ -876,7 +886,7 @@ LOOP_RUNS = {
 LOOP_RUNS["trace"] = ["trace", "--strategies", "looper,greedy", "--seed", "5", "--game", "0"]
 
 
-@pytest.mark.parametrize("run", list(LOOP_RUNS))
+@pytest.mark.parametrize("run", some(list(LOOP_RUNS), [r for r in LOOP_RUNS if r not in LOOP_LONG]))
 def test_every_command_stops_a_plugin_stuck_in_a_loop(plugin_dir, tmp_path, monkeypatch, run):
     """A plugin decision that never ends: every command that plays it (here in one process,
     the kernel's games in a forked child that keeps a beat word per plugin decision) stops
@@ -998,3 +1008,74 @@ def test_workers_read_the_decision_limit_the_caller_has_now(monkeypatch):
             on_result=lambda k, r: seen.append(r),
         )
     assert seen == ["7", "7", "3", "3"]
+
+
+SPOOF = """
+from numba import njit
+from shedsim import layout as L
+from shedsim.kernel.policies import greedy_move, strongest_face_up
+__name__ = "strategies.greedy"  # the module name of shedsim's own greedy
+NAME = "spoofer"
+DESCRIPTION = "a plugin that gives itself a built-in strategy's module name"
+DETERMINISTIC = True
+PARAMS = {}
+@njit
+def swap(visible, seat, players, rules, params, rng):
+    return strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+@njit
+def move(obs, rules, params, rng):
+    return greedy_move(obs, rules)
+"""
+
+
+def test_trust_is_by_the_file_origin_not_by_a_name_the_plugin_gives(tmp_path):
+    """Only shedsim's own strategies (files of the installed ``strategies/`` package) skip
+    the kernel's checks; a plugin that sets its module name to ``strategies.greedy``
+    (before, trust was read from the module's name) is still checked, guarded and drawn
+    from its own stream, and the generated kernel loads its file, not shedsim's greedy.
+    No kernel is compiled: the generated source says what each strategy is checked for."""
+    from shedsim.kernel.build import kernel_source
+    from shedsim.plugins import discover
+
+    (tmp_path / "greedy.py").write_text(SPOOF)  # greedy's file name too
+    known = discover([str(tmp_path)])
+    spoof, greedy = known["spoofer"], known["greedy"]
+    assert spoof.module.__name__ == "strategies.greedy"  # what it claims
+    assert spoof.outside and not greedy.outside
+    src = kernel_source([greedy, spoof])
+    assert "def is_checked(sid):\n    if sid == 0:  # greedy\n        return False\n" in src
+    assert "    if sid == 1:  # spoofer\n        return True\n" in src
+    # its one-strategy copy of the fast loop checks it too, greedy's does not
+    assert "def is_checked_one0(sid):  # greedy\n    return False\n" in src
+    assert "def is_checked_one1(sid):  # spoofer\n    return True\n" in src
+    assert f"_s1 = load_module({str(spoof.path)!r}" in src
+    guarded = "def _move1(obs, rules, params, rng, streams, priv):\n    obs_saved(obs, priv)"
+    assert "OUTSIDE = True" in src and guarded in src
+
+
+def test_an_untrusted_plugin_is_checked_and_trusted_games_are_unchanged(plugin_dir):
+    """The legality check and the comparison of the copies are left out for shedsim's own
+    strategies only: a plugin's illegal move still stops the run named, and greedy's moves
+    through the checked path (the same decisions from a plugin file, ``honest``) give the
+    same records, byte for byte, as greedy's own unchecked games on the same seeds."""
+    with pytest.raises(SimulationError, match="strategy 'cheater'.*illegal move"):
+        play_chunk(_spec(plugin_dir, "cheater"), 0, 10)
+    with pytest.raises(SimulationError, match="strategy 'paramcounter' wrote into its param"):
+        play_chunk(_spec(plugin_dir, "paramcounter"), 0, 10)
+    for players in (2, 4):
+        checked = play_chunk(_spec(plugin_dir, "honest", 200, players, 7), 0, 200).records
+        trusted = play_chunk(
+            RunSpec(
+                preset("shithead"),
+                players,
+                ("greedy", "greedy"),
+                ("greedy", "greedy"),
+                seed=7,
+                games=200,
+            ),
+            0,
+            200,
+        ).records
+        assert checked.keys() == trusted.keys()
+        for k in checked:
+            assert checked[k].tobytes() == trusted[k].tobytes(), (players, k)

@@ -36,6 +36,17 @@ Method.
   ("separated"), when the moves left gave the same result for the objective in every one
   of at least ``MIN_TIED`` samples ("tied"), or at the budget of samples per move
   ("budget").
+* **Solved end games.** With two seats still in, the stock empty and no face-down card
+  left, nothing is hidden from a player who tracked the cards and nothing is left to
+  chance, once the seat knows the other hand (the position tracked the cards: it lists the
+  burned cards, or the other hand's cards were seen picked up,
+  :func:`shedsim.analysis.endgame.perfect_information`). Such a position is solved exactly
+  instead (:func:`shedsim.analysis.endgame.solve`: retrograde analysis of every reachable
+  position, a transposition table merging repeats), and no playout is run ("solved").
+  Each move's value is ``win``, ``draw`` or ``loss`` with the moves to the end under best
+  play; the moves are ranked wins soonest, draws, losses latest. A position too big for
+  the search, or whose end a stop rule could come before, is ranked by playouts with a
+  note saying why.
 """
 
 from __future__ import annotations
@@ -51,6 +62,8 @@ import numpy as np
 from shedsim.rules.engine import GameState, Move, StrategyError, legal_moves, public_array
 from shedsim.analysis.hint_words import explain, move_effect  # noqa: F401 - re-exported (the reason in words)
 from shedsim.rules.scoring import FIGURE_NAMES
+from shedsim.analysis.endgame import DRAW, LOSS, MAX_POSITIONS, WIN, MoveValue, NotSolved
+from shedsim.analysis.endgame import Solution, end_game, solve
 
 DEFAULT_BUDGET_FAST = 4000
 DEFAULT_BUDGET = 2000
@@ -73,6 +86,7 @@ STOP_SEPARATED = "separated"
 STOP_TIED = "tied"
 STOP_BUDGET = "budget"
 STOP_SINGLE = "single"
+STOP_SOLVED = "solved"
 
 
 class HintError(ValueError):
@@ -121,6 +135,8 @@ class MoveFigures:
     dropped_after: int | None = None
     same_as: str | None = None
     facts: dict[str, float] = field(default_factory=dict)
+    solved: MoveValue | None = None
+    """The move's exact value (a solved position: :mod:`shedsim.analysis.endgame`), else None."""
 
     def figure(self, objective: str) -> Interval:
         """The figure ``objective`` ranks by: ``p_lose``, ``place`` or ``p_first``."""
@@ -136,6 +152,9 @@ class MoveFigures:
             "dropped_after": self.dropped_after,
             "same_as": self.same_as,
             "facts": {k: round(v, 4) for k, v in self.facts.items()},
+            "solved": None
+            if self.solved is None
+            else {"result": self.solved.result, "moves": self.solved.moves},
         }
 
 
@@ -158,6 +177,16 @@ class HintResult:
     why: str | None = None
     objective: str = "place"
     objective_source: str = ""
+    solution: Solution | None = None
+    """The exact solution of a solved position (``stopped`` is ``solved``), else None."""
+    note: str | None = None
+    """Why a two-seat end game with the stock empty and no face-down card was not solved
+    exactly (``not solved: ...``; the moves are then ranked by playouts), else None."""
+
+    @property
+    def solved(self) -> bool:
+        """Whether the values are exact (:data:`STOP_SOLVED`), not estimates from playouts."""
+        return self.stopped == STOP_SOLVED
 
     def ranked_by(self) -> str:
         """``ranked by P(lose), i.e. not losing (shithead's scoring: count of games not lost)``."""
@@ -172,6 +201,11 @@ class HintResult:
 
     def stop_text(self) -> str:
         """The way the race ended, in words."""
+        if self.stopped == STOP_SOLVED and self.solution is not None:
+            return (
+                f"solved: {self.solution.summary()}; exact search of "
+                f"{self.solution.positions:,} positions"
+            )
         if self.stopped == STOP_SINGLE:
             return "only one legal move"
         if self.stopped == STOP_SEPARATED:
@@ -207,6 +241,8 @@ class HintResult:
             "samples": self.samples,
             "stopped": self.stopped,
             "stop_reason": self.stop_text(),
+            "solved": self.solved,
+            "not_solved": self.note,
             "seconds": round(self.seconds, 3),
             "moves": [m.to_json() for m in self.moves],
             "why": self.why,
@@ -324,6 +360,7 @@ def rank_moves(
     why: bool = False,
     objective: str | None = None,
     objective_option: str = "--objective",
+    solve_limit: int = MAX_POSITIONS,
 ) -> HintResult:
     """Rank every legal move of ``seat`` (default: the seat to move) in ``state``.
 
@@ -337,9 +374,17 @@ def rank_moves(
     ``place`` or ``first`` (default: what the rule set's scoring rewards,
     :func:`shedsim.rules.scoring.objective_of`), named ``objective_option`` in messages
     and in the ranking's words. Only the seat's observation is read (see
-    the module docstring). Raises :class:`HintError` for an unknown policy or objective, a
-    seat that cannot move, a budget, batch or cap below 1, a cap above :data:`MAX_CAP` or a
-    budget whose samples do not fit in memory, and
+    the module docstring). An end game (two seats still in, the stock empty, no face-down
+    card) in which the seat knows the other hand (it saw every card of it, or every other
+    card: :func:`shedsim.analysis.endgame.perfect_information`) is solved exactly instead
+    (:func:`shedsim.analysis.endgame.solve`), searching at most ``solve_limit`` positions
+    (0: never); the result is then ``stopped`` ``solved``, every move carries its exact
+    value (``MoveFigures.solved``) and exact figures, and no playout is run. When such an
+    end game cannot be solved (the other hand not known, too many positions, a stop rule
+    within reach) the moves are ranked by playouts and ``note`` says why. Raises
+    :class:`HintError` for an unknown policy or objective, a seat that cannot move, a
+    budget, batch or cap below 1, a ``solve_limit`` below 0, a cap above :data:`MAX_CAP` or
+    a budget whose samples do not fit in memory, and
     :class:`PolicyCrash` when the policy fails (an illegal move, a write into the rules,
     its parameters or the observation; a plugin that crashes or raises).
     """
@@ -364,6 +409,8 @@ def rank_moves(
     for name, v in (("--budget", budget), ("--batch", batch), ("--cap", cap)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise HintError(f"{name}: must be a positive integer, got {v!r}")
+    if isinstance(solve_limit, bool) or not isinstance(solve_limit, int) or solve_limit < 0:
+        raise HintError(f"--solve-limit: must be a whole number of positions, got {solve_limit!r}")
     if cap > MAX_CAP:
         raise HintError(
             f"--cap: at most {MAX_CAP:,} moves (the longest move cap a rule set takes), got {cap:,}"
@@ -374,6 +421,19 @@ def rank_moves(
     legal = legal_moves(st)
     if not legal:
         raise HintError(f"seat {me} has no legal move in this position")
+    note = None
+    if end_game(st) and solve_limit:
+        try:
+            solution = solve(st, max_positions=solve_limit)
+        except NotSolved as e:
+            note = f"not solved exactly: {e}; ranked by playouts"
+        else:
+            result = _solved_result(st, solution, policy, seed, budget, objective)
+            result.objective_source = objective_source
+            if why:
+                result.why = _solved_why(solution)
+            result.seconds = time.perf_counter() - t0
+            return result
     # one flip stands for all: every face-down slot is unseen to the seat too
     reps: list[Move] = []
     same: dict[str, str] = {}
@@ -548,10 +608,56 @@ def rank_moves(
         objective=objective,
         objective_source=objective_source,
     )
+    result.note = note
     if why:
         result.why = explain(st, result, places[:done], {str(m): j for j, m in enumerate(reps)})
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def _solved_result(
+    st: GameState, solution: Solution, policy: str, seed: int, budget: int, objective: str
+) -> HintResult:
+    """The :class:`HintResult` of a solved position: each move's figures are its exact
+    value's (a win: the better of the two places left; a loss: the last place; a draw: the
+    two seats share the places left, as ``stalemate:share`` scores a stopped game), every
+    interval a point, no sample."""
+    n = st.players
+    first = len(st.places) + 1  # the better of the two places left
+    moves = []
+    for v in solution.values:
+        place = {WIN: first, LOSS: n, DRAW: first + 0.5}[v.result]
+        p_lose = 1.0 if v.result == LOSS else 0.0
+        p_first = 1.0 if v.result == WIN and first == 1 else 0.0
+        moves.append(
+            MoveFigures(
+                v.move,
+                0,
+                Interval(place, place, place),
+                Interval(p_lose, p_lose, p_lose),
+                Interval(p_first, p_first, p_first),
+                solved=v,
+            )
+        )
+    result = HintResult(
+        solution.seat, n, policy, seed, budget, 0, STOP_SOLVED, moves, 0.0, objective=objective
+    )
+    result.solution = solution
+    return result
+
+
+def _solved_why(solution: Solution) -> str:
+    """``--why`` of a solved position: the verdict and every other move's value."""
+    best, rest = solution.values[0], solution.values[1:]
+    text = f"{best.move[:1].upper()}{best.move[1:]} {best.words()} against best play"
+    text += ", whatever the other seat does." if best.result == WIN else "."
+    if rest:
+        text += " The other moves: " + "; ".join(f"{v.move} {v.words()}" for v in rest) + "."
+    text += (
+        " Exact: every position reachable from here was searched (two seats, the stock empty, "
+        "no face-down card: nothing is hidden from a player who tracked the cards)."
+    )
+    return text
 
 
 def warm_up(policy: str | None = None) -> None:

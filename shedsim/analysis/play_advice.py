@@ -82,14 +82,23 @@ class Advice:
         except PolicyCrash as e:  # the hint policy failed: no hint, but the game goes on
             raise InputError(f"hint: {e}; no hint this time, the game goes on") from None
         number = {str(m): k for k, m in enumerate(legal_moves(self.state), 1)}
+        how = (
+            "solved exactly (two seats, the stock empty, no face-down card, the other hand "
+            "known: every position searched)"
+            if res.solved
+            else f"playouts by {res.policy} for every seat, the unseen cards re-dealt per sample"
+        )
         lines = [
-            f"hint: playouts by {res.policy} for every seat, the unseen cards re-dealt per sample; "
-            f"{res.ranked_by()}",
+            f"hint: {how}; {res.ranked_by()}",
             "   #  move          expected place (95%)   P(lose) (95%)        P(first) (95%)",
         ]
+        if res.note:
+            lines.insert(1, f"  {res.note}")
         for m in res.moves:
             note = (
-                f"  same as {m.same_as}"
+                f"  {m.solved.words()}"
+                if m.solved
+                else f"  same as {m.same_as}"
                 if m.same_as
                 else (f"  dropped after {m.dropped_after}" if m.dropped_after else "")
             )
@@ -171,6 +180,19 @@ class Advice:
             return lines
         ref = mine if mine.same_as is None else next(m for m in res.moves if m.move == mine.same_as)
         obj = res.objective
+        if res.solved:
+            best = order[0]
+            lines.append(
+                f"  exact search from what {seat_name(b.seat, self.names)} could see (an end "
+                f"game of perfect information): its move {ref.solved.words()} against best "
+                "play"
+                + (
+                    "; no other move it had does better"
+                    if best.solved.sort_key() == ref.solved.sort_key()
+                    else f"; {best.move} {best.solved.words()}"
+                )
+            )
+            return lines
         head = (
             f"  playouts from what {seat_name(b.seat, self.names)} could see ({res.policy} for "
             "every seat, "

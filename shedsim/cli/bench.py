@@ -90,8 +90,9 @@ def bench(
         typer.Option(
             "--table",
             help=(
-                "Print one table instead: games/s and ns per move at 2 and 4 players, 1 and 2 "
-                "workers (median of 3 runs of --games games each; what make bench prints)."
+                "Print one table instead: games/s, ns per move and decisions/s per worker at 2 "
+                "and 4 players, 1 and 2 workers (median of 3 runs of --games games each; what "
+                "make bench prints)."
             ),
         ),
     ] = False,
@@ -118,6 +119,10 @@ def bench(
     ] = None,
 ) -> None:
     """Measure the compiled kernel: games/s, ns per move, moves per game, kernel load time.
+
+    Every strategy gets its decisions per second per worker in play (decisions_per_s_per_worker
+    in --json and --table): its moves and its swaps (one per seat and game), over the seconds
+    of play times the workers, so the engine's own work is in the time.
 
     A search strategy (one whose module defines move_stats(), such as mc and ismcts) also gets its
     decisions per second and the moves per second of its whole search (determinisations,

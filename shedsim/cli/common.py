@@ -155,17 +155,35 @@ class ChoiceHelp(TyperCommand):
 class CommandGroup(TyperGroup):
     """The command group of ``shedsim`` and of its groups (``rules``, ``scenario``): as
     typer's, except that a flag's help row shows no type (typer prints ``<bool>`` after every
-    flag, which takes no value; an option with a value keeps its ``<int>``, ``<path>``...)."""
+    flag, which takes no value; an option with a value keeps its ``<int>``, ``<path>``...),
+    and that a command's help is read as paragraphs (:func:`unwrapped`)."""
 
     def get_command(self, ctx, cmd_name):
         cmd = super().get_command(ctx, cmd_name)
         if cmd is not None:
             _untyped_flags(cmd, ctx)
+            cmd.help = unwrapped(cmd.help)
         return cmd
 
     def format_help(self, ctx, formatter) -> None:
         _untyped_flags(self, ctx)
         super().format_help(ctx, formatter)
+
+
+def unwrapped(text: str | None) -> str | None:
+    """A docstring as paragraphs of one line each: the line breaks inside a paragraph (where
+    the source was wrapped) become spaces, so the terminal wraps the text at its own width
+    (typer keeps every line break of a command's help after the first paragraph). A
+    paragraph that starts with ``\\b`` (click's mark for text kept as written) is left alone."""
+    if not text:
+        return text
+    import inspect
+
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(
+        p if p.startswith("\b") else " ".join(line.strip() for line in p.splitlines())
+        for p in paragraphs
+    )
 
 
 def _untyped_flags(cmd, ctx) -> None:

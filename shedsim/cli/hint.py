@@ -110,6 +110,18 @@ def hint(
             ),
         ),
     ] = None,
+    solve_limit: Annotated[
+        int,
+        typer.Option(
+            "--solve-limit",
+            min=0,
+            help=(
+                "The most positions the exact search of an end game (two seats in, the stock "
+                "empty, no face-down card) may enumerate before the moves are ranked by "
+                "playouts instead; 0 never solves."
+            ),
+        ),
+    ] = 20_000,
     why: Annotated[
         bool,
         typer.Option("--why", help="Say, from the playouts, why the top move beats the runner-up."),
@@ -129,6 +141,8 @@ def hint(
 
     Uses only what the seat can see: each sample re-deals every card the seat has not seen (other hands, face-down cards, the stock, and cards the file leaves out) into the places it cannot see, then plays each legal move and finishes the game with --policy for every seat. Every move is played on the same samples (common random numbers).
 
+    An end game of perfect information (two seats still in, the stock empty, no face-down card) is solved exactly instead, from the hands as the file gives them: a winning move is ranked first and the output says "solved: play 7x2 wins against every reply"; a lost position ranks the moves that hold out longest first. Too big for --solve-limit, it is ranked by playouts with a note.
+
     Per move: expected place (1 = first out), P(lose) (last place) and P(first), each with a 95% interval. Moves are ranked by the rule set's objective (--objective): P(lose) where only losing is scored (duel, family, shithead), expected place where places are (nines, palace). Moves are raced: a move clearly worse than the best in that objective (paired difference, 95% with a union bound) stops being played; the run stops early once one move is left, or when the moves left tie in every sample, else at --budget samples per move. The output says which.
 
     Exit codes: 0 done; 1 the policy (a plugin) crashed, failed or made no decision within SHEDSIM_DECISION_TIMEOUT seconds (10 by default; named); 2 bad file or options (the message names the field); 130 interrupted (Ctrl-C).
@@ -147,7 +161,17 @@ def hint(
     try:
         if as_json:
             res = rank_moves(
-                state, seat, policy, budget, seed, batch, cap, paths, why=why, objective=objective
+                state,
+                seat,
+                policy,
+                budget,
+                seed,
+                batch,
+                cap,
+                paths,
+                why=why,
+                objective=objective,
+                solve_limit=solve_limit,
             )
         else:
             from rich.progress import Progress
@@ -165,6 +189,7 @@ def hint(
                     paths,
                     why=why,
                     objective=objective,
+                    solve_limit=solve_limit,
                     progress=lambda d, t: bar.update(task, completed=d, total=t),
                 )
     except HintError as e:
@@ -185,6 +210,8 @@ def hint(
 
     console = Console()
     console.print(hint_table(res, state.to_move, file))
-    console.print(f"{res.stop_text()} ({res.seconds:.1f} s)")
+    if res.note:
+        console.print(res.note, highlight=False)
+    console.print(f"{res.stop_text()} ({res.seconds:.1f} s)", highlight=False)
     if res.why:
         console.print(f"why: {res.why}", highlight=False)

@@ -76,7 +76,15 @@ Strategies never see the kernel's own ``rules`` and ``entry_params``: they decid
 copies (``srules`` int64[R_SIZE], ``sparams`` int64[E, W], made by the caller), which the
 loop compares with the originals after each game (:func:`shedsim.kernel.core.first_change`,
 about 50 + E*W compares a game). A strategy that wrote into them changes nothing the
-kernel reads; its game is not counted and the loop stops with ``status[1] = 3``. The
+kernel reads; its game is not counted and the loop stops with ``status[1] = 3``.
+
+Trusted strategies: the comparison of the copies and the legality check of each chosen
+move (:func:`shedsim.kernel.core.legal_with`) are made for the plugins from outside
+``strategies/`` only. A chunk whose entries are all shedsim's own strategies (the generated
+``is_checked(sid)`` is False for each: trusted by the origin of the module's file in the
+installed package, :func:`shedsim.plugin_meta.is_own_strategy`, never by a name) skips
+both; their moves are legal by construction, which the differential tests check against
+the reference engine, so the records are the same as with the checks. The
 observation is the kernel's ``pub`` itself (a copy before each decision made a move 50-60%
 slower): a plugin from outside ``strategies/`` decides through a guard generated in the
 dispatch (:func:`shedsim.kernel.build.dispatch_source`) that copies the observation into
@@ -117,6 +125,7 @@ from shedsim.kernel.core import (
 from shedsim.kernel.nb import ix
 from shedsim.kernel.rng import seat_key
 from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic  # DISPATCH
+from shedsim.kernel._stub import is_checked  # DISPATCH
 
 
 @njit(cache=True)
@@ -164,6 +173,13 @@ def play_chunk(
     drng = streams[L.S_DEAL : L.S_DEAL + 1]
     srng = streams[L.S_STRATEGY : L.S_STRATEGY + 1]
     status[1] = 0
+    # A plugin's moves are checked for legality and its copies of the rules and parameters
+    # compared after each game; shedsim's own strategies are trusted (is_checked: by the
+    # file's origin), so a chunk of them alone skips both.
+    checked = False
+    for e in range(entry_ids.shape[0]):
+        if is_checked(entry_ids[e]):
+            checked = True
     for g in range(n_games):
         status[0] = g
         drng[0] = deal_keys[g]
@@ -249,7 +265,7 @@ def play_chunk(
                 write_turn(pub, seat, st, hand, top, trank, run, pile, pile_n, n_moves)
                 e = row[ix(seat)]
                 m = choose_move(entry_ids[ix(e)], pub, srules, sparams[ix(e)], srng, streams, priv)
-                if not legal_with(
+                if checked and not legal_with(
                     rc, pub, m, seat, st, rules[ix(L.R_PLAYABLE + top)], hand, pile_n, stock_n
                 ):
                     status[1] = 2
@@ -324,6 +340,8 @@ def play_chunk(
             burns[g, s] = pub[L.O_BURNS + s]
         # strategies decide on copies of the rules and parameters (srules, sparams): one
         # that wrote into them is stopped here, before its game counts
+        if not checked:
+            continue
         changed = first_change(rules, srules)
         which = 1
         if changed < 0:

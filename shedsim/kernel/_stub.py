@@ -15,3 +15,7 @@ def choose_move(sid, obs, rules, params, rng, streams, priv):  # pragma: no cove
 
 def is_deterministic(sid):  # pragma: no cover
     raise RuntimeError("the kernel template is not meant to run; use shedsim.kernel.build")
+
+
+def is_checked(sid):  # pragma: no cover
+    raise RuntimeError("the kernel template is not meant to run; use shedsim.kernel.build")

@@ -35,6 +35,8 @@ DISPATCH_MARK = (
     "from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic"
     "  # DISPATCH"
 )
+# The template's import of the checked-strategy test, which the generated dispatch defines
+CHECKED_MARK = "from shedsim.kernel._stub import is_checked  # DISPATCH"
 
 
 def cache_dir() -> Path:
@@ -75,7 +77,7 @@ def _guarded_swap(name: str, call: str, keep: bool, deco: str) -> list[str]:
 def dispatch_source(strategies: list[StrategyInfo]) -> str:
     lines = [
         "import importlib",
-        "from shedsim.plugin_meta import load_module",
+        "from shedsim.plugin_meta import load_module, own_module",
         "from shedsim.kernel.core import keep_stream, lend_stream, obs_saved, obs_unchanged, "
         "stream_written",
         "",
@@ -86,8 +88,8 @@ def dispatch_source(strategies: list[StrategyInfo]) -> str:
         "# into the game loop: a call between compiled functions costs more than a move.",
     ]
     for i, s in enumerate(strategies):
-        if s.module.__name__.startswith("strategies."):
-            lines.append(f"_s{i} = importlib.import_module({s.module.__name__!r})")
+        if not s.outside:  # shedsim's own, checked to be imported from its file
+            lines.append(f"_s{i} = own_module({s.module.__name__!r}, {str(s.path)!r})")
         else:
             lines.append(f"_s{i} = load_module({str(s.path)!r}, {s.module.__name__!r})")
         lines.append(f"_swap{i} = _s{i}.swap")
@@ -98,7 +100,8 @@ def dispatch_source(strategies: list[StrategyInfo]) -> str:
         # streams[S_LENT] (the entries after it, the streams it does not own, are compared
         # after: a write there is named); a DETERMINISTIC plugin's stream is lent afresh
         # each decision (kernel.core.keep_stream). Built-in strategies, tested not to
-        # write, skip all of it and share the game's strategy stream.
+        # write, skip all of it and share the game's strategy stream (and, is_checked
+        # below, the legality check and the comparison of the copies after each game).
         guarded = s.outside
         keep = not s.deterministic
         raw = f"_rawmove{i}"
@@ -188,6 +191,22 @@ def dispatch_source(strategies: list[StrategyInfo]) -> str:
                 f"    return _move{i}(obs, rules, params, rng, streams, priv)",
                 "",
             ]
+    # Which strategies' decisions the loop checks (see _loop.py): a plugin's, not
+    # shedsim's own (trusted by the file's origin, StrategyInfo.outside).
+    lines += ["", "@njit(inline='always')", "def is_checked(sid):"]
+    for i, s in enumerate(strategies):
+        lines.append(f"    if sid == {i}:  # {s.name}")
+        lines.append(f"        return {bool(s.outside)}")
+    lines += ["    return True", ""]
+    for i, st in enumerate(strategies):
+        if inlinable(st):
+            lines += [
+                "",
+                "@njit(inline='always')",
+                f"def is_checked_one{i}(sid):  # {st.name}",
+                f"    return {bool(st.outside)}",
+                "",
+            ]
     # The loop check (see _loop.py) needs every seat still in to be DETERMINISTIC.
     lines += ["", "@njit(inline='always')", "def is_deterministic(sid):"]
     for i, s in enumerate(strategies):
@@ -218,14 +237,16 @@ def _one_variant(fast: str, i: int) -> str:
     keeps a single-strategy run (benchmarks, rule comparisons) as fast as the strategy
     allows. numba compiles each copy on first use and caches it."""
     one = fast.replace("def play_chunk_fast(", f"def play_chunk_one{i}(")
+    one = one.replace("is_checked(", f"is_checked_one{i}(")
     return one.replace("choose_move_fast(", f"choose_move_one{i}(")
 
 
 def kernel_source(strategies: list[StrategyInfo]) -> str:
     """The generated module's source for these compiled strategies (ids = list order)."""
     template = (Path(__file__).parent / "_loop.py").read_text()
-    if DISPATCH_MARK not in template:
+    if DISPATCH_MARK not in template or CHECKED_MARK not in template:
         raise RuntimeError("kernel template lost its dispatch marker")
+    template = template.replace(CHECKED_MARK + "\n", "")
     body = template[template.index(_LOOP_DEF) :]
     fast = _fast_variant(body)
     template = template + "\n\n" + fast

@@ -127,9 +127,8 @@ def hint_table(res, to_move: int, file) -> Table:
         if res.seat == to_move
         else f"seat {res.seat}, as if it were its turn (seat {to_move} is to move)"
     )
-    t = Table(
-        title=f"{file}: {whose}, {res.players} players, playouts by {res.policy}; {res.ranked_by()}"
-    )
+    how = "solved exactly" if res.solved else f"playouts by {res.policy}"
+    t = Table(title=f"{file}: {whose}, {res.players} players, {how}; {res.ranked_by()}")
     for col, just in (
         ("#", "right"),
         ("move", "left"),
@@ -142,17 +141,20 @@ def hint_table(res, to_move: int, file) -> Table:
         t.add_column(col, justify=just)
     for i, m in enumerate(res.moves, 1):
         note = (
-            "same as " + m.same_as
+            m.solved.words()
+            if m.solved
+            else "same as " + m.same_as
             if m.same_as
             else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
         )
+        exact = m.solved is not None  # exact figures: no interval
         t.add_row(
             str(i),
             m.move,
-            f"{m.place.value:.2f} ({m.place.lo:.2f}-{m.place.hi:.2f})",
-            _share(m.p_lose),
-            _share(m.p_first),
-            f"{m.samples:,}",
+            f"{m.place.value:.2f}" + ("" if exact else f" ({m.place.lo:.2f}-{m.place.hi:.2f})"),
+            f"{100 * m.p_lose.value:.0f}%" if exact else _share(m.p_lose),
+            f"{100 * m.p_first.value:.0f}%" if exact else _share(m.p_first),
+            "exact" if m.solved else f"{m.samples:,}",
             note,
         )
     return t

@@ -1,11 +1,13 @@
 """Scenario files: a position of any rule set, moves to apply, expectations to check.
 
 The format is described in docs/reference/scenarios.md: top-level keys ``rules``,
-``house``, ``to_move``, ``pile`` (bottom first), ``stock`` (top first), ``burned``,
-``dealer``, ``direction``, ``moves``, ``deterministic`` (the moves are taken as
+``house``, ``to_move``, ``pile`` (bottom first), ``stock`` (top first), ``burned`` (a
+count), ``burned_cards`` (the burned cards themselves, seen by every seat; ``burned`` is
+then their count), ``dealer``, ``direction``, ``moves``, ``deterministic`` (the moves are taken as
 deterministic players': a repeated position ends the game as a proven loop); one ``[[seats]]`` table
 per seat (``hand``,
-``face_up``, ``face_down`` in slot order, ``out``); an ``[expect]`` table. Its ``starts``
+``face_up``, ``face_down`` in slot order, ``out``, ``known``: the hand cards every other
+seat has seen, a part of ``hand``); an ``[expect]`` table. Its ``starts``
 is about the position before the moves, taken as just dealt and swapped: the seats the
 start rule may pick (:func:`shedsim.rules.engine.start_candidates`; one, or several when
 it is settled at random). The moves run
@@ -48,6 +50,7 @@ TOP_KEYS = {
     "pile",
     "stock",
     "burned",
+    "burned_cards",
     "dealer",
     "direction",
     "moves",
@@ -56,7 +59,7 @@ TOP_KEYS = {
     "description",
     "deterministic",
 }
-SEAT_KEYS = {"hand", "face_up", "face_down", "out"}
+SEAT_KEYS = {"hand", "face_up", "face_down", "out", "known"}
 EXPECT_KEYS = {
     "pile",
     "burned",
@@ -190,6 +193,16 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
         out = sd.get("out", False)
         if not isinstance(out, bool):
             raise ScenarioError(sp, f"seats.{i}.out", f"must be true or false, got {shown(out)}")
+        known = _cards(sp, f"seats.{i}.known", sd.get("known", []))
+        missing = Counter(known) - Counter(seat.hand)
+        if missing:
+            raise ScenarioError(
+                sp,
+                f"seats.{i}.known",
+                f"[{format_cards(sorted(missing.elements()))}] not in seats.{i}.hand: the known "
+                "cards are hand cards the other seats have seen",
+            )
+        seat.known = Counter(known)
         if len(seat.face_down) > 6:
             raise ScenarioError(sp, f"seats.{i}.face_down", "at most 6 face-down slots")
         if out:
@@ -200,7 +213,18 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
         seats.append(seat)
     pile = _cards(sp, "pile", data.get("pile", []))
     stock = _cards(sp, "stock", data.get("stock", []))
-    burned = _int(sp, "burned", data.get("burned", 0), 0, rules.deck_size)
+    burned_cards = _cards(sp, "burned_cards", data.get("burned_cards", []))
+    if "burned" in data:
+        burned = _int(sp, "burned", data["burned"], 0, rules.deck_size)
+        if "burned_cards" in data and burned != len(burned_cards):
+            raise ScenarioError(
+                sp,
+                "burned, burned_cards",
+                f"burned = {shown(burned)} but burned_cards lists {len(burned_cards)} cards: "
+                "burned counts the burned cards, so give one of the two or make them agree",
+            )
+    else:
+        burned = len(burned_cards)
     n = len(seats)
     to_move = _int(sp, "to_move", data.get("to_move", 0), 0, n - 1)
     dealer = _int(sp, "dealer", data.get("dealer", (to_move - 1) % n), 0, n - 1)
@@ -208,7 +232,7 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
     if direction not in (1, -1) or isinstance(direction, bool):
         raise ScenarioError(sp, "direction", f"must be 1 or -1, got {shown(direction)}")
     # conservation: no rank more often than the decks hold
-    every = Counter(pile + stock)
+    every = Counter(pile + stock + burned_cards)
     for s in seats:
         every.update(s.hand + s.face_up + s.face_down)
     limit = 4 * rules.decks
@@ -219,12 +243,12 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
                 "cards",
                 f"{c} cards of rank {rank_name(r)} but {rules.decks} deck(s) hold {limit}",
             )
-    if sum(every.values()) + burned > rules.deck_size:
+    in_play = sum(every.values()) - len(burned_cards)
+    if in_play + burned > rules.deck_size:
         raise ScenarioError(
             sp,
             "burned",
-            f"{sum(every.values())} cards in play + {burned} burned "
-            f"> {rules.deck_size} in the deck",
+            f"{in_play} cards in play + {burned} burned > {rules.deck_size} in the deck",
         )
     for i, seat in enumerate(seats):
         if stock and not seat.out and not seat.hand:
@@ -249,6 +273,8 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
         pile=pile,
         stock=stock,
         burned=burned,
+        burned_cards=Counter(burned_cards),
+        burned_order=list(burned_cards),
         dealer=dealer,
         to_move=to_move,
         direction=direction,
@@ -411,6 +437,23 @@ def run_scenario(path: str | Path) -> list[Failure]:
     return check(sc, state)
 
 
+def _tracked_lines(state: GameState) -> list[str]:
+    """What the seats have seen beyond the table, when any: the burned cards of known rank
+    and each seat's known hand cards (``burned_cards``, ``known``)."""
+    lines = []
+    if state.burned_cards:
+        seen = sorted(state.burned_cards.elements())
+        rest = state.burned - len(seen)
+        lines.append(
+            f"burned cards seen: {format_cards(seen)}"
+            + (f" (and {rest} of unknown rank)" if rest else "")
+        )
+    for i, seat in enumerate(state.seats):
+        if seat.known:
+            lines.append(f"seat {i} known: {format_cards(sorted(seat.known.elements()))}")
+    return lines
+
+
 def show_scenario(path: str | Path) -> str:
     """A readable picture of the scenario's position, its legal moves, and the moves applied."""
     sc = load_scenario(path)
@@ -418,6 +461,7 @@ def show_scenario(path: str | Path) -> str:
     if sc.description:
         lines.append(sc.description)
     lines.append(sc.state.describe())
+    lines.extend(_tracked_lines(sc.state))
     lines.append("legal moves: " + ", ".join(str(m) for m in legal_moves(sc.state)))
     if sc.moves:
         state, trace = play_moves(sc)
@@ -425,6 +469,7 @@ def show_scenario(path: str | Path) -> str:
         lines.extend(f"  {t}" for t in trace)
         lines.append("after the moves:")
         lines.append(state.describe())
+        lines.extend(_tracked_lines(state))
         lines.append("legal moves: " + (", ".join(str(m) for m in legal_moves(state)) or "none"))
     return "\n".join(lines)
 

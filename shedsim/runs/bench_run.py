@@ -163,6 +163,7 @@ def time_play(plan: BenchPlan) -> dict[str, Any]:
     time). Raises :class:`StudyError` (1: a strategy or worker failed)."""
     from shedsim.kernel.build import cache_dir
     from shedsim.layout import END_NAMES
+    from shedsim.runs.benchmark import decisions_per_s
     from shedsim.runs.simulate import (
         BackendError,
         RunSpec,
@@ -234,6 +235,9 @@ def time_play(plan: BenchPlan) -> dict[str, Any]:
         "games_per_s": round(games / wall, 1),
         "ns_per_move": round(wall * 1e9 / max(moves, 1), 2),
         "ns_per_move_per_worker": round(wall * workers * 1e9 / max(moves, 1), 2),
+        "decisions_per_s_per_worker": round(
+            decisions_per_s(moves, games, plan.players, wall, workers), 1
+        ),
         "moves_per_game": round(moves / games, 2),
         "unfinished": unfinished,
         "ends": {name: int(c) for name, c in zip(END_NAMES, ends)},
@@ -380,6 +384,10 @@ def render_bench(out: dict[str, Any], base: str) -> Any:
         ("games/s", f"{out['games_per_s']:,.0f}"),
         ("ns per move (wall)", f"{out['ns_per_move']:.1f}"),
         ("ns per move per worker", f"{out['ns_per_move_per_worker']:.1f}"),
+        (
+            "decisions/s per worker (moves and swaps, in play)",
+            f"{out['decisions_per_s_per_worker']:,.0f}",
+        ),
         ("moves per game", f"{out['moves_per_game']:.1f}"),
         (
             "unfinished games (stalled / proven loops / move cap)",

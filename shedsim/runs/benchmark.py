@@ -92,6 +92,15 @@ class Timing:
         return self.wall_s * 1e9 / max(self.moves, 1)
 
 
+def decisions_per_s(moves: int, games: int, players: int, wall_s: float, workers: int) -> float:
+    """Decisions per second per worker of games played with one strategy at every seat:
+    its ``moves`` (one decision each) and the ``games * players`` swap decisions (one per
+    seat and game), over the ``wall_s`` seconds of play on ``workers`` processes; the
+    engine's own work (deal, moves applied, checks) is in the time, so it is the rate a
+    strategy decides at in play, comparable across strategies of every kind."""
+    return (moves + games * players) / (max(wall_s, 1e-12) * max(workers, 1))
+
+
 def time_kernel(spec, workers: int = 1) -> Timing:
     """Play the run ``spec`` (a :class:`shedsim.runs.simulate.RunSpec`) on ``workers`` loky
     processes, timing play alone (the kernel is loaded in every worker first)."""
@@ -146,9 +155,11 @@ def bench_table(
     chunk_size: int = 50_000,
     progress=None,
 ) -> list[dict]:
-    """Rows ``{players, workers, games_per_s, ns_per_move, moves_per_game}`` (medians of
-    ``repeats`` runs of ``games`` games), plus ``calib_games_per_s`` and ``ratio`` (kernel
-    / calibration games per second, the median of the run-for-run ratios) when ``calib``
+    """Rows ``{players, workers, games_per_s, ns_per_move, moves_per_game,
+    decisions_per_s_per_worker}`` (medians of ``repeats`` runs of ``games`` games; the
+    decisions as :func:`decisions_per_s` counts them), plus ``calib_games_per_s`` and
+    ``ratio`` (kernel / calibration games per second, the median of the run-for-run ratios)
+    when ``calib``
     (a directory, :func:`find_calibration`) is given. The calibration kernel plays
     shithead with greedy play only: the ratio compares like with like only for those.
     ``strategy`` defaults to the reference opponent (:func:`shedsim.plugins.select`).
@@ -198,6 +209,9 @@ def bench_table(
                 "games_per_s": statistics.median(t.games_per_s for t in ours),
                 "ns_per_move": statistics.median(t.ns_per_move for t in ours),
                 "moves_per_game": ours[0].moves / ours[0].games,
+                "decisions_per_s_per_worker": statistics.median(
+                    decisions_per_s(t.moves, t.games, p, t.wall_s, w) for t in ours
+                ),
             }
             if mod is not None:
                 row["calib_games_per_s"] = statistics.median(t.games_per_s for t in theirs)
@@ -215,7 +229,14 @@ def render_table(rows: list[dict], title: str):
 
     calib = bool(rows) and "ratio" in rows[0]
     t = Table(title=title)
-    for c in ("players", "workers", "games/s", "ns per move (wall)", "moves per game"):
+    for c in (
+        "players",
+        "workers",
+        "games/s",
+        "ns per move (wall)",
+        "moves per game",
+        "decisions/s per worker",
+    ):
         t.add_column(c, justify="right")
     if calib:
         t.add_column("calib games/s", justify="right")
@@ -227,6 +248,7 @@ def render_table(rows: list[dict], title: str):
             f"{r['games_per_s']:,.0f}",
             f"{r['ns_per_move']:.1f}",
             f"{r['moves_per_game']:.1f}",
+            f"{r['decisions_per_s_per_worker']:,.0f}",
         ]
         if calib:
             cells += [f"{r['calib_games_per_s']:,.0f}", f"{r['ratio']:.2f}x"]
