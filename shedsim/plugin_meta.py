@@ -347,10 +347,12 @@ class StrategyInfo:
 
 def own_strategies_dir() -> Path:
     """The ``strategies/`` directory of the installed shedsim (the package ``strategies``
-    that ships with it), resolved."""
-    import strategies
-
-    return Path(strategies.__file__).resolve().parent
+    that ships with it), resolved; found by the import system without importing it (the
+    plugins sit a layer above this module)."""
+    spec = importlib.util.find_spec("strategies")
+    if spec is None or spec.origin is None:
+        raise PluginError("shedsim's own strategies package (strategies/) is not installed")
+    return Path(spec.origin).resolve().parent
 
 
 def is_own_strategy(module: ModuleType, path: str | Path) -> bool:
