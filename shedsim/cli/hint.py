@@ -141,7 +141,7 @@ def hint(
 
     Uses only what the seat can see: each sample re-deals every card the seat has not seen (other hands, face-down cards, the stock, and cards the file leaves out) into the places it cannot see, then plays each legal move and finishes the game with --policy for every seat. Every move is played on the same samples (common random numbers).
 
-    An end game of perfect information (two seats still in, the stock empty, no face-down card) is solved exactly instead, from the hands as the file gives them: a winning move is ranked first and the output says "solved: play 7x2 wins against every reply"; a lost position ranks the moves that hold out longest first. Too big for --solve-limit, it is ranked by playouts with a note.
+    An end game of perfect information (two seats still in, the stock empty, no face-down card) is solved exactly instead when the seat knows the other hand (the file lists the burned cards with burned_cards, or that hand's cards as known): a winning move is ranked first and the output says "solved: play 7x2 wins against every reply"; a lost position ranks the moves that hold out longest first. Too big for --solve-limit, it is ranked by playouts with a note.
 
     Per move: expected place (1 = first out), P(lose) (last place) and P(first), each with a 95% interval. Moves are ranked by the rule set's objective (--objective): P(lose) where only losing is scored (duel, family, shithead), expected place where places are (nines, palace). Moves are raced: a move clearly worse than the best in that objective (paired difference, 95% with a union bound) stops being played; the run stops early once one move is left, or when the moves left tie in every sample, else at --budget samples per move. The output says which.
 
@@ -158,21 +158,10 @@ def hint(
     except ScenarioError as e:
         fail(str(e))
     paths = tuple(str(p) for p in strategy_path or [])
+    run = dict(why=why, objective=objective, solve_limit=solve_limit)
     try:
         if as_json:
-            res = rank_moves(
-                state,
-                seat,
-                policy,
-                budget,
-                seed,
-                batch,
-                cap,
-                paths,
-                why=why,
-                objective=objective,
-                solve_limit=solve_limit,
-            )
+            res = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, **run)
         else:
             from rich.progress import Progress
 
@@ -187,9 +176,7 @@ def hint(
                     batch,
                     cap,
                     paths,
-                    why=why,
-                    objective=objective,
-                    solve_limit=solve_limit,
+                    **run,
                     progress=lambda d, t: bar.update(task, completed=d, total=t),
                 )
     except HintError as e:
