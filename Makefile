@@ -13,9 +13,12 @@ TEST_WORKERS = $(shell w=$(WORKERS); [ "$$w" -eq "$$w" ] 2>/dev/null || w=1; [ "
 
 # Installs into .venv with uv (taken from PyPI into the venv first), which resolves and downloads
 # in parallel: seconds where pip takes about a minute. Where uv cannot be had (no package index,
-# only local wheels), pip installs the same thing.
+# only local wheels), pip installs the same thing. Both write the packages' bytecode (.pyc) at
+# install time (uv only when asked: --compile-bytecode): where Python may not write it on import
+# (PYTHONDONTWRITEBYTECODE, a read-only venv), every process would otherwise compile numba's,
+# scipy's and pandas's sources again, seconds of CPU for each worker and command.
 define venv_install
-	$(PY) -m pip install --quiet uv >/dev/null 2>&1 && $(PY) -m uv pip install --quiet --python $(PY) $(1) \
+	$(PY) -m pip install --quiet uv >/dev/null 2>&1 && $(PY) -m uv pip install --quiet --compile-bytecode --python $(PY) $(1) \
 	  || { echo "uv unavailable here: installing with pip"; $(PY) -m pip install --quiet --upgrade pip \
 	       && $(PY) -m pip install --quiet $(1); }
 endef
@@ -27,8 +30,10 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
-# Compile the numba kernel once (later processes load it from the cache in well under 1 s).
+# Compile the numba kernel once (later processes load it from the cache in well under 1 s), and
+# shedsim's own bytecode (an editable install leaves it to import time; see venv_install).
 compile: install
+	$(PY) -m compileall -q -j 0 shedsim strategies >/dev/null
 	$(SHEDSIM) compile
 
 # --dist worksteal: a worker that runs out of tests takes queued ones from the other (the

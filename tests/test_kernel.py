@@ -325,6 +325,53 @@ def test_bench_json_and_second_process_loads_cached_kernel():
     assert first["moves_per_game"] == second["moves_per_game"]  # same seed, same games
 
 
+_LOOPS_AFTER_COMPILE = """
+import json
+from functools import partial
+
+import numpy as np
+
+from shedsim.analysis.hint import warm_up
+from shedsim.kernel.playouts import playout_module
+from shedsim.kernel.probe import sample_positions
+from shedsim.plugins import discover
+from shedsim.runs.benchmark import warm_up as bench_warm_up
+from shedsim.runs.simulate import loaded_kernel, play_chunk
+from shedsim.runs.warm import loop_games
+
+out = {}
+games = loop_games()
+for name, spec in games.items():
+    play_chunk(spec, 0, 1)
+    out[name] = getattr(loaded_kernel(spec)[1].module, name).stats
+for policy in ("heuristic", "greedy"):
+    warm_up(policy)
+    out["playout " + policy] = playout_module(discover([])[policy]).run_samples.stats
+bench_warm_up()
+out["sample_positions"] = sample_positions.stats
+kernel = loaded_kernel(next(iter(games.values())))[1]
+print(json.dumps({"loops": kernel.loops, "stats": {
+    k: [sum(v.cache_hits.values()), sum(v.cache_misses.values())] for k, v in out.items()}}))
+"""
+
+
+def test_after_compile_a_new_process_compiles_no_game_loop_or_playout():
+    """`shedsim compile` plays every game loop of the built-in kernel (the fast loop of mixed
+    fields and each inlinable strategy's own copy too, not only the first), the playouts of
+    hint's default and fast policies and bench's position sampler: a process started after it
+    loads each from numba's cache (a hit, no miss) instead of compiling it, as each worker of
+    the first run that needed one did."""
+    subprocess.run([sys.executable, "-m", "shedsim", "compile"], check=True, capture_output=True)
+    r = subprocess.run(
+        [sys.executable, "-c", _LOOPS_AFTER_COMPILE], check=True, capture_output=True, text=True
+    )
+    got = json.loads(r.stdout)
+    assert {"play_chunk", "play_chunk_fast"} < set(got["loops"]), got
+    assert set(got["loops"]) <= set(got["stats"]), got  # every loop was played
+    for name, (hits, misses) in got["stats"].items():
+        assert hits >= 1 and misses == 0, (name, got)
+
+
 def test_entry_names_name_the_rules_fields_whose_names_end_in_size():
     """Error messages name the entry a plugin wrote into: R_TABLE_SIZE, R_DECK_SIZE and
     R_HAND_SIZE are entries (only R_SIZE, O_SIZE and P_SIZE are array lengths)."""

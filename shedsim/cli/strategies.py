@@ -77,14 +77,19 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
     """Compile the kernel and every compiled strategy now (numba caches them on disk, so
     later runs start in well under a second)."""
     import time
+    from functools import partial
 
     from shedsim.analysis.hint import warm_up
     from shedsim.plugins import PluginError
+    from shedsim.runs.benchmark import warm_up as bench_warm_up
     from shedsim.runs.warm import CompileError, compile_all
 
     t = time.perf_counter()
-    try:  # with the playout kernel of `shedsim hint` (its default policy)
-        names = compile_all(tuple(str(p) for p in strategy_path or []), meanwhile=warm_up)
+    # with the playout kernels of `shedsim hint` (its default policy and the fast one, greedy)
+    # and the positions `shedsim bench` times strategies on
+    extras = (warm_up, partial(warm_up, "greedy"), bench_warm_up)
+    try:
+        names = compile_all(tuple(str(p) for p in strategy_path or []), extras=extras)
     except PluginError as e:
         fail(str(e))
     except CompileError as e:

@@ -333,6 +333,24 @@ class Kernel:
         any call with one of them in a forked child (:mod:`shedsim.kernel.isolate`)."""
         return {i for i, s in enumerate(self.strategies) if s.outside}
 
+    @property
+    def loops(self) -> list[str]:
+        """The names of the kernel's game loops: ``play_chunk`` (the standard loop),
+        ``play_chunk_fast`` and one ``play_chunk_one{i}`` per inlinable strategy ``i``."""
+        return ["play_chunk", "play_chunk_fast"] + [
+            f"play_chunk_one{i}" for i, s in enumerate(self.strategies) if inlinable(s)
+        ]
+
+    def loop_name(self, entered: set[int], seated: set[int]) -> str:
+        """The game loop that plays a chunk with these strategy ids entered and these ids
+        seated (see :attr:`loops`): the standard loop when any entered strategy is not
+        inlinable, a strategy's own copy when it holds every seat, else the fast loop."""
+        if any(not inlinable(self.strategies[i]) for i in entered):
+            return "play_chunk"
+        if len(seated) == 1:
+            return f"play_chunk_one{next(iter(seated))}"
+        return "play_chunk_fast"
+
     def play(
         self,
         rules_array: np.ndarray,
@@ -397,22 +415,13 @@ class Kernel:
         }
         if status is None:
             status = np.zeros(8, np.int64)
-        slow = {i for i, s in enumerate(self.strategies) if not inlinable(s)}
         ids = np.asarray(entry_ids)
-        if slow & set(ids.tolist()):
-            loop = self.module.play_chunk
-        else:
-            seated = (
-                set(ids[np.flatnonzero(np.bincount(seating.ravel(), minlength=len(ids)))].tolist())
-                if n
-                else set()
-            )
-            one = seated.pop() if len(seated) == 1 else None
-            loop = (
-                getattr(self.module, f"play_chunk_one{one}")
-                if one is not None
-                else self.module.play_chunk_fast
-            )
+        seated = (
+            set(ids[np.flatnonzero(np.bincount(seating.ravel(), minlength=len(ids)))].tolist())
+            if n
+            else set()
+        )
+        loop = getattr(self.module, self.loop_name(set(ids.tolist()), seated))
         scratch = (
             np.zeros(L.O_SIZE, np.int64),
             np.zeros(L.P_SIZE, np.int64),

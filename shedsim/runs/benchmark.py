@@ -262,6 +262,16 @@ class SearchCrash(RuntimeError):
     the seed (:func:`search_rates`)."""
 
 
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the sampler of the positions a search strategy
+    is timed on (:func:`shedsim.kernel.probe.sample_positions`; ``shedsim compile`` calls
+    it)."""
+    from shedsim.kernel.probe import sample_positions
+    from shedsim.rules.ruleset import build
+
+    sample_positions(build("shithead").compile(2), 1, 7, np.uint64(1))
+
+
 def search_rates(
     strategy, rules_array: np.ndarray, params: np.ndarray, positions: int = 200, seed: int = 0
 ) -> dict | None:
