@@ -425,7 +425,10 @@ def test_cli_writes_outputs_and_charts_that_decode(tmp_path):
 
 def test_cli_each_toggle_and_two_players(tmp_path):
     out = tmp_path / "toggles"
-    r = cli("-r", "shithead", "--each-toggle", "-g", "96", "-w", "1", "-o", str(out), "--quiet")
+    r = cli(  # the variants are the point here: cheap players, no charts (tested below)
+        "-r", "shithead", "--each-toggle", "-S", "greedy,random", "-g", "96", "-w", "1",
+        "-o", str(out), "--quiet", "--no-plots",
+    )  # fmt: skip
     assert r.exit_code == 0, r.output
     info = json.loads((out / "run.json").read_text())
     assert len(info["spec"]["variants"]) >= 20 and info["each_toggle"]

@@ -80,15 +80,15 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
     from functools import partial
 
     from shedsim.analysis.hint import warm_up
-    from shedsim.plugins import PluginError
+    from shedsim.plugins import PluginError, choice
     from shedsim.runs.benchmark import warm_up as bench_warm_up
     from shedsim.runs.warm import CompileError, compile_all
 
     t = time.perf_counter()
-    # with the playout kernels of `shedsim hint` (its default policy and the fast one, greedy)
-    # and the positions `shedsim bench` times strategies on
-    extras = (warm_up, partial(warm_up, "greedy"), bench_warm_up)
     try:
+        # with the playout kernels of `shedsim hint` (its default policy and the reference
+        # strategy's, the fast one) and the positions `shedsim bench` times strategies on
+        extras = (warm_up, partial(warm_up, choice("reference")[0]), bench_warm_up)
         names = compile_all(tuple(str(p) for p in strategy_path or []), extras=extras)
     except PluginError as e:
         fail(str(e))
