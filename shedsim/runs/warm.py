@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 
 import numpy as np
 
@@ -38,16 +39,6 @@ def _succeeds(task: Callable[[], None]) -> bool:
     except BaseException:  # noqa: BLE001 - the parent runs the task again and names the error
         return False
     return True
-
-
-class _Game:
-    """A zero-argument task (picklable): play game 0 of ``spec``."""
-
-    def __init__(self, spec: RunSpec) -> None:
-        self.spec = spec
-
-    def __call__(self) -> None:
-        _play_one(self.spec)
 
 
 def loop_games(strategy_paths: tuple[str, ...] = ()) -> dict[str, RunSpec]:
@@ -133,10 +124,10 @@ def compile_all(
     standard = games.pop("play_chunk", None)
     ones = [n for n in games if n.startswith("play_chunk_one")]
     first = games.pop(ones[0]) if ones else None
-    tasks: list[Callable[[], None]] = [_Game(s) for s in games.values()] + list(extras)
+    tasks: list[Callable[[], None]] = [partial(_play_one, s) for s in games.values()] + list(extras)
     cpus = os.cpu_count() or 1
     if cpus == 1:
-        for task in [_Game(s) for s in (standard, first) if s is not None] + tasks:
+        for task in [partial(_play_one, s) for s in (standard, first) if s is not None] + tasks:
             task()
         _reference_games(strategy_paths, compiled)
         return [s.name for s in compiled]
@@ -145,7 +136,8 @@ def compile_all(
     try:
         # the standard loop (the longest compile) starts at once; the rest after this
         # process compiled the functions they share
-        started = [(t, pool.submit(_succeeds, t)) for t in [_Game(standard)] if standard]
+        now = [partial(_play_one, standard)] if standard is not None else []
+        started = [(t, pool.submit(_succeeds, t)) for t in now]
         if first is not None:
             _play_one(first)
         started += [(t, pool.submit(_succeeds, t)) for t in tasks]
