@@ -107,11 +107,17 @@ PLUGINS = {
             return (14 << 8) | (4 << 4)
         return greedy_move(obs, rules)
     """,
-    # returns a code that is no move from its fourth move on: -5 (depth 3), 999999 (else)
+    # from its fourth move on returns a code that is no move, -5 (depth 3) or 999999 (depth
+    # 4), or (depth 5) never returns, as looper below: hint's tests of a playout policy take
+    # each misdeed from this one plugin, whose playouts compile once
     "nonmove": """
     @njit(cache=True)
     def move(obs, rules, params, rng):
         if obs[L.O_MOVES] >= 3:
+            if params[0] == 5:
+                rng[0] = rng[0] | 1
+                while rng[0] != 0:
+                    rng[0] = rng[0] * 6364136223846793005 + 1442695040888963407
             return -5 if params[0] == 3 else 999999
         return greedy_move(obs, rules)
     """,

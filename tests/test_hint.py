@@ -12,6 +12,7 @@ from shedsim.rules.engine import public_array
 from shedsim.analysis.hint import HintError, rank_moves
 from shedsim.kernel.policies import determinise_any
 from shedsim.rules.scenario import load_scenario, play_moves
+from suite import LONG
 
 runner = CliRunner()
 G = "greedy"  # the fast playout policy; the default (heuristic) is tested where noted
@@ -299,10 +300,9 @@ face_up = ["3"]
 def test_readme_example_position():
     """The hint tutorial's example (docs/tutorials/hint-and-play.md). shithead scores only losing,
     so the moves are ranked by P(lose):
-    the fourth 7 (burn, move again) loses far less often than the Q, whatever the playout
-    policy, though the Q goes out first more often and has the better expected place.
-    Ranked by expected place (--objective place), greedy and heuristic playouts put the Q
-    first and mc the 7."""
+    the fourth 7 (burn, move again) loses far less often than the Q, with greedy or heuristic
+    playouts, though the Q goes out first more often and has the better expected place.
+    Ranked by expected place (--objective place), both put the Q first."""
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
@@ -330,6 +330,16 @@ def test_readme_example_position():
             rank_moves(st, policy=policy, budget=1000, objective="place").moves[0].move
             == "play Qx1"
         )
+
+
+@LONG  # mc's playouts compile a kernel of their own (seconds); make test-long plays them
+def test_readme_example_position_by_place_with_mc_playouts():
+    """Ranked by expected place, mc's playouts (a search at every decision) put the fourth 7
+    first, where greedy's and heuristic's put the Q (the test above)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
+    st = play_moves(load_scenario(path))[0]
     res = rank_moves(st, policy="mc:rollouts=8", objective="place")
     assert [m.move for m in res.moves][:2] == [
         "play 7x1",

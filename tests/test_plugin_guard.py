@@ -781,6 +781,8 @@ def _records(d, a, b, rules=None, games=200, seed=9):
 
 
 def _pair(d, a, b, rules=None, games=200, seed=9):
+    """Seats ``a`` and ``b`` with the plugins of directory ``d`` (None: the built-in
+    strategies only, whose kernel ``shedsim compile`` has compiled)."""
     return RunSpec(
         rules or preset("shithead"),
         2,
@@ -788,7 +790,7 @@ def _pair(d, a, b, rules=None, games=200, seed=9):
         (a, b),
         seed=seed,
         games=games,
-        strategy_paths=(str(d),),
+        strategy_paths=(str(d),) if d else (),
     )
 
 
@@ -797,7 +799,7 @@ def test_a_plugin_draws_from_its_own_stream_and_steers_nobody(plugin_dir):
     writes into its rng at every move, leaves the random opponent the very games it plays
     against greedy (before, rng was the stream the opponent drew from: the same deals gave
     other games, and other places)."""
-    a, b = _records(plugin_dir, "rngwriter", "random"), _records(plugin_dir, "greedy", "random")
+    a, b = _records(plugin_dir, "rngwriter", "random"), _records(None, "greedy", "random")
     for k in ("places", "moves", "face_up", "end"):
         assert (a[k] == b[k]).all(), k
 
@@ -813,7 +815,7 @@ def test_a_deterministic_plugin_that_writes_its_stream_ends_games_as_greedy_does
 
     rules = build("shithead", ["stall:0", "max_moves:600"])
     a = _records(plugin_dir, "rngwriter", "aggressive", rules, games=120, seed=11)
-    b = _records(plugin_dir, "greedy", "aggressive", rules, games=120, seed=11)
+    b = _records(None, "greedy", "aggressive", rules, games=120, seed=11)
     for k in ("places", "moves", "end"):
         assert (a[k] == b[k]).all(), k
     from shedsim import layout as L
@@ -907,7 +909,8 @@ def test_every_command_stops_a_plugin_stuck_in_a_loop(plugin_dir, tmp_path, monk
 def test_hint_stops_a_policy_stuck_in_a_loop(plugin_dir, monkeypatch):
     """hint's playouts of a plugin policy run in a forked child, each decision timed by the
     playouts' beat word: one that never ends stops the hint after SHEDSIM_DECISION_TIMEOUT,
-    exit 1, naming the policy (before, hint hung)."""
+    exit 1, naming the policy (before, hint hung). (nonmove at depth 5 loops as looper does:
+    the hint tests share nonmove's playouts, one compile.)"""
     monkeypatch.setenv("SHEDSIM_DECISION_TIMEOUT", "1")
     pos = Path(__file__).parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
     r = CliRunner().invoke(
@@ -916,7 +919,7 @@ def test_hint_stops_a_policy_stuck_in_a_loop(plugin_dir, monkeypatch):
             "hint",
             str(pos),
             "--policy",
-            "looper",
+            "nonmove:depth=5",
             "--budget",
             "10",
             "--batch",
@@ -927,7 +930,7 @@ def test_hint_stops_a_policy_stuck_in_a_loop(plugin_dir, monkeypatch):
     )
     assert r.exit_code == 1, r.output
     assert (
-        "policy 'looper' in samples 1-10 of the moves of seat 0 (--seed 0): it made no "
+        "policy 'nonmove:depth=5' in samples 1-10 of the moves of seat 0 (--seed 0): it made no "
         "decision within 1 s" in " ".join(r.output.split())
     ), r.output
 
@@ -954,7 +957,7 @@ def test_ctrl_c_stops_hint_with_a_policy_stuck_in_a_loop(plugin_dir, tmp_path, b
             "hint",
             str(pos),
             "--policy",
-            "looper",
+            "nonmove:depth=5",
             "--budget",
             "10",
             "--batch",

@@ -109,7 +109,8 @@ def compile_all(
     game of each on the reference engine, as ``trace`` numbers it) and run ``extras``
     (picklable zero-argument callables: more to compile). The loops and extras run in
     forked processes, one per CPU (in this process on a machine with one CPU), after this
-    process has compiled the first fast loop, whose functions the others share. The names
+    process has compiled the first fast loop, whose functions the others share; the reference
+    games follow here, loading what the loops compiled. The names
     of the compiled strategies.
 
     Raises :class:`shedsim.plugins.PluginError` (a plugin directory that cannot be read),
@@ -141,7 +142,6 @@ def compile_all(
         if first is not None:
             _play_one(first)
         started += [(t, pool.submit(_succeeds, t)) for t in tasks]
-        _reference_games(strategy_paths, compiled)
         for task, future in started:
             try:
                 ok = future.result()
@@ -157,4 +157,7 @@ def compile_all(
     pool.shutdown()
     for task in failed:  # raises the task's own error here
         task()
+    # after the loops: the standard loop's process has compiled (and cached) the functions
+    # of the strategies it calls, which the reference engine calls too
+    _reference_games(strategy_paths, compiled)
     return [s.name for s in compiled]
