@@ -3,7 +3,6 @@ per-deal aggregation, the statistics (calibration included), workers, the CLI.""
 
 from __future__ import annotations
 
-import gc
 import math
 import json
 
@@ -26,13 +25,6 @@ ENTRIES = ["random", "greedy", "expert:search=0"]
 
 def cli(*args: str):
     return runner.invoke(app, ["compare-rules", *args])
-
-
-@pytest.fixture
-def no_gc(monkeypatch):
-    """statsmodels' multipletests calls gc.collect() on every call (about 0.1 s with
-    numba loaded); the repeated-comparison tests do not need it."""
-    monkeypatch.setattr(gc, "collect", lambda *a: 0)
 
 
 # ------------------------------------------------------------------ variants
@@ -202,7 +194,7 @@ def _aa_rejection_rates(seeds: int) -> dict[str, float]:
 
 
 @pytest.mark.slow
-def test_aa_calibration_over_200_seeds(no_gc):
+def test_aa_calibration_over_200_seeds():
     """Mean length differs at p < 0.05 in 2-8% of 200 seeded A/A repeats; no metric is
     grossly miscalibrated (about 25 s on one core; ``make stats-check``)."""
     rate = _aa_rejection_rates(200)
@@ -211,7 +203,7 @@ def test_aa_calibration_over_200_seeds(no_gc):
         assert r <= 0.10, (m, rate)
 
 
-def test_aa_calibration_quick(no_gc):
+def test_aa_calibration_quick():
     """The quick version of the one above (60 repeats): no metric rejects in more than 15%
     of them, and over all metrics together the tests reject in 2-10% (neither far too
     often nor never)."""
@@ -242,7 +234,7 @@ def _unpaired_p_values(seeds: int) -> np.ndarray:
 
 
 @pytest.mark.slow
-def test_unpaired_tests_are_not_grossly_conservative(no_gc):
+def test_unpaired_tests_are_not_grossly_conservative():
     """Independent deals of one rule set through the unpaired tests (60 pairs of seeds):
     with the table as a stratum they reject about 5% (pooled over tables they rejected 0%)."""
     p = _unpaired_p_values(60)
@@ -250,7 +242,7 @@ def test_unpaired_tests_are_not_grossly_conservative(no_gc):
     assert 0.4 <= np.median(p) <= 0.6
 
 
-def test_unpaired_tests_are_not_grossly_conservative_quick(no_gc):
+def test_unpaired_tests_are_not_grossly_conservative_quick():
     """The quick version of the one above (15 pairs of seeds, 45 p-values): not far too
     many rejections, and the p-values spread around the middle, not piled up near 1 as a
     grossly conservative test's are (pooled over tables, every one was above 0.9)."""

@@ -65,6 +65,23 @@ def test_holm_on_a_worked_example():
     assert out[0] == pytest.approx(0.02) and np.isnan(out[1]) and out[2] == pytest.approx(0.04)
 
 
+def test_holm_leaves_the_garbage_collector_as_it_found_it():
+    """holm freezes the process's objects for statsmodels' gc.collect() and unfreezes them
+    after, but only those it froze: a caller's frozen objects stay frozen."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    stats.holm([0.01, 0.04])
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert stats.holm([0.01, 0.04]) == pytest.approx([0.02, 0.04])
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
 def test_subset_selection_on_a_worked_example():
     """Gupta's rule with k = 3 compares each entry with z_{1 - 0.05/2} = 1.96 (the normal
     table): costs 0.20, 0.21, 0.30 with standard errors 0.01 give differences of 0.71 and
