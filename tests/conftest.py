@@ -5,7 +5,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 
+import functools  # noqa: E402
+
 import pytest  # noqa: E402
+import typer.testing  # noqa: E402
+
+# typer's CliRunner builds the app's click command tree again on every invoke (reading every
+# command's signature and annotations), hundreds of times in the suite; shedsim builds it once
+# per process, and so does a test worker now: one tree per app, reused (click's commands keep
+# no state between invocations but their help text, filled in the same each time).
+typer.testing._get_command = functools.cache(typer.testing._get_command)
 
 
 @pytest.fixture
