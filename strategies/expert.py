@@ -4,7 +4,8 @@
 swap); it finished behind ``greedy``. It is now ``heuristic`` (``strategies/heuristic.py``)
 with heuristic's tuned defaults except one: the end-game look-ahead judges each move on 32
 samples of the hidden cards instead of 8. heuristic keeps 8 because it plays in the default
-tournament, where the deeper search would make the whole run about 1.8 times slower.
+tournament, which the deeper search would make markedly slower (``shedsim bench`` measures
+both).
 Parameters are heuristic's: ``expert:track=20`` works as ``heuristic:track=20`` does, and
 ``expert:search=8`` is heuristic.
 """

@@ -61,11 +61,10 @@ Parameters (``heuristic:name=value``; pile sizes and hand sizes are in cards):
 The face-down stage flips slot 1.
 
 Defaults: from ``shedsim tune --strategy heuristic:search=8 --budget 150 --games 6000``
-(shithead, 2 players, against greedy and the earlier defaults; the best trials agreed on
-``up_reset=8``, ``burn_pile`` about 40, ``spend_pile`` 90+, ``track`` about 10,
-``block`` 0-2, ``end_pile=1``). ``end_pile`` is 2, not 1: with 1 the search runs at almost
-every end-game decision, which is 8x slower per game and leaves about 1% of shithead
-and 5% of duel games stalled, for about +30 Elo more against greedy at 2 players.
+(shithead, 2 players, against greedy and the earlier defaults), except ``end_pile``: 2, not
+the tuned 1, with which the search runs at almost every end-game decision, a game costs
+several times as much and more shithead and duel games stall, for a small gain against
+greedy at 2 players.
 Parameters that shithead never uses come from ``shedsim tips`` (``take_pile=0``,
 ``pass_on=0``: both tips hurt there) or are kept (``save_pile``, ``gamble_pile``).
 """
