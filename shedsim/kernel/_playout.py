@@ -12,9 +12,12 @@ every seat. The same determinisation and the same policy stream serve every move
 sample: common random numbers, so the moves' differences are measured on paired games.
 
 As in the game loop (:mod:`shedsim.kernel._loop`), the policy never sees the kernel's own
-rules and parameters: it decides on copies (``srules``, ``sparams``) that are compared with
-the originals after every sample (:func:`shedsim.kernel.core.first_change`); a policy that
-wrote into them stops the playouts (``status[1] = 3``) before the sample counts. A policy
+rules and parameters: it decides on copies (``srules``, ``sparams``); a plugin policy's
+copies are compared with the originals after every sample
+(:func:`shedsim.kernel.core.first_change`), and one that wrote into them stops the playouts
+(``status[1] = 3``) before the sample counts, as its moves are checked for legality.
+shedsim's own policies (trusted by their file's origin, ``is_checked``) skip both checks, as
+in the game loop. A policy
 from outside ``strategies/`` decides through the observation guard of the generated
 dispatch (a write into the observation returns ``layout.OBS_WRITTEN``, an illegal move)
 and draws from each seat's own stream, as in the game loop (a write into a stream it does
@@ -39,6 +42,7 @@ from shedsim.kernel.core import (
 from shedsim.kernel.policies import determinise_any
 from shedsim.kernel.rng import seat_key
 from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_deterministic  # DISPATCH
+from shedsim.kernel._stub import is_checked  # DISPATCH
 
 _NRT = True  # GENERATED-NRT
 
@@ -77,7 +81,9 @@ def _play_on(rules, srules, pub, priv, sparams, srng, streams, me, cap, facts, k
         st = stage_of(pub, s, stock_n)
         write_turn(pub, s, st, priv[L.P_HANDS + s], top, trank, run, pile, pile_n, moves)
         m = choose_move(0, pub, srules, sparams, srng, streams, priv)
-        if not legal_now(rules, pub, priv, m, s, st, top, pile_n, stock_n):
+        # a plugin policy's moves are checked; shedsim's own are trusted (is_checked: by the
+        # file's origin), as in the game loop
+        if is_checked(0) and not legal_now(rules, pub, priv, m, s, st, top, pile_n, stock_n):
             status[1] = 2
             status[2] = s
             status[3] = m
@@ -198,7 +204,7 @@ def run_samples(rules, obs, codes, active, keys, params, cap, places, facts, sta
                     if pub[L.O_PLACE + s] == 0:
                         n_in += 1
                 places[k, j] = (n - n_in + 1 + n) / 2.0
-        if _tampered(rules, srules, params, sparams, status):
+        if is_checked(0) and _tampered(rules, srules, params, sparams, status):
             return k
     return keys.shape[0]
 
