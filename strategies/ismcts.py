@@ -17,7 +17,10 @@ Trans. Computational Intelligence and AI in Games 4(2), 2012 (SO-ISMCTS, section
 * max^n backup (Sturtevant 2008, as the paper does for more than two players): each
   node keeps a reward total per seat, and the seat to move at a node picks the child
   by its own reward; a seat's reward is ``(players - place) / (players - 1)`` (1 for
-  going out first, 0 for the loser), unfinished games sharing the places left;
+  going out first, 0 for the loser), unfinished games sharing the places left; with
+  ``reward=1`` it is only whether the seat escaped the last place (1 out, 0 last), the
+  seats still in at the cap sharing the one last place (``(in - 1) / in`` each): the
+  shithead scoring, where only the loser loses. At 2 players both rewards are the same;
 * the move played is the root's most visited child.
 
 Face-down flips are all unseen, so one flip stands for all of them (as in ``mc``).
@@ -27,7 +30,8 @@ docs/explanation/strength.md#ladder gives the cost of a game); ``explore``: the 
 C in
 hundredths (default 70: C = 0.7, the paper's choice for rewards in [0, 1]);
 ``playout``: the playout policy (0 greedy, 1 aggressive: see
-:mod:`shedsim.kernel.policies`); ``cap``: the most moves of a playout (default 400).
+:mod:`shedsim.kernel.policies`); ``cap``: the most moves of a playout (default 400);
+``reward``: 0 the place (default), 1 not being last (see the backup above).
 The swap is greedy's. Randomness comes from the game's strategy stream, so a game is
 reproducible from its seed.
 """
@@ -47,13 +51,15 @@ DESCRIPTION = (
     "iteration"
 )
 DETERMINISTIC = False
-PARAMS = {"iterations": 300, "explore": 70, "playout": 0, "cap": 400}
-# iterations per decision; the exploration constant in hundredths; PLAYOUT_*; moves per playout
+PARAMS = {"iterations": 300, "explore": 70, "playout": 0, "cap": 400, "reward": 0}
+# iterations per decision; the exploration constant in hundredths; PLAYOUT_*; moves per
+# playout; REWARD_*
 PARAM_RANGES = {
     "iterations": (1, 100_000),
     "explore": (0, 10_000),
     "playout": (0, 1),
     "cap": (10, 100_000),
+    "reward": (0, 1),
 }
 TRAITS = {
     "cost": "slow",
@@ -65,6 +71,8 @@ INLINE = False  # allocates its tree per decision
 
 PLAYOUT_GREEDY = 0
 PLAYOUT_AGGRESSIVE = 1
+REWARD_PLACE = 0  # (players - place) / (players - 1)
+REWARD_NOT_LAST = 1  # 1 unless last; the seats still in at the cap share the last place
 
 
 @njit(cache=True)
@@ -116,9 +124,11 @@ def playout(rules, pub, priv, policy, cap):
 
 
 @njit(cache=True)
-def rewards(pub, out):
-    """Write each seat's reward ``(players - place) / (players - 1)`` into ``out``
-    (``float64[players]``); seats still in share the places left (their mean)."""
+def rewards(pub, out, kind=REWARD_PLACE):
+    """Write each seat's reward into ``out`` (``float64[players]``): with ``kind``
+    REWARD_PLACE ``(players - place) / (players - 1)``, seats still in sharing the places
+    left (their mean); with REWARD_NOT_LAST 0 for the last place and 1 for every other,
+    the ``in`` seats still in each getting ``(in - 1) / in`` (one of them is last)."""
     n = pub[L.O_PLAYERS]
     n_in = 0
     for s in range(n):
@@ -127,8 +137,11 @@ def rewards(pub, out):
     shared = (n - n_in + 1 + n) / 2.0
     for s in range(n):
         p = pub[L.O_PLACE + s]
-        place = shared if p == 0 else float(p)
-        out[s] = (n - place) / (n - 1)
+        if kind == REWARD_NOT_LAST:
+            out[s] = (n_in - 1) / n_in if p == 0 else (0.0 if p == n else 1.0)
+        else:
+            place = shared if p == 0 else float(p)
+            out[s] = (n - place) / (n - 1)
 
 
 @njit(cache=True)
@@ -148,7 +161,18 @@ def _moves_here(pub, rules, buf):
 
 @njit(cache=True)
 def search(
-    obs, rules, iterations, explore, policy, cap, rng, root_moves, root_visits, root_value, stats
+    obs,
+    rules,
+    iterations,
+    explore,
+    policy,
+    cap,
+    rng,
+    root_moves,
+    root_visits,
+    root_value,
+    stats,
+    reward_kind=REWARD_PLACE,
 ):
     """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
     visited root move (``int64``), or -1 when the observation admits no determinisation.
@@ -157,7 +181,8 @@ def search(
     0, so the first 0 ends the list), ``root_visits`` (``int64[160]``) their visits and
     ``root_value`` (``float64[160]``) the mover's mean reward after each.
     ``iterations`` iterations; ``explore`` the constant C; ``policy`` PLAYOUT_*; ``cap``
-    the playout's move cap; ``rng`` the strategy stream (``uint64[1]``). ``stats``
+    the playout's move cap; ``rng`` the strategy stream (``uint64[1]``); ``reward_kind``
+    REWARD_* (:func:`rewards`). ``stats``
     (``int64[2]``) counts the work: ``stats[0]`` += moves played in the tree and the
     playouts, ``stats[1]`` += iterations (``shedsim bench --strategy ismcts`` reads them).
     """
@@ -234,7 +259,7 @@ def search(
             playout(rules, pub, priv, policy, cap)
         stats[0] += pub[L.O_MOVES] - start_moves
         stats[1] += 1
-        rewards(pub, reward)
+        rewards(pub, reward, reward_kind)
         for d in range(depth + 1):
             nd = path[d]
             visits[nd] += 1.0
@@ -283,6 +308,7 @@ def move_stats(obs, rules, params, rng, stats):
         root_visits,
         root_value,
         stats,
+        params[4],
     )
     if m < 0:
         return greedy_move(obs, rules)

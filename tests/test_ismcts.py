@@ -55,10 +55,51 @@ def _obs(tmp_path, text):
     return public_array(st), st.rules.compile(st.players)
 
 
-def _params(iterations=300, explore=70, playout=0, cap=400):
+def _params(iterations=300, explore=70, playout=0, cap=400, reward=0):
     a = np.zeros(8, np.int64)
-    a[:4] = [iterations, explore, playout, cap]
+    a[:5] = [iterations, explore, playout, cap, reward]
     return a
+
+
+def _placed(places):
+    pub = np.zeros(L.O_SIZE, np.int64)
+    pub[L.O_PLAYERS] = len(places)
+    for s, p in enumerate(places):
+        pub[L.O_PLACE + s] = p
+    return pub
+
+
+def test_the_rewards_by_place_and_by_not_being_last():
+    """Worked by hand, 4 players: places 2, 4, 1, 3 give (4 - place) / 3 by place, and 1
+    for all but the last by not being last; with seats 1 and 3 still in at the cap, they
+    share places 3 and 4 (mean 3.5: reward 1/6) or the one last place (1/2 each)."""
+    out = np.zeros(4)
+    I.rewards(_placed([2, 4, 1, 3]), out, I.REWARD_PLACE)
+    assert out == pytest.approx([2 / 3, 0, 1, 1 / 3])
+    I.rewards(_placed([2, 4, 1, 3]), out, I.REWARD_NOT_LAST)
+    assert out.tolist() == [1, 0, 1, 1]
+    I.rewards(_placed([2, 0, 1, 0]), out, I.REWARD_PLACE)
+    assert out == pytest.approx([2 / 3, 1 / 6, 1, 1 / 6])
+    I.rewards(_placed([2, 0, 1, 0]), out, I.REWARD_NOT_LAST)
+    assert out.tolist() == [1, 0.5, 1, 0.5]
+
+
+def test_at_two_players_not_being_last_is_the_place_reward():
+    """At 2 players going out first is not being last: reward=1 searches as reward=0 does,
+    the same decisions from the same stream, and 4 players tell them apart."""
+    from shedsim.rules.ruleset import preset
+    from shedsim.runs.simulate import RunSpec, play_chunk
+
+    def records(players, reward):
+        name = f"ismcts:iterations=30,reward={reward}"
+        field = (name, "greedy")
+        spec = RunSpec(preset("shithead"), players, field, field, seed=3, games=6)
+        return play_chunk(spec, 0, 6).records
+
+    a, b = records(2, 0), records(2, 1)
+    assert all((a[k] == b[k]).all() for k in ("places", "moves", "trace"))
+    a, b = records(4, 0), records(4, 1)
+    assert not all((a[k] == b[k]).all() for k in ("places", "moves"))
 
 
 @pytest.mark.parametrize("text,best", [(FOURTH_NINE, "play 9x1"), (OPEN_3P, "play 10x1")])
@@ -129,5 +170,5 @@ def test_registered_and_left_out_of_default_tournaments():
 
     known = discover()
     assert known["ismcts"].compiled and not known["ismcts"].deterministic
-    assert list(known["ismcts"].params) == ["iterations", "explore", "playout", "cap"]
+    assert list(known["ismcts"].params) == ["iterations", "explore", "playout", "cap", "reward"]
     assert "ismcts" not in default_strategies()
