@@ -418,6 +418,58 @@ def ismcts(run: Run) -> dict[str, Any]:
     return {"rows": rows}
 
 
+@result(
+    "ismcts_reward",
+    "ismcts scoring its playouts by not being last (reward=1) against the place reward, 4 players",
+    long=True,
+)
+def ismcts_reward(run: Run) -> dict[str, Any]:
+    a, b = "ismcts:reward=1", "ismcts"
+    figs: dict[str, Any] = {
+        "sprt": sprt(
+            run,
+            "reward-sprt",
+            "--a",
+            a,
+            "--b",
+            b,
+            "--players",
+            4,
+            "--elo0",
+            0,
+            "--elo1",
+            20,
+            "--min-games",
+            0,
+            "--max-games",
+            run.size(1200, 192),
+        )
+    }
+    d = run.out("reward-tournament")
+    run.shedsim(
+        "tournament",
+        "--players",
+        4,
+        "--strategies",
+        f"{b},{a}",
+        "--games",
+        run.size(2400, 192),
+        "--quiet",
+        "--no-plots",
+        "--out",
+        d,
+    )
+    rows = {r["strategy"]: r for r in summary_rows(d)}
+    for key, name in (("not_last", a), ("place", b)):
+        for k in ("games", "loss_rate", "win_rate", "mean_place"):
+            figs[f"{key}_{k}"] = rows[name][k]
+    s = csv(d, "summary.csv").set_index("strategy")
+    for key, name in (("not_last", a), ("place", b)):
+        figs[f"{key}_loss_lo"] = float(s.loc[name, "loss_lo"])
+        figs[f"{key}_loss_hi"] = float(s.loc[name, "loss_hi"])
+    return figs
+
+
 @result("stall", "games that would finish but are cut by stall:N (tools/stall_cut.py)")
 def stall(run: Run) -> dict[str, Any]:
     rows = []
