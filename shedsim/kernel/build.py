@@ -115,10 +115,10 @@ def dispatch_source(strategies: list[StrategyInfo]) -> str:
             if inlinable(s):
                 lines += _guarded_swap(f"_swapgi{i}", f"_swapi{i}", keep, "@njit(inline='always')")
             # The standard loop calls the guarded move (_movec), compiled on its own: inlined
-            # there, every plugin's guard would be compiled again into the whole loop, which
-            # then takes seconds more per plugin to compile, for a call that costs
-            # nanoseconds beside the guard's copy and comparison of the observation. The fast
-            # loop (no reference counting, so no calls that pass arrays) inlines it (_move).
+            # there, every plugin's guard would be compiled again into the whole loop, whose
+            # compile then grows with each plugin, to save a call that costs little beside the
+            # guard's copy and comparison of the observation. The fast loop (no reference
+            # counting, so no calls that pass arrays) inlines it (_move).
             lines += [
                 "",
                 "",
