@@ -161,12 +161,14 @@ def compare_rules(
     )
     if not quiet:
         _print_tables(r.run.res, complete=r.complete)
+        from shedsim.runs.progress import rate_text
+
         spec, info = r.run.job.spec, r.run.res.info
         partial = "" if r.complete else " [PARTIAL: run interrupted]"
         typer.echo(
             f"{info['games']:,} games per variant x {len(spec.plan.variants)} variants{partial} in "
             f"{info['play_s']:.1f} s "
-            f"({info['games_per_s'] or 0:,.0f} games/s); wrote {', '.join(r.files + ['run.json'])} "
+            f"({rate_text(info['games_per_s'])}); wrote {', '.join(r.files + ['run.json'])} "
             f"to {str(r.out)}"
         )
     O.finish(r)

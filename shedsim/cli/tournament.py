@@ -173,10 +173,9 @@ def tournament(
         o = r.run.outcome
         from shedsim.analysis.tournament import describe_ends
 
-        gps = (
-            o.games_per_s()
-        )  # play only: the workers' start and the kernel's compile are not counted
-        rate = f"{gps:,.0f} games/s" if gps else "-"
+        from shedsim.runs.progress import rate_text
+
+        rate = rate_text(o.games_per_s())
         typer.echo(
             f"{int(r.info['games_in_results']):,} games "
             f"({describe_ends(r.info['ends'], r.spec.rules)}); "

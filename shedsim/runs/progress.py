@@ -22,6 +22,15 @@ def duration_text(seconds: float) -> str:
     return f"{seconds / 86400:,.1f} days"
 
 
+def rate_text(games_per_s: float | None) -> str:
+    """A run's play rate for its closing line: games per second once the workers play
+    (:class:`PlayRate`: their start and the kernel's load or compile are left out, so the rate
+    is more than the games over the whole play time), or ``-`` when nothing was played."""
+    if not games_per_s:
+        return "-"
+    return f"{games_per_s:,.0f} games/s once playing, the workers' start and kernel load left out"
+
+
 class PlayRate:
     """Games per second of play only, for ``workers`` chunks played at a time.
 
