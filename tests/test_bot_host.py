@@ -109,6 +109,16 @@ def test_a_bot_that_does_not_greet_is_refused_naming_it_and_what_it_printed(
     assert time.monotonic() - t0 < 5
 
 
+def test_a_bot_that_exits_at_once_is_refused_saying_how_it_ended_once():
+    """A program that ends without a word (``true``): the refusal says how it ended, once
+    (before, the fault's words and the exit were both appended: the same words twice)."""
+    import shutil
+
+    with pytest.raises(BP.BotStartError) as e:
+        BP.check_bot("x", shutil.which("true"))
+    assert str(e.value).count("exited with status 0") == 1, str(e.value)
+
+
 def test_a_bot_that_cannot_start_is_refused(tmp_path):
     with pytest.raises(BP.BotStartError, match="cannot start 'no-such-program-x'"):
         BP.check_bot("ghost", "no-such-program-x --flag")

@@ -328,7 +328,9 @@ def check_bot(label: str, command: str) -> dict[str, Any]:
         hello = bot.start(_version())
     except Fault as e:
         got = "" if bot.last_line is None else f"; it answered {_short(bot.last_line)}"
-        ended = "" if bot.proc is None else f" ({bot.exit_words()})"
+        # how it ended, unless the fault's own words say it already
+        words = "" if bot.proc is None else bot.exit_words()
+        ended = f" ({words})" if words and words not in str(e) else ""
         bot.stop()
         err = sink.text().get(label, "").strip()
         said = f"; its standard error: {_short(err, 600)}" if err else ""
