@@ -699,3 +699,29 @@ def test_the_median_shift_and_rank_direction_are_directions_in_data_definition_a
         f"{shift:+d}" if shift else "0"
     ) in cells, row
     assert "1.000" not in row, row
+
+
+def test_the_typical_cell_gives_a_direction_only_where_its_test_is_significant():
+    """The effects table's "typical" cell: a median that rose 137 -> 152 with a rank test at
+    Holm p 0.46 said "rank test: shorter (p 0.46)" beside "median ...: longer"; a direction
+    the test does not support now reads "no clear shift", a significant one keeps its way."""
+    from shedsim.cli.compare import _typical
+
+    row = {
+        "metric": "mean_moves",
+        "p_median": 0.001,
+        "p_median_holm": 0.002,
+        "median_shift": 15.0,
+        "median_baseline": 137.0,
+        "median_variant": 152.0,
+        "p_rank": 0.3,
+        "p_rank_holm": 0.46,
+        "rank_direction": -1,
+    }
+    cell = _typical(row)
+    assert "median 137 -> 152: longer (p 0.002)" in cell, cell
+    assert "rank test: no clear shift (p 0.46)" in cell and "shorter" not in cell, cell
+    cell = _typical({**row, "p_rank_holm": 0.01, "rank_direction": 1})
+    assert "rank test: longer (p 0.01)" in cell, cell
+    cell = _typical({**row, "metric": "starter_loss_rate", "p_median_holm": 0.2})
+    assert "median 137 -> 152: no clear shift (p 0.2)" in cell, cell

@@ -288,19 +288,30 @@ def _value(metric, x) -> str:
 
 
 def _typical(r) -> str:
+    """The effects table's "typical" cell: the median's shift and the rank test's direction,
+    each with its Holm p-value; a direction only where the test is significant (Holm p
+    below ``ALPHA``), else "no clear shift" (a direction the test does not support would
+    read as a finding)."""
     from shedsim.analysis import compare as C
 
     up, down = ("longer", "shorter") if r["metric"] == "mean_moves" else ("higher", "lower")
+
+    def way(shift, p) -> str:
+        if not p < C.ALPHA:
+            return "no clear shift"
+        return up if shift > 0 else down if shift < 0 else "same"
+
     out = []
     if r["p_median"] == r["p_median"]:
-        way = up if r["median_shift"] > 0 else down if r["median_shift"] < 0 else "same"
         out.append(
-            f"median {r['median_baseline']:.0f} -> {r['median_variant']:.0f}: {way} "
-            f"(p {C.format_p(r['p_median_holm'])})"
+            f"median {r['median_baseline']:.0f} -> {r['median_variant']:.0f}: "
+            f"{way(r['median_shift'], r['p_median_holm'])} (p {C.format_p(r['p_median_holm'])})"
         )
     if r["p_rank"] == r["p_rank"]:
-        way = up if r["rank_direction"] > 0 else down if r["rank_direction"] < 0 else "same"
-        out.append(f"rank test: {way} (p {C.format_p(r['p_rank_holm'])})")
+        out.append(
+            f"rank test: {way(r['rank_direction'], r['p_rank_holm'])} "
+            f"(p {C.format_p(r['p_rank_holm'])})"
+        )
     return "; ".join(out) or "-"
 
 
