@@ -103,13 +103,27 @@ def deals_export(
             n = 4 if players is None else players
             rs.check_players(n)
             k, s = count or 100, seed or 0
-            deals, note = seeded_deals(rs, n, k, s), f"deals 0..{k - 1} of seed {s}"
-        write(out, rs.name, n, deals, comment=f"{note}; written by shedsim deals export")
+            deals, note = _dealing(seeded_deals(rs, n, k, s), k), f"deals 0..{k - 1} of seed {s}"
+        written = write(out, rs.name, n, deals, comment=f"{note}; written by shedsim deals export")
     except (DealsError, RulesError) as e:
         fail(str(e))
     except OSError as e:
         fail(f"--out: {out}: cannot be written ({e})", 3)
-    typer.echo(f"wrote {len(deals):,} deal(s) to {out} ({note})")
+    typer.echo(f"wrote {written:,} deal(s) to {out} ({note})")
+
+
+def _dealing(deals, count: int):
+    """``deals`` (an iterator of ``count`` deals) with a progress bar on a terminal's standard
+    error (the reference engine deals them one by one: minutes for millions)."""
+    import sys
+
+    from rich.console import Console
+    from rich.progress import track
+
+    console = Console(stderr=True)
+    if not sys.stderr.isatty():
+        return deals
+    return track(deals, total=count, description="dealing", console=console, transient=True)
 
 
 def load_deals(path: Path | None, rules, players: int):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -94,28 +95,34 @@ def from_state(state) -> Deal:
     )
 
 
-def seeded_deals(rules, players: int, count: int, seed: int) -> list[Deal]:
-    """Deals ``0..count-1`` of run seed ``seed``: the deals a tournament or sprt run with
-    that seed plays (deal d dealt by seat ``d % players``, as
+def seeded_deals(rules, players: int, count: int, seed: int) -> Iterator[Deal]:
+    """Deals ``0..count-1`` of run seed ``seed``, one at a time: the deals a tournament or
+    sprt run with that seed plays (deal d dealt by seat ``d % players``, as
     :func:`shedsim.runs.simulate.schedule_games` deals it), on the reference engine."""
     from shedsim.rules.engine import deal
     from shedsim.seeding import game_keys
 
     idx = np.arange(count, dtype=np.int64)
     dk, _ = game_keys(seed, idx, idx)
-    return [from_state(deal(rules, players, int(dk[d]), d % players)[0]) for d in range(count)]
+    for d in range(count):
+        yield from_state(deal(rules, players, int(dk[d]), d % players)[0])
 
 
-def write(path: str | Path, rules_name: str, players: int, deals, comment: str = "") -> None:
-    """Write ``deals`` (:class:`Deal`) to ``path`` atomically (a temporary file renamed)."""
+def write(
+    path: str | Path, rules_name: str, players: int, deals: Iterable[Deal], comment: str = ""
+) -> int:
+    """Write ``deals`` (:class:`Deal`, any iterable: each is formatted as it comes, none
+    kept) to ``path`` atomically (a temporary file renamed); returns how many were written."""
     from shedsim.base.atomic import write_text
 
     lines = [header(rules_name, players)]
     if comment:
         lines += [f"# {c}" for c in comment.splitlines()]
     lines.append("# " + " | ".join([f"seat {s}" for s in range(players)] + ["stock"]))
+    head = len(lines)
     lines += [format_deal(d) for d in deals]
     write_text(Path(path), "\n".join(lines) + "\n")
+    return len(lines) - head
 
 
 def _parse_cards(text: str, where: str) -> tuple[int, ...]:
