@@ -601,3 +601,22 @@ def test_every_place_says_who_starts_in_the_same_words():
     )
     for name in ("duel", "family", "palace"):
         assert cells[name] == "seat after the dealer", cells
+
+
+def test_minus_o_is_out_in_every_command_that_writes_a_directory():
+    """-o is --out wherever a command has --out (before, gauntlet's -o was --opponents, so
+    ``gauntlet ... -o DIR`` read DIR as an opponent), and nothing else but in play, which
+    writes no directory (its -o is --opponents)."""
+    meaning: dict[str, set[str]] = {}
+    for path, cmd in _every_command():
+        for p in getattr(cmd, "params", []):
+            longs = [o for o in p.opts if o.startswith("--")]
+            for short in (o for o in p.opts if not o.startswith("--")):
+                meaning.setdefault(short, set()).update(
+                    f"{' '.join(path)} {lo}" if (short, lo) == ("-o", "--opponents") else lo
+                    for lo in longs
+                )
+        if any("--out" in p.opts for p in getattr(cmd, "params", [])):
+            outs = [p for p in cmd.params if "--out" in p.opts]
+            assert "-o" in outs[0].opts, (path, outs[0].opts)
+    assert meaning["-o"] == {"--out", "play --opponents"}, meaning["-o"]

@@ -15,8 +15,9 @@ _P_RUN = O.P_RUN
 PlayersOpt = O.players_option("Seats: the candidate takes one, the opponent all the others", 2)
 OutOpt = Annotated[
     Optional[Path],
-    typer.Option(  # (no -o: that is --opponents here)
+    typer.Option(
         "--out",
+        "-o",
         rich_help_panel=O.P_OUT,
         help="Output directory (gauntlet.csv: the table; gauntlet.png, run.json): new, "
         "empty, or one holding an earlier shedsim run (replaced) (default: none, nothing is "
@@ -42,7 +43,6 @@ def gauntlet(
         Optional[str],
         typer.Option(
             "--opponents",
-            "-o",
             rich_help_panel=_P_RUN,
             help=(
                 "Comma-separated opponents, each met on its own: NAME, NAME:param=v, "
