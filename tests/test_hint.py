@@ -385,3 +385,24 @@ def test_the_race_and_the_order_follow_the_objective(tmp_path):
         assert res.stopped == "separated" and res.moves[0].move == "play 10x1", objective
     with pytest.raises(HintError, match="--objective: one of lose, place, first"):
         rank_moves(st, policy=G, objective="win")
+
+
+def test_the_why_calls_figures_equal_as_printed_equal():
+    """Two moves whose expected places differ by less than the printed precision: the why
+    said "expected place 2.34 against 2.34 also favours ..."; now the pair reads equal."""
+    from pathlib import Path
+
+    from shedsim.analysis.hint_words import explain
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hint_fourth_seven.toml"
+    st = play_moves(load_scenario(path))[0]
+    res = rank_moves(st, policy=G, budget=400, why=True)
+    a, b = res.moves[0], res.moves[1]
+    n = min(a.samples, b.samples)
+    places = np.full((n, 2), 2.0)  # synthetic playouts: both moves second every time...
+    places[0, 1] = 2.3  # ...but one sample of b's a little worse: 2.00 against 2.00 printed
+    text = explain(st, res, places, {a.move: 0, b.move: 1})
+    assert (
+        "Expected place 2.00 against 2.00 and going out first 0% against 0%: equal each" in text
+    ), text
+    assert "favours" not in text, text

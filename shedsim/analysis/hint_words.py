@@ -167,10 +167,10 @@ def explain(state: GameState, result: Any, places: np.ndarray, column: dict[str,
         if other == obj:
             continue
         xa, xb = per_sample(pa, players, other).mean(), per_sample(pb, players, other).mean()
-        side = "=" if xa == xb else "a" if xa < xb else "b"
-        favour[side].append(
-            f"{label} {_figure_text(other, pa, players)} against {_figure_text(other, pb, players)}"
-        )
+        ta, tb = _figure_text(other, pa, players), _figure_text(other, pb, players)
+        # equal as printed is equal as read: "2.34 against 2.34" favours neither
+        side = "=" if xa == xb or ta == tb else "a" if xa < xb else "b"
+        favour[side].append(f"{label} {ta} against {tb}")
 
     def verb(items: list[str]) -> str:
         return "favour" if len(items) > 1 else "favours"
