@@ -400,3 +400,12 @@ def test_the_face_up_table_ranks_by_what_the_rules_score():
         v["loss_rate"]
     )
     assert SW.value_figure(SW.StudySpec(SHITHEAD, 3, "greedy")) == ("loss_rate", "loss rate")
+
+
+def test_the_choices_a_deal_offered_read_as_a_count():
+    """'the best of 12.0 options' read as a measurement of a count: a whole number of options
+    prints whole; a mean over deals that offered different numbers says it is a mean."""
+    from shedsim.analysis.swaps_report import _options
+
+    assert _options(12.0) == "12 options"
+    assert _options(12.4) == "12.4 options on average"

@@ -157,10 +157,18 @@ def headline(spec: StudySpec, res: StudyResult) -> list[str]:
     r = res.regret_summary
     if r.get("deals"):
         out.append(
-            f"{spec.strategy}'s face-up choice was the best of {r['mean_choices']:.1f} options in "
+            f"{spec.strategy}'s face-up choice was the best of {_options(r['mean_choices'])} in "
             f"{r['best_share']:.0%} [{r['best_lo']:.0%}, {r['best_hi']:.0%}] of {r['deals']} "
             "deals; "
             f"mean regret {r['mean_regret']:.3f} [{r['regret_lo']:.3f}, {r['regret_hi']:.3f}] "
             "places"
         )
     return out
+
+
+def _options(mean: float) -> str:
+    """The mean number of face-up choices a deal offered, in words: ``12 options`` where every
+    deal offered the same number, ``12.4 options on average`` where they differed."""
+    if float(mean).is_integer():
+        return f"{int(mean)} options"
+    return f"{mean:.1f} options on average"
