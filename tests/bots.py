@@ -55,6 +55,13 @@ BOTS = {
             'print("{not json", flush=True)'
         )
     },
+    # its Nth answer is a JSON object nested deeper than json can read
+    "deep": {
+        "MOVE": (
+            'say({"type": "move", "move": m["legal"][0]}) if n != 3 else '
+            'print(\'{"type": "move", "move": \' + "[" * 5000 + "]" * 5000 + "}", flush=True)'
+        )
+    },
     # its Nth move is not in legal
     "illegal": {"MOVE": 'say({"type": "move", "move": m["legal"][0] if n != 3 else "play Zx9"})'},
     # it swaps cards it was not dealt

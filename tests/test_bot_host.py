@@ -175,6 +175,7 @@ def _games(
     [
         ("late", "timeout"),
         ("garbage", "invalid"),
+        ("deep", "invalid"),
         ("illegal", "illegal"),
         ("badswap", "illegal"),
         ("dies", "crash"),
@@ -198,8 +199,10 @@ def test_each_fault_forfeits_its_game_and_the_bot_is_started_again(
     ]  # the first only
     f = rep.faults[0]
     assert json.loads(f.sent)["type"] in ("move", "swap") and f.message
-    if kind == "invalid":
+    if bot == "garbage":
         assert f.got == "{not json"
+    if bot == "deep":
+        assert "nested too deeply" in f.message
     if kind == "crash":
         assert f.got is None and "exited with status 1" in f.message
     if (

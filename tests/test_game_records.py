@@ -147,6 +147,11 @@ def test_play_from_a_record_goes_on_from_its_position(tmp_path):
         (lambda ls: [ls[0].replace('"version": 1', '"version": 7')] + ls[1:], 1, "version 7"),
         (lambda ls: ls[:3] + ["{not json"] + ls[3:], 4, "not JSON"),
         (
+            lambda ls: ls[:2] + ['{"move": ' + "[" * 5000 + "]" * 5000 + "}"] + ls[2:],
+            3,
+            "not JSON (arrays or objects nested too deeply to read)",
+        ),
+        (
             lambda ls: ls[:1] + [json.dumps({**json.loads(ls[1]), "play": "flip 3"})] + ls[2:],
             2,
             "not legal",

@@ -357,12 +357,19 @@ def test_json_nested_too_deeply_is_no_run_and_no_crash(tmp_path):
     ), r.output
 
 
-def test_resume_over_a_run_json_nested_too_deeply(store, reference):
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"command": "shedsim tournament", "sessions": ' + "[" * 5000 + "]" * 5000 + "}",
+        '[{"command": "shedsim tournament"}]',
+    ],
+    ids=["nested too deeply", "a list"],
+)
+def test_resume_over_a_run_json_nested_too_deeply(store, reference, text):
     """The earlier sessions read from run.json on --resume: one nested too deeply for json
-    (RecursionError) counts as none, the run completes and run.json is written anew."""
-    (store / "run.json").write_text(
-        '{"command": "shedsim tournament", "sessions": ' + "[" * 5000 + "]" * 5000 + "}"
-    )
+    (RecursionError), or one that is not a JSON object, counts as none, the run completes
+    and run.json is written anew."""
+    (store / "run.json").write_text(text)
     r = cli("--resume", str(store), "--quiet")
     assert r.exit_code == 0, r.output
     assert tables(store) == tables(reference)

@@ -74,3 +74,17 @@ def test_ratings_refuse_what_is_not_a_finished_tournament(tmp_path):
     r = _run("ratings", "page", "--out", mine, "--db", tmp_path / "none.sqlite")
     assert r.exit_code == 2
     assert mine.read_text() == "mine"
+
+
+def test_ratings_add_refuses_a_run_json_nested_too_deeply(tmp_path):
+    run = tmp_path / "t"
+    run.mkdir()
+    (run / "run.json").write_text(
+        '{"command": "shedsim tournament", "spec": ' + "[" * 5000 + "]" * 5000 + "}"
+    )
+    (run / "head_to_head.csv").write_text("a,b\n")
+    db = tmp_path / "r.sqlite"
+    r = _run("ratings", "add", run, "--db", db)
+    assert r.exit_code == 2 and "nested too deeply" in r.output, r.output
+    assert str(run / "run.json") in r.output and not isinstance(r.exception, RecursionError)
+    assert not db.exists()

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shedsim.base import jsontext
+
 
 def anchor() -> str:
     """The entry rated 0 in every list: the baseline, the built-in strategy that draws among
@@ -71,9 +73,13 @@ def _read_run(d: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:
     import csv
 
     try:
-        info = json.loads((d / "run.json").read_text())
+        info = jsontext.load_file(d / "run.json")
         with open(d / "head_to_head.csv", newline="") as f:
             rows = list(csv.DictReader(f))
+    except jsontext.JSONProblem as e:
+        raise RatingsError(
+            f"{str(d)!r}: not a finished tournament run ({str(d / 'run.json')!r} is {e})"
+        ) from None
     except (OSError, ValueError) as e:
         raise RatingsError(f"{str(d)!r}: not a finished tournament run ({e})") from None
     spec = info.get("spec") if isinstance(info, dict) else None

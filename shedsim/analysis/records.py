@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shedsim.base import jsontext
 from shedsim.rules.cards import parse_cards, rank_name, unpack
 
 RECORD = "shedsim-game"
@@ -167,9 +168,9 @@ def read(path: str | Path, rules=None) -> GameRecord:
         if not raw.strip():
             continue
         try:
-            o = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise RecordError(f"{path} line {no}: not JSON ({e.msg})") from None
+            o = jsontext.loads(raw)
+        except jsontext.JSONProblem as e:
+            raise RecordError(f"{path} line {no}: not JSON ({e.reason})") from None
         if not isinstance(o, dict):
             raise RecordError(f"{path} line {no}: expected a JSON object")
         objs.append((no, o))

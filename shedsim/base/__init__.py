@@ -7,4 +7,6 @@ nothing of shedsim (``tests/test_imports.py`` checks it).
 * :mod:`shedsim.base.atomic`: atomic file writes (temporary file, fsync, rename) and
   shedsim's mark on the files it writes.
 * :mod:`shedsim.base.notices`: Python warnings told as one plain sentence.
+* :mod:`shedsim.base.jsontext`: parsing JSON from outside shedsim (files a user names, bot
+  answers) with every way it can fail, deep nesting included, as one exception.
 """

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from shedsim.base import jsontext
 from shedsim.bot.protocol import FAULTS
 
 LOG = "bots.log"
@@ -51,8 +52,8 @@ def load(root: Path | str, key: str, chunks: list[int] | None = None) -> list[di
     want = None if chunks is None else set(chunks)
     for f in sorted(d.glob(f"[0-9][0-9][0-9][0-9][0-9]{SUFFIX}")):
         try:
-            x = json.loads(f.read_text())
-        except (OSError, ValueError, RecursionError):
+            x = jsontext.load_file(f)
+        except (OSError, jsontext.JSONProblem):
             continue
         if isinstance(x, dict) and x.get("key") == key and (want is None or x.get("chunk") in want):
             out.append(x)

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from shedsim import layout as L
+from shedsim.base import jsontext
 from shedsim.rules.cards import RANK_NAMES, RANKS
 
 PROTOCOL = 1
@@ -324,18 +325,19 @@ def read_answer(line: bytes, expected: str) -> dict[str, Any]:
     """The JSON object of a bot's answer line of type ``expected``, read as
     :func:`json.loads` reads it (:func:`orjson.loads` first, for speed, where the two
     agree: a line ``orjson`` refuses, or one with a 19-digit number, is read by ``json``,
-    which also takes NaN, a byte order mark, lone surrogates and integers of any size).
-    Raises :class:`Fault`: ``invalid`` for a line that is not a JSON object, ``illegal``
-    for another type."""
+    which also takes NaN, a byte order mark, lone surrogates and integers of any size,
+    through :func:`shedsim.base.jsontext.loads`). Raises :class:`Fault`: ``invalid`` for a
+    line that is not a JSON object (nesting too deep to read included), ``illegal`` for
+    another type."""
     try:
         obj = orjson.loads(line)
         if _LONG_NUMBER.search(line):
             raise ValueError
     except ValueError:
         try:
-            obj = json.loads(line)
-        except (ValueError, UnicodeDecodeError) as e:
-            raise Fault("invalid", f"not a JSON object ({e})") from None
+            obj = jsontext.loads(line)
+        except jsontext.JSONProblem as e:
+            raise Fault("invalid", f"not a JSON object ({e.reason})") from None
     if not isinstance(obj, dict):
         raise Fault("invalid", f"not a JSON object (a JSON {type(obj).__name__})")
     if obj.get("type") != expected:

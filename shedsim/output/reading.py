@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
+from shedsim.base import jsontext
 from shedsim.output import spec as SP
 
 MAX_ROWS = 30
@@ -166,10 +167,10 @@ def read_json(path: Path) -> dict[str, Any]:
             f"{quote_path(path)} is empty (an interrupted write?): not a shedsim run.json"
         )
     try:
-        info = json.loads(text)
-    except (ValueError, RecursionError) as e:  # RecursionError: arrays or objects nested too deeply
+        info = jsontext.loads(text)
+    except jsontext.JSONProblem as e:
         raise ReportError(
-            f"{quote_path(path)} is not valid JSON, truncated or damaged ({e})"
+            f"{quote_path(path)} is not valid JSON, truncated or damaged ({e.reason})"
         ) from None
     if not isinstance(info, dict):
         raise ReportError(

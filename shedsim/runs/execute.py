@@ -32,7 +32,6 @@ the CLI: ``Session.open`` -> ``Session.run`` -> aggregate the stored chunks ->
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import time
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from shedsim.base import atomic
+from shedsim.base import atomic, jsontext
 from shedsim.runs.progress import (
     KEEPS_CHUNKS,  # noqa: F401
     STALL_NOTICE_S,  # noqa: F401
@@ -412,8 +411,10 @@ class Session:
         prev: dict[str, Any] = {}
         if self.resume:
             try:
-                prev = json.loads((self.store.root / "run.json").read_text())
-            except (OSError, ValueError, RecursionError):
+                prev = jsontext.load_file(self.store.root / "run.json")
+            except (OSError, jsontext.JSONProblem):
+                prev = {}
+            if not isinstance(prev, dict):
                 prev = {}
         session = session_entry(
             outcome.played_now,

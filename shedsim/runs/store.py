@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from shedsim.base import atomic
+from shedsim.base import atomic, jsontext
 
 SPEC = "spec.json"
 CHUNKS = "chunks"
@@ -218,10 +218,10 @@ class RunStore:
             ("run.json", lambda d: str(d.get("command") or "").startswith("shedsim")),
         ):
             try:
-                d = json.loads((root / name).read_bytes().decode("utf-8"))
+                d = jsontext.load_file(root / name)
                 if isinstance(d, dict) and ok(d):
                     return True
-            except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested too deeply
+            except (OSError, jsontext.JSONProblem):
                 pass
         try:
             names = [p.name for p in root.iterdir()]
@@ -238,8 +238,8 @@ class RunStore:
         root = Path(root)
         for name in (SPEC, "run.json"):
             try:
-                d = json.loads((root / name).read_bytes().decode("utf-8"))
-            except (OSError, ValueError, RecursionError):
+                d = jsontext.load_file(root / name)
+            except (OSError, jsontext.JSONProblem):
                 continue
             if not isinstance(d, dict):
                 continue
@@ -384,7 +384,7 @@ class RunStore:
         if not self.root.is_dir():
             raise self.Error(f"{option}: {str(self.root)!r} is not a directory")
         try:
-            d = json.loads(p.read_bytes().decode("utf-8"))
+            d = jsontext.load_file(p)
         except FileNotFoundError:
             raise self.Error(
                 f"{option}: {str(self.root)!r} holds no spec.json "
@@ -392,12 +392,10 @@ class RunStore:
             ) from None
         except OSError as e:
             raise self.Error(f"{option}: cannot read {str(p)!r}: {e.strerror or e}") from None
-        except (
-            ValueError,
-            RecursionError,
-        ) as e:  # UnicodeDecodeError, JSONDecodeError, nested too deeply
+        except jsontext.JSONProblem as e:
             raise self.Error(
-                f"{option}: {str(p)!r} is not valid JSON ({e}); not a shedsim {self.what} directory"
+                f"{option}: {str(p)!r} is not valid JSON ({e.reason}); "
+                f"not a shedsim {self.what} directory"
             ) from None
         if not isinstance(d, dict) or "format" not in d or "key" not in d:
             raise self.Error(
@@ -436,9 +434,10 @@ class RunStore:
         """What a directory without spec.json holds, when its run.json names the command
         that wrote it (``; it holds the reports of shedsim tune, ...``), else ``""``."""
         try:
-            cmd = str(json.loads((self.root / "run.json").read_text()).get("command") or "").split()
-        except (OSError, ValueError, AttributeError):
+            d = jsontext.load_file(self.root / "run.json")
+        except (OSError, jsontext.JSONProblem):
             return ""
+        cmd = str(d.get("command") or "").split() if isinstance(d, dict) else []
         if len(cmd) < 2 or cmd[0] != "shedsim":
             return ""
         name = cmd[1]
