@@ -88,3 +88,62 @@ def test_ratings_add_refuses_a_run_json_nested_too_deeply(tmp_path):
     assert r.exit_code == 2 and "nested too deeply" in r.output, r.output
     assert str(run / "run.json") in r.output and not isinstance(r.exception, RecursionError)
     assert not db.exists()
+
+
+def _foreign(path):
+    """An SQLite file of the user's, holding a table of its own."""
+    con = sqlite3.connect(path)
+    with con:
+        con.execute("create table notes (id integer primary key, text text)")
+        con.execute("insert into notes (text) values ('mine')")
+    con.close()
+    return path.read_bytes()
+
+
+def test_ratings_refuse_a_db_that_is_not_a_ratings_database(tmp_path):
+    """An existing --db that is not empty and not a shedsim ratings database (another
+    SQLite database, or not SQLite at all) is refused by every subcommand, exit 2, the file
+    unchanged; a new file, an empty one and a ratings database are used (show and page
+    read an empty file as an empty list and write nothing to it)."""
+    r = _run(
+        "tournament",
+        "--players",
+        2,
+        "--strategies",
+        "greedy,random",
+        "--games",
+        12,
+        "--seed",
+        1,
+        "--workers",
+        1,
+        "--no-plots",
+        "--quiet",
+        "--out",
+        tmp_path / "t",
+    )
+    assert r.exit_code == 0, r.output
+    text = tmp_path / "notes.txt"
+    text.write_text("my notes\n")
+    for db in (tmp_path / "user.db", text):
+        before = _foreign(db) if db.suffix == ".db" else db.read_bytes()
+        for args in (
+            ("add", tmp_path / "t"),
+            ("show",),
+            ("page", "--out", tmp_path / "p.html"),
+        ):
+            r = _run("ratings", *args, "--db", db)
+            assert r.exit_code == 2, (args, r.output)
+            assert f"--db {str(db)!r}" in r.output and "not a shedsim ratings database" in r.output
+            assert db.read_bytes() == before
+        assert not (tmp_path / "p.html").exists()
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    r = _run("ratings", "show", "--db", empty)  # reads as an empty list, left as it is
+    assert r.exit_code == 0 and "the list is empty" in r.output and empty.read_bytes() == b""
+    for db in (tmp_path / "new.sqlite", empty):
+        r = _run("ratings", "add", tmp_path / "t", "--db", db)
+        assert r.exit_code == 0 and "added" in r.output, r.output
+        r = _run("ratings", "add", tmp_path / "t", "--db", db)  # a ratings database now
+        assert r.exit_code == 0 and "unchanged" in r.output, r.output
+        assert _run("ratings", "show", "--db", db).exit_code == 0

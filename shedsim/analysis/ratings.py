@@ -59,14 +59,63 @@ class Rating:
     runs: int
 
 
-def connect(db: Path | str) -> sqlite3.Connection:
-    """Open (creating) the ratings file ``db``. Raises :class:`RatingsError` naming ``--db``."""
+def _columns(con: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
+    """Every table, view, index and trigger of ``con`` but SQLite's own (``sqlite_*``),
+    ``type name`` -> its columns (name, declared type; none but a table's)."""
+    out = {}
+    for kind, name in con.execute(
+        "select type, name from sqlite_master where substr(name, 1, 7) != 'sqlite_'"
+    ).fetchall():
+        cols = con.execute(f'pragma table_info("{name}")').fetchall() if kind == "table" else []
+        out[f"{kind} {name}"] = [(c[1], c[2]) for c in cols]
+    return out
+
+
+def _ratings_columns() -> dict[str, list[tuple[str, str]]]:
+    """:func:`_columns` of a ratings file: the tables :data:`SCHEMA` makes."""
+    con = sqlite3.connect(":memory:")
+    con.executescript(SCHEMA)
+    return _columns(con)
+
+
+def connect(db: Path | str, create: bool = True) -> sqlite3.Connection:
+    """Open the ratings file ``db``: a shedsim ratings database (its tables are those of
+    :data:`SCHEMA`), or a file that is missing or empty, which becomes one when ``create``
+    (else it reads as an empty list, from a database in memory, and is left as it is).
+    Raises :class:`RatingsError` naming ``--db`` for any other file (an SQLite database
+    of other tables, a file that is not SQLite), before anything is written to it."""
+    p = Path(db)
+    where = f"--db {str(db)!r}"
+    new = not p.exists() or p.stat().st_size == 0
+    refused = f"{where}: not a shedsim ratings database"
     try:
         con = sqlite3.connect(str(db))
+        have = _columns(con)
+    except sqlite3.OperationalError as e:  # cannot open it, locked, ...
+        raise RatingsError(f"{where}: {e}") from None
+    except sqlite3.DatabaseError as e:  # "file is not a database"
+        raise RatingsError(f"{refused} ({e}); nothing was written") from None
+    want = _ratings_columns()
+    if any(want.get(k) != v for k, v in have.items()) or (not have and not new):
+        con.close()
+        other = ", ".join(
+            k if k not in want else f"{k} of other columns"
+            for k, v in sorted(have.items())
+            if want.get(k) != v
+        )
+        raise RatingsError(
+            f"{refused} (it holds {other}); nothing was written (give another --db)"
+            if have
+            else f"{refused} (an SQLite database without its tables); nothing was written"
+        )
+    if not create and not have:
+        con.close()
+        con = sqlite3.connect(":memory:")
+    try:
         con.executescript(SCHEMA)
         return con
     except sqlite3.Error as e:
-        raise RatingsError(f"--db {str(db)!r}: {e}") from None
+        raise RatingsError(f"{where}: {e}") from None
 
 
 def _read_run(d: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:

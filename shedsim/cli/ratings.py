@@ -16,19 +16,24 @@ ratings_app = typer.Typer(
     cls=CommandGroup,
 )
 DbOpt = Annotated[
-    Path, typer.Option("--db", help="The ratings file (SQLite; created when missing).")
+    Path,
+    typer.Option(
+        "--db", help="The ratings file (SQLite; created when missing; any other file is refused)."
+    ),
 ]
 DEFAULT_DB = Path("ratings.sqlite")
 
 
-def _open(db: Path):
+def _open(db: Path, create: bool = True):
+    """The ratings file ``db`` open (:func:`shedsim.analysis.ratings.connect`: a file that
+    is not a ratings database is refused, exit 2, nothing written)."""
     from shedsim.analysis import ratings as RT
     from shedsim.cli.common import fail
 
     if db.exists() and not db.is_file():
         fail(f"--db {str(db)!r}: not a file")
     try:
-        return RT.connect(db)
+        return RT.connect(db, create)
     except RT.RatingsError as e:
         fail(str(e))
 
@@ -40,7 +45,7 @@ def add(
 ) -> None:
     """Add finished tournaments to the list; a run already in it (the same spec key) changes nothing.
 
-    Every directory is checked before any is added. Exit codes: 0 done; 2 a directory that holds no finished tournament, or a bad --db.
+    Every directory is checked before any is added. Exit codes: 0 done; 2 a directory that holds no finished tournament, or a bad --db (one that exists, is not empty and is not a shedsim ratings file is left as it is).
     """  # noqa: E501
     from shedsim.analysis import ratings as RT
     from shedsim.cli.common import fail
@@ -79,7 +84,7 @@ def show(
         from shedsim.cli.common import fail
 
         fail(f"--db {str(db)!r}: no such ratings file (shedsim ratings add DIR makes it)")
-    con = _open(db)
+    con = _open(db, create=False)
     shown = 0
     for h, name, n, runs in RT.lists(con):
         if (rules is not None and name != rules) or (players is not None and n != players):
@@ -122,8 +127,9 @@ def page_cmd(
         fail(f"--db {str(db)!r}: no such ratings file (shedsim ratings add DIR makes it)")
     if out.exists() and not atomic.written_by_shedsim(out):
         fail(f"--out {str(out)!r}: the file exists and shedsim did not write it (give a new name)")
+    con = _open(db, create=False)
     try:
-        atomic.write_text(out, RT.page(_open(db)))
+        atomic.write_text(out, RT.page(con))
     except OSError as e:
         fail(f"--out {str(out)!r}: {e}", 3)
     typer.echo(f"wrote {out}")
