@@ -103,4 +103,4 @@ def test_tips_refuses_resume_naming_it_and_tune_resume_continues_its_study(tmp_p
     assert len(pd.read_csv(d / "trials.csv")) == 2
     other = ["--games", "100", "--confirm-games", "100", "--param", "track=0:40", "--quiet"]
     r = runner.invoke(app, ["tune", "--resume", str(d), "--budget", "2", *other])
-    assert r.exit_code == 2 and "belongs to another tuning run" in r.output, r.output
+    assert r.exit_code == 2 and "--param (track=0:40 vs stored track=0:50)" in r.output, r.output

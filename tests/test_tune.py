@@ -154,6 +154,27 @@ def test_cli_writes_every_output_and_a_usable_spec(tmp_path):
     assert r.exit_code == 2 and "another tuning run" in r.output
 
 
+@pytest.mark.parametrize("space", [[], ["--param", "track=0:40"]])
+def test_resume_alone_continues_with_the_stored_options(tmp_path, space):
+    """tune --resume OUT alone plays on with the options of the run that made OUT (games,
+    seed, --param, budget); --budget may be raised beside it; another --games is refused,
+    naming it, and nothing is played."""
+    out = tmp_path / "t"
+    first = ["tune", "-S", FAST, "-b", "2", "-g", "40", "-s", "3", "--confirm-games", "0"]
+    r = CliRunner().invoke(app, [*first, *space, "--quiet", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["tune", "--resume", str(out), "--quiet"])
+    assert r.exit_code == 0, r.output
+    best = tomllib.loads((out / "best.toml").read_text())
+    assert best["search"]["trials"] == 2
+    r = CliRunner().invoke(app, ["tune", "--resume", str(out), "--budget", "3", "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == 3
+    r = CliRunner().invoke(app, ["tune", "--resume", str(out), "--games", "80", "--budget", "4"])
+    assert r.exit_code == 2 and "--games (80 vs stored 40)" in r.output, r.output
+    assert tomllib.loads((out / "best.toml").read_text())["search"]["trials"] == 3
+
+
 def test_cli_refuses_bad_options(tmp_path):
     for extra, msg in (
         (["--budget", "0"], "--budget"),
@@ -183,6 +204,7 @@ def test_ctrl_c_keeps_the_trials_and_the_same_command_resumes(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "run the same command again" in err
+    assert f"continue with: shedsim tune --resume {out}" in err
     kept = len(TU.completed(_load(url)))
     assert kept >= 3
     r = CliRunner().invoke(app, [*ARGS, "--budget", str(kept + 2), "--out", str(out)])

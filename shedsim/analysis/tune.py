@@ -42,6 +42,8 @@ from shedsim.rules.ruleset import RuleSet
 CONFIRM_SEED_OFFSET = 1_000_003
 """The confirmation plays deals of seed ``seed + CONFIRM_SEED_OFFSET``, never seen in the search."""
 STUDY_NAME = "shedsim-tune"
+OPTIONS_ATTR = "shedsim_options"
+"""The study's user attribute holding the options of the latest run on it (``--resume``)."""
 SAMPLERS = ("tpe", "random")
 
 DEFINITIONS = {
@@ -476,10 +478,14 @@ def fail_dead_trials(storage, study_id: int, url: str) -> list[int]:
     return failed
 
 
-def open_study(spec: TuneSpec, storage: str, study_name: str = STUDY_NAME):
+def open_study(
+    spec: TuneSpec, storage: str, study_name: str = STUDY_NAME, options: dict | None = None
+):
     """Create or load the optuna study at ``storage`` (a URL). Refuses (:class:`TuneError`)
     a stored study of another tuning run (another strategy, field, rules, players, games,
-    seed, sampler or search space). The first trial of a new study is the starting
+    seed, sampler or search space). ``options`` (a JSON-able dict: the command's options)
+    are stored in the study (:data:`OPTIONS_ATTR`, replacing those of an earlier run on it)
+    for :func:`stored_options`. The first trial of a new study is the starting
     parameters. The storage's tables and the study are created (or loaded) under the lock
     of :func:`open_storage`: several processes may start on one new storage at once, and
     the starting parameters are queued once. Trials that a killed process of this host
@@ -521,7 +527,37 @@ def open_study(spec: TuneSpec, storage: str, study_name: str = STUDY_NAME):
             f"({', '.join(diff)} differ): resume it with the same options, or use another "
             f"--out (or --storage/--study-name)"
         )
+    if options is not None:
+        study.set_user_attr(OPTIONS_ATTR, json.loads(json.dumps(options)))
     return study
+
+
+def stored_options(storage: str, study_name: str | None = None) -> tuple[dict, str]:
+    """The options the latest run stored in a study at ``storage`` (a URL; the storage must
+    exist: an SQLite file is created when missing) and the study's name: ``study_name``,
+    else the storage's only study, else :data:`STUDY_NAME`. Raises :class:`TuneError`
+    naming ``--study-name`` for a study the storage does not hold, ``--resume`` for a study
+    stored without its options (started by an older shedsim) and ``--storage`` for a
+    storage that cannot be read."""
+    rdb = open_storage(storage)
+    try:
+        names = [s.study_name for s in rdb.get_all_studies()]
+    except Exception as e:  # noqa: BLE001 - a database that cannot be read
+        raise TuneError(
+            f"--storage {storage!r}: cannot read the studies: {type(e).__name__}: {e}"
+        ) from None
+    if study_name is None:
+        study_name = names[0] if len(names) == 1 else STUDY_NAME
+    if study_name not in names:
+        held = ", ".join(map(repr, names)) if names else "none"
+        raise TuneError(f"--study-name: {storage} holds no study {study_name!r} (it holds {held})")
+    opts = rdb.get_study_user_attrs(rdb.get_study_id_from_name(study_name)).get(OPTIONS_ATTR)
+    if not isinstance(opts, dict):
+        raise TuneError(
+            f"--resume: the study {study_name!r} in {storage} holds no stored options (started "
+            "by an older shedsim): run the tune command that started it again instead"
+        )
+    return opts, study_name
 
 
 def completed(study) -> list:

@@ -1,8 +1,9 @@
 """``tune`` as a :class:`shedsim.runs.study.StorelessStudy`: its run store is the optuna
-study (SQLite in ``out`` by default; running the same study again resumes it), so the
-driver's own store is not used. The options (each None when not given), their checks
-before ``out`` is touched, the trials and the confirmation played on the study's workers,
-run.json and the reports. The search is :mod:`shedsim.analysis.tune`'s."""
+study (SQLite in ``out`` by default; running the same study again resumes it, and so does
+``resume``, with the options stored in the study), so the driver's own store is not used.
+The options (each None when not given), their checks before ``out`` is touched, the
+trials and the confirmation played on the study's workers, run.json and the reports. The
+search is :mod:`shedsim.analysis.tune`'s."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from collections.abc import Sequence
 
 from shedsim.analysis import tune as TU
 from shedsim.analysis import tune_results as TR
-from shedsim.runs.study import StorelessStudy, study_errors
+from shedsim.runs.study import Check, StorelessStudy, StudyError, check_resume, marked
+from shedsim.runs.study import study_errors
 
 DEFAULTS = {
     "rules": "shithead",
@@ -29,6 +31,13 @@ DEFAULTS = {
 }
 """The value of each option not given (the strategy's and the field's: the built-in
 strategies' traits, roles ``tunable`` and ``reference``)."""
+
+
+def json_of(d: dict[str, Any]) -> Any:
+    """``d`` as JSON gives it back (tuples as lists): how the study stores it."""
+    import json
+
+    return json.loads(json.dumps(d))
 
 
 class TuneStudy(StorelessStudy):
@@ -69,6 +78,7 @@ class TuneStudy(StorelessStudy):
             "confirm_games": confirm_games,
             "study_name": study_name,
         }
+        self.given = given
         self.o = {k: DEFAULTS[k] if v is None else v for k, v in given.items()}
         self.strategy, self.field, self.house, self.rules_file = strategy, field, house, rules_file
         self.param, self.storage = tuple(param or []), storage
@@ -76,6 +86,134 @@ class TuneStudy(StorelessStudy):
         self.players = self.o["players"]
         self.stage, self.url, self.kept = "trials", None, 0
         self.play_s = 0.0
+        self.stored_rules: dict[str, Any] | None = None
+        self.out: Path | None = None
+
+    def resume_from(self, root: Path) -> None:
+        """Take the options stored in the study kept in ``root`` (``root/study.db``; with
+        ``storage``, there; else the storage its run.json names), refusing (:class:`StudyError`,
+        field ``resume``) an option given here that decides the results and differs from
+        the stored one. ``budget`` and ``confirm_games`` given here replace the stored ones."""
+        from shedsim.runs.store import RunStore
+
+        held = RunStore.held_command(root) if root.is_dir() else None
+        if held is not None and held != "tune":
+            raise StudyError(
+                f"{str(root)!r} holds a shedsim {held} run, not a tune study; continue it with: "
+                f"shedsim {held} --resume {root}",
+                field="resume",
+            )
+        url = self.storage or self._kept_url(root)
+        with study_errors(TU.TuneError):
+            stored, name = TU.stored_options(url, self.given["study_name"])
+            checks = self._resume_checks(stored)
+        check_resume(checks)
+        try:
+            self.strategy, self.field = str(stored["strategy"]), tuple(stored["field"])
+            self.house, self.rules_file = list(stored["house"]), stored["rules_file"]
+            for k in ("rules", "players", "games", "seed", "sampler"):
+                self.o[k] = stored[k]
+            for k in ("budget", "confirm_games"):
+                self.o[k] = stored[k] if self.given[k] is None else self.given[k]
+            self.param, self.paths = tuple(stored["param"]), tuple(stored["strategy_paths"])
+            self.stored_rules = dict(stored["ruleset"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise StudyError(
+                f"the options stored in the study {name!r} in {url} are damaged ({e!r})",
+                field="resume",
+            ) from None
+        self.players, self.o["study_name"] = self.o["players"], name
+        if self.storage is None and url != self._sqlite(root):
+            self.storage = url  # named by run.json
+
+    @staticmethod
+    def _sqlite(root: Path) -> str:
+        return f"sqlite:///{(root / 'study.db').resolve()}"
+
+    def _kept_url(self, root: Path) -> str:
+        """The storage of the study kept in ``root``: its study.db, else the ``storage`` of
+        its run.json (a run given ``storage``). Raises :class:`StudyError` (``resume``)."""
+        import json
+
+        if (root / "study.db").is_file():
+            return self._sqlite(root)
+        try:
+            info = json.loads((root / "run.json").read_text())
+            url = info["spec"]["storage"] if str(info.get("command")) == "shedsim tune" else None
+        except (OSError, ValueError, KeyError, TypeError):
+            url = None
+        if isinstance(url, str) and url:
+            return url
+        if not root.is_dir():
+            raise StudyError(f"{str(root)!r} is not a directory", field="resume")
+        raise StudyError(
+            f"{str(root)!r} holds no tune study (study.db); a study kept elsewhere is resumed "
+            f"with --resume DIR {marked('storage')} URL",
+            field="resume",
+        )
+
+    def _resume_checks(self, stored: dict[str, Any]) -> list[Check]:
+        """The options given beside ``resume`` against the ``stored`` ones."""
+        from shedsim.analysis.tournament_run import build_rules
+        from shedsim.rules.ruleset import RulesError
+
+        g = self.given
+        rules = None
+        if g["rules"] is not None or self.house or self.rules_file is not None:
+            with study_errors(RulesError):
+                rules = build_rules(
+                    g["rules"] or stored.get("rules"), self.house, self.rules_file
+                ).to_dict()
+        field = None
+        if self.field is not None:
+            items = self.field.split(",") if isinstance(self.field, str) else self.field
+            field = [x.strip() for x in items if x.strip()]
+        spaces = lambda ps: [TU.parse_param(x) for x in ps]  # noqa: E731
+        if self.param:
+            spaces(self.param)  # a bad --param is named as such
+        return [
+            Check("strategy", self.strategy, stored.get("strategy")),
+            Check("field", field, stored.get("field")),
+            Check(
+                "rules",
+                rules,
+                stored.get("ruleset"),
+                shown="",
+                label="/".join(marked(f) for f in ("rules", "house", "rules_file")),
+            ),
+            Check("players", g["players"], stored.get("players")),
+            Check("games", g["games"], stored.get("games")),
+            Check("seed", g["seed"], stored.get("seed")),
+            Check(
+                "param",
+                list(self.param) or None,
+                stored.get("param"),
+                same=lambda a, b: spaces(a) == spaces(b),
+                shown=f" ({','.join(self.param)} vs stored "
+                f"{','.join(stored.get('param') or []) or 'the whole PARAM_SPACE'})",
+            ),
+            Check("sampler", g["sampler"], stored.get("sampler")),
+            Check("strategy_path", list(self.paths) or None, stored.get("strategy_paths")),
+        ]
+
+    def options(self) -> dict[str, Any]:
+        """The options of this run as stored in the study (:func:`resume_from` reads them)."""
+        return {
+            "strategy": self.spec.strategy,
+            "field": list(self.spec.field),
+            "rules": self.o["rules"],
+            "house": list(self.house or []),
+            "rules_file": None if self.rules_file is None else str(Path(self.rules_file).resolve()),
+            "ruleset": self.rs.to_dict(),
+            "players": self.players,
+            "budget": self.o["budget"],
+            "games": int(self.o["games"]),
+            "seed": int(self.o["seed"]),
+            "param": list(self.param),
+            "sampler": self.o["sampler"],
+            "confirm_games": self.o["confirm_games"],
+            "strategy_paths": list(self.paths),
+        }
 
     def check(self, out: Path | None) -> None:
         from shedsim.analysis.tournament_run import build_rules
@@ -84,7 +222,13 @@ class TuneStudy(StorelessStudy):
         from shedsim.runs.limits import game_bytes, memory_problem
 
         with study_errors(RulesError):
-            rs = build_rules(self.o["rules"], self.house, self.rules_file)
+            rs = self.rs = build_rules(self.o["rules"], self.house, self.rules_file)
+        if self.stored_rules is not None and json_of(rs.to_dict()) != json_of(self.stored_rules):
+            raise StudyError(
+                "the rule set differs from the one the run started with (the rules file or a "
+                "preset changed); start a new run",
+                field="resume",
+            )
         with study_errors(TU.TuneError):
             try:
                 strategy = choice("tunable")[0] if self.strategy is None else self.strategy
@@ -140,7 +284,9 @@ class TuneStudy(StorelessStudy):
         with contextlib.ExitStack() as stack:
             self.url = self._storage(stack)
             with study_errors(TU.TuneError):
-                study = TU.open_study(self.spec, self.url, self.o["study_name"])
+                study = TU.open_study(
+                    self.spec, self.url, self.o["study_name"], options=self.options()
+                )
             t0 = time.perf_counter()
             try:
                 self._trials(session, pool, study)
@@ -240,13 +386,25 @@ class TuneStudy(StorelessStudy):
             "importance": TR.importances(study),
         }
 
+    def go_on(self) -> str:
+        """How to continue the kept study, in words (the command that resumes it)."""
+        import shlex
+
+        if self.out is None:
+            return "call tune again with the same options to resume"
+        cmd = ["shedsim", "tune", "--resume", str(self.out)]
+        if self.storage:
+            cmd += ["--storage", self.storage]
+        if self.o["study_name"] != TU.STUDY_NAME:
+            cmd += ["--study-name", self.o["study_name"]]
+        return f"continue with: {shlex.join(cmd)} (or run the same command again)"
+
     def stopped(self, session: Any) -> str:
+        if self.out is None and self.storage is None:
+            return f": nothing kept (the {self.kept} completed trials were in a temporary study)"
         if self.stage == "confirm":
-            return " during the confirmation: the study is kept; run the same command again"
-        return (
-            f": {self.kept} completed trials are kept in {self.url}; run the same command "
-            "again to resume"
-        )
+            return f" during the confirmation: the study is kept; {self.go_on()}"
+        return f": {self.kept} completed trials are kept in {self.url}; {self.go_on()}"
 
     def headline(self, r: dict[str, Any]) -> list[str]:
         """The findings in words: the best trial, its spec, and the confirmation."""

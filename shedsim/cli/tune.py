@@ -4,6 +4,7 @@ outputs live in :mod:`shedsim.analysis.tune` and :mod:`shedsim.analysis.tune_run
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -128,7 +129,18 @@ def tune(
         ),
     ] = None,
     out: OutOpt = None,
-    resume: O.ResumeOpt = None,
+    resume: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--resume",
+            rich_help_panel=O.P_OUT,
+            help=(
+                "Continue the study kept in this directory with its stored options (plays only "
+                "the trials its --budget still lacks); --budget and --confirm-games may be given "
+                "anew, other options that decide the results only with their stored values."
+            ),
+        ),
+    ] = None,
     force: O.ForceOpt = False,
     storage: Annotated[
         Optional[str],
@@ -156,7 +168,7 @@ def tune(
 
     Each trial plays the candidate parameters head to head against every field entry on paired deals (each deal under every rotation); its score is the share of other seats it finished ahead of, averaged over the field. Every trial plays the same deals (common random numbers), so trials differ by their parameters, not by their cards. optuna's TPE sampler proposes the next parameters; the first trial is the starting parameters.
 
-    The study is stored (SQLite in --out by default): run the same command again (or shedsim tune --resume OUT) to resume after Ctrl-C or a kill (a trial a killed process left running is marked failed), raise --budget to go on, or start the same command in several terminals, also at the same moment, to share the work. A stored study of other options is refused.
+    The study is stored (SQLite in --out by default): shedsim tune --resume OUT (add --storage URL for a study kept elsewhere) resumes it with its stored options after Ctrl-C or a kill (a trial a killed process left running is marked failed), and so does the same command run again; raise --budget to go on, or start the same command in several terminals, also at the same moment, to share the work. A stored study of other options is refused, and so is an option given beside --resume that differs from the stored one (--budget and --confirm-games may differ).
 
     At the end the best parameters are confirmed on fresh deals, against the starting parameters head to head and against the field, with 95% intervals: the in-sample best score overstates the gain (winner's curse).
 

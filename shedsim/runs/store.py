@@ -295,7 +295,7 @@ class RunStore:
         if held is not None and held != command:
             go_on = (
                 f"; continue it with: shedsim {held} --resume {str(root)}"
-                if held in RUN_COMMANDS
+                if held in RUN_COMMANDS or held == "tune"
                 else ""
             )
             raise cls.Error(
@@ -448,8 +448,8 @@ class RunStore:
             )
         if name == "tune":
             return (
-                "; it holds the reports of shedsim tune, whose study resumes when the same "
-                "tune command runs again"
+                "; it holds the reports of shedsim tune, whose study continues with: "
+                f"shedsim tune --resume {str(self.root)}"
             )
         return (
             f"; it holds the reports of shedsim {name}, which keeps no run store: run that "

@@ -279,8 +279,12 @@ class StorelessStudy(Study):
     """The most games one call of the study plays (the memory check of the workers)."""
     resumes = False
     """Whether ``resume`` continues the study kept in that directory (tune's optuna study,
-    which refuses other options than its own); False: ``resume`` is refused."""
+    with the options stored in it: :meth:`resume_from`); False: ``resume`` is refused."""
     players = 2
+
+    def resume_from(self, root: Path) -> None:
+        """Take the options of the study kept in ``root`` (``resume``; only when
+        :attr:`resumes`), refusing those given that differ (:class:`StudyError`)."""
 
     def check(self, out: Path | None) -> None:
         """Check every option before ``out`` (the run's directory, or None) is touched."""
@@ -508,6 +512,7 @@ def _run_storeless(study: StorelessStudy, o: RunOptions) -> StudyRun:
                 f"shedsim {study.command} keeps no run store to resume; run it again",
                 field="resume",
             )
+        study.resume_from(Path(o.resume))  # its stored options (those given beside: checked)
         o = replace(o, out=o.resume, resume=None)  # the study kept in that directory is continued
     study.check(None if o.out is None else Path(o.out))
     if o.out is not None:
