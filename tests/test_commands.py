@@ -104,3 +104,32 @@ def test_tips_refuses_resume_naming_it_and_tune_resume_continues_its_study(tmp_p
     other = ["--games", "100", "--confirm-games", "100", "--param", "track=0:40", "--quiet"]
     r = runner.invoke(app, ["tune", "--resume", str(d), "--budget", "2", *other])
     assert r.exit_code == 2 and "--param (track=0:40 vs stored track=0:50)" in r.output, r.output
+
+
+def _leaf_commands(cmd, path=()):
+    """(the words that name it, the click command) of every command under ``cmd``."""
+    if hasattr(cmd, "list_commands"):  # a group (typer's own click: no click.Group)
+        ctx = cmd.context_class(cmd)
+        for name in cmd.list_commands(ctx):
+            yield from _leaf_commands(cmd.get_command(ctx, name), (*path, name))
+    else:
+        yield path, cmd
+
+
+def test_no_help_lists_an_option_its_command_refuses_outright(tmp_path):
+    """Every option a command's --help lists is one it can take: --resume, which a command
+    that keeps no run store refuses whatever else is given, is listed only by commands
+    that resume (a missing directory is then refused as such, not the option)."""
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    seen = []
+    for path, cmd in _leaf_commands(typer.main.get_command(app)):
+        listed = {o for p in cmd.params if not getattr(p, "hidden", False) for o in p.opts}
+        if "--resume" not in listed:
+            continue
+        seen.append(path)
+        r = runner.invoke(app, [*path, "--resume", str(tmp_path / "none")])
+        assert r.exit_code != 0 and "keeps no run store" not in r.output, (path, r.output)
+        assert not (tmp_path / "none").exists()
+    assert ("tournament",) in seen and ("tune",) in seen and ("tips",) not in seen

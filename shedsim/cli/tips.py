@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -93,12 +94,21 @@ def tips(
     strategy_path: O.StrategyPathOpt = None,
     bot: O.BotOpt = None,
     out: OutOpt = None,
-    resume: O.ResumeOpt = None,
+    resume: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--resume",
+            hidden=True,  # tips keeps no run store: refused, naming it (kept out of --help)
+            rich_help_panel=O.P_OUT,
+        ),
+    ] = None,
     force: O.ForceOpt = False,
     workers: O.WorkersOpt = None,
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
-    no_plots: O.NoPlotsOpt = False,
+    no_plots: Annotated[
+        bool, typer.Option("--no-plots", rich_help_panel=O.P_OUT, help="Skip the PNG chart.")
+    ] = False,
     quiet: O.quiet_option("No progress bar (the findings are still printed).") = False,
 ) -> None:
     """Do the beginner tips work? Each tip followed against ignored, everything else equal.
