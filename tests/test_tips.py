@@ -183,6 +183,49 @@ def test_the_verdict_has_a_practical_threshold_and_follows_the_objective():
     )
 
 
+def test_a_small_significant_effect_whose_interval_passes_the_threshold_is_not_called_none():
+    """-0.57 pp [-1.02, -0.11], significant: the interval reaches past the 1 pp threshold,
+    so the row helps a little (possibly up to 1.02 pp), not "no practical effect"; the
+    mirror image hurts a little; the summary names each row under its own verdict."""
+    import pandas as pd
+
+    kw = dict(rules="shithead", players=2, advice=TP.TIPS[5].advice, tip="block")
+    helps = _row(effect=-0.0057, lo=-0.0102, hi=-0.0011, p=0.02, **kw)
+    helps.loss_follow, helps.loss_ignore = 0.2443, 0.25
+    helps.verdict = TP.verdict(helps)
+    assert helps.verdict == "helps a little"
+    text = TP.row_sentence(helps)
+    assert "no practical effect" not in text
+    assert (
+        "players) helps a little: significant, by less than 1 percentage point, possibly up "
+        "to 1.02 pp: the loss rate 24.4% following it, 25.0% ignoring it: "
+        "-0.57 pp [-1.02, -0.11]" in text
+    ), text
+    hurts = _row("place", effect=0.012, lo=0.003, hi=0.021, p=0.01, **{**kw, "rules": "nines"})
+    hurts.place_follow, hurts.place_ignore = 2.012, 2.0
+    hurts.verdict = TP.verdict(hurts)
+    assert hurts.verdict == "hurts a little"
+    assert "hurts a little: significant, by less than 0.02 places, possibly up to 0.021 places" in (
+        TP.row_sentence(hurts)
+    )
+    # the whole interval within the threshold: no practical effect, significant or not
+    assert TP.verdict(_row(effect=-0.005, lo=-0.009, hi=-0.001, p=0.01)) == "no practical effect"
+    rows = [
+        {"tip": "block", "rules": "shithead", "players": 2, "verdict": "helps"},
+        {"tip": "block", "rules": "shithead", "players": 4, "verdict": "hurts"},
+        {"tip": "block", "rules": "nines", "players": 3, "verdict": "helps a little"},
+        {"tip": "block", "rules": "duel", "players": 2, "verdict": "no practical effect"},
+    ]
+    table = pd.DataFrame([{**r, "advice": TP.TIPS[5].advice} for r in rows])
+    line = TP.summary(table)[0]
+    assert line.endswith(
+        "helps in 1; hurts in 1; helps a little in 1; no practical effect in 1 of 4 rule set "
+        "and player count(s) measured (helps: shithead 2p; hurts: shithead 4p; helps a little: "
+        "nines 3p)"
+    ), line
+    assert "helps or hurts" not in line
+
+
 def test_rows_carry_the_rule_sets_objective():
     table, _ = TP.run_tips(
         [preset("shithead"), preset("palace")], [2], TP.select(["pairs_together"]), 400, seed=1

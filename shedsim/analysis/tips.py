@@ -27,7 +27,9 @@ the rows of the run (:func:`statsmodels.stats.multitest.multipletests`).
 (:func:`shedsim.rules.scoring.objective_of`): the loss rate where only losing counts
 (duel, family, shithead), the mean place where places do (nines, palace). An effect
 smaller than :data:`PRACTICAL` (1 percentage point of loss rate, 0.02 places) is no
-practical effect even when it is significant: a player would not notice it.
+practical effect when its whole 95% interval lies within the threshold, significant or not:
+a player would not notice it. A significant effect below the threshold whose interval
+reaches past it helps (or hurts) a little: it may be as large as the interval's far end.
 """
 
 from __future__ import annotations
@@ -183,9 +185,10 @@ DEFINITIONS = {
     "verdict": "helps: following the tip lowers the objective's figure significantly (Holm p < "
     "0.05) by at least "
     "the practical threshold (1 percentage point of loss rate, 0.02 places); hurts: raises it "
-    "so; no "
-    "practical effect: the effect is below the threshold (significant or not) and, when not "
-    "significant, its 95% interval lies within plus or minus the threshold; no clear effect: not "
+    "so; helps (hurts) a little: lowers (raises) it significantly by less than the threshold, "
+    "its 95% interval reaching beyond the threshold; no "
+    "practical effect: the whole 95% interval lies within plus or minus the threshold "
+    "(significant or not); no clear effect: not "
     "significant and the interval reaches beyond the threshold (more games would tell)",
     "threshold": "the practical threshold of the objective's figure (a share for the loss rate, "
     "places for the "
@@ -476,10 +479,22 @@ def run_tips(
     return table, skipped
 
 
+VERDICTS = (
+    "helps",
+    "hurts",
+    "helps a little",
+    "hurts a little",
+    "no practical effect",
+    "no clear effect",
+)
+"""Every verdict (:func:`verdict`), in the order the summary counts them."""
+
+
 def verdict(row) -> str:
     """``helps`` or ``hurts`` (the objective's figure, Holm p < 0.05, by at least the
-    practical threshold), ``no practical effect`` (below the threshold: significant, or
-    with its whole 95% interval within plus or minus it) or ``no clear effect`` (see
+    practical threshold), ``helps a little`` or ``hurts a little`` (significant, below the
+    threshold, its 95% interval reaching beyond it), ``no practical effect`` (the whole
+    95% interval within plus or minus the threshold) or ``no clear effect`` (see
     :data:`DEFINITIONS`). ``row`` has ``objective`` (``loss`` or ``place``) and that
     figure's ``_effect``, ``_lo``, ``_hi`` and ``_p_holm``."""
     m = getattr(row, "objective", "loss")
@@ -487,8 +502,10 @@ def verdict(row) -> str:
     small = PRACTICAL[m]
     if p < 0.05 and abs(eff) >= small:
         return "helps" if eff < 0 else "hurts"
-    if p < 0.05 or (-small < lo and hi < small):
+    if -small < lo and hi < small:
         return "no practical effect"
+    if p < 0.05:
+        return "helps a little" if eff < 0 else "hurts a little"
     return "no clear effect"
 
 
@@ -520,7 +537,8 @@ def _effect(row, m: str) -> str:
 def row_sentence(row) -> str:
     """One row in words, in the tip's own wording: where, the verdict, and the figure it
     rests on (loss rate or mean place, following vs ignoring the tip, the effect and its
-    95% interval, the Holm p-value); a verdict of no practical effect states the threshold."""
+    95% interval, the Holm p-value); a verdict of no practical effect states the threshold,
+    one of a little effect the threshold and the interval's far end."""
     m = row.objective
     name = "the loss rate" if m == "loss" else "the mean place"
     small = (
@@ -537,6 +555,15 @@ def row_sentence(row) -> str:
         return f"{head} helps: {figs}"
     if row.verdict == "hurts":
         return f"{head} hurts: {figs}"
+    if row.verdict in ("helps a little", "hurts a little"):
+        far = (
+            -getattr(row, f"{m}_lo") if row.verdict == "helps a little" else getattr(row, f"{m}_hi")
+        )
+        most = f"{100 * far:.2f} pp" if m == "loss" else f"{far:.3f} places"
+        return (
+            f"{head} {row.verdict}: significant, by less than {small}, possibly up to "
+            f"{most}: {figs}"
+        )
     if row.verdict == "no practical effect":
         return f"{head}: no practical effect, the change is below {small}: {figs}"
     return f"{head}: no clear effect, not significant and not ruled out beyond {small}: {figs}"
@@ -544,29 +571,24 @@ def row_sentence(row) -> str:
 
 def summary(table) -> list[str]:
     """Per tip (in :data:`TIPS` order), one line: in how many of the rule sets and
-    player counts measured it helps, hurts, has no practical effect or no clear one."""
+    player counts measured it has each verdict (:data:`VERDICTS`), then where it helps,
+    hurts, helps a little or hurts a little, under that verdict."""
     out = []
     order = {t.key: k for k, t in enumerate(TIPS)}
     for key in sorted(set(table["tip"]), key=lambda k: order.get(k, len(order))):
         rows = table[table["tip"] == key]
         counts = rows["verdict"].value_counts()
-        parts = [
-            f"{word} in {int(counts[v])}"
-            for v, word in (
-                ("helps", "helps"),
-                ("hurts", "hurts"),
-                ("no practical effect", "no practical effect"),
-                ("no clear effect", "no clear effect"),
-            )
+        parts = [f"{v} in {int(counts[v])}" for v in VERDICTS if v in counts]
+        where = "; ".join(
+            f"{v}: "
+            + ", ".join(f"{r.rules} {r.players}p" for r in rows.itertuples() if r.verdict == v)
+            for v in VERDICTS[:4]
             if v in counts
-        ]
-        where = ", ".join(
-            f"{r.rules} {r.players}p" for r in rows.itertuples() if r.verdict in ("helps", "hurts")
         )
         out.append(
             f'"{_advice(rows["advice"].iloc[0])}": {"; ".join(parts)} of {len(rows)} rule set '
             "and player "
-            f"count(s) measured" + (f" (helps or hurts: {where})" if where else "")
+            f"count(s) measured" + (f" ({where})" if where else "")
         )
     return out
 

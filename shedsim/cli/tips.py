@@ -115,7 +115,7 @@ def tips(
 
     Every tip of the rule pages is a parameter of the heuristic strategy: save the 10s for a big pile, pick up a small pile rather than spend a special, strong cards face up, pairs together, watch the high cards, block a player about to go out, complete four of a kind, pass the problem on with a 9, take a small pile of specials. For each tip, in each rule set where it applies and at each player count, --base is played with the tip's parameter switched on and off, in one seat against --opponents, on the same paired deals (each deal under every rotation).
 
-    Reports the effect (follow - ignore) on the loss rate and the mean place with 95% t intervals over deals and paired t tests, Holm-corrected over every row, and a verdict by what each rule set scores (the loss rate in duel, family and shithead, the mean place in nines and palace): helps, hurts, no practical effect (below 1 percentage point of loss rate or 0.02 places) or no clear effect (more games would tell); then a summary per tip.
+    Reports the effect (follow - ignore) on the loss rate and the mean place with 95% t intervals over deals and paired t tests, Holm-corrected over every row, and a verdict by what each rule set scores (the loss rate in duel, family and shithead, the mean place in nines and palace): helps, hurts, helps or hurts a little (significant, below 1 percentage point of loss rate or 0.02 places, its interval reaching beyond), no practical effect (the whole interval within that threshold) or no clear effect (more games would tell); then a summary per tip.
 
     Writes tips.csv, forest.png and run.json (read by shedsim report).
 
