@@ -76,6 +76,26 @@ def test_ratings_refuse_what_is_not_a_finished_tournament(tmp_path):
     assert mine.read_text() == "mine"
 
 
+def test_ratings_add_names_the_command_of_a_run_that_is_no_tournament(every_run, tmp_path):
+    """A compare-rules or swaps run directory: ratings add says which run it holds (before:
+    "not a finished tournament run ([Errno 2] No such file ... head_to_head.csv)")."""
+    for command in ("compare-rules", "swaps"):
+        d = next(
+            p for p in every_run.iterdir() if (p / "run.json").is_file() and _holds(p, command)
+        )
+        r = _run("ratings", "add", d, "--db", tmp_path / "r.sqlite")
+        assert r.exit_code == 2, r.output
+        said = " ".join(r.output.split())
+        assert f"holds a {command} run, not a tournament" in said and "Errno" not in said, said
+    assert not (tmp_path / "r.sqlite").exists()
+
+
+def _holds(d, command):
+    from shedsim.runs.store import RunStore
+
+    return RunStore.held_command(d) == command
+
+
 def test_ratings_add_refuses_a_run_json_nested_too_deeply(tmp_path):
     run = tmp_path / "t"
     run.mkdir()

@@ -121,6 +121,14 @@ def connect(db: Path | str, create: bool = True) -> sqlite3.Connection:
 def _read_run(d: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:
     import csv
 
+    from shedsim.runs.store import RunStore
+
+    held = RunStore.held_command(d)
+    if held is not None and held != "tournament":
+        raise RatingsError(
+            f"{str(d)!r}: holds a {held} run, not a tournament; ratings add reads the "
+            "head-to-head table of a finished tournament run"
+        )
     try:
         info = jsontext.load_file(d / "run.json")
         with open(d / "head_to_head.csv", newline="") as f:
