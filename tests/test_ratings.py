@@ -90,6 +90,22 @@ def test_ratings_add_names_the_command_of_a_run_that_is_no_tournament(every_run,
     assert not (tmp_path / "r.sqlite").exists()
 
 
+def test_ratings_add_refuses_a_head_to_head_table_without_its_columns(every_run, tmp_path):
+    """A tournament whose head_to_head.csv lacks a column: exit 2 naming the file and the
+    line, before anything is added (before: a traceback, and the list file created)."""
+    import shutil
+
+    d = tmp_path / "t"
+    shutil.copytree(every_run / "tournament", d)
+    (d / "head_to_head.csv").write_text("a,b\nx,y\n")
+    r = _run("ratings", "add", d, "--db", tmp_path / "r.sqlite")
+    assert r.exit_code == 2, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    said = " ".join(r.output.split())
+    assert "head_to_head.csv' line 2: not a tournament's head-to-head row" in said, said
+    assert not (tmp_path / "r.sqlite").exists()
+
+
 def _holds(d, command):
     from shedsim.runs.store import RunStore
 

@@ -148,6 +148,14 @@ def _read_run(d: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:
         raise RatingsError(
             f"{str(d)!r}: not a finished tournament run (run.json of a complete shedsim tournament)"
         )
+    for i, r in enumerate(rows, start=2):  # line 1 is the header
+        try:
+            str(r["a"]), str(r["b"]), int(r["a_ahead"]), int(r["b_ahead"]), int(r["ties"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise RatingsError(
+                f"{str(d / 'head_to_head.csv')!r} line {i}: not a tournament's head-to-head "
+                f"row (columns a, b, a_ahead, b_ahead, ties; {type(e).__name__}: {e})"
+            ) from None
     return info, rows
 
 

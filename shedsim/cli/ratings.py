@@ -57,7 +57,10 @@ def add(
             fail(str(e))
     con = _open(db)
     for d in dirs:
-        added = RT.add_run(con, d)
+        try:
+            added = RT.add_run(con, d)
+        except RT.RatingsError as e:  # changed since the check above
+            fail(str(e))
         typer.echo(f"{'added' if added else 'already in the list, unchanged:'} {d}")
 
 
