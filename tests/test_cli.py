@@ -620,3 +620,17 @@ def test_minus_o_is_out_in_every_command_that_writes_a_directory():
             outs = [p for p in cmd.params if "--out" in p.opts]
             assert "-o" in outs[0].opts, (path, outs[0].opts)
     assert meaning["-o"] == {"--out", "play --opponents"}, meaning["-o"]
+
+
+def test_help_lists_force_only_where_it_changes_something():
+    """tips and tune write beside the files of an --out directory anyway (never replacing
+    one), so --force changes nothing there: their help does not offer it (before, it said
+    "Write into a --out directory that holds other files"), while the run commands' does;
+    tune's --no-plots help no longer promises what --resume keeps (tune stores no charts
+    option)."""
+    for command in ("tips", "tune"):
+        r = invoke(command, "--help")
+        assert r.exit_code == 0 and "--force" not in r.output, (command, r.output)
+    assert "--force" in invoke("tournament", "--help").output
+    r = invoke("tune", "--help")
+    assert "stays without them on --resume" not in " ".join(r.output.split()), r.output

@@ -84,6 +84,17 @@ ForceOpt = Annotated[
         help="Write into a --out directory that holds other files (never replacing one of them).",
     ),
 ]
+KeptBesideForceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        hidden=True,
+        help="Accepted and not needed: this command writes beside other files in --out "
+        "(never replacing one of them).",
+    ),
+]
+"""--force of a command that keeps no run store (tips, tune): it writes beside the files of
+an --out directory anyway, so the option changes nothing and its help is not listed."""
 WorkersOpt = Annotated[
     Optional[int],
     typer.Option(

@@ -102,7 +102,7 @@ def tips(
             rich_help_panel=O.P_OUT,
         ),
     ] = None,
-    force: O.ForceOpt = False,
+    force: O.KeptBesideForceOpt = False,
     workers: O.WorkersOpt = None,
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,

@@ -141,7 +141,7 @@ def tune(
             ),
         ),
     ] = None,
-    force: O.ForceOpt = False,
+    force: O.KeptBesideForceOpt = False,
     storage: Annotated[
         Optional[str],
         typer.Option(
@@ -161,7 +161,9 @@ def tune(
     workers: O.WorkersOpt = None,
     backend: O.BackendOpt = "loky",
     scheduler: O.SchedulerOpt = None,
-    no_plots: O.NoPlotsOpt = False,
+    no_plots: Annotated[
+        bool, typer.Option("--no-plots", rich_help_panel=O.P_OUT, help="Skip the PNG charts.")
+    ] = False,
     quiet: O.quiet_option("No progress bar (the findings are still printed).") = False,
 ) -> None:
     """Tune a strategy's integer parameters against a field of opponents (optuna).
