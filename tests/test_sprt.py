@@ -333,6 +333,24 @@ def test_pairing_narrows_the_interval_for_greedy_vs_expert():
 
 
 # ------------------------------------------------------------------ command line
+def test_cli_says_the_games_played_after_the_decision_were_not_used(tmp_path):
+    """The test decides inside a batch; the rest of the batch, played ahead of the decision,
+    is never used. The output says so (before, the bar ended at the games played and the
+    result said fewer, with nothing to tell why)."""
+    import re
+
+    r = cli("--a", "greedy", "--b", "random", "--out", str(tmp_path / "o"), "--quiet")
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())
+    m = re.search(
+        r"games ([\d,]+) .*?; ([\d,]+) played, the ([\d,]+) after the decision not used", said
+    )
+    assert m, said
+    used, played, rest = (int(g.replace(",", "")) for g in m.groups())
+    stored = json.loads((tmp_path / "o" / "run.json").read_text())["result"]["games"]
+    assert used == stored and played - used == rest > 0, (used, played, rest)
+
+
 def test_cli_writes_the_outputs(tmp_path):
     out = tmp_path / "o"
     r = cli("--a", "greedy", "--b", "random", "--out", str(out), "--quiet")

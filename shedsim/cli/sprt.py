@@ -216,22 +216,44 @@ def sprt(
             out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after
         ),
     )
-    typer.echo("\n".join(_pairing_lines(r) if r.pairing is not None else _decision_lines(r.result)))
+    typer.echo(
+        "\n".join(
+            _pairing_lines(r) if r.pairing is not None else _decision_lines(r.result, _played(r))
+        )
+    )
     if r.out is not None and not quiet:
         typer.echo(f"wrote {', '.join(r.files)}, run.json to {str(r.out)}")
 
 
-def _decision_lines(res) -> list[str]:
-    """The decision, games, LLR, score and Elo of an SPRT result, as printed."""
+def _played(r) -> int | None:
+    """The games of every stored batch of an sprt run (``r``: :class:`shedsim.api.SprtResult`),
+    or None where it keeps no run store."""
+    run = getattr(r, "run", None)
+    outcome = getattr(run, "outcome", None)
+    if outcome is None:
+        return None
+    return sum(run.job.chunk_games(k) for k in outcome.done)
+
+
+def _decision_lines(res, played: int | None = None) -> list[str]:
+    """The decision, games, LLR, score and Elo of an SPRT result, as printed; ``played``,
+    the games of every batch played, when more than the test used (the rest of the batch
+    in which it decided, played ahead of the decision, is never used)."""
     from shedsim.analysis.sprt_study import elo_text
 
     unit = res.unit_name
     n_units = f"{res.units:,} {unit}" if unit != "games" else ""
+    ahead = (
+        f"; {played:,} played, the {played - res.games:,} after the decision not used"
+        if played is not None and played > res.games
+        else ""
+    )
     return [
         res.decision_text(),
         f"  games   {res.games:,}"
         + (f" ({n_units})" if n_units else "")
-        + f"; {res.unfinished:,} unfinished (stalled, proven loops or the move cap)",
+        + f"; {res.unfinished:,} unfinished (stalled, proven loops or the move cap)"
+        + ahead,
         f"  LLR     {res.llr:+.3f}  (bounds {res.lower:+.3f}, {res.upper:+.3f}; "
         + ("normal approximation" if res.llr_method == "normal" else "exact maximum likelihood")
         + ")",
