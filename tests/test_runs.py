@@ -587,6 +587,15 @@ def test_a_run_of_another_command_is_named_with_the_command_that_reads_it(tmp_pa
     assert (
         r.exit_code == 2 and "holds no spec.json" in said and "reports of shedsim tips" in said
     ), said
+    # a tune stopped before its first reports holds its study alone (study.db)
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "study.db").write_bytes(b"SQLite format 3\x00")
+    said = " ".join(cli("tournament", "--resume", str(study), "--quiet").output.split())
+    assert (
+        f"holds the study of shedsim tune, which continues with: shedsim tune --resume {study}"
+        in (said)
+    ), said
 
 
 # ------------------------------------------------------------------ the machinery's hooks for other

@@ -432,10 +432,15 @@ class RunStore:
 
     def _reports_of(self) -> str:
         """What a directory without spec.json holds, when its run.json names the command
-        that wrote it (``; it holds the reports of shedsim tune, ...``), else ``""``."""
+        that wrote it (``; it holds the reports of shedsim tune, ...``), or a tune study
+        stopped before its reports (its ``study.db`` alone), else ``""``."""
+        go_on = f"continues with: shedsim tune --resume {str(self.root)}"
+        tune = f"; it holds the reports of shedsim tune, whose study {go_on}"
         try:
             d = jsontext.load_file(self.root / "run.json")
         except (OSError, jsontext.JSONProblem):
+            if (self.root / "study.db").is_file():  # tune stopped before its first reports
+                return f"; it holds the study of shedsim tune, which {go_on}"
             return ""
         cmd = str(d.get("command") or "").split() if isinstance(d, dict) else []
         if len(cmd) < 2 or cmd[0] != "shedsim":
@@ -447,10 +452,7 @@ class RunStore:
                 "is left to resume"
             )
         if name == "tune":
-            return (
-                "; it holds the reports of shedsim tune, whose study continues with: "
-                f"shedsim tune --resume {str(self.root)}"
-            )
+            return tune
         return (
             f"; it holds the reports of shedsim {name}, which keeps no run store: run that "
             "command again"
