@@ -86,6 +86,7 @@ def test_resume_of_a_directory_whose_run_json_is_nested_too_deeply(tmp_path):
     from shedsim.cli import app
 
     (tmp_path / "run.json").write_text('{"command": "shedsim tournament", "x": ' + DEEP + "}")
-    r = CliRunner().invoke(app, ["tournament", "--resume", str(tmp_path), "--quiet"])
-    assert r.exit_code == 2 and "holds no spec.json" in r.output, r.output
-    assert not isinstance(r.exception, RecursionError)
+    for command, said in (("tournament", "holds no spec.json"), ("tune", "holds no tune study")):
+        r = CliRunner().invoke(app, [command, "--resume", str(tmp_path), "--quiet"])
+        assert r.exit_code == 2 and said in r.output, (command, r.output)
+        assert not isinstance(r.exception, RecursionError), command

@@ -133,15 +133,15 @@ class TuneStudy(StorelessStudy):
     def _kept_url(self, root: Path) -> str:
         """The storage of the study kept in ``root``: its study.db, else the ``storage`` of
         its run.json (a run given ``storage``). Raises :class:`StudyError` (``resume``)."""
-        import json
+        from shedsim.base import jsontext
 
         if (root / "study.db").is_file():
             return self._sqlite(root)
         try:
-            info = json.loads((root / "run.json").read_text())
+            info = jsontext.load_file(root / "run.json")
             url = info["spec"]["storage"] if str(info.get("command")) == "shedsim tune" else None
-        except (OSError, ValueError, KeyError, TypeError):
-            url = None
+        except (OSError, jsontext.JSONProblem, AttributeError, KeyError, TypeError):
+            url = None  # AttributeError: a run.json that holds no object
         if isinstance(url, str) and url:
             return url
         if not root.is_dir():
