@@ -13,6 +13,7 @@ The cache directory is ``$SHEDSIM_CACHE_DIR`` or ``~/.cache/shedsim``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -339,12 +340,14 @@ class Kernel:
     def ids(self) -> dict[str, int]:
         return {s.name: i for i, s in enumerate(self.strategies)}
 
-    @property
-    def outside_ids(self) -> set[int]:
+    @functools.cached_property
+    def outside_ids(self) -> frozenset[int]:
         """Ids of the plugins from outside shedsim's own ``strategies/`` (a
         ``--strategy-path`` or ``$SHEDSIM_STRATEGY_PATH`` directory): :meth:`play` plays
-        any call with one of them in a forked child (:mod:`shedsim.kernel.isolate`)."""
-        return {i for i, s in enumerate(self.strategies) if s.outside}
+        any call with one of them in a forked child (:mod:`shedsim.kernel.isolate`). Found
+        once, as the dispatch was generated (its guards are compiled in): resolving each
+        plugin's file costs more than a small chunk's games."""
+        return frozenset(i for i, s in enumerate(self.strategies) if s.outside)
 
     @property
     def loops(self) -> list[str]:

@@ -34,11 +34,15 @@ def deal(rules, pub, priv, drng, dealer):
     per = 4 * rules[L.R_DECKS]
     # Nothing past the deck needs clearing: the deck's unused tail is never read, and the
     # loop check's state and the shuffle's scratch are written before they are read.
-    pos = L.P_DECK
-    for r in range(2, 15):
-        for _ in range(per):
-            priv[pos] = r
-            pos += 1
+    if per == 4:  # one deck: card i is rank 2 + i // 4, a loop the compiler vectorises
+        for i in range(size):
+            priv[ix(L.P_DECK + i)] = 2 + (i >> 2)
+    else:
+        pos = L.P_DECK
+        for r in range(2, 15):
+            for _ in range(per):
+                priv[pos] = r
+                pos += 1
     # Fisher-Yates in two passes with the same draws as rng_below on drng, one per position
     # from the last: first every swap position (a pass without memory dependences, which
     # the compiler vectorises: draw k uses counter + (k + 1) * GOLDEN), then the swaps.
@@ -80,15 +84,19 @@ def deal_out(rules, pub, priv, dealer):
             priv[ix(L.P_FACE_DOWN + s * L.MAX_TABLE + t)] = priv[ix(pos)]
             pos += 1
             s = s + 1 if s + 1 < n else 0
-    s = first
-    for _ in range(table * n):
-        pub[ix(L.O_FACE_UP + s)] += one(priv[ix(pos)])
-        pos += 1
-        s = s + 1 if s + 1 < n else 0
-    for _ in range(hand_size * n):
-        priv[ix(L.P_HANDS + s)] += one(priv[ix(pos)])
-        pos += 1
-        s = s + 1 if s + 1 < n else 0
+    # Face-up rounds, then hand rounds: card k of a round goes to the k-th seat from the
+    # dealer's left; each seat's cards are summed in a register (one store a seat).
+    for k in range(n):
+        s = first + k if first + k < n else first + k - n
+        up = np.int64(0)
+        for t in range(table):
+            up += one(priv[ix(pos + t * n + k)])
+        pub[ix(L.O_FACE_UP + s)] = up
+        hand = np.int64(0)
+        for t in range(hand_size):
+            hand += one(priv[ix(pos + (table + t) * n + k)])
+        priv[ix(L.P_HANDS + s)] = hand
+    pos += (table + hand_size) * n
     for s in range(n):
         pub[L.O_FACE_DOWN_N + s] = table
         pub[L.O_HAND_N + s] = hand_size

@@ -264,13 +264,12 @@ def play_chunk(
     sched = schedule_games(spec, start, stop)
     dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
     ra = spec.rules.compile(spec.players)
-    bot_games = (ids[sched["seating"]] < 0).any(
-        axis=1
-    )  # games that seat a bot: the engine plays them
+    # games that seat a bot: the engine plays them
+    bot_games = (ids[sched["seating"]] < 0).any(axis=1) if (ids < 0).any() else None
     bots = None
     try:
         swap_from = None if spec.swap_from is None else np.array(spec.swap_from, np.int64)
-        if bot_games.any():
+        if bot_games is not None and bot_games.any():
             rec, bots = play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk, swap_from)
         else:
             rec = k.play(
