@@ -78,12 +78,14 @@ loop compares with the originals after each game (:func:`shedsim.kernel.core.fir
 about 50 + E*W compares a game). A strategy that wrote into them changes nothing the
 kernel reads; its game is not counted and the loop stops with ``status[1] = 3``.
 
-Trusted strategies: the comparison of the copies and the legality check of each chosen
-move (:func:`shedsim.kernel.core.legal_with`) are made for the plugins from outside
-``strategies/`` only. A chunk whose entries are all shedsim's own strategies (the generated
-``is_checked(sid)`` is False for each: trusted by the origin of the module's file in the
-installed package, :func:`shedsim.plugin_meta.is_own_strategy`, never by a name) skips
-both; their moves are legal by construction, which the differential tests check against
+Trusted strategies: the comparison of the copies, the legality check of each chosen
+move (:func:`shedsim.kernel.core.legal_with`) and the check of each swap
+(:func:`shedsim.kernel.core.valid_swap`; a ``forced_up`` choice is always checked) are made
+for the plugins from outside ``strategies/`` only. A chunk whose entries are all shedsim's
+own strategies (the generated ``is_checked(sid)`` is False for each: trusted by the
+origin of the module's file in the installed package,
+:func:`shedsim.plugin_meta.is_own_strategy`, never by a name) skips them; their moves and
+swaps are legal by construction, which the differential tests check against
 the reference engine, so the records are the same as with the checks. The
 observation is the kernel's ``pub`` itself (a copy before each decision made a move 50-60%
 slower): a plugin from outside ``strategies/`` decides through a guard generated in the
@@ -204,8 +206,12 @@ def play_chunk(
             pub[L.O_SEAT] = s
             status[4] = 0
             e = swap_from[ix(seating[g, s])]
+            # a forced choice and a plugin's are checked; shedsim's own swaps take their
+            # face-up cards from the visible ones (valid by construction, as their moves)
+            check_up = checked
             if forced_up[g, s] != 0:
                 up = forced_up[g, s]
+                check_up = True
             elif e < 0:
                 up = pub[L.O_FACE_UP + s]
             else:
@@ -220,7 +226,7 @@ def play_chunk(
                     streams,
                     priv,
                 )
-            if not valid_swap(visible, up, table):
+            if check_up and not valid_swap(visible, up, table):
                 status[1] = 1
                 status[2] = s
                 status[3] = up

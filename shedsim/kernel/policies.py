@@ -64,7 +64,7 @@ def _take_highest(left, group, need, up):
     return left, need, up
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def strongest_face_up(visible, n_up, rules):
     """The ``n_up`` strongest of the packed ``visible`` cards: special ranks first (burn,
     then reset, then other roles, higher rank first among them), then high ranks.
