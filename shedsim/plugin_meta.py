@@ -32,6 +32,13 @@ Besides ``NAME``, ``DESCRIPTION``, ``DETERMINISTIC``, ``PARAMS`` and ``INLINE``
     them, since every plugin is given all of it). ``swap``: its face-up rule, one of
     :data:`SWAP_RULES` (default ``"own"``). ``self_play_loops``: True when its games
     against copies of itself tend to repeat a position instead of ending (default False).
+    ``cheating``: True when it sees the hidden cards (other hands, face-down cards, the
+    stock order): its module defines ``move_seeing(obs, priv, rules, params, rng)``, which
+    the kernel calls with its private state (:data:`shedsim.layout.P_HANDS` onwards)
+    instead of ``move``. A measuring tool (what perfect information is worth): only
+    ``sprt`` and ``bench`` seat it (:data:`CHEATING_COMMANDS`), no default or selection
+    picks it, the reference engine cannot play it, and only shedsim's own ``strategies/``
+    may declare it (default False).
 
 Every value is checked when the plugin loads; a wrong one makes the file broken with a
 message naming the field (:class:`PluginError`).
@@ -80,8 +87,12 @@ TRAIT_HELP = {
     "uses": "what it decides on beyond its legal moves: " + ", ".join(USES),
     "swap": "its face-up rule: " + ", ".join(SWAP_RULES),
     "self_play_loops": "its games against copies of itself tend to repeat instead of ending",
+    "cheating": "sees the hidden cards: a measuring tool, only sprt and bench seat it",
 }
 """Each key of ``TRAITS`` in a few words (``shedsim strategies`` prints them)."""
+CHEATING_COMMANDS = ("sprt", "bench")
+"""The commands that may seat a strategy with ``TRAITS['cheating']`` (it measures what
+seeing the hidden cards is worth; nothing else may be decided by it)."""
 
 
 class PluginError(ValueError):
@@ -98,6 +109,7 @@ class Traits:
     uses: tuple[str, ...] = USES
     swap: str = "own"
     self_play_loops: bool = False
+    cheating: bool = False
 
     @property
     def cost_rank(self) -> int:
@@ -113,6 +125,9 @@ class Traits:
             "uses": ", ".join(self.uses) if self.uses else "legal moves only",
             "swap": self.swap,
             "self_play_loops": "yes" if self.self_play_loops else "no",
+            "cheating": "YES: sees the hidden cards (only sprt and bench)"
+            if self.cheating
+            else "no",
         }
 
 
@@ -220,7 +235,7 @@ def read_traits(
         raise PluginError(
             f"{where}: TRAITS['cost'] must be one of {', '.join(COSTS)}; got {cost!r}"
         )
-    for key in ("search", "self_play_loops"):
+    for key in ("search", "self_play_loops", "cheating"):
         if not isinstance(given.get(key, False), bool):
             raise PluginError(f"{where}: TRAITS[{key!r}] must be True or False; got {given[key]!r}")
     search = given.get("search", False)
@@ -263,6 +278,7 @@ def read_traits(
         uses=tuple(u for u in USES if u in uses),
         swap=swap,
         self_play_loops=given.get("self_play_loops", False),
+        cheating=given.get("cheating", False),
     )
 
 

@@ -58,6 +58,8 @@ from types import ModuleType
 
 
 from shedsim.plugin_meta import (
+    CHEATING_COMMANDS,
+    is_own_strategy,
     MAX_PARAMS,
     PluginError,
     StrategyInfo,
@@ -97,8 +99,23 @@ class Strategy(StrategyInfo):
         self, label: str | None = None, overrides: dict[str, int] | None = None
     ) -> EnginePlayer:
         """An adapter that plays this strategy on the reference engine. Raises
-        :class:`PluginError` for an unknown parameter or a value outside its range."""
+        :class:`PluginError` for an unknown parameter or a value outside its range, and for
+        a strategy that sees the hidden cards (``TRAITS['cheating']``): the reference engine
+        gives a strategy only its observation."""
+        if self.traits.cheating:
+            raise PluginError(
+                f"{cheating_refusal(self.name)}; the reference engine (bots, play, hint, "
+                "trace) gives a strategy only its observation, so it cannot play it"
+            )
         return EnginePlayer(self, label or self.name, self.params_array(overrides))
+
+
+def cheating_refusal(name: str) -> str:
+    """Why a strategy that sees the hidden cards (``TRAITS['cheating']``) is refused, in
+    words that name it."""
+    return f"{name} sees the hidden cards: a measuring tool, only for " + " and ".join(
+        CHEATING_COMMANDS
+    )
 
 
 def parse_spec(text: str) -> tuple[str, dict[str, int]]:
@@ -193,6 +210,18 @@ def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
     traits = read_traits(
         mod, where, params, ranges, kind == "numba" and bool(getattr(mod, "INLINE", True))
     )
+    if traits.cheating:
+        if not is_own_strategy(mod, path):
+            raise PluginError(
+                f"{where}: TRAITS['cheating'] (it sees the hidden cards) is for shedsim's own "
+                "measuring tools in strategies/ only"
+            )
+        seeing = getattr(mod, "move_seeing", None)
+        if kind != "numba" or not hasattr(seeing, "py_func") or getattr(mod, "INLINE", True):
+            raise PluginError(
+                f"{where}: TRAITS['cheating'] needs a numba move_seeing(obs, priv, rules, "
+                "params, rng) and INLINE = False"
+            )
     return Strategy(
         name=name,
         description=desc.strip().splitlines()[0],
@@ -230,13 +259,16 @@ def compiled_strategy(
     known: dict[str, Strategy], spec: str, command: str = "this command"
 ) -> Strategy:
     """The strategy of ``spec`` (``NAME`` or ``NAME:param=v``) among ``known`` (from
-    :func:`discover`), checked for the compiled kernel: it exists, it is a numba plugin
-    and the parameters are valid. Raises :class:`PluginError` (``command`` names what
-    needs the kernel in the message)."""
+    :func:`discover`), checked for the compiled kernel: it exists, it is a numba plugin,
+    the parameters are valid, and it does not see the hidden cards unless ``command`` is
+    one of :data:`shedsim.plugin_meta.CHEATING_COMMANDS` (``"sprt"``, ``"bench"``).
+    Raises :class:`PluginError` (``command`` names what needs the kernel in the message)."""
     name, overrides = parse_spec(spec)
     if name not in known:
         why = known.why_missing(name) if isinstance(known, Plugins) else None
         raise PluginError(why or f"unknown strategy {name!r}; known: {', '.join(known)}")
+    if known[name].traits.cheating and command not in CHEATING_COMMANDS:
+        raise PluginError(f"{cheating_refusal(name)} ({command} cannot seat it)")
     if not known[name].compiled:
         raise PluginError(
             f"strategy {name!r} is plain Python: {command} runs on the "
@@ -421,9 +453,14 @@ def resolve(names: list[str], extra: list[str | Path] | None = None) -> list[Str
 # ---------------------------------------------------------------------- selecting by traits
 def candidates(known: dict[str, Strategy]) -> list[Strategy]:
     """The strategies commands choose their defaults from: shedsim's own (``strategies/``),
-    compiled, and not a variant of another (:attr:`StrategyInfo.variant_of`), by name."""
+    compiled, not a variant of another (:attr:`StrategyInfo.variant_of`) and not seeing the
+    hidden cards (``TRAITS['cheating']``: a measuring tool), by name."""
     return sorted(
-        (s for s in known.values() if not s.outside and s.compiled and s.variant_of is None),
+        (
+            s
+            for s in known.values()
+            if not s.outside and s.compiled and s.variant_of is None and not s.traits.cheating
+        ),
         key=lambda s: s.name,
     )
 
@@ -523,7 +560,11 @@ def choices_text() -> dict[str, str]:
     out["swaps"] = ", ".join(f"{lab} ({name}'s)" for lab, name in swap_policies(known))
     for c in ("fast", "moderate", "slow"):
         out[f"cost:{c}"] = (
-            ", ".join(s.name for s in known.values() if not s.outside and s.traits.cost == c)
+            ", ".join(
+                s.name
+                for s in known.values()
+                if not s.outside and s.traits.cost == c and not s.traits.cheating
+            )
             or "none"
         )
     return out

@@ -145,10 +145,11 @@ def rewards(pub, out, kind=REWARD_PLACE):
 
 
 @njit(cache=True)
-def _moves_here(pub, rules, buf):
-    """The mover's legal moves in ``buf``; face-down flips reduced to one (all unseen)."""
+def moves_here(pub, rules, buf, every_flip=False):
+    """The mover's legal moves in ``buf``; face-down flips reduced to one (all unseen)
+    unless ``every_flip`` (a search that sees the face-down cards tells them apart)."""
     n = legal_moves(pub, rules, buf)
-    if pub[L.O_STAGE] == L.STAGE_FACE_DOWN:
+    if pub[L.O_STAGE] == L.STAGE_FACE_DOWN and not every_flip:
         k = 0
         for i in range(n):
             m = buf[i]
@@ -157,6 +158,17 @@ def _moves_here(pub, rules, buf):
                 k += 1
         n = k
     return n
+
+
+@njit(cache=True)
+def true_state(obs, seen, pub, priv):
+    """The position as it is: ``pub`` (``int64[O_SIZE]``) a copy of ``obs``, ``priv``
+    (``int64[P_SIZE]``) the hands, face-down slots and deck of ``seen`` (the kernel's
+    private state, ``priv[:P_LOOP]``) and zeros after (the loop check's and the guards'
+    scratch, which a search never reads). ``seen`` is not written."""
+    pub[:] = obs[:]
+    priv[:] = 0
+    priv[: L.P_LOOP] = seen[: L.P_LOOP]
 
 
 @njit(cache=True)
@@ -173,9 +185,19 @@ def search(
     root_value,
     stats,
     reward_kind=REWARD_PLACE,
+    seen=None,
 ):
     """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
     visited root move (``int64``), or -1 when the observation admits no determinisation.
+
+    ``seen`` (``int64[P_SIZE]`` or None): the game's true private state (hands, face-down
+    cards, the deck whose tail is the stock). Given, every iteration starts from it
+    instead of a determinisation (:func:`true_state`) and face-down flips are told apart:
+    the same tree, iterations and playouts with perfect information, the determinised
+    search's ceiling (``ismcts_cheat``; Long, Sturtevant, Buro and Furtak, "Understanding
+    the Success of Perfect Information Monte Carlo Sampling in Game Tree Search", AAAI
+    2010, and Powley, Whitehouse and Cowling, "Determinization in Monte-Carlo Tree Search
+    for the card game Dou Di Zhu", AISB 2011, measure the same gap). ``seen`` is only read.
 
     ``root_moves`` (``int64[160]``, zeros) receives the root's moves (move codes are never
     0, so the first 0 ends the list), ``root_visits`` (``int64[160]``) their visits and
@@ -207,8 +229,11 @@ def search(
     reward = np.zeros(n_pl, np.float64)
     path = np.empty(size + 1, np.int64)
     max_moves = rules[L.R_MAX_MOVES]
+    every_flip = seen is not None
     for _ in range(iterations):
-        if not determinise_any(obs, rules, rng, pub, priv):
+        if seen is not None:
+            true_state(obs, seen, pub, priv)
+        elif not determinise_any(obs, rules, rng, pub, priv):
             return np.int64(-1)
         start_moves = pub[L.O_MOVES]
         node = 0
@@ -217,7 +242,7 @@ def search(
         while pub[L.O_IN] > 0 and pub[L.O_MOVES] < max_moves:
             prepare(pub, priv)
             mover = pub[L.O_SEAT]
-            nm = _moves_here(pub, rules, buf)
+            nm = moves_here(pub, rules, buf, every_flip)
             n_untried = 0
             for i in range(nm):
                 c = child[node]
@@ -287,7 +312,7 @@ def move_stats(obs, rules, params, rng, stats):
     """The decision, counting the search's work in ``stats`` (``int64[2]``: moves played,
     iterations); see :func:`search`."""
     buf = np.empty(160, np.int64)
-    n = _moves_here(obs, rules, buf)
+    n = moves_here(obs, rules, buf)
     if n == 1:
         return buf[0]
     iterations = max(1, params[0])

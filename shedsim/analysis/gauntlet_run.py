@@ -487,7 +487,9 @@ class GauntletStudy(Study):
                 games = len(ds.deals) * players
             for _, spec in entries:  # strategies, players, seed, bots; loads the kernel
                 try:
-                    S.open_match(self.candidate, spec, rs, players, seed, self.paths, bot_time)
+                    S.open_match(
+                        self.candidate, spec, rs, players, seed, self.paths, bot_time, "gauntlet"
+                    )
                 except S.SPRTError as e:  # the match names X and Y as sprt does: --a, --b
                     said = re.sub(
                         r"^--a\b", "--candidate", re.sub(r"^--b\b", "--opponents", str(e))

@@ -126,9 +126,12 @@ def open_match(
     seed: int = 0,
     strategy_paths: tuple[str, ...] = (),
     bot_time: tuple[int, int | None] = (1000, None),
+    command: str = "sprt",
 ) -> Match:
     """Check the options and load the kernel for X = ``a`` against Y = ``b`` (strategy specs
-    ``NAME`` or ``NAME:param=v``). Raises :class:`SPRTError` naming ``--a``/``--b``,
+    ``NAME`` or ``NAME:param=v``); ``command`` names the command that plays the match (a
+    strategy that sees the hidden cards is refused outside ``sprt``, and against a bot,
+    whose games the reference engine plays). Raises :class:`SPRTError` naming ``--a``/``--b``,
     ``--players`` or ``--seed``, and :class:`shedsim.rules.RulesError` for bad rules. A bot
     (``bot:COMMAND``) is started and greeted first; ``bot_time``: its milliseconds per move
     and per game (None: no game budget)."""
@@ -154,7 +157,9 @@ def open_match(
     for opt, s in (("--a", a), ("--b", b)):
         try:
             if not is_bot(s):
-                compiled_strategy(known, s, "sprt")
+                st = compiled_strategy(known, s, command)
+                if st.traits.cheating and (is_bot(a) or is_bot(b)):
+                    st.player()  # refused: a bot's games are played on the reference engine
         except PluginError as e:
             raise SPRTError(f"{opt}: {e}") from None
     try:  # a bot is started and greeted once before any game

@@ -142,7 +142,7 @@ class Game(Advice):
         labels: dict[str, str] | None = None,
     ) -> None:
         from shedsim.bot.protocol import is_bot
-        from shedsim.plugins import PluginError, discover, parse_spec
+        from shedsim.plugins import PluginError, compiled_strategy, discover, parse_spec
 
         try:
             rules.check_players(players)
@@ -210,6 +210,8 @@ class Game(Advice):
             name, overrides = parse_spec(self.hint_policy)
             if name in known:
                 known[name].params_array(overrides)
+                if known[name].traits.cheating:  # hint's playouts are the kernel's: refused
+                    compiled_strategy(known, self.hint_policy, "hint")
         except PluginError as e:
             raise PlayError(f"--hint-policy: {e}") from None
         dk, sk = game_keys(seed, np.array([game]))

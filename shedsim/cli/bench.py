@@ -213,10 +213,16 @@ def _bench_bot(
     from shedsim.bot.process import BotStartError
     from shedsim.cli.common import fail
     from shedsim.bot.protocol import BotSpecError
-    from shedsim.plugins import choice
+    from shedsim.plugins import PluginError, choice, discover, parse_spec
     from shedsim.runs.simulate import SimulationError
 
     opponent = strategy or choice("reference")[0]
+    try:  # the engine-alone timing plays the opponent on the reference engine
+        name, overrides = parse_spec(opponent)
+        if discover([]).require(name).traits.cheating:
+            discover([])[name].player()
+    except PluginError as e:
+        fail(f"--strategy: {e}")
     rows = []
     for label, spec in bots:
         try:

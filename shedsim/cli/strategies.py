@@ -50,6 +50,11 @@ def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
         out.print(f"[bold]{escape(s.name)}[/]: {escape(s.description)}")
         out.print(f"  {', '.join(facts)}; {escape(str(s.path))}")
         out.print(f"  traits: {escape(traits)}")
+        if s.traits.cheating:
+            out.print(
+                "  [bold red]CHEATS[/]: it sees the hidden cards (other hands, face-down cards, "
+                "the stock): a measuring tool that only sprt and bench seat"
+            )
         out.print(f"  parameters (default, range): {escape(params)}")
     for b in found.broken:  # listed, not fatal: commands that do not name them still run
         out.print(f"[bold]{escape(b.names[-1])}[/]: [red]broken[/]: {escape(b.reason)}")

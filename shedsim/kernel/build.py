@@ -145,6 +145,17 @@ def dispatch_source(strategies: list[StrategyInfo]) -> str:
                 "    return m",
                 "",
             ]
+        elif s.traits.cheating:
+            # a measuring tool that sees the hidden cards (plugin_meta: TRAITS['cheating'],
+            # only shedsim's own): its move_seeing reads the game's private state
+            lines += [
+                "",
+                "",
+                "@njit(inline='always')",
+                f"def _move{i}(obs, rules, params, rng, streams, priv):",
+                f"    return _s{i}.move_seeing(obs, priv, rules, params, rng)",
+                "",
+            ]
         else:
             lines += [
                 "",

@@ -89,6 +89,8 @@ def plan_bench(
                 f"strategy {name!r} is plain Python: the kernel runs numba strategies only"
             )
         known[name].params_array(overrides)
+        if reference_games is not None and known[name].traits.cheating:
+            known[name].player()  # refused: --reference plays it on the reference engine
     except PluginError as e:
         raise StudyError(f"--strategy: {e}") from None
     too_big = plan_size_problem(-(-games // chunk_size), games, chunk_size)
