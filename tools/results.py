@@ -479,6 +479,7 @@ def ismcts_reward(run: Run) -> dict[str, Any]:
 def ceiling(run: Run) -> dict[str, Any]:
     a, b = "ismcts_cheat", "ismcts"
     figs: dict[str, Any] = {}
+    # small batches: the test looks after each (the default, 2000, is one batch for one worker)
     for key, players, elo1, full, quick in (
         ("sprt_2p", 2, 50, 2000, 200),
         ("sprt_4p", 4, 20, 2400, 240),
@@ -486,13 +487,14 @@ def ceiling(run: Run) -> dict[str, Any]:
         figs[key] = sprt(
             run, f"ceiling-{key}", "--a", a, "--b", b, "--players", players, "--elo0", 0,
             "--elo1", elo1, "--max-games", run.size(full, quick), "--workers", 2,
+            "--batch", 8 * players,
         )  # fmt: skip
     # a fixed number of games (no decision before the last): an interval the stopping rule
     # does not bias (a tournament cannot seat ismcts_cheat; sprt and bench alone may)
     n = run.size(1000, 100)
     figs["fixed_2p"] = sprt(
         run, "ceiling-fixed-2p", "--a", a, "--b", b, "--players", 2, "--elo0", 0, "--elo1", 50,
-        "--min-games", n, "--max-games", n, "--workers", 2,
+        "--min-games", n, "--max-games", n, "--workers", 2, "--batch", 50,
     )  # fmt: skip
     return figs
 
