@@ -8,7 +8,8 @@ Every constant here is a plain ``int``, so numba folds it into compiled code. Th
   everything every player can see, plus the mover's own hand written in ``O_HAND`` just
   before the decision. Hidden cards (other hands, face-down cards, the stock order) are
   never in it (docs/reference/rules.md#observation);
-* the kernel's private state (hands, face-down slots, stock), which no strategy gets.
+* the kernel's private state (``P_*``: hands, face-down slots, stock), which no strategy
+  gets (but a measuring tool that declares ``TRAITS['cheating']``, :mod:`shedsim.plugin_meta`).
 
 Packed multisets use 4 bits per rank (:mod:`shedsim.rules.cards`).
 
@@ -125,7 +126,10 @@ O_PLACE = O_SEATS + 3 * MAX_PLAYERS  # 0 while in, else finishing place (1 = fir
 O_KNOWN = O_SEATS + 4 * MAX_PLAYERS  # cards known to be in the hand (public pick-ups), packed
 O_PICKUPS = O_SEATS + 5 * MAX_PLAYERS  # pick-ups so far
 O_BURNS = O_SEATS + 6 * MAX_PLAYERS  # burns so far
-O_SIZE = O_SEATS + 7 * MAX_PLAYERS
+O_VOID = O_SEATS + 7 * MAX_PLAYERS  # packed rank mask (all four bits per rank): ranks that the
+#   hand cards not known (beyond O_KNOWN) hold none of, from forced pick-ups with the stock
+#   empty (docs/reference/rules.md#observation)
+O_SIZE = O_SEATS + 8 * MAX_PLAYERS
 
 # ---- the kernel's private state (never given to a strategy) ---------------------
 P_HANDS = 0  # packed hand per seat
@@ -182,3 +186,42 @@ def entry_name(prefix: str, index: int) -> str:
     if best is None:
         return f"entry {index}"
     return best[0] if best[1] == index else f"{best[0]}+{index - best[1]}"
+
+
+def _drop_stale_caches() -> None:
+    """Drop numba's on-disk caches of shedsim's own compiled functions (``*.nbi``, ``*.nbc`` in
+    the ``__pycache__`` directories of ``shedsim/`` and ``strategies/``) once this file changes.
+
+    numba keys a function's cache by its own source file alone, yet the function holds the
+    constants above as they were when it compiled: after a change of the layout (an entry
+    appended to the observation) an unchanged file such as ``strategies/mc.py`` would load
+    code built for arrays of the old sizes. A stamp of this file's hash beside the caches
+    (``shedsim/__pycache__/layout.stamp``) tells; where it differs the caches go, and every
+    function compiles again on its first call. Where the package cannot be written (a
+    read-only install), nothing is done (numba cannot cache there either)."""
+    import hashlib
+    import os
+    from pathlib import Path
+
+    here = Path(__file__).resolve()
+    digest = hashlib.sha256(here.read_bytes()).hexdigest()[:16]
+    stamp = here.parent / "__pycache__" / "layout.stamp"
+    try:
+        if stamp.read_text() == digest:
+            return
+    except OSError:
+        pass
+    try:
+        for root in (here.parent, here.parent.parent / "strategies"):
+            for pattern in ("__pycache__/*.nbi", "__pycache__/*.nbc"):
+                for p in root.rglob(pattern):
+                    p.unlink(missing_ok=True)
+        stamp.parent.mkdir(exist_ok=True)
+        tmp = stamp.with_name(f"layout.stamp.{os.getpid()}")
+        tmp.write_text(digest)
+        os.replace(tmp, stamp)
+    except OSError:
+        pass
+
+
+_drop_stale_caches()

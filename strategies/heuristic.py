@@ -284,8 +284,8 @@ def observation_stream(obs):
     (docs/reference/rules.md#proven-loop)."""
     h = np.uint64(0x9E3779B97F4A7C15)
     for i in range(L.O_SIZE):
-        if i == L.O_MOVES or L.O_PICKUPS <= i < L.O_BURNS + L.MAX_PLAYERS:
-            continue  # history counters: not part of the position a loop repeats
+        if i == L.O_MOVES or L.O_PICKUPS <= i < L.O_BURNS + L.MAX_PLAYERS or i >= L.O_VOID:
+            continue  # history counters, and the voids (inference heuristic does not draw)
         h ^= np.uint64(obs[i] & 0x7FFFFFFFFFFFFFFF) + np.uint64(i)
         h ^= h >> np.uint64(30)
         h *= np.uint64(0xBF58476D1CE4E5B9)

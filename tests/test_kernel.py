@@ -86,12 +86,15 @@ def _step_both(rules, names, players, seed, games):
 def test_kernel_observation_equals_reference_observation(name, players, toggles):
     rules = build(name, [*toggles, "max_moves:300"])
     steps = 0
+    voids = 0  # observations that show a void (O_VOID: a forced pick-up, the stock empty)
     for _, ref_obs, kernel_obs in _step_both(
         rules, ["greedy", "random", "heuristic"], players, 11, 6
     ):
         assert np.array_equal(ref_obs, kernel_obs), np.nonzero(ref_obs != kernel_obs)
         steps += 1
+        voids += bool(ref_obs[L.O_VOID : L.O_VOID + L.MAX_PLAYERS].any())
     assert steps > 50
+    assert (voids > 0) == (rules.pickup == "never"), voids  # voluntary pick-ups show none
 
 
 def test_observation_hides_hidden_cards():

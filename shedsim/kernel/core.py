@@ -439,6 +439,10 @@ def step_with(
             land = False
     if not land:
         # pick up the pile (and a failed flip's or gamble's card); the turn passes
+        if move == L.PICKUP and st == L.STAGE_HAND and stock_n == 0 and rc[5] < L.PICKUP_HAND:
+            # forced (no voluntary pick-up from the hand) with the stock empty: the hand held
+            # no rank that beats the pile, and no unseen card enters it any more
+            pub[ix(L.O_VOID + seat)] |= rules[ix(L.R_PLAYABLE + top)]
         taken = pile
         tn = pile_n
         if card != 0:

@@ -11,7 +11,7 @@ from collections import Counter
 
 
 from shedsim import layout as L
-from shedsim.rules.cards import format_cards, pack, pack_counts, rank_name
+from shedsim.rules.cards import RANKS, format_cards, pack, pack_counts, rank_mask, rank_name
 from shedsim.rules.state import GameState, IllegalMoveError, Move
 
 
@@ -169,6 +169,11 @@ def apply_move(state: GameState, move: Move, legal: list[Move] | None = None) ->
     text = f"seat {s}: {move}"
     if move.kind == "pickup":
         text += f" (takes {len(state.pile)}: {format_cards(state.pile)})"
+        if state.stage() == L.STAGE_HAND and not state.stock and rules.pickup == "never":
+            # forced with the stock empty: the hand held nothing that beats the pile, and no
+            # unseen card enters it any more (docs/reference/rules.md#observation)
+            top = state.effective_top()
+            seat.void |= rank_mask(r for r in RANKS if rules.can_play(top, r))
         _pick_up(state, s, None)
         notes: list[str] = []
     elif move.kind in ("gamble", "flip"):

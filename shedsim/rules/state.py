@@ -120,6 +120,7 @@ class Seat:
     known: Counter = field(default_factory=Counter)  # hand cards everyone saw picked up
     pickups: int = 0
     burns: int = 0
+    void: int = 0  # packed rank mask: ranks the hand's unknown cards hold none of (O_VOID)
 
     def holds_cards(self) -> bool:
         return bool(self.hand or self.face_up or self.face_down)
@@ -270,4 +271,5 @@ def public_array(state: GameState) -> np.ndarray:
         o[L.O_KNOWN + i] = pack_counts(seat.known)
         o[L.O_PICKUPS + i] = seat.pickups
         o[L.O_BURNS + i] = seat.burns
+        o[L.O_VOID + i] = seat.void
     return np.array(o, dtype=np.int64)
