@@ -31,7 +31,9 @@ C in
 hundredths (default 70: C = 0.7, the paper's choice for rewards in [0, 1]);
 ``playout``: the playout policy (0 greedy, 1 aggressive: see
 :mod:`shedsim.kernel.policies`); ``cap``: the most moves of a playout (default 400);
-``reward``: 0 the place (default), 1 not being last (see the backup above).
+``reward``: 0 the place (default), 1 not being last (see the backup above); ``infer``: 0
+deals the hidden cards by what was seen (default), 1 also by the ranks a seat was shown not to
+hold (:func:`determinise_void`).
 The swap is greedy's. Randomness comes from the game's strategy stream, so a game is
 reproducible from its seed.
 """
@@ -41,7 +43,7 @@ from numba import njit
 
 from shedsim import layout as L
 from shedsim.kernel.core import apply, prepare, stage_of, step, write_public, write_turn
-from shedsim.kernel.nb import legal_moves
+from shedsim.kernel.nb import count, legal_moves, one, total
 from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_move, strongest_face_up
 from shedsim.kernel.rng import rng_below
 
@@ -51,15 +53,16 @@ DESCRIPTION = (
     "iteration"
 )
 DETERMINISTIC = False
-PARAMS = {"iterations": 300, "explore": 70, "playout": 0, "cap": 400, "reward": 0}
+PARAMS = {"iterations": 300, "explore": 70, "playout": 0, "cap": 400, "reward": 0, "infer": 0}
 # iterations per decision; the exploration constant in hundredths; PLAYOUT_*; moves per
-# playout; REWARD_*
+# playout; REWARD_*; INFER_*
 PARAM_RANGES = {
     "iterations": (1, 100_000),
     "explore": (0, 10_000),
     "playout": (0, 1),
     "cap": (10, 100_000),
     "reward": (0, 1),
+    "infer": (0, 1),
 }
 TRAITS = {
     "cost": "slow",
@@ -73,6 +76,9 @@ PLAYOUT_GREEDY = 0
 PLAYOUT_AGGRESSIVE = 1
 REWARD_PLACE = 0  # (players - place) / (players - 1)
 REWARD_NOT_LAST = 1  # 1 unless last; the seats still in at the cap share the last place
+INFER_NONE = 0  # every deal of the unseen cards consistent with what was seen
+INFER_VOIDS = 1  # and with the ranks a seat was shown not to hold (determinise_void)
+VOID_TRIES = 1000  # draws of the void seats' cards before a deal gives the voids up
 
 
 @njit(cache=True)
@@ -161,6 +167,135 @@ def moves_here(pub, rules, buf, every_flip=False):
 
 
 @njit(cache=True)
+def _unknown(obs, s):
+    """How many of seat ``s``'s hand cards nobody has seen (beyond ``O_KNOWN``)."""
+    return obs[L.O_HAND_N + s] - total(obs[L.O_KNOWN + s])
+
+
+@njit(cache=True)
+def determinise_void(obs, rules, rng, pub, priv):
+    """As :func:`shedsim.kernel.policies.determinise_any`, but a seat whose unknown hand cards
+    hold none of some ranks (``obs[O_VOID + s]``, a packed rank mask: it was forced to pick
+    up with the stock empty, docs/reference/rules.md#observation) is dealt only cards outside
+    them.
+
+    The deal is uniform over the deals consistent with the observation and the voids, every
+    unseen card told apart from its copies: each void seat's unknown cards are a uniform
+    draw, without replacement, from the unseen cards outside its void ranks, drawn for each
+    such seat independently and kept only when no card was drawn twice (rejection sampling:
+    every draw without a repeat is equally likely, and each leaves the same number of ways to
+    deal the rest); the other hidden places then take a uniform ordered draw of the cards left,
+    as determinise_any deals. With one void seat (every 2-player game) the first draw is kept.
+    After ``VOID_TRIES`` rejected draws (void seats competing for the same few cards), or
+    when a void seat's allowed cards are fewer than its unknown ones, the deal is
+    determinise_any's (the voids ignored). ``pub`` (``int64[O_SIZE]``) and ``priv``
+    (``int64[P_SIZE]``) receive the position; returns False only when determinise_any
+    would (fewer unseen cards than hidden places).
+    """
+    n = obs[L.O_PLAYERS]
+    me = obs[L.O_SEAT]
+    voids = 0
+    for s in range(n):
+        if s != me and obs[L.O_VOID + s] != 0 and _unknown(obs, s) > 0:
+            voids += 1
+    if voids == 0:
+        return determinise_any(obs, rules, rng, pub, priv)
+    per = 4 * rules[L.R_DECKS]
+    seen = obs[L.O_HAND] + obs[L.O_PILE] + obs[L.O_BURNED]
+    for s in range(n):
+        seen += obs[L.O_FACE_UP + s]
+        if s != me:
+            seen += obs[L.O_KNOWN + s]
+    pool = np.empty(rules[L.R_DECK_SIZE], np.int64)
+    m = 0
+    for r in range(2, 15):
+        c = per - count(seen, r)
+        if c < 0:
+            return False
+        for _ in range(c):
+            pool[m] = r
+            m += 1
+    need = obs[L.O_STOCK_N]
+    drawn = 0
+    for s in range(n):
+        need += obs[L.O_FACE_DOWN_N + s]
+        if s != me:
+            need += _unknown(obs, s)
+            if obs[L.O_VOID + s] != 0:
+                drawn += _unknown(obs, s)
+    if need > m:
+        return False
+    owner = np.full(m, -1, np.int64)  # the void seat that drew pool[i], -1: none
+    idx = np.empty(m, np.int64)
+    kept = False
+    for _ in range(VOID_TRIES):
+        owner[:] = -1
+        kept = True
+        for s in range(n):
+            k = _unknown(obs, s)
+            v = obs[L.O_VOID + s]
+            if s == me or v == 0 or k <= 0:
+                continue
+            a = 0
+            for i in range(m):
+                if count(v, pool[i]) == 0:
+                    idx[a] = i
+                    a += 1
+            if a < k:  # the voids leave this seat too few cards: no draw can be kept
+                return determinise_any(obs, rules, rng, pub, priv)
+            for j in range(k):  # partial Fisher-Yates over the allowed cards
+                t = j + rng_below(rng, a - j)
+                x = idx[t]
+                idx[t] = idx[j]
+                idx[j] = x
+                if owner[x] >= 0:
+                    kept = False
+                    break
+                owner[x] = s
+            if not kept:
+                break
+        if kept:
+            break
+    if not kept:
+        return determinise_any(obs, rules, rng, pub, priv)
+    f = 0
+    for i in range(m):
+        if owner[i] < 0:
+            idx[f] = i
+            f += 1
+    for j in range(need - drawn):  # the other hidden places: a uniform draw of the rest
+        t = j + rng_below(rng, f - j)
+        x = idx[t]
+        idx[t] = idx[j]
+        idx[j] = x
+    pub[:] = obs[:]
+    priv[:] = 0
+    pos = 0
+    for s in range(n):
+        if s == me:
+            priv[L.P_HANDS + s] = obs[L.O_HAND]
+        else:
+            h = obs[L.O_KNOWN + s]
+            if obs[L.O_VOID + s] != 0:
+                for i in range(m):
+                    if owner[i] == s:
+                        h += one(pool[i])
+            else:
+                for _ in range(_unknown(obs, s)):
+                    h += one(pool[idx[pos]])
+                    pos += 1
+            priv[L.P_HANDS + s] = h
+        for i in range(obs[L.O_FACE_DOWN_N + s]):
+            priv[L.P_FACE_DOWN + s * L.MAX_TABLE + i] = pool[idx[pos]]
+            pos += 1
+    size = rules[L.R_DECK_SIZE]
+    for i in range(obs[L.O_STOCK_N]):
+        priv[L.P_DECK + size - obs[L.O_STOCK_N] + i] = pool[idx[pos]]
+        pos += 1
+    return True
+
+
+@njit(cache=True)
 def true_state(obs, seen, pub, priv):
     """The position as it is: ``pub`` (``int64[O_SIZE]``) a copy of ``obs``, ``priv``
     (``int64[P_SIZE]``) the hands, face-down slots and deck of ``seen`` (the kernel's
@@ -186,6 +321,7 @@ def search(
     stats,
     reward_kind=REWARD_PLACE,
     seen=None,
+    infer=INFER_NONE,
 ):
     """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
     visited root move (``int64``), or -1 when the observation admits no determinisation.
@@ -204,7 +340,8 @@ def search(
     ``root_value`` (``float64[160]``) the mover's mean reward after each.
     ``iterations`` iterations; ``explore`` the constant C; ``policy`` PLAYOUT_*; ``cap``
     the playout's move cap; ``rng`` the strategy stream (``uint64[1]``); ``reward_kind``
-    REWARD_* (:func:`rewards`). ``stats``
+    REWARD_* (:func:`rewards`); ``infer`` INFER_* (how the hidden cards are dealt: with
+    INFER_VOIDS by :func:`determinise_void`). ``stats``
     (``int64[2]``) counts the work: ``stats[0]`` += moves played in the tree and the
     playouts, ``stats[1]`` += iterations (``shedsim bench --strategy ismcts`` reads them).
     """
@@ -233,6 +370,9 @@ def search(
     for _ in range(iterations):
         if seen is not None:
             true_state(obs, seen, pub, priv)
+        elif infer == INFER_VOIDS:
+            if not determinise_void(obs, rules, rng, pub, priv):
+                return np.int64(-1)
         elif not determinise_any(obs, rules, rng, pub, priv):
             return np.int64(-1)
         start_moves = pub[L.O_MOVES]
@@ -334,6 +474,8 @@ def move_stats(obs, rules, params, rng, stats):
         root_value,
         stats,
         params[4],
+        None,
+        params[5],
     )
     if m < 0:
         return greedy_move(obs, rules)

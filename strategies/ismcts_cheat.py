@@ -31,8 +31,8 @@ DESCRIPTION = (
     "a player)"
 )
 DETERMINISTIC = False
-PARAMS = dict(_PARAMS)
-PARAM_RANGES = dict(_RANGES)
+PARAMS = {k: v for k, v in _PARAMS.items() if k != "infer"}  # it sees the cards: no inference
+PARAM_RANGES = {k: v for k, v in _RANGES.items() if k in PARAMS}
 TRAITS = {
     "cost": "slow",
     "search": True,

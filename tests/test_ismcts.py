@@ -170,5 +170,12 @@ def test_registered_and_left_out_of_default_tournaments():
 
     known = discover()
     assert known["ismcts"].compiled and not known["ismcts"].deterministic
-    assert list(known["ismcts"].params) == ["iterations", "explore", "playout", "cap", "reward"]
+    assert list(known["ismcts"].params) == [
+        "iterations",
+        "explore",
+        "playout",
+        "cap",
+        "reward",
+        "infer",
+    ]
     assert "ismcts" not in default_strategies()
