@@ -489,6 +489,7 @@ def ceiling(run: Run) -> dict[str, Any]:
             "--elo1", elo1, "--max-games", run.size(full, quick), "--workers", 2,
             "--batch", 8 * players,
         )  # fmt: skip
+        figs[key]["unfinished"] = int(run_json(run.out(f"ceiling-{key}"))["result"]["unfinished"])
     # a fixed number of games (no decision before the last): an interval the stopping rule
     # does not bias (a tournament cannot seat ismcts_cheat; sprt and bench alone may)
     n = run.size(1000, 100)
@@ -496,6 +497,43 @@ def ceiling(run: Run) -> dict[str, Any]:
         run, "ceiling-fixed-2p", "--a", a, "--b", b, "--players", 2, "--elo0", 0, "--elo1", 50,
         "--min-games", n, "--max-games", n, "--workers", 2, "--batch", 50,
     )  # fmt: skip
+    figs["fixed_2p"]["unfinished"] = int(
+        run_json(run.out("ceiling-fixed-2p"))["result"]["unfinished"]
+    )
+    return figs
+
+
+@result(
+    "inference",
+    "ismcts dealing the hidden cards by the void ranks forced pick-ups show (infer=1) against "
+    "ismcts, 2 players",
+    long=True,
+)
+def inference(run: Run) -> dict[str, Any]:
+    d = run.out("inference-sprt")
+    figs: dict[str, Any] = {
+        "sprt": sprt(
+            run,
+            "inference-sprt",
+            "--a",
+            "ismcts:infer=1",
+            "--b",
+            "ismcts",
+            "--players",
+            2,
+            "--elo0",
+            0,
+            "--elo1",
+            20,
+            "--max-games",
+            run.size(6000, 400),
+            "--workers",
+            2,
+            "--batch",
+            16,
+        )  # fmt: skip
+    }
+    figs["sprt"]["unfinished"] = int(run_json(d)["result"]["unfinished"])
     return figs
 
 
