@@ -4,7 +4,7 @@ controls, the legal-move order. The bots are the tiny scripts of tests/bots.py."
 from __future__ import annotations
 
 import json
-import time
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -101,12 +101,17 @@ def test_result_places_share_the_places_between_after_a_forfeit():
 def test_a_bot_that_does_not_greet_is_refused_naming_it_and_what_it_printed(
     tmp_path, monkeypatch, name, said
 ):
+    """The greeting waits :data:`~shedsim.bot.protocol.HELLO_S` (patched here), and a refused
+    bot is killed at once: ``silent`` sleeps a minute, it is not waited on."""
     monkeypatch.setattr(P, "HELLO_S", 0.5)
-    t0 = time.monotonic()
+    asked, stopped = _spy_bot_process(monkeypatch)
     with pytest.raises(BP.BotStartError) as e:
         BP.check_bot("mybot", bots.command(tmp_path, name))
     assert "'mybot'" in str(e.value) and said in str(e.value)
-    assert time.monotonic() - t0 < 5
+    assert asked == [("hello", 0.5)]
+    assert [grace for grace, _ in stopped] == [0.0]  # no bye, no grace: killed at once
+    if name == "silent":
+        assert stopped[0][1] == -signal.SIGKILL
 
 
 def test_a_bot_that_exits_at_once_is_refused_saying_how_it_ended_once():
@@ -136,6 +141,29 @@ def test_the_command_is_split_as_a_shell_splits_words_and_run_without_a_shell(tm
     assert hello["protocol"] == 1
     with pytest.raises(P.BotSpecError, match="cannot split"):
         P.split_command("python 'unclosed")
+
+
+def _spy_bot_process(monkeypatch):
+    """Record each :class:`~shedsim.bot.process.BotProcess` greeting (``(expected, timeout_s)``)
+    and each stop of a started process (``(grace_s, exit status)``); returns the two lists."""
+    asked, stopped = [], []
+    ask, stop = BP.BotProcess.ask, BP.BotProcess.stop
+
+    def spy_ask(self, message, expected, timeout_s):
+        if expected == "hello":
+            asked.append((expected, timeout_s))
+        return ask(self, message, expected, timeout_s)
+
+    def spy_stop(self, grace_s=0.0):
+        started = self.proc is not None
+        code = stop(self, grace_s)
+        if started:
+            stopped.append((grace_s, code))
+        return code
+
+    monkeypatch.setattr(BP.BotProcess, "ask", spy_ask)
+    monkeypatch.setattr(BP.BotProcess, "stop", spy_stop)
+    return asked, stopped
 
 
 def _games(
@@ -256,7 +284,14 @@ def test_standard_error_is_read_all_the_time_so_a_chatty_bot_never_blocks(tmp_pa
 
 
 def test_bye_ends_a_bot_and_one_that_stays_is_killed(tmp_path, monkeypatch):
+    """``stays`` sleeps a minute after ``bye``: it gets what is left of
+    :data:`~shedsim.bot.protocol.BYE_S` (patched here), then is killed; ``first`` exits."""
     monkeypatch.setattr(P, "BYE_S", 0.3)
-    t0 = time.monotonic()
+    _, stopped = _spy_bot_process(monkeypatch)
     rec, rep, _ = _games(tmp_path, "stays", games=1)
-    assert time.monotonic() - t0 < 10 and not rec["forfeit"].any()
+    assert not rec["forfeit"].any()
+    assert stopped and all(0 < grace <= 0.3 for grace, _ in stopped)
+    assert all(code == -signal.SIGKILL for _, code in stopped)
+    stopped.clear()
+    _games(tmp_path, "first", games=1)
+    assert stopped and all(0 < grace <= 0.3 and code == 0 for grace, code in stopped)
