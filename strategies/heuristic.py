@@ -75,7 +75,7 @@ from numba import njit
 from shedsim import layout as L
 from shedsim.kernel.core import apply
 from shedsim.kernel.nb import can_pick_up, count, legal_moves, lowest, one, play, stage_cards, total
-from shedsim.kernel.policies import determinise, greedy_rollout
+from shedsim.kernel.policies import determinise, greedy_rollout, seen_cards
 from shedsim.kernel.rng import rng_below
 
 NAME = "heuristic"
@@ -231,12 +231,7 @@ def _unseen(obs, rules):
     """Packed cards the mover has not seen: the deck minus its hand, every face-up row,
     the pile, the burned cards and the cards known to be in other hands (0 when the
     observation does not account for a whole deck)."""
-    me = obs[L.O_SEAT]
-    seen = obs[L.O_HAND] + obs[L.O_PILE] + obs[L.O_BURNED]
-    for s in range(obs[L.O_PLAYERS]):
-        seen += obs[L.O_FACE_UP + s]
-        if s != me:
-            seen += obs[L.O_KNOWN + s]
+    seen = seen_cards(obs)
     per = 4 * rules[L.R_DECKS]
     pool = np.int64(0)
     for r in range(2, 15):

@@ -44,7 +44,8 @@ from numba import njit
 from shedsim import layout as L
 from shedsim.kernel.core import apply, prepare, stage_of, step, write_public, write_turn
 from shedsim.kernel.nb import count, legal_moves, one, total
-from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_move, strongest_face_up
+from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_move, hidden_places
+from shedsim.kernel.policies import strongest_face_up, unseen_pool
 from shedsim.kernel.rng import rng_below
 
 NAME = "ismcts"
@@ -200,29 +201,15 @@ def determinise_void(obs, rules, rng, pub, priv):
             voids += 1
     if voids == 0:
         return determinise_any(obs, rules, rng, pub, priv)
-    per = 4 * rules[L.R_DECKS]
-    seen = obs[L.O_HAND] + obs[L.O_PILE] + obs[L.O_BURNED]
-    for s in range(n):
-        seen += obs[L.O_FACE_UP + s]
-        if s != me:
-            seen += obs[L.O_KNOWN + s]
     pool = np.empty(rules[L.R_DECK_SIZE], np.int64)
-    m = 0
-    for r in range(2, 15):
-        c = per - count(seen, r)
-        if c < 0:
-            return False
-        for _ in range(c):
-            pool[m] = r
-            m += 1
-    need = obs[L.O_STOCK_N]
+    m = unseen_pool(obs, rules, pool)
+    if m < 0:
+        return False
+    need = hidden_places(obs)
     drawn = 0
     for s in range(n):
-        need += obs[L.O_FACE_DOWN_N + s]
-        if s != me:
-            need += _unknown(obs, s)
-            if obs[L.O_VOID + s] != 0:
-                drawn += _unknown(obs, s)
+        if s != me and obs[L.O_VOID + s] != 0:
+            drawn += _unknown(obs, s)
     if need > m:
         return False
     owner = np.full(m, -1, np.int64)  # the void seat that drew pool[i], -1: none

@@ -89,60 +89,69 @@ def strongest_face_up(visible, n_up, rules):
 
 
 @njit(cache=True)
-def determinise(obs, rules, rng, pub, priv):
-    """Fill ``pub``/``priv`` with a full game state consistent with ``obs``: the mover's
-    hand, every face-up card, the pile and the burned cards as seen; each other hand holds
-    its publicly known cards plus unseen cards; face-down cards and the stock are unseen
-    cards in random order. Unseen = deck minus everything seen. Returns False if the
-    observation does not account for a whole deck (a scenario position)."""
-    n = obs[L.O_PLAYERS]
+def seen_cards(obs):
+    """The packed cards the mover has seen (``int64``): its hand, every face-up row, the
+    pile, the burned cards whose ranks are known and the cards seen picked up
+    (``O_KNOWN``) of every other seat."""
     me = obs[L.O_SEAT]
-    pub[:] = obs[:]
-    priv[:] = 0
-    per = 4 * rules[L.R_DECKS]
     seen = obs[L.O_HAND] + obs[L.O_PILE] + obs[L.O_BURNED]
-    for s in range(n):
+    for s in range(obs[L.O_PLAYERS]):
         seen += obs[L.O_FACE_UP + s]
         if s != me:
             seen += obs[L.O_KNOWN + s]
-    pool = np.empty(rules[L.R_DECK_SIZE], np.int64)
+    return seen
+
+
+@njit(cache=True)
+def unseen_pool(obs, rules, pool):
+    """Write the rank of every card the mover has not seen into ``pool[:m]`` (rank order,
+    one entry per card) and return ``m``; -1 when the observation shows more copies of a
+    rank than the deck holds (an impossible position).
+
+    Seen: :func:`seen_cards`. ``pool``: ``int64[R_DECK_SIZE]`` or longer.
+    """
+    per = 4 * rules[L.R_DECKS]
+    seen = seen_cards(obs)
     m = 0
     for r in range(2, 15):
         c = per - count(seen, r)
         if c < 0:
-            return False
+            return -1
         for _ in range(c):
             pool[m] = r
             m += 1
+    return m
+
+
+@njit(cache=True)
+def hidden_places(obs):
+    """How many places the mover cannot see: the stock, every face-down slot and the other
+    hands' cards beyond those seen picked up."""
+    n = obs[L.O_PLAYERS]
+    me = obs[L.O_SEAT]
     need = obs[L.O_STOCK_N]
     for s in range(n):
         need += obs[L.O_FACE_DOWN_N + s]
         if s != me:
-            known_n = 0
-            k = obs[L.O_KNOWN + s]
-            while k != 0:
-                known_n += k & 15
-                k >>= 4
-            need += obs[L.O_HAND_N + s] - known_n
-    if need != m:
-        return False
-    for i in range(m - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        a = pool[i]
-        pool[i] = pool[j]
-        pool[j] = a
+            need += obs[L.O_HAND_N + s] - total(obs[L.O_KNOWN + s])
+    return need
+
+
+@njit(cache=True)
+def place_hidden(obs, rules, pool, priv):
+    """Deal ``pool``'s cards in order into the hidden places of ``priv``
+    (``int64[P_SIZE]``, zeros): each other hand (after its known cards), then each seat's
+    face-down slots, seat by seat, then the stock (the deck's tail); the mover's hand is
+    ``obs[O_HAND]``. Reads ``pool[:hidden_places(obs)]``."""
+    n = obs[L.O_PLAYERS]
+    me = obs[L.O_SEAT]
     pos = 0
     for s in range(n):
         if s == me:
             priv[L.P_HANDS + s] = obs[L.O_HAND]
         else:
             h = obs[L.O_KNOWN + s]
-            known_n = 0
-            k = h
-            while k != 0:
-                known_n += k & 15
-                k >>= 4
-            for _ in range(obs[L.O_HAND_N + s] - known_n):
+            for _ in range(obs[L.O_HAND_N + s] - total(h)):
                 h += one(pool[pos])
                 pos += 1
             priv[L.P_HANDS + s] = h
@@ -153,6 +162,28 @@ def determinise(obs, rules, rng, pub, priv):
     for i in range(obs[L.O_STOCK_N]):
         priv[L.P_DECK + size - obs[L.O_STOCK_N] + i] = pool[pos]
         pos += 1
+
+
+@njit(cache=True)
+def determinise(obs, rules, rng, pub, priv):
+    """Fill ``pub``/``priv`` with a full game state consistent with ``obs``: the mover's
+    hand, every face-up card, the pile and the burned cards as seen; each other hand holds
+    its publicly known cards plus unseen cards; face-down cards and the stock are unseen
+    cards in random order. Unseen = deck minus everything seen (:func:`unseen_pool`).
+    Returns False if the observation does not account for a whole deck (a scenario
+    position)."""
+    pub[:] = obs[:]
+    priv[:] = 0
+    pool = np.empty(rules[L.R_DECK_SIZE], np.int64)
+    m = unseen_pool(obs, rules, pool)
+    if m < 0 or hidden_places(obs) != m:
+        return False
+    for i in range(m - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        a = pool[i]
+        pool[i] = pool[j]
+        pool[j] = a
+    place_hidden(obs, rules, pool, priv)
     return True
 
 
@@ -209,30 +240,13 @@ def determinise_any(obs, rules, rng, pub, priv):
     sample never depends on which hidden cards the file names. Returns False only when
     fewer unseen cards remain than hidden places (an impossible position).
     """
-    n = obs[L.O_PLAYERS]
-    me = obs[L.O_SEAT]
     pub[:] = obs[:]
     priv[:] = 0
-    per = 4 * rules[L.R_DECKS]
-    seen = obs[L.O_HAND] + obs[L.O_PILE] + obs[L.O_BURNED]
-    for s in range(n):
-        seen += obs[L.O_FACE_UP + s]
-        if s != me:
-            seen += obs[L.O_KNOWN + s]
     pool = np.empty(rules[L.R_DECK_SIZE], np.int64)
-    m = 0
-    for r in range(2, 15):
-        c = per - count(seen, r)
-        if c < 0:
-            return False
-        for _ in range(c):
-            pool[m] = r
-            m += 1
-    need = obs[L.O_STOCK_N]
-    for s in range(n):
-        need += obs[L.O_FACE_DOWN_N + s]
-        if s != me:
-            need += obs[L.O_HAND_N + s] - total(obs[L.O_KNOWN + s])
+    m = unseen_pool(obs, rules, pool)
+    if m < 0:
+        return False
+    need = hidden_places(obs)
     if need > m:
         return False
     for i in range(need):  # partial Fisher-Yates: pool[:need] is a uniform random draw
@@ -240,21 +254,5 @@ def determinise_any(obs, rules, rng, pub, priv):
         a = pool[i]
         pool[i] = pool[j]
         pool[j] = a
-    pos = 0
-    for s in range(n):
-        if s == me:
-            priv[L.P_HANDS + s] = obs[L.O_HAND]
-        else:
-            h = obs[L.O_KNOWN + s]
-            for _ in range(obs[L.O_HAND_N + s] - total(h)):
-                h += one(pool[pos])
-                pos += 1
-            priv[L.P_HANDS + s] = h
-        for i in range(obs[L.O_FACE_DOWN_N + s]):
-            priv[L.P_FACE_DOWN + s * L.MAX_TABLE + i] = pool[pos]
-            pos += 1
-    size = rules[L.R_DECK_SIZE]
-    for i in range(obs[L.O_STOCK_N]):
-        priv[L.P_DECK + size - obs[L.O_STOCK_N] + i] = pool[pos]
-        pos += 1
+    place_hidden(obs, rules, pool, priv)
     return True
