@@ -33,7 +33,9 @@ hundredths (default 70: C = 0.7, the paper's choice for rewards in [0, 1]);
 :mod:`shedsim.kernel.policies`); ``cap``: the most moves of a playout (default 400);
 ``reward``: 0 the place (default), 1 not being last (see the backup above); ``infer``: 0
 deals the hidden cards by what was seen (default), 1 also by the ranks a seat was shown not to
-hold (:func:`determinise_void`).
+hold (:func:`determinise_void`); ``stop``: 0 runs every iteration (default), 1 stops as soon
+as no other move can overtake the most visited one (the same move, fewer iterations:
+:func:`search`'s ``stop_early``).
 The swap is greedy's. Randomness comes from the game's strategy stream, so a game is
 reproducible from its seed.
 """
@@ -54,9 +56,17 @@ DESCRIPTION = (
     "iteration"
 )
 DETERMINISTIC = False
-PARAMS = {"iterations": 300, "explore": 70, "playout": 0, "cap": 400, "reward": 0, "infer": 0}
+PARAMS = {
+    "iterations": 300,
+    "explore": 70,
+    "playout": 0,
+    "cap": 400,
+    "reward": 0,
+    "infer": 0,
+    "stop": 0,
+}
 # iterations per decision; the exploration constant in hundredths; PLAYOUT_*; moves per
-# playout; REWARD_*; INFER_*
+# playout; REWARD_*; INFER_*; 1: stop once the root's choice is settled (search's stop_early)
 PARAM_RANGES = {
     "iterations": (1, 100_000),
     "explore": (0, 10_000),
@@ -64,6 +74,7 @@ PARAM_RANGES = {
     "cap": (10, 100_000),
     "reward": (0, 1),
     "infer": (0, 1),
+    "stop": (0, 1),
 }
 TRAITS = {
     "cost": "slow",
@@ -309,6 +320,7 @@ def search(
     reward_kind=REWARD_PLACE,
     seen=None,
     infer=INFER_NONE,
+    stop_early=False,
 ):
     """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
     visited root move (``int64``), or -1 when the observation admits no determinisation.
@@ -328,7 +340,12 @@ def search(
     ``iterations`` iterations; ``explore`` the constant C; ``policy`` PLAYOUT_*; ``cap``
     the playout's move cap; ``rng`` the strategy stream (``uint64[1]``); ``reward_kind``
     REWARD_* (:func:`rewards`); ``infer`` INFER_* (how the hidden cards are dealt: with
-    INFER_VOIDS by :func:`determinise_void`). ``stats``
+    INFER_VOIDS by :func:`determinise_void`). With ``stop_early`` the search ends as soon
+    as the most visited root move can no longer be overtaken: its lead in visits over the
+    second exceeds the iterations left, so the move returned is the one the whole budget
+    would return (the time management of Huang, Coulom and Lin, "Time Management for
+    Monte-Carlo Tree Search Applied to the Game of Go", TAAI 2010, in its exact form).
+    ``stats``
     (``int64[2]``) counts the work: ``stats[0]`` += moves played in the tree and the
     playouts, ``stats[1]`` += iterations (``shedsim bench --strategy ismcts`` reads them).
     """
@@ -354,7 +371,20 @@ def search(
     path = np.empty(size + 1, np.int64)
     max_moves = rules[L.R_MAX_MOVES]
     every_flip = seen is not None
-    for _ in range(iterations):
+    for it in range(iterations):
+        if stop_early and it >= 2:
+            first = 0.0
+            second = 0.0
+            c = child[0]
+            while c >= 0:
+                if visits[c] > first:
+                    second = first
+                    first = visits[c]
+                elif visits[c] > second:
+                    second = visits[c]
+                c = sibling[c]
+            if first - second > iterations - it:
+                break
         if seen is not None:
             true_state(obs, seen, pub, priv)
         elif infer == INFER_VOIDS:
@@ -463,6 +493,7 @@ def move_stats(obs, rules, params, rng, stats):
         params[4],
         None,
         params[5],
+        params[6] != 0,
     )
     if m < 0:
         return greedy_move(obs, rules)

@@ -31,7 +31,8 @@ DESCRIPTION = (
     "a player)"
 )
 DETERMINISTIC = False
-PARAMS = {k: v for k, v in _PARAMS.items() if k != "infer"}  # it sees the cards: no inference
+# it sees the cards: no inference; and it runs every iteration, as the ismcts it bounds
+PARAMS = {k: v for k, v in _PARAMS.items() if k not in ("infer", "stop")}
 PARAM_RANGES = {k: v for k, v in _RANGES.items() if k in PARAMS}
 TRAITS = {
     "cost": "slow",

@@ -55,6 +55,7 @@ def test_expert_is_a_variant_of_heuristic_found_from_its_code():
     plugin's variant: found from where its functions are defined, no name list."""
     assert BUILTIN["expert"].variant_of == "heuristic"
     assert all(s.variant_of is None for n, s in BUILTIN.items() if n != "expert")
+    assert BUILTIN["champion"].variant_of is None  # its own move: it stands in the ladder
 
 
 def test_defaults_for_a_plugin_that_declares_nothing():

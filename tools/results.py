@@ -537,6 +537,50 @@ def inference(run: Run) -> dict[str, Any]:
     return figs
 
 
+@result(
+    "champion",
+    "champion against ismcts: time per decision side by side, and the SPRT at 2 and 4 players",
+    long=True,
+)
+def champion(run: Run) -> dict[str, Any]:
+    figs: dict[str, Any] = {}
+    # time per decision, both strategies timed in turn (3 rounds, the median): in play (self-play
+    # games, every decision) and on the same searched positions (bench's search timing)
+    for players in (2, 4):
+        rates: dict[str, dict[str, list[float]]] = {
+            k: {"play": [], "search": []} for k in ("ismcts", "champion")
+        }
+        for _ in range(3):
+            for spec in rates:
+                b = bench_json(
+                    run, "--rules", "shithead", "--players", players, "--strategy", spec,
+                    "--games", run.size(40, 6),
+                )  # fmt: skip
+                rates[spec]["play"].append(b["decisions_per_s_per_worker"])
+                rates[spec]["search"].append(b["decisions_per_s"])
+        med = {k: {w: statistics.median(v) for w, v in r.items()} for k, r in rates.items()}
+        figs[f"time_{players}p"] = {
+            "ismcts_play_per_s": med["ismcts"]["play"],
+            "champion_play_per_s": med["champion"]["play"],
+            "ismcts_search_per_s": med["ismcts"]["search"],
+            "champion_search_per_s": med["champion"]["search"],
+            # champion's time per decision over ismcts's (1 = equal time)
+            "play_ratio": med["ismcts"]["play"] / med["champion"]["play"],
+            "search_ratio": med["ismcts"]["search"] / med["champion"]["search"],
+        }
+    for key, players, elo1, full, quick in (
+        ("sprt_2p", 2, 50, 4000, 200),
+        ("sprt_4p", 4, 20, 2400, 240),
+    ):
+        figs[key] = sprt(
+            run, f"champion-{key}", "--a", "champion", "--b", "ismcts", "--players", players,
+            "--elo0", 0, "--elo1", elo1, "--max-games", run.size(full, quick), "--workers", 2,
+            "--batch", 8 * players,
+        )  # fmt: skip
+        figs[key]["unfinished"] = int(run_json(run.out(f"champion-{key}"))["result"]["unfinished"])
+    return figs
+
+
 @result("stall", "games that would finish but are cut by stall:N (tools/stall_cut.py)")
 def stall(run: Run) -> dict[str, Any]:
     rows = []
