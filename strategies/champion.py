@@ -18,8 +18,8 @@ defaults:
 What each part is worth, and the cost of a decision against ismcts's, is measured by
 ``make results NAME=champion`` (docs/explanation/strength.md#champion).
 Parameters are ismcts's: ``champion:infer=0,stop=0,iterations=300`` plays as ismcts. It has a
-``move`` of its own (so it is not a mere variant of ismcts: it stands in the ladder), where
-the parts still to come (an exact end game, a learned evaluation) will go.
+``move`` of its own, so it is not a mere variant of ismcts: it stands in the ladder as a
+player of its own.
 """
 
 import numpy as np

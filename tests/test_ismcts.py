@@ -177,5 +177,50 @@ def test_registered_and_left_out_of_default_tournaments():
         "cap",
         "reward",
         "infer",
+        "stop",
     ]
     assert "ismcts" not in default_strategies()
+
+
+def _search(obs, ra, iterations, seed, stop_early):
+    moves = np.zeros(160, np.int64)
+    visits = np.zeros(160, np.int64)
+    value = np.zeros(160)
+    stats = np.zeros(2, np.int64)
+    rng = np.array([seed], np.uint64)
+    m = I.search(
+        obs,
+        ra,
+        iterations,
+        0.7,
+        I.PLAYOUT_GREEDY,
+        400,
+        rng,
+        moves,
+        visits,
+        value,
+        stats,
+        stop_early=stop_early,
+    )
+    return m, int(stats[1])
+
+
+def test_the_early_stop_returns_the_full_searchs_move(tmp_path):
+    """The early stop ends a search only once the most visited root move cannot be
+    overtaken: from the same stream it returns the move the whole budget returns, on the
+    scenarios and on positions from self-play, and it does stop early on some."""
+    from shedsim.kernel.probe import sample_positions
+    from shedsim.rules.ruleset import preset
+
+    cases = [_obs(tmp_path, t) for t in (FOURTH_NINE, OPEN_3P)]
+    for players in (2, 4):
+        ra = preset("shithead").compile(players)
+        cases += [(o, ra) for o in sample_positions(ra, 12, 7, np.uint64(11 + players))]
+    saved = 0
+    for k, (obs, ra) in enumerate(cases):
+        full, n_full = _search(obs, ra, 200, k, False)
+        early, n_early = _search(obs, ra, 200, k, True)
+        assert early == full, k
+        assert n_full == 200 and n_early <= 200
+        saved += 200 - n_early
+    assert saved > 0
