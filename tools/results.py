@@ -290,7 +290,7 @@ def bots(run: Run) -> dict[str, Any]:
     long=True,
 )
 def ladder(run: Run) -> dict[str, Any]:
-    field_ = "random,aggressive,greedy,heuristic,mc,ismcts"
+    field_ = "random,aggressive,greedy,heuristic,mc,ismcts,champion"
     figs: dict[str, Any] = {"field": field_}
     per: dict[str, dict[str, Any]] = {}
     for p, full, quick in ((2, 6000, 600), (4, 7200, 720)):
@@ -324,6 +324,7 @@ def ladder(run: Run) -> dict[str, Any]:
                 }
             )
         for a, b in (
+            ("champion", "ismcts"),
             ("ismcts", "heuristic"),
             ("heuristic", "greedy"),
             ("heuristic", "mc"),
@@ -339,6 +340,7 @@ def ladder(run: Run) -> dict[str, Any]:
             "heuristic": run.size(20_000, 4_000),
             "mc": run.size(200, 40),
             "ismcts": run.size(60, 10),
+            "champion": run.size(60, 10),
         },
         players=2,
     )
