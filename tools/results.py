@@ -346,6 +346,22 @@ def ladder(run: Run) -> dict[str, Any]:
     )
     for name, r in per.items():
         r["cost_vs_greedy"] = cost[name] / cost["greedy"]
+    for p in (2, 4):  # the top of each table, and how far it stands from the rest
+        top, *rest = sorted(per.values(), key=lambda r: -r[f"elo_{p}p"])
+        nxt = max(rest, key=lambda r: r[f"elo_hi_{p}p"])
+        low = min(per.values(), key=lambda r: r[f"loss_{p}p"])
+        figs[f"top_{p}p"] = {
+            "strategy": top["strategy"],
+            "elo": top[f"elo_{p}p"],
+            "lo": top[f"elo_lo_{p}p"],
+            "hi": top[f"elo_hi_{p}p"],
+            "loss": top[f"loss_{p}p"],
+            "above_every_other": top[f"elo_lo_{p}p"] > nxt[f"elo_hi_{p}p"],
+            "next": nxt["strategy"],
+            "next_hi": nxt[f"elo_hi_{p}p"],
+            "lowest_loss": low["strategy"],
+            "lowest_loss_rate": low[f"loss_{p}p"],
+        }
     figs["rows"] = sorted(per.values(), key=lambda r: -r["elo_2p"])
     figs["mc_vs_heuristic_cost"] = cost["mc"] / cost["heuristic"]
     figs["aggressive_vs_greedy_cost"] = cost["aggressive"] / cost["greedy"]
