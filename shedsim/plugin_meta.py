@@ -38,7 +38,11 @@ Besides ``NAME``, ``DESCRIPTION``, ``DETERMINISTIC``, ``PARAMS`` and ``INLINE``
     instead of ``move``. A measuring tool (what perfect information is worth): only
     ``sprt`` and ``bench`` seat it (:data:`CHEATING_COMMANDS`), no default or selection
     picks it, the reference engine cannot play it, and only shedsim's own ``strategies/``
-    may declare it (default False).
+    may declare it (default False). ``strongest``: True for the strongest player shedsim
+    has measured (docs/explanation/strength.md): ``play`` seats it by default and ``hint
+    --search`` searches with it; its module defines ``root_search`` (as
+    :func:`strategies.ismcts.root_search`). Only shedsim's own ``strategies/`` may declare
+    it (default False).
 
 Every value is checked when the plugin loads; a wrong one makes the file broken with a
 message naming the field (:class:`PluginError`).
@@ -88,6 +92,7 @@ TRAIT_HELP = {
     "swap": "its face-up rule: " + ", ".join(SWAP_RULES),
     "self_play_loops": "its games against copies of itself tend to repeat instead of ending",
     "cheating": "sees the hidden cards: a measuring tool, only sprt and bench seat it",
+    "strongest": "the strongest player measured: play's default opponent, hint --search's search",
 }
 """Each key of ``TRAITS`` in a few words (``shedsim strategies`` prints them)."""
 CHEATING_COMMANDS = ("sprt", "bench")
@@ -110,6 +115,7 @@ class Traits:
     swap: str = "own"
     self_play_loops: bool = False
     cheating: bool = False
+    strongest: bool = False
 
     @property
     def cost_rank(self) -> int:
@@ -128,6 +134,7 @@ class Traits:
             "cheating": "YES: sees the hidden cards (only sprt and bench)"
             if self.cheating
             else "no",
+            "strongest": "yes" if self.strongest else "no",
         }
 
 
@@ -235,7 +242,7 @@ def read_traits(
         raise PluginError(
             f"{where}: TRAITS['cost'] must be one of {', '.join(COSTS)}; got {cost!r}"
         )
-    for key in ("search", "self_play_loops", "cheating"):
+    for key in ("search", "self_play_loops", "cheating", "strongest"):
         if not isinstance(given.get(key, False), bool):
             raise PluginError(f"{where}: TRAITS[{key!r}] must be True or False; got {given[key]!r}")
     search = given.get("search", False)
@@ -279,6 +286,7 @@ def read_traits(
         swap=swap,
         self_play_loops=given.get("self_play_loops", False),
         cheating=given.get("cheating", False),
+        strongest=given.get("strongest", False),
     )
 
 

@@ -222,6 +222,17 @@ def _strategy_from_module(mod: ModuleType, path: Path) -> Strategy:
                 f"{where}: TRAITS['cheating'] needs a numba move_seeing(obs, priv, rules, "
                 "params, rng) and INLINE = False"
             )
+    if traits.strongest:
+        if not is_own_strategy(mod, path):
+            raise PluginError(
+                f"{where}: TRAITS['strongest'] (the strongest player measured) is for shedsim's "
+                "own strategies/ only"
+            )
+        if kind != "numba" or not hasattr(getattr(mod, "root_search", None), "py_func"):
+            raise PluginError(
+                f"{where}: TRAITS['strongest'] needs a numba root_search(obs, rules, params, rng, "
+                "iterations, reward_kind, moves, visits, out), the search hint --search runs"
+            )
     return Strategy(
         name=name,
         description=desc.strip().splitlines()[0],
@@ -496,6 +507,7 @@ ROLES: dict[str, str] = {
     "compare": (
         "the baseline, the reference opponent and the strongest quick player (hint's policy)"
     ),
+    "strongest": "the built-in strategy whose TRAITS say it is the strongest player measured",
 }
 """Each choice commands make by traits, in words (``--help`` prints them beside the names)."""
 
@@ -515,6 +527,7 @@ def select(known: dict[str, Strategy], role: str) -> list[str]:
         "baseline": is_random_baseline,
         "policy": lambda s: s.traits.search and s.traits.cost != "slow",
         "tunable": lambda s: bool(s.param_space),
+        "strongest": lambda s: s.traits.strongest,
     }[role]
     chosen = [s for s in pool if rule(s)]
     if role == "policy":

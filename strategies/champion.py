@@ -25,9 +25,11 @@ player of its own.
 import numpy as np
 from numba import njit
 
-from strategies.ismcts import PARAM_RANGES, TRAITS  # noqa: F401  (as ismcts)
+from strategies.ismcts import PARAM_RANGES  # noqa: F401  (as ismcts)
 from strategies.ismcts import PARAMS as _ISMCTS_PARAMS
+from strategies.ismcts import TRAITS as _ISMCTS_TRAITS
 from strategies.ismcts import move_stats, playout_stats, swap  # noqa: F401  (bench, the swap)
+from strategies.ismcts import root_search  # noqa: F401  (hint --search)
 
 NAME = "champion"
 DESCRIPTION = (
@@ -37,6 +39,7 @@ DESCRIPTION = (
 DETERMINISTIC = False  # as ismcts
 INLINE = False  # as ismcts
 PARAMS = dict(_ISMCTS_PARAMS, iterations=400, infer=1, stop=1)
+TRAITS = dict(_ISMCTS_TRAITS, strongest=True)  # play's default opponent, hint --search's search
 
 
 @njit(cache=True)

@@ -72,7 +72,7 @@ PARAM_RANGES = {
     "explore": (0, 10_000),
     "playout": (0, 1),
     "cap": (10, 100_000),
-    "reward": (0, 1),
+    "reward": (0, 2),
     "infer": (0, 1),
     "stop": (0, 1),
 }
@@ -88,6 +88,7 @@ PLAYOUT_GREEDY = 0
 PLAYOUT_AGGRESSIVE = 1
 REWARD_PLACE = 0  # (players - place) / (players - 1)
 REWARD_NOT_LAST = 1  # 1 unless last; the seats still in at the cap share the last place
+REWARD_FIRST = 2  # 1 for going out first; the seats still in share it when nobody went out
 INFER_NONE = 0  # every deal of the unseen cards consistent with what was seen
 INFER_VOIDS = 1  # and with the ranks a seat was shown not to hold (determinise_void)
 VOID_TRIES = 1000  # draws of the void seats' cards before a deal gives the voids up
@@ -146,7 +147,9 @@ def rewards(pub, out, kind=REWARD_PLACE):
     """Write each seat's reward into ``out`` (``float64[players]``): with ``kind``
     REWARD_PLACE ``(players - place) / (players - 1)``, seats still in sharing the places
     left (their mean); with REWARD_NOT_LAST 0 for the last place and 1 for every other,
-    the ``in`` seats still in each getting ``(in - 1) / in`` (one of them is last)."""
+    the ``in`` seats still in each getting ``(in - 1) / in`` (one of them is last); with
+    REWARD_FIRST 1 for the first place, the seats still in each getting ``1 / in`` when
+    nobody went out yet, else 0."""
     n = pub[L.O_PLAYERS]
     n_in = 0
     for s in range(n):
@@ -157,6 +160,8 @@ def rewards(pub, out, kind=REWARD_PLACE):
         p = pub[L.O_PLACE + s]
         if kind == REWARD_NOT_LAST:
             out[s] = (n_in - 1) / n_in if p == 0 else (0.0 if p == n else 1.0)
+        elif kind == REWARD_FIRST:
+            out[s] = (1.0 / n_in if n_in == n else 0.0) if p == 0 else (1.0 if p == 1 else 0.0)
         else:
             place = shared if p == 0 else float(p)
             out[s] = (n - place) / (n - 1)
@@ -321,6 +326,7 @@ def search(
     seen=None,
     infer=INFER_NONE,
     stop_early=False,
+    root_out=None,
 ):
     """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
     visited root move (``int64``), or -1 when the observation admits no determinisation.
@@ -345,7 +351,10 @@ def search(
     second exceeds the iterations left, so the move returned is the one the whole budget
     would return (the time management of Huang, Coulom and Lin, "Time Management for
     Monte-Carlo Tree Search Applied to the Game of Go", TAAI 2010, in its exact form).
-    ``stats``
+    ``root_out`` (``float64[160, 3]``, zeros, or None) receives, for each root move in the
+    order of ``root_moves``, the sums over its visits of the mover's reward by each kind,
+    REWARD_PLACE, REWARD_NOT_LAST and REWARD_FIRST (what ``shedsim hint --search`` shows:
+    expected place, P(lose), P(first)). ``stats``
     (``int64[2]``) counts the work: ``stats[0]`` += moves played in the tree and the
     playouts, ``stats[1]`` += iterations (``shedsim bench --strategy ismcts`` reads them).
     """
@@ -369,6 +378,7 @@ def search(
     untried = np.empty(160, np.int64)
     reward = np.zeros(n_pl, np.float64)
     path = np.empty(size + 1, np.int64)
+    outcome = np.zeros((size if root_out is not None else 1, 3), np.float64)
     max_moves = rules[L.R_MAX_MOVES]
     every_flip = seen is not None
     for it in range(iterations):
@@ -441,6 +451,10 @@ def search(
             playout(rules, pub, priv, policy, cap)
         stats[0] += pub[L.O_MOVES] - start_moves
         stats[1] += 1
+        if root_out is not None and depth >= 1:
+            for kind in range(3):
+                rewards(pub, reward, kind)
+                outcome[path[1], kind] += reward[me]
         rewards(pub, reward, reward_kind)
         for d in range(depth + 1):
             nd = path[d]
@@ -456,6 +470,8 @@ def search(
             root_moves[k] = code[c]
             root_visits[k] = np.int64(visits[c])
             root_value[k] = total[c, me] / visits[c] if visits[c] > 0 else 0.0
+            if root_out is not None:
+                root_out[k, :] = outcome[c, :]
             k += 1
         if visits[c] > best_n:
             best_n = visits[c]
@@ -503,6 +519,36 @@ def move_stats(obs, rules, params, rng, stats):
 @njit(cache=True)
 def move(obs, rules, params, rng):
     return move_stats(obs, rules, params, rng, np.zeros(2, np.int64))
+
+
+@njit(cache=True)
+def root_search(obs, rules, params, rng, iterations, reward_kind, moves, visits, out):
+    """The search behind ``shedsim hint --search``: :func:`search` from ``obs`` with the
+    strategy's parameters ``params`` but ``iterations`` iterations, no early stop and the
+    reward ``reward_kind`` (REWARD_*: what the hint ranks by). Writes the root's moves into
+    ``moves`` (``int64[160]``, zeros; the first 0 ends them), their visits into ``visits``
+    (``int64[160]``) and the sums of the mover's rewards into ``out`` (``float64[160, 3]``,
+    zeros; see :func:`search`'s ``root_out``); returns the most visited move, or -1 when the
+    observation admits no determinisation."""
+    value = np.zeros(moves.shape[0], np.float64)
+    return search(
+        obs,
+        rules,
+        max(1, iterations),
+        params[1] / 100.0,
+        params[2],
+        max(10, params[3]),
+        rng,
+        moves,
+        visits,
+        value,
+        np.zeros(2, np.int64),
+        reward_kind,
+        None,
+        params[5],
+        False,
+        out,
+    )
 
 
 @njit(cache=True)

@@ -105,18 +105,18 @@ class PolicyCrash(StrategyError):
 
 @dataclass
 class Interval:
-    """An estimate with its 95% interval."""
+    """An estimate with its 95% interval (``lo`` and ``hi`` NaN: an estimate without one,
+    as a search's; ``value`` NaN: no estimate)."""
 
     value: float
     lo: float
     hi: float
 
-    def to_json(self) -> dict[str, float]:
-        return {
-            "value": round(float(self.value), 4),
-            "lo": round(float(self.lo), 4),
-            "hi": round(float(self.hi), 4),
-        }
+    def to_json(self) -> dict[str, float | None]:
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else round(float(x), 4)
+
+        return {"value": num(self.value), "lo": num(self.lo), "hi": num(self.hi)}
 
 
 @dataclass
@@ -184,6 +184,13 @@ class HintResult:
     exactly (``not solved: ...``; the moves are then ranked by playouts), else None."""
 
     @property
+    def searched(self) -> bool:
+        """Whether the moves were ranked by a search (``hint --search``), not by playouts."""
+        from shedsim.analysis.hint_search import STOP_SEARCH
+
+        return self.stopped == STOP_SEARCH
+
+    @property
     def solved(self) -> bool:
         """Whether the values are exact (:data:`STOP_SOLVED`), not estimates from playouts."""
         return self.stopped == STOP_SOLVED
@@ -208,6 +215,13 @@ class HintResult:
             )
         if self.stopped == STOP_SINGLE:
             return "only one legal move"
+        if self.searched:
+            return (
+                f"ranked by {self.policy}'s search: {self.samples:,} iterations, each from a "
+                f"fresh deal of the unseen cards; the move ranked first is the one it would "
+                f"play, and the figures are its own estimates over each move's visits, "
+                f"without interval"
+            )
         if self.stopped == STOP_SEPARATED:
             return (
                 f"stopped early after {self.samples} samples: the best move is separated from "
@@ -278,6 +292,18 @@ def _policy(spec: str, strategy_paths: tuple[str, ...]):
         return strat, strat.params_array(overrides)
     except PluginError as e:
         raise HintError(f"--policy: {e}") from None
+
+
+def search_policy() -> str:
+    """The strategy ``hint --search`` searches with by default: the strongest player, as the
+    built-in strategies' traits say (:func:`shedsim.plugins.select`, role ``strongest``).
+    Raises :class:`HintError` when none qualifies."""
+    from shedsim.plugins import PluginError, choice
+
+    try:
+        return choice("strongest")[0]
+    except PluginError as e:
+        raise HintError(f"--search: {e}") from None
 
 
 def observed_state(state: GameState, seat: int | None = None) -> GameState:
@@ -361,6 +387,8 @@ def rank_moves(
     objective: str | None = None,
     objective_option: str = "--objective",
     solve_limit: int = MAX_POSITIONS,
+    search: bool = False,
+    iterations: int | None = None,
 ) -> HintResult:
     """Rank every legal move of ``seat`` (default: the seat to move) in ``state``.
 
@@ -381,8 +409,16 @@ def rank_moves(
     (0: never); the result is then ``stopped`` ``solved``, every move carries its exact
     value (``MoveFigures.solved``) and exact figures, and no playout is run. When such an
     end game cannot be solved (the other hand not known, too many positions, a stop rule
-    within reach) the moves are ranked by playouts and ``note`` says why. Raises
-    :class:`HintError` for an unknown policy or objective, a seat that cannot move, a
+    within reach) the moves are ranked by playouts and ``note`` says why. With ``search``
+    the moves are ranked by the root search of ``policy`` (default: the strongest player,
+    :func:`search_policy`) instead of by playouts, ``iterations`` iterations (default
+    :data:`shedsim.analysis.hint_search.DEFAULT_ITERATIONS`;
+    :mod:`shedsim.analysis.hint_search`): ``stopped`` is ``searched``, each move's
+    ``samples`` its visits, its figures the search's estimates without interval (``lo``
+    and ``hi`` are NaN), and ``budget``, ``batch`` and ``cap`` are not used. Raises
+    :class:`HintError` for an unknown policy or objective, a search policy without a root
+    search, iterations outside 1 to
+    :data:`shedsim.analysis.hint_search.MAX_ITERATIONS`, a seat that cannot move, a
     budget, batch or cap below 1, a ``solve_limit`` below 0, a cap above :data:`MAX_CAP` or
     a budget whose samples do not fit in memory, and
     :class:`PolicyCrash` when the policy fails (an illegal move, a write into the rules,
@@ -401,9 +437,29 @@ def rank_moves(
         objective, objective_source = resolve(objective, state.rules, objective_option)
     except ObjectiveError as e:
         raise HintError(str(e)) from None
+    from shedsim.analysis import hint_search as HS
+
     if policy is None:
-        policy = default_policy()
+        policy = search_policy() if search else default_policy()
     strat, params = _policy(policy, strategy_paths)
+    if search:
+        if not hasattr(getattr(strat.module, "root_search", None), "py_func"):
+            raise HintError(
+                f"--policy: {policy!r} has no root search for --search (its module defines no "
+                f"numba root_search); search with {search_policy()}, or rank by playouts "
+                f"without --search"
+            )
+        if iterations is None:
+            iterations = HS.DEFAULT_ITERATIONS
+        if (
+            isinstance(iterations, bool)
+            or not isinstance(iterations, int)
+            or not 1 <= iterations <= HS.MAX_ITERATIONS
+        ):
+            raise HintError(
+                f"--iterations: must be a whole number from 1 to {HS.MAX_ITERATIONS:,}, "
+                f"got {iterations!r}"
+            )
     if budget is None:
         budget = BUDGETS[strat.traits.cost]
     for name, v in (("--budget", budget), ("--batch", batch), ("--cap", cap)):
@@ -442,6 +498,26 @@ def rank_moves(
             same[str(m)] = "flip 1"
         else:
             reps.append(m)
+    if search and len(reps) > 1:
+        figures, done = HS.searched(st, strat, params, reps, iterations, seed, objective)
+        result = HintResult(
+            me,
+            n_players,
+            policy,
+            seed,
+            iterations,
+            done,
+            HS.STOP_SEARCH,
+            _with_same(figures, same),
+            0.0,
+            objective=objective,
+            objective_source=objective_source,
+        )
+        result.note = note
+        if why:
+            result.why = HS.search_why(result)
+        result.seconds = time.perf_counter() - t0
+        return result
     obs = public_array(st)
     rules_array = st.rules.compile(n_players)
     codes = np.array([m.code for m in reps], np.int64)
@@ -578,23 +654,7 @@ def rank_moves(
         figs.values(),
         key=lambda f: (f.dropped_after is not None, -(f.dropped_after or 0), *keys(f)),
     )
-    out: list[MoveFigures] = []
-    for f in order:
-        out.append(f)
-        for m, rep in same.items():
-            if rep == f.move:
-                out.append(
-                    MoveFigures(
-                        m,
-                        f.samples,
-                        f.place,
-                        f.p_lose,
-                        f.p_first,
-                        f.dropped_after,
-                        rep,
-                        dict(f.facts),
-                    )
-                )
+    out = _with_same(order, same)
     result = HintResult(
         me,
         n_players,
@@ -613,6 +673,29 @@ def rank_moves(
         result.why = explain(st, result, places[:done], {str(m): j for j, m in enumerate(reps)})
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def _with_same(order: list[MoveFigures], same: dict[str, str]) -> list[MoveFigures]:
+    """``order`` with, after each move, the moves that share its figures (``same``: move to
+    the move standing for it: the other face-down flips)."""
+    out: list[MoveFigures] = []
+    for f in order:
+        out.append(f)
+        for m, rep in same.items():
+            if rep == f.move:
+                out.append(
+                    MoveFigures(
+                        m,
+                        f.samples,
+                        f.place,
+                        f.p_lose,
+                        f.p_first,
+                        f.dropped_after,
+                        rep,
+                        dict(f.facts),
+                    )
+                )
+    return out
 
 
 def _solved_result(
@@ -660,15 +743,19 @@ def _solved_why(solution: Solution) -> str:
     return text
 
 
-def warm_up(policy: str | None = None) -> None:
+def warm_up(policy: str | None = None, search: bool = False) -> None:
     """Compile (or load from numba's cache) the playout kernel of ``policy`` by ranking the
-    moves of one dealt position with one sample (``shedsim compile`` calls it; default:
-    :func:`default_policy`)."""
+    moves of one dealt position with one sample, or with ``search`` the root search of
+    ``policy`` (default :func:`search_policy`) with a few iterations (``shedsim compile``
+    calls both; default policy: :func:`default_policy`)."""
     from shedsim.rules.engine import deal
     from shedsim.rules.ruleset import build
 
     state, _ = deal(build("shithead"), 2, 1)
-    rank_moves(state, policy=policy, budget=1, batch=1)
+    if search:
+        rank_moves(state, policy=policy, search=True, iterations=10)
+    else:
+        rank_moves(state, policy=policy, budget=1, batch=1)
 
 
 __all__ = [

@@ -104,13 +104,13 @@ def swap_choices(visible: list[int], dealt_up: list[int], size: int) -> list[lis
 
 
 def default_opponents() -> list[str]:
-    """The default bots: hint's default policy, then the reference opponent, as the
+    """The default bots: the strongest player, then the reference opponent, as the
     built-in strategies' traits select them (:func:`shedsim.plugins.select`, roles
-    ``policy`` and ``reference``: ``heuristic, greedy``). Raises :class:`PlayError`."""
+    ``strongest`` and ``reference``: ``champion, greedy``). Raises :class:`PlayError`."""
     from shedsim.plugins import PluginError, choice
 
     try:
-        return choice("policy") + choice("reference")
+        return choice("strongest") + choice("reference")
     except PluginError as e:
         raise PlayError(f"--opponents: {e}") from None
 

@@ -122,6 +122,30 @@ def hint(
             ),
         ),
     ] = 20_000,
+    search: Annotated[
+        bool,
+        typer.Option(
+            "--search",
+            help=(
+                "Rank the moves by the strongest player's own search instead of by playouts: "
+                "its tree search from the seat's view (--policy, default "
+            )
+            + choice_help("strongest")
+            + (
+                "), the move it would play first, with its estimates per move (no interval). "
+                "In about a second."
+            ),
+        ),
+    ] = False,
+    iterations: Annotated[
+        Optional[int],
+        typer.Option(
+            "--iterations",
+            min=1,
+            max=10_000_000,
+            help="Iterations of --search (default 200,000; each a fresh deal of the unseen cards).",
+        ),
+    ] = None,
     why: Annotated[
         bool,
         typer.Option("--why", help="Say, from the playouts, why the top move beats the runner-up."),
@@ -145,9 +169,11 @@ def hint(
 
     Per move: expected place (1 = first out), P(lose) (last place) and P(first), each with a 95% interval. Moves are ranked by the rule set's objective (--objective): P(lose) where only losing is scored (duel, family, shithead), expected place where places are (nines, palace). Moves are raced: a move clearly worse than the best in that objective (paired difference, 95% with a union bound) stops being played; the run stops early once one move is left, or when the moves left tie in every sample, else at --budget samples per move. The output says which.
 
+    With --search the moves are ranked by the strongest player's search instead (champion: tree search with a fresh deal of the unseen cards per iteration, the card counting of the void ranks): the move ranked first is the one it would play; the figures are the search's estimates, without interval.
+
     Exit codes: 0 done; 1 the policy (a plugin) crashed, failed or made no decision within SHEDSIM_DECISION_TIMEOUT seconds (10 by default; named); 2 bad file or options (the message names the field); 130 interrupted (Ctrl-C).
 
-    Examples: shedsim hint docs/examples/hint_fourth_seven.toml --why --policy mc:rollouts=8;  shedsim hint pos.toml --policy greedy --budget 20000;  shedsim hint pos.toml --seat 2 --json
+    Examples: shedsim hint docs/examples/hint_fourth_seven.toml --why --policy mc:rollouts=8;  shedsim hint pos.toml --policy greedy --budget 20000;  shedsim hint pos.toml --seat 2 --json;  shedsim hint pos.toml --search
     """  # noqa: E501
     from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
     from shedsim.rules.scenario import ScenarioError, load_scenario, play_moves
@@ -158,7 +184,11 @@ def hint(
     except ScenarioError as e:
         fail(str(e))
     paths = tuple(str(p) for p in strategy_path or [])
-    run = dict(why=why, objective=objective, solve_limit=solve_limit)
+    if iterations is not None and not search:
+        fail("--iterations: only with --search (the playouts' count is --budget)")
+    run = dict(
+        why=why, objective=objective, solve_limit=solve_limit, search=search, iterations=iterations
+    )
     try:
         if as_json:
             res = rank_moves(state, seat, policy, budget, seed, batch, cap, paths, **run)

@@ -40,7 +40,7 @@ def play(
             help="Comma-separated bot strategies (NAME "
             "or NAME:param=v), seated in turn after you and repeated "
             "as needed (`shedsim strategies` lists them). Default: "
-            "hint's policy, " + choice_help("policy") + ", then the "
+            "the strongest player, " + choice_help("strongest") + ", then the "
             "reference opponent, " + choice_help("reference") + ".",
         ),
     ] = None,

@@ -92,15 +92,21 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
     t = time.perf_counter()
     try:
         # with the playout kernels of `shedsim hint` (its default policy and the reference
-        # strategy's, the fast one) and the positions `shedsim bench` times strategies on
-        extras = (warm_up, partial(warm_up, choice("reference")[0]), bench_warm_up)
+        # strategy's, the fast one), the search of `hint --search` and the positions
+        # `shedsim bench` times strategies on
+        extras = (
+            warm_up,
+            partial(warm_up, choice("reference")[0]),
+            partial(warm_up, search=True),
+            bench_warm_up,
+        )
         names = compile_all(tuple(str(p) for p in strategy_path or []), extras=extras)
     except PluginError as e:
         fail(str(e))
     except CompileError as e:
         fail(str(e), 1)
     typer.echo(
-        f"kernel, hint playouts and {len(names)} compiled strategies ready in "
+        f"kernel, hint's playouts and search, and {len(names)} compiled strategies ready in "
         f"{time.perf_counter() - t:.1f} s "
         f"({', '.join(names)})"
     )

@@ -119,6 +119,13 @@ def _share(iv) -> str:
     return f"{100 * iv.value:.1f}% ({100 * iv.lo:.1f}-{100 * iv.hi:.1f})"
 
 
+def _point(x: float, rough: bool) -> str:
+    """A share without interval: exact (whole percent) or a search's estimate (one decimal)."""
+    if x != x:  # NaN: a move the search never visited
+        return "-"
+    return f"{100 * x:.1f}%" if rough else f"{100 * x:.0f}%"
+
+
 def hint_table(res, to_move: int, file) -> Table:
     """The legal moves of a position ranked by ``shedsim hint`` (``res``: its result; the
     seat ``to_move`` moves in the position read from ``file``), best first."""
@@ -127,15 +134,22 @@ def hint_table(res, to_move: int, file) -> Table:
         if res.seat == to_move
         else f"seat {res.seat}, as if it were its turn (seat {to_move} is to move)"
     )
-    how = "solved exactly" if res.solved else f"playouts by {res.policy}"
+    how = (
+        "solved exactly"
+        if res.solved
+        else f"{res.policy}'s search"
+        if res.searched
+        else f"playouts by {res.policy}"
+    )
     t = Table(title=f"{file}: {whose}, {res.players} players, {how}; {res.ranked_by()}")
+    level = "" if res.searched else " (95%)"  # a search's estimates have no interval
     for col, just in (
         ("#", "right"),
         ("move", "left"),
-        ("expected place (95%)", "right"),
-        ("P(lose) (95%)", "right"),
-        ("P(first) (95%)", "right"),
-        ("samples", "right"),
+        (f"expected place{level}", "right"),
+        (f"P(lose){level}", "right"),
+        (f"P(first){level}", "right"),
+        ("visits" if res.searched else "samples", "right"),
         ("", "left"),
     ):
         t.add_column(col, justify=just)
@@ -147,13 +161,13 @@ def hint_table(res, to_move: int, file) -> Table:
             if m.same_as
             else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
         )
-        exact = m.solved is not None  # exact figures: no interval
+        exact = m.solved is not None or res.searched  # exact figures, a search's: no interval
         t.add_row(
             str(i),
             m.move,
             f"{m.place.value:.2f}" + ("" if exact else f" ({m.place.lo:.2f}-{m.place.hi:.2f})"),
-            f"{100 * m.p_lose.value:.0f}%" if exact else _share(m.p_lose),
-            f"{100 * m.p_first.value:.0f}%" if exact else _share(m.p_first),
+            _point(m.p_lose.value, res.searched) if exact else _share(m.p_lose),
+            _point(m.p_first.value, res.searched) if exact else _share(m.p_first),
             "exact" if m.solved else f"{m.samples:,}",
             note,
         )

@@ -1,0 +1,119 @@
+"""shedsim hint --search: the strongest player's root search ranks the moves."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from shedsim.analysis.hint import HintError, rank_moves
+from shedsim.cli import app
+from shedsim.plugins import choice, discover
+from test_endgame import GREEDY_LOSES, POSITIONS, brute_values
+from test_endgame import _state as _tracked_state
+from test_hint import FOURTH_NINE, MIDGAME, _state
+
+runner = CliRunner()
+
+
+def test_the_strongest_player_is_chosen_by_its_traits():
+    known = discover()
+    strongest = [n for n, s in known.items() if s.traits.strongest]
+    assert choice("strongest") == strongest == ["champion"]
+    assert hasattr(known["champion"].module.root_search, "py_func")
+
+
+@pytest.mark.parametrize("name", GREEDY_LOSES)
+def test_search_ranks_a_winning_move_first_where_greedys_move_loses(name):
+    """The tracked end games of the solver's tests, with the solver off: the search ranks a
+    move the brute force proves winning first."""
+    st = _tracked_state(**POSITIONS[name])
+    truth = brute_values(st)
+    res = rank_moves(st, search=True, solve_limit=0, iterations=20_000, seed=1)
+    assert res.searched and not res.solved and res.policy == "champion"
+    assert truth[res.moves[0].move] == 1
+    visits = [m.samples for m in res.moves]
+    assert visits == sorted(visits, reverse=True) and sum(visits) == res.samples == 20_000
+
+
+def test_a_solvable_end_game_is_still_solved_with_search():
+    st = _tracked_state(**POSITIONS["shithead_greedy_loses"])
+    res = rank_moves(st, search=True)
+    assert res.solved and res.samples == 0
+
+
+def test_the_forced_win_and_the_figures(tmp_path):
+    """The fourth 9 burns and the K goes out: the search finds it, and its figures say the
+    9 never loses while the K sometimes does (the hidden card beats it)."""
+    st = _state(tmp_path, FOURTH_NINE.format(opp="6"))
+    res = rank_moves(st, search=True, iterations=5000, seed=2)
+    best, other = res.moves
+    assert best.move == "play 9x1" and best.p_lose.value == 0.0 and best.place.value == 1.0
+    assert 0 < other.p_lose.value < 1 and best.samples > other.samples
+    j = res.to_json()
+    assert j["stopped"] == "searched" and j["moves"][0]["p_lose"]["lo"] is None
+    assert "champion's search" in res.stop_text()
+
+
+def test_same_seed_same_figures_and_hidden_cards_change_nothing(tmp_path):
+    a = _state(
+        tmp_path,
+        MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock='["K", "2", "9"]'),
+        "a.toml",
+    )
+    b = _state(
+        tmp_path,
+        MIDGAME.format(h1='["A", "A", "2"]', d2='["3", "3"]', stock='["5", "8", "10"]'),
+        "b.toml",
+    )
+    ja, jb = (rank_moves(x, search=True, iterations=3000, seed=7).to_json() for x in (a, b))
+    ja.pop("seconds"), jb.pop("seconds")
+    assert ja == jb
+    jc = rank_moves(a, search=True, iterations=3000, seed=8).to_json()
+    jc.pop("seconds")
+    assert jc["moves"] != ja["moves"]  # another seed, other deals: the comparison can fail
+
+
+def test_the_objective_chooses_the_searchs_reward(tmp_path):
+    st = _state(tmp_path, MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock="[]"))
+    lose = rank_moves(st, search=True, iterations=3000, seed=3, objective="lose")
+    place = rank_moves(st, search=True, iterations=3000, seed=3, objective="place")
+    assert lose.objective == "lose" and place.objective == "place"
+    assert [m.samples for m in lose.moves] != [m.samples for m in place.moves]
+
+
+def test_bad_search_options(tmp_path):
+    st = _state(tmp_path, FOURTH_NINE.format(opp="6"))
+    with pytest.raises(HintError, match="no root search"):
+        rank_moves(st, search=True, policy="greedy")
+    with pytest.raises(HintError, match="--iterations"):
+        rank_moves(st, search=True, iterations=0)
+    p = tmp_path / "pos.toml"
+    p.write_text(FOURTH_NINE.format(opp="6"))
+    r = runner.invoke(app, ["hint", str(p), "--iterations", "100"])
+    assert r.exit_code == 2 and "--iterations: only with --search" in r.output
+    r = runner.invoke(app, ["hint", str(p), "--search", "--policy", "heuristic"])
+    assert r.exit_code == 2 and "root search" in r.output
+
+
+def test_cli_search(tmp_path):
+    p = tmp_path / "pos.toml"
+    p.write_text(FOURTH_NINE.format(opp="6"))
+    r = runner.invoke(app, ["hint", str(p), "--search", "--iterations", "2000", "--json", "--why"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["moves"][0]["move"] == "play 9x1" and out["stopped"] == "searched"
+    assert "champion's search settled on play 9x1" in out["why"]
+    r = runner.invoke(app, ["hint", str(p), "--search", "--iterations", "2000"])
+    assert r.exit_code == 0 and "visits" in r.output and "champion's search" in r.output
+
+
+def test_a_plugin_from_elsewhere_cannot_declare_itself_the_strongest(tmp_path):
+    (tmp_path / "boast.py").write_text(
+        'NAME = "boast"\nDESCRIPTION = "claims the crown"\nDETERMINISTIC = True\n'
+        'TRAITS = {"strongest": True}\n'
+        "def choose_swap(visible, seat, players, rules, rng):\n    return sorted(visible)[-3:]\n"
+        "def choose_move(obs, legal, rng):\n    return 0\n"
+    )
+    known = discover([tmp_path])
+    assert "boast" not in known
+    assert "is for shedsim's own strategies/ only" in known.why_missing("boast")
