@@ -585,3 +585,15 @@ def test_a_dask_cluster_plays_the_test_and_the_pairing_as_one_worker_does(extra,
         assert r.exit_code == 0, (name, r.output)
         got[name] = {p.name: p.read_bytes() for p in (tmp_path / name).glob("*.csv")}
     assert got["one"] and got["dask"] == got["one"]
+
+
+def test_the_default_batch_follows_the_strategies_cost():
+    """A slow strategy (a search per decision) gets small batches by default, so the test
+    can stop soon after it decides; the fast ones keep the large default."""
+    from shedsim.analysis.sprt_study import SLOW_BATCH, TEST_DEFAULTS, default_batch
+
+    assert default_batch("ismcts:iterations=5", "greedy") == SLOW_BATCH
+    assert default_batch("greedy", "champion") == SLOW_BATCH
+    assert default_batch("greedy", "random") == TEST_DEFAULTS["batch"] > SLOW_BATCH
+    assert default_batch("bot:python3 x.py", "heuristic") == TEST_DEFAULTS["batch"]
+    assert default_batch("nosuch", "greedy") == TEST_DEFAULTS["batch"]

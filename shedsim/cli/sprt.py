@@ -131,8 +131,8 @@ def sprt(
             rich_help_panel=_P_TEST,
             help=(
                 "Games per kernel call and per stored batch (progress step, and the work a "
-                "worker takes); the result does not depend on it (default: 2000; with "
-                "--compare-pairing 20000)."
+                "worker takes); the result does not depend on it (default: 2000, or 32 when "
+                "either strategy is slow, a search per decision; with --compare-pairing 20000)."
             ),
         ),
     ] = None,
