@@ -498,7 +498,8 @@ class HintResult:
     DataFrame, best first: the move, its expected place, P(lose) and P(first) with 95%
     intervals, its samples, ``dropped_after``/``same_as``, and for a solved position its
     exact ``result``, ``win``, ``draw`` or ``loss``, and ``moves_to_end`` under best play,
-    else None), ``best`` (the top move), ``solved`` (whether the values are exact: an end
+    else None), ``best`` (the top move), ``searched`` (ranked by the strongest player's
+    search: ``samples`` are visits, the intervals NaN), ``solved`` (whether the values are exact: an end
     game of two seats with the stock empty and no face-down card), ``note`` (why such an
     end game was not solved, else None), ``stopped`` and ``stop_text`` (how the race ended,
     or the verdict: ``solved: play 7x2 wins against every reply ...``), ``why`` (with
@@ -536,6 +537,7 @@ class HintResult:
         self.why: str | None = raw.why
         self.objective: str = raw.objective
         self.solved: bool = raw.solved
+        self.searched: bool = raw.searched
         self.note: str | None = raw.note
 
     def __repr__(self) -> str:
@@ -555,13 +557,17 @@ def hint(
     why: bool = False,
     strategy_path: Sequence[str | Path] | None = None,
     solve_limit: int | None = None,
+    search: bool = False,
+    iterations: int | None = None,
 ) -> HintResult:
     """Which move is best here (``shedsim hint``)? Every legal move of ``seat`` (default:
     the seat to move) ranked by playouts that re-deal only the cards the seat has not seen;
     ``position``: a :class:`Position` or a position file's path. The options are the
     command's (``policy``, ``budget``, ``batch``, ``seed``, ``cap``, ``objective``, ``why``,
     ``solve_limit``: the most positions of an exact end-game search, 0 never, default
-    :data:`shedsim.analysis.endgame.MAX_POSITIONS`).
+    :data:`shedsim.analysis.endgame.MAX_POSITIONS`; ``search``: rank by the strongest
+    player's search instead, ``iterations`` of it, as ``--search``: each move's
+    ``samples`` are then its visits and its intervals NaN).
     Raises :class:`StudyError` naming the parameter (exit code 1: the policy failed).
 
     >>> p = Position(seats=[{"hand": ["K", "4"], "face_up": ["8"], "face_down": ["6"]},
@@ -590,6 +596,8 @@ def hint(
             why=why,
             objective=objective,
             solve_limit=MAX_POSITIONS if solve_limit is None else solve_limit,
+            search=search,
+            iterations=iterations,
         )
     except HintError as e:
         raise StudyError(str(e)) from None

@@ -117,3 +117,15 @@ def test_a_plugin_from_elsewhere_cannot_declare_itself_the_strongest(tmp_path):
     known = discover([tmp_path])
     assert "boast" not in known
     assert "is for shedsim's own strategies/ only" in known.why_missing("boast")
+
+
+def test_the_python_api_searches():
+    import math
+
+    import shedsim
+
+    r = shedsim.hint("docs/examples/hint_fourth_seven.toml", search=True, iterations=3000)
+    assert r.searched and not r.solved and r.stopped == "searched"
+    assert r.moves["samples"].sum() == 3000 and math.isnan(r.moves["p_lose_lo"][0])
+    with pytest.raises(shedsim.StudyError, match="iterations: must be"):
+        shedsim.hint("docs/examples/hint_fourth_seven.toml", search=True, iterations=0)

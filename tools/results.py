@@ -865,6 +865,35 @@ def hint(run: Run) -> dict[str, Any]:
     return {"moves": moves, "best": moves[0]["move"]}
 
 
+@result(
+    "hint_search",
+    "hint --search on the hint example, and hints against solved end games (tools/hint_check.py)",
+    long=True,
+)
+def hint_search(run: Run) -> dict[str, Any]:
+    out = json.loads(
+        run.shedsim("hint", "docs/examples/hint_fourth_seven.toml", "--search", "--json")
+    )
+    moves = [
+        {
+            "move": m["move"],
+            "visits": m["samples"],
+            "p_lose": m["p_lose"]["value"],
+            "expected_place": m["expected_place"]["value"],
+            "p_first": m["p_first"]["value"],
+        }
+        for m in out["moves"]
+    ]
+    check = json.loads(run.tool("hint_check.py", "--positions", run.size(150, 20), "--seed", 1))
+    return {
+        "moves": moves,
+        "best": moves[0]["move"],
+        "iterations": out["samples"],
+        "seconds": out["seconds"],
+        "check": check,
+    }
+
+
 @result("guard", "what guarding a plugin from outside strategies/ costs (a copy of greedy)")
 def guard(run: Run) -> dict[str, Any]:
     plugin = run.tmp / "plugins"

@@ -41,8 +41,14 @@ def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
         search = tr["search"] + (
             f" (off with {s.traits.search_param}=0)" if s.traits.search_param else ""
         )
-        traits = f"cost {tr['cost']}; search {search}; uses {tr['uses']}; swap {tr['swap']}" + (
-            "; loops in self-play" if s.traits.self_play_loops else ""
+        traits = (
+            f"cost {tr['cost']}; search {search}; uses {tr['uses']}; swap {tr['swap']}"
+            + ("; loops in self-play" if s.traits.self_play_loops else "")
+            + (
+                "; the strongest player (play's default, hint --search)"
+                if s.traits.strongest
+                else ""
+            )
         )
         params = (
             ", ".join(f"{k}={v} ({range_text(s.ranges[k])})" for k, v in s.params.items()) or "none"
