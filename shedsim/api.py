@@ -499,11 +499,11 @@ class HintResult:
     intervals, its samples, ``dropped_after``/``same_as``, and for a solved position its
     exact ``result``, ``win``, ``draw`` or ``loss``, and ``moves_to_end`` under best play,
     else None), ``best`` (the top move), ``searched`` (ranked by the strongest player's
-    search: ``samples`` are visits, the intervals NaN), ``solved`` (whether the values are exact: an end
-    game of two seats with the stock empty and no face-down card), ``note`` (why such an
-    end game was not solved, else None), ``stopped`` and ``stop_text`` (how the race ended,
-    or the verdict: ``solved: play 7x2 wins against every reply ...``), ``why`` (with
-    ``why=True``) and ``raw`` (:class:`shedsim.analysis.hint.HintResult`)."""
+    search: ``samples`` are visits, the intervals NaN), ``solved`` (whether the values are
+    exact: an end game of two seats with the stock empty and no face-down card), ``note``
+    (why such an end game was not solved, else None), ``stopped`` and ``stop_text`` (how
+    the race ended, or the verdict: ``solved: play 7x2 wins against every reply ...``),
+    ``why`` (with ``why=True``) and ``raw`` (:class:`shedsim.analysis.hint.HintResult`)."""
 
     def __init__(self, raw: Any) -> None:
         import pandas as pd
