@@ -95,3 +95,22 @@ def test_the_example_bot_plays_as_greedy_in_a_gauntlet(which):
     assert list(bot["opponent"]) == ["random", "aggressive", "total"]
     assert bot.equals(ref), (bot, ref)
     assert (bot["games"] > 0).all()
+
+
+@pytest.mark.parametrize("line", [b"not json\n", b"[1, 2]\n", b'{"type": "hello"\n', b"\xff\xfe\n"])
+def test_the_python_client_says_what_is_wrong_with_a_bad_line_and_exits_2(line):
+    """A line from the host that is not a JSON object ends the client with exit code 2 and
+    one line on stderr naming the line, never a traceback."""
+    import subprocess
+
+    hello = b'{"type": "hello", "protocol": 1}\n'
+    p = subprocess.run(
+        [sys.executable, "-m", "shedsim.bot.example"],
+        input=hello + line,
+        capture_output=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert p.returncode == 2, p.stderr
+    err = p.stderr.decode()
+    assert "line 2 from the host is not a JSON object" in err and "Traceback" not in err
+    assert p.stdout.count(b"\n") == 1  # the hello was answered before

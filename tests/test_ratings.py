@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
 from typer.testing import CliRunner
 
 from shedsim.analysis import ratings as RT
@@ -53,8 +54,16 @@ def test_ratings_add_show_page_and_the_same_run_twice_changes_nothing(tmp_path):
     rs, anchored = RT.ratings(con, h, players)
     by = {r.label: r for r in rs}
     assert anchored and by["random"].elo == 0 and by["greedy"].elo > 0 and by["greedy"].runs == 2
+    con.close()
+    raw = db.read_bytes()
     r = _run("ratings", "show", "--db", db)
     assert r.exit_code == 0 and "shithead, 2 players" in r.output and "random = 0" in r.output
+    assert db.read_bytes() == raw  # shown from a read-only connection: nothing written
+    ro = RT.connect(db, create=False)
+    assert [row[1] for row in RT.lists(ro)] == ["shithead"]
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        ro.execute("create table x (a)")
+    ro.close()
     page = tmp_path / "r.html"
     assert _run("ratings", "page", "--out", page, "--db", db).exit_code == 0
     assert "greedy" in page.read_text()

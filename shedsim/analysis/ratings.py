@@ -82,14 +82,21 @@ def connect(db: Path | str, create: bool = True) -> sqlite3.Connection:
     """Open the ratings file ``db``: a shedsim ratings database (its tables are those of
     :data:`SCHEMA`), or a file that is missing or empty, which becomes one when ``create``
     (else it reads as an empty list, from a database in memory, and is left as it is).
-    Raises :class:`RatingsError` naming ``--db`` for any other file (an SQLite database
-    of other tables, a file that is not SQLite), before anything is written to it."""
+    Without ``create`` an existing file is opened read-only (a list shared read-only can
+    be shown; nothing is written to it). Raises :class:`RatingsError` naming ``--db`` for
+    any other file (an SQLite database of other tables, a file that is not SQLite), before
+    anything is written to it."""
     p = Path(db)
     where = f"--db {str(db)!r}"
     new = not p.exists() or p.stat().st_size == 0
     refused = f"{where}: not a shedsim ratings database"
+    read_only = not create and not new
     try:
-        con = sqlite3.connect(str(db))
+        con = (
+            sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
+            if read_only
+            else sqlite3.connect(str(db))
+        )
         have = _columns(con)
     except sqlite3.OperationalError as e:  # cannot open it, locked, ...
         raise RatingsError(f"{where}: {e}") from None
@@ -108,6 +115,8 @@ def connect(db: Path | str, create: bool = True) -> sqlite3.Connection:
             if have
             else f"{refused} (an SQLite database without its tables); nothing was written"
         )
+    if read_only:
+        return con  # a ratings database already: its tables are there
     if not create and not have:
         con.close()
         con = sqlite3.connect(":memory:")

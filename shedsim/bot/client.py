@@ -11,7 +11,7 @@ input and output (docs/reference/bots.md). Standard library only, so a bot start
             return legal[0]
 
     if __name__ == "__main__":
-        run(First())
+        raise SystemExit(run(First()))
 
 and ``shedsim tournament --bot first='python first.py' --strategies greedy`` measures it.
 :mod:`shedsim.bot.example` is a whole bot (it plays as the built-in ``greedy`` does).
@@ -163,16 +163,29 @@ _ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for ever
 
 
 def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
-    """Speak the protocol for ``bot`` until ``bye`` or the end of input; returns 0. One JSON
+    """Speak the protocol for ``bot`` until ``bye`` or the end of input; returns 0, or 2
+    after a line from the host that is not a JSON object (UTF-8), said on stderr with the
+    line's number and start (no traceback: the bot's own code is not at fault). One JSON
     object a line in (UTF-8), one a line out (compact), flushed after each answer."""
     inp = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout.buffer
     write, flush = out.write, out.flush
     game: dict[str, Any] | None = None
-    for line in inp:
+    for number, line in enumerate(inp, 1):
         if not line.strip():
             continue
-        message = _DECODE(line.decode("utf-8"))
+        try:
+            message = _DECODE(line.decode("utf-8"))
+            if not isinstance(message, dict):
+                raise ValueError("not an object")
+        except ValueError as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            start = line[:80].decode("utf-8", "replace").rstrip()
+            sys.stderr.write(
+                f"bot: line {number} from the host is not a JSON object ({e}): {start!r}; "
+                "the protocol sends one JSON object a line (docs/reference/bots.md)\n"
+            )
+            sys.stderr.flush()
+            return 2
         t = message.get("type")
         if t == "bye":
             break

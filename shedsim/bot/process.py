@@ -168,9 +168,12 @@ class BotProcess:
         self.hello = obj
         return obj
 
-    def say_bye(self, timeout_s: float = P.BYE_S) -> None:
-        """Send ``bye`` and close the bot's input (it has :data:`shedsim.bot.protocol.BYE_S`
-        to exit; :meth:`stop` then kills it if it has not)."""
+    def say_bye(self, timeout_s: float | None = None) -> None:
+        """Send ``bye`` and close the bot's input (it has ``timeout_s``, default
+        :data:`shedsim.bot.protocol.BYE_S` as it is when called, to exit; :meth:`stop` then
+        kills it if it has not)."""
+        if timeout_s is None:
+            timeout_s = P.BYE_S
         if self.proc is None or self.proc.poll() is not None or self.proc.stdin.closed:
             return
         try:
