@@ -129,3 +129,10 @@ def test_the_python_api_searches():
     assert r.moves["samples"].sum() == 3000 and math.isnan(r.moves["p_lose_lo"][0])
     with pytest.raises(shedsim.StudyError, match="iterations: must be"):
         shedsim.hint("docs/examples/hint_fourth_seven.toml", search=True, iterations=0)
+
+
+def test_the_rewards_hint_asks_for_are_the_searchs():
+    import strategies.ismcts as I
+    from shedsim.analysis.hint_search import REWARDS
+
+    assert REWARDS == {"place": I.REWARD_PLACE, "lose": I.REWARD_NOT_LAST, "first": I.REWARD_FIRST}

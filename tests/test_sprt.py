@@ -589,11 +589,45 @@ def test_a_dask_cluster_plays_the_test_and_the_pairing_as_one_worker_does(extra,
 
 def test_the_default_batch_follows_the_strategies_cost():
     """A slow strategy (a search per decision) gets small batches by default, so the test
-    can stop soon after it decides; the fast ones keep the large default."""
-    from shedsim.analysis.sprt_study import SLOW_BATCH, TEST_DEFAULTS, default_batch
+    can stop soon after it decides; the fast ones keep the large default. sprt and
+    gauntlet choose it alike."""
+    from shedsim.analysis.matchup import SLOW_BATCH, default_batch
 
-    assert default_batch("ismcts:iterations=5", "greedy") == SLOW_BATCH
-    assert default_batch("greedy", "champion") == SLOW_BATCH
-    assert default_batch("greedy", "random") == TEST_DEFAULTS["batch"] > SLOW_BATCH
-    assert default_batch("bot:python3 x.py", "heuristic") == TEST_DEFAULTS["batch"]
-    assert default_batch("nosuch", "greedy") == TEST_DEFAULTS["batch"]
+    assert default_batch(["ismcts:iterations=5", "greedy"], 2000) == SLOW_BATCH
+    assert default_batch(["greedy", "random", "champion"], 2000) == SLOW_BATCH
+    assert default_batch(["greedy", "random"], 2000) == 2000 > SLOW_BATCH
+    assert default_batch(["bot:python3 x.py", "heuristic"], 2000) == 2000
+    assert default_batch(["nosuch", "greedy"], 2000) == 2000
+
+
+def test_sprt_and_gauntlet_store_the_small_batch_for_a_slow_strategy(tmp_path):
+    import json
+
+    from shedsim.analysis.matchup import SLOW_BATCH
+    from shedsim.cli import app
+    from typer.testing import CliRunner
+
+    run = CliRunner().invoke
+    out = str(tmp_path / "s")
+    r = run(app, ["sprt", "--a", "ismcts:iterations=5", "--b", "greedy", "--max-games", "8",
+                  "--min-games", "0", "--quiet", "--no-plots", "--out", out])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    spec = json.loads((tmp_path / "s" / "run.json").read_text())
+    assert SLOW_BATCH in _values(spec, "batch"), spec
+    out = str(tmp_path / "g")
+    r = run(app, ["gauntlet", "--candidate", "ismcts:iterations=5", "--opponents", "greedy",
+                  "--games", "8", "--quiet", "--no-plots", "--out", out])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    spec = json.loads((tmp_path / "g" / "run.json").read_text())
+    assert SLOW_BATCH in _values(spec, "batch"), spec
+
+
+def _values(tree, key):
+    """Every value stored under ``key`` anywhere in a JSON tree."""
+    if isinstance(tree, dict):
+        return [v for k, v in tree.items() if k == key] + [
+            x for v in tree.values() for x in _values(v, key)
+        ]
+    if isinstance(tree, list):
+        return [x for v in tree for x in _values(v, key)]
+    return []

@@ -32,6 +32,7 @@ import numpy as np
 
 from shedsim.analysis import gauntlet as G
 from shedsim.analysis import sprt as S
+from shedsim.analysis.matchup import default_batch
 from shedsim.analysis.sprt_run import deals_sha256, given_deals, stored_deals
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.execute import Job
@@ -40,7 +41,8 @@ from shedsim.runs.study import Check, Study, StudyError, marked, study_errors
 
 FORMAT = 1
 BATCH = 2000
-"""Games per batch (chunk) unless ``batch`` is given; the results do not depend on it...
+"""Games per batch (chunk) unless ``batch`` is given (or a strategy is slow:
+:data:`shedsim.analysis.matchup.SLOW_BATCH`); the results do not depend on it...
 except through the SPRT, which is checked after every unit whatever the batch."""
 ARRAYS = ("codes", "unfinished", "forfeits", "opponent_forfeits")
 """What a stored batch holds per unit (int64[n]; n = 0 for a batch not needed)."""
@@ -475,7 +477,11 @@ class GauntletStudy(Study):
             raise StudyError(
                 f"at least {players} (one deal under every rotation), got {games!r}", field="games"
             )
-        batch = BATCH if self.batch is None else self.batch
+        batch = (
+            default_batch([self.candidate, *(spec for _, spec in entries)], BATCH, self.paths)
+            if self.batch is None
+            else self.batch
+        )
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise StudyError(f"a positive number of games, got {batch!r}", field="batch")
         seed = 0 if self.seed is None else self.seed

@@ -24,21 +24,25 @@ import math
 
 import numpy as np
 
+from shedsim.analysis.hint_result import HintError, Interval, MoveFigures
+from shedsim.rules.scoring import FIGURE_NAMES
 from shedsim.rules.state import GameState, Move
 
 DEFAULT_ITERATIONS = 200_000
 """Iterations of ``hint --search`` by default (about a second on one core)."""
 MAX_ITERATIONS = 10_000_000
 """The most iterations ``hint --search`` runs (its tree holds one node per iteration)."""
-STOP_SEARCH = "searched"
-"""``HintResult.stopped`` of a ranking by search."""
+
+
+REWARDS = {"place": 0, "lose": 1, "first": 2}
+"""The ``reward_kind`` a ``root_search`` takes for each hint objective: 0 the place, 1 not
+being last, 2 going out first (``strategies.ismcts.REWARD_PLACE``, ``REWARD_NOT_LAST``,
+``REWARD_FIRST``)."""
 
 
 def search_reward(objective: str) -> int:
-    """The search's reward (``strategies.ismcts.REWARD_*``) for a hint ``objective``."""
-    from strategies.ismcts import REWARD_FIRST, REWARD_NOT_LAST, REWARD_PLACE
-
-    return {"lose": REWARD_NOT_LAST, "place": REWARD_PLACE, "first": REWARD_FIRST}[objective]
+    """The search's reward (:data:`REWARDS`) for a hint ``objective``."""
+    return REWARDS[objective]
 
 
 def searched(
@@ -53,11 +57,10 @@ def searched(
     """Search ``st`` (the seat to move is the one advised) with ``strat``'s ``root_search``
     and parameters ``params`` (``int64[k]``) for ``iterations`` iterations, from the
     strategy stream of ``seed``. ``reps``: the legal moves to rank (one face-down flip
-    standing for all). Returns the :class:`shedsim.analysis.hint.MoveFigures` of ``reps``,
-    most visited first, and the iterations run. Raises
-    :class:`shedsim.analysis.hint.HintError` when no deal of the unseen cards fits the
-    position."""
-    from shedsim.analysis.hint import HintError, Interval, MoveFigures
+    standing for all). Returns the :class:`shedsim.analysis.hint_result.MoveFigures` of
+    ``reps``, most visited first, and the iterations run. Raises
+    :class:`shedsim.analysis.hint_result.HintError` when no deal of the unseen cards fits
+    the position."""
     from shedsim.rules.engine import public_array
     from shedsim.seeding import game_keys
 
@@ -105,8 +108,6 @@ def searched(
 def search_why(result) -> str:
     """``--why`` of a ranking by search: how the search shared its iterations between the
     first two moves and what it estimated for each."""
-    from shedsim.analysis.hint import FIGURE_NAMES
-
     name = FIGURE_NAMES[result.objective]
     total = max(1, sum(m.samples for m in result.moves))
     best = result.moves[0]

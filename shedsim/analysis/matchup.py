@@ -8,6 +8,8 @@ matches: :mod:`shedsim.analysis.sprt`, :mod:`shedsim.analysis.pairing`, the gaun
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import dataclasses
 import os
 from dataclasses import dataclass
@@ -116,6 +118,34 @@ def as_rules(rules: RuleSet | str) -> RuleSet:
 def rules_name(rs: RuleSet) -> str:
     """The rule set as people name it: the preset plus its house toggles (``shithead+low5``)."""
     return rs.name + ("+" + "+".join(rs.house) if rs.house else "")
+
+
+SLOW_BATCH = 32
+"""Games per batch of ``sprt`` and ``gauntlet`` when ``--batch`` is not given and a strategy
+is slow (``TRAITS`` cost ``slow``: a search per decision, a few games a second): small
+batches let a sequential test stop soon after it decides and the progress move, where
+thousands of games would keep a worker busy for minutes."""
+
+
+def default_batch(specs: Sequence[str], default: int, strategy_paths: Sequence[str] = ()) -> int:
+    """``--batch`` when not given: :data:`SLOW_BATCH` when any of the strategy specs
+    ``specs`` names a slow strategy (``TRAITS['cost']``), else ``default``. A spec that
+    does not resolve (a bot, an unknown name: reported later, when the match opens) counts
+    as not slow."""
+    from shedsim.plugins import PluginError, discover, parse_spec
+
+    try:
+        known = discover(list(strategy_paths))
+    except PluginError:
+        return default
+    for spec in specs:
+        try:
+            name, _ = parse_spec(spec)
+            if known.require(name).traits.cost == "slow":
+                return SLOW_BATCH
+        except (PluginError, KeyError, ValueError):
+            continue
+    return default
 
 
 def open_match(

@@ -10,6 +10,7 @@ from typing import Any
 from collections.abc import Sequence
 
 from shedsim.analysis import sprt as S
+from shedsim.analysis.matchup import default_batch
 from shedsim.analysis.sprt_run import (
     PAIRING_BATCH,
     TEST_FIELDS,
@@ -35,33 +36,6 @@ TEST_DEFAULTS = {
 }
 """The value of each test option not given (the SPRT's; ``--compare-pairing`` plays batches
 of :data:`PAIRING_BATCH` games unless ``batch`` is given)."""
-SLOW_BATCH = 32
-"""Games per batch when ``--batch`` is not given and either strategy is slow (``TRAITS``
-cost ``slow``: a search per decision, a few games a second): small batches let the test
-stop soon after it decides and the progress move, where the default's 2000 games would keep
-a worker busy for minutes."""
-
-
-def default_batch(a: str, b: str, strategy_paths: tuple[str, ...] = ()) -> int:
-    """``--batch`` when not given: :data:`SLOW_BATCH` when strategy spec ``a`` or ``b`` names
-    a slow strategy (``TRAITS['cost']``), else ``TEST_DEFAULTS['batch']``. A name that does
-    not resolve (a bot, an unknown name: reported later by the match) counts as not slow."""
-    from shedsim.plugins import PluginError, discover, parse_spec
-
-    try:
-        known = discover(list(strategy_paths))
-    except PluginError:
-        return TEST_DEFAULTS["batch"]
-    for spec in (a, b):
-        try:
-            name, _ = parse_spec(spec)
-            if known.require(name).traits.cost == "slow":
-                return SLOW_BATCH
-        except (PluginError, KeyError, ValueError):
-            continue
-    return TEST_DEFAULTS["batch"]
-
-
 PAIRING_GAMES = 20_000
 """Games per design of ``--compare-pairing`` unless ``games`` is given."""
 NOT_STORED = "not in the stored run"
@@ -151,7 +125,7 @@ class SprtStudy(Study):
         )
         t = {k: TEST_DEFAULTS[k] if v is None else v for k, v in self.test.items()}
         if self.test["batch"] is None:
-            t["batch"] = default_batch(self.a, self.b, self.paths)
+            t["batch"] = default_batch((self.a, self.b), TEST_DEFAULTS["batch"], self.paths)
         ri = rules_input(self.rules or "shithead", self.house, self.rules_file)
         with study_errors(S.SPRTError, RulesError):
             rs = self._rules()

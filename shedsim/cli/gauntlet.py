@@ -114,7 +114,8 @@ def gauntlet(
             rich_help_panel=_P_RUN,
             help=(
                 "Games per kernel call and per stored batch (progress step, and the work a "
-                "worker takes); the result does not depend on it (default: 2000)."
+                "worker takes); the result does not depend on it (default: 2000, or 32 when "
+                "a strategy is slow, a search per decision)."
             ),
         ),
     ] = None,
