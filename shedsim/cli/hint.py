@@ -44,13 +44,14 @@ def hint(
             "--policy",
             help=(
                 "The compiled strategy that finishes every sampled game for every seat (NAME "
-                "or NAME:param=v). Default: "
+                "or NAME:param=v); with --search, the strategy whose search ranks the moves. "
+                "Default: "
             )
             + choice_help("policy")
             + (
-                ", the strongest that answers in seconds. Also greedy (fastest, weaker), "
-                "mc:rollouts=8, ismcts:iterations=40 (search at every decision: slow), any "
-                "plugin."
+                ", the strongest playout policy that answers in seconds. Also greedy "
+                "(fastest, weaker), mc:rollouts=8, ismcts:iterations=40 (search at every "
+                "decision: slow), any plugin."
             ),
         ),
     ] = None,
