@@ -258,3 +258,12 @@ def test_play_prints_the_go_on_line_when_a_bot_fails(tmp_path):
     assert again.exit_code == 1 and "strategy 'pynomove' raised at move 2" in again.stderr, (
         again.output
     )
+
+
+def test_search_ranks_your_moves_by_the_strongest_players_search():
+    r = invoke(BASE, "1\nsearch\nquit\n")
+    assert r.exit_code == 0, r.output
+    out = r.output
+    assert "search: champion's search from what you see" in out and "visits" in out
+    assert re.search(r"^\s+1\. play \w+x\d+\s+\d\.\d\d\s+\d+\.\d%", out, re.M)
+    assert "ranked by champion's search" in out

@@ -331,7 +331,7 @@ def rank_moves(
             same[str(m)] = "flip 1"
         else:
             reps.append(m)
-    if search and len(reps) > 1:
+    if search:
         figures, done = HS.searched(st, strat, params, reps, iterations, seed, objective)
         result = HintResult(
             me,

@@ -57,7 +57,8 @@ from shedsim.seeding import game_keys
 
 YOU = "you"
 COMMANDS = (
-    "a move's number, a move (play 7x1, pickup, flip 2, gamble), hint, why, table, help or quit"
+    "a move's number, a move (play 7x1, pickup, flip 2, gamble), hint, search, why, table, "
+    "help or quit"
 )
 HELP = [
     "commands:",
@@ -69,6 +70,9 @@ HELP = [
     "intervals; ranked by",
     "              what the rules score: P(lose) where only losing counts, expected place "
     "where places do)",
+    "  search      rank your moves by the strongest player's own search from what you see "
+    "(hint --search:",
+    "              the move it would play first; its estimates, no interval)",
     "  why         why the last bot move was made: the bot's rule, and how playouts from what "
     "it saw rank it",
     "  table       show the table again;  help: this list;  quit: stop (prints how to go on later)",
@@ -353,6 +357,8 @@ class Game(Advice):
             raise InputError(f"the game is over: {self.result_line()}")
         if low == "hint":
             return self.hint_lines()
+        if low == "search":
+            return self.hint_lines(search=True)
         if low == "why":
             return self.why_lines()
         if low == "table":

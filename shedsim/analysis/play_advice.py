@@ -55,9 +55,11 @@ class Advice:
     """The hint and the reason of :class:`shedsim.analysis.play.Game` (a base class: the
     methods read the game's ``state``, ``players``, ``hint_policy`` and the rest)."""
 
-    def hint_lines(self) -> list[str]:
+    def hint_lines(self, search: bool = False) -> list[str]:
         """``hint``: the person's legal moves ranked by playouts from what they can see
-        (:func:`shedsim.analysis.hint.rank_moves`), numbered as the move list."""
+        (:func:`shedsim.analysis.hint.rank_moves`), numbered as the move list; ``search``
+        (the ``search`` command): ranked by the strongest player's search instead
+        (``hint --search``)."""
         from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
 
         if not self.swapped:
@@ -69,19 +71,22 @@ class Advice:
             res = rank_moves(
                 self.state,
                 self.you,
-                self.hint_policy,
-                self.hint_budget,
+                None if search else self.hint_policy,
+                None if search else self.hint_budget,
                 seed=self.hints,
                 strategy_paths=self.strategy_paths,
                 why=True,
                 objective=self.hint_objective,
                 objective_option="--hint-objective",
+                search=search,
             )
         except HintError as e:
             raise InputError(f"hint: {e}") from None
         except PolicyCrash as e:  # the hint policy failed: no hint, but the game goes on
             raise InputError(f"hint: {e}; no hint this time, the game goes on") from None
         number = {str(m): k for k, m in enumerate(legal_moves(self.state), 1)}
+        if res.searched:
+            return self._searched_lines(res, number)
         how = (
             "solved exactly (two seats, the stock empty, no face-down card, the other hand "
             "known: every position searched)"
@@ -106,6 +111,25 @@ class Advice:
                 f"  {number.get(m.move, 0):2d}. {m.move:<12s}  {m.place.value:4.2f} "
                 f"({m.place.lo:.2f}-"
                 f"{m.place.hi:.2f})      {_pct(m.p_lose)}  {_pct(m.p_first)}{note}"
+            )
+        lines.append(f"  {res.stop_text()}")
+        if res.why:
+            lines.append(f"  why: {res.why}")
+        return lines
+
+    def _searched_lines(self, res, number: dict[str, int]) -> list[str]:
+        """The ``search`` command's lines: the moves as the search ranked them, with its
+        estimates (no interval) and visits."""
+        lines = [
+            f"search: {res.policy}'s search from what you see; {res.ranked_by()}",
+            "   #  move          expected place  P(lose)  P(first)    visits",
+        ]
+        for m in res.moves:
+            same = f"  same as {m.same_as}" if m.same_as else ""
+            lines.append(
+                f"  {number.get(m.move, 0):2d}. {m.move:<12s}  {m.place.value:14.2f}  "
+                f"{100 * m.p_lose.value:6.1f}%  {100 * m.p_first.value:7.1f}%  "
+                f"{m.samples:8,d}{same}"
             )
         lines.append(f"  {res.stop_text()}")
         if res.why:
