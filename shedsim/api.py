@@ -557,17 +557,18 @@ def hint(
     why: bool = False,
     strategy_path: Sequence[str | Path] | None = None,
     solve_limit: int | None = None,
-    search: bool = False,
+    search: bool | None = None,
     iterations: int | None = None,
 ) -> HintResult:
     """Which move is best here (``shedsim hint``)? Every legal move of ``seat`` (default:
-    the seat to move) ranked by playouts that re-deal only the cards the seat has not seen;
-    ``position``: a :class:`Position` or a position file's path. The options are the
-    command's (``policy``, ``budget``, ``batch``, ``seed``, ``cap``, ``objective``, ``why``,
+    the seat to move) ranked, from what the seat can see, by the strongest player's search
+    (the default: ``search`` True or None with neither ``policy`` nor ``budget``; each
+    move's ``samples`` are then its visits and its intervals NaN) or by playouts
+    (``search=False``, or a ``policy`` or ``budget`` given); ``position``: a
+    :class:`Position` or a position file's path. The options are the command's
+    (``policy``, ``budget``, ``batch``, ``seed``, ``cap``, ``objective``, ``why``,
     ``solve_limit``: the most positions of an exact end-game search, 0 never, default
-    :data:`shedsim.analysis.endgame.MAX_POSITIONS`; ``search``: rank by the strongest
-    player's search instead, ``iterations`` of it, as ``--search``: each move's
-    ``samples`` are then its visits and its intervals NaN).
+    :data:`shedsim.analysis.endgame.MAX_POSITIONS`; ``iterations`` of the search).
     Raises :class:`StudyError` naming the parameter (exit code 1: the policy failed).
 
     >>> p = Position(seats=[{"hand": ["K", "4"], "face_up": ["8"], "face_down": ["6"]},

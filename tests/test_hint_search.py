@@ -89,8 +89,10 @@ def test_bad_search_options(tmp_path):
         rank_moves(st, search=True, iterations=0)
     p = tmp_path / "pos.toml"
     p.write_text(FOURTH_NINE.format(opp="6"))
-    r = runner.invoke(app, ["hint", str(p), "--iterations", "100"])
+    r = runner.invoke(app, ["hint", str(p), "--iterations", "100", "--playouts"])
     assert r.exit_code == 2 and "--iterations: only with --search" in r.output
+    with pytest.raises(HintError, match="--budget: the samples per move of playouts"):
+        rank_moves(st, search=True, budget=100)
     r = runner.invoke(app, ["hint", str(p), "--search", "--policy", "heuristic"])
     assert r.exit_code == 2 and "root search" in r.output
 
@@ -117,6 +119,22 @@ def test_a_plugin_from_elsewhere_cannot_declare_itself_the_strongest(tmp_path):
     known = discover([tmp_path])
     assert "boast" not in known
     assert "is for shedsim's own strategies/ only" in known.why_missing("boast")
+
+
+def test_search_is_the_default_and_playouts_are_asked_for(tmp_path):
+    """Without a policy or a budget the strongest player's search ranks the moves; a
+    policy, a budget or --playouts ask for playouts; --iterations for the search."""
+    st = _state(tmp_path, FOURTH_NINE.format(opp="6"))
+    assert rank_moves(st, iterations=500).searched
+    assert not rank_moves(st, policy="greedy").searched
+    assert not rank_moves(st, budget=200).searched
+    assert rank_moves(st, policy="champion", search=True, iterations=500).searched
+    p = tmp_path / "pos.toml"
+    p.write_text(FOURTH_NINE.format(opp="6"))
+    out = json.loads(runner.invoke(app, ["hint", str(p), "--json", "--iterations", "500"]).output)
+    assert out["stopped"] == "searched" and out["policy"] == "champion"
+    out = json.loads(runner.invoke(app, ["hint", str(p), "--json", "--playouts"]).output)
+    assert out["stopped"] == "separated" and out["policy"] == "heuristic"
 
 
 def test_the_python_api_searches():

@@ -99,7 +99,7 @@ def main() -> None:
             continue
         kept += 1
         t = time.perf_counter()
-        top = rank_moves(st, solve_limit=0, seed=kept).moves[0].move
+        top = rank_moves(st, solve_limit=0, seed=kept, search=False).moves[0].move
         seconds["playouts"] += time.perf_counter() - t
         right["playouts"] += value[top] == WIN
         t = time.perf_counter()

@@ -847,9 +847,11 @@ def tips(run: Run) -> dict[str, Any]:
     return {"rows": json.loads(t[keep].to_json(orient="records"))}
 
 
-@result("hint", "the hint example: docs/examples/hint_fourth_seven.toml")
+@result("hint", "the hint example by playouts: docs/examples/hint_fourth_seven.toml")
 def hint(run: Run) -> dict[str, Any]:
-    out = json.loads(run.shedsim("hint", "docs/examples/hint_fourth_seven.toml", "--json"))
+    out = json.loads(
+        run.shedsim("hint", "docs/examples/hint_fourth_seven.toml", "--playouts", "--json")
+    )
     moves = [
         {
             "move": m["move"],

@@ -220,10 +220,13 @@ def rank_moves(
     objective: str | None = None,
     objective_option: str = "--objective",
     solve_limit: int = MAX_POSITIONS,
-    search: bool = False,
+    search: bool | None = None,
     iterations: int | None = None,
 ) -> HintResult:
-    """Rank every legal move of ``seat`` (default: the seat to move) in ``state``.
+    """Rank every legal move of ``seat`` (default: the seat to move) in ``state``: by the
+    strongest player's search (``search``; the default when neither ``policy`` nor
+    ``budget`` is given, or when ``iterations`` is) or by playouts (``search=False``; the
+    default when a ``policy`` or a ``budget`` is given).
 
     ``policy``: the compiled strategy that plays every seat after the move (``NAME`` or
     ``NAME:param=v``; default :func:`default_policy`);
@@ -242,8 +245,9 @@ def rank_moves(
     (0: never); the result is then ``stopped`` ``solved``, every move carries its exact
     value (``MoveFigures.solved``) and exact figures, and no playout is run. When such an
     end game cannot be solved (the other hand not known, too many positions, a stop rule
-    within reach) the moves are ranked by playouts and ``note`` says why. With ``search``
-    the moves are ranked by the root search of ``policy`` (default: the strongest player,
+    within reach) the moves are ranked as they would be otherwise and ``note`` says why.
+    With ``search`` the moves are ranked by the root search of ``policy`` (default: the
+    strongest player,
     :func:`search_policy`) instead of by playouts, ``iterations`` iterations (default
     :data:`shedsim.analysis.hint_search.DEFAULT_ITERATIONS`;
     :mod:`shedsim.analysis.hint_search`): ``stopped`` is ``searched``, each move's
@@ -272,6 +276,8 @@ def rank_moves(
         raise HintError(str(e)) from None
     from shedsim.analysis import hint_search as HS
 
+    if search is None:  # the strongest player's search, unless playouts are asked for
+        search = (policy is None and budget is None) or iterations is not None
     if policy is None:
         policy = search_policy() if search else default_policy()
     strat, params = _policy(policy, strategy_paths)
@@ -279,8 +285,13 @@ def rank_moves(
         if not hasattr(getattr(strat.module, "root_search", None), "py_func"):
             raise HintError(
                 f"--policy: {policy!r} has no root search for --search (its module defines no "
-                f"numba root_search); search with {search_policy()}, or rank by playouts "
-                f"without --search"
+                f"numba root_search); search with {search_policy()}, or rank by its playouts "
+                f"with --playouts"
+            )
+        if budget is not None:
+            raise HintError(
+                "--budget: the samples per move of playouts; a search's work is --iterations "
+                "(or rank by playouts with --playouts)"
             )
         if iterations is None:
             iterations = HS.DEFAULT_ITERATIONS
@@ -315,7 +326,7 @@ def rank_moves(
         try:
             solution = solve(st, max_positions=solve_limit)
         except NotSolved as e:
-            note = f"not solved exactly: {e}; ranked by playouts"
+            note = f"not solved exactly: {e}; ranked by {'search' if search else 'playouts'}"
         else:
             result = _solved_result(st, solution, policy, seed, budget, objective)
             result.objective_source = objective_source

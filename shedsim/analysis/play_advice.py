@@ -78,7 +78,7 @@ class Advice:
                 why=True,
                 objective=self.hint_objective,
                 objective_option="--hint-objective",
-                search=search,
+                search=search,  # hint: playouts; search: the strongest player's search
             )
         except HintError as e:
             raise InputError(f"hint: {e}") from None

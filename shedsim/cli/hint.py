@@ -124,20 +124,21 @@ def hint(
         ),
     ] = 20_000,
     search: Annotated[
-        bool,
+        Optional[bool],
         typer.Option(
-            "--search",
+            "--search/--playouts",
             help=(
-                "Rank the moves by the strongest player's own search instead of by playouts: "
-                "its tree search from the seat's view (--policy, default "
+                "--search ranks the moves by the strongest player's own search: its tree "
+                "search from the seat's view (default "
             )
             + choice_help("strongest")
             + (
-                "), the move it would play first, with its estimates per move (no interval). "
-                "In about a second."
+                "), the move it would play first, with its estimates per move (no interval), "
+                "in about a second. --playouts ranks them by playouts of --policy, with 95% "
+                "intervals. Default: --search, unless --policy or --budget is given."
             ),
         ),
-    ] = False,
+    ] = None,
     iterations: Annotated[
         Optional[int],
         typer.Option(
@@ -162,19 +163,19 @@ def hint(
         typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable."),
     ] = None,
 ) -> None:
-    """Which move is best here? Rank every legal move of a position by playouts.
+    """Which move is best here? Rank every legal move of a position, by the strongest player's search or by playouts.
 
-    Uses only what the seat can see: each sample re-deals every card the seat has not seen (other hands, face-down cards, the stock, and cards the file leaves out) into the places it cannot see, then plays each legal move and finishes the game with --policy for every seat. Every move is played on the same samples (common random numbers).
+    Uses only what the seat can see. By default (--search) the strongest player, champion, searches the position as it would to choose its move: a tree search in which every iteration deals the cards the seat has not seen afresh (other hands, face-down cards, the stock, and cards the file leaves out; the ranks a forced pick-up showed a hand lacks are kept out of it). Moves are ranked by the search's visits: the first is the move it would play. Per move: its expected place, P(lose) and P(first) as the search estimated them, without interval, and its visits.
 
-    An end game of perfect information (two seats still in, the stock empty, no face-down card) is solved exactly instead when the seat knows the other hand (the file lists the burned cards with burned_cards, or that hand's cards as known): a winning move is ranked first and the output says "solved: play 7x2 wins against every reply"; a lost position ranks the moves that hold out longest first. Too big for --solve-limit, it is ranked by playouts with a note.
+    With --playouts (or --policy, or --budget) each sample re-deals those cards into the places the seat cannot see, plays each legal move and finishes the game with --policy for every seat; every move is played on the same samples (common random numbers). Per move: expected place (1 = first out), P(lose) (last place) and P(first), each with a 95% interval. Moves are raced: a move clearly worse than the best in the ranking's figure (paired difference, 95% with a union bound) stops being played; the run stops early once one move is left, or when the moves left tie in every sample, else at --budget samples per move. The output says which.
 
-    Per move: expected place (1 = first out), P(lose) (last place) and P(first), each with a 95% interval. Moves are ranked by the rule set's objective (--objective): P(lose) where only losing is scored (duel, family, shithead), expected place where places are (nines, palace). Moves are raced: a move clearly worse than the best in that objective (paired difference, 95% with a union bound) stops being played; the run stops early once one move is left, or when the moves left tie in every sample, else at --budget samples per move. The output says which.
+    Either way moves are ranked by the rule set's objective (--objective): P(lose) where only losing is scored (duel, family, shithead), expected place where places are (nines, palace).
 
-    With --search the moves are ranked by the strongest player's search instead (champion: tree search with a fresh deal of the unseen cards per iteration, the card counting of the void ranks): the move ranked first is the one it would play; the figures are the search's estimates, without interval.
+    An end game of perfect information (two seats still in, the stock empty, no face-down card) is solved exactly instead when the seat knows the other hand (the file lists the burned cards with burned_cards, or that hand's cards as known): a winning move is ranked first and the output says "solved: play 7x2 wins against every reply"; a lost position ranks the moves that hold out longest first. Too big for --solve-limit, it is ranked as otherwise, with a note.
 
     Exit codes: 0 done; 1 the policy (a plugin) crashed, failed or made no decision within SHEDSIM_DECISION_TIMEOUT seconds (10 by default; named); 2 bad file or options (the message names the field); 130 interrupted (Ctrl-C).
 
-    Examples: shedsim hint docs/examples/hint_fourth_seven.toml --why --policy mc:rollouts=8;  shedsim hint pos.toml --policy greedy --budget 20000;  shedsim hint pos.toml --seat 2 --json;  shedsim hint pos.toml --search
+    Examples: shedsim hint docs/examples/hint_fourth_seven.toml --why --policy mc:rollouts=8;  shedsim hint pos.toml --policy greedy --budget 20000;  shedsim hint pos.toml --seat 2 --json;  shedsim hint pos.toml --iterations 1000000
     """  # noqa: E501
     from shedsim.analysis.hint import HintError, PolicyCrash, rank_moves
     from shedsim.rules.scenario import ScenarioError, load_scenario, play_moves
@@ -185,7 +186,7 @@ def hint(
     except ScenarioError as e:
         fail(str(e))
     paths = tuple(str(p) for p in strategy_path or [])
-    if iterations is not None and not search:
+    if iterations is not None and search is False:
         fail("--iterations: only with --search (the playouts' count is --budget)")
     run = dict(
         why=why, objective=objective, solve_limit=solve_limit, search=search, iterations=iterations
