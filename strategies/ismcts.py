@@ -31,7 +31,8 @@ C in
 hundredths (default 70: C = 0.7, the paper's choice for rewards in [0, 1]);
 ``playout``: the playout policy (0 greedy, 1 aggressive: see
 :mod:`shedsim.kernel.policies`); ``cap``: the most moves of a playout (default 400);
-``reward``: 0 the place (default), 1 not being last (see the backup above); ``infer``: 0
+``reward``: 0 the place (default), 1 not being last (see the backup above), 2 going out
+first; ``infer``: 0
 deals the hidden cards by what was seen (default), 1 also by the ranks a seat was shown not to
 hold (:func:`determinise_void`); ``stop``: 0 runs every iteration (default), 1 stops as soon
 as no other move can overtake the most visited one (the same move, fewer iterations:

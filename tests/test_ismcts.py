@@ -82,6 +82,11 @@ def test_the_rewards_by_place_and_by_not_being_last():
     assert out == pytest.approx([2 / 3, 1 / 6, 1, 1 / 6])
     I.rewards(_placed([2, 0, 1, 0]), out, I.REWARD_NOT_LAST)
     assert out.tolist() == [1, 0.5, 1, 0.5]
+    # going out first: only the first place; seats still in share it while nobody is out
+    I.rewards(_placed([2, 0, 1, 0]), out, I.REWARD_FIRST)
+    assert out.tolist() == [0, 0, 1, 0]
+    I.rewards(_placed([0, 0, 0, 0]), out, I.REWARD_FIRST)
+    assert out.tolist() == [0.25] * 4
 
 
 def test_at_two_players_not_being_last_is_the_place_reward():
