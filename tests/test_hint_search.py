@@ -12,6 +12,13 @@ from test_endgame import GREEDY_LOSES, POSITIONS, brute_values
 from test_endgame import _state as _tracked_state
 from test_hint import FOURTH_NINE, MIDGAME, _state
 
+
+def load_and_play(path):
+    from shedsim.rules.scenario import load_scenario, play_moves
+
+    return play_moves(load_scenario(path))[0]
+
+
 runner = CliRunner()
 
 
@@ -154,3 +161,19 @@ def test_the_rewards_hint_asks_for_are_the_searchs():
     from shedsim.analysis.hint_search import REWARDS
 
     assert REWARDS == {"place": I.REWARD_PLACE, "lose": I.REWARD_NOT_LAST, "first": I.REWARD_FIRST}
+
+
+def test_a_seat_without_cards_must_be_marked_out(tmp_path):
+    """A seat with no card that is not marked out is refused, naming the seat (it would
+    be counted as still in: the searches and playouts cannot play it)."""
+    from shedsim.rules.scenario import ScenarioError, load_scenario
+
+    path = "tests/scenarios/invalid/seat_without_cards_not_out.toml"
+    with pytest.raises(ScenarioError, match=r"seats\.0.*mark it out = true"):
+        load_scenario(path)
+    r = runner.invoke(app, ["hint", path])
+    assert r.exit_code == 2 and "seats.0" in r.output
+    fixed = tmp_path / "out.toml"
+    fixed.write_text(open(path).read().replace("[[seats]]\n\n", "[[seats]]\nout = true\n\n", 1))
+    res = rank_moves(load_and_play(fixed), iterations=2000)
+    assert res.searched and res.players == 3

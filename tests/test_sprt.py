@@ -631,3 +631,38 @@ def _values(tree, key):
     if isinstance(tree, list):
         return [x for v in tree for x in _values(v, key)]
     return []
+
+
+def test_a_max_games_below_the_default_floor_lowers_the_floor(tmp_path):
+    from shedsim.cli import app
+    from typer.testing import CliRunner
+
+    out = str(tmp_path / "s")
+    r = CliRunner().invoke(
+        app, ["sprt", "--a", "greedy", "--b", "random", "--max-games", "16", "--quiet",
+              "--no-plots", "--out", out],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["sprt", "--a", "greedy", "--b", "random", "--max-games", "16",
+                                 "--min-games", "20", "--quiet", "--no-plots"])  # fmt: skip
+    assert r.exit_code == 2 and "--min-games" in r.output
+
+
+def test_a_unanimous_score_still_has_an_interval():
+    """Eight units all won: the t interval would have no width; the Wilson interval of
+    the mean is given (8 of 8: about 0.68 to 1), and for units all lost; mixed units keep
+    the t interval."""
+    import numpy as np
+
+    from shedsim.analysis.matchup import interval
+    from shedsim.stats import t_interval, wilson
+
+    m, lo, hi = interval(np.array([0, 0, 8]))
+    wlo, whi = wilson(8, 8)
+    assert m == 1.0 and hi == 1.0 and lo == pytest.approx(float(wlo)) and 0.6 < lo < 0.7
+    m, lo, hi = interval(np.array([6, 0, 0]))  # every unit lost
+    assert m == 0.0 and lo == 0.0 and 0.3 < hi < 0.4
+    counts = np.array([2, 3, 5])
+    a = np.array([0, 0.5, 1.0])
+    tm, tlo, thi = t_interval(10, counts @ a, counts @ (a * a))
+    assert interval(counts) == pytest.approx((float(tm), float(tlo), float(thi)))

@@ -247,13 +247,21 @@ def unit_codes(h: np.ndarray, unit_games: int) -> np.ndarray:
 
 
 def interval(counts: np.ndarray) -> tuple[float, float, float]:
-    """Mean unit score and its 95% t interval from category counts."""
-    from shedsim.stats import t_interval
+    """Mean unit score and its 95% t interval from category counts (``int64[K]``: units
+    scoring ``k / (K - 1)``). Where X won every unit, or lost every unit, the t interval
+    has no width (a sample variance of 0), which no finite sample supports: the Wilson
+    score interval of the mean is given instead (a score in [0, 1] with mean m has a
+    variance of at most m(1 - m); Wilson 1927, :func:`shedsim.stats.wilson`). Units all
+    scoring 1/2 keep the point: that is what identical deterministic players give, every
+    unit a draw by symmetry (:func:`degenerate_note`)."""
+    from shedsim.stats import t_interval, wilson
 
     k = len(counts)
     a = np.arange(k, dtype=np.float64) / (k - 1)
     c = counts.astype(np.float64)
     m, lo, hi = t_interval(c.sum(), c @ a, c @ (a * a))
+    if c.sum() > 0 and c.sum() in (c[0], c[-1]):  # every unit lost, or every unit won
+        lo, hi = wilson(c @ a, c.sum())
     return float(m), float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1))
 
 

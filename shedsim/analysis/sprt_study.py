@@ -124,6 +124,8 @@ class SprtStudy(Study):
             0 if self.seed is None else self.seed,
         )
         t = {k: TEST_DEFAULTS[k] if v is None else v for k, v in self.test.items()}
+        if self.test["min_games"] is None:  # the default floor, never above the ceiling given
+            t["min_games"] = min(TEST_DEFAULTS["min_games"], t["max_games"])
         if self.test["batch"] is None:
             t["batch"] = default_batch((self.a, self.b), TEST_DEFAULTS["batch"], self.paths)
         ri = rules_input(self.rules or "shithead", self.house, self.rules_file)

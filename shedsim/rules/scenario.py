@@ -251,6 +251,13 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
             f"{in_play} cards in play + {burned} burned > {rules.deck_size} in the deck",
         )
     for i, seat in enumerate(seats):
+        if not seat.out and not seat.holds_cards():
+            raise ScenarioError(
+                sp,
+                f"seats.{i}",
+                "holds no cards (no hand, face-up or face-down card): a seat without cards "
+                "has gone out; mark it out = true",
+            )
         if stock and not seat.out and not seat.hand:
             raise ScenarioError(
                 sp,
