@@ -505,7 +505,8 @@ ROLES: dict[str, str] = {
     "policy": "the cheapest built-in strategy that searches, slow ones left out",
     "tunable": "the built-in strategy that declares a PARAM_SPACE",
     "compare": (
-        "the baseline, the reference opponent and the strongest quick player (hint's policy)"
+        "the baseline, the reference opponent and the strongest quick player (hint's playout "
+        "policy)"
     ),
     "strongest": "the built-in strategy whose TRAITS say it is the strongest player measured",
 }

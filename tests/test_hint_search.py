@@ -100,6 +100,12 @@ def test_bad_search_options(tmp_path):
     assert r.exit_code == 2 and "--iterations: only with --search" in r.output
     with pytest.raises(HintError, match="--budget: the samples per move of playouts"):
         rank_moves(st, search=True, budget=100)
+    with pytest.raises(HintError, match="iterations is the hint's to set with --search"):
+        rank_moves(st, search=True, policy="champion:iterations=50")
+    with pytest.raises(HintError, match="--iterations: only with --search"):
+        rank_moves(st, search=False, iterations=100)
+    res = rank_moves(st, search=True, policy="champion:explore=100", iterations=500)
+    assert res.searched and res.budget == 500
     r = runner.invoke(app, ["hint", str(p), "--search", "--policy", "heuristic"])
     assert r.exit_code == 2 and "root search" in r.output
 

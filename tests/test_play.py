@@ -267,3 +267,12 @@ def test_search_ranks_your_moves_by_the_strongest_players_search():
     assert "search: champion's search from what you see" in out and "visits" in out
     assert re.search(r"^\s+1\. play \w+x\d+\s+\d\.\d\d\s+\d+\.\d%", out, re.M)
     assert "ranked by champion's search" in out
+
+
+def test_search_is_not_a_move_of_the_game_and_waits_for_the_swap():
+    from shedsim.cli.play import _changed
+
+    assert not _changed("search") and not _changed("hint") and _changed("1")
+    r = invoke(BASE, "search\n1\nquit\n")
+    assert r.exit_code == 0, r.output
+    assert "in the swap phase type hint for the face-up choice" in r.output

@@ -278,6 +278,8 @@ def rank_moves(
 
     if search is None:  # the strongest player's search, unless playouts are asked for
         search = (policy is None and budget is None) or iterations is not None
+    if not search and iterations is not None:
+        raise HintError("--iterations: only with --search (the playouts' count is --budget)")
     if policy is None:
         policy = search_policy() if search else default_policy()
     strat, params = _policy(policy, strategy_paths)
@@ -293,6 +295,15 @@ def rank_moves(
                 "--budget: the samples per move of playouts; a search's work is --iterations "
                 "(or rank by playouts with --playouts)"
             )
+        from shedsim.plugins import parse_spec
+
+        fixed = sorted({"iterations", "stop"} & set(parse_spec(policy)[1]))
+        if fixed:
+            raise HintError(
+                f"--policy {policy!r}: {', '.join(fixed)} is the hint's to set with --search "
+                f"(the search runs --iterations iterations, every one of them); give "
+                f"--iterations instead"
+            )
         if iterations is None:
             iterations = HS.DEFAULT_ITERATIONS
         if (
@@ -304,8 +315,8 @@ def rank_moves(
                 f"--iterations: must be a whole number from 1 to {HS.MAX_ITERATIONS:,}, "
                 f"got {iterations!r}"
             )
-    if budget is None:
-        budget = BUDGETS[strat.traits.cost]
+    if budget is None:  # a search's budget is its iterations (what a solved result shows)
+        budget = iterations if search else BUDGETS[strat.traits.cost]
     for name, v in (("--budget", budget), ("--batch", batch), ("--cap", cap)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise HintError(f"{name}: must be a positive integer, got {v!r}")

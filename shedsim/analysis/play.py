@@ -329,7 +329,7 @@ class Game(Advice):
         """What the person is asked for now."""
         if not self.swapped:
             return f"swap (1-{len(self.choices)}, hint, help, quit)> "
-        return f"move (1-{len(legal_moves(self.state))}, hint, why, table, help, quit)> "
+        return f"move (1-{len(legal_moves(self.state))}, hint, search, why, table, help, quit)> "
 
     def result_line(self) -> str:
         """``result: 1. seat 2 (greedy), 2. you (seat 0), ...`` with every place; seats still
@@ -358,6 +358,10 @@ class Game(Advice):
         if low == "hint":
             return self.hint_lines()
         if low == "search":
+            if not self.swapped:
+                raise InputError(
+                    "search ranks moves; in the swap phase type hint for the face-up choice"
+                )
             return self.hint_lines(search=True)
         if low == "why":
             return self.why_lines()

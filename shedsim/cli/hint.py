@@ -43,15 +43,16 @@ def hint(
         typer.Option(
             "--policy",
             help=(
-                "The compiled strategy that finishes every sampled game for every seat (NAME "
-                "or NAME:param=v); with --search, the strategy whose search ranks the moves. "
-                "Default: "
+                "With --playouts: the compiled strategy that finishes every sampled game for "
+                "every seat (NAME or NAME:param=v; giving it asks for playouts). Default: "
             )
             + choice_help("policy")
             + (
                 ", the strongest playout policy that answers in seconds. Also greedy "
                 "(fastest, weaker), mc:rollouts=8, ismcts:iterations=40 (search at every "
-                "decision: slow), any plugin."
+                "decision: slow), any plugin. With --search: the strategy whose search ranks "
+                "the moves (one with a root_search, e.g. champion:explore=100; its iterations "
+                "are --iterations)."
             ),
         ),
     ] = None,
@@ -134,8 +135,10 @@ def hint(
             + choice_help("strongest")
             + (
                 "), the move it would play first, with its estimates per move (no interval), "
-                "in about a second. --playouts ranks them by playouts of --policy, with 95% "
-                "intervals. Default: --search, unless --policy or --budget is given."
+                "in about a second (--batch and --cap are the playouts' and not used). "
+                "--playouts ranks them by playouts of --policy, with 95% intervals. Default: "
+                "--search, unless --policy or --budget is given (--iterations asks for the "
+                "search)."
             ),
         ),
     ] = None,
@@ -150,7 +153,13 @@ def hint(
     ] = None,
     why: Annotated[
         bool,
-        typer.Option("--why", help="Say, from the playouts, why the top move beats the runner-up."),
+        typer.Option(
+            "--why",
+            help=(
+                "Say why the top move beats the runner-up: from what happened in the "
+                "playouts, or how the search shared its iterations between them."
+            ),
+        ),
     ] = False,
     as_json: Annotated[
         bool,

@@ -126,7 +126,7 @@ def play(
 
     You see your hand and face-up row, every face-up row, hand size and face-down count, the pile's top cards and size, the stock, and every move the bots make, with the reason for each burn, skip and reverse in words. First choose your face-up cards (a choice's number, 1 = keep the cards as dealt, or the cards, e.g. 'K A 10'); then on each turn type a move's number from the list or the move itself (play 7x1, play 7x2, pickup, flip 2, gamble), or:
 
-    hint: your moves ranked by playouts from what you can see (expected place, P(lose), P(first), 95% intervals; ranked by what the rules score, or --hint-objective); why: the last bot move explained (the bot's rule and how playouts from what it saw rank the move); table: the table again; help; quit.
+    hint: your moves ranked by playouts from what you can see (expected place, P(lose), P(first), 95% intervals; ranked by what the rules score, or --hint-objective); search: your moves ranked by the strongest player's search from what you can see (as shedsim hint ranks them: the move it would play first, its estimates without interval); why: the last bot move explained (the bot's rule and how playouts from what it saw rank the move); table: the table again; help; quit.
 
     When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on. quit, the end of input and a bot that fails print the command that continues the game later (--moves).
 
@@ -309,7 +309,7 @@ def _again(
 
 
 def _changed(line: str) -> bool:
-    return line.strip().lower() not in ("hint", "why", "table", "help")
+    return line.strip().lower() not in ("hint", "search", "why", "table", "help")
 
 
 def _split_specs(text: str) -> list[str]:
