@@ -145,7 +145,8 @@ class HintResult:
             )
         if self.stopped == STOP_SEPARATED:
             return (
-                f"stopped early after {self.samples} samples: the best move is separated from "
+                f"stopped {'early ' if self.samples < self.budget else ''}after "
+                f"{self.samples} samples: the best move is separated from "
                 f"every other in {FIGURE_NAMES[self.objective]} with 95% confidence"
             )
         if self.stopped == STOP_TIED:

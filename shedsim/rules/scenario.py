@@ -168,7 +168,10 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
             if e.field in ("rules", "rules-file", "preset")
             else (f"house ({e.field})" if e.field in house else f"rules.{e.field}")
         )
-        raise ScenarioError(sp, field_name, str(e)) from None
+        said = str(e)  # "rules: ..." when its field is the file's: said once
+        if e.field == field_name:
+            said = said.removeprefix(f"{e.field}: ")
+        raise ScenarioError(sp, field_name, said) from None
 
     seats_data = data.get("seats")
     if not isinstance(seats_data, list) or not all(isinstance(s, dict) for s in seats_data):
@@ -176,7 +179,8 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
     try:
         rules.check_players(len(seats_data))
     except RulesError as e:
-        raise ScenarioError(sp, "seats", f"{len(seats_data)} seats: {e}") from None
+        said = str(e).removeprefix(f"{e.field}: ")
+        raise ScenarioError(sp, "seats", f"{len(seats_data)} seats, but {said}") from None
     seats = []
     out_seats = []
     for i, sd in enumerate(seats_data):
