@@ -276,3 +276,8 @@ def test_search_is_not_a_move_of_the_game_and_waits_for_the_swap():
     r = invoke(BASE, "search\n1\nquit\n")
     assert r.exit_code == 0, r.output
     assert "in the swap phase type hint for the face-up choice" in r.output
+
+
+def test_an_unknown_hint_policy_is_refused_before_the_game():
+    r = invoke([*BASE, "--hint-policy", "nosuch"], "1\nquit\n")
+    assert r.exit_code == 2 and "--hint-policy: unknown strategy 'nosuch'" in r.output

@@ -114,6 +114,8 @@ def search_why(result) -> str:
 
     def said(m) -> str:
         f = m.figure(result.objective)
+        if f.value != f.value:  # NaN: never visited
+            return f"{m.move} (never visited)"
         value = f"{f.value:.2f}" if result.objective == "place" else f"{100 * f.value:.1f}%"
         return f"{m.move} ({100 * m.samples / total:.0f}% of the iterations, {name} {value})"
 

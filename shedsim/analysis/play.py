@@ -212,10 +212,9 @@ class Game(Advice):
                 raise PlayError(f"--hint-policy: {e}") from None
         try:  # its parameters are checked now; the rest (compiled, not broken) when a hint is asked
             name, overrides = parse_spec(self.hint_policy)
-            if name in known:
-                known[name].params_array(overrides)
-                if known[name].traits.cheating:  # hint's playouts are the kernel's: refused
-                    compiled_strategy(known, self.hint_policy, "hint")
+            known.require(name).params_array(overrides)  # an unknown name: refused now
+            if known[name].traits.cheating:  # hint's playouts are the kernel's: refused
+                compiled_strategy(known, self.hint_policy, "hint")
         except PluginError as e:
             raise PlayError(f"--hint-policy: {e}") from None
         dk, sk = game_keys(seed, np.array([game]))

@@ -124,8 +124,14 @@ class SprtStudy(Study):
             0 if self.seed is None else self.seed,
         )
         t = {k: TEST_DEFAULTS[k] if v is None else v for k, v in self.test.items()}
-        if self.test["min_games"] is None:  # the default floor, never above the ceiling given
-            t["min_games"] = min(TEST_DEFAULTS["min_games"], t["max_games"])
+        if self.test["min_games"] is None and t["max_games"] < t["min_games"]:
+            raise StudyError(
+                f"{t['max_games']} is below the default {marked('min_games')} "
+                f"({TEST_DEFAULTS['min_games']}: no decision before that many games, the "
+                "normal approximation needs a few dozen pairs); raise it, or give "
+                f"{marked('min_games')} to decide on fewer games",
+                field="max_games",
+            )
         if self.test["batch"] is None:
             t["batch"] = default_batch((self.a, self.b), TEST_DEFAULTS["batch"], self.paths)
         ri = rules_input(self.rules or "shithead", self.house, self.rules_file)

@@ -106,7 +106,7 @@ def sprt(
             rich_help_panel=_P_TEST,
             help=(
                 "No decision before this many games (the normal approximation needs a few "
-                "dozen pairs) (default: 100, or --max-games when that is lower)."
+                "dozen pairs) (default: 100)."
             ),
         ),
     ] = None,

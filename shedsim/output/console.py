@@ -166,7 +166,9 @@ def hint_table(res, to_move: int, file) -> Table:
             str(i),
             m.move,
             ("-" if m.place.value != m.place.value else f"{m.place.value:.2f}")  # NaN: unvisited
-            + ("" if exact else f" ({m.place.lo:.2f}-{m.place.hi:.2f})"),
+            + (
+                "" if exact or m.place.lo != m.place.lo else f" ({m.place.lo:.2f}-{m.place.hi:.2f})"
+            ),
             _point(m.p_lose.value, res.searched) if exact else _share(m.p_lose),
             _point(m.p_first.value, res.searched) if exact else _share(m.p_first),
             "exact" if m.solved else f"{m.samples:,}",
