@@ -93,6 +93,22 @@ def _state(tmp_path, text, name="pos.toml"):
     return play_moves(load_scenario(p))[0]
 
 
+def two_views(tmp_path):
+    """Two MIDGAME positions that seat 0 sees alike: the other hands, the face-down cards
+    and the stock differ."""
+    a = _state(
+        tmp_path,
+        MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock='["K", "2", "9"]'),
+        "a.toml",
+    )
+    b = _state(
+        tmp_path,
+        MIDGAME.format(h1='["A", "A", "2"]', d2='["3", "3"]', stock='["5", "8", "10"]'),
+        "b.toml",
+    )
+    return a, b
+
+
 def test_fourth_of_a_kind_burn_then_out_is_ranked_first(tmp_path):
     st = _state(tmp_path, FOURTH_NINE.format(opp="6"))
     res = rank_moves(st, policy=G, budget=4000, seed=1)
@@ -128,16 +144,7 @@ def test_three_players_visible_endgame(tmp_path):
 def test_hidden_cards_do_not_change_the_answer(tmp_path):
     """The seat's view is the same; the opponents' hands, face-down cards and the stock
     differ: every figure is the same (the samples never read a hidden card)."""
-    a = _state(
-        tmp_path,
-        MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock='["K", "2", "9"]'),
-        "a.toml",
-    )
-    b = _state(
-        tmp_path,
-        MIDGAME.format(h1='["A", "A", "2"]', d2='["3", "3"]', stock='["5", "8", "10"]'),
-        "b.toml",
-    )
+    a, b = two_views(tmp_path)
     ra = rank_moves(a, policy=G, budget=600, seed=5)
     rb = rank_moves(b, policy=G, budget=600, seed=5)
     ja, jb = ra.to_json(), rb.to_json()

@@ -10,7 +10,7 @@ from shedsim.cli import app
 from shedsim.plugins import choice, discover
 from test_endgame import GREEDY_LOSES, POSITIONS, brute_values
 from test_endgame import _state as _tracked_state
-from test_hint import FOURTH_NINE, MIDGAME, _state
+from test_hint import FOURTH_NINE, MIDGAME, _state, two_views
 
 
 def load_and_play(path):
@@ -62,16 +62,7 @@ def test_the_forced_win_and_the_figures(tmp_path):
 
 
 def test_same_seed_same_figures_and_hidden_cards_change_nothing(tmp_path):
-    a = _state(
-        tmp_path,
-        MIDGAME.format(h1='["3", "5", "8"]', d2='["J", "Q"]', stock='["K", "2", "9"]'),
-        "a.toml",
-    )
-    b = _state(
-        tmp_path,
-        MIDGAME.format(h1='["A", "A", "2"]', d2='["3", "3"]', stock='["5", "8", "10"]'),
-        "b.toml",
-    )
+    a, b = two_views(tmp_path)
     ja, jb = (rank_moves(x, search=True, iterations=3000, seed=7).to_json() for x in (a, b))
     ja.pop("seconds"), jb.pop("seconds")
     assert ja == jb

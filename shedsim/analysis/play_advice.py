@@ -51,6 +51,53 @@ def _swap_rule(player) -> str:
     return "see `shedsim strategies`"
 
 
+def _played_lines(res, number: dict[str, int]) -> list[str]:
+    """``hint``'s lines by playouts (or solved exactly): the moves with their figures."""
+    how = (
+        "solved exactly (two seats, the stock empty, no face-down card, the other hand "
+        "known: every position searched)"
+        if res.solved
+        else f"playouts by {res.policy} for every seat, the unseen cards re-dealt per sample"
+    )
+    lines = [
+        f"hint: {how}; {res.ranked_by()}",
+        "   #  move          expected place (95%)   P(lose) (95%)        P(first) (95%)",
+    ]
+    if res.note:
+        lines.insert(1, f"  {res.note}")
+    for m in res.moves:
+        note = (
+            f"  {m.solved.words()}"
+            if m.solved
+            else f"  same as {m.same_as}"
+            if m.same_as
+            else (f"  dropped after {m.dropped_after}" if m.dropped_after else "")
+        )
+        lines.append(
+            f"  {number.get(m.move, 0):2d}. {m.move:<12s}  {m.place.value:4.2f} "
+            f"({m.place.lo:.2f}-"
+            f"{m.place.hi:.2f})      {_pct(m.p_lose)}  {_pct(m.p_first)}{note}"
+        )
+    return lines
+
+
+def _searched_lines(res, number: dict[str, int]) -> list[str]:
+    """The ``search`` command's lines: the moves as the search ranked them, with its
+    estimates (no interval) and visits."""
+    lines = [
+        f"search: {res.policy}'s search from what you see; {res.ranked_by()}",
+        "   #  move          expected place  P(lose)  P(first)    visits",
+    ]
+    for m in res.moves:
+        same = f"  same as {m.same_as}" if m.same_as else ""
+        lines.append(
+            f"  {number.get(m.move, 0):2d}. {m.move:<12s}  {m.place.value:14.2f}  "
+            f"{100 * m.p_lose.value:6.1f}%  {100 * m.p_first.value:7.1f}%  "
+            f"{m.samples:8,d}{same}"
+        )
+    return lines
+
+
 class Advice:
     """The hint and the reason of :class:`shedsim.analysis.play.Game` (a base class: the
     methods read the game's ``state``, ``players``, ``hint_policy`` and the rest)."""
@@ -85,52 +132,7 @@ class Advice:
         except PolicyCrash as e:  # the hint policy failed: no hint, but the game goes on
             raise InputError(f"hint: {e}; no hint this time, the game goes on") from None
         number = {str(m): k for k, m in enumerate(legal_moves(self.state), 1)}
-        if res.searched:
-            return self._searched_lines(res, number)
-        how = (
-            "solved exactly (two seats, the stock empty, no face-down card, the other hand "
-            "known: every position searched)"
-            if res.solved
-            else f"playouts by {res.policy} for every seat, the unseen cards re-dealt per sample"
-        )
-        lines = [
-            f"hint: {how}; {res.ranked_by()}",
-            "   #  move          expected place (95%)   P(lose) (95%)        P(first) (95%)",
-        ]
-        if res.note:
-            lines.insert(1, f"  {res.note}")
-        for m in res.moves:
-            note = (
-                f"  {m.solved.words()}"
-                if m.solved
-                else f"  same as {m.same_as}"
-                if m.same_as
-                else (f"  dropped after {m.dropped_after}" if m.dropped_after else "")
-            )
-            lines.append(
-                f"  {number.get(m.move, 0):2d}. {m.move:<12s}  {m.place.value:4.2f} "
-                f"({m.place.lo:.2f}-"
-                f"{m.place.hi:.2f})      {_pct(m.p_lose)}  {_pct(m.p_first)}{note}"
-            )
-        lines.append(f"  {res.stop_text()}")
-        if res.why:
-            lines.append(f"  why: {res.why}")
-        return lines
-
-    def _searched_lines(self, res, number: dict[str, int]) -> list[str]:
-        """The ``search`` command's lines: the moves as the search ranked them, with its
-        estimates (no interval) and visits."""
-        lines = [
-            f"search: {res.policy}'s search from what you see; {res.ranked_by()}",
-            "   #  move          expected place  P(lose)  P(first)    visits",
-        ]
-        for m in res.moves:
-            same = f"  same as {m.same_as}" if m.same_as else ""
-            lines.append(
-                f"  {number.get(m.move, 0):2d}. {m.move:<12s}  {m.place.value:14.2f}  "
-                f"{100 * m.p_lose.value:6.1f}%  {100 * m.p_first.value:7.1f}%  "
-                f"{m.samples:8,d}{same}"
-            )
+        lines = (_searched_lines if res.searched else _played_lines)(res, number)
         lines.append(f"  {res.stop_text()}")
         if res.why:
             lines.append(f"  why: {res.why}")
