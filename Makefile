@@ -9,7 +9,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 TEST_WORKERS = $(shell w=$(WORKERS); [ "$$w" -eq "$$w" ] 2>/dev/null || w=1; [ "$$w" -lt 1 ] && w=1; \
                  [ "$$w" -gt $(NPROC) ] && w=$(NPROC); echo $$w)
 
-.PHONY: install compile test test-long lint differential stats-check bench demo report results docs clean
+.PHONY: install compile test test-long lint differential stats-check bench demo report results train docs clean
 
 # Installs into .venv with uv (taken from PyPI into the venv first), which resolves and downloads
 # in parallel: seconds where pip takes about a minute. Where uv cannot be had (no package index,
@@ -119,6 +119,13 @@ report: compile
 	$(PY) -m shedsim.output.browser $(EX)/index.html --screenshot $(EX)/screenshot.png
 	rm -f $(EXRUNS)/*/.shedsim.lock
 	du -sh $(EX)
+
+# The learned value's weights, shedsim/learn/value_2p.npz, from a seeded self-play run (20,000
+# games of champion's search at 50 iterations on $(WORKERS) workers, then the fit: minutes); the
+# run's positions, loss curve and options go to reports/train. Needs the learn extra.
+train: compile
+	$(call venv_install,-e '.[learn]')
+	$(SHEDSIM) train --workers $(WORKERS) --out reports/train --weights shedsim/learn/value_2p.npz
 
 # The figures the docs pages quote (docs/results/NAME.json, one registered function each in
 # tools/results.py): every one, or NAME=bench (several: NAME="bench demo"). Long: the strength

@@ -197,14 +197,23 @@ def _drop_stale_caches() -> None:
     appended to the observation) an unchanged file such as ``strategies/mc.py`` would load
     code built for arrays of the old sizes. A stamp of this file's hash beside the caches
     (``shedsim/__pycache__/layout.stamp``) tells; where it differs the caches go, and every
-    function compiles again on its first call. Where the package cannot be written (a
-    read-only install), nothing is done (numba cannot cache there either)."""
+    function compiles again on its first call. The same holds for a change of a compiled
+    function that others call from another file (numba links the callee's code into the
+    caller's cache): the stamp covers every source of :mod:`shedsim.kernel` and
+    :mod:`shedsim.learn` too, and the learned value's weights (``shedsim/learn/*.npz``, which
+    :mod:`shedsim.learn.value` compiles in as constants). Where the package cannot be written
+    (a read-only install), nothing is done (numba cannot cache there either)."""
     import hashlib
     import os
     from pathlib import Path
 
     here = Path(__file__).resolve()
-    digest = hashlib.sha256(here.read_bytes()).hexdigest()[:16]
+    h = hashlib.sha256(here.read_bytes())
+    for p in sorted([*(here.parent / "kernel").glob("*.py"), *(here.parent / "learn").glob("*")]):
+        if p.suffix in (".py", ".npz"):
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+    digest = h.hexdigest()[:16]
     stamp = here.parent / "__pycache__" / "layout.stamp"
     try:
         if stamp.read_text() == digest:

@@ -13,12 +13,18 @@ defaults:
 * ``stop=1``: a decision's search ends once the most visited move can no longer be
   overtaken (the same move for fewer iterations: Huang, Coulom and Lin, "Time Management for
   Monte-Carlo Tree Search Applied to the Game of Go", TAAI 2010), and the time saved buys a
-  larger budget, ``iterations``, for the decisions that stay open.
+  larger budget, ``iterations``, for the decisions that stay open;
+* ``value=50``: at 2 players (under the rules the model was trained for) a leaf is scored
+  half by its playout and half by a learned value model, a small perceptron fitted to the
+  outcomes of self-play (:mod:`shedsim.learn`; the mixed evaluation of Silver et al.,
+  "Mastering the game of Go with deep neural networks and tree search", Nature 529, 2016),
+  with ``valued_iterations=250`` iterations there: the model's forward pass costs about a
+  playout, and 250 such iterations take about the time of ismcts's 300.
 
 What each part is worth, and the cost of a decision against ismcts's, is measured by
 ``make results NAME=champion`` (docs/explanation/strength.md#champion).
-Parameters are ismcts's: ``champion:infer=0,stop=0,iterations=300`` plays as ismcts. It has a
-``move`` of its own, so it is not a mere variant of ismcts: it stands in the ladder as a
+Parameters are ismcts's: ``champion:infer=0,stop=0,iterations=300,value=0`` plays as ismcts.
+It has a ``move`` of its own, so it is not a mere variant of ismcts: it stands in the ladder as a
 player of its own.
 """
 
@@ -33,12 +39,12 @@ from strategies.ismcts import root_search  # noqa: F401  (hint --search)
 
 NAME = "champion"
 DESCRIPTION = (
-    "ismcts that counts the cards a pick-up shows and stops a settled search early: the "
-    "strongest player"
+    "ismcts that counts the cards a pick-up shows, stops a settled search early and, at 2 "
+    "players, scores its leaves with a learned value too: the strongest player"
 )
 DETERMINISTIC = False  # as ismcts
 INLINE = False  # as ismcts
-PARAMS = dict(_ISMCTS_PARAMS, iterations=400, infer=1, stop=1)
+PARAMS = dict(_ISMCTS_PARAMS, iterations=400, infer=1, stop=1, value=50, valued_iterations=250)
 TRAITS = dict(_ISMCTS_TRAITS, strongest=True)  # play's default opponent, hint --search's search
 
 

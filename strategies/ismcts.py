@@ -36,7 +36,13 @@ first; ``infer``: 0
 deals the hidden cards by what was seen (default), 1 also by the ranks a seat was shown not to
 hold (:func:`determinise_void`); ``stop``: 0 runs every iteration (default), 1 stops as soon
 as no other move can overtake the most visited one (the same move, fewer iterations:
-:func:`search`'s ``stop_early``).
+:func:`search`'s ``stop_early``); ``value``: the learned value model's share, in percent, of
+a leaf's reward (:mod:`shedsim.learn.value`): 0 the playout's outcome alone (default), 100 the
+model alone (no playout), between the two mixed (:func:`search`'s ``value``); it applies at 2
+players under the rules the model was trained for, elsewhere the playout decides;
+``valued_iterations``: the iterations per decision where that value applies (0, the default:
+``iterations``; the model's forward pass costs about as much as a playout, so fewer iterations
+buy the same time).
 The swap is greedy's. Randomness comes from the game's strategy stream, so a game is
 reproducible from its seed.
 """
@@ -50,6 +56,7 @@ from shedsim.kernel.nb import count, legal_moves, one, total
 from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_move, hidden_places
 from shedsim.kernel.policies import strongest_face_up, unseen_pool
 from shedsim.kernel.rng import rng_below
+from shedsim.learn.value import HIDDEN, N_FEATURES, applies, win_probability
 
 NAME = "ismcts"
 DESCRIPTION = (
@@ -65,9 +72,13 @@ PARAMS = {
     "reward": 0,
     "infer": 0,
     "stop": 0,
+    "value": 0,
+    "valued_iterations": 0,
 }
 # iterations per decision; the exploration constant in hundredths; PLAYOUT_*; moves per
-# playout; REWARD_*; INFER_*; 1: stop once the root's choice is settled (search's stop_early)
+# playout; REWARD_*; INFER_*; 1: stop once the root's choice is settled (search's stop_early);
+# the learned value's share of a leaf's reward in percent (0: the playout's alone; search's value);
+# iterations per decision where that value applies (0: as iterations)
 PARAM_RANGES = {
     "iterations": (1, 100_000),
     "explore": (0, 10_000),
@@ -76,6 +87,8 @@ PARAM_RANGES = {
     "reward": (0, 2),
     "infer": (0, 1),
     "stop": (0, 1),
+    "value": (0, 100),
+    "valued_iterations": (0, 100_000),
 }
 TRAITS = {
     "cost": "slow",
@@ -328,6 +341,7 @@ def search(
     infer=INFER_NONE,
     stop_early=False,
     root_out=None,
+    value=0,
 ):
     """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
     visited root move (``int64``), or -1 when the observation admits no determinisation.
@@ -352,8 +366,17 @@ def search(
     second exceeds the iterations left, so the move returned is the one the whole budget
     would return (the time management of Huang, Coulom and Lin, "Time Management for
     Monte-Carlo Tree Search Applied to the Game of Go", TAAI 2010, in its exact form).
+    With ``value`` > 0 (a percentage), where the learned model applies
+    (:func:`shedsim.learn.value.applies`: 2 players, its rules), a leaf with both seats in is
+    scored ``lam * v + (1 - lam) * z`` for ``lam = value / 100``, where ``v`` is the model's
+    probability that the seat to move wins (the other seat's is ``1 - v``; at 2 players every
+    kind of reward is the winning one) and ``z`` the playout's reward; with ``value`` 100 no
+    playout is played. The mixed leaf evaluation of Silver et al., "Mastering the game of Go
+    with deep neural networks and tree search", Nature 529, 2016 (their lambda).
     ``root_out`` (``float64[160, 3]``, zeros, or None) receives, for each root move in the
-    order of ``root_moves``, the sums over its visits of the mover's reward by each kind,
+    order of ``root_moves``, the sums over its visits of the mover's reward by each kind (the
+    playouts' outcomes, even where the tree's rewards mix in the learned value; with
+    ``value`` 100, which plays none, the model's estimates),
     REWARD_PLACE, REWARD_NOT_LAST and REWARD_FIRST (what ``shedsim hint --search`` shows:
     expected place, P(lose), P(first)). ``stats``
     (``int64[2]``) counts the work: ``stats[0]`` += moves played in the tree and the
@@ -382,6 +405,11 @@ def search(
     outcome = np.zeros((size if root_out is not None else 1, 3), np.float64)
     max_moves = rules[L.R_MAX_MOVES]
     every_flip = seen is not None
+    learned = value > 0 and applies(rules)
+    lam = value / 100.0
+    mixed = np.zeros(n_pl, np.float64)
+    x = np.empty(N_FEATURES, np.float64)
+    hidden = np.empty(HIDDEN, np.float64)
     for it in range(iterations):
         if stop_early and it >= 2:
             first = 0.0
@@ -447,16 +475,28 @@ def search(
             node = best
             depth += 1
             path[depth] = node
+        scored = False  # the leaf has the learned value in ``mixed``
         if pub[L.O_IN] > 0:
             prepare(pub, priv)
-            playout(rules, pub, priv, policy, cap)
+            if learned and pub[L.O_IN] == 2:
+                v = win_probability(pub, priv, x, hidden)
+                mover = pub[L.O_SEAT]
+                mixed[mover] = lam * v
+                mixed[1 - mover] = lam * (1.0 - v)
+                scored = True
+            if not scored or value < 100:
+                playout(rules, pub, priv, policy, cap)
         stats[0] += pub[L.O_MOVES] - start_moves
         stats[1] += 1
         if root_out is not None and depth >= 1:
+            # the figures count the playouts' outcomes (the model's alone where none was played)
             for kind in range(3):
                 rewards(pub, reward, kind)
-                outcome[path[1], kind] += reward[me]
+                outcome[path[1], kind] += reward[me] if value < 100 or not scored else mixed[me]
         rewards(pub, reward, reward_kind)
+        if scored:
+            for s in range(n_pl):
+                reward[s] = mixed[s] if value >= 100 else mixed[s] + (1.0 - lam) * reward[s]
         for d in range(depth + 1):
             nd = path[d]
             visits[nd] += 1.0
@@ -490,6 +530,8 @@ def move_stats(obs, rules, params, rng, stats):
     if n == 1:
         return buf[0]
     iterations = max(1, params[0])
+    if params[7] > 0 and params[8] > 0 and applies(rules):
+        iterations = params[8]
     explore = params[1] / 100.0
     cap = max(10, params[3])
     root_moves = np.zeros(160, np.int64)
@@ -511,6 +553,8 @@ def move_stats(obs, rules, params, rng, stats):
         None,
         params[5],
         params[6] != 0,
+        None,
+        params[7],
     )
     if m < 0:
         return greedy_move(obs, rules)
@@ -549,6 +593,7 @@ def root_search(obs, rules, params, rng, iterations, reward_kind, moves, visits,
         params[5],
         False,
         out,
+        params[7],
     )
 
 

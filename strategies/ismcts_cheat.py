@@ -31,8 +31,10 @@ DESCRIPTION = (
     "a player)"
 )
 DETERMINISTIC = False
-# it sees the cards: no inference; and it runs every iteration, as the ismcts it bounds
-PARAMS = {k: v for k, v in _PARAMS.items() if k not in ("infer", "stop")}
+# it sees the cards: no inference; and it runs every iteration and plays every playout out,
+# as the ismcts it bounds
+_LEFT_OUT = ("infer", "stop", "value", "valued_iterations")
+PARAMS = {k: v for k, v in _PARAMS.items() if k not in _LEFT_OUT}
 PARAM_RANGES = {k: v for k, v in _RANGES.items() if k in PARAMS}
 TRAITS = {
     "cost": "slow",

@@ -183,6 +183,8 @@ def test_registered_and_left_out_of_default_tournaments():
         "reward",
         "infer",
         "stop",
+        "value",
+        "valued_iterations",
     ]
     assert "ismcts" not in default_strategies()
 

@@ -560,32 +560,44 @@ def inference(run: Run) -> dict[str, Any]:
     "champion against ismcts: time per decision side by side, and the SPRT at 2 and 4 players",
     long=True,
 )
+def decision_rates(
+    run: Run, specs: dict[str, str], players: int, games: int
+) -> dict[str, dict[str, float]]:
+    """Decisions per second of each search strategy (label -> spec), every one timed in turn
+    (3 rounds, the median): in play (self-play games, every decision: ``play``) and on bench's
+    searched positions (``search``)."""
+    rates: dict[str, dict[str, list[float]]] = {k: {"play": [], "search": []} for k in specs}
+    for _ in range(3):
+        for label, spec in specs.items():
+            b = bench_json(
+                run, "--rules", "shithead", "--players", players, "--strategy", spec,
+                "--games", games,
+            )  # fmt: skip
+            rates[label]["play"].append(b["decisions_per_s_per_worker"])
+            rates[label]["search"].append(b["decisions_per_s"])
+    return {k: {w: statistics.median(v) for w, v in r.items()} for k, r in rates.items()}
+
+
+def time_ratios(med: dict[str, dict[str, float]], a: str, b: str) -> dict[str, float]:
+    """``a``'s and ``b``'s decision rates (:func:`decision_rates`) and ``a``'s time per
+    decision over ``b``'s (1 = equal time), in play and on the search positions."""
+    return {
+        f"{b}_play_per_s": med[b]["play"],
+        f"{a}_play_per_s": med[a]["play"],
+        f"{b}_search_per_s": med[b]["search"],
+        f"{a}_search_per_s": med[a]["search"],
+        "play_ratio": med[b]["play"] / med[a]["play"],
+        "search_ratio": med[b]["search"] / med[a]["search"],
+    }
+
+
 def champion(run: Run) -> dict[str, Any]:
     figs: dict[str, Any] = {}
-    # time per decision, both strategies timed in turn (3 rounds, the median): in play (self-play
-    # games, every decision) and on the same searched positions (bench's search timing)
+    # time per decision, both strategies timed in turn: in play and on bench's search positions
     for players in (2, 4):
-        rates: dict[str, dict[str, list[float]]] = {
-            k: {"play": [], "search": []} for k in ("ismcts", "champion")
-        }
-        for _ in range(3):
-            for spec in rates:
-                b = bench_json(
-                    run, "--rules", "shithead", "--players", players, "--strategy", spec,
-                    "--games", run.size(40, 6),
-                )  # fmt: skip
-                rates[spec]["play"].append(b["decisions_per_s_per_worker"])
-                rates[spec]["search"].append(b["decisions_per_s"])
-        med = {k: {w: statistics.median(v) for w, v in r.items()} for k, r in rates.items()}
-        figs[f"time_{players}p"] = {
-            "ismcts_play_per_s": med["ismcts"]["play"],
-            "champion_play_per_s": med["champion"]["play"],
-            "ismcts_search_per_s": med["ismcts"]["search"],
-            "champion_search_per_s": med["champion"]["search"],
-            # champion's time per decision over ismcts's (1 = equal time)
-            "play_ratio": med["ismcts"]["play"] / med["champion"]["play"],
-            "search_ratio": med["ismcts"]["search"] / med["champion"]["search"],
-        }
+        specs = {"ismcts": "ismcts", "champion": "champion"}
+        med = decision_rates(run, specs, players, run.size(40, 6))
+        figs[f"time_{players}p"] = time_ratios(med, "champion", "ismcts")
     for key, players, elo1, full, quick in (
         ("sprt_2p", 2, 50, 4000, 200),
         ("sprt_4p", 4, 20, 2400, 240),
@@ -596,6 +608,40 @@ def champion(run: Run) -> dict[str, Any]:
             "--batch", 8 * players,
         )  # fmt: skip
         figs[key]["unfinished"] = int(run_json(run.out(f"champion-{key}"))["result"]["unfinished"])
+    return figs
+
+
+@result(
+    "value",
+    "the learned value: shedsim train (its fit, and whether it gives the committed weights "
+    "again) and champion with it against champion without, 2 players",
+    long=True,
+)
+def value(run: Run) -> dict[str, Any]:
+    import numpy as np
+
+    d = run.out("train")
+    run.shedsim("train", "--workers", 2, "--out", d, *(("--games", 400) if run.quick else ()))
+    about = run_json(d)
+    figs: dict[str, Any] = {
+        "train": {**about["summary"], **{k: about[k] for k in ("teacher", "games", "every")}},
+        "curve": csv(d, "loss.csv").to_dict("records"),
+    }
+    with np.load(d / "value_2p.npz") as a, np.load(ROOT / "shedsim/learn/value_2p.npz") as b:
+        figs["reproduces_committed"] = all(np.array_equal(a[k], b[k]) for k in b.files)
+    without = "champion:value=0"  # champion's other defaults, its leaves scored by playouts
+    specs = {"ismcts": "ismcts", "champion": "champion", "without": without}
+    med = decision_rates(run, specs, 2, run.size(40, 6))
+    figs["time_2p"] = {
+        **time_ratios(med, "champion", "without"),
+        "ismcts_play_per_s": med["ismcts"]["play"],
+        "over_ismcts_play": med["ismcts"]["play"] / med["champion"]["play"],
+    }
+    figs["sprt_2p"] = sprt(
+        run, "value-sprt", "--a", "champion", "--b", without, "--players", 2, "--elo0", 0,
+        "--elo1", 20, "--max-games", run.size(4000, 200), "--workers", 2, "--batch", 16,
+    )  # fmt: skip
+    figs["sprt_2p"]["unfinished"] = int(run_json(run.out("value-sprt"))["result"]["unfinished"])
     return figs
 
 

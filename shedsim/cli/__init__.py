@@ -33,6 +33,7 @@ from shedsim.cli import swaps as swaps_cmd
 from shedsim.cli import tips as tips_cmd
 from shedsim.cli import tournament as tournament_cmd
 from shedsim.cli import trace as trace_cmd
+from shedsim.cli import train as train_cmd
 from shedsim.cli import tune as tune_cmd
 
 COMMANDS = (
@@ -67,6 +68,7 @@ COMMANDS = (
         (
             ("bench", bench_cmd.bench),
             ("compile", strategies_cmd.compile_cmd),
+            ("train", train_cmd.train),
             ("scenario", scenario_cmd.scenario_app),
         ),
     ),
