@@ -72,9 +72,11 @@ def formatted(value: Any, fmt: str = "") -> str:
     100), ``SPECpp``: a difference of shares in percentage points (``+.1pp``: ``-3.4``, the
     page says the unit), or ``~N``: N significant digits without an exponent, with thousands
     separators
-    (``77,700``, ``1.64``). ``None`` is written as an en dash."""
+    (``77,700``, ``1.64``). ``None`` is written as an en dash, a truth value as yes or no."""
     if value is None:
         return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if fmt.endswith("pp"):  # a difference of shares in percentage points: "+.1pp" -> "-3.4"
         return format(100 * value, fmt[:-2] + "f")
     if fmt.startswith("~"):

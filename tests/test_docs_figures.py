@@ -353,3 +353,8 @@ def test_a_command_that_no_longer_accepts_its_options_is_caught():
     )
     assert command_problem(".venv/bin/python tools/stall_cut.py --players 4 --n 1500") is None
     assert "does not accept" in command_problem(".venv/bin/python tools/stall_cut.py --no-such 1")
+
+
+def test_a_truth_value_reads_as_yes_or_no():
+    f = _macros_module().formatted
+    assert (f(True), f(False), f(None), f(0.5, ".0%")) == ("yes", "no", "–", "50%")

@@ -555,11 +555,6 @@ def inference(run: Run) -> dict[str, Any]:
     return figs
 
 
-@result(
-    "champion",
-    "champion against ismcts: time per decision side by side, and the SPRT at 2 and 4 players",
-    long=True,
-)
 def decision_rates(
     run: Run, specs: dict[str, str], players: int, games: int
 ) -> dict[str, dict[str, float]]:
@@ -591,6 +586,11 @@ def time_ratios(med: dict[str, dict[str, float]], a: str, b: str) -> dict[str, f
     }
 
 
+@result(
+    "champion",
+    "champion against ismcts: time per decision side by side, and the SPRT at 2 and 4 players",
+    long=True,
+)
 def champion(run: Run) -> dict[str, Any]:
     figs: dict[str, Any] = {}
     # time per decision, both strategies timed in turn: in play and on bench's search positions
@@ -624,7 +624,13 @@ def value(run: Run) -> dict[str, Any]:
     run.shedsim("train", "--workers", 2, "--out", d, *(("--games", 400) if run.quick else ()))
     about = run_json(d)
     figs: dict[str, Any] = {
-        "train": {**about["summary"], **{k: about[k] for k in ("teacher", "games", "every")}},
+        # the summary's games are the finished ones the positions come from; games_played all
+        "train": {
+            **about["summary"],
+            "games_played": about["games"],
+            "teacher": about["teacher"],
+            "every": about["every"],
+        },
         "curve": csv(d, "loss.csv").to_dict("records"),
     }
     with np.load(d / "value_2p.npz") as a, np.load(ROOT / "shedsim/learn/value_2p.npz") as b:
