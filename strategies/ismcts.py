@@ -36,7 +36,11 @@ first; ``infer``: 0
 deals the hidden cards by what was seen (default), 1 also by the ranks a seat was shown not to
 hold (:func:`determinise_void`); ``stop``: 0 runs every iteration (default), 1 stops as soon
 as no other move can overtake the most visited one (the same move, fewer iterations:
-:func:`search`'s ``stop_early``).
+:func:`search`'s ``stop_early``); ``solve``: 0 plays every leaf out (default), 1 solves a
+leaf exactly when its determinisation is a two-seat end game with the stock empty and at most
+``SOLVE_CARDS`` cards left in play: every card is known there, and the exact value of the
+game from there (:mod:`shedsim.kernel.endgame`, within ``SOLVE_NODES`` nodes, else the
+playout) replaces the playout's outcome (:func:`search`'s ``solve``).
 The swap is greedy's. Randomness comes from the game's strategy stream, so a game is
 reproducible from its seed.
 """
@@ -45,6 +49,7 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
+from shedsim.kernel import endgame as EG
 from shedsim.kernel.core import apply, prepare, stage_of, step, write_public, write_turn
 from shedsim.kernel.nb import count, legal_moves, one, total
 from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_move, hidden_places
@@ -65,9 +70,11 @@ PARAMS = {
     "reward": 0,
     "infer": 0,
     "stop": 0,
+    "solve": 0,
 }
 # iterations per decision; the exploration constant in hundredths; PLAYOUT_*; moves per
-# playout; REWARD_*; INFER_*; 1: stop once the root's choice is settled (search's stop_early)
+# playout; REWARD_*; INFER_*; 1: stop once the root's choice is settled (search's stop_early);
+# 1: solve two-seat end games with the stock empty exactly at the leaves (SOLVE_NODES a solve)
 PARAM_RANGES = {
     "iterations": (1, 100_000),
     "explore": (0, 10_000),
@@ -76,6 +83,7 @@ PARAM_RANGES = {
     "reward": (0, 2),
     "infer": (0, 1),
     "stop": (0, 1),
+    "solve": (0, 1),
 }
 TRAITS = {
     "cost": "slow",
@@ -93,6 +101,8 @@ REWARD_FIRST = 2  # 1 for going out first; the seats still in share it when nobo
 INFER_NONE = 0  # every deal of the unseen cards consistent with what was seen
 INFER_VOIDS = 1  # and with the ranks a seat was shown not to hold (determinise_void)
 VOID_TRIES = 1000  # draws of the void seats' cards before a deal gives the voids up
+SOLVE_NODES = 2000  # with solve=1: the nodes of one exact end-game search before it gives up
+SOLVE_CARDS = 8  # and the most cards left in play (the two hands and rows, the pile) it takes
 
 
 @njit(cache=True)
@@ -328,6 +338,7 @@ def search(
     infer=INFER_NONE,
     stop_early=False,
     root_out=None,
+    solve=0,
 ):
     """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
     visited root move (``int64``), or -1 when the observation admits no determinisation.
@@ -358,6 +369,18 @@ def search(
     expected place, P(lose), P(first)). ``stats``
     (``int64[2]``) counts the work: ``stats[0]`` += moves played in the tree and the
     playouts, ``stats[1]`` += iterations (``shedsim bench --strategy ismcts`` reads them).
+
+    ``solve`` (``int``, 0 = off): where the leaf's determinised position is an end game of
+    two seats with the stock empty and at most ``SOLVE_CARDS`` cards in play, its exact
+    value under perfect information (:func:`shedsim.kernel.endgame.solve`, at most
+    ``solve`` nodes) is the iteration's outcome instead of a playout: the places are left
+    in the state as a playout that played it out would leave them (a draw leaves both
+    seats in, sharing the places), so :func:`rewards` reads them unchanged. A search that
+    gives up (over its nodes, a line too deep or reaching the move cap) plays the position
+    out as without ``solve``. The end-game search of perfect-information Monte Carlo (Long,
+    Sturtevant, Buro and Furtak 2010, above) at the leaves of the information-set tree;
+    the solves of one decision share a transposition table (exact values of positions).
+    A solve draws nothing from ``rng``.
     """
     n_pl = obs[L.O_PLAYERS]
     me = obs[L.O_SEAT]
@@ -382,6 +405,10 @@ def search(
     outcome = np.zeros((size if root_out is not None else 1, 3), np.float64)
     max_moves = rules[L.R_MAX_MOVES]
     every_flip = seen is not None
+    # the exact end-game search's memory, shared by the decision's solves (its table too):
+    # allocated at the first solve, so a search that never reaches an end game pays nothing
+    pubs, privs, sm, si, keys, values = EG.scratch(0, 0)
+    work = np.zeros(2, np.int64)
     for it in range(iterations):
         if stop_early and it >= 2:
             first = 0.0
@@ -449,7 +476,20 @@ def search(
             path[depth] = node
         if pub[L.O_IN] > 0:
             prepare(pub, priv)
-            playout(rules, pub, priv, policy, cap)
+            value = EG.GAVE_UP
+            if (
+                solve > 0
+                and pub[L.O_IN] == 2
+                and pub[L.O_STOCK_N] == 0
+                and EG.cards_left(pub) <= SOLVE_CARDS
+            ):
+                if keys.shape[0] == 1:
+                    pubs, privs, sm, si, keys, values = EG.scratch(EG.MAX_DEPTH, EG.TT_BITS)
+                value = EG.solve(rules, pub, priv, solve, pubs, privs, sm, si, keys, values, work)
+            if value != EG.GAVE_UP:
+                EG.write_result(pub, value)
+            else:
+                playout(rules, pub, priv, policy, cap)
         stats[0] += pub[L.O_MOVES] - start_moves
         stats[1] += 1
         if root_out is not None and depth >= 1:
@@ -511,6 +551,8 @@ def move_stats(obs, rules, params, rng, stats):
         None,
         params[5],
         params[6] != 0,
+        None,
+        SOLVE_NODES if params[7] != 0 else 0,
     )
     if m < 0:
         return greedy_move(obs, rules)
@@ -549,6 +591,7 @@ def root_search(obs, rules, params, rng, iterations, reward_kind, moves, visits,
         params[5],
         False,
         out,
+        SOLVE_NODES if params[7] != 0 else 0,
     )
 
 

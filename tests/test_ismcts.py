@@ -183,6 +183,7 @@ def test_registered_and_left_out_of_default_tournaments():
         "reward",
         "infer",
         "stop",
+        "solve",
     ]
     assert "ismcts" not in default_strategies()
 
