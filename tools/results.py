@@ -599,6 +599,45 @@ def champion(run: Run) -> dict[str, Any]:
     return figs
 
 
+@result(
+    "endgame",
+    "champion solving two-seat end games exactly at its leaves (solve=1) against champion, 2 "
+    "players: the SPRT and the time per decision",
+    long=True,
+)
+def endgame(run: Run) -> dict[str, Any]:
+    figs: dict[str, Any] = {}
+    # time per decision, both timed in turn (3 rounds, the median): in play (self-play games,
+    # every decision) and on the same searched positions (bench's search timing)
+    specs = ("champion", "champion:solve=1")
+    rates: dict[str, dict[str, list[float]]] = {k: {"play": [], "search": []} for k in specs}
+    for _ in range(3):
+        for spec in specs:
+            b = bench_json(
+                run, "--rules", "shithead", "--players", 2, "--strategy", spec,
+                "--games", run.size(40, 6),
+            )  # fmt: skip
+            rates[spec]["play"].append(b["decisions_per_s_per_worker"])
+            rates[spec]["search"].append(b["decisions_per_s"])
+    med = {k: {w: statistics.median(v) for w, v in r.items()} for k, r in rates.items()}
+    figs["time_2p"] = {
+        "champion_play_per_s": med["champion"]["play"],
+        "solve_play_per_s": med["champion:solve=1"]["play"],
+        "champion_search_per_s": med["champion"]["search"],
+        "solve_search_per_s": med["champion:solve=1"]["search"],
+        # solve=1's time per decision over champion's (1 = equal time)
+        "play_ratio": med["champion"]["play"] / med["champion:solve=1"]["play"],
+        "search_ratio": med["champion"]["search"] / med["champion:solve=1"]["search"],
+    }
+    figs["sprt"] = sprt(
+        run, "endgame-sprt", "--a", "champion:solve=1", "--b", "champion", "--players", 2,
+        "--elo0", 0, "--elo1", 20, "--max-games", run.size(6000, 400), "--workers", 2,
+        "--batch", 16,
+    )  # fmt: skip
+    figs["sprt"]["unfinished"] = int(run_json(run.out("endgame-sprt"))["result"]["unfinished"])
+    return figs
+
+
 @result("stall", "games that would finish but are cut by stall:N (tools/stall_cut.py)")
 def stall(run: Run) -> dict[str, Any]:
     rows = []
