@@ -16,8 +16,10 @@ The conventions are those of :mod:`shedsim.analysis.endgame` (the reference engi
 solver): a position repeated on the current line is a draw (play that goes round forever
 is stopped by the rules for games that cannot end, and under ``stalemate:share`` a stopped
 game places neither seat: both share the last two places); a finished game is won by the
-seat that went out. The move cap is checked, not assumed: a line that reaches
-``rules[R_MAX_MOVES]`` gives the search up, as does a draw under ``stalemate:most_cards``
+seat that went out. The move cap is checked on the line searched: a line that reaches
+``rules[R_MAX_MOVES]`` gives the search up (a value found in the table is taken as it is,
+though: the cap is thousands of moves beyond the end games solved, and the table lives for
+one decision), as does a draw under ``stalemate:most_cards``
 (a stopped game is placed by the cards held there, so a draw is no value). The stall limit
 is not applied, as the search's playouts do not apply it (a default one is thousands of
 moves away).
