@@ -42,7 +42,11 @@ model alone (no playout), between the two mixed (:func:`search`'s ``value``); it
 players under the rules the model was trained for, elsewhere the playout decides;
 ``valued_iterations``: the iterations per decision where that value applies (0, the default:
 ``iterations``; the model's forward pass costs about as much as a playout, so fewer iterations
-buy the same time).
+buy the same time); ``solve``: 0 plays every leaf out (default), 1 solves a
+leaf exactly when its determinisation is a two-seat end game with the stock empty and at most
+``SOLVE_CARDS`` cards left in play: every card is known there, and the exact value of the
+game from there (:mod:`shedsim.kernel.endgame`, within ``SOLVE_NODES`` nodes, else the
+playout) replaces the playout's outcome (:func:`search`'s ``solve``).
 The swap is greedy's. Randomness comes from the game's strategy stream, so a game is
 reproducible from its seed.
 """
@@ -51,6 +55,7 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
+from shedsim.kernel import endgame as EG
 from shedsim.kernel.core import apply, prepare, stage_of, step, write_public, write_turn
 from shedsim.kernel.nb import count, legal_moves, one, total
 from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_move, hidden_places
@@ -74,11 +79,13 @@ PARAMS = {
     "stop": 0,
     "value": 0,
     "valued_iterations": 0,
+    "solve": 0,
 }
 # iterations per decision; the exploration constant in hundredths; PLAYOUT_*; moves per
 # playout; REWARD_*; INFER_*; 1: stop once the root's choice is settled (search's stop_early);
 # the learned value's share of a leaf's reward in percent (0: the playout's alone; search's value);
-# iterations per decision where that value applies (0: as iterations)
+# iterations per decision where that value applies (0: as iterations);
+# 1: solve two-seat end games with the stock empty exactly at the leaves (SOLVE_NODES a solve)
 PARAM_RANGES = {
     "iterations": (1, 100_000),
     "explore": (0, 10_000),
@@ -89,6 +96,7 @@ PARAM_RANGES = {
     "stop": (0, 1),
     "value": (0, 100),
     "valued_iterations": (0, 100_000),
+    "solve": (0, 1),
 }
 TRAITS = {
     "cost": "slow",
@@ -106,6 +114,8 @@ REWARD_FIRST = 2  # 1 for going out first; the seats still in share it when nobo
 INFER_NONE = 0  # every deal of the unseen cards consistent with what was seen
 INFER_VOIDS = 1  # and with the ranks a seat was shown not to hold (determinise_void)
 VOID_TRIES = 1000  # draws of the void seats' cards before a deal gives the voids up
+SOLVE_NODES = 2000  # with solve=1: the nodes of one exact end-game search before it gives up
+SOLVE_CARDS = 8  # and the most cards left in play (the two hands and rows, the pile) it takes
 
 
 @njit(cache=True)
@@ -342,6 +352,7 @@ def search(
     stop_early=False,
     root_out=None,
     value=0,
+    solve=0,
 ):
     """Run SO-ISMCTS from the observation ``obs`` (``int64[O_SIZE]``) and return the most
     visited root move (``int64``), or -1 when the observation admits no determinisation.
@@ -381,6 +392,18 @@ def search(
     expected place, P(lose), P(first)). ``stats``
     (``int64[2]``) counts the work: ``stats[0]`` += moves played in the tree and the
     playouts, ``stats[1]`` += iterations (``shedsim bench --strategy ismcts`` reads them).
+
+    ``solve`` (``int``, 0 = off): where the leaf's determinised position is an end game of
+    two seats with the stock empty and at most ``SOLVE_CARDS`` cards in play, its exact
+    value under perfect information (:func:`shedsim.kernel.endgame.solve`, at most
+    ``solve`` nodes) is the iteration's outcome instead of a playout: the places are left
+    in the state as a playout that played it out would leave them (a draw leaves both
+    seats in, sharing the places), so :func:`rewards` reads them unchanged. A search that
+    gives up (over its nodes, a line too deep or reaching the move cap) plays the position
+    out as without ``solve``. The end-game search of perfect-information Monte Carlo (Long,
+    Sturtevant, Buro and Furtak 2010, above) at the leaves of the information-set tree;
+    the solves of one decision share a transposition table (exact values of positions).
+    A solve draws nothing from ``rng``.
     """
     n_pl = obs[L.O_PLAYERS]
     me = obs[L.O_SEAT]
@@ -410,6 +433,10 @@ def search(
     mixed = np.zeros(n_pl, np.float64)
     x = np.empty(N_FEATURES, np.float64)
     hidden = np.empty(HIDDEN, np.float64)
+    # the exact end-game search's memory, shared by the decision's solves (its table too):
+    # allocated at the first solve, so a search that never reaches an end game pays nothing
+    pubs, privs, sm, si, keys, values = EG.scratch(0, 0)
+    work = np.zeros(2, np.int64)
     for it in range(iterations):
         if stop_early and it >= 2:
             first = 0.0
@@ -478,14 +505,27 @@ def search(
         scored = False  # the leaf has the learned value in ``mixed``
         if pub[L.O_IN] > 0:
             prepare(pub, priv)
-            if learned and pub[L.O_IN] == 2:
-                v = win_probability(pub, priv, x, hidden)
-                mover = pub[L.O_SEAT]
-                mixed[mover] = lam * v
-                mixed[1 - mover] = lam * (1.0 - v)
-                scored = True
-            if not scored or value < 100:
-                playout(rules, pub, priv, policy, cap)
+            exact = EG.GAVE_UP
+            if (
+                solve > 0
+                and pub[L.O_IN] == 2
+                and pub[L.O_STOCK_N] == 0
+                and EG.cards_left(pub) <= SOLVE_CARDS
+            ):
+                if keys.shape[0] == 1:
+                    pubs, privs, sm, si, keys, values = EG.scratch(EG.MAX_DEPTH, EG.TT_BITS)
+                exact = EG.solve(rules, pub, priv, solve, pubs, privs, sm, si, keys, values, work)
+            if exact != EG.GAVE_UP:
+                EG.write_result(pub, exact)  # the exact outcome: nothing to estimate
+            else:
+                if learned and pub[L.O_IN] == 2:
+                    v = win_probability(pub, priv, x, hidden)
+                    mover = pub[L.O_SEAT]
+                    mixed[mover] = lam * v
+                    mixed[1 - mover] = lam * (1.0 - v)
+                    scored = True
+                if not scored or value < 100:
+                    playout(rules, pub, priv, policy, cap)
         stats[0] += pub[L.O_MOVES] - start_moves
         stats[1] += 1
         if root_out is not None and depth >= 1:
@@ -555,6 +595,7 @@ def move_stats(obs, rules, params, rng, stats):
         params[6] != 0,
         None,
         params[7],
+        SOLVE_NODES if params[9] != 0 else 0,
     )
     if m < 0:
         return greedy_move(obs, rules)
@@ -594,6 +635,7 @@ def root_search(obs, rules, params, rng, iterations, reward_kind, moves, visits,
         False,
         out,
         params[7],
+        SOLVE_NODES if params[9] != 0 else 0,
     )
 
 

@@ -21,7 +21,7 @@ from numba import njit
 
 from strategies.ismcts import PARAM_RANGES as _RANGES
 from strategies.ismcts import PARAMS as _PARAMS
-from strategies.ismcts import moves_here, search
+from strategies.ismcts import SOLVE_NODES, moves_here, search
 from shedsim import layout as L
 from shedsim.kernel.policies import greedy_move, strongest_face_up
 
@@ -36,6 +36,7 @@ DETERMINISTIC = False
 _LEFT_OUT = ("infer", "stop", "value", "valued_iterations")
 PARAMS = {k: v for k, v in _PARAMS.items() if k not in _LEFT_OUT}
 PARAM_RANGES = {k: v for k, v in _RANGES.items() if k in PARAMS}
+_SOLVE = list(PARAMS).index("solve")  # where ismcts's solve lands in this shorter list
 TRAITS = {
     "cost": "slow",
     "search": True,
@@ -77,6 +78,7 @@ def move_seeing(obs, priv, rules, params, rng):
         np.zeros(2, np.int64),
         params[4],
         priv,
+        solve=SOLVE_NODES if params[_SOLVE] != 0 else 0,
     )
     if m < 0:
         return greedy_move(obs, rules)

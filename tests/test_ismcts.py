@@ -185,6 +185,7 @@ def test_registered_and_left_out_of_default_tournaments():
         "stop",
         "value",
         "valued_iterations",
+        "solve",
     ]
     assert "ismcts" not in default_strategies()
 

@@ -651,6 +651,28 @@ def value(run: Run) -> dict[str, Any]:
     return figs
 
 
+@result(
+    "endgame",
+    "champion solving two-seat end games exactly at its leaves (solve=1) against champion, 2 "
+    "players: the SPRT and the time per decision",
+    long=True,
+)
+def endgame(run: Run) -> dict[str, Any]:
+    figs: dict[str, Any] = {}
+    # time per decision, both timed in turn: in play and on bench's search positions
+    specs = {"champion": "champion", "solve": "champion:solve=1"}
+    figs["time_2p"] = time_ratios(
+        decision_rates(run, specs, 2, run.size(40, 6)), "solve", "champion"
+    )
+    figs["sprt"] = sprt(
+        run, "endgame-sprt", "--a", "champion:solve=1", "--b", "champion", "--players", 2,
+        "--elo0", 0, "--elo1", 20, "--max-games", run.size(6000, 400), "--workers", 2,
+        "--batch", 16,
+    )  # fmt: skip
+    figs["sprt"]["unfinished"] = int(run_json(run.out("endgame-sprt"))["result"]["unfinished"])
+    return figs
+
+
 @result("stall", "games that would finish but are cut by stall:N (tools/stall_cut.py)")
 def stall(run: Run) -> dict[str, Any]:
     rows = []

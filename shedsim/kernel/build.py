@@ -29,7 +29,7 @@ from shedsim import layout as L
 from shedsim.base import isolate
 from shedsim.plugin_meta import StrategyInfo
 
-_KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py")
+_KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py", "endgame.py")
 # The templates' line that the generated dispatch replaces (under 100 columns: the formatter
 # leaves it whole)
 DISPATCH_MARK = (
