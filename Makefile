@@ -120,12 +120,12 @@ report: compile
 	rm -f $(EXRUNS)/*/.shedsim.lock
 	du -sh $(EX)
 
-# The learned value's weights, shedsim/learn/value_2p.npz, from a seeded self-play run (20,000
+# The learned value's weights, shedsim/kernel/value_2p.npz, from a seeded self-play run (20,000
 # games of champion's search at 50 iterations on $(WORKERS) workers, then the fit: minutes); the
 # run's positions, loss curve and options go to reports/train. Needs the learn extra.
 train: compile
 	$(call venv_install,-e '.[learn]')
-	$(SHEDSIM) train --workers $(WORKERS) --out reports/train --weights shedsim/learn/value_2p.npz
+	$(SHEDSIM) train --workers $(WORKERS) --out reports/train --weights shedsim/kernel/value_2p.npz
 
 # The figures the docs pages quote (docs/results/NAME.json, one registered function each in
 # tools/results.py): every one, or NAME=bench (several: NAME="bench demo"). Long: the strength

@@ -199,20 +199,21 @@ def _drop_stale_caches() -> None:
     (``shedsim/__pycache__/layout.stamp``) tells; where it differs the caches go, and every
     function compiles again on its first call. The same holds for a change of a compiled
     function that others call from another file (numba links the callee's code into the
-    caller's cache): the stamp covers every source of :mod:`shedsim.kernel` and
-    :mod:`shedsim.learn` too, and the learned value's weights (``shedsim/learn/*.npz``, which
-    :mod:`shedsim.learn.value` compiles in as constants). Where the package cannot be written
-    (a read-only install), nothing is done (numba cannot cache there either)."""
+    caller's cache): the stamp covers every source of :mod:`shedsim.kernel` too, and the
+    learned value's weights (``shedsim/kernel/*.npz``, which :mod:`shedsim.kernel.value`
+    compiles in as constants). Where the package cannot be written (a read-only install),
+    nothing is done (numba cannot cache there either)."""
     import hashlib
     import os
     from pathlib import Path
 
     here = Path(__file__).resolve()
     h = hashlib.sha256(here.read_bytes())
-    for p in sorted([*(here.parent / "kernel").glob("*.py"), *(here.parent / "learn").glob("*")]):
-        if p.suffix in (".py", ".npz"):
-            h.update(p.name.encode())
-            h.update(p.read_bytes())
+    for p in sorted(
+        [*(here.parent / "kernel").glob("*.py"), *(here.parent / "kernel").glob("*.npz")]
+    ):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
     digest = h.hexdigest()[:16]
     stamp = here.parent / "__pycache__" / "layout.stamp"
     try:

@@ -16,10 +16,11 @@ defaults:
   larger budget, ``iterations``, for the decisions that stay open;
 * ``value=50``: at 2 players (under the rules the model was trained for) a leaf is scored
   half by its playout and half by a learned value model, a small perceptron fitted to the
-  outcomes of self-play (:mod:`shedsim.learn`; the mixed evaluation of Silver et al.,
-  "Mastering the game of Go with deep neural networks and tree search", Nature 529, 2016),
-  with ``valued_iterations=250`` iterations there: the model's forward pass costs about a
-  playout, and 250 such iterations take about the time of ismcts's 300.
+  outcomes of self-play (:mod:`shedsim.kernel.value`, :mod:`shedsim.analysis.learn`; the
+  mixed evaluation of Silver et al., "Mastering the game of Go with deep neural networks
+  and tree search", Nature 529, 2016), with ``valued_iterations=250`` iterations there: the
+  model's forward pass costs about as much as a playout, and the smaller budget keeps the
+  time per decision near ismcts's.
 
 What each part is worth, and the cost of a decision against ismcts's, is measured by
 ``make results NAME=champion`` (docs/explanation/strength.md#champion).

@@ -37,7 +37,7 @@ deals the hidden cards by what was seen (default), 1 also by the ranks a seat wa
 hold (:func:`determinise_void`); ``stop``: 0 runs every iteration (default), 1 stops as soon
 as no other move can overtake the most visited one (the same move, fewer iterations:
 :func:`search`'s ``stop_early``); ``value``: the learned value model's share, in percent, of
-a leaf's reward (:mod:`shedsim.learn.value`): 0 the playout's outcome alone (default), 100 the
+a leaf's reward (:mod:`shedsim.kernel.value`): 0 the playout's outcome alone (default), 100 the
 model alone (no playout), between the two mixed (:func:`search`'s ``value``); it applies at 2
 players under the rules the model was trained for, elsewhere the playout decides;
 ``valued_iterations``: the iterations per decision where that value applies (0, the default:
@@ -61,7 +61,7 @@ from shedsim.kernel.nb import count, legal_moves, one, total
 from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_move, hidden_places
 from shedsim.kernel.policies import strongest_face_up, unseen_pool
 from shedsim.kernel.rng import rng_below
-from shedsim.learn.value import HIDDEN, N_FEATURES, applies, win_probability
+from shedsim.kernel.value import HIDDEN, N_FEATURES, applies, win_probability
 
 NAME = "ismcts"
 DESCRIPTION = (
@@ -378,7 +378,7 @@ def search(
     would return (the time management of Huang, Coulom and Lin, "Time Management for
     Monte-Carlo Tree Search Applied to the Game of Go", TAAI 2010, in its exact form).
     With ``value`` > 0 (a percentage), where the learned model applies
-    (:func:`shedsim.learn.value.applies`: 2 players, its rules), a leaf with both seats in is
+    (:func:`shedsim.kernel.value.applies`: 2 players, its rules), a leaf with both seats in is
     scored ``lam * v + (1 - lam) * z`` for ``lam = value / 100``, where ``v`` is the model's
     probability that the seat to move wins (the other seat's is ``1 - v``; at 2 players every
     kind of reward is the winning one) and ``z`` the playout's reward; with ``value`` 100 no

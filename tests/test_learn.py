@@ -14,9 +14,9 @@ from shedsim.cli import app
 from shedsim.kernel.core import deal, prepare
 from shedsim.kernel.probe import sample_positions
 from shedsim.kernel.policies import determinise_any
-from shedsim.learn import selfplay as S
-from shedsim.learn import train as T
-from shedsim.learn import value as V
+from shedsim.analysis.learn import selfplay as S
+from shedsim.analysis.learn import train as T
+from shedsim.kernel import value as V
 from shedsim.plugins import discover
 from shedsim.rules.ruleset import preset
 import strategies.ismcts as I

@@ -633,7 +633,7 @@ def value(run: Run) -> dict[str, Any]:
         },
         "curve": csv(d, "loss.csv").to_dict("records"),
     }
-    with np.load(d / "value_2p.npz") as a, np.load(ROOT / "shedsim/learn/value_2p.npz") as b:
+    with np.load(d / "value_2p.npz") as a, np.load(ROOT / "shedsim/kernel/value_2p.npz") as b:
         figs["reproduces_committed"] = all(np.array_equal(a[k], b[k]) for k in b.files)
     without = "champion:value=0"  # champion's other defaults, its leaves scored by playouts
     specs = {"ismcts": "ismcts", "champion": "champion", "without": without}

@@ -1,6 +1,6 @@
 """``shedsim train``: the typer command (registered in :mod:`shedsim.cli`): options ->
-self-play (:mod:`shedsim.learn.selfplay`) -> the fit (:mod:`shedsim.learn.train`) -> the
-weights and the run's files written."""
+self-play (:mod:`shedsim.analysis.learn.selfplay`) -> the fit
+(:mod:`shedsim.analysis.learn.train`) -> the weights and the run's files written."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def train(
             "--weights",
             help=(
                 "Where the weights go (default: OUT/value_2p.npz). The search reads "
-                "shedsim/learn/value_2p.npz: `make train` writes there."
+                "shedsim/kernel/value_2p.npz: `make train` writes there."
             ),
         ),
     ] = None,
@@ -93,8 +93,8 @@ def train(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from shedsim.learn import selfplay as S
-    from shedsim.learn import train as T
+    from shedsim.analysis.learn import selfplay as S
+    from shedsim.analysis.learn import train as T
     from shedsim.plugins import PluginError, choice, discover, parse_spec
     from strategies.ismcts import PARAMS as SEARCH_PARAMS
 

@@ -2,7 +2,7 @@
 
 :func:`play_chunk` plays whole 2-seat games on the kernel with the search of
 :mod:`strategies.ismcts` (any of its parameter sets: ``champion``'s by default) in every seat
-and greedy's swap, and keeps the features (:func:`shedsim.learn.value.features`) of one in
+and greedy's swap, and keeps the features (:func:`shedsim.kernel.value.features`) of one in
 ``every`` decisions that offer a choice, each labelled 1 when the seat to move went on to
 win. :func:`self_play` runs chunks of games on joblib workers; a chunk's deals and search
 draws come from its own keys (:func:`shedsim.seeding.game_keys` of the run seed and the chunk
@@ -20,7 +20,7 @@ from shedsim import layout as L
 from shedsim.kernel.core import apply, deal, prepare, start_seat, valid_swap
 from shedsim.kernel.nb import legal_moves
 from shedsim.kernel.policies import strongest_face_up
-from shedsim.learn.value import N_FEATURES, features
+from shedsim.kernel.value import N_FEATURES, features
 from strategies.ismcts import move as search_move
 
 CHUNK = 20

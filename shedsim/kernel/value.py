@@ -14,7 +14,7 @@ functions that call it as constants, so a change of that file must drop the comp
 :func:`shedsim.layout._drop_stale_caches` stamps its hash with the layout's.
 
 The model was fitted to the outcomes of self-play under one rule set
-(:mod:`shedsim.learn.train`); its rules array is stored with the weights, and
+(:mod:`shedsim.analysis.learn.train`); its rules array is stored with the weights, and
 :func:`applies` says whether a game is played under those rules by 2 players, the only case
 where a search may use it. Without the file (or with other rules) nothing is evaluated.
 """

@@ -1,8 +1,8 @@
 """``shedsim train``: fit the value model to self-play and write its weights, data and curve.
 
-The model is :mod:`shedsim.learn.value`'s perceptron, fitted as a binary classifier (did
+The model is :mod:`shedsim.kernel.value`'s perceptron, fitted as a binary classifier (did
 the seat to move win?) by scikit-learn's ``MLPClassifier`` (Adam, log loss, the optional
-``learn`` extra) on the positions of :func:`shedsim.learn.selfplay.self_play`. Games are
+``learn`` extra) on the positions of :func:`shedsim.analysis.learn.selfplay.self_play`. Games are
 split, not positions: one in :data:`HOLD_OUT` games is held out, and the epoch with the
 lowest held-out log loss is kept (early stopping). The input standardisation is folded into
 the first layer, so the compiled forward pass reads raw counts. Everything is seeded: the
@@ -25,7 +25,7 @@ HOLD_OUT = 5
 
 @dataclass
 class TrainResult:
-    """What a training run made: the weights' arrays (:data:`shedsim.learn.value.WEIGHTS`'s
+    """What a training run made: the weights' arrays (:data:`shedsim.kernel.value.WEIGHTS`'s
     fields), the curve (one row per epoch: ``epoch``, ``train_loss``, ``held_out_loss``,
     ``held_out_accuracy``) and the figures of the kept epoch."""
 
@@ -71,7 +71,7 @@ def fit(
     from sklearn.preprocessing import StandardScaler
     from threadpoolctl import threadpool_limits
 
-    from shedsim.learn.value import N_FEATURES
+    from shedsim.kernel.value import N_FEATURES
 
     keep = meta[:, 2] >= 0
     x, meta = x[keep].astype(np.float64), meta[keep]
