@@ -21,6 +21,7 @@ API = (
     "tips",
     "tune",
     "hint",
+    "train",
     "Position",
     "RunOptions",
     "StudyError",

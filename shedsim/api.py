@@ -607,6 +607,54 @@ def hint(
     return HintResult(raw)
 
 
+# ------------------------------------------------------------------ train
+def train(
+    rules: Any = None,
+    *,
+    house: Sequence[str] = (),
+    rules_file: str | Path | None = None,
+    teacher: str | None = None,
+    games: int | None = None,
+    every: int | None = None,
+    hidden: int = 32,
+    l2: float = 0.1,
+    epochs: int = 30,
+    seed: int = 0,
+    workers: int = 1,
+    data: str | Path | None = None,
+    out: str | Path | None = None,
+    weights: str | Path | None = None,
+    progress: Any = None,
+) -> Any:
+    """Train the search's learned value (``shedsim train``): ``games`` 2-player self-play
+    games of ``teacher`` (default 20000 of the strongest player at 50 iterations without the
+    value), one in ``every`` decisions kept, then the fit; or the positions of an earlier run's
+    ``data`` file. ``rules``: a preset's name (default shithead) or a
+    :class:`shedsim.rules.ruleset.RuleSet`. Writes nothing unless ``out`` (the run's files and
+    weights) or ``weights`` is given. Returns a :class:`shedsim.analysis.learn.run.TrainRun`
+    (``curve``, a DataFrame; ``summary``; ``result.weights``). Raises :class:`StudyError`
+    naming the parameter.
+
+    >>> r = train(games=30, teacher="champion:iterations=5", epochs=2)  # doctest: +SKIP
+    >>> list(r.curve.columns)  # doctest: +SKIP
+    ['epoch', 'train_loss', 'held_out_loss', 'held_out_accuracy']
+    """
+    from shedsim.analysis.learn.run import train as run_train
+    from shedsim.rules.ruleset import RulesError, RuleSet, build
+
+    if not isinstance(rules, RuleSet):
+        try:
+            rules = build(rules or "shithead", list(house), rules_file)
+        except RulesError as e:
+            raise StudyError(str(e), field="rules") from None
+    return run_train(
+        rules, teacher=teacher, games=games, every=every, hidden=hidden, l2=l2, epochs=epochs,
+        seed=seed, workers=workers, data=None if data is None else Path(data),
+        out=None if out is None else Path(out), weights=None if weights is None else Path(weights),
+        progress=progress,
+    )  # fmt: skip
+
+
 __all__ = [
     "CompareResult",
     "HintResult",
@@ -626,4 +674,5 @@ __all__ = [
     "TournamentResult",
     "compare_rules",
     "tournament",
+    "train",
 ]

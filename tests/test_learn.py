@@ -174,7 +174,10 @@ def test_train_command_writes_its_run(tmp_path):
     for name in ("data.npz", "loss.csv", "loss.png", "run.json", "value_2p.npz"):
         assert (out / name).is_file(), name
     run = json.loads((out / "run.json").read_text())
-    assert run["teacher"] == "champion:iterations=6" and run["summary"]["epoch_kept"] in (1, 2)
+    assert run["teacher"] == "champion:iterations=6,value=0" and run["summary"]["epoch_kept"] in (
+        1,
+        2,
+    )
     with np.load(out / "value_2p.npz") as z:
         assert z["W1"].shape == (4, V.N_FEATURES)
     # refit to the same data: the same weights
@@ -193,7 +196,7 @@ def test_train_command_writes_its_run(tmp_path):
     "args, message",
     [
         (["--teacher", "greedy"], "--teacher: greedy is not ismcts's search"),
-        (["--teacher", "ismcts_cheat"], "--teacher: ismcts_cheat is not ismcts's search"),
+        (["--teacher", "ismcts_cheat"], "--teacher: ismcts_cheat sees the hidden cards"),
         (["--teacher", "champion:nosuch=1"], "--teacher"),
         (["--teacher", "nosuch"], "--teacher"),
     ],
@@ -233,3 +236,136 @@ def test_valued_iterations_set_the_budget_where_the_value_applies():
             stats = np.zeros(2, np.int64)
             I.move_stats(obs, rules, params, np.array([3], np.uint64), stats)
             assert stats[1] in (0, want)  # 0: a single legal move, no search
+
+
+def _train(tmp_path, *args):
+    return CliRunner().invoke(app, ["train", *args])
+
+
+def test_train_refuses_an_out_it_would_overwrite_before_any_work(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("precious")
+    r = _train(tmp_path, "--games", "30", "--out", str(f))
+    assert r.exit_code == 2 and "--out" in r.output and "not a directory" in r.output
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    (mine / "run.json").write_text("{}")
+    r = _train(tmp_path, "--games", "30", "--out", str(mine))
+    assert r.exit_code == 2 and "did not write (notes.txt, run.json)" in r.output
+    assert (mine / "run.json").read_text() == "{}" and sorted(p.name for p in mine.iterdir()) == [
+        "notes.txt",
+        "run.json",
+    ]
+    r = _train(tmp_path, "--games", "30", "--out", str(tmp_path / "o"), "--weights", str(mine))
+    assert r.exit_code == 2 and "--weights" in r.output and "is a directory" in r.output
+    r = _train(tmp_path, "--games", "30", "--out", str(tmp_path / "o"), "--weights", str(f / "w"))
+    assert r.exit_code == 2 and "--weights" in r.output and "not a directory" in r.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_train_help_names_the_extra():
+    r = CliRunner().invoke(app, ["train", "--help"], terminal_width=200)
+    assert r.exit_code == 0 and ".[learn]" in r.output
+
+
+@pytest.fixture(scope="module")
+def data_file(tmp_path_factory):
+    out = tmp_path_factory.mktemp("train") / "run"
+    r = CliRunner().invoke(
+        app,
+        ["train", "--games", "30", "--teacher", "champion:iterations=6", "--every", "2",
+         "--hidden", "4", "--epochs", "1", "--workers", "1", "--out", str(out)],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    return out / "data.npz"
+
+
+def test_a_teacher_without_value_plays_without_the_model(data_file):
+    run = json.loads((data_file.parent / "run.json").read_text())
+    assert run["teacher"] == "champion:iterations=6,value=0" and run["kind"] == "train"
+
+
+def test_train_on_data_refuses_self_plays_options_and_other_rules(tmp_path, data_file):
+    r = _train(tmp_path, "--data", str(data_file), "--games", "5", "--out", str(tmp_path / "o"))
+    assert r.exit_code == 2 and "--data" in r.output and "games apply to self-play only" in r.output
+    r = _train(tmp_path, "--data", str(data_file), "--rules", "duel", "--out", str(tmp_path / "o"))
+    assert r.exit_code == 2 and "--rules" in r.output and "other rules" in r.output
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"meta": lambda m: m[:, :2]}, "meta must be"),
+        ({"x": lambda x: x[:, :7]}, "features a row"),
+        ({"x": lambda x: x[:-1]}, "meta must be"),
+        ({"meta": lambda m: m * 5}, "must be -1, 0 or 1"),
+    ],
+)
+def test_train_refuses_malformed_data(tmp_path, data_file, change, message):
+    with np.load(data_file) as z:
+        arrays = {k: z[k] for k in z.files}
+    for k, f in change.items():
+        arrays[k] = f(arrays[k])
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, **arrays)
+    r = _train(tmp_path, "--data", str(bad), "--out", str(tmp_path / "o"))
+    assert r.exit_code == 2 and message in r.output, r.output
+    text = tmp_path / "text.npz"
+    text.write_text("not an npz")
+    r = _train(tmp_path, "--data", str(text), "--out", str(tmp_path / "o"))
+    assert r.exit_code == 2 and "not an .npz file" in r.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_ctrl_c_in_the_fit_stops_the_run_and_writes_nothing(tmp_path, data_file, monkeypatch):
+    from sklearn.neural_network import MLPClassifier
+
+    real = MLPClassifier.partial_fit
+
+    def interrupted(self, *a, **k):  # what scikit-learn does on Ctrl-C: a note, then return
+        real(self, *a, **k)
+        import warnings
+
+        warnings.warn("Training interrupted by user.", stacklevel=2)
+        return self
+
+    monkeypatch.setattr(MLPClassifier, "partial_fit", interrupted)
+    r = _train(tmp_path, "--data", str(data_file), "--out", str(tmp_path / "o"))
+    assert r.exit_code == 130 and "interrupted: nothing written" in r.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_python_api_trains_without_writing():
+    import shedsim
+
+    r = shedsim.train(games=30, teacher="champion:iterations=6", every=2, hidden=4, epochs=2)
+    assert list(r.curve["epoch"]) == [1, 2] and r.out is None and r.weights is None
+    assert r.result.weights["W1"].shape == (4, V.N_FEATURES)
+    with pytest.raises(shedsim.StudyError) as e:
+        shedsim.train(teacher="greedy")
+    assert e.value.field == "teacher"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"W1": lambda w: w[:, :7]},  # weights of other features under the right stamp
+        {"b1": lambda b: b[:-1]},
+        {"w2": lambda w: w * np.nan},
+        {"rules": lambda r: r[:-1]},
+    ],
+)
+def test_weights_of_another_shape_are_not_loaded(tmp_path, monkeypatch, change):
+    with np.load(V.WEIGHTS) as z:
+        arrays = {k: z[k] for k in z.files}
+    for k, f in change.items():
+        arrays[k] = f(arrays[k])
+    bad = tmp_path / "w.npz"
+    np.savez(bad, **arrays)
+    monkeypatch.setattr(V, "WEIGHTS", bad)
+    w1, _, _, _, rules = V._load()
+    assert w1.shape == (0, V.N_FEATURES) and (rules == -1).all()
+    monkeypatch.setattr(V, "WEIGHTS", tmp_path / "missing.npz")
+    assert V._load()[0].shape[0] == 0

@@ -608,6 +608,17 @@ def champion(run: Run) -> dict[str, Any]:
             "--batch", 8 * players,
         )  # fmt: skip
         figs[key]["unfinished"] = int(run_json(run.out(f"champion-{key}"))["result"]["unfinished"])
+    # a fixed number of games at 2 players (no decision before the last): an interval the
+    # stopping rule does not bias, for the size of the gain
+    n = run.size(1000, 100)
+    figs["fixed_2p"] = sprt(
+        run, "champion-fixed-2p", "--a", "champion", "--b", "ismcts", "--players", 2,
+        "--elo0", 0, "--elo1", 50, "--min-games", n, "--max-games", n, "--workers", 2,
+        "--batch", 50,
+    )  # fmt: skip
+    figs["fixed_2p"]["unfinished"] = int(
+        run_json(run.out("champion-fixed-2p"))["result"]["unfinished"]
+    )
     return figs
 
 

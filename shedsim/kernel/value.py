@@ -58,18 +58,26 @@ FEATURE_NAMES = tuple(
 
 def _load() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The weights of :data:`WEIGHTS`, or an empty model (hidden size 0, rules that match
-    no game) where the file is missing or was written for other features."""
+    no game) where the file is missing, or its arrays are not those of this model's features
+    (the forward pass reads ``W1`` as ``[HIDDEN, N_FEATURES]``: any other shape is refused)."""
     try:
-        with np.load(WEIGHTS) as z:
-            if int(z["features"]) == N_FEATURES:
-                return (
-                    np.ascontiguousarray(z["W1"], np.float64),
-                    np.ascontiguousarray(z["b1"], np.float64),
-                    np.ascontiguousarray(z["w2"], np.float64),
-                    np.ascontiguousarray(z["b2"], np.float64).reshape(1),
-                    np.ascontiguousarray(z["rules"], np.int64),
-                )
-    except (OSError, KeyError, ValueError):
+        with np.load(WEIGHTS, allow_pickle=False) as z:
+            w1 = np.ascontiguousarray(z["W1"], np.float64)
+            b1 = np.ascontiguousarray(z["b1"], np.float64)
+            w2 = np.ascontiguousarray(z["w2"], np.float64)
+            b2 = np.ascontiguousarray(z["b2"], np.float64).reshape(-1)
+            rules = np.ascontiguousarray(z["rules"], np.int64)
+            h = w1.shape[0] if w1.ndim == 2 else -1
+            if (
+                int(z["features"]) == N_FEATURES
+                and w1.shape == (h, N_FEATURES)
+                and b1.shape == w2.shape == (h,)
+                and b2.shape == (1,)
+                and rules.shape == (L.R_SIZE,)
+                and all(np.isfinite(a).all() for a in (w1, b1, w2, b2))
+            ):
+                return w1, b1, w2, b2, rules
+    except (OSError, KeyError, ValueError, TypeError):
         pass
     return (
         np.zeros((0, N_FEATURES)),

@@ -12,6 +12,7 @@ same options give the same weights (the fit runs on one BLAS thread).
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,9 @@ def fit(
     model without it learns the games by heart within a few epochs);
     ``rules`` (``int64[R_SIZE]``) is stored with the weights. ``progress(epoch, row)`` is
     called after each epoch. Raises ``ValueError`` when there is too little data (no held-out
-    game, or one outcome only) and ``RuntimeError`` without scikit-learn."""
+    game, or one outcome only), ``RuntimeError`` without scikit-learn, and
+    ``KeyboardInterrupt`` on Ctrl-C inside an epoch (which scikit-learn alone would take as
+    that epoch's end)."""
     require_sklearn()
     from sklearn.metrics import log_loss
     from sklearn.neural_network import MLPClassifier
@@ -90,7 +93,7 @@ def fit(
         activation="relu",
         solver="adam",
         alpha=l2,
-        batch_size=256,
+        batch_size=min(256, len(yt)),
         learning_rate_init=1e-3,
         random_state=seed,
         shuffle=True,
@@ -101,7 +104,12 @@ def fit(
     with threadpool_limits(1):
         for epoch in range(1, epochs + 1):
             order = rng.permutation(len(yt))
-            model.partial_fit(xt[order], yt[order], classes=np.array([0, 1]))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")  # scikit-learn's notes are kept back
+                model.partial_fit(xt[order], yt[order], classes=np.array([0, 1]))
+            if any("interrupted" in str(w.message).lower() for w in caught):
+                # scikit-learn takes Ctrl-C as the end of the epoch: it stops the run here
+                raise KeyboardInterrupt
             pv = model.predict_proba(xv)[:, 1]
             pt = model.predict_proba(xt)[:, 1]
             row = {
@@ -156,11 +164,14 @@ def write_weights(path: Path, weights: dict[str, np.ndarray]) -> None:
     atomic.write_with(path, lambda f: np.savez(f, **weights))
 
 
-def write_run(out: Path, x: np.ndarray, meta: np.ndarray, result: TrainResult, about: dict) -> None:
+def write_run(
+    out: Path, x: np.ndarray, meta: np.ndarray, rules: np.ndarray, result: TrainResult, about: dict
+) -> None:
     """Write a training run's outputs into ``out``, all or nothing
-    (:func:`shedsim.base.atomic.batch`): ``data.npz`` (the positions ``x`` and ``meta``),
-    ``loss.csv`` (the curve), ``loss.png`` (its chart) and ``run.json`` (the options
-    ``about`` and the summary; ``data.npz`` keeps ``about`` too, as JSON text)."""
+    (:func:`shedsim.base.atomic.batch`): ``data.npz`` (the positions ``x`` and ``meta``, the
+    compiled ``rules`` they were played under, and ``about`` as JSON text), ``loss.csv`` (the
+    curve), ``loss.png`` (its chart) and ``run.json`` (the options ``about`` and the
+    summary)."""
     import pandas as pd
 
     from shedsim.base import atomic
@@ -170,7 +181,9 @@ def write_run(out: Path, x: np.ndarray, meta: np.ndarray, result: TrainResult, a
     with atomic.batch():
         atomic.write_with(
             out / "data.npz",
-            lambda f: np.savez_compressed(f, x=x, meta=meta, about=np.array(json.dumps(about))),
+            lambda f: np.savez_compressed(
+                f, x=x, meta=meta, rules=rules, about=np.array(json.dumps(about))
+            ),
         )
         atomic.write_text(out / "loss.csv", curve.to_csv(index=False))
         atomic.write_text(
@@ -189,6 +202,7 @@ def _chart(curve, summary: dict[str, Any], path: Path) -> None:
     ax.axhline(summary["held_out_loss_constant"], ls=":", c="grey", label="constant guess")
     ax.axvline(summary["epoch_kept"], ls="--", c="k", lw=0.8, label="epoch kept")
     ax.set_xlabel("epoch")
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_ylabel("log loss (did the seat to move win?)")
     ax.legend(frameon=False)
     save_figure(fig, path)
