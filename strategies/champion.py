@@ -37,6 +37,7 @@ from strategies.ismcts import PARAMS as _ISMCTS_PARAMS
 from strategies.ismcts import TRAITS as _ISMCTS_TRAITS
 from strategies.ismcts import move_stats, playout_stats, swap  # noqa: F401  (bench, the swap)
 from strategies.ismcts import root_search  # noqa: F401  (hint --search)
+from strategies.ismcts import self_play  # noqa: F401  (shedsim train)
 
 NAME = "champion"
 DESCRIPTION = (

@@ -56,12 +56,13 @@ from numba import njit
 
 from shedsim import layout as L
 from shedsim.kernel import endgame as EG
-from shedsim.kernel.core import apply, prepare, stage_of, step, write_public, write_turn
+from shedsim.kernel.core import apply, deal, prepare, stage_of, start_seat, step, valid_swap
+from shedsim.kernel.core import write_public, write_turn
 from shedsim.kernel.nb import count, legal_moves, one, total
 from shedsim.kernel.policies import aggressive_move, determinise_any, greedy_move, hidden_places
 from shedsim.kernel.policies import strongest_face_up, unseen_pool
 from shedsim.kernel.rng import rng_below
-from shedsim.kernel.value import HIDDEN, N_FEATURES, applies, win_probability
+from shedsim.kernel.value import HIDDEN, N_FEATURES, applies, features, win_probability
 
 NAME = "ismcts"
 DESCRIPTION = (
@@ -637,6 +638,74 @@ def root_search(obs, rules, params, rng, iterations, reward_kind, moves, visits,
         params[7],
         SOLVE_NODES if params[9] != 0 else 0,
     )
+
+
+QUIET = 300
+"""Moves in a row with no burn, no seat out and no draw after which a game of
+:func:`self_play` is given up as unfinished (searchers can pass the pile back and forth for
+ever)."""
+
+
+@njit(cache=True)
+def self_play(rules, params, games, deal_key, search_key, every, out_x, out_meta):
+    """Self-play for the learned value's training data (:mod:`shedsim.analysis.learn`):
+    play ``games`` games of this search in every seat (greedy's swap), the cards dealt from
+    the splitmix64 stream ``deal_key`` and the searches drawing from ``search_key``, and keep
+    one in ``every`` decisions with a choice while both seats are in: its features
+    (:func:`shedsim.kernel.value.features`) in ``out_x`` (``float64[cap, N_FEATURES]``) and
+    ``(game, mover, won, moves)`` in ``out_meta`` (``int64[cap, 4]``: the game's index in the
+    chunk, the seat to move, 1 if it won, 0 if it lost, -1 if the game was given up
+    unfinished (the move cap, or :data:`QUIET` moves without progress), and the game's length
+    in moves). Returns the rows written; recording stops when ``cap`` rows are full while the
+    games go on, so the draws stay those of the whole chunk. Seat ``g % players`` deals
+    game ``g``."""
+    pub = np.zeros(L.O_SIZE, np.int64)
+    priv = np.zeros(L.P_SIZE, np.int64)
+    drng = np.zeros(1, np.uint64)
+    srng = np.zeros(1, np.uint64)
+    drng[0] = np.uint64(deal_key)
+    srng[0] = np.uint64(search_key)
+    x = np.zeros(N_FEATURES, np.float64)
+    buf = np.empty(160, np.int64)
+    n = rules[L.R_PLAYERS]
+    cap = out_x.shape[0]
+    got = 0
+    seen = 0
+    for g in range(games):
+        deal(rules, pub, priv, drng, g % n)
+        for s in range(n):
+            visible = priv[L.P_HANDS + s] + pub[L.O_FACE_UP + s]
+            up = strongest_face_up(visible, rules[L.R_TABLE_SIZE], rules)
+            if valid_swap(visible, up, rules[L.R_TABLE_SIZE]):
+                pub[L.O_FACE_UP + s] = up
+                priv[L.P_HANDS + s] = visible - up
+        pub[L.O_SEAT] = start_seat(rules, pub, priv, drng)
+        first = got
+        quiet = 0
+        while pub[L.O_IN] > 0 and pub[L.O_MOVES] < rules[L.R_MAX_MOVES] and quiet < QUIET:
+            prepare(pub, priv)
+            if legal_moves(pub, rules, buf) == 1:
+                m = buf[0]
+            else:
+                seen += 1
+                if seen % every == 0 and got < cap and pub[L.O_IN] == n:
+                    features(pub, priv, x)
+                    out_x[got, :] = x
+                    out_meta[got, 0] = g
+                    out_meta[got, 1] = pub[L.O_SEAT]
+                    got += 1
+                m = move(pub, rules, params, srng)
+            burned, stock_n, n_in = pub[L.O_BURNED_N], pub[L.O_STOCK_N], pub[L.O_IN]
+            apply(rules, pub, priv, m)
+            if burned == pub[L.O_BURNED_N] and stock_n == pub[L.O_STOCK_N] and n_in == pub[L.O_IN]:
+                quiet += 1
+            else:
+                quiet = 0
+        for i in range(first, got):
+            p = pub[L.O_PLACE + out_meta[i, 1]]
+            out_meta[i, 2] = -1 if p == 0 else (1 if p == 1 else 0)
+            out_meta[i, 3] = pub[L.O_MOVES]
+    return got
 
 
 @njit(cache=True)

@@ -86,10 +86,10 @@ def _teacher(**over):
 
 def test_self_play_data_do_not_depend_on_the_workers():
     games = S.CHUNK + 5  # two chunks
-    a = S.self_play(RULES_2P, _teacher(), games, seed=4, every=3, workers=1)
-    b = S.self_play(RULES_2P, _teacher(), games, seed=4, every=3, workers=2)
+    a = S.self_play("champion", RULES_2P, _teacher(), games, seed=4, every=3, workers=1)
+    b = S.self_play("champion", RULES_2P, _teacher(), games, seed=4, every=3, workers=2)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
-    c = S.self_play(RULES_2P, _teacher(), games, seed=5, every=3, workers=1)
+    c = S.self_play("champion", RULES_2P, _teacher(), games, seed=5, every=3, workers=1)
     assert not np.array_equal(a[1], c[1])
     meta = a[1]
     assert set(np.unique(meta[:, 2])) <= {-1, 0, 1}
@@ -105,12 +105,12 @@ def test_self_play_data_do_not_depend_on_the_workers():
 
 def test_self_play_refuses_other_tables():
     with pytest.raises(ValueError, match="2 players"):
-        S.self_play(preset("shithead").compile(3), _teacher(), 2, seed=0)
+        S.self_play("champion", preset("shithead").compile(3), _teacher(), 2, seed=0)
 
 
 @pytest.fixture(scope="module")
 def small_data():
-    return S.self_play(RULES_2P, _teacher(), 60, seed=1, every=2, workers=2)
+    return S.self_play("champion", RULES_2P, _teacher(), 60, seed=1, every=2, workers=2)
 
 
 def test_the_fit_is_reproducible_and_its_weights_give_the_models_probabilities(small_data):
@@ -195,7 +195,7 @@ def test_train_command_writes_its_run(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--teacher", "greedy"], "--teacher: greedy is not ismcts's search"),
+        (["--teacher", "greedy"], "--teacher: greedy has no self-play"),
         (["--teacher", "ismcts_cheat"], "--teacher: ismcts_cheat sees the hidden cards"),
         (["--teacher", "champion:nosuch=1"], "--teacher"),
         (["--teacher", "nosuch"], "--teacher"),

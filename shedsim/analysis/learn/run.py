@@ -104,23 +104,22 @@ def check_weights(path: Path) -> None:
 
 
 def teachers() -> list[str]:
-    """The strategies that can play self-play: compiled, with ismcts's search parameters,
-    not cheating."""
+    """The strategies that can play self-play: compiled, not cheating, their module defining
+    ``self_play`` (:func:`strategies.ismcts.self_play`: ismcts's and champion's)."""
     from shedsim.plugins import discover
-    from strategies.ismcts import PARAMS as SEARCH_PARAMS
 
     return [
         name
         for name, s in discover().items()
         if getattr(s, "compiled", False)
         and not s.traits.cheating
-        and list(s.params) == list(SEARCH_PARAMS)
+        and hasattr(getattr(s, "module", None), "self_play")
     ]
 
 
-def teacher_params(teacher: str | None) -> tuple[str, np.ndarray]:
-    """The teacher's full spec (every override it plays with, ``value`` included) and its
-    parameter array. Raises ``StudyError`` (field ``teacher``)."""
+def teacher_params(teacher: str | None) -> tuple[str, str, np.ndarray]:
+    """The teacher's name, its full spec (every override it plays with, ``value`` included)
+    and its parameter array. Raises ``StudyError`` (field ``teacher``)."""
     from shedsim.plugins import PluginError, choice, discover, parse_spec
 
     try:
@@ -131,13 +130,13 @@ def teacher_params(teacher: str | None) -> tuple[str, np.ndarray]:
             overrides.setdefault("value", 0)
         strat = discover().require(name)
         if name not in teachers():
-            why = "sees the hidden cards" if strat.traits.cheating else "is not ismcts's search"
+            why = "sees the hidden cards" if strat.traits.cheating else "has no self-play"
             raise PluginError(f"{name} {why}; a teacher is one of: {', '.join(teachers())}")
         params = strat.params_array(overrides)
     except PluginError as e:
         raise StudyError(str(e), field="teacher") from None
     spec = name + ":" + ",".join(f"{k}={v}" for k, v in overrides.items())
-    return spec, params
+    return name, spec, params
 
 
 def load_data(path: Path, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
@@ -224,10 +223,10 @@ def train(
     except ValueError as e:
         raise StudyError(str(e), field="rules") from None
     if data is None:
-        spec, params = teacher_params(teacher)
+        name, spec, params = teacher_params(teacher)
         games, every = games or 20_000, every or 8
         x, meta = S.self_play(
-            rules_array, params, games, seed, every, workers,
+            name, rules_array, params, games, seed, every, workers,
             progress=None if progress is None else lambda n: progress("self-play games", n, games),
         )  # fmt: skip
         played = {"teacher": spec, "games": games, "every": every}
