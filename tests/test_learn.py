@@ -198,7 +198,7 @@ def test_train_command_writes_its_run(tmp_path):
         (["--teacher", "greedy"], "--teacher: greedy has no self-play"),
         (["--teacher", "ismcts_cheat"], "--teacher: ismcts_cheat sees the hidden cards"),
         (["--teacher", "champion:nosuch=1"], "--teacher"),
-        (["--teacher", "nosuch"], "--teacher"),
+        (["--teacher", "nosuch"], "'nosuch'; a teacher is one of: champion, ismcts"),
     ],
 )
 def test_train_command_refuses_bad_options(tmp_path, args, message):

@@ -128,10 +128,13 @@ def teacher_params(teacher: str | None) -> tuple[str, str, np.ndarray]:
         else:
             name, overrides = parse_spec(teacher)
             overrides.setdefault("value", 0)
-        strat = discover().require(name)
-        if name not in teachers():
+        known, able = discover(), teachers()
+        if name not in known:
+            raise PluginError(f"unknown strategy {name!r}; a teacher is one of: {', '.join(able)}")
+        strat = known[name]
+        if name not in able:
             why = "sees the hidden cards" if strat.traits.cheating else "has no self-play"
-            raise PluginError(f"{name} {why}; a teacher is one of: {', '.join(teachers())}")
+            raise PluginError(f"{name} {why}; a teacher is one of: {', '.join(able)}")
         params = strat.params_array(overrides)
     except PluginError as e:
         raise StudyError(str(e), field="teacher") from None
