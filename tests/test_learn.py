@@ -369,3 +369,21 @@ def test_weights_of_another_shape_are_not_loaded(tmp_path, monkeypatch, change):
     assert w1.shape == (0, V.N_FEATURES) and (rules == -1).all()
     monkeypatch.setattr(V, "WEIGHTS", tmp_path / "missing.npz")
     assert V._load()[0].shape[0] == 0
+
+
+def test_sigterm_stops_the_run_with_143_and_writes_nothing(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    import shedsim.api as api
+
+    def terminated(**_):
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler raises here, in the main thread
+        raise AssertionError("SIGTERM did not stop the run")
+
+    monkeypatch.setattr(api, "train", terminated)
+    before = signal.getsignal(signal.SIGTERM)
+    r = _train(tmp_path, "--games", "30", "--out", str(tmp_path / "o"))
+    assert r.exit_code == 143 and "interrupted: nothing written" in r.output
+    assert signal.getsignal(signal.SIGTERM) is before  # the command's handler is undone
+    assert not (tmp_path / "o").exists()

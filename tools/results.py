@@ -146,10 +146,23 @@ def pair(d: Path, a: str, b: str, file: str = "head_to_head.csv") -> dict[str, f
 
 
 def sprt(run: Run, label: str, *args: str | int) -> dict[str, Any]:
+    """``shedsim sprt ARGS`` into ``OUT/label``: its decision, games, Elo and score with their
+    intervals, and the games left unfinished (scored as draws)."""
     d = run.out(label)
     run.shedsim("sprt", *args, "--quiet", "--no-plots", "--out", d)
     r = run_json(d)["result"]
-    return {k: r[k] for k in ("decision", "games", "elo", "elo_lo", "elo_hi", "score", "lo", "hi")}
+    keys = ("decision", "games", "elo", "elo_lo", "elo_hi", "score", "lo", "hi")
+    return {**{k: r[k] for k in keys}, "unfinished": int(r["unfinished"])}
+
+
+def fixed_match(run: Run, label: str, a: str, b: str, games: int) -> dict[str, Any]:
+    """``a`` against ``b`` at 2 players over exactly ``games`` games (an SPRT whose floor is
+    its ceiling: no decision before the last game), an interval the stopping rule does not
+    bias."""
+    return sprt(
+        run, label, "--a", a, "--b", b, "--players", 2, "--elo0", 0, "--elo1", 50,
+        "--min-games", games, "--max-games", games, "--workers", 2, "--batch", 50,
+    )  # fmt: skip
 
 
 def bench_json(run: Run, *args: str | int) -> dict[str, Any]:
@@ -507,17 +520,9 @@ def ceiling(run: Run) -> dict[str, Any]:
             "--elo1", elo1, "--max-games", run.size(full, quick), "--workers", 2,
             "--batch", 8 * players,
         )  # fmt: skip
-        figs[key]["unfinished"] = int(run_json(run.out(f"ceiling-{key}"))["result"]["unfinished"])
     # a fixed number of games (no decision before the last): an interval the stopping rule
     # does not bias (a tournament cannot seat ismcts_cheat; sprt and bench alone may)
-    n = run.size(1000, 100)
-    figs["fixed_2p"] = sprt(
-        run, "ceiling-fixed-2p", "--a", a, "--b", b, "--players", 2, "--elo0", 0, "--elo1", 50,
-        "--min-games", n, "--max-games", n, "--workers", 2, "--batch", 50,
-    )  # fmt: skip
-    figs["fixed_2p"]["unfinished"] = int(
-        run_json(run.out("ceiling-fixed-2p"))["result"]["unfinished"]
-    )
+    figs["fixed_2p"] = fixed_match(run, "ceiling-fixed-2p", a, b, run.size(1000, 100))
     return figs
 
 
@@ -528,7 +533,6 @@ def ceiling(run: Run) -> dict[str, Any]:
     long=True,
 )
 def inference(run: Run) -> dict[str, Any]:
-    d = run.out("inference-sprt")
     figs: dict[str, Any] = {
         "sprt": sprt(
             run,
@@ -551,7 +555,6 @@ def inference(run: Run) -> dict[str, Any]:
             16,
         )  # fmt: skip
     }
-    figs["sprt"]["unfinished"] = int(run_json(d)["result"]["unfinished"])
     return figs
 
 
@@ -607,17 +610,10 @@ def champion(run: Run) -> dict[str, Any]:
             "--elo0", 0, "--elo1", elo1, "--max-games", run.size(full, quick), "--workers", 2,
             "--batch", 8 * players,
         )  # fmt: skip
-        figs[key]["unfinished"] = int(run_json(run.out(f"champion-{key}"))["result"]["unfinished"])
     # a fixed number of games at 2 players (no decision before the last): an interval the
     # stopping rule does not bias, for the size of the gain
-    n = run.size(1000, 100)
-    figs["fixed_2p"] = sprt(
-        run, "champion-fixed-2p", "--a", "champion", "--b", "ismcts", "--players", 2,
-        "--elo0", 0, "--elo1", 50, "--min-games", n, "--max-games", n, "--workers", 2,
-        "--batch", 50,
-    )  # fmt: skip
-    figs["fixed_2p"]["unfinished"] = int(
-        run_json(run.out("champion-fixed-2p"))["result"]["unfinished"]
+    figs["fixed_2p"] = fixed_match(
+        run, "champion-fixed-2p", "champion", "ismcts", run.size(1000, 100)
     )
     return figs
 
@@ -658,7 +654,6 @@ def value(run: Run) -> dict[str, Any]:
         run, "value-sprt", "--a", "champion", "--b", without, "--players", 2, "--elo0", 0,
         "--elo1", 20, "--max-games", run.size(4000, 200), "--workers", 2, "--batch", 16,
     )  # fmt: skip
-    figs["sprt_2p"]["unfinished"] = int(run_json(run.out("value-sprt"))["result"]["unfinished"])
     return figs
 
 
@@ -680,7 +675,6 @@ def endgame(run: Run) -> dict[str, Any]:
         "--elo0", 0, "--elo1", 20, "--max-games", run.size(6000, 400), "--workers", 2,
         "--batch", 16,
     )  # fmt: skip
-    figs["sprt"]["unfinished"] = int(run_json(run.out("endgame-sprt"))["result"]["unfinished"])
     return figs
 
 

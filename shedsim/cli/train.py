@@ -13,6 +13,11 @@ import typer
 import shedsim.cli.options as O
 from shedsim.cli.common import choice_help, fail, load_rules
 
+
+class _Terminated(Exception):
+    """SIGTERM during a run: it stops as Ctrl-C does, with exit code 143."""
+
+
 _OVERRIDES = "iterations=50,value=0"  # shedsim.analysis.learn.run.TEACHER_OVERRIDES, in words
 
 
@@ -112,7 +117,7 @@ def train(
     rs = load_rules(rules, house, rules_file)
 
     def terminated(*_):
-        raise SystemExit(143)
+        raise _Terminated
 
     console = Console(stderr=True)
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -132,11 +137,8 @@ def train(
                 workers=workers or os.cpu_count() or 1, data=data, out=out, weights=weights,
                 progress=progress,
             )  # fmt: skip
-    except (KeyboardInterrupt, SystemExit) as e:
-        code = e.code if isinstance(e, SystemExit) and e.code == 143 else 130
-        if isinstance(e, SystemExit) and e.code not in (143, None):
-            raise
-        fail("interrupted: nothing written", code)
+    except (KeyboardInterrupt, _Terminated) as e:
+        fail("interrupted: nothing written", 143 if isinstance(e, _Terminated) else 130)
     finally:
         signal.signal(signal.SIGTERM, before)
     s = r.summary

@@ -175,6 +175,26 @@ def order_moves(pub, priv, rules, out):
     return n
 
 
+@njit(cache=True, inline="always")
+def _take(ints, d, v):
+    """A child of the node at depth ``d`` is worth ``v`` to the node's seat to move: its best
+    and alpha rise to it, and the moves left are cut off once alpha reaches beta."""
+    if v > ints[d, _BEST]:
+        ints[d, _BEST] = v
+    if v > ints[d, _ALPHA]:
+        ints[d, _ALPHA] = v
+    if ints[d, _ALPHA] >= ints[d, _BETA]:
+        ints[d, _NEXT] = ints[d, _N]  # cut off
+
+
+@njit(cache=True, inline="always")
+def _to_parent(ints, d, value):
+    """Back from depth ``d``, whose node is worth ``value`` to its seat to move, to its parent
+    (the same seat after a burn, else the other: ``WIN - value``); returns the parent's depth."""
+    _take(ints, d - 1, value if ints[d - 1, _MOVER] == ints[d, _MOVER] else WIN - value)
+    return d - 1
+
+
 @njit(cache=True)
 def solve(rules, pub, priv, budget, pubs, privs, moves, ints, keys, values, stats):
     """The exact value of the position ``pub`` (``int64[O_SIZE]``), ``priv``
@@ -198,7 +218,6 @@ def solve(rules, pub, priv, budget, pubs, privs, moves, ints, keys, values, stat
     d = 0
     nodes = 0
     entering = True
-    v = 0  # a finished child's value, for the seat to move at its parent
     while True:
         if entering:
             entering = False
@@ -231,14 +250,7 @@ def solve(rules, pub, priv, budget, pubs, privs, moves, ints, keys, values, stat
                     stats[0] += nodes
                     stats[1] += 1
                     return value
-                v = value if ints[d - 1, _MOVER] == ints[d, _MOVER] else WIN - value
-                d -= 1
-                if v > ints[d, _BEST]:
-                    ints[d, _BEST] = v
-                if v > ints[d, _ALPHA]:
-                    ints[d, _ALPHA] = v
-                if ints[d, _ALPHA] >= ints[d, _BETA]:
-                    ints[d, _NEXT] = ints[d, _N]  # cut off
+                d = _to_parent(ints, d, value)
         if ints[d, _NEXT] < ints[d, _N]:
             m = moves[d, ints[d, _NEXT]]
             ints[d, _NEXT] += 1
@@ -250,13 +262,7 @@ def solve(rules, pub, priv, budget, pubs, privs, moves, ints, keys, values, stat
             privs[c, :] = privs[d, :]
             apply(rules, pubs[c], privs[c], m)
             if pubs[c, L.O_IN] == 0:  # the game is over: whoever moved went out, or not
-                v = WIN if pubs[c, L.O_PLACE + ints[d, _MOVER]] != players else LOSS
-                if v > ints[d, _BEST]:
-                    ints[d, _BEST] = v
-                if v > ints[d, _ALPHA]:
-                    ints[d, _ALPHA] = v
-                if ints[d, _ALPHA] >= ints[d, _BETA]:
-                    ints[d, _NEXT] = ints[d, _N]
+                _take(ints, d, WIN if pubs[c, L.O_PLACE + ints[d, _MOVER]] != players else LOSS)
                 continue
             if pubs[c, L.O_MOVES] >= max_moves:
                 stats[0] += nodes
@@ -282,14 +288,7 @@ def solve(rules, pub, priv, budget, pubs, privs, moves, ints, keys, values, stat
                 return GAVE_UP
             stats[1] += 1
             return value
-        v = value if ints[d - 1, _MOVER] == ints[d, _MOVER] else WIN - value
-        d -= 1
-        if v > ints[d, _BEST]:
-            ints[d, _BEST] = v
-        if v > ints[d, _ALPHA]:
-            ints[d, _ALPHA] = v
-        if ints[d, _ALPHA] >= ints[d, _BETA]:
-            ints[d, _NEXT] = ints[d, _N]
+        d = _to_parent(ints, d, value)
 
 
 @njit(cache=True)
