@@ -233,7 +233,7 @@ def time_play(plan: BenchPlan) -> dict[str, Any]:
         "workers": workers,
         "backend": backend,
         "seed": plan.seed,
-        "wall_s": round(wall, 4),
+        "wall_s": float(f"{wall:.6g}"),  # 6 significant digits: a fast run keeps its precision
         "games_per_s": round(games / wall, 1),
         "ns_per_move": round(wall * 1e9 / max(moves, 1), 2),
         "ns_per_move_per_worker": round(wall * workers * 1e9 / max(moves, 1), 2),

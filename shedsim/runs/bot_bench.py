@@ -77,7 +77,7 @@ def bot_rate(
         "opponent": opponent,
         "games": games,
         "decisions": decisions,
-        "wall_s": round(wall, 4),
+        "wall_s": float(f"{wall:.6g}"),  # 6 significant digits: a fast run keeps its precision
         "start_s": round(start_s, 3),
         "decisions_per_s": round(decisions / wall, 1),
         "games_per_s": round(games / wall, 2),
