@@ -73,9 +73,8 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import apply
 from shedsim.kernel.nb import can_pick_up, count, legal_moves, lowest, one, play, stage_cards, total
-from shedsim.kernel.policies import determinise, greedy_rollout, seen_cards
+from shedsim.kernel.policies import rollout_places, seen_cards
 from shedsim.kernel.rng import rng_below
 
 NAME = "heuristic"
@@ -293,13 +292,14 @@ def observation_stream(obs):
 
 
 @njit(cache=True)
-def search_move(obs, rules, rollouts, rng):
+def search_move(obs, rules, rollouts, rng, stats):
     """The legal move with the best mean place over ``rollouts`` samples of the hidden
-    cards (:func:`shedsim.kernel.policies.determinise`), each finished by greedy play for
-    every seat (at most 400 more moves); every move is judged on the same samples. Only
-    plays are judged (voluntary pick-ups and gambles are left to ``save_pile``,
-    ``take_pile`` and ``gamble_pile``). -1 when there are fewer than two plays or the
-    observation does not account for a whole deck."""
+    cards, each finished by greedy play for every seat (at most 400 more moves;
+    :func:`shedsim.kernel.policies.rollout_places`); every move is judged on the same
+    samples. Only plays are judged (voluntary pick-ups and gambles are left to
+    ``save_pile``, ``take_pile`` and ``gamble_pile``). -1 when there are fewer than two
+    plays or the observation does not account for a whole deck. ``stats`` (``int64[2]``):
+    the rollouts' moves and count are added to it."""
     moves = np.empty(160, np.int64)
     n_all = legal_moves(obs, rules, moves)
     n = 0
@@ -309,36 +309,53 @@ def search_move(obs, rules, rollouts, rng):
             n += 1
     if n < 2:
         return np.int64(-1)
-    me = obs[L.O_SEAT]
-    scores = np.zeros(n)
-    base_pub = np.empty(L.O_SIZE, np.int64)
-    base_priv = np.empty(L.P_SIZE, np.int64)
-    pub = np.empty(L.O_SIZE, np.int64)
-    priv = np.empty(L.P_SIZE, np.int64)
-    for _ in range(rollouts):
-        if not determinise(obs, rules, rng, base_pub, base_priv):
-            return np.int64(-1)
-        for c in range(n):
-            pub[:] = base_pub
-            priv[:] = base_priv
-            apply(rules, pub, priv, moves[c])
-            scores[c] += greedy_rollout(rules, pub, priv, me, 400)
-    best = 0
-    for c in range(1, n):
-        if scores[c] < scores[best]:
-            best = c
+    best = rollout_places(obs, rules, rng, moves, n, rollouts, 400, False, np.zeros(n), stats)
+    if best < 0:
+        return np.int64(-1)
     return moves[best]
 
 
 @njit(cache=True)
+def _searches(obs, params):
+    """Whether the look-ahead decides (``search`` on, stock empty, pile of ``end_pile``)."""
+    return (
+        obs[L.O_STAGE] != L.STAGE_FACE_DOWN
+        and params[P_SEARCH] > 0
+        and obs[L.O_STOCK_N] == 0
+        and obs[L.O_PILE_N] >= params[P_END_PILE]
+    )
+
+
+@njit(cache=True)
+def move_stats(obs, rules, params, rng, stats):
+    """The move, counting the look-ahead's work in ``stats`` (``int64[2]``): ``stats[0]`` +=
+    rollout moves, ``stats[1]`` += rollouts (``shedsim bench --strategy heuristic`` reads
+    them)."""
+    if _searches(obs, params):
+        m = search_move(obs, rules, params[P_SEARCH], observation_stream(obs), stats)
+        if m >= 0:
+            return m
+    return tips_move(obs, rules, params)
+
+
+@njit(cache=True)
 def move(obs, rules, params, rng):
+    if _searches(obs, params):
+        m = search_move(
+            obs, rules, params[P_SEARCH], observation_stream(obs), np.zeros(2, np.int64)
+        )
+        if m >= 0:
+            return m
+    return tips_move(obs, rules, params)
+
+
+@njit(cache=True)
+def tips_move(obs, rules, params):
+    """The tips' move (the look-ahead aside): flip slot 1 face down, else the parameters'
+    rules above."""
     st = obs[L.O_STAGE]
     if st == L.STAGE_FACE_DOWN:
         return np.int64(L.FLIP)
-    if params[P_SEARCH] > 0 and obs[L.O_STOCK_N] == 0 and obs[L.O_PILE_N] >= params[P_END_PILE]:
-        m = search_move(obs, rules, params[P_SEARCH], observation_stream(obs))
-        if m >= 0:
-            return m
     special = rules[L.R_SPECIAL_MASK]
     cards = stage_cards(obs)
     ok = cards & rules[L.R_PLAYABLE + obs[L.O_TOP]]

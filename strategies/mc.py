@@ -6,7 +6,8 @@ picked up; the unseen cards dealt at random to other hands, face-down rows and t
 stock), plays every legal move in each sample, finishes the game with greedy play for all
 seats (at most ``cap`` more moves) and keeps the move with the best mean place. All moves
 are judged on the same samples (common random numbers), which makes the comparison much
-less noisy. Equivalent face-down flips are judged once. The swap is greedy's.
+less noisy. Equivalent face-down flips are judged once, and a sample drawn again (the same
+hidden cards in the same places) is not played again. The swap is greedy's.
 
 Parameters: ``rollouts`` (samples per decision, default 16), ``cap`` (move cap of a
 rollout, default 400). Cost grows with both; it is left out of default tournaments.
@@ -20,13 +21,13 @@ import numpy as np
 from numba import njit
 
 from shedsim import layout as L
-from shedsim.kernel.core import apply
 from shedsim.kernel.nb import legal_moves
 from shedsim.kernel.policies import (
     determinise,
     determinise_any,
     greedy_move,
     greedy_rollout,
+    rollout_places,
     strongest_face_up,
 )
 
@@ -70,28 +71,9 @@ def move_stats(obs, rules, params, rng, stats):
         return moves[0]
     rollouts = max(1, params[0])
     cap = max(10, params[1])
-    me = obs[L.O_SEAT]
-    scores = np.zeros(n)
-    base_pub = np.empty(L.O_SIZE, np.int64)
-    base_priv = np.empty(L.P_SIZE, np.int64)
-    pub = np.empty(L.O_SIZE, np.int64)
-    priv = np.empty(L.P_SIZE, np.int64)
-    for _ in range(rollouts):
-        if not determinise(obs, rules, rng, base_pub, base_priv):
-            if not determinise_any(obs, rules, rng, base_pub, base_priv):
-                return greedy_move(obs, rules)
-        for c in range(n):
-            pub[:] = base_pub
-            priv[:] = base_priv
-            apply(rules, pub, priv, moves[c])
-            before = pub[L.O_MOVES]
-            scores[c] += greedy_rollout(rules, pub, priv, me, cap)
-            stats[0] += pub[L.O_MOVES] - before
-            stats[1] += 1
-    best = 0
-    for c in range(1, n):
-        if scores[c] < scores[best]:
-            best = c
+    best = rollout_places(obs, rules, rng, moves, n, rollouts, cap, True, np.zeros(n), stats)
+    if best < 0:
+        return greedy_move(obs, rules)
     return moves[best]
 
 

@@ -165,6 +165,26 @@ def place_hidden(obs, rules, pool, priv):
 
 
 @njit(cache=True)
+def determinise_into(obs, rules, rng, pub, priv, pool):
+    """:func:`determinise` with the caller's scratch ``pool`` (``int64[MAX_DECK]``): returns
+    ``m``, the number of hidden cards, whose ranks ``pool[:m]`` holds in the order they were
+    placed (so two samples are the same state exactly when their ``pool[:m]`` agree), or -1
+    where the observation does not account for a whole deck."""
+    pub[:] = obs[:]
+    priv[:] = 0
+    m = unseen_pool(obs, rules, pool)
+    if m < 0 or hidden_places(obs) != m:
+        return np.int64(-1)
+    for i in range(m - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        a = pool[i]
+        pool[i] = pool[j]
+        pool[j] = a
+    place_hidden(obs, rules, pool, priv)
+    return np.int64(m)
+
+
+@njit(cache=True)
 def determinise(obs, rules, rng, pub, priv):
     """Fill ``pub``/``priv`` with a full game state consistent with ``obs``: the mover's
     hand, every face-up card, the pile and the burned cards as seen; each other hand holds
@@ -172,27 +192,19 @@ def determinise(obs, rules, rng, pub, priv):
     cards in random order. Unseen = deck minus everything seen (:func:`unseen_pool`).
     Returns False if the observation does not account for a whole deck (a scenario
     position)."""
-    pub[:] = obs[:]
-    priv[:] = 0
-    pool = np.empty(rules[L.R_DECK_SIZE], np.int64)
-    m = unseen_pool(obs, rules, pool)
-    if m < 0 or hidden_places(obs) != m:
-        return False
-    for i in range(m - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        a = pool[i]
-        pool[i] = pool[j]
-        pool[j] = a
-    place_hidden(obs, rules, pool, priv)
-    return True
+    return determinise_into(obs, rules, rng, pub, priv, np.empty(L.MAX_DECK, np.int64)) >= 0
 
 
 @njit(cache=True, _nrt=False)
-def greedy_rollout(rules, pub, priv, seat, cap):
-    """Play greedy for every seat from the state until the game ends or ``cap`` more moves;
-    returns ``seat``'s place (for an unfinished game, the mean of the places left).
-    ``pub[O_MOVES]`` is left at the moves made in all (so the caller can count the
-    rollout's moves).
+def greedy_rollout(rules, pub, priv, seat, cap, first=-1):
+    """Play greedy for every seat from the state until ``seat`` has its place (the rest of
+    the game cannot change it), the game ends or ``cap`` more moves; returns ``seat``'s
+    place (for an unfinished game, the mean of the places left). ``first``: a legal move
+    of the seat to move (``pub[O_SEAT]``, in the stage ``pub[O_STAGE]``) made before the
+    ``cap`` moves, as :func:`shedsim.kernel.core.apply` would make it; -1 (the default):
+    none. ``pub[O_MOVES]`` is left at the moves made in all (so the caller can count the
+    rollout's moves); the other seats' places are not final when ``seat`` went out before
+    the end.
 
     Compiled without reference counting, like the kernel's game loop (see
     :mod:`shedsim.kernel._loop`): it allocates nothing. The same loop as the kernel's,
@@ -200,7 +212,7 @@ def greedy_rollout(rules, pub, priv, seat, cap):
     """
     rc = constants(rules)
     moves = pub[L.O_MOVES]
-    stop = moves + cap
+    stop = moves + cap + (1 if first >= 0 else 0)
     s = pub[L.O_SEAT]
     top = pub[L.O_TOP]
     trank = pub[L.O_TOP_RANK]
@@ -210,19 +222,121 @@ def greedy_rollout(rules, pub, priv, seat, cap):
     stock_n = pub[L.O_STOCK_N]
     n_in = pub[L.O_IN]
     direction = pub[L.O_DIRECTION]
-    while n_in > 0 and moves < stop:
+    place = ix(L.O_PLACE + seat)
+    m = np.int64(first)
+    while n_in > 0 and moves < stop and pub[place] == 0:
         st = stage_of(pub, s, stock_n)
         write_turn(pub, s, st, priv[ix(L.P_HANDS + s)], top, trank, run, pile, pile_n, moves)
-        m = greedy_move(pub, rules)
+        if m < 0:
+            m = greedy_move(pub, rules)
         moves += 1
         s, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
             rules, rc, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction
         )
+        m = -1
     pub[L.O_MOVES] = moves
-    if pub[ix(L.O_PLACE + seat)] != 0:
-        return float(pub[ix(L.O_PLACE + seat)])
+    if pub[place] != 0:
+        return float(pub[place])
     players = rc[0]
     return (players - n_in + 1 + players) / 2.0
+
+
+@njit(cache=True)
+def _same_sample(samples, d, pool, m):
+    """The index of the row of ``samples[:d]`` (``int64[R, MAX_DECK]``) whose first ``m``
+    entries are ``pool[:m]``, or -1."""
+    for i in range(d):
+        same = True
+        for j in range(m):
+            if samples[i, j] != pool[j]:
+                same = False
+                break
+        if same:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _out_of_reach(scores, alive, n, c, left, players):
+    """Whether move ``c`` can no longer be the one chosen (the lowest total, the first of
+    equal ones) whatever places the ``left`` samples still to come give: some move still
+    judged ends below it (or level, for a move before it) even at its worst."""
+    lo = scores[c] + left
+    for o in range(n):
+        if o != c and alive[o]:
+            hi = scores[o] + left * players
+            if hi < lo or (o < c and hi == lo):
+                return True
+    return False
+
+
+@njit(cache=True)
+def rollout_places(obs, rules, rng, moves, n, reps, cap, any_deck, scores, stats):
+    """Choose among the candidate moves ``moves[:n]`` of the seat to move by greedy rollouts:
+    the move with the lowest total of the mover's places over ``reps`` samples of the
+    hidden cards (:func:`determinise`; every move on the same samples, common random
+    numbers), each finished by :func:`greedy_rollout` (at most ``cap`` more moves); the
+    first of equal totals. Returns its index, or -1 when a sample cannot be drawn.
+    ``any_deck``: where the observation does not account for a whole deck, sample with
+    :func:`determinise_any` (the unseen cards a random subset), else give up.
+
+    The same choice with less play. A sample drawn again (the same hidden cards in the same
+    places) adds the places it gave the first time, without playing them again (rollouts
+    are deterministic). A move that can no longer be chosen, whatever places the samples
+    left could give (each place is between 1 and the number of players), is not rolled out
+    again, and once one move alone is in reach the rollouts stop (the samples are still
+    drawn, so ``rng`` ends where it would). ``scores`` (``float64[n]``) gets each move's
+    total, which stops growing once the move is out of reach or chosen.
+
+    ``stats`` (``int64[2]``): ``stats[0]`` += the rollouts' moves after the candidate move,
+    ``stats[1]`` += the rollouts played."""
+    pool = np.empty(L.MAX_DECK, np.int64)
+    samples = np.empty((reps, L.MAX_DECK), np.int64)
+    places = np.empty((reps, n))
+    alive = np.ones(n, np.bool_)
+    base_pub = np.empty(L.O_SIZE, np.int64)
+    base_priv = np.empty(L.P_SIZE, np.int64)
+    pub = np.empty(L.O_SIZE, np.int64)
+    priv = np.empty(L.P_SIZE, np.int64)
+    me = obs[L.O_SEAT]
+    players = obs[L.O_PLAYERS]
+    n_alive = n
+    d = 0
+    for k in range(reps):
+        m = determinise_into(obs, rules, rng, base_pub, base_priv, pool)
+        if m < 0:
+            if not any_deck or not determinise_any(obs, rules, rng, base_pub, base_priv):
+                return np.int64(-1)
+            m = -1  # a subset of the unseen cards: samples are not compared
+        if n_alive == 1:
+            continue  # the choice is made; the samples are still drawn (the same stream)
+        row = _same_sample(samples, d, pool, m) if m >= 0 else -1
+        if row < 0:
+            row = d
+            if m >= 0:
+                samples[d, :m] = pool[:m]
+                d += 1
+            for c in range(n):
+                if alive[c]:
+                    pub[:] = base_pub
+                    priv[:] = base_priv
+                    before = pub[L.O_MOVES] + 1
+                    places[row, c] = greedy_rollout(rules, pub, priv, me, cap, moves[c])
+                    stats[0] += pub[L.O_MOVES] - before
+                    stats[1] += 1
+        for c in range(n):
+            if alive[c]:
+                scores[c] += places[row, c]
+        left = reps - 1 - k
+        for c in range(n):
+            if alive[c] and _out_of_reach(scores, alive, n, c, left, players):
+                alive[c] = False
+                n_alive -= 1
+    best = -1
+    for c in range(n):
+        if alive[c] and (best < 0 or scores[c] < scores[best]):
+            best = c
+    return np.int64(best)
 
 
 @njit(cache=True)
