@@ -61,11 +61,16 @@ class Run:
         self.commands.append(line)
         return line
 
-    def shedsim(self, *args: str | int | Path) -> str:
-        """Run ``shedsim ARGS`` (stdout returned; a failure raises with its stderr)."""
+    def shedsim(self, *args: str | int | Path, tree: Tree | None = None) -> str:
+        """Run ``shedsim ARGS`` (stdout returned; a failure raises with its stderr); with
+        ``tree``, on that checkout's code (recorded once, as the same command line)."""
         argv = [str(a) for a in args]
-        self._record(["shedsim", *argv])
-        return _check([str(SHEDSIM), *argv])
+        line = shlex.join(["shedsim", *argv]).replace(str(self.tmp), "OUT")
+        if tree is None or line.replace(str(ROOT) + "/", "") not in self.commands:
+            self._record(["shedsim", *argv])
+        if tree is None:
+            return _check([str(SHEDSIM), *argv])
+        return _check([str(SHEDSIM), *argv], cwd=tree.root, env=tree.env())
 
     def tool(self, script: str, *args: str | int) -> str:
         """Run ``python tools/SCRIPT ARGS`` (recorded as ``.venv/bin/python tools/...``)."""
@@ -77,8 +82,38 @@ class Run:
         return quick if self.quick else full
 
 
-def _check(argv: list[str]) -> str:
-    p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+@dataclass
+class Tree:
+    """The code of an earlier commit, unpacked beside the run (``shedsim/`` and
+    ``strategies/`` by ``git archive``), run with this checkout's virtual environment: its
+    modules come first on ``PYTHONPATH`` and its compiled kernels and numba caches are its
+    own."""
+
+    root: Path
+    commit: str
+
+    @classmethod
+    def unpack(cls, run: Run, commit: str) -> Tree:
+        root = run.tmp / f"tree-{commit[:12]}"
+        root.mkdir()
+        archive = subprocess.run(
+            ["git", "archive", commit, "shedsim", "strategies"], cwd=ROOT, capture_output=True
+        )
+        if archive.returncode:
+            raise RuntimeError(f"git archive {commit}: {archive.stderr.decode()[-2000:]}")
+        subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
+        return cls(root, commit)
+
+    def env(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            "PYTHONPATH": str(self.root),
+            "SHEDSIM_CACHE_DIR": str(self.root / "kernel-cache"),
+        }
+
+
+def _check(argv: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None) -> str:
+    p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise RuntimeError(f"{shlex.join(argv)} exited {p.returncode}:\n{p.stderr[-3000:]}")
     return p.stdout
@@ -675,6 +710,167 @@ def endgame(run: Run) -> dict[str, Any]:
         "--elo0", 0, "--elo1", 20, "--max-games", run.size(6000, 400), "--workers", 2,
         "--batch", 16,
     )  # fmt: skip
+    return figs
+
+
+SPEED_BEFORE = "5e288e3c3d19270305e805d1095150d4032b32b0"
+"""The code before the searches' greedy rollouts were shared (``rollout_places``): what
+``speed`` times today's code against, in the same run."""
+
+
+def _same_records(a: Path, b: Path) -> bool:
+    """Whether two tournament directories hold the same tallies: every summary CSV and every
+    array of every chunk (the run key aside, which hashes the code)."""
+    import numpy as np
+
+    for name in ("summary.csv", "head_to_head.csv", "seats.csv", "lengths.csv"):
+        if (a / name).read_bytes() != (b / name).read_bytes():
+            return False
+    chunks = sorted(p.name for p in (a / "chunks").glob("*.npz"))
+    if not chunks or chunks != sorted(p.name for p in (b / "chunks").glob("*.npz")):
+        return False
+    for c in chunks:
+        x, y = np.load(a / "chunks" / c), np.load(b / "chunks" / c)
+        if sorted(x.files) != sorted(y.files):
+            return False
+        if any(k != "_key" and not np.array_equal(x[k], y[k]) for k in x.files):
+            return False
+    return True
+
+
+@result(
+    "speed",
+    "heuristic's and mc's cost per game and the default tournament's time, today's code beside "
+    "the code before their rollouts were shared (timed in turn), with their play compared",
+)
+def speed(run: Run) -> dict[str, Any]:
+    before = Tree.unpack(run, SPEED_BEFORE)
+    trees: dict[str, Tree | None] = {"before": before, "now": None}
+    for tree in trees.values():  # compile outside the timings
+        run.shedsim("compile", tree=tree)
+    figs: dict[str, Any] = {"before_commit": SPEED_BEFORE}
+    # the same games on both: a tournament of the searches (and the field they meet), per table
+    # size, compared array by array
+    for players in (2, 4):
+        outs = {}
+        for label, tree in trees.items():
+            outs[label] = run.out(f"play-{label}-{players}p")
+            run.shedsim(
+                "tournament", "--strategies", "heuristic,mc:rollouts=4,greedy,expert",
+                "--players", players, "--games", run.size(2400, 240), "--seed", 7,
+                "--quiet", "--no-plots", "--out", outs[label], tree=tree,
+            )  # fmt: skip
+        figs[f"same_records_{players}p"] = _same_records(outs["before"], outs["now"])
+    # seconds per game of self-play, every spec on both codes in turn (3 rounds, the median)
+    specs = {
+        "heuristic_2p": ("heuristic", 2, run.size(20_000, 2_000)),
+        "heuristic_4p": ("heuristic", 4, run.size(5_000, 500)),
+        "mc_2p": ("mc", 2, run.size(400, 40)),
+    }
+    cost: dict[str, dict[str, list[float]]] = {k: {t: [] for t in trees} for k in specs}
+    demo_s: dict[str, list[float]] = {t: [] for t in trees}
+    for i in range(3):
+        for key, (spec, players, games) in specs.items():
+            for label, tree in trees.items():
+                b = json.loads(
+                    run.shedsim(
+                        "bench", "--rules", "shithead", "--players", players, "--strategy",
+                        spec, "--games", games, "--json", tree=tree,
+                    ).strip().splitlines()[-1]
+                )  # fmt: skip
+                cost[key][label].append(b["wall_s"] / games)
+        if i < 2:  # the default tournament (make demo), as a user waits for it
+            for label, tree in trees.items():
+                d = run.out(f"demo-{label}-{i}")
+                extra = ["--games", 20_000] if run.quick else []
+                t = time.perf_counter()
+                run.shedsim("tournament", *extra, "--quiet", "--no-plots", "--out", d, tree=tree)
+                demo_s[label].append(time.perf_counter() - t)
+    for key in specs:
+        med = {label: statistics.median(v) for label, v in cost[key].items()}
+        figs[key] = {
+            "before_s_per_game": med["before"],
+            "now_s_per_game": med["now"],
+            "speedup": med["before"] / med["now"],
+        }
+    greedy = {
+        p: statistics.median(
+            bench_json(
+                run, "--rules", "shithead", "--players", p, "--strategy", "greedy",
+                "--games", run.size(1_000_000, 100_000),
+            )["wall_s"] / run.size(1_000_000, 100_000)
+            for _ in range(3)
+        )
+        for p in (2, 4)
+    }  # fmt: skip
+    for p in (2, 4):
+        h = figs[f"heuristic_{p}p"]
+        h["greedy_s_per_game"] = greedy[p]
+        h["times_greedy"] = h["now_s_per_game"] / greedy[p]
+    demo_med = {label: min(v) for label, v in demo_s.items()}
+    figs["demo"] = {
+        "before_s": demo_med["before"],
+        "now_s": demo_med["now"],
+        "speedup": demo_med["before"] / demo_med["now"],
+    }
+    # the SPRT of today's heuristic against the one before (its module as it was, renamed)
+    plugins = run.tmp / "before-strategies"
+    plugins.mkdir()
+    old = git("show", f"{SPEED_BEFORE}:strategies/heuristic.py")
+    (plugins / "heuristic_before.py").write_text(
+        old.replace('NAME = "heuristic"', 'NAME = "heuristic_before"', 1) + "\n"
+    )
+    for players in (2, 4):
+        figs[f"sprt_{players}p"] = sprt(
+            run, f"sprt-{players}p", "--a", "heuristic", "--b", "heuristic_before",
+            "--strategy-path", plugins, "--players", players, "--elo0", -5, "--elo1", 0,
+            "--max-games", run.size(200_000, 20_000),
+        )  # fmt: skip
+        # what the cheap way to half the cost gives: half the samples at each end-game move
+        figs[f"half_samples_{players}p"] = sprt(
+            run, f"half-{players}p", "--a", "heuristic:search=4", "--b", "heuristic",
+            "--players", players, "--elo0", -5, "--elo1", 0,
+            "--max-games", run.size(200_000, 20_000),
+        )  # fmt: skip
+    return figs
+
+
+def _finite(d: dict[str, Any]) -> dict[str, Any]:
+    """``d`` with NaN figures as None (JSON has no NaN)."""
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in d.items()}
+
+
+@result(
+    "control_variate",
+    "an AIVAT-style control variate on paired 2-player matches: the learned value's luck of "
+    "each stock draw taken out of the score (tools/cv_measure.py)",
+)
+def control_variate(run: Run) -> dict[str, Any]:
+    figs: dict[str, Any] = {}
+    matches = {
+        "heuristic_greedy": ("heuristic", "greedy", run.size(4000, 400), 2000),
+        "expert_heuristic": ("expert", "heuristic", run.size(2000, 200), 2000),
+        "ismcts_heuristic": ("ismcts", "heuristic", run.size(300, 30), 100),
+        "random_random": ("random", "random", run.size(20_000, 2_000), 5000),
+    }
+    for i, (key, (a, b, pairs, batch)) in enumerate(matches.items()):
+        out = run.tool(
+            "cv_measure.py", "--a", a, "--b", b, "--pairs", pairs, "--seed", i + 1,
+            "--batch", batch, "--json",
+        )  # fmt: skip
+        f = json.loads(out.strip().splitlines()[-1])
+        figs[key] = {
+            **{k: f[k] for k in ("a", "b", "games", "traced_to_end", "unfinished")},
+            "pairs": _finite(f["pairs_level"]),
+            "games_level": _finite(f["games_level"]),
+        }
+    # the bias check on independent games: greedy against itself, every game its own deal
+    out = run.tool(
+        "cv_measure.py", "--a", "greedy", "--b", "greedy", "--pairs", run.size(100_000, 10_000),
+        "--seed", 7, "--batch", 10_000, "--unpaired", "--json",
+    )  # fmt: skip
+    f = json.loads(out.strip().splitlines()[-1])
+    figs["greedy_unpaired"] = {"games": f["games"], "games_level": _finite(f["games_level"])}
     return figs
 
 
