@@ -164,7 +164,40 @@ def place_hidden(obs, rules, pool, priv):
         pos += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def unseen_to_place(obs, rules, unseen):
+    """The unseen cards that fill the hidden places: their ranks into ``unseen[:m]``
+    (``int64[MAX_DECK]``, :func:`unseen_pool`'s rank order), ``m`` returned, or -1 where the
+    observation does not account for a whole deck (the unseen cards are not as many as the
+    hidden places)."""
+    m = unseen_pool(obs, rules, unseen)
+    if m < 0 or hidden_places(obs) != m:
+        return np.int64(-1)
+    return np.int64(m)
+
+
+@njit(cache=True, inline="always")
+def _shuffle(pool, m, rng):
+    """Put ``pool[:m]`` in a random order (Fisher-Yates, from ``rng``)."""
+    for i in range(m - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        a = pool[i]
+        pool[i] = pool[j]
+        pool[j] = a
+
+
+@njit(cache=True, inline="always")
+def deal_hidden(obs, rules, rng, unseen, m, pool, priv):
+    """One sample of the hidden cards: ``pool[:m]`` gets the ``m`` cards of
+    ``unseen[:m]`` (:func:`unseen_to_place`) in a random order (Fisher-Yates from ``rng``),
+    dealt into the hidden places of ``priv`` (:func:`place_hidden`). ``priv`` holds zeros
+    or an earlier sample of the same observation: the same places are written each time."""
+    pool[:m] = unseen[:m]
+    _shuffle(pool, m, rng)
+    place_hidden(obs, rules, pool, priv)
+
+
+@njit(cache=True, inline="always")
 def determinise_into(obs, rules, rng, pub, priv, pool):
     """:func:`determinise` with the caller's scratch ``pool`` (``int64[MAX_DECK]``): returns
     ``m``, the number of hidden cards, whose ranks ``pool[:m]`` holds in the order they were
@@ -172,16 +205,11 @@ def determinise_into(obs, rules, rng, pub, priv, pool):
     where the observation does not account for a whole deck."""
     pub[:] = obs[:]
     priv[:] = 0
-    m = unseen_pool(obs, rules, pool)
-    if m < 0 or hidden_places(obs) != m:
-        return np.int64(-1)
-    for i in range(m - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        a = pool[i]
-        pool[i] = pool[j]
-        pool[j] = a
-    place_hidden(obs, rules, pool, priv)
-    return np.int64(m)
+    m = unseen_to_place(obs, rules, pool)
+    if m >= 0:
+        _shuffle(pool, m, rng)
+        place_hidden(obs, rules, pool, priv)
+    return m
 
 
 @njit(cache=True)
@@ -224,7 +252,8 @@ def greedy_rollout(rules, pub, priv, seat, cap, first=-1):
     direction = pub[L.O_DIRECTION]
     place = ix(L.O_PLACE + seat)
     m = np.int64(first)
-    while n_in > 0 and moves < stop and pub[place] == 0:
+    was_in = n_in
+    while n_in > 0 and moves < stop:
         st = stage_of(pub, s, stock_n)
         write_turn(pub, s, st, priv[ix(L.P_HANDS + s)], top, trank, run, pile, pile_n, moves)
         if m < 0:
@@ -234,6 +263,10 @@ def greedy_rollout(rules, pub, priv, seat, cap, first=-1):
             rules, rc, pub, priv, m, s, st, top, trank, run, pile, pile_n, stock_n, n_in, direction
         )
         m = -1
+        if n_in != was_in:  # a seat went out: was it this one?
+            if pub[place] != 0:
+                break
+            was_in = n_in
     pub[L.O_MOVES] = moves
     if pub[place] != 0:
         return float(pub[place])
@@ -291,23 +324,27 @@ def rollout_places(obs, rules, rng, moves, n, reps, cap, any_deck, scores, stats
     ``stats`` (``int64[2]``): ``stats[0]`` += the rollouts' moves after the candidate move,
     ``stats[1]`` += the rollouts played."""
     pool = np.empty(L.MAX_DECK, np.int64)
+    unseen = np.empty(L.MAX_DECK, np.int64)
     samples = np.empty((reps, L.MAX_DECK), np.int64)
     places = np.empty((reps, n))
     alive = np.ones(n, np.bool_)
-    base_pub = np.empty(L.O_SIZE, np.int64)
-    base_priv = np.empty(L.P_SIZE, np.int64)
+    base_pub = obs.copy()
+    base_priv = np.zeros(L.P_SIZE, np.int64)
     pub = np.empty(L.O_SIZE, np.int64)
     priv = np.empty(L.P_SIZE, np.int64)
     me = obs[L.O_SEAT]
     players = obs[L.O_PLAYERS]
     n_alive = n
     d = 0
+    # the unseen cards once; each sample deals them anew (as determinise would: same draws)
+    m = unseen_to_place(obs, rules, unseen)
+    if m < 0 and not any_deck:
+        return np.int64(-1)
     for k in range(reps):
-        m = determinise_into(obs, rules, rng, base_pub, base_priv, pool)
-        if m < 0:
-            if not any_deck or not determinise_any(obs, rules, rng, base_pub, base_priv):
-                return np.int64(-1)
-            m = -1  # a subset of the unseen cards: samples are not compared
+        if m >= 0:
+            deal_hidden(obs, rules, rng, unseen, m, pool, base_priv)
+        elif not determinise_any(obs, rules, rng, base_pub, base_priv):
+            return np.int64(-1)  # a subset of the unseen cards: samples are not compared
         if n_alive == 1:
             continue  # the choice is made; the samples are still drawn (the same stream)
         row = _same_sample(samples, d, pool, m) if m >= 0 else -1
