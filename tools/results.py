@@ -57,17 +57,17 @@ class Run:
         return self.tmp / label
 
     def _record(self, argv: list[str]) -> str:
+        """Record a command line (each distinct line once: timings repeat commands)."""
         line = shlex.join(argv).replace(str(self.tmp), "OUT").replace(str(ROOT) + "/", "")
-        self.commands.append(line)
+        if line not in self.commands:
+            self.commands.append(line)
         return line
 
     def shedsim(self, *args: str | int | Path, tree: Tree | None = None) -> str:
         """Run ``shedsim ARGS`` (stdout returned; a failure raises with its stderr); with
-        ``tree``, on that checkout's code (recorded once, as the same command line)."""
+        ``tree``, on that checkout's code (recorded as the same command line)."""
         argv = [str(a) for a in args]
-        line = shlex.join(["shedsim", *argv]).replace(str(self.tmp), "OUT")
-        if tree is None or line.replace(str(ROOT) + "/", "") not in self.commands:
-            self._record(["shedsim", *argv])
+        self._record(["shedsim", *argv])
         if tree is None:
             return _check([str(SHEDSIM), *argv])
         return _check([str(SHEDSIM), *argv], cwd=tree.root, env=tree.env())
