@@ -14,6 +14,7 @@ from shedsim.kernel.policies import (
     determinise,
     determinise_into,
     greedy_move,
+    KEPT_SAMPLES,
     greedy_rollout,
     rollout_places,
 )
@@ -111,7 +112,22 @@ def test_the_choice_is_that_of_every_sample_played_out(players):
     assert spared > len(obs) // 4
 
 
-@pytest.mark.parametrize("reps", [1, 3, 16])
+def test_more_different_samples_than_are_kept_give_the_same_choice():
+    rules, obs = _positions("shithead", 4, 20, True)
+    moves = np.empty(160, np.int64)
+    reps = KEPT_SAMPLES + 10
+    for o in obs:
+        n = legal_moves(o, rules, moves)
+        want = np.zeros(n)
+        assert _plain_scores(o, rules, 9, moves, n, reps, 400, want)
+        best = rollout_places(
+            o, rules, np.array([9], np.uint64), moves, n, reps, 400, False, np.zeros(n),
+            np.zeros(2, np.int64),
+        )  # fmt: skip
+        assert best == int(np.argmin(want))
+
+
+@pytest.mark.parametrize("reps", [1, 3, 16, KEPT_SAMPLES + 30])
 def test_a_sample_drawn_again_is_not_played_again(reps):
     """One hidden card (the other seat's last face-down card) leaves few samples to draw."""
     rules, obs = _positions("shithead", 2, 400, True)

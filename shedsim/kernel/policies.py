@@ -274,6 +274,11 @@ def greedy_rollout(rules, pub, priv, seat, cap, first=-1):
     return (players - n_in + 1 + players) / 2.0
 
 
+KEPT_SAMPLES = 64
+"""How many different samples of one decision :func:`rollout_places` keeps to find a sample
+drawn again (memory: a row of ``MAX_DECK`` ranks each; later ones are played all the same)."""
+
+
 @njit(cache=True)
 def _same_sample(samples, d, pool, m):
     """The index of the row of ``samples[:d]`` (``int64[R, MAX_DECK]``) whose first ``m``
@@ -315,7 +320,8 @@ def rollout_places(obs, rules, rng, moves, n, reps, cap, any_deck, scores, stats
 
     The same choice with less play. A sample drawn again (the same hidden cards in the same
     places) adds the places it gave the first time, without playing them again (rollouts
-    are deterministic). A move that can no longer be chosen, whatever places the samples
+    are deterministic); the first :data:`KEPT_SAMPLES` different samples are kept for
+    that. A move that can no longer be chosen, whatever places the samples
     left could give (each place is between 1 and the number of players), is not rolled out
     again, and once one move alone is in reach the rollouts stop (the samples are still
     drawn, so ``rng`` ends where it would). ``scores`` (``float64[n]``) gets each move's
@@ -325,8 +331,9 @@ def rollout_places(obs, rules, rng, moves, n, reps, cap, any_deck, scores, stats
     ``stats[1]`` += the rollouts played."""
     pool = np.empty(L.MAX_DECK, np.int64)
     unseen = np.empty(L.MAX_DECK, np.int64)
-    samples = np.empty((reps, L.MAX_DECK), np.int64)
-    places = np.empty((reps, n))
+    keep = min(reps, KEPT_SAMPLES)
+    samples = np.empty((keep, L.MAX_DECK), np.int64)
+    places = np.empty((keep + 1, n))  # a row per sample kept, and one for the others
     alive = np.ones(n, np.bool_)
     base_pub = obs.copy()
     base_priv = np.zeros(L.P_SIZE, np.int64)
@@ -349,8 +356,9 @@ def rollout_places(obs, rules, rng, moves, n, reps, cap, any_deck, scores, stats
             continue  # the choice is made; the samples are still drawn (the same stream)
         row = _same_sample(samples, d, pool, m) if m >= 0 else -1
         if row < 0:
-            row = d
-            if m >= 0:
+            row = keep  # played, not kept
+            if m >= 0 and d < keep:
+                row = d
                 samples[d, :m] = pool[:m]
                 d += 1
             for c in range(n):
