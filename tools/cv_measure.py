@@ -46,7 +46,7 @@ from numba import njit
 
 from shedsim import layout as L
 from shedsim.analysis.matchup import half_points, open_match, schedule
-from shedsim.kernel.core import constants, deal, place_by_cards, stage_in, step_with
+from shedsim.kernel.core import apply, deal, place_by_cards, prepare
 from shedsim.kernel.nb import ix, one
 from shedsim.kernel.value import HIDDEN, N_FEATURES, applies, win_probability
 from shedsim.seeding import game_keys
@@ -114,7 +114,6 @@ def corrections(rules, deal_keys, dealers, start, face_up, trace, moves, corr, p
     n_games = deal_keys.shape[0]
     players = rules[L.R_PLAYERS]
     size = rules[L.R_DECK_SIZE]
-    rc = constants(rules)
     pub = np.zeros(L.O_SIZE, np.int64)
     priv = np.zeros(L.P_SIZE, np.int64)
     drng = np.zeros(1, np.uint64)
@@ -127,66 +126,29 @@ def corrections(rules, deal_keys, dealers, start, face_up, trace, moves, corr, p
             visible = priv[ix(L.P_HANDS + s)] + pub[ix(L.O_FACE_UP + s)]
             pub[ix(L.O_FACE_UP + s)] = face_up[g, s]
             priv[ix(L.P_HANDS + s)] = visible - face_up[g, s]
-        seat = np.int64(start[g])
-        top = np.int64(0)
-        trank = np.int64(0)
-        run = np.int64(0)
-        pile = np.int64(0)
-        pile_n = np.int64(0)
-        stock_n = pub[L.O_STOCK_N]
-        n_in = pub[L.O_IN]
-        direction = np.int64(1)
+        pub[L.O_SEAT] = start[g]
         total = 0.0
         n_draws = 0
         for t in range(moves[g]):
-            if n_in == 0:
+            if pub[L.O_IN] == 0:
                 break
             m = np.int64(trace[g, t])
             if m == L.GAMBLE:
                 return g
-            st = stage_in(pub, seat, stock_n)
-            drawer = seat
-            before = stock_n
-            seat, top, trank, run, pile, pile_n, stock_n, n_in, direction = step_with(
-                rules,
-                rc,
-                pub,
-                priv,
-                m,
-                seat,
-                st,
-                top,
-                trank,
-                run,
-                pile,
-                pile_n,
-                stock_n,
-                n_in,
-                direction,
-            )
-            d = before - stock_n
-            if d > 0 and n_in == players:
-                pub[L.O_TOP] = top
-                pub[L.O_TOP_RANK] = trank
-                pub[L.O_RUN] = run
-                pub[L.O_PILE] = pile
-                pub[L.O_PILE_N] = pile_n
+            prepare(pub, priv)
+            drawer = pub[L.O_SEAT]
+            before = pub[L.O_STOCK_N]
+            apply(rules, pub, priv, m)
+            d = before - pub[L.O_STOCK_N]
+            if d > 0 and pub[L.O_IN] == players:
                 total += _draw_terms(
-                    pub,
-                    priv,
-                    drawer,
-                    seat,
-                    priv[ix(L.P_HANDS + drawer)],
-                    size - before,
-                    d,
-                    before,
-                    size,
-                    x,
-                    a,
-                )
+                    pub, priv, drawer, pub[L.O_SEAT], priv[ix(L.P_HANDS + drawer)],
+                    size - before, d, before, size, x, a,
+                )  # fmt: skip
                 n_draws += d
+        n_in = pub[L.O_IN]
         if n_in > 0 and rules[L.R_STALEMATE] == L.STALEMATE_MOST_CARDS:
-            place_by_cards(pub, seat, direction, players, n_in)
+            place_by_cards(pub, pub[L.O_SEAT], pub[L.O_DIRECTION], players, n_in)
         for s in range(players):
             places[g, s] = pub[L.O_PLACE + s]
         corr[g] = total
