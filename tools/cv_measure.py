@@ -34,6 +34,11 @@ fresh deal for every game (a bias check on independent games). The compiled func
 not cached (``cache=False``): they hold the value's weights as constants, and a cache here
 would not be dropped when the weights change (:func:`shedsim.layout._drop_stale_caches`
 covers shedsim/ and strategies/ only).
+
+The same games are also corrected with rollout values (:func:`shedsim.kernel.luck.luck`: the
+face-down cards turned over and the last stock draws, each valued by greedy rollouts), with
+``--reps`` rollouts per value and draws from a stock of at most ``--max-stock`` cards; their
+figures are under ``rollout`` in ``--json``.
 """
 
 from __future__ import annotations
@@ -46,7 +51,8 @@ from numba import njit
 
 from shedsim import layout as L
 from shedsim.analysis.matchup import half_points, open_match, schedule
-from shedsim.kernel.core import apply, deal, place_by_cards, prepare
+from shedsim.kernel.core import apply, place_by_cards, prepare
+from shedsim.kernel.luck import MAX_STOCK, REPS, luck, redeal
 from shedsim.kernel.nb import ix, one
 from shedsim.kernel.value import HIDDEN, N_FEATURES, applies, win_probability
 from shedsim.seeding import game_keys
@@ -116,17 +122,10 @@ def corrections(rules, deal_keys, dealers, start, face_up, trace, moves, corr, p
     size = rules[L.R_DECK_SIZE]
     pub = np.zeros(L.O_SIZE, np.int64)
     priv = np.zeros(L.P_SIZE, np.int64)
-    drng = np.zeros(1, np.uint64)
     x = np.zeros(N_FEATURES)
     a = np.zeros(max(HIDDEN, 1))
     for g in range(n_games):
-        drng[0] = deal_keys[g]
-        deal(rules, pub, priv, drng, dealers[g])
-        for s in range(players):
-            visible = priv[ix(L.P_HANDS + s)] + pub[ix(L.O_FACE_UP + s)]
-            pub[ix(L.O_FACE_UP + s)] = face_up[g, s]
-            priv[ix(L.P_HANDS + s)] = visible - face_up[g, s]
-        pub[L.O_SEAT] = start[g]
+        redeal(rules, pub, priv, deal_keys[g], dealers[g], face_up[g], start[g])
         total = 0.0
         n_draws = 0
         for t in range(moves[g]):
@@ -157,12 +156,22 @@ def corrections(rules, deal_keys, dealers, start, face_up, trace, moves, corr, p
 
 
 def play(
-    a: str, b: str, units: int, seed: int, batch: int, trace_len: int, paired: bool = True
+    a: str,
+    b: str,
+    units: int,
+    seed: int,
+    batch: int,
+    trace_len: int,
+    paired: bool = True,
+    reps: int = REPS,
+    max_stock: int = MAX_STOCK,
 ) -> dict[str, np.ndarray]:
     """Play ``units`` pairs (``paired``) or games of X = ``a`` against Y = ``b`` at 2
     players, shithead, in the schedule of ``shedsim sprt`` (run seed ``seed``), and replay
     them. Returns per game (float64[n] unless named): ``score`` (X's game score), ``corr``
-    (X's correction), ``draws`` (int64: cards drawn), ``moves`` (int64), ``unfinished``
+    (X's correction by the learned value), ``rollout`` (X's correction by rollouts,
+    :func:`shedsim.kernel.luck.luck` with ``reps`` and ``max_stock``), ``draws`` (int64:
+    cards drawn), ``moves`` (int64), ``unfinished``
     (bool). Raises SystemExit where the model does not apply or a strategy sees the stock."""
     from shedsim.plugins import compiled_strategy
 
@@ -173,7 +182,8 @@ def play(
     for name in (a, b):
         if compiled_strategy(match.known, name, "sprt").traits.cheating:
             raise SystemExit(f"{name} sees the stock's order: the correction would be biased")
-    out: dict[str, list] = {k: [] for k in ("score", "corr", "draws", "moves", "unfinished")}
+    keys = ("score", "corr", "rollout", "draws", "moves", "unfinished")
+    out: dict[str, list] = {k: [] for k in keys}
     n_games = 2 * units if paired else units
     for g0 in range(0, n_games, batch):
         g1 = min(n_games, g0 + batch)
@@ -209,8 +219,15 @@ def play(
         if bad >= 0:
             raise SystemExit(f"game {g0 + bad}: a gamble draws from the stock (not supported)")
         full = mv <= trace_len  # traced to its end: the replay must reach its places
-        if not (places[full] == rec["places"][full]).all():
-            raise SystemExit(f"games {g0}..{g1 - 1}: the replay did not reach the recorded places")
+        roll = np.zeros(n)
+        again = luck(
+            ra, dk, sk, sched["dealer"].astype(np.int64), rec["start"].astype(np.int64),
+            rec["face_up"], rec["trace"], np.minimum(mv, trace_len), reps, max_stock, roll,
+        )  # fmt: skip
+        for p in (places, again):
+            if not (p[full] == rec["places"][full]).all():
+                raise SystemExit(f"games {g0}..{g1 - 1}: a replay missed the recorded places")
+        out["rollout"].append(np.where(sched["x_seat"] == 0, roll, -roll))
         out["score"].append(half_points(rec["places"], sched["x_seat"]) / 2.0)
         out["corr"].append(np.where(sched["x_seat"] == 0, corr, -corr))
         out["draws"].append(draws)
@@ -271,13 +288,20 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=2000, help="games per kernel call")
     p.add_argument("--trace", type=int, default=1000, help="moves traced per game")
     p.add_argument("--unpaired", action="store_true", help="a fresh deal for every game")
+    p.add_argument("--reps", type=int, default=REPS, help="rollouts per value (rollout terms)")
+    p.add_argument(
+        "--max-stock", type=int, default=MAX_STOCK, help="stock draws count from this many cards"
+    )
     p.add_argument("--json", action="store_true", help="the figures as one JSON line")
     return p
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
-    r = play(args.a, args.b, args.pairs, args.seed, args.batch, args.trace, not args.unpaired)
+    r = play(
+        args.a, args.b, args.pairs, args.seed, args.batch, args.trace, not args.unpaired,
+        args.reps, args.max_stock,
+    )  # fmt: skip
     traced = int((r["moves"] <= args.trace).sum())
     figures = {
         "a": args.a,
@@ -287,12 +311,16 @@ def main(argv: list[str] | None = None) -> None:
         "traced_to_end": traced,
         "unfinished": int(r["unfinished"].sum()),
         "draws_per_game": float(r["draws"].mean()),
-        "games_level": compare(r["score"], r["corr"]),
+        "reps": args.reps,
+        "max_stock": args.max_stock,
     }
-    if not args.unpaired:
-        figures["pairs_level"] = compare(
-            r["score"].reshape(-1, 2).mean(1), r["corr"].reshape(-1, 2).mean(1)
-        )
+    for name, corr in (("learned", r["corr"]), ("rollout", r["rollout"])):
+        level = {"games_level": compare(r["score"], corr)}
+        if not args.unpaired:
+            level["pairs_level"] = compare(
+                r["score"].reshape(-1, 2).mean(1), corr.reshape(-1, 2).mean(1)
+            )
+        figures[name] = level
     if args.json:
         import json
 
@@ -303,9 +331,11 @@ def main(argv: list[str] | None = None) -> None:
         f"{figures['games']} games ({traced} traced to the end, their places replayed exactly), "
         f"{figures['unfinished']} unfinished, {figures['draws_per_game']:.1f} draws a game"
     )
-    if not args.unpaired:
-        show("pairs", figures["pairs_level"])
-    show("games", figures["games_level"])
+    for name in ("learned", "rollout"):
+        print(f" {name} value:")
+        if not args.unpaired:
+            show("pairs", figures[name]["pairs_level"])
+        show("games", figures[name]["games_level"])
 
 
 if __name__ == "__main__":

@@ -842,8 +842,9 @@ def _finite(d: dict[str, Any]) -> dict[str, Any]:
 
 @result(
     "control_variate",
-    "an AIVAT-style control variate on paired 2-player matches: the learned value's luck of "
-    "each stock draw taken out of the score (tools/cv_measure.py)",
+    "AIVAT-style control variates on paired 2-player matches: the luck of each stock draw by "
+    "the learned value, and of the face-down cards turned over and the last stock draws by "
+    "greedy rollouts, taken out of the score (tools/cv_measure.py)",
 )
 def control_variate(run: Run) -> dict[str, Any]:
     figs: dict[str, Any] = {}
@@ -861,16 +862,25 @@ def control_variate(run: Run) -> dict[str, Any]:
         f = json.loads(out.strip().splitlines()[-1])
         figs[key] = {
             **{k: f[k] for k in ("a", "b", "games", "traced_to_end", "unfinished")},
-            "pairs": _finite(f["pairs_level"]),
-            "games_level": _finite(f["games_level"]),
+            **{
+                value: {
+                    "pairs": _finite(f[value]["pairs_level"]),
+                    "games_level": _finite(f[value]["games_level"]),
+                }
+                for value in ("learned", "rollout")
+            },
         }
+        figs["reps"], figs["max_stock"] = f["reps"], f["max_stock"]
     # the bias check on independent games: greedy against itself, every game its own deal
     out = run.tool(
         "cv_measure.py", "--a", "greedy", "--b", "greedy", "--pairs", run.size(100_000, 10_000),
         "--seed", 7, "--batch", 10_000, "--unpaired", "--json",
     )  # fmt: skip
     f = json.loads(out.strip().splitlines()[-1])
-    figs["greedy_unpaired"] = {"games": f["games"], "games_level": _finite(f["games_level"])}
+    figs["greedy_unpaired"] = {
+        "games": f["games"],
+        **{v: {"games_level": _finite(f[v]["games_level"])} for v in ("learned", "rollout")},
+    }
     return figs
 
 
