@@ -214,6 +214,7 @@ def sprt(
     batch: int | None = None,
     options: RunOptions | None = None,
     deals: str | Path | None = None,
+    control_variate: bool | None = None,
     **run: Any,
 ) -> SprtResult:
     """Is strategy ``a`` stronger than ``b`` (``shedsim sprt``)? Play them head to head on
@@ -224,6 +225,8 @@ def sprt(
     ``compare_pairing``: measure instead what pairing buys, ``games`` games per design.
     ``deals``: a deal-set file (docs/reference/deals.md) whose deals are played, each under
     every rotation, instead of shuffled deals (at most every deal once: no ``max_games``).
+    ``control_variate``: test the pair scores less each game's luck at its chance events
+    (docs/explanation/statistics.md#control-variates; 2 players, ``llr="normal"``).
 
     >>> r = sprt("greedy", "random", max_games=4000)
     >>> r.decision
@@ -252,6 +255,7 @@ def sprt(
         min_games=min_games,
         llr=llr,
         batch=batch,
+        control_variate=control_variate,
     )
     return SprtResult(_run(study, options, run))
 

@@ -265,6 +265,77 @@ def interval(counts: np.ndarray) -> tuple[float, float, float]:
     return float(m), float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1))
 
 
+LUCK_TRACE = 1000
+"""Moves of each game replayed for the control variate (:func:`play_units_luck`): a longer
+game gets the terms of these moves only, which keeps the correction's mean zero."""
+
+
+def luck_refusal(match: Match, paired: bool, deals: bool = False) -> str | None:
+    """Why the control variate (``--control-variate``) cannot be used on this match, or None:
+    it needs 2 players, compiled strategies that do not see the hidden cards (its rollouts
+    assume that no decision depended on them) and shuffled deals (the replay re-deals them
+    from their keys)."""
+    from shedsim.bot.protocol import is_bot
+    from shedsim.plugins import compiled_strategy
+
+    if match.spec.players != 2:
+        return f"it needs 2 players, not {match.spec.players}"
+    if deals:
+        return "it replays shuffled deals, not a deal set (--deals)"
+    for s in match.spec.entries:
+        if is_bot(s):
+            return f"{s} is a bot: its games are not traced"
+        if compiled_strategy(match.known, s, "sprt").traits.cheating:
+            return f"{s} sees the hidden cards: the rollouts assume no decision depended on them"
+    return None
+
+
+def play_units_luck(
+    match: Match, u0: int, u1: int, paired: bool, reps: int, max_stock: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`play_units` with the control variate: also each unit's luck of X (float64[n]:
+    the mean over its games of X's chance-event terms, :func:`shedsim.kernel.luck.luck` with
+    ``reps`` rollouts per value and stock draws from ``max_stock`` cards; X's corrected unit
+    score is its score minus this). 2 players (:func:`luck_refusal`). Raises
+    :class:`shedsim.runs.simulate.SimulationError`."""
+    from shedsim.kernel.build import KernelError
+    from shedsim.kernel.luck import luck
+    from shedsim.runs.simulate import SimulationError, describe_failure
+    from shedsim.seeding import game_keys
+
+    unit_games = 2 if paired else 1
+    sched = schedule(2, u0 * unit_games, u1 * unit_games, paired)
+    dk, sk = game_keys(match.spec.seed, sched["index"], sched["deal"], match.spec.stream)
+    try:
+        rec = match.kernel.play(
+            match.rules_array, match.ids, match.params, sched["seating"], dk, sk,
+            sched["dealer"], trace_moves=LUCK_TRACE,
+        )  # fmt: skip
+    except KernelError as e:
+        spec = dataclasses.replace(
+            match.spec, schedule="head-to-head" if paired else "head-to-head-unpaired"
+        )
+        raise SimulationError(describe_failure(spec, match.known, sched, dk, sk, e)) from None
+    moves = rec["moves"].astype(np.int64)
+    terms = np.zeros(len(moves))
+    places = luck(
+        match.rules_array, dk, sk, sched["dealer"].astype(np.int64),
+        rec["start"].astype(np.int64), rec["face_up"], rec["trace"],
+        np.minimum(moves, LUCK_TRACE), reps, max_stock, terms,
+    )  # fmt: skip
+    full = moves <= LUCK_TRACE
+    if not (places[full] == rec["places"][full]).all():  # the replay is the game played
+        raise SimulationError(f"games {u0 * unit_games}..: the replay missed the recorded places")
+    x_terms = np.where(sched["x_seat"] == 0, terms, -terms)  # at 2 players seat 1's is minus
+    h = half_points(rec["places"], sched["x_seat"])
+    unf = rec["unfinished"].astype(np.int64)
+    return (
+        unit_codes(h, unit_games).astype(np.int64),
+        unf.reshape(-1, unit_games).sum(axis=1),
+        x_terms.reshape(-1, unit_games).mean(axis=1),
+    )
+
+
 def play_units(match: Match, u0: int, u1: int, paired: bool) -> tuple[np.ndarray, np.ndarray]:
     """Play units ``u0..u1-1`` of ``match`` (:func:`schedule`): each unit's score code
     (int64[n]: the unit's half points summed over its games, category ``code / (K - 1)``) and

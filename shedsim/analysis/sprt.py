@@ -62,6 +62,7 @@ correction is applied).
 from __future__ import annotations
 
 
+import copy
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,8 +78,10 @@ from shedsim.analysis.matchup import (  # noqa: F401 - re-exported (the matches 
     degenerate_note,
     half_points,
     interval,
+    luck_refusal,
     open_match,
     play_units,
+    play_units_luck,
     rules_name,
     schedule,
     unit_codes,
@@ -94,6 +97,7 @@ from shedsim.analysis.pairing import (  # noqa: F401 - re-exported (sprt --compa
 )
 from shedsim.rules.ruleset import RuleSet
 from shedsim.stats import sprt as stats_sprt
+from shedsim.stats.control import FittedControlVariate
 from shedsim.stats.sprt import (  # noqa: F401 - re-exported
     REGULARIZE,
     brownian_exit,
@@ -171,7 +175,9 @@ class SPRTResult:
     (int64[K]) the units per score category ``k / (K - 1)``; ``score``, ``lo``, ``hi`` the
     mean unit score of X and its 95% Student t interval over units; ``elo``, ``elo_lo``,
     ``elo_hi`` the same on the logistic Elo scale; ``s0``, ``s1`` the scores of the bounds;
-    ``llr_method`` ``"normal"`` or ``"mle"`` (see the module docstring).
+    ``llr_method`` ``"normal"`` or ``"mle"`` (see the module docstring); ``control_variate``:
+    the test ran on the corrected unit scores (:mod:`shedsim.kernel.luck`), and ``score``,
+    its interval and ``path_score`` are theirs (``counts`` stays the raw scores').
     """
 
     a: str
@@ -207,6 +213,7 @@ class SPRTResult:
     path_llr: np.ndarray = field(repr=False)
     path_score: np.ndarray = field(repr=False)
     llr_method: str = "normal"
+    control_variate: bool = False
 
     @property
     def unit_name(self) -> str:
@@ -297,6 +304,7 @@ class SPRTResult:
                 "elo_hi",
                 "unfinished",
                 "llr_method",
+                "control_variate",
             )
         }
         out["counts"] = [int(c) for c in self.counts]
@@ -373,6 +381,7 @@ def run_sprt(
     strategy_paths: tuple[str, ...] = (),
     on_batch: Callable[[Progress], None] | None = None,
     llr: str = "normal",
+    control_variate: bool = False,
 ) -> SPRTResult:
     """Play X = ``a`` against Y = ``b`` until the GSPRT of H0 "X - Y = ``elo0`` Elo" against H1
     "X - Y = ``elo1`` Elo" decides, or ``max_games`` games (rounded down to whole units) are
@@ -388,20 +397,65 @@ def run_sprt(
     0.22, would accept H1 in about one run in 20 from that alone).
     ``on_batch(Progress)`` is called after each batch. ``llr``: ``"normal"`` (the normal
     approximation, :func:`gsprt_llr`) or ``"mle"`` (the exact ratio, :func:`gsprt_llr_mle`).
+    ``control_variate``: test the unit scores less X's luck at the chance events
+    (:func:`shedsim.analysis.matchup.play_units_luck`; 2 players, ``llr="normal"``).
 
     Raises :class:`SPRTError` for a bad option (named), :class:`shedsim.rules.RulesError`
     for bad rules, :class:`shedsim.runs.simulate.SimulationError` when a strategy fails.
     """
-    seq = Sequential(players, elo0, elo1, alpha, beta, max_games, paired, min_games, llr, batch)
+    seq = Sequential(
+        players, elo0, elo1, alpha, beta, max_games, paired, min_games, llr, batch, control_variate
+    )
     match = open_match(a, b, rules, players, seed, strategy_paths)
+    check_luck(match, control_variate, paired)
     for u0, u1 in seq.batches():
-        codes, unf = play_units(match, u0, u1, paired)
-        seq.feed(codes, unf)
+        seq.feed(*play_test_units(match, u0, u1, paired, control_variate))
         if on_batch is not None:
             on_batch(seq.progress())
         if seq.finished:
             break
     return seq.result(a, b, rules_name(match.spec.rules), seed)
+
+
+def check_luck(match: Match, control_variate: bool, paired: bool, deals: bool = False) -> None:
+    """Raise :class:`SPRTError` naming ``--control-variate`` where it is asked for and cannot
+    be used on ``match`` (:func:`shedsim.analysis.matchup.luck_refusal`)."""
+    if control_variate:
+        why = luck_refusal(match, paired, deals)
+        if why is not None:
+            raise SPRTError(f"--control-variate: {why}")
+
+
+def play_test_units(
+    match: Match, u0: int, u1: int, paired: bool, control_variate: bool
+) -> tuple[np.ndarray, ...]:
+    """What :meth:`Sequential.feed` takes for units ``u0..u1-1``: their codes and unfinished
+    games (:func:`play_units`), and with the control variate X's luck per unit
+    (:func:`shedsim.analysis.matchup.play_units_luck`, :data:`shedsim.kernel.luck.REPS`
+    rollouts per value, stock draws from :data:`shedsim.kernel.luck.MAX_STOCK` cards)."""
+    if not control_variate:
+        return play_units(match, u0, u1, paired)
+    from shedsim.kernel.luck import MAX_STOCK, REPS
+
+    return play_units_luck(match, u0, u1, paired, REPS, MAX_STOCK)
+
+
+def _mean_var(mom: np.ndarray) -> tuple[float, float]:
+    """Mean and variance (divided by N, at least the smallest positive float) from moments
+    ``(N, sum, sum of squares)``."""
+    mu = float(mom[1] / mom[0])
+    return mu, max(float(mom[2] / mom[0] - mu * mu), np.finfo(np.float64).tiny)
+
+
+def corrected_llr(mom: np.ndarray, s0: float, s1: float) -> np.ndarray:
+    """The normal-approximation LLR (as :func:`gsprt_llr`) of continuous unit scores from
+    their running moments ``mom`` (float64[R, 3]: units N, sum, sum of squares):
+    ``N (s1 - s0) (2 mu - s0 - s1) / (2 var)``, ``var`` at least the smallest positive
+    float. Returns float64[R]."""
+    n = mom[:, 0]
+    mu = mom[:, 1] / n
+    var = np.maximum(mom[:, 2] / n - mu * mu, np.finfo(np.float64).tiny)
+    return n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
 
 
 class Sequential:
@@ -427,12 +481,20 @@ class Sequential:
         min_games: int = 100,
         llr: str = "normal",
         batch: int = 2000,
+        control_variate: bool = False,
     ) -> None:
         self.lower, self.upper = check_options(
             players, elo0, elo1, alpha, beta, max_games, min_games, batch, paired
         )
         if llr not in LLR_METHODS:
             raise SPRTError(f"--llr: one of {', '.join(LLR_METHODS)}, got {llr!r}")
+        if control_variate and llr != "normal":
+            raise SPRTError(
+                "--control-variate: needs --llr normal (the corrected unit scores are not "
+                "categories, which --llr mle counts)"
+            )
+        self.control_variate = bool(control_variate)
+        self.fitted = FittedControlVariate()  # the corrected scores so far
         self.llr_fn = gsprt_llr if llr == "normal" else gsprt_llr_mle
         self.players, self.paired, self.llr_method = players, paired, llr
         self.elo0, self.elo1, self.alpha, self.beta = (
@@ -467,28 +529,49 @@ class Sequential:
     def finished(self) -> bool:
         return self.decision != "none" or self.units >= self.max_units
 
-    def feed(self, codes: np.ndarray, unfinished: np.ndarray) -> bool:
-        """Take the next batch's unit codes (int[n]) and unfinished games per unit (int[n]);
-        the units after a decision are ignored. Returns :attr:`finished`."""
+    def feed(
+        self, codes: np.ndarray, unfinished: np.ndarray, luck: np.ndarray | None = None
+    ) -> bool:
+        """Take the next batch's unit codes (int[n]) and unfinished games per unit (int[n]),
+        with the control variate also X's luck per unit (float64[n],
+        :func:`shedsim.analysis.matchup.play_units_luck`): the test then runs on the
+        corrected unit scores ``code / (K - 1) - beta luck``, ``beta`` fitted on the units
+        before each (:class:`shedsim.stats.control.FittedControlVariate`), by the normal
+        approximation on their mean and variance. The units after a decision are ignored.
+        Returns :attr:`finished`."""
         if self.finished:
             return True
+        if self.control_variate != (luck is not None):
+            raise SPRTError("internal: the control variate's luck must come with it, only")
         n = len(codes)
         onehot = np.zeros((n, self.n_cat), np.int64)
         onehot[np.arange(n), np.asarray(codes, np.int64)] = 1
         cum = self.counts + np.cumsum(onehot, axis=0)
-        llr_now = self.llr_fn(cum, self.s0, self.s1)
+        if luck is None:
+            llr_now = self.llr_fn(cum, self.s0, self.s1)
+            score_now = (cum * self.a_vals).sum(axis=1) / cum.sum(axis=1)
+        else:
+            raw = self.a_vals[np.asarray(codes, np.int64)]
+            before = copy.deepcopy(self.fitted)
+            mom = self.fitted.feed(raw, luck)
+            llr_now, score_now = corrected_llr(mom, self.s0, self.s1), mom[:, 1] / mom[:, 0]
         u = self.units
         live = np.arange(u + 1, u + n + 1) >= self.min_units
         cross = np.flatnonzero(live & ((llr_now >= self.upper) | (llr_now <= self.lower)))
         if len(cross):
             j = int(cross[0])
             self.decision = "H1" if llr_now[j] >= self.upper else "H0"
-            cum, llr_now = cum[: j + 1], llr_now[: j + 1]
+            llr_now = llr_now[: j + 1]
             n = j + 1
+            cum = cum[: j + 1]
+            score_now = score_now[: j + 1]
+            if luck is not None:  # the units used only
+                self.fitted = before
+                self.fitted.feed(raw[:n], np.asarray(luck)[:n])
         self.counts = cum[-1]
         self.unfinished += int(np.asarray(unfinished)[:n].sum())  # the games used only
         self.llr_parts.append(llr_now)
-        self.score_parts.append((cum * self.a_vals).sum(axis=1) / cum.sum(axis=1))
+        self.score_parts.append(score_now)
         self.units = u + n
         return self.finished
 
@@ -505,12 +588,16 @@ class Sequential:
             return self.units
         if self.units == 0:
             return None
-        c = np.where(self.counts == 0, REGULARIZE, self.counts.astype(np.float64))
-        n = c.sum()
-        mu = float((c * self.a_vals).sum() / n)
-        var = max(
-            float((c * self.a_vals * self.a_vals).sum() / n - mu * mu), np.finfo(np.float64).tiny
-        )
+        if self.control_variate:
+            mu, var = _mean_var(self.fitted.moments())
+        else:
+            c = np.where(self.counts == 0, REGULARIZE, self.counts.astype(np.float64))
+            n = c.sum()
+            mu = float((c * self.a_vals).sum() / n)
+            var = max(
+                float((c * self.a_vals * self.a_vals).sum() / n - mu * mu),
+                np.finfo(np.float64).tiny,
+            )
         d = self.s1 - self.s0
         x = min(
             max(float(self.llr_parts[-1][-1]), self.lower), self.upper
@@ -537,7 +624,12 @@ class Sequential:
         u = self.units
         path_llr = np.concatenate(self.llr_parts)
         path_score = np.concatenate(self.score_parts)
-        score, lo, hi = interval(self.counts)
+        if self.control_variate:
+            from shedsim.stats import t_interval
+
+            score, lo, hi = (float(v) for v in t_interval(*self.fitted.moments()))
+        else:
+            score, lo, hi = interval(self.counts)
         return SPRTResult(
             a=a,
             b=b,
@@ -572,4 +664,5 @@ class Sequential:
             path_llr=path_llr,
             path_score=path_score,
             llr_method=self.llr_method,
+            control_variate=self.control_variate,
         )

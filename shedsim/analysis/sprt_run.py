@@ -29,6 +29,9 @@ FORMAT = 1
 TEST_FIELDS = ("elo0", "elo1", "alpha", "beta", "max_games", "min_games", "paired", "batch", "llr")
 """The test's options, as stored in spec.json (and passed to
 :class:`shedsim.analysis.sprt.Sequential`)."""
+OPTIONAL_FIELDS = {"control_variate": False}
+"""Test options stored in spec.json (and in the run's key) only where they differ from
+these defaults, so a run stored before they existed resumes as it was."""
 
 PAIRING_BATCH = 20_000
 """Games per batch of ``--compare-pairing`` (as :func:`shedsim.analysis.sprt.pairing_gain`'s
@@ -57,17 +60,20 @@ def play_batch(
     u0: int,
     u1: int,
     paired: bool,
+    control_variate: bool = False,
     deals: tuple = (),
     deals_path: str = "",
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, ...]:
     """Units ``u0..u1-1`` of X = ``a`` against Y = ``b`` (:func:`shedsim.analysis.sprt.play_units`:
-    int64[n] unit codes, int64[n] unfinished games per unit). Module level (picklable); the
-    loaded match is kept per process, so batch after batch reuses it; ``deals``, ``deals_path``:
-    a deal set played instead of shuffled deals (:func:`shedsim.analysis.matches.cached_match`)."""
+    int64[n] unit codes, int64[n] unfinished games per unit; with ``control_variate`` also
+    X's luck per unit, float64[n]: :func:`shedsim.analysis.sprt.play_test_units`). Module
+    level (picklable); the loaded match is kept per process, so batch after batch reuses it;
+    ``deals``, ``deals_path``: a deal set played instead of shuffled deals
+    (:func:`shedsim.analysis.matches.cached_match`)."""
     match = cached_match(
         a, b, rules, players, seed, strategy_paths, deals=deals, deals_path=deals_path
     )
-    return S.play_units(match, u0, u1, paired)
+    return S.play_test_units(match, u0, u1, paired, control_variate)
 
 
 def strategy_hashes(a: str, b: str, strategy_paths: tuple[str, ...]) -> dict[str, str]:
@@ -108,6 +114,8 @@ class SprtJob(Job):
         self.a, self.b, self.rules, self.players, self.seed = a, b, rules, players, int(seed)
         self.deal_set = deal_set  # --deals (shedsim.rules.deals.DealSet) or None
         self.test = {k: test[k] for k in TEST_FIELDS}
+        self.test |= {k: test.get(k, v) for k, v in OPTIONAL_FIELDS.items()}
+        self.arrays = ("codes", "unfinished") + (("luck",) if self.test["control_variate"] else ())
         self.paths = tuple(strategy_paths)
         self.store = store
         self.seq = self.sequential()
@@ -128,7 +136,11 @@ class SprtJob(Job):
             "rules": rules.to_dict(),
             "players": players,
             "seed": self.seed,
-            **self.test,
+            **{
+                k: v
+                for k, v in self.test.items()
+                if k not in OPTIONAL_FIELDS or v != OPTIONAL_FIELDS[k]
+            },
             "strategy_hashes": dict(sorted(strategy_hashes(a, b, self.paths).items())),
             **({"deals_sha256": deal_set.sha256} if deal_set is not None else {}),
         }
@@ -159,6 +171,7 @@ class SprtJob(Job):
             t["min_games"],
             t["llr"],
             t["batch"],
+            t["control_variate"],
         )
 
     def chunk_games(self, k: int) -> int:
@@ -180,22 +193,28 @@ class SprtJob(Job):
             u0,
             u1,
             self.test["paired"],
+            self.test["control_variate"],
             *((self.deal_set.deals, self.deal_set.path) if self.deal_set is not None else ()),
         )
 
     def reduce(self, k: int, result: Any, store: RunStore) -> dict[str, np.ndarray]:
-        codes, unf = result
-        arrays = {"codes": np.asarray(codes, np.int64), "unfinished": np.asarray(unf, np.int64)}
+        arrays = {
+            name: np.asarray(v, np.float64 if name == "luck" else np.int64)
+            for name, v in zip(self.arrays, result)
+        }
         self._held[k] = arrays
         return arrays
 
     def template(self, k: int) -> dict[str, np.ndarray]:
         u0, u1 = self.plan[k]
-        return {"codes": np.zeros(u1 - u0, np.int64), "unfinished": np.zeros(u1 - u0, np.int64)}
+        return {
+            name: np.zeros(u1 - u0, np.float64 if name == "luck" else np.int64)
+            for name in self.arrays
+        }
 
     def _feed(self, seq: S.Sequential, k: int) -> None:
-        z = self._held.pop(k, None) or self.store.load_chunk(k, ("codes", "unfinished"))
-        seq.feed(z["codes"], z["unfinished"])
+        z = self._held.pop(k, None) or self.store.load_chunk(k, self.arrays)
+        seq.feed(*(z[name] for name in self.arrays))
 
     def enough(self, done: list[int]) -> bool:
         """Feed the stored batches that follow the ones already fed, in plan order, and
@@ -226,8 +245,8 @@ class SprtJob(Job):
                     f"batch {k} of the run in {str(self.store.root)!r} is missing: "
                     f"continue with: shedsim sprt --resume {str(self.store.root)}"
                 )
-            z = self.store.load_chunk(k, ("codes", "unfinished"))
-            seq.feed(z["codes"], z["unfinished"])
+            z = self.store.load_chunk(k, self.arrays)
+            seq.feed(*(z[name] for name in self.arrays))
         return seq.result(self.a, self.b, S.rules_name(self.rules), self.seed)
 
 
@@ -390,7 +409,8 @@ def job_from_store(
                 rs,
                 int(d["players"]),
                 int(d["seed"]),
-                {k: d[k] for k in TEST_FIELDS},
+                {k: d[k] for k in TEST_FIELDS}
+                | {k: d.get(k, v) for k, v in OPTIONAL_FIELDS.items()},
                 paths,
                 ri,
                 store,

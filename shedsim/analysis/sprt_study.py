@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from shedsim.analysis import sprt as S
 from shedsim.analysis.matchup import default_batch
 from shedsim.analysis.sprt_run import (
+    OPTIONAL_FIELDS,
     PAIRING_BATCH,
     TEST_FIELDS,
     PairingJob,
@@ -33,6 +34,7 @@ TEST_DEFAULTS = {
     "min_games": 100,
     "llr": "normal",
     "batch": 2000,
+    "control_variate": False,
 }
 """The value of each test option not given (the SPRT's; ``--compare-pairing`` plays batches
 of :data:`PAIRING_BATCH` games unless ``batch`` is given)."""
@@ -72,7 +74,9 @@ class SprtStudy(Study):
         deals: str | Path | None = None,
         **test: Any,
     ) -> None:
-        unknown = [k for k in test if k not in TEST_FIELDS or k == "paired"]
+        unknown = [
+            k for k in test if (k not in TEST_FIELDS and k not in OPTIONAL_FIELDS) or k == "paired"
+        ]
         if unknown:
             raise StudyError(
                 f"not an sprt option (the test's: {', '.join(TEST_DEFAULTS)})", field=unknown[0]
@@ -152,6 +156,11 @@ class SprtStudy(Study):
                         "--unpaired and --compare-pairing: --compare-pairing plays both "
                         "designs itself"
                     )
+                if t["control_variate"]:
+                    raise StudyError(
+                        "for the SPRT, not --compare-pairing",
+                        field="control_variate",
+                    )
                 n_games = PAIRING_GAMES if self.games is None else self.games
                 if n_games < 2 * players or n_games > 100_000_000:
                     raise S.SPRTError(
@@ -177,9 +186,10 @@ class SprtStudy(Study):
                 )
                 if t["llr"] not in S.LLR_METHODS:
                     raise S.SPRTError(f"--llr: one of {', '.join(S.LLR_METHODS)}, got {t['llr']!r}")
-            S.open_match(
+            match = S.open_match(
                 self.a, self.b, rs, players, seed, self.paths
             )  # strategies, players, seed; loads the kernel
+            S.check_luck(match, t["control_variate"], not self.unpaired, ds is not None)
             if self.compare_pairing:
                 return PairingJob(
                     self.a,

@@ -136,6 +136,20 @@ def sprt(
             ),
         ),
     ] = None,
+    control_variate: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--control-variate/--no-control-variate",
+            rich_help_panel=_P_TEST,
+            help=(
+                "Test the pair scores less each game's luck: at every face-down card turned "
+                "over and the last stock draws, the card's effect on the chance of winning, "
+                "valued by greedy rollouts (AIVAT), is taken out; the mean is unchanged, the "
+                "variance smaller. 2 players, --llr normal, strategies that do not see "
+                "hidden cards (default: off)."
+            ),
+        ),
+    ] = None,
     compare_pairing: Annotated[
         bool,
         typer.Option(
@@ -212,6 +226,7 @@ def sprt(
         llr=llr,
         batch=batch,
         deals=deals,
+        control_variate=control_variate,
         options=O.run_options(
             out, resume, force, workers, backend, scheduler, quiet, no_plots, stop_after
         ),
@@ -256,8 +271,11 @@ def _decision_lines(res, played: int | None = None) -> list[str]:
         + ahead,
         f"  LLR     {res.llr:+.3f}  (bounds {res.lower:+.3f}, {res.upper:+.3f}; "
         + ("normal approximation" if res.llr_method == "normal" else "exact maximum likelihood")
+        + (", on the scores less their luck: control variate" if res.control_variate else "")
         + ")",
-        f"  score   {res.score:.4f}  [{res.lo:.4f}, {res.hi:.4f}]  (95%, t interval over {unit})",
+        f"  score   {res.score:.4f}  [{res.lo:.4f}, {res.hi:.4f}]  (95%, t interval over {unit}"
+        + (", less their luck" if res.control_variate else "")
+        + ")",
         f"  Elo     {elo_text(res.elo)}  [{elo_text(res.elo_lo)}, {elo_text(res.elo_hi)}]  "
         "(logistic, X - Y)",
     ]

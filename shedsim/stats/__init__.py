@@ -14,6 +14,7 @@ published values or the library that implements it (``tests/test_stats.py``).
   log-likelihood ratios, Wald's approximations of the stopping point and time.
 * :mod:`~shedsim.stats.selection`: Gupta's subset of the entries not worse than the best.
 * :mod:`~shedsim.stats.multitest`: Holm's correction.
+* :mod:`~shedsim.stats.control`: a control variate with its coefficient fitted on the earlier units.
 
 The names are re-exported here (``from shedsim import stats; stats.wilson(...)``).
 """
