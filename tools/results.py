@@ -884,6 +884,22 @@ def control_variate(run: Run) -> dict[str, Any]:
     return figs
 
 
+@result(
+    "control_variate_sprt",
+    "sprt --control-variate: games and seconds to the decision on three pairs with and without "
+    "it, and its calibration (A/A false positives, coverage) (tools/cv_sprt.py)",
+)
+def control_variate_sprt(run: Run) -> dict[str, Any]:
+    out = run.tool(
+        "cv_sprt.py",
+        "--pairs", "heuristic:greedy,expert:heuristic,ismcts:heuristic",
+        "--seeds", f"{run.size(20, 4)},{run.size(10, 2)},{run.size(6, 2)}",
+        "--aa-runs", run.size(400, 40), "--cover-runs", run.size(400, 40),
+        "--truth-pairs", run.size(200_000, 20_000), "--json",
+    )  # fmt: skip
+    return json.loads(out.strip().splitlines()[-1])
+
+
 @result("stall", "games that would finish but are cut by stall:N (tools/stall_cut.py)")
 def stall(run: Run) -> dict[str, Any]:
     rows = []

@@ -265,6 +265,11 @@ def interval(counts: np.ndarray) -> tuple[float, float, float]:
     return float(m), float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1))
 
 
+LUCK_BATCH = 200
+"""``--batch`` of a test with the control variate when not given (at most; a slow strategy's
+is smaller): each game then costs its replay's rollouts, so a batch played past the decision
+costs more."""
+
 LUCK_TRACE = 1000
 """Moves of each game replayed for the control variate (:func:`play_units_luck`): a longer
 game gets the terms of these moves only, which keeps the correction's mean zero."""

@@ -10,7 +10,7 @@ from typing import Any
 from collections.abc import Sequence
 
 from shedsim.analysis import sprt as S
-from shedsim.analysis.matchup import default_batch
+from shedsim.analysis.matchup import LUCK_BATCH, default_batch
 from shedsim.analysis.sprt_run import (
     OPTIONAL_FIELDS,
     PAIRING_BATCH,
@@ -138,6 +138,8 @@ class SprtStudy(Study):
             )
         if self.test["batch"] is None:
             t["batch"] = default_batch((self.a, self.b), TEST_DEFAULTS["batch"], self.paths)
+            if t["control_variate"]:
+                t["batch"] = min(t["batch"], LUCK_BATCH)
         ri = rules_input(self.rules or "shithead", self.house, self.rules_file)
         with study_errors(S.SPRTError, RulesError):
             rs = self._rules()

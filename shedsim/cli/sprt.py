@@ -132,7 +132,8 @@ def sprt(
             help=(
                 "Games per kernel call and per stored batch (progress step, and the work a "
                 "worker takes); the result does not depend on it (default: 2000, or 32 when "
-                "either strategy is slow, a search per decision; with --compare-pairing 20000)."
+                "either strategy is slow, a search per decision; with --control-variate at most "
+                "200; with --compare-pairing 20000)."
             ),
         ),
     ] = None,
