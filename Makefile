@@ -68,7 +68,7 @@ differential: compile
 # figure), the A/A calibration of compare-rules over 200 repeats (tests/test_compare.py) and
 # SPRT A/A runs over 20 seeds (tests/test_sprt.py). About 16 minutes on 2 cores.
 stats-check: compile
-	$(PY) -m pytest -q -s -p no:cacheprovider -m slow tests/test_coverage.py tests/test_compare.py tests/test_sprt.py
+	$(PY) -m pytest -q -s -p no:cacheprovider -m slow tests/test_coverage.py tests/test_compare.py tests/test_sprt.py tests/test_sprt_luck.py
 
 # One table: games/s and ns per move at 2 and 4 players, 1 and 2 workers (median of 3), with
 # the ratio to the calibration kernel when $(CALIB) holds it (the project does not need it).

@@ -127,25 +127,30 @@ batches let a sequential test stop soon after it decides and the progress move, 
 thousands of games would keep a worker busy for minutes."""
 
 
-def default_batch(specs: Sequence[str], default: int, strategy_paths: Sequence[str] = ()) -> int:
-    """``--batch`` when not given: :data:`SLOW_BATCH` when any of the strategy specs
-    ``specs`` names a slow strategy (``TRAITS['cost']``), else ``default``. A spec that
-    does not resolve (a bot, an unknown name: reported later, when the match opens) counts
-    as not slow."""
+def any_slow(specs: Sequence[str], strategy_paths: Sequence[str] = ()) -> bool:
+    """Whether any of the strategy specs ``specs`` names a slow strategy (``TRAITS['cost']``:
+    a search per decision). A spec that does not resolve (a bot, an unknown name: reported
+    later, when the match opens) counts as not slow."""
     from shedsim.plugins import PluginError, discover, parse_spec
 
     try:
         known = discover(list(strategy_paths))
     except PluginError:
-        return default
+        return False
     for spec in specs:
         try:
             name, _ = parse_spec(spec)
             if known.require(name).traits.cost == "slow":
-                return SLOW_BATCH
+                return True
         except (PluginError, KeyError, ValueError):
             continue
-    return default
+    return False
+
+
+def default_batch(specs: Sequence[str], default: int, strategy_paths: Sequence[str] = ()) -> int:
+    """``--batch`` when not given: :data:`SLOW_BATCH` when any of the strategy specs
+    ``specs`` names a slow strategy (:func:`any_slow`), else ``default``."""
+    return SLOW_BATCH if any_slow(specs, strategy_paths) else default
 
 
 def open_match(

@@ -440,6 +440,16 @@ def play_test_units(
     return play_units_luck(match, u0, u1, paired, REPS, MAX_STOCK)
 
 
+def regularised_moments(mom: np.ndarray, n_cat: int, eps: float = REGULARIZE) -> np.ndarray:
+    """Running moments of continuous unit scores (float64[..., 3]: units, sum, sum of
+    squares) with a pseudo-count ``eps`` of units at each of the ``n_cat`` score categories
+    ``k / (n_cat - 1)`` added, as the counts' regularisation gives each empty category one
+    (:data:`REGULARIZE`): a few identical scores then have a small positive variance, and
+    the LLR stays finite."""
+    a = np.arange(n_cat, dtype=np.float64) / (n_cat - 1)
+    return np.asarray(mom, np.float64) + eps * np.array([n_cat, a.sum(), (a * a).sum()])
+
+
 def _mean_var(mom: np.ndarray) -> tuple[float, float]:
     """Mean and variance (divided by N, at least the smallest positive float) from moments
     ``(N, sum, sum of squares)``."""
@@ -449,9 +459,9 @@ def _mean_var(mom: np.ndarray) -> tuple[float, float]:
 
 def corrected_llr(mom: np.ndarray, s0: float, s1: float) -> np.ndarray:
     """The normal-approximation LLR (as :func:`gsprt_llr`) of continuous unit scores from
-    their running moments ``mom`` (float64[R, 3]: units N, sum, sum of squares):
-    ``N (s1 - s0) (2 mu - s0 - s1) / (2 var)``, ``var`` at least the smallest positive
-    float. Returns float64[R]."""
+    their running moments ``mom`` (float64[R, 3]: units N, sum, sum of squares, regularised:
+    :func:`regularised_moments`): ``N (s1 - s0) (2 mu - s0 - s1) / (2 var)``, ``var`` at
+    least the smallest positive float. Returns float64[R]."""
     n = mom[:, 0]
     mu = mom[:, 1] / n
     var = np.maximum(mom[:, 2] / n - mu * mu, np.finfo(np.float64).tiny)
@@ -554,7 +564,8 @@ class Sequential:
             raw = self.a_vals[np.asarray(codes, np.int64)]
             before = copy.deepcopy(self.fitted)
             mom = self.fitted.feed(raw, luck)
-            llr_now, score_now = corrected_llr(mom, self.s0, self.s1), mom[:, 1] / mom[:, 0]
+            llr_now = corrected_llr(regularised_moments(mom, self.n_cat), self.s0, self.s1)
+            score_now = mom[:, 1] / mom[:, 0]
         u = self.units
         live = np.arange(u + 1, u + n + 1) >= self.min_units
         cross = np.flatnonzero(live & ((llr_now >= self.upper) | (llr_now <= self.lower)))
@@ -589,7 +600,7 @@ class Sequential:
         if self.units == 0:
             return None
         if self.control_variate:
-            mu, var = _mean_var(self.fitted.moments())
+            mu, var = _mean_var(regularised_moments(self.fitted.moments(), self.n_cat))
         else:
             c = np.where(self.counts == 0, REGULARIZE, self.counts.astype(np.float64))
             n = c.sum()

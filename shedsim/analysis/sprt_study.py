@@ -10,7 +10,7 @@ from typing import Any
 from collections.abc import Sequence
 
 from shedsim.analysis import sprt as S
-from shedsim.analysis.matchup import LUCK_BATCH, default_batch
+from shedsim.analysis.matchup import LUCK_BATCH, any_slow, default_batch, luck_refusal
 from shedsim.analysis.sprt_run import (
     OPTIONAL_FIELDS,
     PAIRING_BATCH,
@@ -34,10 +34,11 @@ TEST_DEFAULTS = {
     "min_games": 100,
     "llr": "normal",
     "batch": 2000,
-    "control_variate": False,
+    "control_variate": None,
 }
 """The value of each test option not given (the SPRT's; ``--compare-pairing`` plays batches
-of :data:`PAIRING_BATCH` games unless ``batch`` is given)."""
+of :data:`PAIRING_BATCH` games unless ``batch`` is given; ``control_variate`` None: on where
+it can be used and a slow strategy is seated, off otherwise)."""
 PAIRING_GAMES = 20_000
 """Games per design of ``--compare-pairing`` unless ``games`` is given."""
 NOT_STORED = "not in the stored run"
@@ -128,6 +129,7 @@ class SprtStudy(Study):
             0 if self.seed is None else self.seed,
         )
         t = {k: TEST_DEFAULTS[k] if v is None else v for k, v in self.test.items()}
+        t["control_variate"] = bool(self.test["control_variate"])  # None: decided below
         if self.test["min_games"] is None and t["max_games"] < t["min_games"]:
             raise StudyError(
                 f"{t['max_games']} is below the default {marked('min_games')} "
@@ -136,10 +138,6 @@ class SprtStudy(Study):
                 f"{marked('min_games')} to decide on fewer games",
                 field="max_games",
             )
-        if self.test["batch"] is None:
-            t["batch"] = default_batch((self.a, self.b), TEST_DEFAULTS["batch"], self.paths)
-            if t["control_variate"]:
-                t["batch"] = min(t["batch"], LUCK_BATCH)
         ri = rules_input(self.rules or "shithead", self.house, self.rules_file)
         with study_errors(S.SPRTError, RulesError):
             rs = self._rules()
@@ -191,7 +189,18 @@ class SprtStudy(Study):
             match = S.open_match(
                 self.a, self.b, rs, players, seed, self.paths
             )  # strategies, players, seed; loads the kernel
+            if self.test["control_variate"] is None:  # on where it saves time: a search seated
+                t["control_variate"] = (
+                    not self.compare_pairing
+                    and t["llr"] == "normal"
+                    and any_slow((self.a, self.b), self.paths)
+                    and luck_refusal(match, not self.unpaired, ds is not None) is None
+                )
             S.check_luck(match, t["control_variate"], not self.unpaired, ds is not None)
+            if self.test["batch"] is None:
+                t["batch"] = default_batch((self.a, self.b), TEST_DEFAULTS["batch"], self.paths)
+                if t["control_variate"]:
+                    t["batch"] = min(t["batch"], LUCK_BATCH)
             if self.compare_pairing:
                 return PairingJob(
                     self.a,
@@ -299,6 +308,11 @@ class SprtStudy(Study):
                 f"{t['elo0']:g}, H1 elo {t['elo1']:g}, alpha {t['alpha']:g}, beta "
                 f"{t['beta']:g}, at most "
                 f"{t['max_games']:,} games"
+                + (
+                    "; pair scores less their luck (--control-variate)"
+                    if t["control_variate"]
+                    else ""
+                )
             )
         )
         return out

@@ -147,7 +147,9 @@ def sprt(
                 "over and the last stock draws, the card's effect on the chance of winning, "
                 "valued by greedy rollouts (AIVAT), is taken out; the mean is unchanged, the "
                 "variance smaller. 2 players, --llr normal, strategies that do not see "
-                "hidden cards (default: off)."
+                "hidden cards. Default: on where it can be used and a search strategy is "
+                "seated (each game costs about a millisecond more for its rollouts, which "
+                "saves time only where games are dear), off otherwise."
             ),
         ),
     ] = None,
