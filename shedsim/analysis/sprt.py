@@ -129,6 +129,10 @@ DEFINITIONS = {
     "the maximum-likelihood score distributions with means s1 and s0 (fishtest LLR_logistic); zero "
     "categories regularised with 1e-3 pseudo-counts; no overshoot correction",
     "llr_method": "normal (default) or mle, see llr",
+    "control_variate": "true: the test ran on each unit's score less beta times its luck at "
+    "the chance events (face-down cards turned over, the last stock draws; valued by greedy "
+    "rollouts), beta fitted on the units before; score, its interval and the path are the "
+    "corrected ones, counts the raw",
     "lower": "Wald's lower bound ln(beta / (1 - alpha)): at or below it H0 is accepted",
     "upper": "Wald's upper bound ln((1 - beta) / alpha): at or above it H1 is accepted",
     "games": "games played up to this point (units x games per unit)",

@@ -148,8 +148,8 @@ def sprt(
                 "valued by greedy rollouts (AIVAT), is taken out; the mean is unchanged, the "
                 "variance smaller. 2 players, --llr normal, strategies that do not see "
                 "hidden cards. Default: on where it can be used and a search strategy is "
-                "seated (each game costs about a millisecond more for its rollouts, which "
-                "saves time only where games are dear), off otherwise."
+                "seated (a game's rollouts cost more than a cheap game: fewer games save "
+                "time only where games are dear), off otherwise."
             ),
         ),
     ] = None,
