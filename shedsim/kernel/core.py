@@ -458,7 +458,11 @@ def step_with(
     if from_hand > 0:
         kn = pub[ix(L.O_KNOWN + seat)]
         if kn != 0:
-            pub[ix(L.O_KNOWN + seat)] = kn - min(count(kn, r), from_hand) * one(r)
+            # not min(): numba calls its builtin min out of line, spilling the loop's registers
+            seen = count(kn, r)
+            if seen > from_hand:
+                seen = from_hand
+            pub[ix(L.O_KNOWN + seat)] = kn - seen * one(r)
     pile += n * one(r)
     pile_n += n
     if (flags & L.F_INVISIBLE) == 0:
