@@ -64,16 +64,18 @@ Swap-phase controls (the swap study, :mod:`shedsim.analysis.swaps`): ``swap_from
 per entry, the entry whose swap function (strategy and parameters) decides its face-up
 cards (``swap_from[e] == e`` normally; ``-1`` keeps the face-up cards as dealt: no swap);
 ``forced_up`` int64[n, P] overrides that choice for one game and seat when non-zero (a
-packed face-up multiset, checked like any swap). ``given_seat`` int64[n] (-1: an ordinary
-deal) and ``given_visible`` int64[n]: game g is dealt conditioned on that seat's visible
-cards being ``given_visible[g]`` (:func:`shedsim.kernel.core.deal_given`; an impossible
+packed face-up multiset, checked like any swap; int64[0, P]: none). ``given_seat`` int64[n]
+(-1: an ordinary deal) and ``given_visible`` int64[n] (both int64[0]: every deal ordinary):
+game g is dealt conditioned on that seat's visible cards being ``given_visible[g]``
+(:func:`shedsim.kernel.core.deal_given`; an impossible
 multiset is reported as an impossible swap of that seat). ``decks`` int64[n, D]: with D > 0,
 game g is dealt the deck ``decks[g]`` as it stands (a deal-set file, :mod:`shedsim.rules.deals`;
 :func:`shedsim.kernel.core.deal_out`) instead of a shuffle; the deal stream then starts at
 the game's deal key for the start rule's draws. D = 0: shuffled deals.
 
-Strategies never see the kernel's own ``rules`` and ``entry_params``: they decide on
-copies (``srules`` int64[R_SIZE], ``sparams`` int64[E, W], made by the caller), which the
+Strategies do not see the kernel's own ``rules`` and ``entry_params`` (one exception
+below): they decide on copies (``srules`` int64[R_SIZE], ``sparams`` int64[E, W], made by
+the caller), which the
 loop compares with the originals after each game (:func:`shedsim.kernel.core.first_change`,
 about 50 + E*W compares a game). A strategy that wrote into them changes nothing the
 kernel reads; its game is not counted and the loop stops with ``status[1] = 3``.
@@ -86,7 +88,10 @@ own strategies (the generated ``is_checked(sid)`` is False for each: trusted by 
 origin of the module's file in the installed package,
 :func:`shedsim.plugin_meta.is_own_strategy`, never by a name) skips them; their moves and
 swaps are legal by construction, which the differential tests check against
-the reference engine, so the records are the same as with the checks. The
+the reference engine, so the records are the same as with the checks. Where one of
+them holds every seat (the copy ``play_chunk_one{i}``,
+:func:`shedsim.kernel.build.kernel_source`), its moves read the kernel's ``rules`` and
+``entry_params`` themselves: two arrays fewer for the loop to keep in registers. The
 observation is the kernel's ``pub`` itself (a copy before each decision made a move 50-60%
 slower): a plugin from outside ``strategies/`` decides through a guard generated in the
 dispatch (:func:`shedsim.kernel.build.dispatch_source`) that copies the observation into
@@ -166,6 +171,9 @@ def play_chunk(
     n_games = deal_keys.shape[0]
     trace_len = trace.shape[1]
     deck_len = decks.shape[1]
+    # no forced swaps, no conditioned deals: empty arrays (not n rows of zeros to allocate)
+    any_forced = forced_up.shape[0] > 0
+    any_given = given_seat.shape[0] > 0
     players = rules[L.R_PLAYERS]
     max_moves = rules[L.R_MAX_MOVES]
     table = rules[L.R_TABLE_SIZE]
@@ -193,7 +201,7 @@ def play_chunk(
             for i in range(deck_len):
                 priv[ix(L.P_DECK + i)] = decks[g, i]
             deal_out(rules, pub, priv, dealers[g])
-        elif given_seat[g] < 0:
+        elif not any_given or given_seat[g] < 0:
             deal(rules, pub, priv, drng, dealers[g])
         elif not deal_given(rules, pub, priv, drng, dealers[g], given_seat[g], given_visible[g]):
             status[1] = 1
@@ -209,7 +217,7 @@ def play_chunk(
             # a forced choice and a plugin's are checked; shedsim's own swaps take their
             # face-up cards from the visible ones (valid by construction, as their moves)
             check_up = checked
-            if forced_up[g, s] != 0:
+            if any_forced and forced_up[g, s] != 0:
                 up = forced_up[g, s]
                 check_up = True
             elif e < 0:
