@@ -7,6 +7,8 @@ nothing of shedsim (``tests/test_imports.py`` checks it).
 * :mod:`shedsim.base.atomic`: atomic file writes (temporary file, fsync, rename) and
   shedsim's mark on the files it writes.
 * :mod:`shedsim.base.notices`: Python warnings told as one plain sentence.
+* :mod:`shedsim.base.heap`: glibc's heap thresholds raised in a process that plays games,
+  so that the freed memory of one chunk's records serves the next (no fresh pages to fault in).
 * :mod:`shedsim.base.jsontext`: parsing JSON from outside shedsim (files a user names, bot
   answers) with every way it can fail, deep nesting included, as one exception.
 """

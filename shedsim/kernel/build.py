@@ -27,6 +27,7 @@ import numpy as np
 
 from shedsim import layout as L
 from shedsim.base import isolate
+from shedsim.base.heap import keep_freed_memory
 from shedsim.plugin_meta import StrategyInfo
 
 _KERNEL_SOURCES = ("_loop.py", "core.py", "nb.py", "rng.py", "policies.py", "endgame.py")
@@ -653,6 +654,7 @@ def kernel_module(strategies: list[StrategyInfo]) -> Kernel:
             raise ValueError(
                 f"strategy {s.name!r} is plain Python; the kernel needs numba strategies"
             )
+    keep_freed_memory()  # a process that plays games reuses its freed chunk records
     # the same strategy files, unchanged, as an earlier call: its kernel, without
     # generating the source and hashing every file again (a run asks once per chunk)
     files = tuple(

@@ -23,7 +23,7 @@ from shedsim.kernel.nb import count, ix, lowest, one, total
 from shedsim.kernel.rng import GOLDEN, below, mix, rng_below
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deal(rules, pub, priv, drng, dealer):
     """Reset ``pub``/``priv`` and deal a new game from the deal stream ``drng`` (``uint64[1]``).
 
@@ -61,7 +61,7 @@ def deal(rules, pub, priv, drng, dealer):
     deal_out(rules, pub, priv, dealer)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deal_out(rules, pub, priv, dealer):
     """Reset ``pub`` and the table part of ``priv``, then deal the deck already in
     ``priv[P_DECK:]`` (face-down rounds, face-up rounds, hand rounds from the dealer's left;
@@ -195,7 +195,7 @@ def valid_swap(visible, up, table_size):
     return n == table_size
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_seat(rules, pub, priv, drng):
     """The starting seat after the swap (docs/reference/rules.md#start); draws from ``drng``
     only where the start rule is random."""
