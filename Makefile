@@ -65,10 +65,13 @@ differential: compile
 # The full statistical checks, marked slow (the normal suite runs a quick version of each):
 # the coverage of the tournament's 95% intervals (tests/test_coverage.py: SHEDSIM_COVERAGE_RUNS
 # small runs, default 1000, against one large run, at 2 and 4 players; prints every coverage
-# figure), the A/A calibration of compare-rules over 200 repeats (tests/test_compare.py) and
-# SPRT A/A runs over 20 seeds (tests/test_sprt.py). About 16 minutes on 2 cores.
+# figure), the A/A calibration of compare-rules over 200 repeats (tests/test_compare.py),
+# SPRT A/A runs over 20 seeds (tests/test_sprt.py), and the control variate's A/A false
+# positives and coverage in sprt and in the tournament's head to head (tests/test_sprt_luck.py,
+# tests/test_tournament_luck.py).
 stats-check: compile
-	$(PY) -m pytest -q -s -p no:cacheprovider -m slow tests/test_coverage.py tests/test_compare.py tests/test_sprt.py tests/test_sprt_luck.py
+	$(PY) -m pytest -q -s -p no:cacheprovider -m slow tests/test_coverage.py tests/test_compare.py \
+	  tests/test_sprt.py tests/test_sprt_luck.py tests/test_tournament_luck.py
 
 # One table: games/s and ns per move at 2 and 4 players, 1 and 2 workers (median of 3), with
 # the ratio to the calibration kernel when $(CALIB) holds it (the project does not need it).

@@ -65,6 +65,7 @@ def tournament(
     bot_time: tuple[int, int | None] = (1000, None),
     options: RunOptions | None = None,
     deals: str | Path | None = None,
+    control_variate: bool | None = None,
     **run: Any,
 ) -> TournamentResult:
     """A fair tournament between strategies (``shedsim tournament``): every table of
@@ -75,6 +76,8 @@ def tournament(
     ``LABEL=bot:COMMAND`` is a bot (docs/reference/bots.md); ``bot_time``: its milliseconds
     per move and per game (None: no game budget). ``deals``: a deal-set file
     (docs/reference/deals.md) played instead of shuffled deals (``games`` is then not given).
+    ``control_variate``: also measure each game's luck and report the head to head less it
+    (2 players; docs/explanation/statistics.md#control-variates).
 
     >>> r = tournament(["greedy", "random"], players=2, games=96, seed=1)
     >>> list(r.summary["strategy"]), int(r.summary["games"].sum())
@@ -97,6 +100,7 @@ def tournament(
         save_games,
         bot_time,
         deals,
+        control_variate,
     )
     return TournamentResult(_run(study, options, run))
 

@@ -4,28 +4,16 @@ on independent games (fixed seeds)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from tool_module import tool_module
 
 
 @pytest.fixture(scope="module")
 def cv():
-    spec = importlib.util.spec_from_file_location(
-        "tools_cv_measure", ROOT / "tools" / "cv_measure.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    try:
-        spec.loader.exec_module(mod)
+    with tool_module("cv_measure.py") as mod:
         yield mod
-    finally:
-        del sys.modules[spec.name]
 
 
 def test_replay_reaches_the_recorded_places_and_corrects_every_draw(cv):

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from shedsim.analysis import sprt as S
 from shedsim.cli import app
 from shedsim.stats.control import MIN_UNITS, FittedControlVariate
+from tool_module import tool_module
 
 
 def test_the_coefficient_is_fitted_on_the_earlier_units_only():
@@ -93,19 +94,8 @@ def test_refused_for_a_strategy_that_sees_the_hidden_cards():
 
 @pytest.fixture(scope="module")
 def cv_sprt():
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "tools" / "cv_sprt.py"
-    spec = importlib.util.spec_from_file_location("tools_cv_sprt", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    try:
-        spec.loader.exec_module(mod)
+    with tool_module("cv_sprt.py") as mod:
         yield mod
-    finally:
-        del sys.modules[spec.name]
 
 
 def test_aa_intervals_rarely_leave_out_one_half(cv_sprt):

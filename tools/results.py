@@ -900,6 +900,22 @@ def control_variate_sprt(run: Run) -> dict[str, Any]:
     return json.loads(out.strip().splitlines()[-1])
 
 
+@result(
+    "control_variate_tournament",
+    "tournament --control-variate: the head to head's interval widths with and without it at "
+    "the same games, and its calibration (A/A false positives, coverage) "
+    "(tools/cv_tournament.py)",
+)
+def control_variate_tournament(run: Run) -> dict[str, Any]:
+    out = run.tool(
+        "cv_tournament.py",
+        "--games", run.size(40_000, 4_000),
+        "--aa-runs", run.size(400, 40), "--cover-runs", run.size(400, 40),
+        "--truth-games", run.size(400_000, 40_000), "--json",
+    )  # fmt: skip
+    return json.loads(out.strip().splitlines()[-1])
+
+
 @result("stall", "games that would finish but are cut by stall:N (tools/stall_cut.py)")
 def stall(run: Run) -> dict[str, Any]:
     rows = []

@@ -275,10 +275,6 @@ LUCK_BATCH = 200
 is smaller): each game then costs its replay's rollouts, so a batch played past the decision
 costs more."""
 
-LUCK_TRACE = 1000
-"""Moves of each game replayed for the control variate (:func:`play_units_luck`): a longer
-game gets the terms of these moves only, which keeps the correction's mean zero."""
-
 
 def luck_refusal(match: Match, paired: bool, deals: bool = False) -> str | None:
     """Why the control variate (``--control-variate``) cannot be used on this match, or None:
@@ -309,7 +305,7 @@ def play_units_luck(
     score is its score minus this). 2 players (:func:`luck_refusal`). Raises
     :class:`shedsim.runs.simulate.SimulationError`."""
     from shedsim.kernel.build import KernelError
-    from shedsim.kernel.luck import luck
+    from shedsim.kernel.luck import ReplayMismatch, play_traced
     from shedsim.runs.simulate import SimulationError, describe_failure
     from shedsim.seeding import game_keys
 
@@ -317,25 +313,18 @@ def play_units_luck(
     sched = schedule(2, u0 * unit_games, u1 * unit_games, paired)
     dk, sk = game_keys(match.spec.seed, sched["index"], sched["deal"], match.spec.stream)
     try:
-        rec = match.kernel.play(
-            match.rules_array, match.ids, match.params, sched["seating"], dk, sk,
-            sched["dealer"], trace_moves=LUCK_TRACE,
+        rec = play_traced(
+            match.kernel, match.rules_array, match.ids, match.params, sched["seating"], dk, sk,
+            sched["dealer"], reps, max_stock,
         )  # fmt: skip
     except KernelError as e:
         spec = dataclasses.replace(
             match.spec, schedule="head-to-head" if paired else "head-to-head-unpaired"
         )
         raise SimulationError(describe_failure(spec, match.known, sched, dk, sk, e)) from None
-    moves = rec["moves"].astype(np.int64)
-    terms = np.zeros(len(moves))
-    places = luck(
-        match.rules_array, dk, sk, sched["dealer"].astype(np.int64),
-        rec["start"].astype(np.int64), rec["face_up"], rec["trace"],
-        np.minimum(moves, LUCK_TRACE), reps, max_stock, terms,
-    )  # fmt: skip
-    full = moves <= LUCK_TRACE
-    if not (places[full] == rec["places"][full]).all():  # the replay is the game played
-        raise SimulationError(f"games {u0 * unit_games}..: the replay missed the recorded places")
+    except ReplayMismatch as e:
+        raise SimulationError(f"games {u0 * unit_games}..: {e}") from None
+    terms = rec["luck"]
     x_terms = np.where(sched["x_seat"] == 0, terms, -terms)  # at 2 players seat 1's is minus
     h = half_points(rec["places"], sched["x_seat"])
     unf = rec["unfinished"].astype(np.int64)

@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from shedsim.runs.simulate import run_chunks
-
 
 def compare_policies(spec: Any, workers: int = 1, progress=None):
     """(c) Swap policies head to head, every entry playing ``spec.strategy``.
@@ -25,21 +23,7 @@ def compare_policies(spec: Any, workers: int = 1, progress=None):
     from shedsim.analysis import tournament as T
 
     tspec = policy_spec(spec)
-    total = T.empty_tally(tspec)
-    rs = tspec.run_spec()
-
-    def on_result(c: int, r) -> None:
-        nonlocal total
-        a, b = tspec.chunk_bounds(c)
-        total = T.merge(total, T.aggregate_chunk(tspec, a, b, r.records))
-        r.records.clear()
-        if progress:
-            progress(b - a)
-
-    run_chunks(
-        rs, list(range(tspec.n_chunks)), workers=workers, on_result=on_result, keep=T.RECORD_KEEP
-    )
-    return T.analyse(tspec, total), tspec
+    return T.analyse(tspec, T.play_total(tspec, workers, progress)), tspec
 
 
 def policy_spec(spec: Any):

@@ -53,7 +53,10 @@ DEFINITIONS = {
     "head_to_head": "share of comparisons (both at the same table) in which a finished ahead of "
     "b, ties counted half; "
     "interval and p-value (H0: share = 0.5) cluster-robust over deals (the rotations of one deal "
-    "are one cluster); p_holm = Holm-corrected over all pairs",
+    "are one cluster); p_holm = Holm-corrected over all pairs; with --control-variate also "
+    "share_cv and its interval, se_cv, p_value_cv: the share less each deal's luck (the "
+    "rollout control variate), its coefficient beta_cv cross-fitted between the odd and the "
+    "even turns of each table's deals",
     "matches": "with rounds K > 1: the K games of one table and rotation on K consecutive deals "
     "of that table; "
     "summed places, lowest total wins, tied totals share the mean rank",
@@ -121,6 +124,7 @@ class TournamentStudy(Study):
         save_games: bool | None = None,
         bot_time: tuple[int, int | None] = (1000, None),
         deals: str | Path | None = None,
+        control_variate: bool | None = None,
     ) -> None:
         self.strategies, self.players, self.games, self.seed = strategies, players, games, seed
         self.rules, self.house, self.rules_file = rules, house, rules_file
@@ -130,6 +134,7 @@ class TournamentStudy(Study):
         self.strategy_path = strategy_path
         self.bot_time = tuple(bot_time)  # a bot entry's time control (shedsim.bot)
         self.deals = None if deals is None else str(deals)  # a deal-set file (shedsim.rules.deals)
+        self.control_variate = control_variate  # the head to head less each deal's luck
 
     def plan(self, store: T.Store) -> T.TournamentJob:
         from shedsim.rules.ruleset import RulesError
@@ -163,6 +168,7 @@ class TournamentStudy(Study):
                 seat_orders=self.seat_orders or "all",
                 bot_time=self.bot_time,
                 deals=self.deals,
+                control_variate=bool(self.control_variate),
             )
         return T.TournamentJob(spec)
 
@@ -218,6 +224,7 @@ class TournamentStudy(Study):
                 same=lambda g, s: not g or s,
                 shown=" (the run started without it)",
             ),
+            Check("control_variate", self.control_variate, spec.control_variate),
             Check(
                 "deals",
                 deals_sha256(self.deals),

@@ -188,3 +188,36 @@ def luck(rules, deal_keys, keys, dealers, start, face_up, trace, moves, reps, ma
         for s in range(2):
             places[g, s] = pub[L.O_PLACE + s]
     return places
+
+
+TRACE = 1000
+"""Moves of each game traced and replayed for its luck (:func:`play_traced`): a longer game
+gets the terms of these moves only, which keeps the correction's mean zero."""
+
+
+class ReplayMismatch(RuntimeError):
+    """The replay of a traced game did not reach the places the kernel recorded."""
+
+
+def play_traced(kernel, rules_array, ids, params, seating, deal_keys, strategy_keys, dealers,
+                reps=REPS, max_stock=MAX_STOCK):  # fmt: skip
+    """Play 2-seat games on ``kernel`` (:meth:`shedsim.kernel.build.Kernel.play`'s arguments)
+    traced to :data:`TRACE` moves, and measure each one's luck by :func:`luck`. Returns the
+    records without the trace, plus ``luck`` (``float64[n]``: seat 0's summed terms; seat
+    1's is minus it). Raises what ``Kernel.play`` raises (its ``KernelError`` numbers the
+    game within these), and :class:`ReplayMismatch` when a game traced to its end replays
+    to other places (a replay that is not the game played)."""
+    rec = kernel.play(rules_array, ids, params, seating, deal_keys, strategy_keys, dealers,
+                      trace_moves=TRACE)  # fmt: skip
+    moves = rec["moves"].astype(np.int64)
+    terms = np.zeros(len(moves))
+    places = luck(
+        rules_array, deal_keys, strategy_keys, np.asarray(dealers, np.int64),
+        rec["start"].astype(np.int64), rec["face_up"], rec.pop("trace"),
+        np.minimum(moves, TRACE), reps, max_stock, terms,
+    )  # fmt: skip
+    full = moves <= TRACE
+    if not (places[full] == rec["places"][full]).all():
+        raise ReplayMismatch("the replay of a traced game missed its recorded places")
+    rec["luck"] = terms
+    return rec

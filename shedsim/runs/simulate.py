@@ -90,6 +90,10 @@ class RunSpec:
     of shuffled ones: see :meth:`decks`. Empty: deals shuffled from the seed."""
     deals_path: str = ""
     """The file :attr:`deals` came from (the ``--deals`` of the replay command), or empty."""
+    luck: bool = False
+    """Also measure each game's luck (2 players, compiled strategies, shuffled deals: the
+    tournament's ``--control-variate``): the records gain ``luck`` (float64[n], seat 0's;
+    :func:`shedsim.kernel.luck.play_traced`)."""
 
     def decks(self, sched: dict[str, np.ndarray]) -> np.ndarray | None:
         """``int64[n, deck size]``: the deck order of each game of ``sched`` (None without
@@ -272,17 +276,21 @@ def play_chunk(
         if bot_games is not None and bot_games.any():
             rec, bots = play_with_bots(spec, known, k, ids, params, ra, sched, dk, sk, swap_from)
         else:
-            rec = k.play(
-                ra,
-                ids,
-                params,
-                sched["seating"],
-                dk,
-                sk,
-                sched["dealer"],
-                swap_from=swap_from,
-                status=status,
-                decks=spec.decks(sched),
+            rec = (
+                play_luck(k, ra, ids, params, sched, dk, sk)
+                if spec.luck
+                else k.play(
+                    ra,
+                    ids,
+                    params,
+                    sched["seating"],
+                    dk,
+                    sk,
+                    sched["dealer"],
+                    swap_from=swap_from,
+                    status=status,
+                    decks=spec.decks(sched),
+                )
             )
     except KernelError as e:
         raise SimulationError(
@@ -293,6 +301,43 @@ def play_chunk(
     return ChunkResult(
         start, stop, rec, sched["seating"] if keep is None else None, time.perf_counter() - t0, bots
     )
+
+
+LUCK_BATCH = 1000
+"""Games traced at once when a run measures luck (:attr:`RunSpec.luck`): the trace takes
+``4 * shedsim.kernel.luck.TRACE`` bytes a game."""
+
+
+def play_luck(k, ra, ids, params, sched, dk, sk) -> dict[str, np.ndarray]:
+    """The records of schedule ``sched``'s games with their ``luck``
+    (:func:`shedsim.kernel.luck.play_traced`), :data:`LUCK_BATCH` games at a time. Raises
+    :class:`shedsim.kernel.build.KernelError` (``game`` within the schedule) and
+    :class:`SimulationError` when a replay misses its game's places."""
+    from shedsim.kernel.build import KernelError
+    from shedsim.kernel.luck import ReplayMismatch, play_traced
+
+    parts = []
+    for a in range(0, len(dk), LUCK_BATCH):
+        b = min(len(dk), a + LUCK_BATCH)
+        try:
+            parts.append(
+                play_traced(
+                    k,
+                    ra,
+                    ids,
+                    params,
+                    sched["seating"][a:b],
+                    dk[a:b],
+                    sk[a:b],
+                    sched["dealer"][a:b],
+                )  # fmt: skip
+            )
+        except KernelError as e:
+            e.game += a
+            raise
+        except ReplayMismatch as e:
+            raise SimulationError(f"game {int(sched['index'][a])} onwards: {e}") from None
+    return {f: np.concatenate([p[f] for p in parts]) for f in parts[0]}
 
 
 def play_schedule(spec: RunSpec, known, k, ids, params, ra, sched, dk, sk) -> dict[str, np.ndarray]:

@@ -14,7 +14,8 @@ published values or the library that implements it (``tests/test_stats.py``).
   log-likelihood ratios, Wald's approximations of the stopping point and time.
 * :mod:`~shedsim.stats.selection`: Gupta's subset of the entries not worse than the best.
 * :mod:`~shedsim.stats.multitest`: Holm's correction.
-* :mod:`~shedsim.stats.control`: a control variate with its coefficient fitted on the earlier units.
+* :mod:`~shedsim.stats.control`: a control variate with its coefficient fitted on the earlier
+  units (a sequential test) or across two halves of the clusters (a fixed sample).
 
 The names are re-exported here (``from shedsim import stats; stats.wilson(...)``).
 """

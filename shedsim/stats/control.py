@@ -66,3 +66,40 @@ class FittedControlVariate:
             t[5] += y * y
             out[i] = (self.n, t[4], t[5])
         return out
+
+
+def cross_fitted(n, s, m, c, ss, mm, sm, cc, sc, mc):
+    """The corrected cluster sums of a share ``sum S_b / sum M_b`` with the control variate
+    ``c_b`` fitted across two halves of the clusters (cross-fitting): half h's clusters are
+    corrected as ``S_b - beta c_b`` with the coefficient of the *other* half,
+    ``beta = clip(cov(S - R M, c) / var(c), 0, 1)`` (``R`` that half's share; 0 for a half of
+    fewer than :data:`MIN_UNITS` clusters or no variance in ``c``), so no cluster's
+    correction depends on its own draw and the corrected share keeps its mean (the
+    coefficient's regression estimator as in :class:`FittedControlVariate`; cross-fitting:
+    V. Chernozhukov et al., "Double/debiased machine learning", Econometrics Journal 2018).
+
+    Arguments: the halves' sums, arrays of shape ``(2, ...)`` (float64 or int64): clusters
+    ``n``, ``s = sum S_b``, ``m = sum M_b``, ``c = sum c_b``, and the sums of ``S_b^2``,
+    ``M_b^2``, ``S_b M_b``, ``c_b^2``, ``S_b c_b``, ``M_b c_b``. Returns ``(clusters, s, m,
+    ss, mm, sm, beta)``: the corrected sums over both halves, in the arguments of
+    :func:`shedsim.stats.cluster_ratio`, and ``beta`` (shape ``(2, ...)``: the coefficient
+    each half was corrected with)."""
+    n, s, m, c, ss, mm, sm, cc, sc, mc = (
+        np.asarray(x, np.float64) for x in (n, s, m, c, ss, mm, sm, cc, sc, mc)
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(m > 0, s / m, 0.0)
+        cov = (sc - r * mc) / n - (s - r * m) / n * (c / n)
+        var = cc / n - (c / n) ** 2
+        fit = np.where((n >= MIN_UNITS) & (var > 0), np.clip(cov / var, 0.0, 1.0), 0.0)
+    fit = np.nan_to_num(fit)
+    beta = fit[::-1]  # half 0 corrected with half 1's fit, and half 1 with half 0's
+    return (
+        n.sum(axis=0),
+        (s - beta * c).sum(axis=0),
+        m.sum(axis=0),
+        (ss - 2 * beta * sc + beta * beta * cc).sum(axis=0),
+        mm.sum(axis=0),
+        (sm - beta * mc).sum(axis=0),
+        beta,
+    )

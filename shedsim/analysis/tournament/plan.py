@@ -156,6 +156,9 @@ class TournamentSpec:
     deal_set: Any = None
     """The deal set played instead of shuffled deals (``--deals FILE``, a
     :class:`shedsim.rules.deals.DealSet`; its ``sha256`` is part of the identity), or None."""
+    control_variate: bool = False
+    """Measure each game's luck and report the head to head also corrected for it
+    (``--control-variate``: 2 players; :mod:`shedsim.kernel.luck`)."""
 
     @property
     def has_bots(self) -> bool:
@@ -232,6 +235,7 @@ class TournamentSpec:
             bot_cwd=os.getcwd() if self.has_bots else "",
             deals=self.deal_set.deals if self.deal_set is not None else (),
             deals_path=self.deal_set.path if self.deal_set is not None else "",
+            luck=self.control_variate,
         )
 
     def identity(self) -> dict[str, Any]:
@@ -255,6 +259,8 @@ class TournamentSpec:
             ),
             **({"bot_time": [self.bot_move_ms, self.bot_game_ms]} if self.has_bots else {}),
             **({"deals_sha256": self.deal_set.sha256} if self.deal_set is not None else {}),
+            # only when on: the runs from before the option keep their keys
+            **({"control_variate": True} if self.control_variate else {}),
         }
 
     def key(self) -> str:
@@ -301,6 +307,7 @@ def plan(
     seat_orders: str = "all",
     bot_time: tuple[int, int | None] = (1000, None),
     deals: str | None = None,
+    control_variate: bool = False,
 ) -> TournamentSpec:
     """Check every option and build the spec, before any game is played.
 
@@ -321,6 +328,11 @@ def plan(
     shuffled ones, each at every table under every rotation: ``games`` is then K x tables x
     players (``games`` is not read); K must be a multiple of ``rounds``. A bad file raises
     :class:`TournamentError` naming ``--deals``, the file and the line.
+
+    ``control_variate`` (``--control-variate``) also measures each game's luck
+    (:mod:`shedsim.kernel.luck`) for the corrected head to head; it needs 2 players,
+    compiled strategies that do not see the hidden cards, and shuffled deals: otherwise
+    :class:`TournamentError` names the option and why.
     """
     from shedsim.bot.process import BotStartError, check_bots
     from shedsim.bot.protocol import BotSpecError, is_bot
@@ -365,6 +377,10 @@ def plan(
     )
     mblock = rounds * players * n_tables
     deal_set = _deal_set(deals, rules, players, rounds)
+    if control_variate:
+        why = _luck_refusal(strategies, players, deal_set is not None)
+        if why:
+            raise TournamentError(f"--control-variate: {why}")
     if deal_set is not None:
         games = len(deal_set.deals) * players * n_tables
     total = math.ceil(games / mblock) * mblock
@@ -395,7 +411,25 @@ def plan(
         bot_move_ms=bot_time[0],
         bot_game_ms=bot_time[1],
         deal_set=deal_set,
+        control_variate=control_variate,
     )
+
+
+def _luck_refusal(strategies, players: int, deals: bool) -> str | None:
+    """Why ``--control-variate`` cannot measure these games' luck, or None (the conditions
+    of :func:`shedsim.kernel.luck.luck`: 2 seats, games the kernel traces, deals re-dealt
+    from their keys; a strategy that sees the hidden cards, which would break the rollouts'
+    assumption, never sits at a tournament's table)."""
+    from shedsim.bot.protocol import is_bot
+
+    if players != 2:
+        return f"it needs 2 players, not {players}"
+    if deals:
+        return "it replays shuffled deals, not a deal set (--deals)"
+    for label, spec in strategies:
+        if is_bot(spec):
+            return f"{label} is a bot: its games are not traced"
+    return None
 
 
 def _deal_set(path: str | None, rules: RuleSet, players: int, rounds: int):

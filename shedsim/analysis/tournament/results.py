@@ -72,6 +72,40 @@ def _pl_events(spec: TournamentSpec, keys: np.ndarray, counts: np.ndarray):
     return uc[:, :e], uc[:, e], c
 
 
+def _corrected(t: dict[str, np.ndarray], ia, lo_i, hi_i):
+    """The head to head's share of each pair (rows: entry ``ia`` against the other of
+    ``lo_i``, ``hi_i``) corrected by the control variate (``--control-variate``): each deal's
+    half points less its luck, the coefficient cross-fitted between two halves of each
+    table's deals (the odd and the even turns: :func:`shedsim.stats.control.cross_fitted`),
+    with the same cluster-robust interval and test as the raw share. Columns ``share_cv``,
+    ``share_cv_lo``, ``share_cv_hi``, ``se_cv``, ``p_value_cv``, ``beta_cv`` (the halves' mean)."""
+    import pandas as pd
+
+    from shedsim.analysis.tournament.tally import LUCK_SCALE
+    from shedsim.stats.control import cross_fitted
+
+    def sums(key: str, scale: int = 1) -> np.ndarray:
+        return t[f"cv_{key}"][:, lo_i, hi_i].astype(np.float64) / scale
+
+    k = LUCK_SCALE
+    n, s, m, ss, mm, sm, beta = cross_fitted(
+        sums("n"), sums("s"), sums("m"), sums("c", k), sums("ss"), sums("mm"), sums("sm"),
+        sums("cc", k * k), sums("sc", k), sums("mc", k),
+    )  # fmt: skip
+    rt = stats.cluster_ratio(n, s, m, ss, mm, sm)
+    flip = ia != lo_i
+    return pd.DataFrame(
+        {
+            "share_cv": np.where(flip, 1 - rt.share, rt.share),
+            "share_cv_lo": np.where(flip, 1 - rt.hi, rt.lo),
+            "share_cv_hi": np.where(flip, 1 - rt.lo, rt.hi),
+            "se_cv": rt.se,
+            "p_value_cv": rt.p,
+            "beta_cv": beta.mean(axis=0),
+        }
+    )
+
+
 def degenerate_pairs(spec: TournamentSpec) -> list[tuple[str, str]]:
     """Pairs of entries (labels) whose head-to-head comparison cannot fail: the same
     deterministic strategy with the same parameters
@@ -299,6 +333,8 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
                 "p_holm": stats.holm(rt.p),
             }
         )
+        if "cv_n" in t:  # --control-variate: the same share less each deal's luck
+            h2h = pd.concat([h2h, _corrected(t, ia, lo_i, hi_i)], axis=1)
         share_ab[ia, ib] = share
         share_ab[ib, ia] = 1 - share
     h2h_matrix = pd.DataFrame(

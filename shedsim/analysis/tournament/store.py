@@ -16,11 +16,10 @@ import numpy as np
 from shedsim.analysis.tournament.plan import FORMAT, TournamentError, TournamentSpec, plan
 from shedsim.analysis.tournament.tally import (
     RAGGED,
-    RECORD_KEEP,
-    SAVE_KEEP,
     aggregate_chunk,
     empty_tally,
     merge,
+    record_keep,
     sparse_problem,
 )
 from shedsim.base import atomic
@@ -174,6 +173,7 @@ def spec_from_store(store: Store, strategy_paths: tuple[str, ...] | None = None)
             seat_orders=d.get("seat_orders", "all"),
             bot_time=tuple(d.get("bot_time", (1000, None))),
             deals=d.get("deals"),
+            control_variate=d.get("control_variate", False) is True,
         )
     except (TournamentError, RulesError) as e:
         msg = str(e)
@@ -220,7 +220,7 @@ class TournamentJob(Job):
         self.spec_json = spec.to_json()
         rs = spec.run_spec()
         self.tasks = [(rs, i) for i in range(spec.n_chunks)]
-        self.keep = SAVE_KEEP if spec.save_games else RECORD_KEEP
+        self.keep = record_keep(spec)
         self.strategies = [
             f"{lab}={e}" if lab != e else lab for lab, e in zip(spec.labels, spec.entries)
         ]

@@ -16,6 +16,53 @@ RECORD_KEEP = ("places", "start", "moves", "unfinished", "end", "pickups", "burn
 """The kernel's record fields a chunk returns for its tally (the others are never transferred)."""
 SAVE_KEEP = RECORD_KEEP + ("dealt", "face_up")
 """With ``--save-games``: also the cards dealt and put face up, for the games files."""
+LUCK_KEEP = ("luck",)
+"""With ``--control-variate``: also each game's luck
+(:attr:`shedsim.runs.simulate.RunSpec.luck`)."""
+
+
+def record_keep(spec: TournamentSpec) -> tuple[str, ...]:
+    """The record fields a chunk of ``spec`` returns: for its tally, its games files
+    (``--save-games``) and its luck (``--control-variate``)."""
+    return (SAVE_KEEP if spec.save_games else RECORD_KEEP) + (
+        LUCK_KEEP if spec.control_variate else ()
+    )
+
+
+def play_total(spec: TournamentSpec, workers: int = 1, progress=None) -> dict[str, np.ndarray]:
+    """Play every game of ``spec`` without a run store (no files, no resume: a study of its
+    own, such as the swap study's tournament of policies) and return the summed tally;
+    ``progress(games)`` is called as each chunk finishes. Raises
+    :class:`shedsim.runs.simulate.SimulationError`."""
+    from shedsim.runs.simulate import run_chunks
+
+    total = empty_tally(spec)
+
+    def on_result(c: int, r) -> None:
+        nonlocal total
+        a, b = spec.chunk_bounds(c)
+        total = merge(total, aggregate_chunk(spec, a, b, r.records))
+        r.records.clear()
+        if progress:
+            progress(b - a)
+
+    run_chunks(
+        spec.run_spec(), list(range(spec.n_chunks)), workers=workers, on_result=on_result,
+        keep=record_keep(spec),
+    )  # fmt: skip
+    return total
+
+
+CV_KEYS = ("cv_n", "cv_s", "cv_m", "cv_c", "cv_ss", "cv_mm", "cv_sm", "cv_cc", "cv_sc", "cv_mc")
+"""The control variate's sums (``--control-variate``), each int64[2, E, E]: over the deals of
+each half (a table's deals in turn: its first, third, ...; its second, fourth, ...) and each
+pair of entries (lower index first), the deals,
+and the sums of ``s`` (the lower entry's half points in the deal's two games), ``m`` (4),
+``c`` (its luck in the same units, times :data:`LUCK_SCALE`), their squares and products."""
+LUCK_SCALE = 256
+"""``c`` is stored times this: a game's luck is a whole number of 1/256 (each rollout value
+is a mean of 128 rollouts scoring 0, 1/2 or 1), so the sums are exact integers and the
+same in any order."""
 
 
 def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
@@ -75,6 +122,8 @@ def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
     t.update({k: z(e, ns) for k in CLUSTER_ENTRY_KEYS})
     t.update({k: z(n) for k in CLUSTER_SEAT_KEYS})
     t.update({k: z(e, ns) for k in CLUSTER_MATCH_KEYS})
+    if spec.control_variate:
+        t.update({k: z(2, e, e) for k in CV_KEYS})
     if spec.has_bots:  # games forfeited per entry and fault kind (shedsim.bot.protocol.FAULTS)
         from shedsim.bot.protocol import FAULTS
 
@@ -163,6 +212,39 @@ def _bincount(idx: np.ndarray, size: int, weights: np.ndarray | None = None) -> 
         return np.bincount(idx, minlength=size).astype(np.int64)
     # integer weights summed in float64 are exact below 2**53
     return np.rint(np.bincount(idx, weights=weights, minlength=size)).astype(np.int64)
+
+
+def _luck_sums(spec: TournamentSpec, sched, tables, eff2, luck) -> dict[str, np.ndarray]:
+    """The :data:`CV_KEYS` sums of one chunk (2 players: a deal is one table's two games)."""
+    e, n = len(spec.entries), 2
+    idx = sched["index"]
+    nb = len(idx) // n
+    cols = (np.arange(n)[None, :] - (idx % n)[:, None]) % n  # table position j: seat (j - r) % n
+    tp2 = np.take_along_axis(eff2, cols, axis=1)
+    tpl = np.take_along_axis(np.stack([luck, -luck], axis=1), cols, axis=1)  # seat 1's is minus
+    deal = idx[::n] // n
+    ea, eb = tables[deal % len(tables), 0], tables[deal % len(tables), 1]
+    s = (2 * (tp2[:, 0] < tp2[:, 1]) + (tp2[:, 0] == tp2[:, 1])).reshape(nb, n).sum(axis=1)
+    cf = 2 * LUCK_SCALE * tpl[:, 0].reshape(nb, n).sum(axis=1)  # half points: 2 a game
+    c = np.rint(cf).astype(np.int64)
+    if len(c) and np.abs(cf - c).max() > 1e-6:
+        raise RuntimeError("a game's luck is not a whole number of 1/256: sums would not be exact")
+    flip = ea > eb  # stored for the lower entry index
+    lo, hi = np.where(flip, eb, ea), np.where(flip, ea, eb)
+    s = np.where(flip, 2 * n - s, s).astype(np.int64)
+    c = np.where(flip, -c, c)
+    m = np.full(nb, 2 * n, np.int64)
+    keep = ea != eb
+    # the halves: a table's deals taken in turn (deal d is table d % T's (d // T)-th), so
+    # that every pair has deals in both, whatever the number of tables
+    half = (deal // len(tables)) % 2
+    key = ((half * e + lo) * e + hi)[keep]
+    vals = {"n": np.ones(nb, np.int64), "s": s, "m": m, "c": c, "ss": s * s, "mm": m * m,
+            "sm": s * m, "cc": c * c, "sc": s * c, "mc": m * c}  # fmt: skip
+    return {
+        f"cv_{k}": _bincount(key, 2 * e * e, v[keep].astype(np.float64)).reshape(2, e, e)
+        for k, v in vals.items()
+    }
 
 
 def aggregate_chunk(
@@ -293,6 +375,9 @@ def aggregate_chunk(
         t["blk_ss"] = _bincount(pair, e * e, (s_b * s_b).astype(np.float64)).reshape(e, e)
         t["blk_mm"] = _bincount(pair, e * e, (m_b * m_b).astype(np.float64)).reshape(e, e)
         t["blk_sm"] = _bincount(pair, e * e, (s_b * m_b).astype(np.float64)).reshape(e, e)
+
+    if spec.control_variate:
+        t.update(_luck_sums(spec, sched, tables, eff2, rec["luck"]))
 
     # Plackett-Luce choice events: (table, set of table positions still in, who went out)
     tbl = (idx // n) % nt
