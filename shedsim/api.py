@@ -77,7 +77,8 @@ def tournament(
     per move and per game (None: no game budget). ``deals``: a deal-set file
     (docs/reference/deals.md) played instead of shuffled deals (``games`` is then not given).
     ``control_variate``: also measure each game's luck and report the head to head less it
-    (2 players; docs/explanation/statistics.md#control-variates).
+    (2 players; docs/explanation/statistics.md#control-variates); None: on where it can be
+    used and a search strategy is seated.
 
     >>> r = tournament(["greedy", "random"], players=2, games=96, seed=1)
     >>> list(r.summary["strategy"]), int(r.summary["games"].sum())

@@ -161,3 +161,24 @@ def test_aa_false_positives_and_coverage_with_the_control_variate(tool):
     hit = np.mean([r.share_cv_lo <= truth <= r.share_cv_hi for r in cover])
     print(f"coverage of the corrected interval: {hit:.2%} (true share {truth:.4f})")
     assert 0.93 <= hit <= 0.97
+
+
+@pytest.mark.parametrize(
+    "players, strategies, on",
+    [
+        (2, "mc:rollouts=2,greedy", True),
+        (2, "heuristic,greedy", False),
+        (3, "mc:rollouts=2,greedy", False),
+    ],
+)
+def test_on_by_default_where_a_search_strategy_is_seated(players, strategies, on):
+    from shedsim.analysis.tournament_run import TournamentStudy, entries_of
+
+    study = TournamentStudy(strategies, players)
+    assert study._control_variate(players, entries_of(strategies)) is on
+    assert (
+        TournamentStudy(strategies, players, control_variate=False)._control_variate(
+            players, entries_of(strategies)
+        )
+        is False
+    )

@@ -33,7 +33,7 @@ from shedsim import api
 def head_to_head(strategies: str, games: int, seed: int, cv: bool):
     """The head-to-head table of a 2-player tournament and the seconds it took."""
     t = time.perf_counter()
-    r = api.tournament(strategies, players=2, games=games, seed=seed, control_variate=cv or None)
+    r = api.tournament(strategies, players=2, games=games, seed=seed, control_variate=cv)
     return r.head_to_head, time.perf_counter() - t
 
 

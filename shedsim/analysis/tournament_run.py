@@ -168,9 +168,26 @@ class TournamentStudy(Study):
                 seat_orders=self.seat_orders or "all",
                 bot_time=self.bot_time,
                 deals=self.deals,
-                control_variate=bool(self.control_variate),
+                control_variate=self._control_variate(n_players, entries),
             )
         return T.TournamentJob(spec)
+
+    def _control_variate(self, players: int, entries: list[tuple[str, str]]) -> bool:
+        """``--control-variate`` as given, else on where it can be used (2 players, shuffled
+        deals, no bot) and a search strategy (cost ``slow``) is seated: there a game's
+        rollouts cost little beside the game (as ``sprt`` chooses)."""
+        if self.control_variate is not None:
+            return self.control_variate
+        from shedsim.analysis.matchup import any_slow
+        from shedsim.bot.protocol import is_bot
+
+        specs = [s for _, s in entries]
+        return (
+            players == 2
+            and self.deals is None
+            and not any(is_bot(s) for s in specs)
+            and any_slow(specs, self.paths)
+        )
 
     def store(self, root: Path) -> T.Store:
         return T.Store(root)

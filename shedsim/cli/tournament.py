@@ -117,21 +117,22 @@ def tournament(
     stop_after: O.StopAfterOpt = None,
     deals: O.DealsOpt = None,
     control_variate: Annotated[
-        bool,
+        Optional[bool],
         typer.Option(
-            "--control-variate",
+            "--control-variate/--no-control-variate",
             rich_help_panel=_P_RUN,
             help=(
                 "Also report each pair's head to head less each deal's luck (head_to_head.csv: "
                 "share_cv and its interval): at every face-down card turned over and the last "
                 "stock draws, the card's effect on the chance of winning, valued by greedy "
                 "rollouts (AIVAT), is taken out; the mean is unchanged, the interval "
-                "narrower where luck decides much. 2 players, strategies that do not see "
-                "hidden cards, shuffled deals; each game's rollouts cost far more than a "
-                "cheap game."
+                "narrower where luck decides much. 2 players, shuffled deals, no bot. Default: "
+                "on where it can be used and a search strategy is seated (a game's rollouts "
+                "cost more than a cheap game: fewer games save time only where games are "
+                "dear), off otherwise."
             ),
         ),
-    ] = False,
+    ] = None,
 ) -> None:
     """Play a fair tournament between strategies and write its statistics and charts.
 
@@ -171,7 +172,7 @@ def tournament(
         save_games=save_games,
         bot_time=(time_per_move, time_per_game),
         deals=deals,
-        control_variate=control_variate or None,
+        control_variate=control_variate,
         options=O.run_options(
             out,
             resume,
