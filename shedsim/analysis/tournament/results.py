@@ -90,7 +90,7 @@ def _corrected(t: dict[str, np.ndarray], ia, lo_i, hi_i):
     k = LUCK_SCALE
     n, s, m, ss, mm, sm, beta = cross_fitted(
         sums("n"), sums("s"), sums("m"), sums("c", k), sums("ss"), sums("mm"), sums("sm"),
-        sums("cc", k * k), sums("sc", k), sums("mc", k),
+        sums("cc", k * k), sums("sc", k), sums("cm", k),
     )  # fmt: skip
     rt = stats.cluster_ratio(n, s, m, ss, mm, sm)
     flip = ia != lo_i

@@ -53,7 +53,7 @@ def play_total(spec: TournamentSpec, workers: int = 1, progress=None) -> dict[st
     return total
 
 
-CV_KEYS = ("cv_n", "cv_s", "cv_m", "cv_c", "cv_ss", "cv_mm", "cv_sm", "cv_cc", "cv_sc", "cv_mc")
+CV_KEYS = ("cv_n", "cv_s", "cv_m", "cv_c", "cv_ss", "cv_mm", "cv_sm", "cv_cc", "cv_sc", "cv_cm")
 """The control variate's sums (``--control-variate``), each int64[2, E, E]: over the deals of
 each half (a table's deals in turn: its first, third, ...; its second, fourth, ...) and each
 pair of entries (lower index first), the deals,
@@ -240,7 +240,7 @@ def _luck_sums(spec: TournamentSpec, sched, tables, eff2, luck) -> dict[str, np.
     half = (deal // len(tables)) % 2
     key = ((half * e + lo) * e + hi)[keep]
     vals = {"n": np.ones(nb, np.int64), "s": s, "m": m, "c": c, "ss": s * s, "mm": m * m,
-            "sm": s * m, "cc": c * c, "sc": s * c, "mc": m * c}  # fmt: skip
+            "sm": s * m, "cc": c * c, "sc": s * c, "cm": c * m}  # fmt: skip
     return {
         f"cv_{k}": _bincount(key, 2 * e * e, v[keep].astype(np.float64)).reshape(2, e, e)
         for k, v in vals.items()
