@@ -104,6 +104,9 @@ def test_the_head_to_head_gains_the_corrected_share(cv_run):
         assert h[col].notna().all(), col
     assert ((h.share_cv_lo <= h.share_cv) & (h.share_cv <= h.share_cv_hi)).all()
     assert ((h.beta_cv >= 0) & (h.beta_cv <= 1)).all()
+    # written as p-values (e-notation), so a small one is never a row of zeros
+    text = pd.read_csv(cv_run / "head_to_head.csv", dtype=str)
+    assert text.p_value_cv.str.fullmatch(r"\d\.\d{4}e[+-]\d+").all(), list(text.p_value_cv)
 
 
 def test_the_sums_are_the_raw_head_to_heads_less_luck(cv_run):

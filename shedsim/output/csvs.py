@@ -57,13 +57,14 @@ FLOAT_FORMATS = {
 """Decimals of a float column (any other float column: 6)."""
 PVALUE_COLUMNS = ("p_value", "p_holm")
 """The columns written as p-values when a table names no others."""
-_PVALUE_NAME = re.compile(r"(^|_)p(_value|_median|_rank)?(_holm)?$")
+_PVALUE_NAME = re.compile(r"(^|_)p(_value|_median|_rank)?(_holm)?(_cv)?$")
 
 
 def is_pvalue_column(col: str) -> bool:
     """Whether the column ``col`` holds p-values, by its name: ``p_value``, ``p_holm``, ``p_rank``,
     ``p_median`` (each also ``..._holm``), or ``NAME_p`` / ``NAME_p_value`` / ``NAME_p_holm``
-    (``loss_p``, ``starter_loss_p_value``); not a probability such as ``p_lose``."""
+    (``loss_p``, ``starter_loss_p_value``), each also ``..._cv`` (the test less the luck:
+    ``p_value_cv``); not a probability such as ``p_lose``."""
     return col in PVALUE_COLUMNS or bool(_PVALUE_NAME.search(str(col)))
 
 
