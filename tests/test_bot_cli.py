@@ -248,3 +248,13 @@ def test_a_tournament_with_a_bot_resumes_to_the_same_results(tmp_path):
     assert (tmp_path / "part" / "bots.log").read_text() == (
         tmp_path / "whole" / "bots.log"
     ).read_text()
+
+
+def test_a_bot_beside_entries_with_parameters(tmp_path):
+    """Entries with parameters (``NAME:param=v``, entered twice) keep their labels beside a bot."""
+    r = _run("tournament", "--players", "2", "--strategies", "mine,mc:rollouts=2,mc:rollouts=2",
+             "--bot", f"mine={EXAMPLE}", "--games", 6, "--out", tmp_path / "r", "--quiet",
+             "--no-plots")  # fmt: skip
+    assert r.exit_code == 0, r.output
+    labels = set(pd.read_csv(tmp_path / "r" / "summary.csv")["strategy"])
+    assert labels == {"mine", "mc:rollouts=2", "mc:rollouts=2#2"}

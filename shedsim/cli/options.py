@@ -259,7 +259,12 @@ def bot_entry_specs(
         entries = parse_entries(strategies) if strategies is not None else [(n, n) for n in default]
     except TournamentError as e:
         fail(str(e))
-    return [f"{lab}={spec}" for lab, spec in with_bots(entries, bot_entries(bot))]
+    # an entry without a label of its own (its spec, or the spec and #2, #3, ...) goes back
+    # as the bare spec: a spec's ':' and '=' would not read back as a label
+    return [
+        spec if lab == spec or lab.startswith(f"{spec}#") else f"{lab}={spec}"
+        for lab, spec in with_bots(entries, bot_entries(bot))
+    ]
 
 
 def paths_of(strategy_path: list[Path] | None) -> list[str] | None:
