@@ -185,3 +185,15 @@ def test_on_by_default_where_a_search_strategy_is_seated(players, strategies, on
         )
         is False
     )
+
+
+def test_a_run_too_short_to_fit_the_coefficient_says_so():
+    short = T.luck_fit_shortfall(_plan(games=68, control_variate=True))
+    assert short is not None and "--games 80 or more" in short
+    assert T.luck_fit_shortfall(_plan(games=80, control_variate=True)) is None
+    # and where it says so, the share is indeed uncorrected; from there on it is corrected
+    for games, fitted in ((68, False), (80, True)):
+        spec = _plan(games=games, control_variate=True, strategies=[("h", "heuristic"),
+                                                                     ("g", "greedy")])  # fmt: skip
+        row = T.analyse(spec, T.play_total(spec)).head_to_head.iloc[0]
+        assert bool(row.beta_cv > 0) == fitted

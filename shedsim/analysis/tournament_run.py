@@ -283,6 +283,8 @@ class TournamentStudy(Study):
         degenerate = T.degenerate_note(T.degenerate_pairs(spec), spec.players)
         if degenerate:
             out.append(f"[yellow]note:[/] {degenerate}")
+        if spec.control_variate and (short := T.luck_fit_shortfall(spec)) is not None:
+            out.append(f"[yellow]note:[/] --control-variate: {short}")
         return out
 
     def analyse(self, job: T.TournamentJob, store: T.Store, outcome: Any) -> T.Results:

@@ -53,6 +53,30 @@ def play_total(spec: TournamentSpec, workers: int = 1, progress=None) -> dict[st
     return total
 
 
+def luck_fit_shortfall(spec: TournamentSpec) -> str | None:
+    """Why some pair's head to head will not be corrected (``share_cv`` the raw share,
+    ``beta_cv`` 0), or None: each half of a pair's deals (a table's odd turns, its even
+    turns, over the pair's tables) needs :data:`shedsim.stats.control.MIN_UNITS` deals for
+    the other half's correction to be fitted."""
+    from shedsim.stats.control import MIN_UNITS
+
+    nt = len(spec.tables)
+    turns = spec.games // (spec.players * nt)  # deals of each table
+    shared = min(
+        sum(1 for t in spec.tables if i in t and j in t)
+        for i in range(len(spec.entries))
+        for j in range(i + 1, len(spec.entries))
+    )
+    if shared == 0 or (turns // 2) * shared >= MIN_UNITS:
+        return None
+    need = 2 * -(-MIN_UNITS // shared) * spec.players * nt
+    return (
+        f"the coefficient is fitted on each half of a pair's deals from {MIN_UNITS} deals in a "
+        f"half, and these games give a pair {(turns // 2) * shared:,}: where a half is short, "
+        f"share_cv is the raw share (beta_cv 0); --games {need:,} or more corrects every pair"
+    )
+
+
 CV_KEYS = ("cv_n", "cv_s", "cv_m", "cv_c", "cv_ss", "cv_mm", "cv_sm", "cv_cc", "cv_sc", "cv_cm")
 """The control variate's sums (``--control-variate``), each int64[2, E, E]: over the deals of
 each half (a table's deals in turn: its first, third, ...; its second, fourth, ...) and each
