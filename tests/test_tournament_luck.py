@@ -197,3 +197,17 @@ def test_a_run_too_short_to_fit_the_coefficient_says_so():
                                                                      ("g", "greedy")])  # fmt: skip
         row = T.analyse(spec, T.play_total(spec)).head_to_head.iloc[0]
         assert bool(row.beta_cv > 0) == fitted
+
+
+def test_the_default_stays_off_where_the_games_are_too_few_to_fit_it():
+    from shedsim.analysis.tournament_run import TournamentStudy
+
+    for games, on in ((68, False), (80, True)):
+        job = TournamentStudy("mc:rollouts=2,greedy", 2, games).plan(None)
+        assert job.spec.control_variate is on
+    # asked for, it is kept (and the run says why some pairs stay raw)
+    assert (
+        TournamentStudy("mc:rollouts=2,greedy", 2, 68, control_variate=True)
+        .plan(None)
+        .spec.control_variate
+    )

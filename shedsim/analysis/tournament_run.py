@@ -5,6 +5,7 @@ runs it; :func:`shedsim.api.tournament` and ``shedsim tournament`` call it."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 from collections.abc import Sequence
@@ -170,12 +171,18 @@ class TournamentStudy(Study):
                 deals=self.deals,
                 control_variate=self._control_variate(n_players, entries),
             )
+            if self.control_variate is None and spec.control_variate:
+                # on by default only where it corrects every pair: a run too short to fit
+                # the coefficient would pay for the rollouts and give the raw shares
+                if T.luck_fit_shortfall(spec) is not None:
+                    spec = dataclasses.replace(spec, control_variate=False)
         return T.TournamentJob(spec)
 
     def _control_variate(self, players: int, entries: list[tuple[str, str]]) -> bool:
         """``--control-variate`` as given, else on where it can be used (2 players, shuffled
         deals, no bot) and a search strategy (cost ``slow``) is seated: there a game's
-        rollouts cost little beside the game (as ``sprt`` chooses)."""
+        rollouts cost little beside the game (as ``sprt`` chooses). :meth:`plan` leaves the
+        default off again where the games are too few to fit it for every pair."""
         if self.control_variate is not None:
             return self.control_variate
         from shedsim.analysis.matchup import any_slow

@@ -127,9 +127,9 @@ def tournament(
                 "stock draws, the card's effect on the chance of winning, valued by greedy "
                 "rollouts (AIVAT), is taken out; the mean is unchanged, the interval "
                 "narrower where luck decides much. 2 players, shuffled deals, no bot. Default: "
-                "on where it can be used and a search strategy is seated (a game's rollouts "
+                "on where it can be used, a search strategy is seated (a game's rollouts "
                 "cost more than a cheap game: fewer games save time only where games are "
-                "dear), off otherwise."
+                "dear) and the games are enough to fit it for every pair; off otherwise."
             ),
         ),
     ] = None,
