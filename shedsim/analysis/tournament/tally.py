@@ -238,32 +238,27 @@ def _bincount(idx: np.ndarray, size: int, weights: np.ndarray | None = None) -> 
     return np.rint(np.bincount(idx, weights=weights, minlength=size)).astype(np.int64)
 
 
-def _luck_sums(spec: TournamentSpec, sched, tables, eff2, luck) -> dict[str, np.ndarray]:
-    """The :data:`CV_KEYS` sums of one chunk (2 players: a deal is one table's two games)."""
+def _luck_sums(spec: TournamentSpec, sched, cols, s_blk, lo, hi, flip, keep, luck):
+    """The :data:`CV_KEYS` sums of one chunk, at 2 players, where a deal is one table's two
+    games: ``s_blk``, ``lo``, ``hi``, ``flip``, ``keep`` (one per deal) as the head to head
+    by deal computes them (the lower entry's half points, the pair, whether the table
+    seats the higher entry first, whether the pair is two entries), ``cols`` its seat of
+    each table position, ``luck`` the games' luck (seat 0's; seat 1's is minus it)."""
     e, n = len(spec.entries), 2
-    idx = sched["index"]
-    nb = len(idx) // n
-    cols = (np.arange(n)[None, :] - (idx % n)[:, None]) % n  # table position j: seat (j - r) % n
-    tp2 = np.take_along_axis(eff2, cols, axis=1)
-    tpl = np.take_along_axis(np.stack([luck, -luck], axis=1), cols, axis=1)  # seat 1's is minus
-    deal = idx[::n] // n
-    ea, eb = tables[deal % len(tables), 0], tables[deal % len(tables), 1]
-    s = (2 * (tp2[:, 0] < tp2[:, 1]) + (tp2[:, 0] == tp2[:, 1])).reshape(nb, n).sum(axis=1)
-    cf = 2 * LUCK_SCALE * tpl[:, 0].reshape(nb, n).sum(axis=1)  # half points: 2 a game
+    deal = sched["index"][::n] // n
+    tpl = np.take_along_axis(np.stack([luck, -luck], axis=1), cols, axis=1)  # by table position
+    cf = 2 * LUCK_SCALE * tpl[:, 0].reshape(-1, n).sum(axis=1)  # half points: 2 a game
     c = np.rint(cf).astype(np.int64)
     if len(c) and np.abs(cf - c).max() > 1e-6:
         raise RuntimeError("a game's luck is not a whole number of 1/256: sums would not be exact")
-    flip = ea > eb  # stored for the lower entry index
-    lo, hi = np.where(flip, eb, ea), np.where(flip, ea, eb)
-    s = np.where(flip, 2 * n - s, s).astype(np.int64)
-    c = np.where(flip, -c, c)
-    m = np.full(nb, 2 * n, np.int64)
-    keep = ea != eb
+    c = np.where(flip, -c, c)  # the lower entry's, as s_blk
+    s = s_blk.astype(np.int64)
+    m = np.full(len(s), 2 * n, np.int64)
     # the halves: a table's deals taken in turn (deal d is table d % T's (d // T)-th), so
     # that every pair has deals in both, whatever the number of tables
-    half = (deal // len(tables)) % 2
+    half = (deal // len(spec.tables)) % 2
     key = ((half * e + lo) * e + hi)[keep]
-    vals = {"n": np.ones(nb, np.int64), "s": s, "m": m, "c": c, "ss": s * s, "mm": m * m,
+    vals = {"n": np.ones(len(s), np.int64), "s": s, "m": m, "c": c, "ss": s * s, "mm": m * m,
             "sm": s * m, "cc": c * c, "sc": s * c, "cm": c * m}  # fmt: skip
     return {
         f"cv_{k}": _bincount(key, 2 * e * e, v[keep].astype(np.float64)).reshape(2, e, e)
@@ -384,6 +379,8 @@ def aggregate_chunk(
             flip = ea > eb
             lo_, hi_ = np.where(flip, eb, ea), np.where(flip, ea, eb)
             s_blk = np.where(flip, 2 * n - s_blk, s_blk)
+            if spec.control_variate:  # 2 players: this is the deal's one pair
+                t.update(_luck_sums(spec, sched, cols, s_blk, lo_, hi_, flip, keep, rec["luck"]))
             keys.append((np.arange(nb) * (e * e) + lo_ * e + hi_)[keep])
             svals.append(s_blk[keep])
             mvals.append(np.full(int(keep.sum()), 2 * n, np.int64))
@@ -399,9 +396,6 @@ def aggregate_chunk(
         t["blk_ss"] = _bincount(pair, e * e, (s_b * s_b).astype(np.float64)).reshape(e, e)
         t["blk_mm"] = _bincount(pair, e * e, (m_b * m_b).astype(np.float64)).reshape(e, e)
         t["blk_sm"] = _bincount(pair, e * e, (s_b * m_b).astype(np.float64)).reshape(e, e)
-
-    if spec.control_variate:
-        t.update(_luck_sums(spec, sched, tables, eff2, rec["luck"]))
 
     # Plackett-Luce choice events: (table, set of table positions still in, who went out)
     tbl = (idx // n) % nt
