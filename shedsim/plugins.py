@@ -52,6 +52,7 @@ from public information and the mover's own hand only.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -407,6 +408,14 @@ def discover(extra: list[str | Path] | None = None) -> Plugins:
     hit = _DISCOVERED.get(key)
     if hit is not None:
         return Plugins(hit.items(), broken=hit.broken)
+    with _DISCOVER_LOCK:  # threads playing chunks (shedsim.runs.simulate): one loads them
+        hit = _DISCOVERED.get(key)
+        if hit is not None:
+            return Plugins(hit.items(), broken=hit.broken)
+        return _load_all(files, key)
+
+
+def _load_all(files: list[tuple[Path, Path]], key: tuple) -> Plugins:
     found: dict[str, Strategy] = {}
     broken: list[BrokenPlugin] = []
     builtin = builtin_dir()
@@ -452,6 +461,7 @@ def discover(extra: list[str | Path] | None = None) -> Plugins:
 
 
 _DISCOVERED: dict[tuple, Plugins] = {}
+_DISCOVER_LOCK = threading.RLock()
 
 
 def resolve(names: list[str], extra: list[str | Path] | None = None) -> list[Strategy]:

@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 
 from shedsim.cli import app
 from shedsim.runs import limits
+from shedsim.runs.simulate import THREADS_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 HINT_POS = ROOT / "docs" / "examples" / "hint_fourth_seven.toml"
@@ -238,7 +239,8 @@ def _shm_of(pids: set[int]) -> list[str]:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_run_leaves_no_semaphore_behind(sig, tmp_path):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) or SIGTERM while two
-    loky workers play: every semaphore and shared-memory folder the run made is gone."""
+    loky workers play (processes, not threads: SHEDSIM_WORKER_THREADS=0): every semaphore
+    and shared-memory folder the run made is gone."""
     import psutil
 
     if limits.usable_cpus() < 2:
@@ -268,6 +270,7 @@ def test_an_interrupted_run_leaves_no_semaphore_behind(sig, tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        env={**os.environ, THREADS_ENV: "0"},  # greedy's chunks would play on threads
     )
     pids, made = {p.pid}, []
     try:

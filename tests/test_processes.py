@@ -4,6 +4,7 @@ resource trackers, and the forked chunk player that runs --strategy-path plugins
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -12,15 +13,19 @@ from pathlib import Path
 
 import psutil
 
+from shedsim.runs.simulate import THREADS_ENV
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _kill_and_watch(args: list[str], want: int, tmp_path: Path) -> list[str]:
-    """Start ``shedsim ARGS``, wait until it has ``want`` child processes, SIGKILL it, and
-    return the children still running 20 s later (empty: all gone)."""
+    """Start ``shedsim ARGS`` (its workers processes, not threads), wait until it has ``want``
+    child processes, SIGKILL it, and return the children still running 20 s later (empty:
+    all gone)."""
     p = subprocess.Popen(
         [sys.executable, "-m", "shedsim", *args, "--out", str(tmp_path / "run")],
         cwd=ROOT,
+        env={**os.environ, THREADS_ENV: "0"},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

@@ -63,14 +63,18 @@ class Run:
             self.commands.append(line)
         return line
 
-    def shedsim(self, *args: str | int | Path, tree: Tree | None = None) -> str:
+    def shedsim(
+        self, *args: str | int | Path, tree: Tree | None = None, env: dict[str, str] | None = None
+    ) -> str:
         """Run ``shedsim ARGS`` (stdout returned; a failure raises with its stderr); with
-        ``tree``, on that checkout's code (recorded as the same command line)."""
+        ``tree``, on that checkout's code (recorded as the same command line); ``env``:
+        variables set for it (recorded before the command, ``NAME=VALUE shedsim ...``)."""
         argv = [str(a) for a in args]
-        self._record(["shedsim", *argv])
+        set_env = [f"{k}={v}" for k, v in (env or {}).items()]
+        self._record([*set_env, "shedsim", *argv])
         if tree is None:
-            return _check([str(SHEDSIM), *argv])
-        return _check([str(SHEDSIM), *argv], cwd=tree.root, env=tree.env())
+            return _check([str(SHEDSIM), *argv], env={**os.environ, **env} if env else None)
+        return _check([str(SHEDSIM), *argv], cwd=tree.root, env={**tree.env(), **(env or {})})
 
     def tool(self, script: str, *args: str | int) -> str:
         """Run ``python tools/SCRIPT ARGS`` (recorded as ``.venv/bin/python tools/...``)."""
@@ -294,7 +298,26 @@ def bench(run: Run) -> dict[str, Any]:
         500,
     )
     figs["speedup_vs_reference"] = ref["speedup_vs_reference"]
+    figs.update(short_run_wait(run))
     return figs
+
+
+def short_run_wait(run: Run, repeats: int = 3) -> dict[str, float]:
+    """The seconds a user waits for a short 2-worker tournament, from the command to its
+    reports, with the workers as threads (the default for shedsim's own strategies) and as
+    processes (``SHEDSIM_WORKER_THREADS=0``): the median of ``repeats`` rounds, each timing
+    both in turn."""
+    from shedsim.runs.simulate import THREADS_ENV
+
+    args = ["tournament", "--strategies", "greedy,random,aggressive", "--players", 2]
+    args += ["--games", 20_000, "--workers", 2, "--quiet", "--no-plots"]
+    waits: dict[str, list[float]] = {"threads": [], "processes": []}
+    for i in range(repeats):
+        for how, env in (("threads", None), ("processes", {THREADS_ENV: "0"})):
+            t = time.perf_counter()
+            run.shedsim(*args, "--out", run.out(f"short-{how}-{i}"), env=env)
+            waits[how].append(time.perf_counter() - t)
+    return {f"short_run_{how}_s": statistics.median(v) for how, v in waits.items()}
 
 
 @result(

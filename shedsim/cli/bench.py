@@ -35,8 +35,8 @@ def bench(
             "--workers",
             "-w",
             help=(
-                "Worker processes (loky, or the local dask cluster); at most the CPUs and what "
-                "the memory holds."
+                "Workers (loky's threads or processes, or the local dask cluster's processes); "
+                "at most the CPUs and what the memory holds."
             ),
             min=1,
         ),
@@ -46,8 +46,9 @@ def bench(
         typer.Option(
             "--backend",
             help=(
-                "loky (local processes), dask (a local dask cluster of --workers processes, or "
-                "the cluster at --scheduler) or ray (pip install ray)."
+                "loky (this machine: threads of this process where every strategy is one of "
+                "shedsim's own, else processes), dask (a local dask cluster of --workers "
+                "processes, or the cluster at --scheduler) or ray (pip install ray)."
             ),
         ),
     ] = "loky",

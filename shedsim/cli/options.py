@@ -102,8 +102,8 @@ WorkersOpt = Annotated[
         "-w",
         min=1,
         rich_help_panel=P_OUT,
-        help="Worker processes (default and most: the number of CPUs, fewer when the memory "
-        "cannot hold them). "
+        help="Workers, chunks played at once (default and most: the number of CPUs, fewer "
+        "when the memory cannot hold them). "
         "Results do not depend on it.",
     ),
 ]
@@ -112,9 +112,9 @@ BackendOpt = Annotated[
     typer.Option(
         "--backend",
         rich_help_panel=P_OUT,
-        help="loky (local processes), dask (a local dask cluster of --workers processes, or the "
-        "cluster at "
-        "--scheduler) or ray (pip install ray). Results do not depend on it.",
+        help="loky (this machine: threads of this process where every strategy is one of "
+        "shedsim's own, else processes), dask (a local dask cluster of --workers processes, or "
+        "the cluster at --scheduler) or ray (pip install ray). Results do not depend on it.",
     ),
 ]
 SchedulerOpt = Annotated[

@@ -135,7 +135,8 @@ from shedsim.kernel._stub import OUTSIDE, choose_move, choose_swap, is_determini
 from shedsim.kernel._stub import is_checked  # DISPATCH
 
 
-@njit(cache=True)
+# nogil: threads of one process play chunks side by side (shedsim.runs.simulate.run_calls)
+@njit(cache=True, nogil=True)
 def play_chunk(
     rules,
     entry_ids,

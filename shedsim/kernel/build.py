@@ -19,6 +19,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -242,7 +243,7 @@ def dispatch_source(strategies: list[StrategyInfo]) -> str:
     return "\n".join(lines)
 
 
-_LOOP_DEF = "@njit(cache=True)\ndef play_chunk("
+_LOOP_DEF = "@njit(cache=True, nogil=True)\ndef play_chunk("
 
 
 def _fast_variant(loop: str) -> str:
@@ -250,7 +251,9 @@ def _fast_variant(loop: str) -> str:
     that holds only the inlinable strategies (see :func:`inlinable`)."""
     if _LOOP_DEF not in loop:
         raise RuntimeError("kernel template lost its play_chunk definition")
-    fast = loop.replace(_LOOP_DEF, "@njit(cache=True, _nrt=False)\ndef play_chunk_fast(")
+    fast = loop.replace(
+        _LOOP_DEF, "@njit(cache=True, nogil=True, _nrt=False)\ndef play_chunk_fast("
+    )
     return fast.replace("choose_move(", "choose_move_fast(").replace(
         "choose_swap(", "choose_swap_fast("
     )
@@ -640,6 +643,7 @@ def _tampering(
 
 
 _LOADED: dict[str, Kernel] = {}
+_LOAD_LOCK = threading.Lock()
 _BY_FILES: dict[tuple, Kernel] = {}
 
 
@@ -662,6 +666,13 @@ def kernel_module(strategies: list[StrategyInfo]) -> Kernel:
         for s in strategies
         for st in [s.path.stat()]
     )
+    if files in _BY_FILES:
+        return _BY_FILES[files]
+    with _LOAD_LOCK:  # threads of one process playing chunks: one loads, the others wait
+        return _load_kernel(strategies, files)
+
+
+def _load_kernel(strategies: list[StrategyInfo], files: tuple) -> Kernel:
     if files in _BY_FILES:
         return _BY_FILES[files]
     source = kernel_source(strategies)

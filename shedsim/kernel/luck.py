@@ -130,7 +130,7 @@ def redeal(rules, pub, priv, deal_key, dealer, face_up, start):
     pub[L.O_SEAT] = start
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def luck(rules, deal_keys, keys, dealers, start, face_up, trace, moves, reps, max_stock, out):
     """Replay 2-seat games and sum their chance events' terms (seat 0's luck). Game ``g``:
     :func:`redeal` from ``deal_keys[g]``, ``dealers[g]``, ``face_up[g]`` (``int64[n, 2]``) and

@@ -1,5 +1,6 @@
-"""Where a run's calls are played: the backends (``loky`` local processes, a ``dask`` or
-``ray`` cluster, :data:`BACKENDS`), checked before anything is played (:func:`check_backend`)
+"""Where a run's calls are played: the backends (``loky`` on this machine, a ``dask`` or
+``ray`` cluster, :data:`BACKENDS`), loky's workers as threads where the calls allow it
+(:func:`on_threads`), checked before anything is played (:func:`check_backend`)
 and opened once per command (:func:`backend_config`: one cluster, reused by nested calls),
 and the worker processes that die with the command (:func:`die_with_parent`). The calls
 themselves: :func:`shedsim.runs.simulate.run_calls` (which re-exports every name here).
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from typing import Any
 
 
 BACKENDS = ("loky", "dask", "ray")
@@ -183,3 +185,66 @@ def die_with_parent(parent: int | None = None) -> None:
                 os._exit(1)
 
     threading.Thread(target=watch, name="shedsim-parent-watch", daemon=True).start()
+
+
+# ------------------------------------------------------------------ local workers as threads
+THREADS_ENV = "SHEDSIM_WORKER_THREADS"
+"""Set to ``0``, local workers are always processes (:func:`on_threads` is never true)."""
+
+
+def plays_on_threads(spec) -> bool:
+    """Whether the chunks of ``spec`` (a :class:`shedsim.runs.simulate.RunSpec`) may be
+    played on threads of this process: no bot, and every entry one of shedsim's own
+    strategies (``strategies/``: trusted code, compiled into game loops that release the
+    GIL, so threads play chunks side by side as processes would, with the same results).
+    A plugin from outside ``strategies/`` (played in a forked child, which a process with
+    running threads must not make: :meth:`shedsim.kernel.build.Kernel.play`) or a bot (the
+    reference engine, in Python) keeps worker processes."""
+    from shedsim.bot.protocol import is_bot
+    from shedsim.plugins import discover, parse_spec
+
+    known = discover(list(spec.strategy_paths))
+    for e in spec.entries:
+        if is_bot(e):
+            return False
+        s = known.get(parse_spec(e)[0])
+        if s is None or s.outside or not s.compiled:
+            return False
+    return True
+
+
+def on_threads(calls: list[tuple[Any, tuple]], chunk_fn: Any) -> bool:
+    """Whether local ``calls`` (``(fn, args)``) run on threads of this process rather than
+    loky's worker processes: every call ``chunk_fn`` (a chunk of games,
+    :func:`shedsim.runs.simulate.play_chunk`, its spec first) of a spec that
+    :func:`plays_on_threads`. Threads start at once and share one loaded kernel; any other
+    call (a sequential test's units, a search's positions) runs on processes, and so does
+    every call while :data:`THREADS_ENV` is ``0``."""
+    if os.environ.get(THREADS_ENV, "1").strip() == "0" or not calls:
+        return False
+    if any(fn is not chunk_fn for fn, _ in calls):
+        return False
+    specs = {id(args[0]): args[0] for _, args in calls}
+    return all(plays_on_threads(s) for s in specs.values())
+
+
+def run_on_threads(calls: list[tuple[Any, tuple]], workers: int, on_result: Any) -> None:
+    """``fn(*args)`` for each ``(fn, args)`` of ``calls`` on ``workers`` threads of this
+    process, one call at a time per thread; ``on_result(k, value)`` is called in order.
+    The pool's threads are daemons: a ``KeyboardInterrupt`` returns at once (the calls in
+    flight are dropped, as a stopped worker's are) and the process does not wait for them.
+    """
+    from multiprocessing.pool import ThreadPool
+
+    pool = ThreadPool(workers)
+    try:
+        for k, r in enumerate(pool.imap(_call, calls)):
+            if on_result:
+                on_result(k, r)
+    finally:
+        pool.terminate()
+
+
+def _call(call: tuple[Any, tuple]) -> Any:
+    fn, args = call
+    return fn(*args)

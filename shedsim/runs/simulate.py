@@ -30,10 +30,14 @@ from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.backends import (  # noqa: F401 - re-exported: where the calls are played
     BACKENDS,
     CLUSTER_BACKENDS,
+    THREADS_ENV,
     BackendError,
     backend_config,
     check_backend,
     die_with_parent,
+    on_threads,
+    plays_on_threads,
+    run_on_threads,
 )
 from shedsim.seeding import game_keys
 
@@ -539,9 +543,11 @@ def run_calls(
     scheduler: str | None = None,
 ) -> None:
     """Run ``fn(*args)`` for each ``(fn, args)`` of ``calls`` with joblib (in this process
-    when ``workers`` is 1 and the backend loky); ``fn`` must be picklable (a module-level
-    function). ``on_result(k, value)`` is called in order as each finishes (``k``: the
-    index in ``calls``); the values are not kept here. ``backend``/``scheduler``: see
+    when ``workers`` is 1 and the backend loky; on ``workers`` threads of it when the calls
+    are chunks of shedsim's own strategies, :func:`shedsim.runs.backends.on_threads`); ``fn``
+    must be picklable
+    (a module-level function). ``on_result(k, value)`` is called in order as each finishes
+    (``k``: the index in ``calls``); the values are not kept here. ``backend``/``scheduler``: see
     :func:`backend_config`. A ``KeyboardInterrupt`` stops the workers and propagates."""
     from joblib import Parallel, delayed
 
@@ -552,6 +558,11 @@ def run_calls(
             r = fn(*args)
             if on_result:
                 on_result(k, r)
+        return
+    if backend == "loky" and on_threads(calls, play_chunk):
+        from shedsim.runs.limits import cap_workers
+
+        run_on_threads(calls, cap_workers(workers), on_result)
         return
     env = {k: os.environ.get(k) for k in WORKER_ENV}
     with backend_config(backend, workers, scheduler):
@@ -646,8 +657,8 @@ def warm_workers(
     :class:`BackendError` naming the workers that differ."""
     from joblib import Parallel, delayed
 
-    if workers <= 1 and backend == "loky":
-        _warm(spec)
+    if backend == "loky" and (workers <= 1 or on_threads([(play_chunk, (spec,))], play_chunk)):
+        _warm(spec)  # its chunks play on threads of this process (run_calls)
         return
     with backend_config(backend, workers, scheduler) as slots:
         if backend == "dask":
