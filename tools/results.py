@@ -312,10 +312,12 @@ def short_run_wait(run: Run, repeats: int = 3) -> dict[str, float]:
     args = ["tournament", "--strategies", "greedy,random,aggressive", "--players", 2]
     args += ["--games", 20_000, "--workers", 2, "--quiet", "--no-plots"]
     waits: dict[str, list[float]] = {"threads": [], "processes": []}
-    for i in range(repeats):
+    for _ in range(repeats):
         for how, env in (("threads", None), ("processes", {THREADS_ENV: "0"})):
+            out = run.out(f"short-{how}")
+            shutil.rmtree(out, ignore_errors=True)  # a fresh run each round, one command line
             t = time.perf_counter()
-            run.shedsim(*args, "--out", run.out(f"short-{how}-{i}"), env=env)
+            run.shedsim(*args, "--out", out, env=env)
             waits[how].append(time.perf_counter() - t)
     return {f"short_run_{how}_s": statistics.median(v) for how, v in waits.items()}
 
