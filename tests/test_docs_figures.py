@@ -170,8 +170,13 @@ def render(text: str, macros: dict) -> str:
 
 # ------------------------------------------------------------------ commands of results files
 def command_problem(line: str) -> str | None:
-    """Why the recorded command ``line`` would not run today (``None`` when it parses)."""
+    """Why the recorded command ``line`` would not run today (``None`` when it parses). A
+    leading ``NAME=VALUE`` sets a variable for it: one the package still reads."""
     argv = shlex.split(line)
+    while argv and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", argv[0]):
+        name = argv.pop(0).split("=", 1)[0]
+        if not any(name in p.read_text() for p in (ROOT / "shedsim").rglob("*.py")):
+            return f"the environment variable {name} is read nowhere in shedsim/"
     if argv[0] == "shedsim":
         from shedsim.cli import app
 

@@ -302,15 +302,16 @@ def bench(run: Run) -> dict[str, Any]:
     return figs
 
 
-def short_run_wait(run: Run, repeats: int = 3) -> dict[str, float]:
+def short_run_wait(run: Run, repeats: int = 3) -> dict[str, Any]:
     """The seconds a user waits for a short 2-worker tournament, from the command to its
     reports, with the workers as threads (the default for shedsim's own strategies) and as
     processes (``SHEDSIM_WORKER_THREADS=0``): the median of ``repeats`` rounds, each timing
     both in turn."""
     from shedsim.runs.simulate import THREADS_ENV
 
+    games = 20_000
     args = ["tournament", "--strategies", "greedy,random,aggressive", "--players", 2]
-    args += ["--games", 20_000, "--workers", 2, "--quiet", "--no-plots"]
+    args += ["--games", games, "--workers", 2, "--quiet", "--no-plots"]
     waits: dict[str, list[float]] = {"threads": [], "processes": []}
     for _ in range(repeats):
         for how, env in (("threads", None), ("processes", {THREADS_ENV: "0"})):
@@ -319,7 +320,9 @@ def short_run_wait(run: Run, repeats: int = 3) -> dict[str, float]:
             t = time.perf_counter()
             run.shedsim(*args, "--out", out, env=env)
             waits[how].append(time.perf_counter() - t)
-    return {f"short_run_{how}_s": statistics.median(v) for how, v in waits.items()}
+    return {"short_run_games": games} | {
+        f"short_run_{how}_s": statistics.median(v) for how, v in waits.items()
+    }
 
 
 @result(
