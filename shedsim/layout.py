@@ -135,7 +135,9 @@ O_SIZE = O_SEATS + 8 * MAX_PLAYERS
 P_HANDS = 0  # packed hand per seat
 P_FACE_DOWN = P_HANDS + MAX_PLAYERS  # MAX_TABLE slots per seat, ranks in slot order
 P_DECK = P_FACE_DOWN + MAX_PLAYERS * MAX_TABLE  # the shuffled deck; the stock is its tail
-P_LOOP = P_DECK + MAX_DECK  # the loop check's state (kernel.core.stop_check):
+P_CARDS_END = P_DECK + MAX_DECK  # the cards (hands, face-down, deck) end here: a move reads
+# and writes only these (kernel.core.step_with), so a rollout copies only priv[:P_CARDS_END]
+P_LOOP = P_CARDS_END  # the loop check's state (kernel.core.stop_check):
 P_LOOP_POWER = P_LOOP  #   Brent's power and lambda,
 P_LOOP_LAM = P_LOOP + 1
 P_LOOP_ON = P_LOOP + 2  #   1 when every seat still in is deterministic,

@@ -338,7 +338,7 @@ def rollout_places(obs, rules, rng, moves, n, reps, cap, any_deck, scores, stats
     base_pub = obs.copy()
     base_priv = np.zeros(L.P_SIZE, np.int64)
     pub = np.empty(L.O_SIZE, np.int64)
-    priv = np.empty(L.P_SIZE, np.int64)
+    priv = np.zeros(L.P_SIZE, np.int64)  # past P_CARDS_END: never read by a rollout
     me = obs[L.O_SEAT]
     players = obs[L.O_PLAYERS]
     n_alive = n
@@ -364,7 +364,7 @@ def rollout_places(obs, rules, rng, moves, n, reps, cap, any_deck, scores, stats
             for c in range(n):
                 if alive[c]:
                     pub[:] = base_pub
-                    priv[:] = base_priv
+                    priv[: L.P_CARDS_END] = base_priv[: L.P_CARDS_END]  # all a rollout reads
                     before = pub[L.O_MOVES] + 1
                     places[row, c] = greedy_rollout(rules, pub, priv, me, cap, moves[c])
                     stats[0] += pub[L.O_MOVES] - before

@@ -92,6 +92,10 @@ def _table_fields(cls: type) -> type:
     return dataclass(frozen=True, kw_only=True)(cls)
 
 
+_COMPILED: dict[tuple, np.ndarray] = {}
+"""What :meth:`RuleSet.compile` gave, by (rule set, players)."""
+
+
 @_table_fields
 class RuleSet:
     """One variant of the game, as data (docs/reference/rules.md).
@@ -276,8 +280,20 @@ class RuleSet:
         masks and the deck size.
 
         Raises :class:`RulesError` if ``players`` is outside the rule set's range.
+
+        Kept per rule set and seat count for the process (a run asks once per chunk); each
+        call returns a copy of its own.
         """
         self.check_players(players)
+        key = (self, players)
+        kept = _COMPILED.get(key)
+        if kept is None:
+            if len(_COMPILED) > 64:
+                _COMPILED.clear()
+            kept = _COMPILED[key] = self._compile(players)
+        return kept.copy()
+
+    def _compile(self, players: int) -> np.ndarray:
         a = np.zeros(L.R_SIZE, dtype=np.int64)
         for t in (0, *RANKS):
             a[L.R_PLAYABLE + t] = rank_mask(r for r in RANKS if self.can_play(t, r))
