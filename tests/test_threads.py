@@ -39,8 +39,11 @@ def test_chunks_of_shedsim_strategies_play_on_threads(monkeypatch):
         calls + [(S.code_fingerprint, (spec,))], play_chunk
     )  # another kind of call
     assert not B.on_threads([], play_chunk)
-    monkeypatch.setenv(S.THREADS_ENV, "0")
-    assert not B.on_threads(calls, play_chunk)
+    for off in ("0", "false", " Off "):
+        monkeypatch.setenv(S.THREADS_ENV, off)
+        assert not B.on_threads(calls, play_chunk)
+    monkeypatch.setenv(S.THREADS_ENV, "1")
+    assert B.on_threads(calls, play_chunk)
 
 
 def test_a_bot_or_a_plugin_from_outside_keeps_processes(tmp_path):

@@ -47,7 +47,7 @@ def bench(
             "--backend",
             help=(
                 "loky (this machine: threads of this process where every strategy is one of "
-                "shedsim's own, else processes), dask (a local dask cluster of --workers "
+                "shedsim's own, else worker processes), dask (a local dask cluster of --workers "
                 "processes, or the cluster at --scheduler) or ray (pip install ray)."
             ),
         ),

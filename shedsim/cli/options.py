@@ -112,9 +112,10 @@ BackendOpt = Annotated[
     typer.Option(
         "--backend",
         rich_help_panel=P_OUT,
-        help="loky (this machine: threads of this process where every strategy is one of "
-        "shedsim's own, else processes), dask (a local dask cluster of --workers processes, or "
-        "the cluster at --scheduler) or ray (pip install ray). Results do not depend on it.",
+        help="loky (this machine: worker processes, or threads of this process for the chunks "
+        "of games of shedsim's own strategies in tournament, compare-rules and bench), dask "
+        "(a local dask cluster of --workers processes, or the cluster at --scheduler) or ray "
+        "(pip install ray). Results do not depend on it.",
     ),
 ]
 SchedulerOpt = Annotated[

@@ -189,7 +189,9 @@ def die_with_parent(parent: int | None = None) -> None:
 
 # ------------------------------------------------------------------ local workers as threads
 THREADS_ENV = "SHEDSIM_WORKER_THREADS"
-"""Set to ``0``, local workers are always processes (:func:`on_threads` is never true)."""
+"""Set to ``0`` (or ``false``, ``no``, ``off``), local workers are always processes
+(:func:`on_threads` is never true)."""
+OFF = ("0", "false", "no", "off")
 
 
 def plays_on_threads(spec) -> bool:
@@ -219,8 +221,8 @@ def on_threads(calls: list[tuple[Any, tuple]], chunk_fn: Any) -> bool:
     :func:`shedsim.runs.simulate.play_chunk`, its spec first) of a spec that
     :func:`plays_on_threads`. Threads start at once and share one loaded kernel; any other
     call (a sequential test's units, a search's positions) runs on processes, and so does
-    every call while :data:`THREADS_ENV` is ``0``."""
-    if os.environ.get(THREADS_ENV, "1").strip() == "0" or not calls:
+    every call while :data:`THREADS_ENV` is off (``0``)."""
+    if os.environ.get(THREADS_ENV, "1").strip().lower() in OFF or not calls:
         return False
     if any(fn is not chunk_fn for fn, _ in calls):
         return False
