@@ -545,10 +545,9 @@ def run_calls(
     """Run ``fn(*args)`` for each ``(fn, args)`` of ``calls`` with joblib (in this process
     when ``workers`` is 1 and the backend loky; on ``workers`` threads of it when the calls
     are chunks of shedsim's own strategies, :func:`shedsim.runs.backends.on_threads`); ``fn``
-    must be picklable
-    (a module-level function). ``on_result(k, value)`` is called in order as each finishes
-    (``k``: the index in ``calls``); the values are not kept here. ``backend``/``scheduler``: see
-    :func:`backend_config`. A ``KeyboardInterrupt`` stops the workers and propagates."""
+    must be picklable (a module-level function). ``on_result(k, value)`` is called in order
+    as each finishes (``k``: the index in ``calls``); the values are not kept here.
+    ``backend``/``scheduler``: see :func:`backend_config`. A ``KeyboardInterrupt`` stops the workers and propagates."""
     from joblib import Parallel, delayed
 
     if workers <= 1 and backend == "loky":
