@@ -547,7 +547,8 @@ def run_calls(
     are chunks of shedsim's own strategies, :func:`shedsim.runs.backends.on_threads`); ``fn``
     must be picklable (a module-level function). ``on_result(k, value)`` is called in order
     as each finishes (``k``: the index in ``calls``); the values are not kept here.
-    ``backend``/``scheduler``: see :func:`backend_config`. A ``KeyboardInterrupt`` stops the workers and propagates."""
+    ``backend``/``scheduler``: see :func:`backend_config`. A ``KeyboardInterrupt`` stops
+    the workers and propagates."""
     from joblib import Parallel, delayed
 
     if workers <= 1 and backend == "loky":
