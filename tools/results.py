@@ -866,6 +866,22 @@ def speed(run: Run) -> dict[str, Any]:
     return figs
 
 
+@result(
+    "search_cost",
+    "where heuristic's time goes: its end-game look-ahead's searched decisions, rollouts and "
+    "their moves per game, and how much of that work told the candidate moves apart "
+    "(tools/search_cost.py)",
+)
+def search_cost(run: Run) -> dict[str, Any]:
+    figs: dict[str, Any] = {}
+    for players in (2, 4):
+        out = run.tool(
+            "search_cost.py", "--players", players, "--games", run.size(4000, 400), "--json"
+        )
+        figs[f"heuristic_{players}p"] = json.loads(out.strip().splitlines()[-1])
+    return figs
+
+
 def _finite(d: dict[str, Any]) -> dict[str, Any]:
     """``d`` with NaN figures as None (JSON has no NaN)."""
     return {k: (None if isinstance(v, float) and v != v else v) for k, v in d.items()}
