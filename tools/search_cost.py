@@ -17,8 +17,8 @@ is then the first candidate, and no rollout told the moves apart), with the shar
 rollouts' moves spent on them. ``stop_after_K``: a cheaper rule that would stop a search
 once its first K samples tied every candidate (and take the first): the share of decisions
 it stops, the share whose choice it changes (the full search went on to choose another),
-and the share of the moves of the full 8-sample search (every candidate on every sample, no
-exits) it saves.
+and the share it saves of the moves of the full search (every candidate on every one of the
+``search`` samples, no exits).
 
 The games are played here, by the kernel's own functions (deal, heuristic's swap, the start
 rule, ``apply``), not through the game loop; a game is cut once ``LOOP_FROM`` moves pass
