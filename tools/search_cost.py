@@ -11,14 +11,24 @@ search's exits, to see how much of the work could have told the moves apart::
     .venv/bin/python tools/search_cost.py --players 2 --games 2000 --json
 
 Prints per table size: searched decisions per game, rollouts per searched decision, moves
-per rollout, the rollouts' moves against the game's own moves, and ``settled``: the share of
-searched decisions in which every candidate gave the same place on every sample (the choice
-is then the first candidate, and no rollout told the moves apart), with the share of the
-rollouts' moves spent on them. ``stop_after_K``: a cheaper rule that would stop a search
-once its first K samples tied every candidate (and take the first): the share of decisions
-it stops, the share whose choice it changes (the full search went on to choose another),
-and the share it saves of the moves of the full search (every candidate on every one of the
-``search`` samples, no exits).
+per rollout (after the candidate move, as ``move_stats`` counts them), the rollouts' moves
+against the game's own moves. The other figures are shares of the *full search*: every
+candidate rolled out on every one of the ``search`` samples, without the search's exits
+(a sample drawn again, a move out of reach). ``real_moves_share``: the moves the search
+played as it stands, as a share of the full search's. ``settled``: the share of searched
+decisions in which every rollout, of every candidate on every sample, gave one and the same
+place (the choice is then the first candidate, and no rollout told the moves apart), and
+``settled_moves_share`` the share of the full search's moves spent on them.
+``stop_after_K``: a cheaper rule that would stop a search once every rollout on its first K
+samples had given one and the same place (and take the first candidate): the share of
+decisions it stops, the share whose choice it changes (the full search went on to choose
+another), and the share of the full search's moves on the samples after the K-th in the
+decisions it stops (the search as it stands plays some of them and skips others, so what
+it would save of today's work lies below that share of the full search, and below that
+share divided by ``real_moves_share`` of today's).
+
+The figures on every candidate and sample come from the first ``--rows`` searched
+decisions (``searches_kept``; the others are counted in ``searches_not_kept``).
 
 The games are played here, by the kernel's own functions (deal, heuristic's swap, the start
 rule, ``apply``), not through the game loop; a game is cut once ``LOOP_FROM`` moves pass
@@ -42,6 +52,7 @@ from shedsim.kernel.policies import deal_hidden, greedy_rollout, unseen_to_place
 from shedsim.kernel.rng import GOLDEN
 from shedsim.plugins import resolve
 from shedsim.rules.ruleset import preset
+from shedsim.rules.setting_types import RulesError
 from strategies import heuristic as H
 
 MAX_CANDIDATES = 160
@@ -52,8 +63,9 @@ MAX_CANDIDATES = 160
 def _every_place(obs, rules, reps, places, cost):
     """Play every candidate play on each of the first ``reps`` samples that heuristic's
     search draws (no exits): ``places[k, c]`` the mover's place, ``cost[k, c]`` the
-    rollout's moves (the candidate's included). Returns the number of candidates (0 when
-    fewer than two, -1 when the observation does not account for a whole deck)."""
+    rollout's moves after the candidate (as heuristic's ``move_stats`` counts them).
+    Returns the number of candidates (0 when fewer than two, -1 when the observation does
+    not account for a whole deck)."""
     moves = np.empty(MAX_CANDIDATES, np.int64)
     n_all = legal_moves(obs, rules, moves)
     n = 0
@@ -78,7 +90,7 @@ def _every_place(obs, rules, reps, places, cost):
             pub[:] = obs
             priv[:] = sample
             places[k, c] = greedy_rollout(rules, pub, priv, obs[L.O_SEAT], 400, moves[c])
-            cost[k, c] = pub[L.O_MOVES] - obs[L.O_MOVES]
+            cost[k, c] = pub[L.O_MOVES] - obs[L.O_MOVES] - 1  # after the candidate
     return n
 
 
@@ -88,8 +100,8 @@ def _self_play(rules, params, games, seed, places_out, cost_out, n_out, totals):
     :func:`_every_place` tables go to row ``i`` of ``places_out``/``cost_out``
     (``float32[D, search, C]``, ``n_out[i]`` candidates) while rows last. ``totals``
     (``int64[5]``): the games' own moves, the searched decisions, the search's rollout moves
-    and rollouts (heuristic's ``move_stats``), the searched decisions not kept (more
-    candidates than a row holds). Returns the rows written."""
+    and rollouts (heuristic's ``move_stats``), and its rollout moves in the decisions kept.
+    Returns the rows written."""
     pub = np.zeros(L.O_SIZE, np.int64)
     priv = np.zeros(L.P_SIZE, np.int64)
     drng = np.zeros(1, np.uint64)
@@ -117,18 +129,18 @@ def _self_play(rules, params, games, seed, places_out, cost_out, n_out, totals):
             was = (pub[L.O_IN], pub[L.O_STOCK_N], pub[L.O_BURNED_N])
             if H._searches(pub, params):
                 before = stats[1]
+                before_moves = stats[0]
                 m = H.move_stats(pub, rules, params, srng, stats)
                 if stats[1] > before:  # the search ran (two plays or more)
                     totals[1] += 1
                     if rows < n_out.shape[0]:
                         n = _every_place(pub, rules, reps, places, cost)
-                        if n > places_out.shape[2]:
-                            totals[4] += 1  # more candidates than a row holds: not kept
-                        else:
+                        if 0 < n <= places_out.shape[2]:  # else not kept
                             places_out[rows, :, :n] = places[:, :n]
                             cost_out[rows, :, :n] = cost[:, :n]
                             n_out[rows] = n
                             rows += 1
+                            totals[4] += stats[0] - before_moves
             else:
                 m = H.move(pub, rules, params, srng)
             apply(rules, pub, priv, m)
@@ -140,8 +152,15 @@ def _self_play(rules, params, games, seed, places_out, cost_out, n_out, totals):
     return rows
 
 
-def anatomy(players: int, games: int, seed: int, rows: int = 100_000) -> dict:
-    """The figures described in the module docstring for one table size."""
+ROWS = 100_000
+"""Searched decisions kept by default (two ``float32[search, 64]`` tables each: 4 KiB)."""
+
+
+def anatomy(players: int, games: int, seed: int, rows: int = ROWS) -> dict:
+    """The figures described in the module docstring for one table size: ``games`` games
+    of self-play from ``seed``; the first ``rows`` searched decisions are kept for the
+    figures on every candidate and sample (``searches_kept``; the others are counted in
+    ``searches_not_kept``)."""
     rules = preset("shithead").compile(players)
     params = resolve(["heuristic"])[0].params_array()
     reps = int(params[H.P_SEARCH])
@@ -151,8 +170,6 @@ def anatomy(players: int, games: int, seed: int, rows: int = 100_000) -> dict:
     totals = np.zeros(5, np.int64)
     k = _self_play(rules, params, games, seed, places, cost, n, totals)
     places, cost, n = places[:k], cost[:k], n[:k]
-    keep = n > 0
-    places, cost, n = places[keep], cost[keep], n[keep]
     cand = np.arange(places.shape[2])[None, :] < n[:, None]  # [d, c]: a candidate
     full_moves = (cost * cand[:, None, :]).sum(axis=(1, 2))
 
@@ -177,6 +194,7 @@ def anatomy(players: int, games: int, seed: int, rows: int = 100_000) -> dict:
         "candidates_per_search": float(n.mean()),
         "searches_kept": int(len(n)),
         "searches_not_kept": int(totals[1] - len(n)),
+        "real_moves_share": float(totals[4] / full_moves.sum()),
         "settled": float(settled.mean()),
         "settled_moves_share": float(full_moves[settled].sum() / full_moves.sum()),
     }
@@ -191,19 +209,76 @@ def anatomy(players: int, games: int, seed: int, rows: int = 100_000) -> dict:
     return figs
 
 
+def _positive(text: str) -> int:
+    """An ``argparse`` type: an integer of at least 1."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
+def _lines(figs: dict, indent: str = "") -> list[str]:
+    """``figs`` as aligned ``name: value`` lines, shares as percentages."""
+    out = []
+    for k, v in figs.items():
+        if isinstance(v, dict):
+            out.append(f"{indent}{k}:")
+            out += _lines(v, indent + "  ")
+        elif isinstance(v, float):
+            share = k in SHARES
+            out.append(f"{indent}{k:<30} {v:.1%}" if share else f"{indent}{k:<30} {v:,.1f}")
+        else:
+            out.append(f"{indent}{k:<30} {v:,}")
+    return out
+
+
+SHARES = {
+    "real_moves_share",
+    "settled",
+    "settled_moves_share",
+    "stopped",
+    "choice_changed",
+    "moves_saved_share",
+}
+"""The figures that are shares (printed as percentages)."""
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--players", type=int, default=2, help="seats at the table (2..6)")
-    ap.add_argument("--games", type=int, default=2000, help="games of self-play")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="The figures are described in the module docstring (tools/search_cost.py).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    rules = preset("shithead")
+    ap.add_argument(
+        "--players",
+        type=int,
+        default=2,
+        help=f"seats at the table ({rules.min_players}..{rules.max_players})",
+    )
+    ap.add_argument("--games", type=_positive, default=2000, help="games of self-play")
     ap.add_argument("--seed", type=int, default=1, help="seed of the deals")
+    ap.add_argument(
+        "--rows",
+        type=_positive,
+        default=ROWS,
+        help="searched decisions kept for the figures on every candidate and sample (the "
+        "first ones; the rest counted as not kept)",
+    )
     ap.add_argument("--json", action="store_true", help="one JSON line of figures")
     a = ap.parse_args()
-    figs = anatomy(a.players, a.games, a.seed)
+    try:
+        rules.check_players(a.players)
+    except RulesError as e:
+        ap.error(str(e))
+    figs = anatomy(a.players, a.games, a.seed, a.rows)
     if a.json:
         print(json.dumps(figs))
         return
-    for k, v in figs.items():
-        print(f"{k:>28}: {v}")
+    print("\n".join(_lines(figs)))
 
 
 if __name__ == "__main__":
