@@ -524,7 +524,7 @@ def test_the_tournament_table_says_a_figure_shared_by_every_row_once(tmp_path):
     )
     assert r.exit_code == 0, r.output
     head = _ranking_header(r.output)
-    assert "unfinished" not in head and "games" not in head, head
+    assert "unfinished seat-games" not in head and "games" not in head, head
     assert "2,000 seat-games per strategy" in r.output
     assert re.search(r"2,000 games \([\d,]+ unfinished", r.output), (
         r.output
@@ -545,7 +545,7 @@ def test_the_tournament_table_says_a_figure_shared_by_every_row_once(tmp_path):
         tmp_path / "three",
     )
     assert r.exit_code == 0, r.output
-    assert "unfinished" in _ranking_header(r.output)
+    assert "unfinished seat-games" in _ranking_header(r.output)
 
 
 def test_compare_rules_says_the_deals_once(tmp_path):

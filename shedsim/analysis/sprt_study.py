@@ -130,7 +130,10 @@ class SprtStudy(Study):
         )
         t = {k: TEST_DEFAULTS[k] if v is None else v for k, v in self.test.items()}
         t["control_variate"] = bool(self.test["control_variate"])  # None: decided below
-        if self.test["min_games"] is None and t["max_games"] < t["min_games"]:
+        if (
+            self.test["min_games"] is None
+            and 0 < t["max_games"] < t["min_games"]  # a value below 1 is named as such below
+        ):
             raise StudyError(
                 f"{t['max_games']} is below the default {marked('min_games')} "
                 f"({TEST_DEFAULTS['min_games']}: no decision before that many games, the "

@@ -91,6 +91,9 @@ app = typer.Typer(
     help="shedsim: Monte Carlo strategy analysis for Shithead / Idiot / Palace / Karma.\n\n"
     "Rule sets: duel, nines, family, palace, shithead (see `shedsim rules list`), plus "
     "house toggles with --house. Strategies are plugins (see `shedsim strategies`).",
+    epilog="Each command's --help teaches it. The manual (tutorials, how-to guides, every "
+    "command, output file and rule) is the docs site: its pages are docs/*.md in the "
+    "repository, and `make docs` builds them into site/.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

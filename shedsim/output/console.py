@@ -32,6 +32,7 @@ def ranking_table(spec, res, complete: bool) -> Table:
     # a column with one figure on every row says nothing about the strategies: it is said
     # once (the seat-games in the title; the unfinished games in the line under the table)
     per_row = {c: s[c].nunique() > 1 for c in ("games", "unfinished")}
+    per_row["unfinished seat-games"] = per_row.pop("unfinished")
     title = (
         f"Ranking: {spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
         + (
@@ -55,7 +56,7 @@ def ranking_table(spec, res, complete: bool) -> Table:
         ("loss rate", "right"),
         ("mean place", "right"),
         ("rating", "right"),
-        ("unfinished", "right"),
+        ("unfinished seat-games", "right"),
         *((("forfeits", "right"),) if "forfeits" in s else ()),
     )
     shown = [col for col, _ in cols if per_row.get(col, True)]
@@ -77,7 +78,7 @@ def ranking_table(spec, res, complete: bool) -> Table:
             "loss rate": pct(r.loss_rate, r.loss_lo, r.loss_hi),
             "mean place": place,
             "rating": rating,
-            "unfinished": f"{r.unfinished:,}",
+            "unfinished seat-games": f"{r.unfinished:,}",
         }
         if "forfeits" in shown:
             cells["forfeits"] = _forfeit_cell(r)
@@ -143,6 +144,14 @@ def hint_table(res, to_move: int, file) -> Table:
     )
     t = Table(title=f"{file}: {whose}, {res.players} players, {how}; {res.ranked_by()}")
     level = "" if res.searched else " (95%)"  # a search's estimates have no interval
+    notes = [
+        m.solved.words()
+        if m.solved
+        else "same as " + m.same_as
+        if m.same_as
+        else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
+        for m in res.moves
+    ]
     for col, just in (
         ("#", "right"),
         ("move", "left"),
@@ -150,17 +159,10 @@ def hint_table(res, to_move: int, file) -> Table:
         (f"P(lose){level}", "right"),
         (f"P(first){level}", "right"),
         ("visits" if res.searched else "samples", "right"),
-        ("", "left"),
+        *((("note", "left"),) if any(notes) else ()),  # no empty column
     ):
         t.add_column(col, justify=just)
-    for i, m in enumerate(res.moves, 1):
-        note = (
-            m.solved.words()
-            if m.solved
-            else "same as " + m.same_as
-            if m.same_as
-            else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
-        )
+    for i, (m, note) in enumerate(zip(res.moves, notes), 1):
         exact = m.solved is not None or res.searched  # exact figures, a search's: no interval
         t.add_row(
             str(i),
@@ -172,6 +174,6 @@ def hint_table(res, to_move: int, file) -> Table:
             _point(m.p_lose.value, res.searched) if exact else _share(m.p_lose),
             _point(m.p_first.value, res.searched) if exact else _share(m.p_first),
             "exact" if m.solved else f"{m.samples:,}",
-            note,
+            *((note,) if any(notes) else ()),
         )
     return t
