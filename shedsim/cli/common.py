@@ -41,10 +41,13 @@ StrategyPathOpt = Annotated[
     Optional[list[Path]],
     typer.Option("--strategy-path", help="Extra directory of strategy plugins, repeatable."),
 ]
+P_BOTS = "Bots (a program in any language)"
+"""The help panel of the bot options, apart from the options every run has."""
 BotOpt = Annotated[
     Optional[list[str]],
     typer.Option(
         "--bot",
+        rich_help_panel=P_BOTS,
         metavar="LABEL=COMMAND",
         help=(
             "A bot: a program in any language that speaks the bot protocol on standard input "
@@ -58,6 +61,7 @@ TimePerMoveOpt = Annotated[
     int,
     typer.Option(
         "--time-per-move",
+        rich_help_panel=P_BOTS,
         metavar="MS",
         help=(
             "Milliseconds a bot has for each answer (its swap's too); a later answer forfeits "
@@ -69,6 +73,7 @@ TimePerGameOpt = Annotated[
     Optional[int],
     typer.Option(
         "--time-per-game",
+        rich_help_panel=P_BOTS,
         metavar="MS",
         help="Milliseconds a bot has for all its answers in one game (default: no such budget).",
     ),

@@ -268,7 +268,9 @@ def headline(res, limit: int | None = None) -> list[str]:
     out.append(
         f"{sig} of {len(e)} comparisons significant by the effect's test, the rank test or the "
         "median test "
-        f"({n_tests} tests, Holm-corrected 5%) across {n_var} variant(s) vs {base}"
+        f"({n_tests} tests, Holm-corrected 5%) across {n_var} variant(s) vs {base}; each "
+        "interval quoted is a 95% interval of its comparison alone, not corrected, so it can "
+        "exclude zero where the corrected test is not significant"
     )
     return out
 
