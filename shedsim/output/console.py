@@ -152,7 +152,7 @@ def hint_table(res, to_move: int, file) -> Table:
         else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
         for m in res.moves
     ]
-    for col, just in (
+    cols = (
         ("#", "right"),
         ("move", "left"),
         (f"expected place{level}", "right"),
@@ -160,20 +160,31 @@ def hint_table(res, to_move: int, file) -> Table:
         (f"P(first){level}", "right"),
         ("visits" if res.searched else "samples", "right"),
         *((("note", "left"),) if any(notes) else ()),  # no empty column
-    ):
-        t.add_column(col, justify=just)
+    )
+    rows = []
     for i, (m, note) in enumerate(zip(res.moves, notes), 1):
         exact = m.solved is not None or res.searched  # exact figures, a search's: no interval
-        t.add_row(
-            str(i),
-            m.move,
-            ("-" if m.place.value != m.place.value else f"{m.place.value:.2f}")  # NaN: unvisited
-            + (
-                "" if exact or m.place.lo != m.place.lo else f" ({m.place.lo:.2f}-{m.place.hi:.2f})"
-            ),
-            _point(m.p_lose.value, res.searched) if exact else _share(m.p_lose),
-            _point(m.p_first.value, res.searched) if exact else _share(m.p_first),
-            "exact" if m.solved else f"{m.samples:,}",
-            *((note,) if any(notes) else ()),
+        rows.append(
+            (
+                str(i),
+                m.move,
+                (
+                    "-" if m.place.value != m.place.value else f"{m.place.value:.2f}"
+                )  # NaN: unvisited
+                + (
+                    ""
+                    if exact or m.place.lo != m.place.lo
+                    else f" ({m.place.lo:.2f}-{m.place.hi:.2f})"
+                ),
+                _point(m.p_lose.value, res.searched) if exact else _share(m.p_lose),
+                _point(m.p_first.value, res.searched) if exact else _share(m.p_first),
+                "exact" if m.solved else f"{m.samples:,}",
+                *((note,) if any(notes) else ()),
+            )
         )
+    for col, just in cols:
+        # a narrow terminal folds a figure onto the next line rather than cutting it short
+        t.add_column(col, justify=just, overflow="fold")
+    for r in rows:
+        t.add_row(*r)
     return t
