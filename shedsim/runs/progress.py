@@ -82,6 +82,11 @@ def stall_notice_s() -> float:
     return v if v > 0 else STALL_NOTICE_S
 
 
+BAR_ROOM = 80
+"""Terminal columns left to the progress line's text: the bar takes the rest (between 10 and
+40 columns); a terminal narrower than this and 20 shows the line without the elapsed time and
+a sequential test's bound."""
+
 KEEPS_CHUNKS = "Press Ctrl-C to stop: every finished chunk is kept, and --resume continues the run."
 """How to stop a command that keeps its finished chunks (the default of :func:`stall_message`)."""
 
@@ -148,6 +153,7 @@ def progress_bar(
     seconds (default :func:`stall_notice_s`), and again after each further stall once
     progress resumed."""
     from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.table import Column
     from rich.text import Text
 
     def rate(task) -> float | None:
@@ -155,18 +161,21 @@ def progress_bar(
         return r.rate() if isinstance(r, PlayRate) else None
 
     class Games(ProgressColumn):
-        """``done/total``; a sequential test's: ``done/~expected (max PLAN)``."""
+        """``done/total``; a sequential test's: ``done/~expected (max PLAN)`` (``narrow``:
+        without its bound)."""
+
+        def __init__(self, narrow: bool, **kwargs) -> None:
+            super().__init__(**kwargs)
+            self.narrow = narrow
 
         def render(self, task) -> Text:
             most = task.fields.get("most")
+            bound = "" if self.narrow or not most else f" (max {most:,})"
             if task.total is None:
-                return Text(
-                    f"{int(task.completed):,}/?" + (f" (max {most:,})" if most else ""),
-                    style="progress.download",
-                )
+                return Text(f"{int(task.completed):,}/?{bound}", style="progress.download")
             if most and most != task.total:
                 return Text(
-                    f"{int(task.completed):,}/~{int(task.total):,} (max {most:,})",
+                    f"{int(task.completed):,}/~{int(task.total):,}{bound}",
                     style="progress.download",
                 )
             return Text(f"{int(task.completed):,}/{int(task.total):,}", style="progress.download")
@@ -222,14 +231,21 @@ def progress_bar(
                     )
                     told = True
 
+    # one line at any width: the figures are never wrapped, the bar takes what width they
+    # leave (up to rich's 40), and a narrow terminal drops the elapsed time and the bound
+    whole = Column(no_wrap=True)
+    narrow = console.width < BAR_ROOM + 20
     return Watched(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        Games(),
-        GamesPerSecond(),
-        TextColumn("elapsed"),
-        TimeElapsedColumn(),
-        Eta(),
+        TextColumn("[bold]{task.description}", table_column=Column(no_wrap=True)),
+        BarColumn(bar_width=max(10, min(40, console.width - BAR_ROOM))),
+        Games(narrow, table_column=whole),
+        GamesPerSecond(table_column=whole),
+        *(
+            ()
+            if narrow
+            else (TextColumn("elapsed", table_column=whole), TimeElapsedColumn(table_column=whole))
+        ),
+        Eta(table_column=whole),
         console=console,
     )
 
