@@ -208,6 +208,11 @@ def bench_json(run: Run, *args: str | int) -> dict[str, Any]:
     return json.loads(run.shedsim("bench", *args, "--json").strip().splitlines()[-1])
 
 
+def tool_json(run: Run, script: str, *args: str | int) -> dict[str, Any]:
+    """The figures a ``tools/`` script prints as its last line with ``--json`` (given here)."""
+    return json.loads(run.tool(script, *args, "--json").strip().splitlines()[-1])
+
+
 def interleaved_cost(
     run: Run, strategies: dict[str, int], players: int, repeats: int = 3
 ) -> dict[str, float]:
@@ -876,8 +881,9 @@ def search_cost(run: Run) -> dict[str, Any]:
     figs: dict[str, Any] = {}
     for players, games in ((2, run.size(4000, 400)), (4, run.size(2000, 200))):
         # at 4 players a game searches four times as often: half the games fill the rows kept
-        out = run.tool("search_cost.py", "--players", players, "--games", games, "--json")
-        figs[f"heuristic_{players}p"] = json.loads(out.strip().splitlines()[-1])
+        figs[f"heuristic_{players}p"] = tool_json(
+            run, "search_cost.py", "--players", players, "--games", games
+        )
     return figs
 
 
@@ -901,11 +907,10 @@ def control_variate(run: Run) -> dict[str, Any]:
         "random_random": ("random", "random", run.size(20_000, 2_000), 5000),
     }
     for i, (key, (a, b, pairs, batch)) in enumerate(matches.items()):
-        out = run.tool(
-            "cv_measure.py", "--a", a, "--b", b, "--pairs", pairs, "--seed", i + 1,
-            "--batch", batch, "--json",
+        f = tool_json(
+            run, "cv_measure.py", "--a", a, "--b", b, "--pairs", pairs, "--seed", i + 1,
+            "--batch", batch,
         )  # fmt: skip
-        f = json.loads(out.strip().splitlines()[-1])
         figs[key] = {
             **{k: f[k] for k in ("a", "b", "games", "traced_to_end", "unfinished")},
             **{
@@ -918,11 +923,10 @@ def control_variate(run: Run) -> dict[str, Any]:
         }
         figs["reps"], figs["max_stock"] = f["reps"], f["max_stock"]
     # the bias check on independent games: greedy against itself, every game its own deal
-    out = run.tool(
-        "cv_measure.py", "--a", "greedy", "--b", "greedy", "--pairs", run.size(100_000, 10_000),
-        "--seed", 7, "--batch", 10_000, "--unpaired", "--json",
+    f = tool_json(
+        run, "cv_measure.py", "--a", "greedy", "--b", "greedy",
+        "--pairs", run.size(100_000, 10_000), "--seed", 7, "--batch", 10_000, "--unpaired",
     )  # fmt: skip
-    f = json.loads(out.strip().splitlines()[-1])
     figs["greedy_unpaired"] = {
         "games": f["games"],
         **{v: {"games_level": _finite(f[v]["games_level"])} for v in ("learned", "rollout")},
@@ -936,14 +940,13 @@ def control_variate(run: Run) -> dict[str, Any]:
     "it, and its calibration (A/A false positives, coverage) (tools/cv_sprt.py)",
 )
 def control_variate_sprt(run: Run) -> dict[str, Any]:
-    out = run.tool(
-        "cv_sprt.py",
+    return tool_json(
+        run, "cv_sprt.py",
         "--pairs", "heuristic:greedy,expert:heuristic,ismcts:heuristic",
         "--seeds", f"{run.size(20, 4)},{run.size(10, 2)},{run.size(6, 2)}",
         "--aa-runs", run.size(400, 40), "--cover-runs", run.size(400, 40),
-        "--truth-pairs", run.size(200_000, 20_000), "--json",
+        "--truth-pairs", run.size(200_000, 20_000),
     )  # fmt: skip
-    return json.loads(out.strip().splitlines()[-1])
 
 
 @result(
@@ -953,13 +956,12 @@ def control_variate_sprt(run: Run) -> dict[str, Any]:
     "(tools/cv_tournament.py)",
 )
 def control_variate_tournament(run: Run) -> dict[str, Any]:
-    out = run.tool(
-        "cv_tournament.py",
+    return tool_json(
+        run, "cv_tournament.py",
         "--games", run.size(40_000, 4_000),
         "--aa-runs", run.size(400, 40), "--cover-runs", run.size(400, 40),
-        "--truth-games", run.size(400_000, 40_000), "--json",
+        "--truth-games", run.size(400_000, 40_000),
     )  # fmt: skip
-    return json.loads(out.strip().splitlines()[-1])
 
 
 @result("stall", "games that would finish but are cut by stall:N (tools/stall_cut.py)")

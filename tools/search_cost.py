@@ -153,7 +153,10 @@ def _self_play(rules, params, games, seed, places_out, cost_out, n_out, totals):
 
 
 ROWS = 100_000
-"""Searched decisions kept by default (two ``float32[search, 64]`` tables each: 4 KiB)."""
+"""Searched decisions kept by default (two ``float32[search, KEPT_CANDIDATES]`` tables each:
+4 KiB at ``search=8``)."""
+KEPT_CANDIDATES = 64
+"""The most candidates a kept decision may have (one with more is counted as not kept)."""
 
 
 def anatomy(players: int, games: int, seed: int, rows: int = ROWS) -> dict:
@@ -164,7 +167,7 @@ def anatomy(players: int, games: int, seed: int, rows: int = ROWS) -> dict:
     rules = preset("shithead").compile(players)
     params = resolve(["heuristic"])[0].params_array()
     reps = int(params[H.P_SEARCH])
-    places = np.zeros((rows, reps, 64), np.float32)
+    places = np.zeros((rows, reps, KEPT_CANDIDATES), np.float32)
     cost = np.zeros_like(places)
     n = np.zeros(rows, np.int64)
     totals = np.zeros(5, np.int64)

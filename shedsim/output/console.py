@@ -25,14 +25,18 @@ def _forfeit_cell(r) -> str:
     return f"{n:,}" + (f" ({', '.join(kinds)})" if kinds else "")
 
 
+UNFINISHED = "unfinished seat-games"
+"""The ranking's column of each strategy's seats in unfinished games (a game with two of its
+seats counts twice)."""
+
+
 def ranking_table(spec, res, complete: bool) -> Table:
     """The ranking of a tournament's entries (``res.summary``, one row per entry), titled
     with its rules, players and games; ``complete`` False marks it PARTIAL."""
     s = res.summary
     # a column with one figure on every row says nothing about the strategies: it is said
     # once (the seat-games in the title; the unfinished games in the line under the table)
-    per_row = {c: s[c].nunique() > 1 for c in ("games", "unfinished")}
-    per_row["unfinished seat-games"] = per_row.pop("unfinished")
+    per_row = {"games": s["games"].nunique() > 1, UNFINISHED: s["unfinished"].nunique() > 1}
     title = (
         f"Ranking: {spec.rules.name}, {spec.players} players, {res.info['games']:,} games"
         + (
@@ -56,7 +60,7 @@ def ranking_table(spec, res, complete: bool) -> Table:
         ("loss rate", "right"),
         ("mean place", "right"),
         ("rating", "right"),
-        ("unfinished seat-games", "right"),
+        (UNFINISHED, "right"),
         *((("forfeits", "right"),) if "forfeits" in s else ()),
     )
     shown = [col for col, _ in cols if per_row.get(col, True)]
@@ -78,7 +82,7 @@ def ranking_table(spec, res, complete: bool) -> Table:
             "loss rate": pct(r.loss_rate, r.loss_lo, r.loss_hi),
             "mean place": place,
             "rating": rating,
-            "unfinished seat-games": f"{r.unfinished:,}",
+            UNFINISHED: f"{r.unfinished:,}",
         }
         if "forfeits" in shown:
             cells["forfeits"] = _forfeit_cell(r)
@@ -152,7 +156,7 @@ def hint_table(res, to_move: int, file) -> Table:
         else (f"dropped after {m.dropped_after}" if m.dropped_after else "")
         for m in res.moves
     ]
-    cols = (
+    for col, just in (
         ("#", "right"),
         ("move", "left"),
         (f"expected place{level}", "right"),
@@ -160,31 +164,21 @@ def hint_table(res, to_move: int, file) -> Table:
         (f"P(first){level}", "right"),
         ("visits" if res.searched else "samples", "right"),
         *((("note", "left"),) if any(notes) else ()),  # no empty column
-    )
-    rows = []
-    for i, (m, note) in enumerate(zip(res.moves, notes), 1):
-        exact = m.solved is not None or res.searched  # exact figures, a search's: no interval
-        rows.append(
-            (
-                str(i),
-                m.move,
-                (
-                    "-" if m.place.value != m.place.value else f"{m.place.value:.2f}"
-                )  # NaN: unvisited
-                + (
-                    ""
-                    if exact or m.place.lo != m.place.lo
-                    else f" ({m.place.lo:.2f}-{m.place.hi:.2f})"
-                ),
-                _point(m.p_lose.value, res.searched) if exact else _share(m.p_lose),
-                _point(m.p_first.value, res.searched) if exact else _share(m.p_first),
-                "exact" if m.solved else f"{m.samples:,}",
-                *((note,) if any(notes) else ()),
-            )
-        )
-    for col, just in cols:
+    ):
         # a narrow terminal folds a figure onto the next line rather than cutting it short
         t.add_column(col, justify=just, overflow="fold")
-    for r in rows:
-        t.add_row(*r)
+    for i, (m, note) in enumerate(zip(res.moves, notes), 1):
+        exact = m.solved is not None or res.searched  # exact figures, a search's: no interval
+        t.add_row(
+            str(i),
+            m.move,
+            ("-" if m.place.value != m.place.value else f"{m.place.value:.2f}")  # NaN: unvisited
+            + (
+                "" if exact or m.place.lo != m.place.lo else f" ({m.place.lo:.2f}-{m.place.hi:.2f})"
+            ),
+            _point(m.p_lose.value, res.searched) if exact else _share(m.p_lose),
+            _point(m.p_first.value, res.searched) if exact else _share(m.p_first),
+            "exact" if m.solved else f"{m.samples:,}",
+            *((note,) if any(notes) else ()),
+        )
     return t
