@@ -167,7 +167,7 @@ def bench(
         strategy_paths=paths,
         table_mode=table_mode,
     )
-    from rich.console import Console
+    from shedsim.output.console import out_console
 
     if table_mode:
         progress = None if as_json else (lambda m: typer.echo(f"timing {m} ...", err=True))
@@ -178,7 +178,7 @@ def bench(
         from shedsim.runs.benchmark import render_table
 
         cdir = found["calibration"]
-        Console().print(
+        out_console().print(
             render_table(
                 found["rows"],
                 f"bench: {plan.rules.name}, {plan.strategy}, {games:,} games per "
@@ -192,7 +192,7 @@ def bench(
     if as_json:
         typer.echo(json.dumps(out))
         return
-    Console().print(B.render_bench(out, plan.base))
+    out_console().print(B.render_bench(out, plan.base))
 
 
 def _bench_bot(

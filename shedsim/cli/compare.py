@@ -318,14 +318,12 @@ def _typical(r) -> str:
 def _print_tables(res, complete: bool = True) -> None:
     """The variants and the significant effects as rich tables on stdout; an interrupted
     run's (not ``complete``) are marked partial."""
-    import sys
-
-    from rich.console import Console
     from rich.table import Table
 
     from shedsim.analysis import compare as C
+    from shedsim.output.console import out_console
 
-    console = Console() if sys.stdout.isatty() else Console(width=160)
+    console = out_console()
     console.print(_length_table(res, complete))
     console.print(_play_table(res))
     e = res.effects

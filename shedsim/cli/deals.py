@@ -117,13 +117,15 @@ def _dealing(deals, count: int):
     error (the reference engine deals them one by one: minutes for millions)."""
     import sys
 
-    from rich.console import Console
     from rich.progress import track
 
-    console = Console(stderr=True)
+    from shedsim.output.console import out_console
+
     if not sys.stderr.isatty():
         return deals
-    return track(deals, total=count, description="dealing", console=console, transient=True)
+    return track(
+        deals, total=count, description="dealing", console=out_console(stderr=True), transient=True
+    )
 
 
 def load_deals(path: Path | None, rules, players: int):

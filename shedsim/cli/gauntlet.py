@@ -230,8 +230,9 @@ def _print_table(res, job, with_sprt: bool) -> None:
     """The gauntlet's table: a row per opponent, then the total."""
     import math
 
-    from rich.console import Console
     from rich.table import Table
+
+    from shedsim.output.console import out_console
 
     t = Table(
         title=f"Gauntlet: {res.candidate} ({res.rules}, {res.players} players, seed {res.seed})",
@@ -259,7 +260,7 @@ def _print_table(res, job, with_sprt: bool) -> None:
         if with_sprt:
             cells += [r.decision or "", "" if r.llr is None else f"{r.llr:+.2f}"]
         t.add_row(*cells, end_section=r is res.rows[-1])
-    Console(width=150).print(t)
+    out_console().print(t)
 
 
 def _write_csv(table, csv: Path) -> None:

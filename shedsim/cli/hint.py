@@ -232,11 +232,9 @@ def hint(
         out = {"position": str(file), "to_move": state.to_move, **res.to_json()}
         typer.echo(json.dumps(out, indent=2))
         return
-    from rich.console import Console
+    from shedsim.output.console import hint_table, out_console
 
-    from shedsim.output.console import hint_table
-
-    console = Console()
+    console = out_console()
     console.print(hint_table(res, state.to_move, file))
     if res.note:
         console.print(res.note, highlight=False)

@@ -78,10 +78,10 @@ def show(
     ] = None,
 ) -> None:
     """Print every list: one per rule set and player count, best first, random = 0."""
-    from rich.console import Console
     from rich.table import Table
 
     from shedsim.analysis import ratings as RT
+    from shedsim.output.console import out_console
 
     if not db.is_file():
         from shedsim.cli.common import fail
@@ -103,7 +103,7 @@ def show(
             t.add_column(c, justify="left" if c == "entry" else "right")
         for k, r in enumerate(rs, 1):
             t.add_row(str(k), r.label, f"{r.elo:+.1f}", f"{r.comparisons:,}", str(r.runs))
-        Console(width=120).print(t)
+        out_console().print(t)
         shown += 1
     if not shown:
         typer.echo("no list matches" if rules or players else "the list is empty")

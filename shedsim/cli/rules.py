@@ -26,14 +26,14 @@ rules_app = typer.Typer(
 @rules_app.command("list")
 def rules_list() -> None:
     """List the presets, every house toggle and every rules-file key."""
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     import shedsim.rules.settings as S
+    from shedsim.output.console import out_console
     from shedsim.rules.ruleset import preset
 
-    console = Console()
+    console = out_console()
     rows = {name: dict(preset(name).describe()) for name in S.PRESETS}
     varies = [
         s
@@ -49,9 +49,9 @@ def rules_list() -> None:
             "Every preset: " + "; ".join(f"{s.title}: {S.show_value(s.default)}" for s in same)
         ),
     )
-    t.add_column("name", no_wrap=True)
-    t.add_column("players", no_wrap=True)
-    t.add_column("how it plays (see shedsim rules show NAME)", ratio=1, overflow="fold")
+    t.add_column("name")
+    t.add_column("players")
+    t.add_column("how it plays (see shedsim rules show NAME)", ratio=1)
     for name, row in rows.items():
         t.add_row(
             name,
@@ -62,16 +62,16 @@ def rules_list() -> None:
         )
     console.print(t)
     h = Table(title="House toggles (--house, repeatable; all compose)")
-    h.add_column("toggle", no_wrap=True)
-    h.add_column("sets", no_wrap=True)
-    h.add_column("effect", ratio=1, overflow="fold")
+    h.add_column("toggle")
+    h.add_column("sets")
+    h.add_column("effect", ratio=1)
     for syntax, toggle in S.TOGGLES.items():
         h.add_row(syntax, S.SETTING_OF[syntax].key, escape(toggle.help))
     console.print(h)
     k = Table(title="Rules-file keys (--rules-file FILE.toml)")
-    k.add_column("key", no_wrap=True)
-    k.add_column("value", ratio=1, overflow="fold")
-    k.add_column("meaning", ratio=2, overflow="fold")
+    k.add_column("key")
+    k.add_column("value", ratio=1)
+    k.add_column("meaning", ratio=2)
     k.add_row("preset", " | ".join(S.PRESETS), "the preset the file starts from (required)")
     k.add_row("house", "list of toggles", "house toggles applied on top of the file's settings")
     for s in S.SETTINGS:
@@ -86,13 +86,13 @@ def rules_show(
     rules_file: RulesFileOpt = None,
 ) -> None:
     """Show a rule set's settings and its can-play table (rows: effective top; columns: rank)."""
-    from rich.console import Console
     from rich.table import Table
 
+    from shedsim.output.console import out_console
     from shedsim.rules.cards import RANKS, rank_name
 
     rs = load_rules(name, house, rules_file)
-    console = Console()
+    console = out_console()
     s = Table(
         title=f"Rule set {rs.name}" + (f" + {', '.join(rs.house)}" if rs.house else ""),
         show_header=False,

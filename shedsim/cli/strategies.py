@@ -22,9 +22,9 @@ def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
     defaults and ranges, and which strategies the commands' defaults select by those traits (@ROLE,
     usable in --strategies).
     """
-    from rich.console import Console
     from rich.markup import escape
 
+    from shedsim.output.console import out_console
     from shedsim.plugin_meta import TRAIT_HELP, range_text
     from shedsim.plugins import ROLES, PluginError, discover, select
 
@@ -32,7 +32,7 @@ def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
         found = discover([str(p) for p in strategy_path or []])
     except PluginError as e:
         fail(str(e))
-    out = Console(highlight=False)
+    out = out_console(highlight=False)
     for s in found.values():
         tr = s.traits.describe()
         facts = [s.kind, "deterministic" if s.deterministic else "not deterministic"]
@@ -77,7 +77,7 @@ def strategies_cmd(strategy_path: StrategyPathOpt = None) -> None:
             names = f"none ({e})"
         out.print(f"@{role}: {escape(names)} ({escape(rule)})")
     if found.broken:
-        Console(stderr=True).print(
+        out_console(stderr=True).print(
             f"[yellow]note:[/] {len(found.broken)} broken plugin file(s) left out: "
             + "; ".join(escape(b.reason) for b in found.broken),
             highlight=False,

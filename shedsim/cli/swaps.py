@@ -153,8 +153,9 @@ def swaps(
     if not quiet:
         import json
 
-        from rich.console import Console
         from rich.table import Table
+
+        from shedsim.output.console import out_console
 
         tab = Table(title="Swap policies (play policy fixed)")
         for c in ("policy", "loss rate [95%]", "mean place", "rating (Elo)"):
@@ -166,10 +167,11 @@ def swaps(
                 f"{row['mean_place']:.3f}",
                 f"{row['rating']:+.0f}",
             )
-        Console().print(tab)
+        console = out_console()
+        console.print(tab)
         for h in r.headline:
-            Console().print(f"- {h}")
-        Console(stderr=True).print(
+            console.print(f"- {h}")
+        out_console(stderr=True).print(
             f"wrote {len(r.files) + 1} files to {json.dumps(str(r.out))} in "
             f"{time.perf_counter() - t0:.1f} s"
         )

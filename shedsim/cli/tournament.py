@@ -205,13 +205,9 @@ def tournament(
 
 def _print_table(spec, res, complete: bool) -> None:
     """The ranking table and, for a run of matches, the match standings, on the console."""
-    import sys
+    from shedsim.output.console import out_console, ranking_table, standings_table
 
-    from rich.console import Console
-
-    from shedsim.output.console import ranking_table, standings_table
-
-    console = Console() if sys.stdout.isatty() else Console(width=150)
+    console = out_console()
     console.print(ranking_table(spec, res, complete))
     if res.matches is not None:
         console.print(standings_table(spec.rounds, res.matches))

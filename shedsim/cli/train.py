@@ -109,17 +109,17 @@ def train(
     """
     import os
 
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     import shedsim.api as api
+    from shedsim.output.console import out_console
 
     rs = load_rules(rules, house, rules_file)
 
     def terminated(*_):
         raise _Terminated
 
-    console = Console(stderr=True)
+    console = out_console(stderr=True)
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     tasks: dict[str, int] = {}
     before = signal.signal(signal.SIGTERM, terminated)

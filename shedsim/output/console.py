@@ -1,12 +1,56 @@
-"""Tables printed on the console (rich): a tournament's ranking and match standings, and
-the moves of ``shedsim hint`` ranked. The figures come from the results' own tables; this
-module only lays them out."""
+"""The console every command prints on (:func:`out_console`), and tables printed there
+(rich): a tournament's ranking and match standings, and the moves of ``shedsim hint``
+ranked. The figures come from the results' own tables; this module only lays them out."""
 
 from __future__ import annotations
 
 import math
+import os
 
+from rich.console import Console
 from rich.table import Table
+
+WIDE = 200
+"""The width of the output off a terminal (a pipe, a file, a captured run), where no
+reader's width is known. rich's default there is 80 columns, which would wrap and cut the
+wider tables (a comparison's edges, a ranking with its intervals, the bench table); this is
+wider than any table shedsim prints at its usual sizes, and a wider one still folds its
+cells (:func:`fold`) rather than cutting them. COLUMNS, when set, is the width asked for
+and wins, as it does on a terminal."""
+
+
+def fold(table: Table) -> Table:
+    """``table`` with no cell cut short: every column wraps its cells at spaces and folds a
+    longer word (a figure) onto the next line, where rich's default cuts it with an ellipsis
+    once the width is too narrow for it. Headers wrap the same way. Returns ``table``."""
+    for column in table.columns:
+        column.overflow = "fold"
+        column.no_wrap = False  # a column kept on one line is cut, or vanishes, when squeezed
+        column.min_width = max(column.min_width or 0, 1)  # a character, not nothing
+    return table
+
+
+class _Out(Console):
+    """A console that folds every table it prints (:func:`fold`). A table with more
+    columns than the width holds, even at a character each, runs past it (the terminal
+    wraps its lines) rather than losing its last columns."""
+
+    def print(self, *objects, **kwargs) -> None:
+        if any(isinstance(o, Table) for o in objects):
+            kwargs.setdefault("crop", False)
+        super().print(*(fold(o) if isinstance(o, Table) else o for o in objects), **kwargs)
+
+
+def out_console(stderr: bool = False, **kwargs) -> Console:
+    """The console a command prints its tables and text on: standard output (``stderr``:
+    standard error) at the terminal's own width, or COLUMNS when set; off a terminal at
+    :data:`WIDE`. Every table it prints is folded (:func:`fold`). ``kwargs`` go to rich's
+    ``Console`` (``highlight=False``; ``file`` and ``width`` for a test)."""
+    console = _Out(stderr=stderr, **kwargs)
+    asked = kwargs.get("width") is not None or os.environ.get("COLUMNS", "").isdigit()
+    if not asked and not console.is_terminal:
+        console.width = WIDE
+    return console
 
 
 def pct(v: float, lo: float, hi: float) -> str:
@@ -165,8 +209,7 @@ def hint_table(res, to_move: int, file) -> Table:
         ("visits" if res.searched else "samples", "right"),
         *((("note", "left"),) if any(notes) else ()),  # no empty column
     ):
-        # a narrow terminal folds a figure onto the next line rather than cutting it short
-        t.add_column(col, justify=just, overflow="fold")
+        t.add_column(col, justify=just)
     for i, (m, note) in enumerate(zip(res.moves, notes), 1):
         exact = m.solved is not None or res.searched  # exact figures, a search's: no interval
         t.add_row(
