@@ -293,7 +293,9 @@ def run_options(
     default_out: str | None = None,
 ) -> Any:
     """The execution options typed (:class:`shedsim.runs.study.RunOptions`), ``--out``
-    defaulting to ``default_out`` unless ``--resume`` is given."""
+    defaulting to ``default_out`` unless ``--resume`` is given; the progress and the notes
+    on the commands' console's standard error (:func:`shedsim.output.console.out_console`)."""
+    from shedsim.output.console import out_console
     from shedsim.runs.study import RunOptions
 
     return RunOptions(
@@ -306,6 +308,7 @@ def run_options(
         quiet=quiet,
         no_plots=no_plots,
         stop_after=stop_after,
+        console=out_console(stderr=True),
     ).with_default_out(default_out)
 
 

@@ -341,9 +341,9 @@ class StudyRun:
 def _console(o: RunOptions) -> Any:
     if o.console is not None:
         return o.console
-    from shedsim.output.console import out_console
+    from rich.console import Console
 
-    return out_console(stderr=True)
+    return Console(stderr=True)
 
 
 def _check_execution(o: RunOptions) -> None:
