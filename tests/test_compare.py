@@ -618,9 +618,12 @@ def test_findings_say_the_typical_game_the_mean_fairness_and_luck_in_words():
     assert (v["starter_fair_rate"] == 0.5).all()
 
 
-def test_the_significant_effects_table_keeps_every_test_and_prints_the_findings(capsys):
+def test_the_significant_effects_table_keeps_every_test_and_prints_the_findings(
+    capsys, monkeypatch
+):
     from shedsim.cli.compare import _print_tables
 
+    monkeypatch.delenv("COLUMNS", raising=False)  # pytest-xdist's workers are given 80
     res = _synthetic()
     _print_tables(res)
     out = capsys.readouterr().out
