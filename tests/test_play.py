@@ -89,6 +89,34 @@ def test_end_of_input_and_quit_lose_nothing():
     assert "result:" not in q.output
 
 
+def test_a_bad_moves_entry_stops_naming_it_and_keeps_the_entries_before():
+    """A --moves entry that is not a choice here is a script's mistake: exit 2 naming the
+    entry, and the printed command goes on with the entries before it."""
+    r = invoke([*BASE, "--moves", "3;1;hint;banana;1"], "")
+    assert r.exit_code == 2, r.output
+    err = r.stderr
+    assert "--moves: entry 4 ('banana')" in err and "neither a move nor a command" in err
+    cmd = err.strip().splitlines()[-1].strip()
+    assert len(shlex.split(cmd)[shlex.split(cmd).index("--moves") + 1].split(";")) == 2
+    full = invoke(BASE, "3\n1\n" + "1\n" * 600)
+    went_on = invoke(shlex.split(cmd)[1:], "1\n" * 600)
+    assert went_on.exit_code == 0, went_on.output
+    assert result_of(went_on.output) == result_of(full.output)
+    swap = invoke([*BASE, "--moves", "99"], "")
+    assert swap.exit_code == 2 and "--moves: entry 1 ('99'): no swap choice 99" in swap.stderr
+
+
+def test_more_opponents_than_seats_is_refused_and_the_default_fits_two_players():
+    r = invoke(["play", "--players", "2", "--opponents", "greedy,random,heuristic"], "")
+    assert r.exit_code == 2
+    assert "--opponents: 3 strategies for the 1 other seat(s) at 2 players" in r.stderr
+    q = invoke(["play", "--players", "2", "--hint-budget", "40"], "1\nquit\n")
+    assert q.exit_code == 0, q.output
+    cmd = q.output.strip().splitlines()[-1].strip()
+    again = invoke([*shlex.split(cmd)[1:], "--hint-budget", "40"], "quit\n")
+    assert again.exit_code == 0, again.output
+
+
 def test_the_person_sees_only_their_own_cards():
     r = invoke(BASE, "1\n" + "1\n" * 600)
     out = r.output

@@ -128,7 +128,7 @@ def play(
 
     hint: your moves ranked by playouts from what you can see (expected place, P(lose), P(first), 95% intervals; ranked by what the rules score, or --hint-objective); search: your moves ranked by the strongest player's search from what you can see (as shedsim hint ranks them: the move it would play first, its estimates without interval); why: the last bot move explained (the bot's rule and how playouts from what it saw rank the move); table: the table again; help; quit.
 
-    When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on. quit, the end of input and a bot that fails print the command that continues the game later (--moves).
+    When standard input is not a terminal the same commands are read line by line (for scripts and tests); the game ends with a line starting 'result:' giving every place. Bad input changes nothing: the message says what is wrong and the game goes on (a bad --moves entry stops the command instead, exit 2, naming the entry). quit, the end of input and a bot that fails print the command that continues the game later (--moves).
 
     Exit codes: 0 game over or quit; 1 input ended before the game did, or a bot failed; 2 bad options.
 
@@ -151,10 +151,16 @@ def play(
             )
         else:
             rs = load_rules(rules, house, rules_file)
-            if opponents is None:
-                opponents = ",".join(default_opponents())
+            given = opponents is not None
+            if opponents is None:  # as many of the default list as there are other seats
+                opponents = ",".join(default_opponents()[: max(players - 1, 1)])
             bots = bot_entries(bot)  # --opponents LABEL of a --bot LABEL=COMMAND: that bot
             specs = [bot_spec(s.strip(), bots) for s in _split_specs(opponents)]
+            if given and len(specs) > players - 1:  # the default list is cut to the seats
+                fail(
+                    f"--opponents: {len(specs)} strategies for the {players - 1} other "
+                    f"seat(s) at {players} players (--players); name at most {players - 1}"
+                )
             g = Game(
                 rs,
                 players,
@@ -207,7 +213,9 @@ def _game_loop(g, queued: list[str], tty: bool, again) -> None:
     from shedsim.analysis.play import InputError
     from shedsim.rules.engine import StrategyError
 
+    entries = len(queued)
     while not g.over:
+        from_moves = bool(queued)  # a --moves entry, not a typed line
         line = _read_line(g.prompt(), queued, tty)
         if line is None:
             typer.echo(
@@ -223,6 +231,13 @@ def _game_loop(g, queued: list[str], tty: bool, again) -> None:
         try:
             out = g.handle(line)
         except InputError as e:
+            if from_moves:  # a script's mistake: stop at once, naming the entry
+                typer.echo(
+                    f"error: --moves: entry {entries - len(queued)} ({line!r}): {e}; the entries "
+                    f"before it were played, go on from there with\n  {again()}",
+                    err=True,
+                )
+                raise typer.Exit(2) from None
             typer.echo(f"  ! {e}")
             continue
         except (
