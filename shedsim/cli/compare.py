@@ -126,7 +126,7 @@ def compare_rules(
 
     Examples: shedsim compare-rules -r shithead -r shithead+pickup:always -r shithead+skip8 --games 50000; shedsim compare-rules -r duel -r shithead -r palace -p 2; shedsim compare-rules -r shithead --each-toggle -o reports/toggles.
 
-    Ctrl-C (or SIGTERM) keeps every finished chunk and writes the results of the deals finished in every variant; --resume DIR continues (also after a killed run) to the same files as an uninterrupted run. --out must be a new or empty directory or one holding an earlier shedsim run.
+    Ctrl-C (or SIGTERM) keeps every finished chunk and writes the results of the deals finished in every variant; --resume DIR continues (also after a killed run) to the same files as an uninterrupted run. --out must be a new or empty directory or one holding an earlier compare-rules run (replaced); another command's run is refused.
 
     Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (finished chunks are kept); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
     """  # noqa: E501 (typer shows each paragraph as one line)

@@ -13,17 +13,7 @@ import shedsim.cli.options as O
 
 _P_RUN = O.P_RUN
 PlayersOpt = O.players_option("Seats: the candidate takes one, the opponent all the others", 2)
-OutOpt = Annotated[
-    Optional[Path],
-    typer.Option(
-        "--out",
-        "-o",
-        rich_help_panel=O.P_OUT,
-        help="Output directory (gauntlet.csv: the table; gauntlet.png, run.json): new, "
-        "empty, or one holding an earlier shedsim run (replaced) (default: none, nothing is "
-        "written).",
-    ),
-]
+OutOpt = O.out_option(None, " (gauntlet.csv: the table; gauntlet.png, run.json)")
 
 
 def gauntlet(

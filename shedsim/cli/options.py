@@ -48,9 +48,15 @@ DealsOpt = Annotated[
 # ------------------------------------------------------------------ execution options
 
 
-def out_option(default: str | None, what: str = "") -> Any:
+EARLIER_RUN = "an earlier run of this command (replaced)"
+"""What ``--out`` does with a directory holding an earlier run of the same command; another
+command's run is always refused (docs/how-to/resume.md#out)."""
+
+
+def out_option(default: str | None, what: str = "", earlier: str = EARLIER_RUN) -> Any:
     """The ``--out`` type of a command whose default directory is ``default`` (None: write
-    nothing unless given); ``what`` says what is written there."""
+    nothing unless given); ``what`` says what is written there, ``earlier`` what becomes of
+    an earlier run of the command there (default :data:`EARLIER_RUN`)."""
     where = f" (default: {default})" if default else " (default: none, nothing is written)"
     return Annotated[
         Optional[Path],
@@ -59,8 +65,8 @@ def out_option(default: str | None, what: str = "") -> Any:
             "-o",
             rich_help_panel=P_OUT,
             help=(
-                f"Output directory{what}: new, empty, or one holding an earlier shedsim run "
-                f"(replaced){where}."
+                f"Output directory{what}: new, empty, or one holding {earlier}; another "
+                f"command's run is refused{where}."
             ),
         ),
     ]

@@ -140,7 +140,7 @@ def tournament(
 
     Writes summary.csv, head_to_head.csv, seats.csv, lengths.csv (and matches.csv with --rounds > 1), PNG charts and run.json into --out, and prints the ranking. Ctrl-C keeps every finished chunk and writes partial results; --resume DIR continues (also after a killed run).
 
-    --out must be a new or empty directory or one holding an earlier shedsim run (replaced); a directory in use by another run is refused.
+    --out must be a new or empty directory or one holding an earlier tournament run (replaced); another command's run and a directory in use by another run is refused.
 
     Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (disk full: finished chunks are kept, --resume DIR continues); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 

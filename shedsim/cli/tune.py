@@ -21,6 +21,8 @@ OutOpt = O.out_option(
     "reports/tune",
     "; holds the study (study.db) unless --storage is given; a file there that "
     "shedsim did not write is never replaced",
+    earlier="an earlier tune run (with the same options its study goes on, adding trials; "
+    "with others it is refused: choose another --out)",
 )
 
 
