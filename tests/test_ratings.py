@@ -192,3 +192,24 @@ def test_ratings_refuse_a_db_that_is_not_a_ratings_database(tmp_path):
         r = _run("ratings", "add", tmp_path / "t", "--db", db)  # a ratings database now
         assert r.exit_code == 0 and "unchanged" in r.output, r.output
         assert _run("ratings", "show", "--db", db).exit_code == 0
+
+
+def test_ratings_show_names_what_matched_nothing_and_refuses_impossible_counts(tmp_path):
+    out = tmp_path / "t"
+    r = _run(
+        "tournament", "--players", 2, "--strategies", "greedy,random", "--games", 24,
+        "--workers", 1, "--no-plots", "--quiet", "--out", out,
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    db = tmp_path / "r.sqlite"
+    assert _run("ratings", "add", out, "--db", db).exit_code == 0
+    for args, asked in (
+        (("--players", 4), "--players 4"),
+        (("--rules", "nines"), "--rules nines"),
+    ):
+        r = _run("ratings", "show", "--db", db, *args)
+        assert r.exit_code == 0, r.output
+        assert f"no list matches {asked}; the lists: shithead, 2 players" in r.output
+    for n in (0, 1, -3):
+        r = _run("ratings", "show", "--db", db, "--players", n)
+        assert r.exit_code == 2 and "--players" in r.output, r.output

@@ -74,7 +74,8 @@ def show(
         ),
     ] = None,
     players: Annotated[
-        Optional[int], typer.Option("--players", "-p", help="Only the lists at this player count.")
+        Optional[int],
+        typer.Option("--players", "-p", min=2, help="Only the lists at this player count."),
     ] = None,
 ) -> None:
     """Print every list: one per rule set and player count, best first, random = 0."""
@@ -89,7 +90,8 @@ def show(
         fail(f"--db {str(db)!r}: no such ratings file (shedsim ratings add DIR makes it)")
     con = _open(db, create=False)
     shown = 0
-    for h, name, n, runs in RT.lists(con):
+    every = RT.lists(con)
+    for h, name, n, runs in every:
         if (rules is not None and name != rules) or (players is not None and n != players):
             continue
         rs, anchored = RT.ratings(con, h, n)
@@ -105,8 +107,14 @@ def show(
             t.add_row(str(k), r.label, f"{r.elo:+.1f}", f"{r.comparisons:,}", str(r.runs))
         out_console().print(t)
         shown += 1
-    if not shown:
-        typer.echo("no list matches" if rules or players else "the list is empty")
+    if not shown and not every:
+        typer.echo("the list is empty")
+    elif not shown:
+        asked = [f"--rules {rules}"] * (rules is not None) + [f"--players {players}"] * (
+            players is not None
+        )
+        held = "; ".join(f"{name}, {n} players" for _, name, n, _ in every)
+        typer.echo(f"no list matches {' '.join(asked)}; the lists: {held}")
 
 
 @ratings_app.command("page")
