@@ -667,3 +667,14 @@ def test_a_unanimous_score_still_has_an_interval():
     a = np.array([0, 0.5, 1.0])
     tm, tlo, thi = t_interval(10, counts @ a, counts @ (a * a))
     assert interval(counts) == pytest.approx((float(tm), float(tlo), float(thi)))
+
+
+@pytest.mark.parametrize(
+    "x, text",
+    [(-0.0, "+0.0"), (-0.04, "+0.0"), (0.04, "+0.0"), (-0.05001, "-0.1"), (12.34, "+12.3"),
+     (-7.0, "-7.0"), (float("inf"), "+inf"), (float("-inf"), "-inf")],
+)  # fmt: skip
+def test_an_elo_difference_reads_the_same_everywhere_and_never_minus_zero(x, text):
+    from shedsim.stats.sprt import elo_text
+
+    assert elo_text(x) == text

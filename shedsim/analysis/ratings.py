@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from shedsim.base import jsontext
+from shedsim.stats.sprt import elo_text
 
 
 def anchor() -> str:
@@ -277,7 +278,7 @@ def page(con: sqlite3.Connection) -> str:
         )
         for k, r in enumerate(rs, 1):
             parts.append(
-                f"<tr><td>{k}</td><td>{escape(r.label)}</td><td>{r.elo:+.1f}</td>"
+                f"<tr><td>{k}</td><td>{escape(r.label)}</td><td>{elo_text(r.elo)}</td>"
                 f"<td>{r.comparisons:,}</td><td>{r.runs}</td></tr>"
             )
         parts.append("</table>")

@@ -24,6 +24,7 @@ from shedsim.analysis.sprt_run import (
 )
 from shedsim.rules.ruleset import RuleSet
 from shedsim.runs.study import Check, Study, StudyError, marked, study_errors
+from shedsim.stats.sprt import elo_text
 
 TEST_DEFAULTS = {
     "elo0": 0.0,
@@ -389,12 +390,3 @@ class SprtStudy(Study):
             return [f"{stem}.csv"]
         (S.plot_pairing if self.pairing else S.plot_llr)(res, Path(root) / chart)
         return [f"{stem}.csv", chart]
-
-
-def elo_text(x: float) -> str:
-    """An Elo difference as the output shows it: ``+12.3``, ``+inf``, never ``-0.0``."""
-    import math
-
-    if not math.isfinite(x):
-        return "+inf" if x > 0 else "-inf"
-    return f"{x + 0.0:+.1f}".replace("-0.0", "+0.0")  # no "-0.0" from a rounding sign

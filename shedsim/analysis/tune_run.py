@@ -18,6 +18,7 @@ from shedsim.analysis import tune as TU
 from shedsim.analysis import tune_results as TR
 from shedsim.runs.study import Check, StorelessStudy, StudyError, check_resume, marked
 from shedsim.runs.study import study_errors
+from shedsim.stats.sprt import elo_text
 
 DEFAULTS = {
     "rules": "shithead",
@@ -420,8 +421,8 @@ class TuneStudy(StorelessStudy):
             out += [
                 "fresh deals, head to head against the starting parameters: score "
                 f"{conf.h2h_score:.4f} "
-                f"[{conf.h2h_lo:.4f}, {conf.h2h_hi:.4f}], Elo {e:+.1f} [{elo_lo:+.1f}, "
-                f"{elo_hi:+.1f}] "
+                f"[{conf.h2h_lo:.4f}, {conf.h2h_hi:.4f}], Elo {elo_text(e)} [{elo_text(elo_lo)}, "
+                f"{elo_text(elo_hi)}] "
                 f"({conf.games:,} games)",
                 f"fresh deals, gain against the field: {conf.gain:+.4f} [{conf.gain_lo:+.4f}, "
                 f"{conf.gain_hi:+.4f}] (best {conf.field_best:.4f}, start {conf.field_start:.4f})",

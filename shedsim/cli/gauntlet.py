@@ -218,11 +218,11 @@ def _entries(opponents: str, bots: list[tuple[str, str]]) -> list[tuple[str, str
 
 def _print_table(res, job, with_sprt: bool) -> None:
     """The gauntlet's table: a row per opponent, then the total."""
-    import math
 
     from rich.table import Table
 
     from shedsim.output.console import out_console
+    from shedsim.stats.sprt import elo_text
 
     t = Table(
         title=f"Gauntlet: {res.candidate} ({res.rules}, {res.players} players, seed {res.seed})",
@@ -236,15 +236,12 @@ def _print_table(res, job, with_sprt: bool) -> None:
     for c in cols:
         t.add_column(c, justify="left" if c == "opponent" else "right")
 
-    def elo(v: float) -> str:
-        return f"{v:+.1f}" if math.isfinite(v) else ("+inf" if v > 0 else "-inf")
-
     for r in [*res.rows, res.total]:
         cells = [
             r.opponent,
             f"{r.games:,}",
             f"{r.score:.4f} [{r.lo:.4f}, {r.hi:.4f}]",
-            f"{elo(r.elo)} [{elo(r.elo_lo)}, {elo(r.elo_hi)}]",
+            f"{elo_text(r.elo)} [{elo_text(r.elo_lo)}, {elo_text(r.elo_hi)}]",
             f"{r.forfeits:,} / {r.opponent_forfeits:,}",
         ]
         if with_sprt:

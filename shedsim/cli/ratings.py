@@ -83,6 +83,7 @@ def show(
 
     from shedsim.analysis import ratings as RT
     from shedsim.output.console import out_console
+    from shedsim.stats.sprt import elo_text
 
     if not db.is_file():
         from shedsim.cli.common import fail
@@ -104,7 +105,7 @@ def show(
         for c in ("#", "entry", "Elo", "comparisons", "runs"):
             t.add_column(c, justify="left" if c == "entry" else "right")
         for k, r in enumerate(rs, 1):
-            t.add_row(str(k), r.label, f"{r.elo:+.1f}", f"{r.comparisons:,}", str(r.runs))
+            t.add_row(str(k), r.label, elo_text(r.elo), f"{r.comparisons:,}", str(r.runs))
         out_console().print(t)
         shown += 1
     if not shown and not every:

@@ -257,7 +257,7 @@ def _decision_lines(res, played: int | None = None) -> list[str]:
     """The decision, games, LLR, score and Elo of an SPRT result, as printed; ``played``,
     the games of every batch played, when more than the test used (the rest of the batch
     in which it decided, played ahead of the decision, is never used)."""
-    from shedsim.analysis.sprt_study import elo_text
+    from shedsim.stats.sprt import elo_text
 
     unit = res.unit_name
     n_units = f"{res.units:,} {unit}" if unit != "games" else ""

@@ -364,6 +364,8 @@ def _tournament_headline(summary: Table | None, info: dict[str, Any]) -> list[st
     the tournament recorded one): the ranking, the first's win rate, mean place and rating
     with their 95% intervals (first by rating, which says nothing of whether it is
     separated from the second), and the share of unfinished games."""
+    from shedsim.stats.sprt import elo_text
+
     if summary is None or "strategy" not in summary.header:
         return []
     col = {c: i for i, c in enumerate(summary.header)}
@@ -389,7 +391,7 @@ def _tournament_headline(summary: Table | None, info: dict[str, Any]) -> list[st
             parts.append(f"mean place {m:.3f} [{lo:.3f}, {hi:.3f}]")
         rt, lo, hi = get("rating"), get("rating_lo"), get("rating_hi")
         if None not in (rt, lo, hi):
-            parts.append(f"rating {rt:+.1f} [{lo:+.1f}, {hi:+.1f}] Elo")
+            parts.append(f"rating {elo_text(rt)} [{elo_text(lo)}, {elo_text(hi)}] Elo")
         if parts:
             out.append(f"{r[si]} is first by rating: " + "; ".join(parts) + " (95% intervals)")
     share = info.get("unfinished_share")

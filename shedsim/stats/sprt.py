@@ -46,6 +46,14 @@ def score_to_elo(score) -> np.ndarray | float:
     return float(out) if out.ndim == 0 else out
 
 
+def elo_text(x: float) -> str:
+    """An Elo difference as every output shows it: ``+12.3``, ``+inf``, ``-inf``, never
+    ``-0.0`` (a value that rounds to zero reads ``+0.0``, whatever its sign)."""
+    if not math.isfinite(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x + 0.0:+.1f}".replace("-0.0", "+0.0")  # no "-0.0" from a rounding sign
+
+
 def wald_bounds(alpha: float, beta: float) -> tuple[float, float]:
     """Wald's (lower, upper) LLR bounds ``(ln(beta/(1-alpha)), ln((1-beta)/alpha))`` for
     error rates ``alpha`` (false H1) and ``beta`` (false H0) (Wald 1945, sec. 3.2: the
