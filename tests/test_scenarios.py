@@ -93,3 +93,24 @@ def test_a_description_that_is_not_text_is_refused(tmp_path):
         run_scenario(p)
     assert ei.value.field == "description"
     assert CliRunner().invoke(app, ["scenario", "run", str(p)]).exit_code == 2
+
+
+def test_a_missing_rules_key_and_a_file_key_under_a_seat_are_named_plainly(tmp_path):
+    seats = '[[seats]]\nhand = ["8", "9"]\n[[seats]]\nhand = ["K"]\n'
+    none = tmp_path / "none.toml"
+    none.write_text('to_move = 0\npile = ["7"]\n' + seats)
+    late = tmp_path / "late.toml"
+    late.write_text('rules = "shithead"\n[[seats]]\nhand = ["8"]\npile = ["7"]\n[[seats]]\n')
+    one = tmp_path / "one.toml"
+    one.write_text('rules = "shithead"\n[[seats]]\nhand = ["8"]\n')
+    for path, needle in (
+        (none, 'rules: missing: name a preset or a rules TOML file (rules = "shithead")'),
+        (late, "seats.0.pile: unknown key; known: face_down, face_up, hand, known, out (pile "
+         "is a key of the whole file"),
+        (one, "seats: 1 seat, but "),
+    ):  # fmt: skip
+        with pytest.raises(ScenarioError) as e:
+            run_scenario(path)
+        assert needle in str(e.value)
+        r = CliRunner().invoke(app, ["hint", str(path)])
+        assert r.exit_code == 2 and needle in r.output, r.output

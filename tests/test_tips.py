@@ -367,3 +367,10 @@ def test_every_csv_writes_small_p_values_in_e_notation(tmp_path):
     assert format_p(back["loss_p"][0]) == "3.3e-07"
     text = (tmp_path / "t.csv").read_text()
     assert ",0.125000," in text and text.rstrip().endswith("0.300000")
+
+
+def test_too_few_games_are_refused_before_anything_is_made(tmp_path):
+    out = tmp_path / "x"
+    r = CliRunner().invoke(app, ["tips", "--games", "0", "-p", "2", "-p", "4", "--out", str(out)])
+    assert r.exit_code == 2 and "--games: at least 8 (two deals under every rotation)" in r.output
+    assert not out.exists()

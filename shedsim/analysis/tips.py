@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -362,6 +363,19 @@ def check_players(base: str, opponents: str, tips: list[Tip], strategy_paths: tu
     return strategy
 
 
+def games_problem(games: Any, players: Sequence[int]) -> str | None:
+    """What is wrong with ``--games`` for tables of ``players`` seats (each count at least
+    two deals under every rotation of the seats), or None."""
+    if (
+        isinstance(games, bool)
+        or not isinstance(games, (int, np.integer))
+        or games < 2 * max(players)
+    ):
+        least = 2 * max(players)
+        return f"--games: at least {least} (two deals under every rotation), got {games!r}"
+    return None
+
+
 def run_tips(
     rule_sets: list[RuleSet],
     players: list[int],
@@ -393,14 +407,9 @@ def run_tips(
     from shedsim.runs.pool import InProcess, split_range
 
     pool = InProcess() if pool is None else pool
-    if (
-        isinstance(games, bool)
-        or not isinstance(games, (int, np.integer))
-        or games < 2 * max(players)
-    ):
-        raise TipsError(
-            f"--games: at least {2 * max(players)} (two deals under every rotation), got {games!r}"
-        )
+    problem = games_problem(games, players)
+    if problem:
+        raise TipsError(problem)
     base = default_base() if base is None else base
     opponents = default_opponents() if opponents is None else opponents
     s = check_players(base, opponents, tips, strategy_paths)

@@ -67,6 +67,9 @@ class TipsStudy(StorelessStudy):
             )  # before --out is made
             if any(p < 2 for p in self.counts):
                 raise TP.TipsError(f"--players: at least 2, got {min(self.counts)}")
+            problem = TP.games_problem(self.games, self.counts)  # before a progress bar shows
+            if problem:
+                raise TP.TipsError(problem)
             self.players = min(
                 max(self.counts), max(rs.max_players for rs in self.rule_sets)
             )  # the largest table

@@ -150,6 +150,10 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
         if k not in TOP_KEYS:
             raise ScenarioError(sp, k, f"unknown key; known keys: {', '.join(sorted(TOP_KEYS))}")
     rules_name = data.get("rules", None)
+    if rules_name is None:
+        raise ScenarioError(
+            sp, "rules", 'missing: name a preset or a rules TOML file (rules = "shithead")'
+        )
     if not isinstance(rules_name, str):
         raise ScenarioError(
             sp, "rules", f"must name a preset or a rules TOML file, got {shown(rules_name)}"
@@ -180,14 +184,23 @@ def parse_scenario(data: dict[str, Any], path: str | Path = "<position>") -> Sce
         rules.check_players(len(seats_data))
     except RulesError as e:
         said = str(e).removeprefix(f"{e.field}: ")
-        raise ScenarioError(sp, "seats", f"{len(seats_data)} seats, but {said}") from None
+        n = len(seats_data)
+        raise ScenarioError(sp, "seats", f"{n} seat{'' if n == 1 else 's'}, but {said}") from None
     seats = []
     out_seats = []
     for i, sd in enumerate(seats_data):
         for k in sd:
             if k not in SEAT_KEYS:
                 raise ScenarioError(
-                    sp, f"seats.{i}.{k}", f"unknown key; known: {', '.join(sorted(SEAT_KEYS))}"
+                    sp,
+                    f"seats.{i}.{k}",
+                    f"unknown key; known: {', '.join(sorted(SEAT_KEYS))}"
+                    + (
+                        f" ({k} is a key of the whole file: TOML reads every key after a "
+                        "[[seats]] line as that seat's, so write it above the first [[seats]])"
+                        if k in TOP_KEYS
+                        else ""
+                    ),
                 )
         seat = Seat(
             hand=sorted(_cards(sp, f"seats.{i}.hand", sd.get("hand", []))),

@@ -218,7 +218,7 @@ class GameState:
             f"{self.rules.name}{' + ' + ', '.join(self.rules.house) if self.rules.house else ''}"
             f"; {self.players} seats; dealer {self.dealer}; seat {self.to_move} to move"
             f"; direction {'clockwise' if self.direction == 1 else 'reversed'}; {self.moves} "
-            "moves made",
+            f"move{'' if self.moves == 1 else 's'} made",
             f"pile (bottom->top): {format_cards(self.pile)}  [effective top: "
             f"{rank_name(self.effective_top())}]",
             f"stock: {len(self.stock)} cards ({format_cards(self.stock)}); burned: {self.burned}",
