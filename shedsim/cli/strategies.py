@@ -112,7 +112,6 @@ def compile_cmd(strategy_path: StrategyPathOpt = None) -> None:
     except CompileError as e:
         fail(str(e), 1)
     typer.echo(
-        f"kernel, hint's playouts and search, and {len(names)} compiled strategies ready in "
-        f"{time.perf_counter() - t:.1f} s "
-        f"({', '.join(names)})"
+        f"kernel, hint's playouts and search, and {len(names)} compiled strategies ready, each "
+        f"having played a test game, in {time.perf_counter() - t:.1f} s ({', '.join(names)})"
     )
