@@ -136,7 +136,7 @@ def play(
 
     Example: shedsim play --players 3 --opponents heuristic,greedy --seed 7
     """  # noqa: E501
-    from shedsim.analysis.play import Game, PlayError, default_opponents
+    from shedsim.analysis.play import Game, PlayError
     from shedsim.cli.records import again_from, play_from
 
     paths = tuple(str(p) for p in strategy_path or [])
@@ -151,16 +151,7 @@ def play(
             )
         else:
             rs = load_rules(rules, house, rules_file)
-            given = opponents is not None
-            if opponents is None:  # as many of the default list as there are other seats
-                opponents = ",".join(default_opponents()[: max(players - 1, 1)])
-            bots = bot_entries(bot)  # --opponents LABEL of a --bot LABEL=COMMAND: that bot
-            specs = [bot_spec(s.strip(), bots) for s in _split_specs(opponents)]
-            if given and len(specs) > players - 1:  # the default list is cut to the seats
-                fail(
-                    f"--opponents: {len(specs)} strategies for the {players - 1} other "
-                    f"seat(s) at {players} players (--players); name at most {players - 1}"
-                )
+            opponents, specs, bots = _opponents(opponents, players, bot)
             g = Game(
                 rs,
                 players,
@@ -199,6 +190,25 @@ def play(
 
     _say(g.swap_lines() if opening is None else opening)
     _game_loop(g, queued, tty, again)
+
+
+def _opponents(opponents: str | None, players: int, bot) -> tuple[str, list[str], list]:
+    """``--opponents`` as given (the default list cut to the other seats), its specs (a
+    ``--bot`` label read as that bot) and the bots; exits 2 when it names more strategies
+    than there are other seats."""
+    from shedsim.analysis.play import default_opponents
+
+    given = opponents is not None
+    if opponents is None:  # as many of the default list as there are other seats
+        opponents = ",".join(default_opponents()[: max(players - 1, 1)])
+    bots = bot_entries(bot)  # --opponents LABEL of a --bot LABEL=COMMAND: that bot
+    specs = [bot_spec(s.strip(), bots) for s in _split_specs(opponents)]
+    if given and len(specs) > players - 1:
+        fail(
+            f"--opponents: {len(specs)} strategies for the {players - 1} other "
+            f"seat(s) at {players} players (--players); name at most {players - 1}"
+        )
+    return opponents, specs, bots
 
 
 def _say(lines) -> None:
