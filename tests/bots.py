@@ -62,6 +62,8 @@ BOTS = {
             'print(\'{"type": "move", "move": \' + "[" * 5000 + "]" * 5000 + "}", flush=True)'
         )
     },
+    # every answer to move is not JSON: it forfeits every game at its first move
+    "babble": {"MOVE": 'print("{not json", flush=True)'},
     # its Nth move is not in legal
     "illegal": {"MOVE": 'say({"type": "move", "move": m["legal"][0] if n != 3 else "play Zx9"})'},
     # it swaps cards it was not dealt
