@@ -62,6 +62,15 @@ BOTS = {
             'print(\'{"type": "move", "move": \' + "[" * 5000 + "]" * 5000 + "}", flush=True)'
         )
     },
+    # every answer to move is not JSON: it forfeits every game at its first move
+    "babble": {"MOVE": 'print("{not json", flush=True)'},
+    # plays the first legal move in the first game its process plays, the last one after
+    # (what it plays depends on the games it played before: a replay started afresh differs)
+    "moody": {
+        "HELLO": 'g = 0; say({"type": "hello", "name": "moody", "protocol": 1})',
+        "SWAP": 'g += 1; say({"type": "swap", "face_up": m["face_up"]})',
+        "MOVE": 'say({"type": "move", "move": m["legal"][0 if g == 1 else -1]})',
+    },
     # its Nth move is not in legal
     "illegal": {"MOVE": 'say({"type": "move", "move": m["legal"][0] if n != 3 else "play Zx9"})'},
     # it swaps cards it was not dealt

@@ -216,11 +216,12 @@ def test_each_fault_forfeits_its_game_and_the_bot_is_started_again(
     rec, rep, sched = _games(tmp_path, bot, move_ms=200, games=4)
     code = P.FAULTS.index(kind) + 1
     bot_seat = np.argmax(sched["seating"] == 1, axis=1)
-    # every game: the bot forfeits (its 3rd move, or the swap), placed last; the other seat shares
-    # the rest
+    # every game: the bot forfeits (its 3rd move, or the swap), placed last; the other seat, alone
+    # in, takes the place left (first): a game played to its end, not an unfinished one
     assert (rec["forfeit"][np.arange(4), bot_seat] == code).all()
     assert (rec["places"][np.arange(4), bot_seat] == 2).all()
-    assert (rec["end"] == P.END_FORFEIT).all() and rec["unfinished"].all()
+    assert (rec["places"][np.arange(4), 1 - bot_seat] == 1).all()
+    assert (rec["end"] == P.END_FORFEIT).all() and not rec["unfinished"].any()
     assert rep.forfeits == {bot: {kind: 4}}
     assert [(f.kind, f.game, f.seat) for f in rep.faults] == [
         (kind, 0, int(bot_seat[0]))

@@ -189,23 +189,68 @@ class _Recorded(Recorded):
     names the strategy, the seat, the move and the position) that also keeps the moves
     chosen, in ``chosen``."""
 
-    def __init__(self, player, seat: int, record, chosen: list, beat=None) -> None:
+    def __init__(self, player, seat: int, record, chosen: list, beat=None, asked=None) -> None:
         super().__init__(player, seat, record, beat)
         self.chosen = chosen
+        self.asked = asked if asked is not None else []
+        self.swapped: int | None = None
+
+    def swap(self, visible, seat, players, rules_array, rng):
+        self.asked.append(self.seat)
+        self.swapped = super().swap(visible, seat, players, rules_array, rng)
+        return self.swapped
 
     def move(self, state, obs, rules_array, rng, legal):
+        self.asked.append(self.seat)
         move = super().move(state, obs, rules_array, rng, legal)
         self.chosen.append(move)
         return move
+
+
+class _Swapped:
+    """A bot's seat told again up to a failure: the face-up cards it chose, without asking
+    the bot again (:func:`_told_until_failure`)."""
+
+    outside = False
+    params = None
+
+    def __init__(self, name: str, face_up: int) -> None:
+        self.name, self.face_up, self.deterministic = name, face_up, True
+
+    def swap(self, visible, seat, players, rules_array, rng) -> int:
+        return self.face_up
+
+
+def _start_bots(spec: RunSpec, seating: list[int], dealt, game: int, strategy_key: int):
+    """The bots of a game (seats whose entries are ``bot:COMMAND``), started again from
+    the run's recorded commands in the current directory (as ``--resume`` starts them),
+    greeted and told the game: ``(players by seat, table)``, or ``({}, None)`` without a bot.
+    Raises :class:`ReplayError` naming a bot that does not start."""
+    from shedsim.bot.process import BotStartError
+    from shedsim.bot.protocol import is_bot
+    from shedsim.bot.table import Clock, play_seats
+
+    bot = [is_bot(spec.entries[e]) for e in seating]
+    seats = {i: (spec.labels[e], spec.entries[e]) for i, e in enumerate(seating) if bot[i]}
+    if not seats:
+        return {}, None
+    clock = Clock(spec.bot_move_ms, spec.bot_game_ms)
+    try:
+        return play_seats(seats, spec.rules, spec.players, dealt, game, strategy_key, clock)
+    except BotStartError as e:
+        raise ReplayError(f"--from: {e}") from None
 
 
 class GameFailed(StrategyError):
     """A strategy failed in a replayed game (:class:`shedsim.rules.engine.StrategyError`);
     ``lines`` tells the game up to the failure (empty when the swap failed)."""
 
-    def __init__(self, message: str, lines: list[str]) -> None:
+    def __init__(
+        self, message: str, lines: list[str], seat: int | None = None, moves: int = 0
+    ) -> None:
         super().__init__(message)
         self.lines = lines
+        self.seat, self.moves = seat, moves  # the seat that failed, the moves made before
 
 
 def _told_until_failure(
@@ -277,7 +322,9 @@ def replay_game(
     Raises :class:`ReplayError` for a game index outside the run or a plugin that cannot be
     loaded, :class:`shedsim.rules.engine.StrategyError` when a strategy fails.
     """
+    from shedsim.bot.protocol import is_bot
     from shedsim.plugins import PluginError, discover, parse_spec
+    from shedsim.rules.engine import deal
 
     if game < 0 or game >= spec.games:
         raise ReplayError(
@@ -286,30 +333,46 @@ def replay_game(
     sched = schedule_games(spec, game, game + 1)
     dk, sk = game_keys(spec.seed, sched["index"], sched["deal"], spec.stream)
     seating = [int(e) for e in sched["seating"][0]]
+    dealer = int(sched["dealer"][0])
+    decks = spec.decks(sched)
+    deck = None if decks is None else decks[0]
     try:
         known = discover(list(spec.strategy_paths))
-        players = []
+        players: list = []
         for e in seating:
+            if is_bot(spec.entries[e]):
+                players.append(None)  # started below, once every strategy is loaded
+                continue
             name, overrides = parse_spec(spec.entries[e])
             players.append(known.require(name).player(spec.labels[e], overrides))
             players[-1].isolated = isolated and known[name].outside and known[name].compiled
     except PluginError as e:
         raise ReplayError(f"--strategies: {e}") from None
-    dealer = int(sched["dealer"][0])
+    dealt = deal(spec.rules, spec.players, int(dk[0]), dealer, deck)[0] if None in players else None
+    bots, table = _start_bots(spec, seating, dealt, int(sched["index"][0]), int(sk[0]))
+    players = [bots.get(i, p) for i, p in enumerate(players)]
     chosen: list = []
-    seated = [_Recorded(p, i, record, chosen, beat) for i, p in enumerate(players)]
+    asked: list[int] = []
+    seated = [_Recorded(p, i, record, chosen, beat, asked) for i, p in enumerate(players)]
     labels = [spec.labels[e] for e in seating]
-    decks = spec.decks(sched)
-    deck = None if decks is None else decks[0]
     try:
         result = play_game(spec.rules, seated, int(dk[0]), int(sk[0]), dealer, deck=deck)
     except StrategyError as e:
-        told = (
-            _told_until_failure(spec, players, int(dk[0]), int(sk[0]), dealer, chosen, labels, deck)
-            if narrate
-            else []
-        )
-        raise GameFailed(str(e), told) from None
+        if table is not None:
+            table.close()
+            table = None
+        told = []
+        if narrate and all(p.swapped is not None for i, p in enumerate(seated) if i in bots):
+            again = [
+                _Swapped(p.name, p.swapped) if i in bots else p.player for i, p in enumerate(seated)
+            ]
+            told = _told_until_failure(
+                spec, again, int(dk[0]), int(sk[0]), dealer, chosen, labels, deck
+            )
+        raise GameFailed(str(e), told, asked[-1] if asked else None, len(chosen)) from None
+    finally:
+        if table is not None:
+            table.close()
     lines: list[str] = []
     if narrate:
         lines, final = narrate_game(
@@ -371,6 +434,54 @@ def saved_record(run_dir: Path, game: int) -> dict[str, np.ndarray] | None:
     return None
 
 
+def bot_replay_check(
+    run_dir: Path, spec: RunSpec, game: int, rep: Replay | None, failed: GameFailed | None = None
+) -> str | None:
+    """What to say of a replayed game with a bot seat (None for a game without one): whether
+    it agrees with the run's saved record of it (``--save-games``: the places and the number
+    of moves; a game the replay's bot forfeited agrees when the run's record has that seat
+    last after as many moves), or that the run kept no record to check it against. A bot
+    is started again for the replay: one that is not deterministic, or that plays by what it
+    remembers of its earlier games in the run, may play otherwise."""
+    from shedsim.bot.protocol import is_bot
+
+    sched = schedule_games(spec, game, game + 1)
+    bots = sorted({spec.labels[e] for e in sched["seating"][0] if is_bot(spec.entries[int(e)])})
+    if not bots:
+        return None
+    why = (
+        f"the bot{'s' if len(bots) > 1 else ''} {', '.join(bots)} started again for the replay "
+        "(a bot that is not deterministic, or that plays by what it remembers of its earlier "
+        "games in the run, may play otherwise)"
+    )
+    try:
+        rec = saved_record(run_dir, game)
+    except Exception as e:  # noqa: BLE001 - a damaged games file: say so, the replay stands
+        return f"note: the run's record of game {game} cannot be read ({e}); {why}"
+    if rec is None:
+        return (
+            f"note: the run saved no record of game {game} (--save-games keeps them), so this "
+            f"replay cannot be checked against it; {why}"
+        )
+    n = spec.players
+    places = [int(rec[f"place_{s}"]) for s in range(n)]
+    moves = int(rec["moves"])
+    if failed is not None and failed.seat is not None:
+        same = places[failed.seat] == n and moves == failed.moves
+        got = f"seat {failed.seat} forfeits after {failed.moves} moves"
+    elif rep is not None:
+        same = places == [int(p) for p in rep.result.places] and moves == rep.result.moves
+        got = f"places {rep.result.places}, {rep.result.moves} moves"
+    else:
+        return f"note: the replay stopped before the game could be checked; {why}"
+    if same:
+        return f"the replay agrees with the run's record of game {game} ({got})"
+    return (
+        f"warning: the replay differs from the run's record of game {game} (the run: places "
+        f"{places}, {moves} moves; the replay: {got}): it is not the game the run played; {why}"
+    )
+
+
 class StrategyCrash(RuntimeError):
     """A strategy killed the process that played the game (a compiled plugin that read or
     wrote outside an array: numba does not check bounds); the message names it, and
@@ -426,7 +537,7 @@ def replay_game_guarded(spec: RunSpec, game: int, narrate: bool = True) -> Repla
             try:
                 send.send(("ok", replay_game(spec, game, narrate, record, beat=beat)))
             except GameFailed as e:
-                send.send(("strategy", (str(e), e.lines)))
+                send.send(("strategy", (str(e), e.lines, e.seat, e.moves)))
             except StrategyError as e:
                 send.send(("strategy", (str(e), [])))
             except ReplayError as e:

@@ -29,8 +29,12 @@ DEFINITIONS = {
     "or a draw) or the move cap; under stalemate:share (the default) seats still in share the "
     "remaining places (each gets their mean) for mean place, head to head (two such seats tie) and "
     "match totals; under stalemate:most_cards they are placed by cards held, most = last = loser",
+    "forfeit": "a game a bot forfeited by a fault is not unfinished: the forfeiting seat is "
+    "last (its loss), the seats already out keep their places, the seats still in share the "
+    "places between (each gets their mean: one seat alone gets its place, at two players the "
+    "win); none of them counts as still in at the cap",
     "ends": "games by how they ended: finished (one player left), stalled, loop (proven loop), "
-    "cap (move cap); "
+    "cap (move cap), and in a run with bots forfeit (a bot's fault); "
     "summary.csv's stalled, loops and capped columns count seat-games (shown when a game "
     "stalled or looped)",
     "intervals": "95%; the rotations of one deal share its cards, so every interval counts a "

@@ -9,10 +9,12 @@ the kernel returns (:meth:`shedsim.kernel.build.Kernel.play`), so every analysis
 them unchanged, plus ``forfeit`` (int8[n, P]: per seat the code of the fault that forfeited
 the game, :data:`shedsim.bot.protocol.FAULTS` index + 1; 0 none).
 
-A forfeited game (docs/reference/bots.md#faults) is recorded as a stopped game: the
-forfeiting seat in last place, the seats that went out with their places, the seats still
-in at place 0 (they share the places between; :func:`shedsim.analysis.tournament.effective_places2`
-gives each their mean), ``unfinished`` and ``end`` :data:`shedsim.bot.protocol.END_FORFEIT`.
+A forfeited game (docs/reference/bots.md#faults) is recorded as a game played to its end,
+not an unfinished one (``unfinished`` false, ``end`` :data:`shedsim.bot.protocol.END_FORFEIT`):
+the forfeiting seat in last place, the seats that went out with their places, one seat still
+in at the one place left between them (at two players: first), two or more still in at
+place 0 (they share the places between; :func:`shedsim.analysis.tournament.effective_places2`
+gives each their mean).
 
 Processes: one per seat a bot holds at a table (the same bot at two seats: two), kept from
 game to game for the whole chunk and ended with ``bye`` after its last game, so what a bot
@@ -365,6 +367,9 @@ def _record(
     places = [shown.place_of(i) for i in range(n)]
     if fseat >= 0:
         places[fseat] = n
+        still = [i for i in range(n) if places[i] == 0]
+        if len(still) == 1:  # the one place left between the seats out and the forfeiter
+            places[still[0]] = n - 1
     end = P.END_FORFEIT if fseat >= 0 else L.END_NAMES.index(state.end or "finished")
     return {
         "places": places,
@@ -372,7 +377,7 @@ def _record(
         "moves": shown.moves,
         "pickups": [s.pickups for s in shown.seats],
         "burns": [s.burns for s in shown.seats],
-        "unfinished": fseat >= 0 or bool(state.unfinished),
+        "unfinished": fseat < 0 and bool(state.unfinished),
         "end": end,
         "dealt": visible,
         "face_up": chosen,

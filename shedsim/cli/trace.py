@@ -97,7 +97,8 @@ def trace(
             "--from",
             help="A finished tournament's output directory: "
             "replay its game --game exactly (rules, strategies, seed "
-            "and seating from its spec.json).",
+            "and seating from its spec.json; a bot started again from the command the run "
+            "recorded, and the replay checked against the run's --save-games record).",
         ),
     ] = None,
     strategy_path: StrategyPathOpt = None,
@@ -135,6 +136,7 @@ def trace(
         GameFailed,
         ReplayError,
         StrategyCrash,
+        bot_replay_check,
         game_heading,
         replay_game_guarded,
         run_dir_spec,
@@ -177,6 +179,10 @@ def trace(
             typer.echo(line)
         if e.lines:
             typer.echo("the game stops here: a strategy failed (see the error)")
+        if from_dir is not None and isinstance(e, GameFailed):
+            said = bot_replay_check(from_dir, spec, game, None, e)
+            if said:
+                typer.echo(said, err=said.startswith(("warning", "note")))
         fail(str(e), 1)
     except StrategyError as e:
         typer.echo(heading)
@@ -184,5 +190,8 @@ def trace(
     typer.echo(heading)
     for line in rep.lines:
         typer.echo(line)
+    said = bot_replay_check(from_dir, spec, game, rep) if from_dir is not None else None
+    if said:
+        typer.echo(said, err=said.startswith(("warning", "note")))
     if record is not None:
         write_record(record, spec, rep)

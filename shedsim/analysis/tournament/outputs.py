@@ -106,13 +106,14 @@ def headline(spec: TournamentSpec, res: Results) -> list[str]:
 def describe_ends(ends: dict[str, int], rules: RuleSet) -> str:
     """One phrase for how a run's games ended, e.g. ``"1,200 unfinished: 900 stalled, 300
     proven loops, 0 at the move cap of 5000 moves"`` (``ends``: ``run.json``'s ``ends``; a
-    run with bots adds the games a bot forfeited)."""
-    unf = ends.get("stalled", 0) + ends.get("loop", 0) + ends.get("cap", 0) + ends.get("forfeit", 0)
+    run with bots adds the games a bot forfeited, which are not unfinished:
+    docs/reference/bots.md#faults)."""
+    unf = ends.get("stalled", 0) + ends.get("loop", 0) + ends.get("cap", 0)
     return (
         f"{unf:,} unfinished: {ends.get('stalled', 0):,} stalled, {ends.get('loop', 0):,} "
         "proven loops, "
         f"{ends.get('cap', 0):,} at the move cap of {rules.max_moves} moves"
-        + (f", {ends['forfeit']:,} forfeited by a bot" if "forfeit" in ends else "")
+        + (f"; {ends['forfeit']:,} forfeited by a bot" if "forfeit" in ends else "")
     )
 
 

@@ -262,7 +262,7 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
                 "rating_lo": rating - stats.Z95 * rating_se,
                 "rating_hi": rating + stats.Z95 * rating_se,
                 "unfinished": t["unfinished_games"],
-                "still_in_at_cap": t["place_hist"][:, 0],
+                "still_in_at_cap": t["still_in"] if "still_in" in t else t["place_hist"][:, 0],
                 "pickups_per_game": t["pickups"] / games,
                 "burns_per_game": t["burns"] / games,
             }

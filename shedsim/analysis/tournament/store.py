@@ -44,7 +44,20 @@ class Store(RunStore):
         self, key: str, i: int, template: dict[str, np.ndarray], ragged=(), option: str = "--resume"
     ) -> dict[str, np.ndarray]:
         """:meth:`shedsim.runs.store.RunStore.check_chunk`, and the sparse Plackett-Luce
-        events must have as many counts as keys."""
+        events must have as many counts as keys; a run with bots whose chunk lacks
+        ``still_in`` was started by a shedsim that counted forfeited games as unfinished."""
+        if "still_in" in template:
+            try:
+                with np.load(self.chunk_path(i), allow_pickle=False) as z:
+                    old = "forfeits" in z.files and "still_in" not in z.files
+            except Exception:  # noqa: BLE001 - a damaged file: the check below names it
+                old = False
+            if old:
+                raise TournamentError(
+                    f"{option}: chunk file {str(self.chunk_path(i))!r} was written by an earlier "
+                    "shedsim, which counted the games a bot forfeited as unfinished; finish the "
+                    "run with that version, or start a new run"
+                )
         arrays = super().check_chunk(key, i, template, ragged, option)
         problem = sparse_problem(arrays)
         if problem:

@@ -152,6 +152,9 @@ def empty_tally(spec: TournamentSpec) -> dict[str, np.ndarray]:
         from shedsim.bot.protocol import FAULTS
 
         t["forfeits"] = z(e, len(FAULTS))
+        # seats still in when an unfinished game stopped (place_hist[:, 0] also holds the
+        # seats that share their places after a forfeit)
+        t["still_in"] = z(e)
     return t
 
 
@@ -348,6 +351,8 @@ def aggregate_chunk(
         hit = code > 0
         k = t["forfeits"].shape[1]
         t["forfeits"] = _bincount(sf[hit] * k + code[hit] - 1, e * k).reshape(e, k)
+    if "still_in" in t:
+        t["still_in"] = _bincount(sf[(pf == 0) & np.repeat(unf, n)], e)
 
     # head to head, game by game: ordered entry pairs of the seats
     ahead = np.zeros(e * e, np.int64)
