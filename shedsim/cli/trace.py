@@ -128,7 +128,7 @@ def trace(
 
     Examples: shedsim trace --players 3 --strategies greedy,heuristic --game 4; shedsim trace --from reports/latest --game 24 --record game.jsonl; shedsim trace game.jsonl
     """  # noqa: E501
-    from shedsim.cli.records import tell_record, with_deals, write_record
+    from shedsim.cli.records import tell_record, write_record
 
     if record_file is not None:
         return tell_record(record_file, house, rules_file)
@@ -140,33 +140,19 @@ def trace(
         game_heading,
         replay_game_guarded,
         run_dir_spec,
-        tournament_run_spec,
     )
     from shedsim.rules.engine import StrategyError
-    from shedsim.rules.ruleset import RulesError
 
     paths = tuple(str(p) for p in strategy_path or [])
     try:
         if from_dir is not None:
             spec = run_dir_spec(from_dir, paths or None)
         else:
-            rs = load_rules(rules, house, rules_file)
-            try:
-                rs.check_players(players)
-            except RulesError as e:
-                fail(str(e))
-            spec = tournament_run_spec(
-                rs,
-                players,
-                "@reference,@baseline" if strategies is None else strategies,
-                seed,
-                game,
-                seat_orders,
-                stream,
-                paths,
-                schedule,
+            spec = _options_spec(
+                (rules, house, rules_file, players),
+                (strategies, seed, game, seat_orders, stream, paths, schedule),
+                deals,
             )
-            spec = with_deals(spec, deals)
         heading = game_heading(spec, game)
         if from_dir is not None:
             heading = f"{from_dir}: {heading}"
@@ -180,9 +166,7 @@ def trace(
         if e.lines:
             typer.echo("the game stops here: a strategy failed (see the error)")
         if from_dir is not None and isinstance(e, GameFailed):
-            said = bot_replay_check(from_dir, spec, game, None, e)
-            if said:
-                typer.echo(said, err=said.startswith(("warning", "note")))
+            _say_check(bot_replay_check(from_dir, spec, game, None, e))
         fail(str(e), 1)
     except StrategyError as e:
         typer.echo(heading)
@@ -190,8 +174,43 @@ def trace(
     typer.echo(heading)
     for line in rep.lines:
         typer.echo(line)
-    said = bot_replay_check(from_dir, spec, game, rep) if from_dir is not None else None
-    if said:
-        typer.echo(said, err=said.startswith(("warning", "note")))
+    if from_dir is not None:
+        _say_check(bot_replay_check(from_dir, spec, game, rep))
     if record is not None:
         write_record(record, spec, rep)
+
+
+def _options_spec(table: tuple, play: tuple, deals: Path | None):
+    """The run spec of the options (no --from): ``table`` = (rules, house, rules_file,
+    players), ``play`` = (strategies, seed, game, seat_orders, stream, paths, schedule);
+    exits 2 on a player count the rules do not allow."""
+    from shedsim.analysis.replay import tournament_run_spec
+    from shedsim.cli.records import with_deals
+    from shedsim.rules.ruleset import RulesError
+
+    rules, house, rules_file, players = table
+    strategies, seed, game, seat_orders, stream, paths, schedule = play
+    rs = load_rules(rules, house, rules_file)
+    try:
+        rs.check_players(players)
+    except RulesError as e:
+        fail(str(e))
+    spec = tournament_run_spec(
+        rs,
+        players,
+        "@reference,@baseline" if strategies is None else strategies,
+        seed,
+        game,
+        seat_orders,
+        stream,
+        paths,
+        schedule,
+    )
+    return with_deals(spec, deals)
+
+
+def _say_check(said: str | None) -> None:
+    """What the check of a bot's replay against the run said: a warning or note on
+    standard error, agreement on standard output."""
+    if said:
+        typer.echo(said, err=said.startswith(("warning", "note")))
