@@ -85,7 +85,7 @@ def test_a_bot_that_never_says_hello_is_refused_before_any_file(tmp_path, monkey
         "--out",
         out,
     )
-    assert r.exit_code == 2 and "'mute'" in r.output and "no answer in time" in r.output
+    assert r.exit_code == 2 and "'mute'" in r.output and "no answer within 500 ms" in r.output
     assert not out.exists()
     for cmd in (
         ["sprt", "--a", "mute", "--b", "greedy"],
@@ -100,7 +100,9 @@ def test_a_bot_that_never_says_hello_is_refused_before_any_file(tmp_path, monkey
         ],
     ):
         r = _run(*cmd, "--bot", f"mute={bots.command(tmp_path, 'silent')}")
-        assert r.exit_code == 2 and "silent.py" in r.output and "no answer in time" in r.output, (
+        assert (
+            r.exit_code == 2 and "silent.py" in r.output and "no answer within 500 ms" in r.output
+        ), (
             cmd,
             r.output,
         )
