@@ -153,7 +153,8 @@ def play(
             rs = load_rules(rules, house, rules_file)
             if opponents is None:
                 opponents = ",".join(default_opponents())
-            bots = bot_entries(bot)  # --opponents LABEL of a --bot LABEL=COMMAND: that bot
+            # --opponents LABEL of a --bot LABEL=COMMAND: that bot
+            bots = bot_entries(bot, strategy_path)
             specs = [bot_spec(s.strip(), bots) for s in _split_specs(opponents)]
             g = Game(
                 rs,
