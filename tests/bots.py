@@ -92,14 +92,17 @@ BOTS = {
     "slow": {"MOVE": 'time.sleep(0.03); say({"type": "move", "move": m["legal"][0]})'},
     # stays on after bye
     "stays": {"BYE": "time.sleep(60)"},
-    # writes chatter (lines that do not start with {) a moment after each game and result
+    # writes chatter (lines that answer nothing) a moment after each game and result
     # message, when shedsim has long sent its next request, and before each move's answer
     "chatter": {
-        "GAME": 'time.sleep(0.005); print("a new game!", flush=True)',
+        "GAME": (
+            'time.sleep(0.005); print("a new game!", flush=True); '
+            'say({"type": "log", "text": "dealt"})'
+        ),
         "RESULT": 'time.sleep(0.005); print("", flush=True); print("[1, 2]", flush=True)',
         "MOVE": 'print("thinking...", flush=True); say({"type": "move", "move": m["legal"][0]})',
     },
-    # writes a JSON note before its swap's answer: read as the answer, so every game forfeits
+    # writes a JSON note before its swap's answer: chatter (no type), so it plays every game
     "note": {"SWAP": 'say({"note": "hi"}); say({"type": "swap", "face_up": m["face_up"]})'},
     # its Nth move is not in legal; tells each result, and its pid at hello, on standard error
     "tells": {

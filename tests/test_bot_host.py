@@ -304,6 +304,18 @@ def test_chatter_is_told_by_its_first_character_alone():
         assert not P.is_chatter(line), line
 
 
+def test_a_json_object_that_answers_nothing_is_unasked_and_another_answer_is_illegal():
+    for line in (b'{"note": "hi"}', b'{"type": "log"}', b'{"type": 3}', b"{}"):
+        assert P.read_answer(line, "swap") is None, line
+    assert P.read_answer(b'{"type": "swap", "face_up": []}', "swap")["type"] == "swap"
+    with pytest.raises(P.Fault) as e:
+        P.read_answer(b'{"type": "move", "move": "pickup"}', "swap")
+    assert e.value.kind == "illegal" and "type 'move', not 'swap'" in str(e.value)
+    with pytest.raises(P.Fault) as e:
+        P.read_answer(b"{not json", "swap")
+    assert e.value.kind == "invalid"
+
+
 def test_a_hello_protocol_given_as_a_string_is_named_as_such():
     why = P.check_hello({"type": "hello", "name": "x", "protocol": "1"})
     assert why == 'protocol must be the integer 1, got the string "1"'

@@ -188,12 +188,13 @@ def test_chatter_is_ignored_wherever_it_comes_for_any_workers(tmp_path):
     assert games(tmp_path / "first") == games(tmp_path / "one")
 
 
-def test_a_json_note_before_the_answer_is_read_as_the_answer(tmp_path):
+def test_a_json_note_before_the_answer_is_chatter_and_the_answer_after_it_counts(tmp_path):
     spec = _spec(tmp_path, games=20, bot="note")
     store, out = _played(spec, tmp_path / "run", workers=2)
     s = T.analyse(spec, store.load_total(spec, out.done)).summary.set_index("strategy")
-    assert s.loc["b", "forfeits_illegal"] == s.loc["b", "games"] > 0  # every game it plays
-    assert "no type, not 'swap'" in (tmp_path / "run" / "bots.log").read_text()
+    assert s.loc["b", "forfeits"] == 0 and s.loc["b", "games"] > 0
+    log = (tmp_path / "run" / "bots.log").read_text()
+    assert '{"note":"hi"}' in log.replace(" ", "") and "no faults" in log
 
 
 def test_a_bot_that_forfeits_by_an_illegal_move_gets_the_result_and_plays_on(tmp_path):

@@ -278,15 +278,21 @@ class BotProcess:
     def ask(self, message: dict[str, Any], expected: str, timeout_s: float) -> dict[str, Any]:
         """Send ``message`` and read the answer of type ``expected`` within ``timeout_s``
         seconds (from before the message is written): the next line the bot wrote that is
-        not chatter, whenever it wrote it; chatter is set aside (:attr:`unasked`). Raises
-        :class:`Fault`."""
+        not chatter and answers something (:func:`shedsim.bot.protocol.read_answer`),
+        whenever it wrote it; chatter and JSON objects that answer nothing are set aside
+        (:attr:`unasked`). Raises :class:`Fault`."""
         deadline = time.monotonic() + timeout_s
         self.last_sent = message
         self.last_line = None
         self._write(dumps(message), deadline)
-        line = self._readline(deadline, timeout_s)
-        self.last_line = line
-        return read_answer(line, expected)
+        while True:
+            line = self._readline(deadline, timeout_s)
+            self.last_line = line
+            obj = read_answer(line, expected)
+            if obj is not None:
+                self._since = []
+                return obj
+            self._chatter(line)  # a JSON object that answers nothing: written unasked
 
     def collect(self) -> None:
         """Set aside the chatter already in the pipe, without waiting (for the log, before
@@ -337,8 +343,8 @@ class BotProcess:
             return ""
         shown = ", ".join(_short(x, 100) for x in self._since)
         return (
-            f"; since its last answer it wrote only chatter, lines that do not start with "
-            f"{{ and so are no answer (docs/reference/bots.md#chatter): {shown}"
+            f"; since its last answer it wrote only chatter, lines that answer nothing "
+            f"(docs/reference/bots.md#chatter): {shown}"
         )
 
     def _readline(self, deadline: float, timeout_s: float) -> bytes:
@@ -349,7 +355,6 @@ class BotProcess:
                 if P.is_chatter(line):
                     self._chatter(line)
                     continue
-                self._since = []
                 return line
             if len(self._buf) > MAX_LINE:
                 raise Fault("invalid", f"a line longer than {MAX_LINE:,} bytes", kill=True)

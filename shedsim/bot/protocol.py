@@ -340,14 +340,21 @@ _LONG_NUMBER = re.compile(rb"\d{19}")
 """Digits enough for an integer past 64 bits, which :func:`orjson.loads` reads as a float."""
 
 
-def read_answer(line: bytes, expected: str) -> dict[str, Any]:
+ANSWERS = ("hello", "swap", "move")
+"""The types of the messages a bot answers with; a JSON object of no other type answers
+anything (:func:`read_answer`)."""
+
+
+def read_answer(line: bytes, expected: str) -> dict[str, Any] | None:
     """The JSON object of a bot's answer line of type ``expected``, read as
     :func:`json.loads` reads it (:func:`orjson.loads` first, for speed, where the two
     agree: a line ``orjson`` refuses, or one with a 19-digit number, is read by ``json``,
     which also takes NaN, a byte order mark, lone surrogates and integers of any size,
     through :func:`shedsim.base.jsontext.loads`). Raises :class:`Fault`: ``invalid`` for a
-    line that is not a JSON object (nesting too deep to read included), ``illegal`` for
-    another type."""
+    line that is not a JSON object (nesting too deep to read included), ``illegal`` for an
+    answer of another of the :data:`ANSWERS` types. None for an object with no ``type`` or
+    a type that answers nothing (a note such as ``{"note": ...}``): a line the bot wrote
+    unasked, which the caller sets aside as chatter."""
     try:
         obj = orjson.loads(line)
         if _LONG_NUMBER.search(line):
@@ -359,12 +366,8 @@ def read_answer(line: bytes, expected: str) -> dict[str, Any]:
             raise Fault("invalid", f"not a JSON object ({e.reason})") from None
     if not isinstance(obj, dict):
         raise Fault("invalid", f"not a JSON object (a JSON {type(obj).__name__})")
-    if "type" not in obj:
-        raise Fault(
-            "illegal",
-            f"no type, not {expected!r} (a line that starts with {{ is read as the answer; "
-            f"write notes to standard error)",
-        )
+    if not isinstance(obj.get("type"), str) or obj["type"] not in ANSWERS:
+        return None
     if obj.get("type") != expected:
         raise Fault("illegal", f"type {obj.get('type')!r}, not {expected!r}")
     return obj
