@@ -23,11 +23,14 @@ for line in sys.stdin:
         HELLO
     elif t == "game":
         n = 0
+        GAME
     elif t == "swap":
         SWAP
     elif t == "move":
         n += 1
         MOVE
+    elif t == "result":
+        RESULT
     elif t == "bye":
         BYE
 """
@@ -98,12 +101,35 @@ BOTS = {
     "slow": {"MOVE": 'time.sleep(0.03); say({"type": "move", "move": m["legal"][0]})'},
     # stays on after bye
     "stays": {"BYE": "time.sleep(60)"},
+    # writes chatter (lines that answer nothing) a moment after each game and result
+    # message, when shedsim has long sent its next request, and before each move's answer
+    "chatter": {
+        "GAME": (
+            'time.sleep(0.005); print("a new game!", flush=True); '
+            'say({"type": "log", "text": "dealt"})'
+        ),
+        "RESULT": 'time.sleep(0.005); print("", flush=True); print("[1, 2]", flush=True)',
+        "MOVE": 'print("thinking...", flush=True); say({"type": "move", "move": m["legal"][0]})',
+    },
+    # writes a JSON note before its swap's answer: chatter (no type), so it plays every game
+    "note": {"SWAP": 'say({"note": "hi"}); say({"type": "swap", "face_up": m["face_up"]})'},
+    # its Nth move is not in legal; tells each result, and its pid at hello, on standard error
+    "tells": {
+        "HELLO": (
+            'sys.stderr.write(f"hello from {os.getpid()}\\n"); '
+            'say({"type": "hello", "name": "tells", "protocol": 1})'
+        ),
+        "MOVE": 'say({"type": "move", "move": m["legal"][0] if n != 3 else "play Zx9"})',
+        "RESULT": "sys.stderr.write(f\"result {m['game']} {m['end']}\\n\")",
+    },
 }
 DEFAULTS = {
     "HELLO": 'say({"type": "hello", "name": "first", "protocol": 1})',
     "SWAP": 'say({"type": "swap", "face_up": m["face_up"]})',
     "MOVE": 'say({"type": "move", "move": m["legal"][0]})',
     "BYE": "break",
+    "GAME": "pass",
+    "RESULT": "pass",
 }
 
 

@@ -85,7 +85,7 @@ def test_a_bot_that_never_says_hello_is_refused_before_any_file(tmp_path, monkey
         "--out",
         out,
     )
-    assert r.exit_code == 2 and "'mute'" in r.output and "no answer in time" in r.output
+    assert r.exit_code == 2 and "'mute'" in r.output and "no answer within 500 ms" in r.output
     assert not out.exists()
     for cmd in (
         ["sprt", "--a", "mute", "--b", "greedy"],
@@ -100,7 +100,9 @@ def test_a_bot_that_never_says_hello_is_refused_before_any_file(tmp_path, monkey
         ],
     ):
         r = _run(*cmd, "--bot", f"mute={bots.command(tmp_path, 'silent')}")
-        assert r.exit_code == 2 and "silent.py" in r.output and "no answer in time" in r.output, (
+        assert (
+            r.exit_code == 2 and "silent.py" in r.output and "no answer within 500 ms" in r.output
+        ), (
             cmd,
             r.output,
         )
@@ -258,3 +260,32 @@ def test_a_bot_beside_entries_with_parameters(tmp_path):
     assert r.exit_code == 0, r.output
     labels = set(pd.read_csv(tmp_path / "r" / "summary.csv")["strategy"])
     assert labels == {"mine", "mc:rollouts=2", "mc:rollouts=2#2"}
+
+
+def test_a_bot_label_that_is_a_strategy_name_is_refused_in_every_command():
+    low = f"greedy={EXAMPLE}"
+    for cmd in (
+        ["tournament", "-p", 2, "-S", "greedy,random", "--games", 4],
+        ["tournament", "-p", 2, "-S", "greedy", "--games", 4],
+        ["sprt", "--a", "greedy", "--b", "random"],
+        ["bench"],
+        ["play", "--opponents", "greedy"],
+    ):
+        r = _run(*cmd, "--bot", low)
+        assert r.exit_code == 2 and "the label 'greedy' is the name of a strategy" in r.output, (
+            cmd,
+            r.output,
+        )
+
+
+def test_a_time_control_without_a_bot_is_refused(tmp_path):
+    out = ["--out", tmp_path / "never"]
+    for cmd, opt in (
+        (["tournament", "-p", 2, "-S", "greedy,random", "--time-per-move", 50, *out], "move"),
+        (["tournament", "-p", 2, "--time-per-game", 5000, *out], "game"),
+        (["bench", "--time-per-move", 50], "move"),
+        (["gauntlet", "--candidate", "greedy", "--time-per-move", 50, *out], "move"),
+    ):
+        r = _run(*cmd)
+        assert r.exit_code == 2 and f"--time-per-{opt}: only with --bot" in r.output, r.output
+        assert not (tmp_path / "never").exists()

@@ -93,7 +93,7 @@ def test_result_places_share_the_places_between_after_a_forfeit():
 @pytest.mark.parametrize(
     "name, said",
     [
-        ("silent", "no answer in time"),
+        ("silent", "no answer within 500 ms"),
         ("oldproto", "protocol 0"),
         ("noise", "Segmentation fault (not really)"),
     ],
@@ -209,7 +209,7 @@ def _games(
         ("dies", "crash"),
     ],
 )
-def test_each_fault_forfeits_its_game_and_the_bot_is_started_again(
+def test_each_fault_forfeits_its_game_and_the_bot_plays_the_next_one(
     tmp_path, monkeypatch, bot, kind
 ):
     monkeypatch.setenv("LATE_S", "0.4")
@@ -236,7 +236,7 @@ def test_each_fault_forfeits_its_game_and_the_bot_is_started_again(
         assert f.got is None and "exited with status 1" in f.message
     if (
         bot != "badswap"
-    ):  # started again (greeted) before each game: it played up to its 3rd move in every one
+    ):  # played on, or started again (greeted): it played up to its 3rd move in every game
         assert (rec["moves"] >= 4).all()
 
 
@@ -296,3 +296,66 @@ def test_bye_ends_a_bot_and_one_that_stays_is_killed(tmp_path, monkeypatch):
     stopped.clear()
     _games(tmp_path, "first", games=1)
     assert stopped and all(0 < grace <= 0.3 and code == 0 for grace, code in stopped)
+
+
+def test_chatter_is_told_by_its_first_character_alone():
+    for line in (b"", b"   ", b"hello", b"[1, 2]", b'"text"', b"42", b"null", b"# {", b"\r"):
+        assert P.is_chatter(line), line
+    for line in (b"{", b'{"type": "move"}', b'  {"note": 1}  \r', b"\xef\xbb\xbf{}", b"{not json"):
+        assert not P.is_chatter(line), line
+
+
+def test_a_json_object_that_answers_nothing_is_unasked_and_another_answer_is_illegal():
+    for line in (b'{"note": "hi"}', b'{"type": "log"}', b'{"type": 3}', b"{}"):
+        assert P.read_answer(line, "swap") is None, line
+    assert P.read_answer(b'{"type": "swap", "face_up": []}', "swap")["type"] == "swap"
+    with pytest.raises(P.Fault) as e:
+        P.read_answer(b'{"type": "move", "move": "pickup"}', "swap")
+    assert e.value.kind == "illegal" and "type 'move', not 'swap'" in str(e.value)
+    with pytest.raises(P.Fault) as e:
+        P.read_answer(b"{not json", "swap")
+    assert e.value.kind == "invalid"
+
+
+def test_a_hello_protocol_given_as_a_string_is_named_as_such():
+    why = P.check_hello({"type": "hello", "name": "x", "protocol": "1"})
+    assert why == 'protocol must be the integer 1, got the string "1"'
+    assert "no protocol" in P.check_hello({"type": "hello", "name": "x"})
+    assert "protocol 2" in P.check_hello({"type": "hello", "name": "x", "protocol": 2})
+
+
+def test_a_bot_whose_relative_path_is_not_in_the_current_directory_is_named_so(
+    tmp_path, monkeypatch
+):
+    bots.write(tmp_path, "first")
+    monkeypatch.chdir(tmp_path)
+    import shlex
+    import sys
+
+    command = shlex.join([sys.executable, "first.py"])
+    assert BP.missing_paths(command) == [] and BP.check_bot("mine", command)["name"] == "first"
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert BP.missing_paths(command) == ["first.py"]
+    with pytest.raises(BP.BotStartError) as e:
+        BP.check_bot("mine", command)
+    assert "could not be started from the current directory" in str(e.value)
+    assert "'first.py' is not found there" in str(e.value)
+    assert BP.missing_paths("node --flag=a/b /abs/x.js sub/bot.js 'a b.js'") == ["sub/bot.js"]
+
+
+def test_the_log_shows_a_long_line_cut_with_a_note():
+    from shedsim.bot import log as bot_log
+
+    files = [
+        {
+            "chunk": 0,
+            "faults": [],
+            "unasked": {"b": ["y" * 5000]},
+            "stderr": {"b": "short\n" + "x" * 5000 + "\n"},
+        }
+    ]
+    text = bot_log.log_text(files)
+    assert "short\n" + "x" * bot_log.LINE_CHARS + " [4,000 more characters not shown]" in text
+    assert "y" * 200 + " [4,800 more characters not shown]" in text
+    assert max(map(len, text.splitlines())) < bot_log.LINE_CHARS + 200

@@ -164,3 +164,46 @@ def test_seats_still_in_after_a_forfeit_share_the_places_between():
     assert eff2[0].tolist() == [2, 5, 5, 8]  # 2.5 each (the rule's own stop would give them 3.5)
     assert eff2[1].tolist() == [4, 2, 6, 8]  # one seat in: place 3
     assert eff2[2].tolist() == [5, 5, 5, 5]  # stopped by its rules, nobody out: all share 1..4
+
+
+def test_chatter_is_ignored_wherever_it_comes_for_any_workers(tmp_path):
+    """The ``chatter`` bot writes its lines a moment after ``game`` and ``result`` (when
+    shedsim has sent the next request) and before each answer: none is read as an answer."""
+    spec = _spec(tmp_path, bot="chatter")
+    _, o1 = _played(spec, tmp_path / "one", workers=1)
+    _, o2 = _played(spec, tmp_path / "two", workers=2)
+    assert o1.complete and o2.complete
+    assert _chunks(tmp_path / "one") == _chunks(tmp_path / "two")
+    for root in ("one", "two"):
+        summ = bot_log.summary(tmp_path / root, spec.key())
+        assert summ["forfeited_games"] == {"b": 0}
+        log = (tmp_path / root / "bots.log").read_text()
+        assert "no faults" in log and "a new game!" in log and "thinking..." in log
+    # the same games as the bot that only answers (the chunks' keys name the bots' commands)
+    _played(_spec(tmp_path, bot="first"), tmp_path / "first", workers=2)
+
+    def games(root):
+        return {f: {k: v for k, v in z.items() if k != "_key"} for f, z in _chunks(root).items()}
+
+    assert games(tmp_path / "first") == games(tmp_path / "one")
+
+
+def test_a_json_note_before_the_answer_is_chatter_and_the_answer_after_it_counts(tmp_path):
+    spec = _spec(tmp_path, games=20, bot="note")
+    store, out = _played(spec, tmp_path / "run", workers=2)
+    s = T.analyse(spec, store.load_total(spec, out.done)).summary.set_index("strategy")
+    assert s.loc["b", "forfeits"] == 0 and s.loc["b", "games"] > 0
+    log = (tmp_path / "run" / "bots.log").read_text()
+    assert '{"note":"hi"}' in log.replace(" ", "") and "no faults" in log
+
+
+def test_a_bot_that_forfeits_by_an_illegal_move_gets_the_result_and_plays_on(tmp_path):
+    spec = _spec(tmp_path, games=20, bot="tells")
+    _played(spec, tmp_path / "run", workers=1)
+    files = bot_log.load(tmp_path / "run", spec.key())
+    assert files
+    for x in files:
+        err = x["stderr"]["b"]
+        forfeited = x["forfeits"]["b"]["illegal"]
+        assert forfeited > 0 and err.count("hello from") == 1  # never started again
+        assert err.count(" forfeit\n") == forfeited

@@ -9,7 +9,8 @@ the ``hello`` answers) before the chunk's own file, which marks the chunk done
 forfeits counted are those of the chunks stored. ``bots.log`` is written again from them
 after every chunk: first, per strategy and kind, the first fault of the run (the lowest game
 index) with the game, the seat, the message sent and what came back; then each chunk's
-standard error by process.
+standard error by process. Each line a bot wrote is shown up to :data:`LINE_CHARS`
+characters.
 """
 
 from __future__ import annotations
@@ -25,6 +26,16 @@ LOG = "bots.log"
 """The run's bot log, in the run directory."""
 SUFFIX = ".bots.json"
 """The name's end of a chunk's bot file in ``chunks/``."""
+LINE_CHARS = 1000
+"""The most characters ``bots.log`` shows of one line a bot wrote (its answer, its chatter,
+a line of its standard error); the rest of the line is left out, with a note."""
+
+
+def cap(line: str, n: int = LINE_CHARS) -> str:
+    """``line`` cut to ``n`` characters, with a note of how many were left out."""
+    if len(line) <= n:
+        return line
+    return f"{line[:n]} [{len(line) - n:,} more characters not shown]"
 
 
 def chunk_file(root: Path | str, k: int) -> Path:
@@ -138,16 +149,18 @@ def log_text(files: list[dict[str, Any]]) -> str:
             f"fault: {f['label']} {f['kind']} in game {f['game']} at seat {f['seat']}: "
             f"{f['message']}",
             f"  sent: {f['sent']}",
-            f"  got:  {'(nothing)' if f['got'] is None else f['got']}",
+            f"  got:  {'(nothing)' if f['got'] is None else cap(f['got'])}",
         ]
     for x in files:
         for who, lines_ in (x.get("unasked") or {}).items():
             lines.append(
-                f"unasked lines from {who} (chunk {x['chunk']}), ignored: " + " | ".join(lines_)
+                f"unasked lines from {who} (chunk {x['chunk']}), ignored: "
+                + " | ".join(cap(u, 200) for u in lines_)
             )
     for x in files:
         for who, text in (x.get("stderr") or {}).items():
-            lines += ["", f"## standard error of {who}, chunk {x['chunk']}", text.rstrip("\n")]
+            lines += ["", f"## standard error of {who}, chunk {x['chunk']}"]
+            lines += [cap(t) for t in text.rstrip("\n").split("\n")]
     return "\n".join(lines) + "\n"
 
 

@@ -8,6 +8,11 @@ a bot that stays silent) and its standard error all the time on a thread of its 
 a :class:`StderrSink`, so a chatty bot never blocks. Writes to its standard input never
 block either: the pipe is non-blocking and a bot that stops reading is a ``timeout``.
 
+The lines a bot writes are read in the order written; chatter
+(:func:`shedsim.bot.protocol.is_chatter`) is set aside wherever it comes, and each other
+line answers the next request, so which line answers which request never depends on when
+a line arrived.
+
 Every failure while a game is played raises :class:`shedsim.bot.protocol.Fault` with its
 kind (``timeout``, ``invalid``, ``illegal``, ``crash``); :func:`check_bot`, run before any
 game, raises :class:`BotStartError` for a bot that cannot start or greet.
@@ -37,6 +42,10 @@ MAX_LINE = 1 << 20
 """The longest answer line read (bytes); a longer one is ``invalid``."""
 STDERR_KEEP = 256 * 1024
 """Bytes of a process's standard error kept for the log (the rest is read and counted)."""
+UNASKED_KEEP = 100
+"""Chatter lines kept per process for the log (the rest are counted)."""
+CHATTER_LINE = 1000
+"""Bytes of one chatter line kept (the rest of the line is dropped)."""
 
 
 class BotStartError(RuntimeError):
@@ -102,6 +111,13 @@ class BotProcess:
         self._out = -1
         self._thread: threading.Thread | None = None
         self.unasked: list[bytes] = []
+        """The chatter it wrote (:func:`shedsim.bot.protocol.is_chatter`), the first
+        :data:`UNASKED_KEEP` lines, each cut to :data:`CHATTER_LINE` bytes."""
+        self.unasked_n = 0
+        """How many chatter lines it wrote in all."""
+        self._since: list[bytes] = []
+        self.ended = ""
+        """How it ended when its start failed (``exited with status 3``), else empty."""
         self.starts = 0
         self.last_sent: dict[str, Any] | None = None
         self.last_line: bytes | None = None
@@ -136,7 +152,8 @@ class BotProcess:
             self.proc = None
             raise Fault("crash", f"cannot start {words[0]!r}: {e.strerror or e}") from None
         self.starts += 1
-        self._buf, self._closed, self.unasked = b"", False, []
+        self._buf, self._closed, self.unasked, self.unasked_n = b"", False, [], 0
+        self._since, self.ended = [], ""
         os.set_blocking(self.proc.stdin.fileno(), False)
         self._out = self.proc.stdout.fileno()
         os.set_blocking(self._out, False)  # a look at what it wrote never waits
@@ -159,12 +176,17 @@ class BotProcess:
             target=read_stderr, name=f"shedsim-bot-stderr-{self.who}", daemon=True
         )
         self._thread.start()
-        obj = self.ask(
-            hello_message(version), "hello", P.HELLO_S if timeout_s is None else timeout_s
-        )
-        why = check_hello(obj)
-        if why:
-            raise Fault("illegal", f"its hello is not accepted: {why}")
+        try:
+            obj = self.ask(
+                hello_message(version), "hello", P.HELLO_S if timeout_s is None else timeout_s
+            )
+            why = check_hello(obj)
+            if why:
+                raise Fault("illegal", f"its hello is not accepted: {why}")
+        except Fault:  # a process that did not greet is never asked anything more
+            self.ended = self.exit_words()
+            self.stop()
+            raise
         self.hello = obj
         return obj
 
@@ -255,16 +277,39 @@ class BotProcess:
 
     def ask(self, message: dict[str, Any], expected: str, timeout_s: float) -> dict[str, Any]:
         """Send ``message`` and read the answer of type ``expected`` within ``timeout_s``
-        seconds (from before the message is written). Lines the bot wrote unasked before
-        the message are set aside (:attr:`unasked`). Raises :class:`Fault`."""
+        seconds (from before the message is written): the next line the bot wrote that is
+        not chatter and answers something (:func:`shedsim.bot.protocol.read_answer`),
+        whenever it wrote it; chatter and JSON objects that answer nothing are set aside
+        (:attr:`unasked`). Raises :class:`Fault`."""
         deadline = time.monotonic() + timeout_s
-        self._drain()
         self.last_sent = message
         self.last_line = None
         self._write(dumps(message), deadline)
-        line = self._readline(deadline)
-        self.last_line = line
-        return read_answer(line, expected)
+        while True:
+            line = self._readline(deadline, timeout_s)
+            self.last_line = line
+            obj = read_answer(line, expected)
+            if obj is not None:
+                self._since = []
+                return obj
+            self._chatter(line)  # a JSON object that answers nothing: written unasked
+
+    def collect(self) -> None:
+        """Set aside the chatter already in the pipe, without waiting (for the log, before
+        the process ends); a line that is not chatter is kept for the next request."""
+        keep: list[bytes] = []
+        while self._fill(0):
+            pass
+        while True:
+            i = self._buf.find(b"\n")
+            if i < 0:
+                break
+            line, self._buf = self._buf[:i], self._buf[i + 1 :]
+            if P.is_chatter(line):
+                self._chatter(line)
+            else:
+                keep.append(line)
+        self._buf = b"".join(x + b"\n" for x in keep) + self._buf
 
     def _fill(self, timeout_ms: float) -> bool:
         """Read what the bot wrote, waiting at most ``timeout_ms`` (with 0, what is in the
@@ -285,33 +330,48 @@ class BotProcess:
         self._buf += data
         return True
 
-    def _drain(self) -> None:
-        while True:
-            if self._buf:
-                lines = self._buf.split(b"\n")
-                self._buf = lines.pop()
-                room = 100 - len(self.unasked)
-                if room > 0:
-                    self.unasked.extend(lines[:room])
-            if not self._fill(0):
-                return
+    def _chatter(self, line: bytes) -> None:
+        self.unasked_n += 1
+        if len(self.unasked) < UNASKED_KEEP:
+            self.unasked.append(line[:CHATTER_LINE])
+        if len(self._since) < 3:
+            self._since.append(line[:CHATTER_LINE])
 
-    def _readline(self, deadline: float) -> bytes:
+    def _chatter_words(self) -> str:
+        """The chatter written since the last answer, in words (for a fault's message)."""
+        if not self._since:
+            return ""
+        shown = ", ".join(_short(x, 100) for x in self._since)
+        return (
+            f"; since its last answer it wrote only chatter, lines that answer nothing "
+            f"(docs/reference/bots.md#chatter): {shown}"
+        )
+
+    def _readline(self, deadline: float, timeout_s: float) -> bytes:
         while True:
             i = self._buf.find(b"\n")
             if i >= 0:
                 line, self._buf = self._buf[:i], self._buf[i + 1 :]
+                if P.is_chatter(line):
+                    self._chatter(line)
+                    continue
                 return line
             if len(self._buf) > MAX_LINE:
-                raise Fault("invalid", f"a line longer than {MAX_LINE:,} bytes")
+                raise Fault("invalid", f"a line longer than {MAX_LINE:,} bytes", kill=True)
             if self._closed:
                 what = f"; it wrote {_short(self._buf)} without a newline" if self._buf else ""
                 time.sleep(0.01)  # let the exit status arrive
-                raise Fault("crash", f"it closed its output ({self.exit_words()}){what}")
+                raise Fault(
+                    "crash",
+                    f"it closed its output ({self.exit_words()}){what}{self._chatter_words()}",
+                )
             left = deadline - time.monotonic()
             if left <= 0:
                 what = f" (it wrote {_short(self._buf)} without a newline)" if self._buf else ""
-                raise Fault("timeout", f"no answer in time{what}")
+                raise Fault(
+                    "timeout",
+                    f"no answer within {timeout_s * 1000:,.0f} ms{what}{self._chatter_words()}",
+                )
             self._fill(left * 1000)
 
 
@@ -319,6 +379,25 @@ def _version() -> str:
     from shedsim.version import __version__
 
     return __version__
+
+
+def missing_paths(command: str, cwd: str = "") -> list[str]:
+    """The words of ``command`` that look like relative paths (one holding ``/``, or a
+    name with an extension such as ``bot.py``; the program itself only when it holds
+    ``/``, else it is looked up on ``PATH``) and name nothing in ``cwd`` (default: the
+    current directory)."""
+    import re
+
+    base = cwd or os.getcwd()
+    out = []
+    for i, w in enumerate(split_command(command)):
+        if not w or w.startswith(("-", "/")) or any(c.isspace() for c in w) or "=" in w:
+            continue
+        if not ("/" in w or (i > 0 and re.fullmatch(r"[\w.-]+\.[A-Za-z]\w*", w))):
+            continue
+        if not os.path.exists(os.path.join(base, w)):
+            out.append(w)
+    return out
 
 
 def check_bot(label: str, command: str) -> dict[str, Any]:
@@ -332,11 +411,21 @@ def check_bot(label: str, command: str) -> dict[str, Any]:
     except Fault as e:
         got = "" if bot.last_line is None else f"; it answered {_short(bot.last_line)}"
         # how it ended, unless the fault's own words say it already
-        words = "" if bot.proc is None else bot.exit_words()
+        words = bot.ended if bot.proc is None else bot.exit_words()
         ended = f" ({words})" if words and words not in str(e) else ""
         bot.stop()
         err = sink.text().get(label, "").strip()
         said = f"; its standard error: {_short(err, 600)}" if err else ""
+        missing = missing_paths(command)
+        if missing:
+            raise BotStartError(
+                f"bot {label!r} ({command}) could not be started from the current directory "
+                f"{os.getcwd()}: {', '.join(map(repr, missing))} "
+                f"{'is' if len(missing) == 1 else 'are'} not found there (a relative path in a "
+                f"bot's command is resolved against the directory shedsim runs in, when a run "
+                f"starts and when it is resumed: docs/reference/bots.md#processes); "
+                f"{e}{ended}{got}{said}"
+            ) from None
         raise BotStartError(
             f"bot {label!r} ({command}) refused before any game: {e}{ended}{got}{said}. A bot "
             f'answers hello with {{"type": "hello", "name": "...", "protocol": 1}} within '

@@ -310,25 +310,51 @@ def result_places(state, forfeit_seat: int | None, players: int) -> list[float |
 # ------------------------------------------------------------------ what a bot answers
 class Fault(Exception):
     """A bot's answer (or silence) that forfeits its game: ``kind`` one of :data:`FAULTS`,
-    the message in words."""
+    the message in words. ``kill``: the process cannot be asked again (default: after a
+    ``timeout`` or a ``crash``; an ``invalid`` line too long to read to its end, too);
+    after another fault it plays on, one answer read for each request."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, kill: bool | None = None) -> None:
         super().__init__(message)
         self.kind = kind
+        self.kill = kind in ("timeout", "crash") if kill is None else kill
+
+
+_BLANK = b" \t\r\f\v"
+_BOM = b"\xef\xbb\xbf"
+
+
+def is_chatter(line: bytes) -> bool:
+    """Whether a line a bot wrote is chatter, never an answer: its first character other
+    than white space (and a byte order mark) is not ``{`` (a blank line, plain text, a JSON
+    array...). shedsim reads a bot's lines in the order written and skips its chatter
+    wherever it comes; every other line is the answer to the oldest request not yet
+    answered (docs/reference/bots.md#chatter). Content alone decides, never when a line came."""
+    s = line.lstrip(_BLANK)
+    if s.startswith(_BOM):
+        s = s[len(_BOM) :].lstrip(_BLANK)
+    return not s.startswith(b"{")
 
 
 _LONG_NUMBER = re.compile(rb"\d{19}")
 """Digits enough for an integer past 64 bits, which :func:`orjson.loads` reads as a float."""
 
 
-def read_answer(line: bytes, expected: str) -> dict[str, Any]:
+ANSWERS = ("hello", "swap", "move")
+"""The types of the messages a bot answers with; a JSON object of no other type answers
+anything (:func:`read_answer`)."""
+
+
+def read_answer(line: bytes, expected: str) -> dict[str, Any] | None:
     """The JSON object of a bot's answer line of type ``expected``, read as
     :func:`json.loads` reads it (:func:`orjson.loads` first, for speed, where the two
     agree: a line ``orjson`` refuses, or one with a 19-digit number, is read by ``json``,
     which also takes NaN, a byte order mark, lone surrogates and integers of any size,
     through :func:`shedsim.base.jsontext.loads`). Raises :class:`Fault`: ``invalid`` for a
-    line that is not a JSON object (nesting too deep to read included), ``illegal`` for
-    another type."""
+    line that is not a JSON object (nesting too deep to read included), ``illegal`` for an
+    answer of another of the :data:`ANSWERS` types. None for an object with no ``type`` or
+    a type that answers nothing (a note such as ``{"note": ...}``): a line the bot wrote
+    unasked, which the caller sets aside as chatter."""
     try:
         obj = orjson.loads(line)
         if _LONG_NUMBER.search(line):
@@ -340,16 +366,23 @@ def read_answer(line: bytes, expected: str) -> dict[str, Any]:
             raise Fault("invalid", f"not a JSON object ({e.reason})") from None
     if not isinstance(obj, dict):
         raise Fault("invalid", f"not a JSON object (a JSON {type(obj).__name__})")
+    if not isinstance(obj.get("type"), str) or obj["type"] not in ANSWERS:
+        return None
     if obj.get("type") != expected:
         raise Fault("illegal", f"type {obj.get('type')!r}, not {expected!r}")
     return obj
 
 
 def check_hello(obj: dict[str, Any]) -> str | None:
-    """Why a ``hello`` answer cannot be accepted (None when it can): ``protocol`` must be 1,
-    ``name`` a non-empty string and ``deterministic`` (optional) true or false."""
-    if obj.get("protocol") != PROTOCOL or isinstance(obj.get("protocol"), bool):
-        return f"protocol {obj.get('protocol')!r}: shedsim speaks protocol {PROTOCOL}"
+    """Why a ``hello`` answer cannot be accepted (None when it can): ``protocol`` must be
+    the integer 1, ``name`` a non-empty string and ``deterministic`` (optional) true or
+    false."""
+    proto = obj.get("protocol")
+    if isinstance(proto, str):
+        return f"protocol must be the integer {PROTOCOL}, got the string {json.dumps(proto)}"
+    if proto != PROTOCOL or isinstance(proto, bool):
+        got = "no protocol" if "protocol" not in obj else f"protocol {json.dumps(proto)}"
+        return f"{got}: shedsim speaks protocol {PROTOCOL} (the integer {PROTOCOL})"
     if not isinstance(obj.get("name"), str) or not obj["name"].strip():
         return "no name (a non-empty string)"
     if not isinstance(obj.get("deterministic", False), bool):

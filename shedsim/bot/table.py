@@ -19,8 +19,10 @@ gives each their mean).
 Processes: one per seat a bot holds at a table (the same bot at two seats: two), kept from
 game to game for the whole chunk and ended with ``bye`` after its last game, so what a bot
 remembers between games depends on the chunk alone, never on how many workers a run has.
-A process killed after a fault, or that exited between games, is started again (with
-``hello``) before its next game.
+After an ``invalid`` or ``illegal`` answer a process plays on (it is told the game's
+``result`` as every other bot is); one killed after a fault that leaves it unable to answer
+(``timeout``, ``crash``, a line too long to read), or that exited between games, is started
+again (with ``hello``) before its next game.
 """
 
 from __future__ import annotations
@@ -204,7 +206,8 @@ class Table:
         )
 
     def fault(self, entry: int, seat: int, proc: BotProcess, f: P.Fault) -> None:
-        """Note a fault (the first of its kind for the entry is kept) and kill the process."""
+        """Note a fault (the first of its kind for the entry is kept) and kill the process
+        when it cannot be asked again (:attr:`shedsim.bot.protocol.Fault.kill`)."""
         key = (entry, f.kind)
         if key not in self._first:
             self._first.add(key)
@@ -222,12 +225,15 @@ class Table:
                     str(f),
                 )
             )
-        proc.stop()
+        if f.kill:
+            proc.stop()
 
     def close(self) -> ChunkBots:
         """End every process (``bye``, then a kill after :data:`shedsim.bot.protocol.BYE_S`)
         and return what the chunk's bots left."""
         live = [p for p in self.procs.values() if p.proc is not None]
+        for proc in live:
+            proc.collect()  # the chatter already written, for the log
         for proc in live:  # every process is told at once, then each has what is left of BYE_S
             proc.say_bye()
         deadline = time.monotonic() + P.BYE_S
@@ -235,9 +241,10 @@ class Table:
             proc.stop(max(0.01, deadline - time.monotonic()))
         for proc in self.procs.values():
             if proc.unasked:
-                self.report.unasked.setdefault(proc.who, []).extend(
-                    x.decode("utf-8", "backslashreplace") for x in proc.unasked[:20]
-                )
+                lines = self.report.unasked.setdefault(proc.who, [])
+                lines.extend(x.decode("utf-8", "backslashreplace") for x in proc.unasked[:20])
+                if proc.unasked_n > 20:
+                    lines.append(f"[{proc.unasked_n - 20:,} more lines]")
         self.report.stderr = self.sink.text()
         return self.report
 
@@ -344,8 +351,8 @@ def play_game(
         "places": P.result_places(shown, None if fseat < 0 else fseat, n),
         "end": P.ENDS[rec["end"]],
     }
-    for s, b in bots.items():
-        if s == fseat or not b.proc.alive():
+    for b in bots.values():  # the forfeiting seat too, while its process plays on
+        if not b.proc.alive():
             continue
         try:
             b.proc.send(result, table.clock.move_ms / 1000.0)

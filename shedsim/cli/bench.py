@@ -12,6 +12,7 @@ from shedsim.cli.common import HouseOpt, RulesFileOpt, RulesOpt, StrategyPathOpt
 
 
 def bench(
+    ctx: typer.Context,
     rules: RulesOpt = "shithead",
     house: HouseOpt = None,
     rules_file: RulesFileOpt = None,
@@ -142,14 +143,14 @@ def bench(
 
     from shedsim.runs import bench_run as B
 
+    O.refuse_bot_time(ctx, bot)
     paths = [str(p) for p in strategy_path or []]
     if bot:
         from shedsim.cli.common import bot_entries, load_rules
 
         rs = load_rules(rules, house, rules_file)
-        return _bench_bot(
-            rs, players, bot_entries(bot), strategy, bot_games, seed, time_per_move, as_json
-        )
+        bots = bot_entries(bot, strategy_path)
+        return _bench_bot(rs, players, bots, strategy, bot_games, seed, time_per_move, as_json)
     plan = O.call(
         B.plan_bench,
         rules=rules,

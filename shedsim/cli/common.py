@@ -51,9 +51,10 @@ BotOpt = Annotated[
         metavar="LABEL=COMMAND",
         help=(
             "A bot: a program in any language that speaks the bot protocol on standard input "
-            "and output (docs/reference/bots.md), started from the current directory, COMMAND "
-            "split into words as a shell does (no shell); then LABEL is an entry like any "
-            "other. Repeatable."
+            "and output (docs/reference/bots.md), started from the current directory (on "
+            "--resume too: relative paths are found from there), COMMAND split into words as "
+            "a shell does (no shell); then LABEL, which may not be a strategy's name, is an "
+            "entry like any other. Repeatable."
         ),
     ),
 ]
@@ -64,8 +65,8 @@ TimePerMoveOpt = Annotated[
         rich_help_panel=P_BOTS,
         metavar="MS",
         help=(
-            "Milliseconds a bot has for each answer (its swap's too); a later answer forfeits "
-            "the game."
+            "With --bot: milliseconds a bot has for each answer (its swap's too); a later "
+            "answer forfeits the game."
         ),
     ),
 ]
@@ -75,7 +76,10 @@ TimePerGameOpt = Annotated[
         "--time-per-game",
         rich_help_panel=P_BOTS,
         metavar="MS",
-        help="Milliseconds a bot has for all its answers in one game (default: no such budget).",
+        help=(
+            "With --bot: milliseconds a bot has for all its answers in one game (default: no "
+            "such budget)."
+        ),
     ),
 ]
 
@@ -102,16 +106,36 @@ def bot_spec(spec: str | None, bots: list[tuple[str, str]]) -> str | None:
     return dict(bots).get(spec.strip(), spec) if spec is not None else None
 
 
-def bot_entries(values: list[str] | None) -> list[tuple[str, str]]:
+def bot_entries(values: list[str] | None, strategy_path=None) -> list[tuple[str, str]]:
     """The ``--bot LABEL=COMMAND`` options as entries ``(label, "bot:COMMAND")``; a bad one
-    exits 2 naming it (:func:`shedsim.bot.protocol.parse_bot_options`)."""
+    exits 2 naming it (:func:`shedsim.bot.protocol.parse_bot_options`), and so does a label
+    that is the name of a strategy (a built-in one, or a plugin of ``$SHEDSIM_STRATEGY_PATH``
+    or ``strategy_path``, the ``--strategy-path`` directories): the label would stand for
+    the bot where the strategy is meant."""
     from shedsim.bot.protocol import BotSpecError, parse_bot_options
 
     try:
-        return parse_bot_options(values)
+        bots = parse_bot_options(values)
     except BotSpecError as e:
         fail(str(e))
         raise  # pragma: no cover - fail exits
+    if bots:
+        from shedsim.plugins import PluginError, discover
+
+        names: set[str] = set()
+        for extra in ([str(p) for p in strategy_path or []], None):
+            try:
+                names = set(discover(extra))
+                break
+            except PluginError:  # a bad strategy path is refused where strategies are read
+                continue
+        for label, spec in bots:
+            if label in names:
+                fail(
+                    f"--bot {label}={spec[len('bot:') :]}: the label {label!r} is the name of a "
+                    f"strategy; give the bot a label of its own (e.g. --bot my-{label}=...)"
+                )
+    return bots
 
 
 _CHOICE = re.compile(r"<<([a-z:-]+)>>")
@@ -215,6 +239,18 @@ def given_on_command_line(ctx: typer.Context, names: tuple[str, ...]) -> list[st
         if src is not None and getattr(src, "name", None) == "COMMANDLINE":
             out.append(n)
     return out
+
+
+def refuse_bot_time(ctx: typer.Context, bot: list[str] | None, resume: Path | None = None) -> None:
+    """Exit 2 when ``--time-per-move`` or ``--time-per-game`` is typed without ``--bot`` (and
+    without ``--resume``, whose stored run may hold bots): a time control with no bot to
+    time would be ignored."""
+    if bot or resume is not None:
+        return
+    given = given_on_command_line(ctx, ("time_per_move", "time_per_game"))
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        fail(f"{flag}: only with --bot LABEL=COMMAND (it times a bot's answers; no bot is given)")
 
 
 def load_rules(rules: str, house: list[str] | None, rules_file: Path | None):

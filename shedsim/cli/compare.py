@@ -135,7 +135,7 @@ def compare_rules(
     if bot:  # --strategies with the bots (the @compare field when not given)
         from shedsim.plugins import choice
 
-        strategies = O.bot_entry_specs(strategies, bot, list(choice("compare")))
+        strategies = O.bot_entry_specs(strategies, bot, list(choice("compare")), strategy_path)
     r = O.call(
         api.compare_rules,
         rules=rules,

@@ -17,6 +17,7 @@ OutOpt = O.out_option(None, " (gauntlet.csv: the table; gauntlet.png, run.json)"
 
 
 def gauntlet(
+    ctx: typer.Context,
     candidate: Annotated[
         Optional[str],
         typer.Option(
@@ -147,13 +148,13 @@ def gauntlet(
     from shedsim import api
     from shedsim.cli.common import bot_entries, bot_spec, fail
 
+    O.refuse_bot_time(ctx, bot, resume)
     if bot and resume is not None:
         fail(
             "--resume: --bot cannot be given with --resume: the stored gauntlet decides its players"
         )
-    bots = bot_entries(
-        bot
-    )  # --candidate LABEL / an opponent LABEL of a --bot LABEL=COMMAND: that bot
+    # --candidate LABEL / an opponent LABEL of a --bot LABEL=COMMAND: that bot
+    bots = bot_entries(bot, strategy_path)
     cand = bot_spec(candidate, bots) if candidate is not None else None
     entries = _entries(opponents, bots) if opponents is not None else None
     test = None

@@ -248,15 +248,22 @@ StrategyPathOpt = Annotated[
 ]
 
 
-from shedsim.cli.common import BotOpt, TimePerGameOpt, TimePerMoveOpt  # noqa: E402,F401 - the bot options, declared once
+from shedsim.cli.common import (  # noqa: E402,F401 - the bot options, declared once
+    BotOpt,
+    TimePerGameOpt,
+    TimePerMoveOpt,
+    refuse_bot_time,
+)
 
 
 def bot_entry_specs(
-    strategies: str | None, bot: list[str] | None, default: list[str]
+    strategies: str | None, bot: list[str] | None, default: list[str], strategy_path=None
 ) -> str | list[str] | None:
     """``--strategies`` with the ``--bot`` entries (:func:`shedsim.cli.common.with_bots`):
     ``strategies`` unchanged without a bot; else a list of ``LABEL=SPEC`` entries (the field
-    ``default`` when ``--strategies`` is not given), a bad ``--bot`` exits 2 naming it."""
+    ``default`` when ``--strategies`` is not given), a bad ``--bot`` exits 2 naming it
+    (``strategy_path``: the ``--strategy-path`` directories, whose strategies' names no bot
+    label may take)."""
     if not bot:
         return strategies
     from shedsim.analysis.tournament import TournamentError, parse_entries
@@ -270,7 +277,7 @@ def bot_entry_specs(
     # as the bare spec: a spec's ':' and '=' would not read back as a label
     return [
         spec if lab == spec or lab.startswith(f"{spec}#") else f"{lab}={spec}"
-        for lab, spec in with_bots(entries, bot_entries(bot))
+        for lab, spec in with_bots(entries, bot_entries(bot, strategy_path))
     ]
 
 

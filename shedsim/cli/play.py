@@ -151,7 +151,7 @@ def play(
             )
         else:
             rs = load_rules(rules, house, rules_file)
-            opponents, specs, bots = _opponents(opponents, players, bot)
+            opponents, specs, bots = _opponents(opponents, players, bot, strategy_path)
             g = Game(
                 rs,
                 players,
@@ -192,7 +192,9 @@ def play(
     _game_loop(g, queued, tty, again)
 
 
-def _opponents(opponents: str | None, players: int, bot) -> tuple[str, list[str], list]:
+def _opponents(
+    opponents: str | None, players: int, bot, strategy_path
+) -> tuple[str, list[str], list]:
     """``--opponents`` as given (the default list cut to the other seats), its specs (a
     ``--bot`` label read as that bot) and the bots; exits 2 when it names more strategies
     than there are other seats."""
@@ -201,7 +203,7 @@ def _opponents(opponents: str | None, players: int, bot) -> tuple[str, list[str]
     given = opponents is not None
     if opponents is None:  # as many of the default list as there are other seats
         opponents = ",".join(default_opponents()[: max(players - 1, 1)])
-    bots = bot_entries(bot)  # --opponents LABEL of a --bot LABEL=COMMAND: that bot
+    bots = bot_entries(bot, strategy_path)  # --opponents LABEL of a --bot LABEL=COMMAND
     specs = [bot_spec(s.strip(), bots) for s in _split_specs(opponents)]
     if given and len(specs) > players - 1:
         fail(

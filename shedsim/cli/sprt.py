@@ -205,7 +205,8 @@ def sprt(
         from shedsim.cli.common import fail
 
         fail("--resume: --bot cannot be given with --resume: the stored test decides its players")
-    bots = bot_entries(bot)  # --a LABEL / --b LABEL of a --bot LABEL=COMMAND: that bot
+    # --a LABEL / --b LABEL of a --bot LABEL=COMMAND: that bot
+    bots = bot_entries(bot, strategy_path)
     a, b = bot_spec(a, bots), bot_spec(b, bots)
     r = O.call(
         api.sprt,

@@ -128,7 +128,8 @@ def tips(
     from shedsim import api
     from shedsim.cli.common import bot_entries, bot_spec
 
-    opponents = bot_spec(opponents, bot_entries(bot))  # --opponents LABEL of a --bot LABEL=COMMAND
+    # --opponents LABEL of a --bot LABEL=COMMAND
+    opponents = bot_spec(opponents, bot_entries(bot, strategy_path))
     r = O.call(
         api.tips,
         rules=rules,

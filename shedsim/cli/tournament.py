@@ -21,6 +21,7 @@ OutOpt = O.out_option("reports/latest")
 
 
 def tournament(
+    ctx: typer.Context,
     rules: O.OptionalRulesOpt = None,
     house: O.HouseOpt = None,
     rules_file: O.RulesFileOpt = None,
@@ -147,6 +148,8 @@ def tournament(
     With no options: shithead, 4 players, 200,000 games, into reports/latest/, with the default field: <<default>>.
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
+
+    O.refuse_bot_time(ctx, bot, resume)
     from shedsim.analysis.tournament import default_strategies
 
     if bot and resume is not None:  # the stored run's entries hold its bots (spec.json)
@@ -154,7 +157,10 @@ def tournament(
 
         fail("--resume: --bot cannot be given with --resume: the stored run's bots play on")
     strategies = O.bot_entry_specs(
-        strategies, bot, default_strategies(O.paths_of(strategy_path) or ()) if bot else []
+        strategies,
+        bot,
+        default_strategies(O.paths_of(strategy_path) or ()) if bot else [],
+        strategy_path,
     )
     r = O.call(
         api.tournament,

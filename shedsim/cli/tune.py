@@ -187,7 +187,7 @@ def tune(
     if bot and field is not None:  # --field LABEL of a --bot LABEL=COMMAND: that bot
         from shedsim.cli.common import bot_entries, bot_spec
 
-        bots = bot_entries(bot)
+        bots = bot_entries(bot, strategy_path)
         field = ",".join(bot_spec(x.strip(), bots) for x in field.split(",") if x.strip())
     r = O.call(
         api.tune,
