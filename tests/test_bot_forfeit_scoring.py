@@ -84,3 +84,19 @@ def test_resuming_a_bot_run_whose_chunks_counted_forfeits_as_unfinished_is_refus
     assert r.exit_code == 2, r.output
     assert chunk.name in r.output and "earlier shedsim" in r.output
     assert (out / "summary.csv").read_text() == before
+
+
+def test_the_place_shares_tell_places_shared_after_a_forfeit_from_seats_still_in(tmp_path):
+    """At three seats the two seats still in when the bot forfeits share their places: in
+    the place shares (places.png) that is its own column, never 'unfinished'."""
+    from shedsim.analysis.tournament.results import SHARED_AFTER_FORFEIT
+    from shedsim.api import tournament
+
+    bot = "babble=bot:" + bots.command(tmp_path, "babble")
+    r = tournament(["greedy", "random", bot], players=3, games=6, seed=3, workers=1)
+    p = r.place_shares
+    assert list(p.columns) == ["1", "2", "3", SHARED_AFTER_FORFEIT, "unfinished"]
+    for name in ("greedy", "random"):
+        assert p.loc[name, SHARED_AFTER_FORFEIT] == 1.0 and p.loc[name, "unfinished"] == 0.0
+    assert p.loc["babble", "3"] == 1.0
+    assert np.allclose(p.sum(axis=1), 1.0)

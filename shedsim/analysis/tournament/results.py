@@ -14,6 +14,7 @@ import numpy as np
 
 from shedsim import stats
 from shedsim.analysis.tournament.plan import END_LABELS, TournamentSpec  # noqa: F401 - END_LABELS re-exported
+from shedsim.output.charts.tournament import SHARED_AFTER_FORFEIT
 
 
 @dataclass
@@ -27,6 +28,9 @@ class Results:
     matches: Any | None
     h2h_matrix: Any
     place_shares: Any
+    """Per strategy (rows, ranked), the share of its seat-games in each place (columns
+    ``"1"`` .. ``"n"``), then, in runs with bots, :data:`SHARED_AFTER_FORFEIT`, and
+    ``"unfinished"`` (still in when an unfinished game was stopped)."""
     info: dict[str, Any]
 
 
@@ -351,10 +355,18 @@ def analyse(spec: TournamentSpec, t: dict[str, np.ndarray]) -> Results:
     hist = t["place_hist"].astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = hist / hist.sum(axis=1, keepdims=True)
+    cols = [shares[:, p] for p in range(1, n + 1)]
+    names = [str(p) for p in range(1, n + 1)]
+    if "still_in" in t:  # place 0 also holds the seats that share places after a forfeit
+        with np.errstate(invalid="ignore", divide="ignore"):
+            still = t["still_in"] / hist.sum(axis=1)
+        cols += [shares[:, 0] - still]
+        names += [SHARED_AFTER_FORFEIT]
+        shares[:, 0] = still
     place_shares = pd.DataFrame(
-        shares[order][:, list(range(1, n + 1)) + [0]],
+        np.column_stack(cols + [shares[:, 0]])[order],
         index=[labels[i] for i in order],
-        columns=[str(p) for p in range(1, n + 1)] + ["unfinished"],
+        columns=names + ["unfinished"],
     )
 
     matches = None

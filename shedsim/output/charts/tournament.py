@@ -14,6 +14,11 @@ import numpy as np
 from shedsim.output.charts.figure import Chart
 import shedsim.output.charts.figure as F
 
+SHARED_AFTER_FORFEIT = "shared after a forfeit"
+"""The column of a tournament's place shares (runs with bots) for the seats still in when a
+bot forfeited their game with two or more of them in: they share the places between the seats
+out and the forfeiter, and are not still in when a game was stopped."""
+
 
 def rates(summary, path: Path, subtitle: str = "") -> Path:
     """Win rate and loss rate per strategy (ranking order) with 95% intervals (per-deal
@@ -62,11 +67,12 @@ def stopped_words(ends: dict[str, int] | None) -> str:
 def place_distribution(
     place_shares, path: Path, subtitle: str = "", ends: dict[str, int] | None = None
 ) -> Path:
-    """Stacked bars: the share of each strategy's games finished in each place, and still in
-    when the game was stopped unfinished (column ``unfinished``). The legend names only what
-    the data holds: a place no strategy took, or no seat still in, has no entry, and the
-    stopped games are named by how they ended (``ends``: run.json's ``ends``, games per way
-    of ending: stalled, proven loop, move cap)."""
+    """Stacked bars: the share of each strategy's games finished in each place, sharing the
+    places left after a bot's forfeit (column :data:`SHARED_AFTER_FORFEIT`, runs with bots),
+    and still in when the game was stopped unfinished (column ``unfinished``). The legend
+    names only what the data holds: a place no strategy took, or no seat still in, has no
+    entry, and the stopped games are named by how they ended (``ends``: run.json's
+    ``ends``, games per way of ending: stalled, proven loop, move cap)."""
     plt = F.pyplot()
     labels = list(place_shares.index)
     cols = list(place_shares.columns)
@@ -78,8 +84,15 @@ def place_distribution(
         if not np.nansum(v) > 0:
             continue  # nothing of this in the data: no bar, no legend entry
         stopped = c == "unfinished"
-        colour = "0.6" if stopped else cmap(k)
-        name = f"still in when stopped:\n{stopped_words(ends)}" if stopped else f"place {c}"
+        shared = c == SHARED_AFTER_FORFEIT
+        colour = "0.6" if stopped else "0.8" if shared else cmap(k)
+        name = (
+            f"still in when stopped:\n{stopped_words(ends)}"
+            if stopped
+            else "places shared\nafter a forfeit"
+            if shared
+            else f"place {c}"
+        )
         ax.bar(labels, v, bottom=bottom, color=colour, label=name, edgecolor="white", linewidth=0.5)
         bottom += np.nan_to_num(v)
     ax.set_xlabel("strategy (ranked by rating)")
