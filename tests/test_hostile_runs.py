@@ -255,8 +255,9 @@ def _wrong_shape(p: Path) -> None:
 @pytest.mark.parametrize(
     "damage,needle",
     [
-        (_truncate, "is damaged (BadZipFile"),
-        (lambda p: p.write_bytes(b""), "is damaged"),
+        (_truncate, "is damaged (it is not a NumPy .npz archive)"),
+        (lambda p: p.write_bytes(b""), "is damaged (it is cut short)"),
+        (lambda p: p.write_bytes(b"junk\n"), "is damaged (it is not a NumPy .npz archive)"),
         (_other_npz, "is damaged or not a shedsim chunk (missing"),
         (_renumbered, "holds chunk 0, not 1"),
         (_wrong_shape, "is damaged (wins: int64[7], expected int64[3])"),
@@ -269,6 +270,7 @@ def test_resume_refuses_a_damaged_chunk_file(store, damage, needle):
     assert r.exit_code == 2, r.output
     assert "--resume: chunk file" in r.output and "00001.npz" in r.output and needle in r.output
     assert "delete it to play that chunk again" in r.output
+    assert "allow_pickle" not in r.output  # numpy's advice to load it unsafely is not passed on
     assert snapshot(store) == before  # nothing written, nothing removed
 
 

@@ -47,6 +47,20 @@ STORE_FILES = (SPEC, CHUNKS, LOCK, PID)
 """What every run store holds (besides the command's reports)."""
 
 
+
+def unreadable(e: Exception) -> str:
+    """Why a chunk file could not be read, in words (not numpy's own advice, which for a
+    file that is no archive suggests loading it with pickles allowed)."""
+    import zipfile
+
+    if isinstance(e, OSError) and not isinstance(e, zipfile.BadZipFile):
+        return f"it cannot be read: {e.strerror or e}"
+    if isinstance(e, EOFError):
+        return "it is cut short"
+    if isinstance(e, (zipfile.BadZipFile, ValueError)):
+        return "it is not a NumPy .npz archive"
+    return f"{type(e).__name__}"
+
 class StoreError(ValueError):
     """A run directory that cannot be used (busy, foreign, damaged, edited, unwritable).
     The message names the option (``--out``/``--resume``), the path and the fix; the
@@ -527,7 +541,7 @@ class RunStore:
                 arrays = {k: z[k] for k in z.files}
         except Exception as e:  # noqa: BLE001 - zipfile.BadZipFile, EOFError, OSError, ValueError, ...
             raise self.Error(
-                f"{option}: chunk file {str(p)!r} is damaged ({type(e).__name__}: {e}); "
+                f"{option}: chunk file {str(p)!r} is damaged ({unreadable(e)}); "
                 f"delete it to play that chunk again"
             ) from None
         missing = [k for k in (*template, "_key", "_chunk") if k not in arrays]
