@@ -951,3 +951,30 @@ def test_a_run_of_another_command_keeps_its_short_fields_formatted(tmp_path):
     )
     assert not {"key", "block", "format", "chunk size"} & set(spec)
     assert not _spec_problems(run)
+
+
+def test_a_stopped_run_is_marked_partial_in_its_heading_and_an_unfinished_one_named(tmp_path):
+    run = tmp_path / "t"
+    r = runner.invoke(
+        app,
+        [
+            "tournament", "--strategies", "greedy,random", "--players", "2", "--games", "4000",
+        "--chunk-size", "500", "--workers", "1", "--no-plots", "--quiet", "--out", str(run),
+            "--stop-after", "2",
+        ],
+    )  # fmt: skip
+    assert r.exit_code == 130, r.output
+    page = tmp_path / "r.html"
+    r = cli(str(run), "--out", str(page))
+    assert r.exit_code == 0, r.output
+    heads = [h for h in page.read_text().split("<h2>")[1:] if h.startswith("1. ")]
+    assert heads and "[PARTIAL: run interrupted]</h2>" in heads[0]
+    assert "[PARTIAL: run interrupted]" in (tmp_path / "r.md").read_text()
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "spec.json").write_bytes((run / "spec.json").read_bytes())
+    r = cli(str(bare), "--out", str(tmp_path / "b.html"))
+    assert r.exit_code == 2
+    assert "holds an unfinished shedsim tournament run" in r.output
+    assert f"shedsim tournament --resume '{bare}'" in r.output
+    assert not (tmp_path / "b.html").exists()

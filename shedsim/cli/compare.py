@@ -161,10 +161,11 @@ def compare_rules(
     )
     if not quiet:
         _print_tables(r.run.res, complete=r.complete)
+        from shedsim.output.spec import PARTIAL_MARK
         from shedsim.runs.progress import rate_text
 
         spec, info = r.run.job.spec, r.run.res.info
-        partial = "" if r.complete else " [PARTIAL: run interrupted]"
+        partial = "" if r.complete else PARTIAL_MARK
         typer.echo(
             f"{info['games']:,} games per variant x {len(spec.plan.variants)} variants{partial} in "
             f"{info['play_s']:.1f} s "
@@ -185,6 +186,7 @@ def _length_table(res, complete: bool = True):
 
     from shedsim.analysis import compare as C
     from shedsim.output.console import pct
+    from shedsim.output.spec import PARTIAL_MARK
 
     v = res.variants
     rows = v.to_dict("records")
@@ -195,7 +197,7 @@ def _length_table(res, complete: bool = True):
     t = Table(
         title=f"Game length: {C.title(res)}"
         + (f", {rows[0]['deals']:,} deals per variant" if each else "")
-        + ("" if complete else " [PARTIAL: run interrupted]")
+        + ("" if complete else PARTIAL_MARK)
         + f"\n{C.subtitle(res)}",
         caption=(
             f"\\[lo, hi] = 95% intervals over deals; a round is {n} moves; unfinished = "

@@ -10,6 +10,8 @@ import os
 from rich.console import Console
 from rich.table import Table
 
+from shedsim.output.spec import PARTIAL_MARK
+
 WIDE = 200
 """The width of the output off a terminal (a pipe, a file, a captured run), where no
 reader's width is known. rich's default there is 80 columns, which would wrap and cut the
@@ -88,7 +90,7 @@ def ranking_table(spec, res, complete: bool) -> Table:
             if per_row["games"] or s.empty
             else f", {int(s['games'].iloc[0]):,} seat-games per strategy"
         )
-        + ("" if complete else " [PARTIAL: run interrupted]")
+        + ("" if complete else PARTIAL_MARK)
     )
     t = Table(
         title=title,

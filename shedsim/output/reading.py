@@ -147,15 +147,28 @@ def quote_path(p: Path | str) -> str:
     return repr(str(p))
 
 
+def _no_run_json(d: Path) -> str:
+    """Why a directory without run.json cannot be read: an interrupted run (its spec.json
+    names the command) says how to finish it; anything else is not a shedsim output."""
+    from shedsim.runs.store import RUN_COMMANDS, RunStore
+
+    name = RunStore.held_command(d)
+    if name in RUN_COMMANDS:
+        return (
+            f"{quote_path(d)} holds an unfinished shedsim {name} run (its spec.json, no "
+            f"run.json yet): finish it with shedsim {name} --resume {quote_path(d)}, then "
+            f"make the report"
+        )
+    return f"{quote_path(d)} holds no run.json (not a shedsim output directory)"
+
+
 def read_json(path: Path) -> dict[str, Any]:
     """``run.json`` as a dict; raises :class:`ReportError` naming the file when it is
     missing, unreadable, not UTF-8, not valid JSON or not a JSON object."""
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        raise ReportError(
-            f"{quote_path(path.parent)} holds no run.json (not a shedsim output directory)"
-        ) from None
+        raise ReportError(_no_run_json(path.parent)) from None
     except OSError as e:
         raise ReportError(f"cannot read {quote_path(path)}: {e.strerror or e}") from None
     except UnicodeDecodeError as e:
@@ -401,6 +414,14 @@ def _tournament_headline(summary: Table | None, info: dict[str, Any]) -> list[st
 
 
 def _title(kind: str, info: dict[str, Any], directory: Path) -> str:
+    """The run's title as the report heads it, marked when the run was stopped before its
+    end (run.json's ``complete`` false: the results so far)."""
+    return _plain_title(kind, info, directory) + (
+        SP.PARTIAL_MARK if info.get("complete") is False else ""
+    )
+
+
+def _plain_title(kind: str, info: dict[str, Any], directory: Path) -> str:
     t = info.get("title")
     if isinstance(t, str) and t.strip():
         return t.strip()

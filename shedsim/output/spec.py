@@ -20,6 +20,10 @@ from collections.abc import Callable
 
 from shedsim.output import kinds as K
 
+PARTIAL_MARK = " [PARTIAL: run interrupted]"
+"""What follows the title of a run stopped before its end, wherever it is shown (the
+console's tables, the report's headings)."""
+
 __all__ = ["rows", "generic", "SPECS", "INTERNAL_FIELDS", "rules_text", "ends_text"]
 
 Rows = list[tuple[str, str]]

@@ -47,7 +47,6 @@ STORE_FILES = (SPEC, CHUNKS, LOCK, PID)
 """What every run store holds (besides the command's reports)."""
 
 
-
 def unreadable(e: Exception) -> str:
     """Why a chunk file could not be read, in words (not numpy's own advice, which for a
     file that is no archive suggests loading it with pickles allowed)."""
@@ -60,6 +59,7 @@ def unreadable(e: Exception) -> str:
     if isinstance(e, (zipfile.BadZipFile, ValueError)):
         return "it is not a NumPy .npz archive"
     return f"{type(e).__name__}"
+
 
 class StoreError(ValueError):
     """A run directory that cannot be used (busy, foreign, damaged, edited, unwritable).
