@@ -955,3 +955,21 @@ def test_a_run_directory_of_another_command_is_refused_by_every_command(tmp_path
         k: {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()} for k, d in runs.items()
     }
     assert after == before
+
+
+def test_compare_rules_resume_names_the_variants_asked_for_and_stored(tmp_path):
+    """Options beside --resume that would compare other variants are refused naming both
+    lists, also where they plan nothing together with the stored ones (--each-toggle over
+    a run of three rule sets), never with a message about options not typed."""
+    d = tmp_path / "c"
+    r = cli(
+        "compare-rules", "-r", "shithead", "-r", "shithead+low7", "-r", "nines", "-p", "2",
+        "--games", "400", "--workers", "1", "--quiet", "--no-plots", "--out", str(d),
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    stored = "shithead, shithead+low7, nines"
+    r = cli("compare-rules", "--resume", str(d), "--each-toggle")
+    assert r.exit_code == 2 and f"(the stored run compares {stored})" in r.output, r.output
+    assert "exactly one --rules" not in r.output
+    r = cli("compare-rules", "--resume", str(d), "-r", "shithead", "-r", "palace")
+    assert r.exit_code == 2 and f"(shithead, palace vs stored {stored})" in r.output, r.output

@@ -412,14 +412,21 @@ class CompareStudy(Study):
         spec = job.spec
         variants = None
         if self.rules or self.house or self.each_toggle:
-            with study_errors(C.CompareError):
+            try:
                 p = C.plan_variants(
                     list(self.rules or spec.rules),
                     list(self.house or spec.house),
                     spec.players,
                     bool(self.each_toggle or spec.each_toggle),
                 )
-            variants = [(v.label, v.rules.to_dict()) for v in p.variants]
+                variants = [(v.label, v.rules.to_dict()) for v in p.variants]
+            except C.CompareError:  # options that, with the stored ones, plan nothing
+                variants = []
+        stored = ", ".join(v.label for v in spec.plan.variants)
+        asked = ", ".join(label for label, _ in variants or [])
+        shown = (
+            f" ({asked} vs stored {stored})" if asked else f" (the stored run compares {stored})"
+        )
         entries = None
         if self.strategies is not None:
             with study_errors(T.TournamentError):
@@ -429,7 +436,7 @@ class CompareStudy(Study):
                 "rules",
                 variants,
                 [(v.label, v.rules.to_dict()) for v in spec.plan.variants],
-                shown="",
+                shown=shown,
                 label="/".join(marked(f) for f in ("rules", "house", "each_toggle")),
             ),
             Check("players", self.players, spec.players),
