@@ -5,6 +5,7 @@ ellipsis (:func:`shedsim.output.console.out_console`, :func:`shedsim.output.cons
 
 from __future__ import annotations
 
+import os
 from io import StringIO
 
 import pytest
@@ -254,3 +255,27 @@ def test_rules_at_a_very_narrow_width_cut_nothing(args):
 def test_bench_at_a_very_narrow_width_cuts_no_figure():
     out = _stdout("bench", "--games", 2000, env={**OFF_TERMINAL, "COLUMNS": "25"})
     assert CUT not in out and "games/s" in out, out
+
+
+@pytest.mark.parametrize("args", [["rules", "show", "shithead"], ["rules", "list"]])
+def test_a_reader_that_closes_the_output_early_stops_the_command_quietly_with_141(args):
+    """``shedsim ... | head``: the reader goes away before the output is written; the
+    command stops with 141 (128 + SIGPIPE, as a shell reports it), no message, no traceback
+    (rich and click would exit 1, shedsim's status for a strategy that failed)."""
+    import subprocess
+    import sys
+
+    from shedsim.output.console import EXIT_PIPE
+
+    read, write = os.pipe()
+    os.close(read)  # nobody reads: the first write fails with EPIPE
+    p = subprocess.run(
+        [sys.executable, "-m", "shedsim", *args],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "120"},
+        timeout=120,
+    )
+    os.close(write)
+    assert p.returncode == EXIT_PIPE, p.stderr
+    assert p.stderr == b""

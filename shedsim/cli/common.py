@@ -198,6 +198,15 @@ class CommandGroup(TyperGroup):
         _untyped_flags(self, ctx)
         super().format_help(ctx, formatter)
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:  # the reader of the output left (shedsim ... | head)
+            from shedsim.output.console import EXIT_PIPE, output_gone
+
+            output_gone()
+            raise typer.Exit(EXIT_PIPE) from None
+
 
 def unwrapped(text: str | None) -> str | None:
     """A docstring as paragraphs of one line each: the line breaks inside a paragraph (where

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 
 from rich.console import Console
 from rich.table import Table
@@ -32,10 +33,32 @@ def fold(table: Table) -> Table:
     return table
 
 
+EXIT_PIPE = 141
+"""The exit status when the program reading the output closed it: 128 + SIGPIPE, as a shell
+reports a command stopped by a closed pipe (rich's and click's own handling exit 1, which
+shedsim keeps for a strategy that failed)."""
+
+
+def output_gone() -> None:
+    """Nothing more goes to standard output, whose reader is gone: it is pointed at the null
+    device, so that the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 class _Out(Console):
     """A console that folds every table it prints (:func:`fold`). A table with more
     columns than the width holds, even at a character each, runs past it (the terminal
     wraps its lines) rather than losing its last columns."""
+
+    def on_broken_pipe(self) -> None:
+        """The reader of the output left (``shedsim ... | head``): stop quietly with
+        :data:`EXIT_PIPE`."""
+        output_gone()
+        raise SystemExit(EXIT_PIPE)
 
     def print(self, *objects, **kwargs) -> None:
         if any(isinstance(o, Table) for o in objects):
