@@ -287,8 +287,9 @@ class TournamentStudy(Study):
                 f"of {blk}, so every table and rotation is played equally often"
             )
         else:
+            k = spec.games // spec.match_block
             out.append(
-                f"{spec.games:,} games = {spec.games // spec.match_block:,} whole blocks of "
+                f"{spec.games:,} games = {k:,} whole block{'' if k == 1 else 's'} of "
                 f"{blk}, paired deals"
             )
         degenerate = T.degenerate_note(T.degenerate_pairs(spec), spec.players)
