@@ -23,8 +23,9 @@ def report(
             metavar="DIR",
             show_default=False,
             help=(
-                "Output directories of shedsim tournament, compare-rules, swaps or sprt (each "
-                "holds a run.json), in the order they should appear."
+                "Output directories of shedsim's runs, in the order they should appear: any "
+                "that holds a run.json (tournament, compare-rules, swaps, sprt, gauntlet, tips, "
+                "tune)."
             ),
         ),
     ],
