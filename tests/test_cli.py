@@ -235,6 +235,30 @@ def test_rules_show_default_and_file(tmp_path):
     assert "kitchen" in r.output and "skip8" in r.output
 
 
+def test_rules_show_titles_and_help(tmp_path):
+    p = tmp_path / "house.toml"
+    p.write_text('preset = "shithead"\nhouse = ["low7"]\n', encoding="utf-8")
+    r = invoke("rules", "show", "--rules-file", p)
+    assert r.exit_code == 0, r.output
+    assert "Rule set shithead + low7" in r.output  # the preset itself is not changed: no *
+    p.write_text('preset = "shithead"\nname = ""\n', encoding="utf-8")
+    assert_usage_error(invoke("rules", "show", "--rules-file", p), "name", "empty")
+    p.write_text('preset = "shithead"\nburn = [1]\n', encoding="utf-8")
+    r = invoke("rules", "show", "--rules-file", p)
+    assert r.exit_code == 0 and re.search(r"burn\W+A\W", r.output), r.output
+    assert_usage_error(invoke("rules", "show", "--house", "reverse:15"), "reverse:15")
+    h = invoke("rules", "show", "--help").output
+    assert "--rules-file" in h and "--rules " not in h and "overrides --rules" not in h
+
+
+def test_rules_list_states_the_stall_default_as_the_code_sets_it():
+    from shedsim.rules.settings import STALL_DEFAULT_TEXT
+
+    out = " ".join(invoke("rules", "list").output.split())
+    assert "by player count" not in out
+    assert out.count(STALL_DEFAULT_TEXT) >= 3  # the caption, the stall:N row and the file key
+
+
 def test_scenario_show(tmp_path):
     p = _scenario(tmp_path, '["play Qx1"]', "to_move = 1")
     r = invoke("scenario", "show", p)

@@ -119,7 +119,27 @@ def test_each_toggle_variants_and_skips():
     assert "RulesError" in reasons["shithead+table_size:4"]
     # duel's low card is already the 5: low5 changes nothing
     plan2 = C.plan_variants(["duel"], players=2, each_toggle=True)
-    assert "no change" in {s["variant"]: s["reason"] for s in plan2.skipped}["duel+low5"]
+    reasons2 = {s["variant"]: s["reason"] for s in plan2.skipped}
+    assert "no change" in reasons2["duel+low5"]
+    # with two players a reverse changes nothing: skipped with the reason, not compared
+    assert "two players" in reasons2["duel+reverse:K"]
+    assert "duel+reverse:K" not in [v.label for v in plan2.variants]
+    assert "no change" in skipped["shithead+pickup:never"]  # the base's own mode, listed
+
+
+def test_each_toggle_lists_integer_toggles_out_of_range(tmp_path):
+    p = tmp_path / "edge.toml"
+    p.write_text('preset = "shithead"\nhand_size = 10\nburn_run = 8\ntable_size = 6\nplayers = 2\n')
+    plan = C.plan_variants([str(p)], players=2, each_toggle=True)
+    labels = [v.label for v in plan.variants]
+    reasons = {s["variant"]: s["reason"] for s in plan.skipped}
+    for tried, over in (
+        ("hand_size:9", "hand_size:11"),
+        ("table_size:5", "table_size:7"),
+        ("burn_run:7", "burn_run:9"),
+    ):
+        assert f"{p}+{tried}" in labels
+        assert "out of range" in reasons[f"{p}+{over}"], over
 
 
 # ------------------------------------------------------------------ pairing

@@ -158,11 +158,87 @@ def test_presets_are_the_table():
 def test_each_toggle_candidates_come_from_the_table():
     tried, never = S.each_toggle_candidates(preset("shithead"))
     names = {S.find_toggle(t).syntax for t in tried}
-    assert names | {syntax for syntax, _ in never} == set(S.TOGGLES)
-    assert [syntax for syntax, _ in never] == ["max_moves:N"]
+    assert names | {S.find_toggle(syntax).syntax for syntax, _ in never} == set(S.TOGGLES)
+    assert [syntax for syntax, _ in never] == ["pickup:never", "max_moves:N", "stalemate:share"]
     assert (
         "pickup:never" not in tried and "pickup:always" in tried
-    )  # shithead's own mode is not tried
+    )  # shithead's own mode is not tried, but listed with the reason
+    assert "no change" in dict(never)["pickup:never"]
     assert "hand_size:2" in tried and "hand_size:4" in tried
-    for word in ("invisible:3/8/9", "max_moves left out", "hand_size"):
+    for word in ("invisible:3/8/9", "max_moves left out", "hand_size", "reverse with 2 players"):
         assert word in S.each_toggle_summary()
+
+
+def test_each_toggle_lists_integers_out_of_range_with_the_reason():
+    edge = dataclasses.replace(preset("shithead"), hand_size=10, table_size=1, burn_run=8)
+    tried, never = S.each_toggle_candidates(edge)
+    why = dict(never)
+    assert "hand_size:9" in tried and "hand_size:11" not in tried
+    assert "out of range" in why["hand_size:11"] and "1 to 10" in why["hand_size:11"]
+    assert "table_size:2" in tried and "out of range" in why["table_size:0"]
+    assert "burn_run:7" in tried and "out of range" in why["burn_run:9"]
+    assert "hand_size:2" not in why  # shithead's own hand size: both neighbours in range
+    assert "hand_size:2" in S.each_toggle_candidates(preset("shithead"))[0]
+
+
+def test_each_toggle_skips_reverse_with_two_players_only():
+    tried2, never2 = S.each_toggle_candidates(preset("shithead"), 2)
+    assert "reverse:K" not in tried2
+    assert "two players" in dict(never2)["reverse:K"]
+    assert "skip8" in tried2  # a skip does change a two-player game (another move)
+    for players in (3, 4, None):
+        tried, never = S.each_toggle_candidates(preset("shithead"), players)
+        assert "reverse:K" in tried and "reverse:K" not in dict(never)
+    assert "changes nothing" in S.TOGGLES["reverse:R"].help  # rules list says so too
+
+
+def test_stall_default_is_stated_one_way_everywhere():
+    text = S.STALL_DEFAULT_TEXT
+    n = S.default_stall(2)
+    assert str(n) in text
+    if all(S.default_stall(p) == n for p in range(2, S.MAX_PLAYERS_TWO_DECKS + 1)):
+        assert text == f"{n} moves at every player count"
+    stall = S.BY_KEY["stall"]
+    for where in (stall.help, stall.values_text(), S.TOGGLES["stall:N"].help, S.show_value(None)):
+        assert text in where, where
+        assert "by player count" not in where, where
+
+
+@pytest.mark.parametrize("one, ace", [("1", "A"), (1, 14), ("1", "ace")])
+def test_one_is_the_ace_in_toggles_and_rules_files(tmp_path, one, ace):
+    assert parse_rank(one) == parse_rank(ace) == 14
+    toggled = build("shithead", ["reverse:1"])
+    as_a = build("shithead", ["reverse:A"])
+    assert toggled.reverse == {14} and (toggled.compile(4) == as_a.compile(4)).all()
+    value = f'"{one}"' if isinstance(one, str) else str(one)
+    p = tmp_path / "r.toml"
+    p.write_text(f'preset = "shithead"\nreverse = [{value}]\n')
+    assert load_rules_file(p).reverse == {14}
+
+
+@pytest.mark.parametrize("bad", [0, 15, -1, "0", "15", "11x"])
+def test_ranks_beyond_the_ace_are_refused_alike(tmp_path, bad):
+    with pytest.raises(RulesError) as ei:
+        build("shithead", [f"reverse:{bad}"])
+    assert ei.value.field == f"reverse:{bad}" and "unknown rank" in str(ei.value)
+    value = f'"{bad}"' if isinstance(bad, str) else str(bad)
+    p = tmp_path / "r.toml"
+    p.write_text(f'preset = "shithead"\nreverse = [{value}]\n')
+    with pytest.raises(RulesError) as ei:
+        load_rules_file(p)
+    assert ei.value.field == "reverse" and "ace" in str(ei.value)
+
+
+def test_rules_file_name_default_and_empty_name(tmp_path):
+    def load(text: str) -> RuleSet:
+        p = tmp_path / "r.toml"
+        p.write_text('preset = "shithead"\n' + text)
+        return load_rules_file(p)
+
+    assert load('house = ["low7"]\n').name == "shithead"  # toggles only: the preset, + low7
+    assert load("hand_size = 4\n").name == "shithead*"  # a setting changed: shithead*
+    assert load('name = "mine"\n').name == "mine"
+    for empty in ('""', '"  "'):
+        with pytest.raises(RulesError) as ei:
+            load(f"name = {empty}\n")
+        assert ei.value.field == "name" and "empty" in str(ei.value)

@@ -50,10 +50,12 @@ def compare_rules(
             rich_help_panel=_P_RUN,
             help=(
                 "With one --rules X: compare X with X+T for every house toggle T that changes "
-                "X at --players (every flag toggle; invisible:3/8/9, reverse:K and stall:0; "
-                "the pick-up and stalemate modes other than X's; the integer toggles such as "
-                "hand_size one below and above; max_moves left out: `shedsim rules list` lists "
-                "them all). Skipped toggles are listed with the reason."
+                "X's rules at --players (every flag toggle; invisible:3/8/9, reverse:K and "
+                "stall:0; the pick-up and stalemate modes other than X's; the integer toggles "
+                "such as hand_size one below and above: `shedsim rules list` lists them all). "
+                "Skipped, each listed with the reason: max_moves, a toggle that changes nothing "
+                "(X's own mode or value; reverse:K with 2 players, where a reverse changes "
+                "nothing), an integer out of range and a toggle X cannot take."
             ),
         ),
     ] = False,

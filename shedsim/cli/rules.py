@@ -3,20 +3,29 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Optional
 
 import typer
 
 from shedsim.cli.common import (
     CommandGroup,
     HouseOpt,
-    RulesFileOpt,
+    RulesFileOpt,  # noqa: F401
     RulesOpt,  # noqa: F401
     StrategyPathOpt,  # noqa: F401
     fail,  # noqa: F401
     load_players,  # noqa: F401
     load_rules,
 )
+
+ShowRulesFileOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--rules-file",
+        help='A rules TOML file (preset = "..." plus overrides) to show instead of NAME.',
+    ),
+]
 
 rules_app = typer.Typer(
     help="List and inspect rule sets and house toggles.", no_args_is_help=True, cls=CommandGroup
@@ -83,7 +92,7 @@ def rules_list() -> None:
 def rules_show(
     name: Annotated[str, typer.Argument(help="Preset name or rules .toml file.")] = "shithead",
     house: HouseOpt = None,
-    rules_file: RulesFileOpt = None,
+    rules_file: ShowRulesFileOpt = None,
 ) -> None:
     """Show a rule set's settings and its can-play table (rows: effective top; columns: rank)."""
     from rich.table import Table

@@ -40,23 +40,33 @@ def rank_name(rank: int) -> str:
     return RANK_NAMES[rank]
 
 
-def parse_rank(text: str | int) -> int:
-    """Read a rank written as ``2``..``10``, ``J``, ``Q``, ``K`` or ``A`` (case-insensitive).
+_RANK_WORDS = "write a rank 2..10, J, Q, K or A (or 1 for the ace)"
 
-    Integers 2..14 are accepted as they are. Raises :class:`CardError` naming the text.
+
+def parse_rank(text: str | int) -> int:
+    """Read a rank written as ``2``..``10``, ``J``, ``Q``, ``K`` or ``A`` (case-insensitive;
+    also ``T`` for the 10, ``Jack``, ``Queen``, ``King``, ``Ace`` and ``1`` for the ace).
+
+    Integers 2..14 are accepted as they are, and 1 as the ace (as the text ``"1"`` is), so
+    a toggle (``reverse:1``), a rules file (``burn = [1]``) and a scenario read the same
+    spellings. Raises :class:`CardError` naming the text.
     """
     if isinstance(text, bool):
-        raise CardError(f"unknown card {text!r}: write a rank 2..10, J, Q, K or A")
+        raise CardError(f"unknown card {text!r}: {_RANK_WORDS}")
     if isinstance(text, int):
         if 2 <= text <= 14:
             return text
-        raise CardError(f"unknown card {text!r}: ranks are 2..14 (J=11, Q=12, K=13, A=14)")
+        if text == 1:
+            return 14
+        raise CardError(
+            f"unknown card {text!r}: ranks are 2..14 (J=11, Q=12, K=13, A=14; 1 is also the ace)"
+        )
     if not isinstance(text, str):
-        raise CardError(f"unknown card {text!r}: write a rank 2..10, J, Q, K or A")
+        raise CardError(f"unknown card {text!r}: {_RANK_WORDS}")
     key = text.strip().upper()
     if key in _NAME_TO_RANK:
         return _NAME_TO_RANK[key]
-    raise CardError(f"unknown card {text!r}: write a rank 2..10, J, Q, K or A")
+    raise CardError(f"unknown card {text!r}: {_RANK_WORDS}")
 
 
 def parse_cards(items: Iterable[str | int]) -> list[int]:

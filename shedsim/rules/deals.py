@@ -134,7 +134,7 @@ def _parse_cards(text: str, where: str) -> tuple[int, ...]:
             out.append(parse_rank(tok.strip()))
         except CardError:
             raise DealsError(
-                f"{where}: unknown card {tok.strip()!r} (ranks 2-10, J, Q, K, A)"
+                f"{where}: unknown card {tok.strip()!r} (ranks 2-10, J, Q, K, A; 1 is the ace)"
             ) from None
     return tuple(out)
 

@@ -458,7 +458,12 @@ def rules_from_mapping(
             changes.update(s.from_file(data[s.key]))
     players = S.BY_KEY["players"].from_file(data["players"]) if "players" in data else {}
     if "name" not in changes:
-        changes["name"] = f"{rs.name}*" if len(data) > 1 else rs.name
+        changed = any(k not in ("preset", "house") for k in data)
+        changes["name"] = f"{rs.name}*" if changed else rs.name
+    elif not changes["name"].strip():
+        raise RulesError(
+            "name", f"must not be empty in {where}: give a name or leave the key out (the preset's)"
+        )
     own = data.get("house", [])
     if not isinstance(own, list) or not all(isinstance(h, str) for h in own):
         raise RulesError("house", f"must be a list of toggle strings, got {S.shown(own)}")

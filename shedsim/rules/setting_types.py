@@ -46,7 +46,9 @@ class Toggle:
     ``value`` added). ``ranks``: the ranks ``R`` may be (empty: any). ``also``: other
     fields it sets (``two_decks`` raises the player cap). ``each``: the arguments
     ``--each-toggle`` tries (``None``: by kind, see :func:`each_toggle_candidates`; ``()``:
-    never tried, ``why`` says why). ``examples``: toggles the tests try (``None``: by kind).
+    never tried, ``why`` says why). ``void_at``: player counts at which the rule changes
+    nothing in the game (a reverse with two players); ``--each-toggle`` skips it there,
+    ``void_why`` says why. ``examples``: toggles the tests try (``None``: by kind).
     """
 
     syntax: str
@@ -56,6 +58,8 @@ class Toggle:
     also: tuple[tuple[str, Any], ...] = ()
     each: tuple[str, ...] | None = None
     why: str = ""
+    void_at: tuple[int, ...] = ()
+    void_why: str = ""
     examples: tuple[str, ...] | None = None
 
     @property
@@ -75,7 +79,8 @@ class Setting:
     ``key``: the ``RuleSet`` field and the rules-file key (``players`` is the two fields
     ``min_players`` and ``max_players``). ``kind``: one of :data:`KINDS`; ``lo``/``hi``
     bound an ``int``, ``choices`` a ``choice`` (``noun`` names one in messages);
-    ``optional``: ``None`` is allowed (``stall``: the default by player count).
+    ``optional``: ``None`` is allowed (``stall``: its default), ``absent`` says in words
+    what ``None`` (the key absent from a rules file) means.
     ``default``: the value of a preset not in ``presets``. ``slot``: the rules-array
     entry (a :mod:`shedsim.layout` name); ``flag``: a rank set's per-rank flag (``F_*``).
     ``label``: the name in ``rules show`` (default: the key with spaces).
@@ -91,6 +96,7 @@ class Setting:
     choices: tuple[str, ...] = ()
     noun: str = ""
     optional: bool = False
+    absent: str = ""
     slot: str | None = None
     flag: str | None = None
     label: str = ""
@@ -122,7 +128,7 @@ class Setting:
     def values_text(self) -> str:
         """The values a rules file may give, in words."""
         if self.kind == "int":
-            return f"{self.lo}-{self.hi}" + (" (absent: by player count)" if self.optional else "")
+            return f"{self.lo}-{self.hi}" + (f" (absent: {self.absent})" if self.optional else "")
         return {
             "text": "text",
             "players": "N or [min, max], 2-10",

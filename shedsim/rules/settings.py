@@ -80,20 +80,31 @@ def _ranks(*names: str | int) -> frozenset[int]:
     return frozenset(parse_rank(n) for n in names)
 
 
+def _stall_default_text() -> str:
+    ns = {n for _, n in STALL_DEFAULTS}
+    if len(ns) == 1:
+        return f"{ns.pop()} moves at every player count"
+    return ", ".join(
+        f"{n} moves up to {p} players" if p < MAX_PLAYERS_TWO_DECKS else f"{n} moves beyond"
+        for p, n in STALL_DEFAULTS
+    )
+
+
+STALL_DEFAULT_TEXT = _stall_default_text()
+"""The default of ``stall`` in words (from :data:`STALL_DEFAULTS`), as every help, table and
+page states it: ``rules list``, the rules-file key, the ``stall:N`` toggle, the rules reference."""
+
 _STALL_HELP = (
     "N moves in a row without a burn, anyone going out or a draw from the stock: the game is "
-    "stalled and ends (default "
-    + ", ".join(
-        f"{n} up to {p} players" if p < MAX_PLAYERS_TWO_DECKS else f"{n}" for p, n in STALL_DEFAULTS
-    )
-    + "; 0 = off)"
+    f"stalled and ends (default {STALL_DEFAULT_TEXT}; 0 = off)"
 )
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
         "name",
         "text",
-        "the rule set's name (a file's default: its preset's, with * when it changes it)",
+        "the rule set's name, not empty (a file's default: its preset's, with * when the file "
+        "sets any key besides preset and house)",
         default="",
         presets={p: p for p in PRESETS},
     ),
@@ -195,8 +206,15 @@ SETTINGS: tuple[Setting, ...] = (
         toggles=(
             Toggle(
                 "reverse:R",
-                "each card of rank R played reverses the direction of play",
+                "each card of rank R played reverses the direction of play (with two "
+                "players this changes nothing)",
                 each=("K",),
+                void_at=(2,),
+                void_why=(
+                    "with two players a reverse changes nothing (the next seat is the same "
+                    "either way): only the bots' play would differ, as they treat the rank as "
+                    "a special card"
+                ),
                 examples=("reverse:K", "reverse:3", "reverse:8", "reverse:A"),
             ),
         ),
@@ -361,6 +379,7 @@ SETTINGS: tuple[Setting, ...] = (
         lo=0,
         hi=10_000_000,
         optional=True,
+        absent=STALL_DEFAULT_TEXT,
         slot="R_STALL",
         label="stall (no-progress moves)",
         toggles=(Toggle("stall:N", _STALL_HELP, each=("0",), examples=("stall:200", "stall:0")),),
@@ -486,34 +505,58 @@ def toggle_groups(leave_out: Iterable[str] = ()) -> tuple[list[str], dict[str, l
     return free, groups
 
 
-def each_toggle_candidates(base: Any) -> tuple[list[str], list[tuple[str, str]]]:
-    """The toggles ``compare-rules --each-toggle`` tries on the rule set ``base``, in table
-    order, and those never tried ``(NAME:ARG, why)``: a toggle's ``each`` arguments when
-    given; otherwise a flag toggle itself, each mode other than ``base``'s, and an
-    integer one below and one above ``base``'s (within the range)."""
+def each_toggle_candidates(
+    base: Any, players: int | None = None
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """The toggles ``compare-rules --each-toggle`` tries on the rule set ``base`` (at
+    ``players`` seats, when given), in table order, and those it does not ``(toggle, why)``.
+
+    Tried: a toggle's ``each`` arguments when given; otherwise a flag toggle itself, each
+    mode other than ``base``'s, and an integer one below and one above ``base``'s. Not
+    tried, each with its reason: toggles declared never tried (``each=()``), those whose
+    rule changes nothing at ``players`` (``void_at``), ``base``'s own mode and an integer
+    outside the setting's range."""
     out: list[str] = []
     never: list[tuple[str, str]] = []
     for t in TOGGLES.values():
         s = SETTING_OF[t.syntax]
         if t.each == ():
             never.append((t.syntax, t.why))
-        elif t.each is not None:
-            out += [f"{t.name}:{a}" for a in t.each]
+            continue
+        if t.each is not None:
+            tried = [f"{t.name}:{a}" for a in t.each]
         elif not t.takes_arg:
-            out.append(t.syntax)
+            tried = [t.syntax]
         elif s.kind == "choice":
-            out += [f"{t.name}:{m}" for m in s.choices if m != getattr(base, s.key)]
+            tried = []
+            for m in s.choices:
+                if m == getattr(base, s.key):
+                    never.append((f"{t.name}:{m}", f"no change: the base's {s.noun} is {m}"))
+                else:
+                    tried.append(f"{t.name}:{m}")
         else:
             v = getattr(base, s.key)
-            out += [f"{t.name}:{v + d}" for d in (-1, 1) if s.lo <= v + d <= s.hi]
+            tried = []
+            for n in (v - 1, v + 1):
+                if s.lo <= n <= s.hi:
+                    tried.append(f"{t.name}:{n}")
+                else:
+                    why = f"out of range: {s.key} is from {s.lo} to {s.hi} (the base's is {v})"
+                    never.append((f"{t.name}:{n}", why))
+        if players in t.void_at:
+            never += [(x, t.void_why) for x in tried]
+        else:
+            out += tried
     return out, never
 
 
 def each_toggle_summary() -> str:
     """In words, what :func:`each_toggle_candidates` tries (for ``--each-toggle``'s help)."""
-    fixed, others, near, never = [], [], [], []
+    fixed, others, near, never, void = [], [], [], [], []
     for t in TOGGLES.values():
         s = SETTING_OF[t.syntax]
+        if t.void_at:
+            void.append(f"{t.name} with {'/'.join(map(str, t.void_at))} players")
         if t.each == ():
             never.append(t.name)
         elif t.each is not None:
@@ -524,7 +567,8 @@ def each_toggle_summary() -> str:
             near.append(t.name)
     return (
         f"every flag toggle; {', '.join(fixed)}; the {' and '.join(others)} modes other than X's; "
-        f"{_and(near)} one below and above; {_and(never)} left out"
+        f"{_and(near)} one below and above; {_and(never)} left out; "
+        f"{_and(void)} skipped (it changes nothing there)"
     )
 
 
@@ -565,11 +609,11 @@ def start_text(rule: str) -> str:
 
 def show_value(value: Any) -> str:
     """A setting's value as ``rules list`` and ``show`` print it: yes/no, rank names, a
-    range as ``2-5``; ``None`` (``stall``'s default) as set by player count."""
+    range as ``2-5``; ``None`` (``stall``'s default) as :data:`STALL_DEFAULT_TEXT`."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value is None:
-        return "by player count (stall:N)"
+        return f"{STALL_DEFAULT_TEXT} (stall:N)"
     if isinstance(value, (frozenset, set)):
         return names(value)
     if isinstance(value, tuple):

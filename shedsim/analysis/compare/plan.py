@@ -127,13 +127,13 @@ def _unique_labels(texts: Sequence[str]) -> list[str]:
     return out
 
 
-def toggle_candidates(base: RuleSet) -> list[str]:
-    """The toggles ``--each-toggle`` tries on ``base``, in the table's order
-    (:func:`shedsim.rules.settings.each_toggle_candidates`: every flag toggle;
-    ``invisible:3/8/9``; ``reverse:K``; ``stall:0``; each pick-up mode and stalemate
-    scoring that differs from ``base``'s; the integer toggles one below and one above
-    ``base``'s; ``max_moves`` is left out)."""
-    return S.each_toggle_candidates(base)[0]
+def toggle_candidates(base: RuleSet, players: int | None = None) -> list[str]:
+    """The toggles ``--each-toggle`` tries on ``base`` at ``players`` seats, in the table's
+    order (:func:`shedsim.rules.settings.each_toggle_candidates`: every flag toggle;
+    ``invisible:3/8/9``; ``reverse:K`` but not with two players; ``stall:0``; each pick-up
+    mode and stalemate scoring that differs from ``base``'s; the integer toggles one below
+    and one above ``base``'s, within their range; ``max_moves`` is left out)."""
+    return S.each_toggle_candidates(base, players)[0]
 
 
 def each_toggle_variants(
@@ -141,10 +141,12 @@ def each_toggle_variants(
 ) -> tuple[list[Variant], list[dict[str, str]]]:
     """``text`` (with ``house``) and ``text+T`` for every :func:`toggle_candidates` T.
 
-    Skipped, with the reason: toggles that raise :class:`RulesError` (incompatible or
-    unplayable), toggles whose compiled rules at ``players`` equal the base's (no
-    change), toggles giving the same compiled rules as an earlier one, and
-    ``max_moves``. Raises :class:`CompareError` when ``text`` itself is bad or does not
+    Skipped, with the reason: the toggles :func:`~shedsim.rules.settings.each_toggle_candidates`
+    does not try (``max_moves``; a rule that changes nothing at ``players``, as a reverse
+    with two; ``text``'s own mode; an integer out of range), toggles that raise
+    :class:`RulesError` (incompatible or unplayable), toggles whose compiled rules at
+    ``players`` equal the base's (no change) and toggles giving the same compiled rules as
+    an earlier one. Raises :class:`CompareError` when ``text`` itself is bad or does not
     allow ``players``.
     """
     rs, applied = parse_variant(text, house)
@@ -156,10 +158,10 @@ def each_toggle_variants(
     variants = [Variant(text, text, rs, applied)]
     skipped: list[dict[str, str]] = [
         {"variant": f"{text}+{syntax}", "reason": why}
-        for syntax, why in S.each_toggle_candidates(rs)[1]
+        for syntax, why in S.each_toggle_candidates(rs, players)[1]
     ]
     seen: dict[bytes, str] = {base_arr.tobytes(): text}
-    for t in toggle_candidates(rs):
+    for t in toggle_candidates(rs, players):
         label = f"{text}+{t}"
         try:
             v = apply_house(rs, [t])
