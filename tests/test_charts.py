@@ -263,7 +263,7 @@ def test_seats_legend_speaks_of_games_without_a_loser_only_when_there_are_some(f
 def test_forest_legends_hold_only_what_the_chart_holds(figures, tmp_path):
     C.plot_forest(_forest([True, True], [True, True]), tmp_path / "forest.png")
     assert _legend_texts(figures[0]) == [
-        "colour: significant (Holm 5%)",
+        "colour: significant by any of its tests (Holm 5%)",
         "filled circle: paired deals",
     ]
     from shedsim.analysis import tips as TP
@@ -423,3 +423,14 @@ def test_big_charts_are_readable_at_the_reports_size(figures, tmp_path, dpi):
         fig.tight_layout() if name != "swap heat map" else None
         problems += unreadable(name, _facts(fig, dpi))
     assert not problems, "\n".join(problems)
+
+
+def test_forest_colours_a_comparison_significant_by_its_rank_test_alone(figures, tmp_path):
+    """The colour counts what the console counts: significant by any of its tests."""
+    res = _forest([False, False], [True, True])
+    res.effects["significant_any"] = [True, False]
+    C.plot_forest(res, tmp_path / "forest.png")
+    ax = figures[0].axes[0]
+    colours = [to_rgba(line.get_color()) for line in ax.lines if line.get_marker() == "o"]
+    assert colours == [to_rgba("tab:red"), to_rgba("0.45")]
+    assert "colour: significant by any of its tests (Holm 5%)" in _legend_texts(figures[0])

@@ -402,7 +402,7 @@ def test_cli_writes_outputs_and_charts_that_decode(tmp_path):
     v = pd.read_csv(out / "variants.csv")
     e = pd.read_csv(out / "effects.csv")
     ln = pd.read_csv(out / "lengths.csv")
-    assert len(v) == 3 and len(e) == 2 * (5 + 2)
+    assert len(v) == 3 and len(e) == 2 * (6 + 2)
     for col in ("effect", "lo", "hi", "test", "statistic", "p_value", "p_holm", "paired"):
         assert col in e.columns
     for _lab, g in ln.groupby("variant"):
@@ -632,7 +632,8 @@ def test_findings_say_the_typical_game_the_mean_fairness_and_luck_in_words():
     for line in lines.values():
         assert "more luck: the edge over random of greedy falls" in line
         assert "fairer: the start becomes fair within noise" in line
-    assert h[-1].startswith("6 of ") and "Holm-corrected" in h[-1]
+    assert h[-1].startswith("8 of 14 comparisons significant by any of their tests")
+    assert "Holm-corrected" in h[-1]
     v = res.variants.set_index("variant")
     assert list(v["starter_verdict"]) == ["favoured", "fair within noise", "fair within noise"]
     assert (v["starter_fair_rate"] == 0.5).all()

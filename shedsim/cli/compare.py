@@ -122,7 +122,7 @@ def compare_rules(
 ) -> None:
     """Compare rule variants: game length, unfinished games, pick-ups, burns, the starting player's fairness and each strategy's skill edge over random (random's loss rate minus the strategy's: positive = better than random), each variant against the first (the baseline).
 
-    Every variant plays the same strategies on the same schedule and seed: game g has the same seating and dealer in every variant and, when the variants deal alike (same decks, hand_size, table_size), the same cards, with independent strategy randomness ("paired" variants). Statistics use the deal (its N rotations) as the unit: intervals are 95%, tests are Wilcoxon / paired t on per-deal differences (paired) or Mann-Whitney within tables / Welch t on per-deal values (unpaired), with the schedule's tables as strata, Holm-corrected over all comparisons.
+    Every variant plays the same strategies on the same schedule and seed: game g has the same seating and dealer in every variant and, when the variants deal alike (same decks, hand_size, table_size), the same cards, with independent strategy randomness ("paired" variants). Statistics use the deal (its N rotations) as the unit: intervals are 95%, tests are Wilcoxon / paired t on per-deal differences (paired) or Mann-Whitney within tables / Welch t on per-deal values (unpaired), with the schedule's tables as strata; every test of the effects is Holm-corrected together, the starter's fairness over the variants apart.
 
     Writes variants.csv, effects.csv, lengths.csv, forest.png, lengths.png and run.json into --out and prints the variants and the significant effects.
 
@@ -248,7 +248,8 @@ def _play_table(res):
         title="Play and fairness",
         caption=f"starter loss: the starting seat's loss rate, against its fair share (1/{n} of "
         "the games with a "
-        f"loser), Holm p over the variants; favoured = loses less often than that; "
+        "loser), Holm p over the variants (a family of its own); favoured = loses less often "
+        "than that; "
         f"edge: skill edge over {ref}, {ref}'s loss rate minus the strategy's, percentage points "
         f"(positive = the strategy does better than {ref})",
     )
@@ -274,13 +275,20 @@ def _play_table(res):
             f"{100 * r['starter_fair_rate']:.2f}%",
             r["starter_verdict"],
             C.format_p(r["starter_loss_p_holm"]),
-            *[
-                f"{100 * r[f'skill_edge[{g}]']:+.1f} [{100 * r[f'skill_edge_lo[{g}]']:+.1f}, "
-                f"{100 * r[f'skill_edge_hi[{g}]']:+.1f}]"
-                for g in edges
-            ],
+            *[_edge_cell(r, g) for g in edges],
         )
     return t
+
+
+def _edge_cell(r, g) -> str:
+    """A skill edge with its interval in percentage points; ``-`` where it is not measured."""
+    x = r[f"skill_edge[{g}]"]
+    if x != x:
+        return "-"
+    return (
+        f"{100 * x:+.1f} [{100 * r[f'skill_edge_lo[{g}]']:+.1f}, "
+        f"{100 * r[f'skill_edge_hi[{g}]']:+.1f}]"
+    )
 
 
 def _value(metric, x) -> str:
@@ -331,7 +339,7 @@ def _print_tables(res, complete: bool = True) -> None:
     console.print(_length_table(res, complete))
     console.print(_play_table(res))
     e = res.effects
-    sig = e[e["significant"] | e["significant_rank"] | e["significant_median"]]
+    sig = e[e["significant_any"]]
     if sig.empty:
         console.print(
             f"No significant difference from the baseline {res.info['baseline']} "
@@ -342,7 +350,8 @@ def _print_tables(res, complete: bool = True) -> None:
         return
     s = Table(
         title=f"Significant effects vs {res.info['baseline']} ({len(sig)} of {len(e)} comparisons "
-        f"significant by any of their tests, Holm-corrected 5% over every test)",
+        "significant by any of their tests: the effect's, rank or median test, Holm-corrected "
+        "5% over every test of the effects)",
         caption="p (Holm): the effect's test; typical: the median test (game length) and the "
         "rank test, "
         "each with its direction and Holm p",

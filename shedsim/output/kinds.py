@@ -55,12 +55,21 @@ __all__ = [
 ]
 
 
-def format_p(p: float) -> str:
+def format_p(p: float, alpha: float = 0.05) -> str:
     """A p-value in two significant digits (``0.067``, ``2.9e-20``), ``< 1e-300`` for one
-    that underflowed to 0, ``-`` for none (NaN)."""
+    that underflowed to 0, ``-`` for none (NaN). Where two digits would put the printed
+    value on the other side of ``alpha`` than p itself (0.0496 as ``0.05``), up to four
+    digits are used (``0.0496``), then ``< 0.05``: the printed value never contradicts the
+    verdict ``p < alpha``."""
     if p != p:
         return "-"
-    return "< 1e-300" if p == 0 else f"{p:.2g}"
+    if p == 0:
+        return "< 1e-300"
+    for digits in (2, 3, 4):
+        text = f"{p:.{digits}g}"
+        if (float(text) < alpha) == (p < alpha):
+            return text
+    return f"< {alpha:g}" if p < alpha else f"{p:.4g}"
 
 
 def decimals_for(a: float) -> int:

@@ -283,7 +283,11 @@ def _comparisons(info: dict[str, Any]) -> str | None:
     n, sig = info.get("comparisons"), info.get("significant_effects")
     if not _num(n):
         return None
-    return f"{count(n)}" + (f", {count(sig)} significant (Holm-corrected, 5%)" if _num(sig) else "")
+    return f"{count(n)}" + (
+        f", {count(sig)} significant by any of their tests (Holm-corrected, 5%)"
+        if _num(sig)
+        else ""
+    )
 
 
 def _swap_policies(info: dict[str, Any]) -> str | None:

@@ -125,6 +125,7 @@ COLUMNS: dict[str, K.Kind] = {
             "wins",
             "losses",
             "deals",
+            "loser_games",
             "comparisons",
             "a_ahead",
             "b_ahead",
@@ -238,11 +239,19 @@ COLUMNS: dict[str, K.Kind] = {
     # tips' objective
     **dict.fromkeys(("p_rank_holm", "p_median", "p_median_holm", "starter_loss_p_holm"), K.P),
     **dict.fromkeys(
-        ("significant_rank", "significant_median", "in_best_set", "in_worst_set"), K.BOOL
+        (
+            "significant_rank",
+            "significant_median",
+            "significant_any",
+            "in_best_set",
+            "in_worst_set",
+        ),
+        K.BOOL,
     ),
     **dict.fromkeys(("rank_direction", "median_shift"), K.DIRECTION),
     **dict.fromkeys(("median_baseline", "median_variant"), K.MOVES),
     "starter_fair_rate": K.RATE,
+    "starter_loss_share": K.RATE,
     "loss_se": K.RATE,
     "place_se": K.PLACES,
     "starter_verdict": K.TEXT,

@@ -69,7 +69,11 @@ Each variant against the baseline (per-deal values x_b of both; :func:`effect_te
   the two edges' standard errors (unpaired) or from the per-deal differences of the
   linearised values (paired: the shared deals' covariance is kept). A positive effect:
   the variant widens the strategy's edge over random (rewards skill more).
-* Holm's correction over every test of the run together: each variant x metric
+* Rate effects' intervals are clipped to [-1, 1] and skill-edge effects' to [-2, 2], the
+  ranges of a difference of shares: the cut-off part holds only impossible values, so the
+  coverage is unchanged.
+* Two Holm families. The effects' family (effects.csv) holds every test of every effect
+  against the baseline together: each variant x metric
   comparison's test of the effect, for lengths and counts its rank test, and for game
   length a median test (:func:`median_test`: the share of each deal's games at or below
   the baseline's median; Mood 1950, counted by deal) (:func:`shedsim.stats.holm`,
@@ -78,17 +82,26 @@ Each variant against the baseline (per-deal values x_b of both; :func:`effect_te
   of the combined z for Mann-Whitney) and the median's are reported with it, since with
   skewed game lengths the typical game can get longer while the mean falls (fewer very
   long games), and a rank test of per-deal means, which weighs how much each deal
-  changes, can point with the mean.
+  changes, can point with the mean. A comparison is significant when any of its tests is
+  (``significant_any``); the console, the headline, run.json's ``significant_effects``,
+  the report and the forest plot all count that.
 * The starting player's fairness: the starter's loss rate against its fair share, the
   share of games with a loser divided by N (1/N when every game finishes; less when
   unfinished games have no loser under stalemate:share), t test over per-deal
-  differences, Holm-corrected over the variants; below the fair share the starter is
-  favoured.
+  differences, Holm-corrected over the variants (the second family: each variant's own
+  fairness, not an effect against the baseline); below the fair share the starter is
+  favoured. Between variants fairness is compared by the starter's share of the games with a
+  loser (``starter_loss_share``, fair 1/N in every variant), not by its loss rate over all
+  games, whose fair share moves with the unfinished games.
+* Games with a loser: the starter's loss rate and share and the skill edges need them; a
+  variant with fewer than :data:`MIN_LOSER_GAMES_PER_SEAT` x N (5 expected losses per seat)
+  has none of them (NaN, verdict "no games with a loser" or "too few games with a loser"),
+  and its effects on them are not tested and left out of the families.
 
 :func:`findings` says each finding in words: longer or shorter typical game (median) and
-mean, more skill or more luck (skill edges), fairer or less fair (the starter's loss rate
-moving toward or away from its fair share), more or fewer unfinished games, pick-ups and
-burns.
+mean, more skill or more luck (skill edges), fairer or less fair (the starter's share of the
+games with a loser moving toward or away from 1/N), more or fewer unfinished games, pick-ups
+and burns.
 
 Calibration (tests/test_compare.py): A/A comparisons (one rule set under two names) over
 200 seeds reject mean length at p < 0.05 in 2-8% of repeats. Rank tests and mean
@@ -140,12 +153,17 @@ from shedsim.analysis.compare.results import (
     round_games,
 )
 from shedsim.analysis.compare.statistics import (
+    LOSER_METRICS,
     METRICS,
+    MIN_LOSER_GAMES_PER_SEAT,
     VariantStats,
     deal_values,
     edge_effect,
     effect_test,
+    has_losers,
+    loser_games,
     median_test,
+    not_tested,
     starter_verdict,
     table_strata,
     variant_stats,
@@ -209,12 +227,17 @@ __all__ = [
     "compare",
     "length_table",
     "round_games",
+    "LOSER_METRICS",
     "METRICS",
+    "MIN_LOSER_GAMES_PER_SEAT",
     "VariantStats",
     "deal_values",
     "edge_effect",
     "effect_test",
+    "has_losers",
+    "loser_games",
     "median_test",
+    "not_tested",
     "starter_verdict",
     "table_strata",
     "variant_stats",

@@ -67,18 +67,28 @@ DEFINITIONS: dict[str, str] = {
     ),
     "starter_loss_rate": "share of games in which the seat that started finished last; a fair "
     "game gives "
-    "starter_fair_rate",
+    "starter_fair_rate. NaN (and the skill edges too) when fewer than 5 x N games have a loser "
+    "(under 5 expected losses per seat)",
+    "starter_loss_share": "the starting seat's share of the games with a loser (its losses / "
+    "loser_games); fair: 1/N in every variant, however many games end unfinished, so this "
+    "(not starter_loss_rate, whose fair share moves with the unfinished games) says whether a "
+    "variant is fairer; ratio estimator linearised per deal, interval widened to contain the "
+    "Wilson interval",
+    "loser_games": "games with a loser (one seat finished last); under stalemate:share an "
+    "unfinished game has none",
     "starter_fair_rate": "the starter's fair share of losses: games with a loser / N (1/N when "
     "every game "
     "finishes; less when unfinished games have no loser under stalemate:share)",
     "starter_loss_p_value": "two-sided p-value of starter_loss_rate = starter_fair_rate (t test "
     "over per-deal "
     "differences, stratified standard error); starter_loss_p_holm: Holm-corrected over the "
-    "variants",
+    "variants, a family of its own (each variant's fairness, not an effect against the "
+    "baseline)",
     "starter_verdict": "favoured: the starter loses less often than its fair share "
     "(starter_loss_p_holm < 0.05); "
-    "disfavoured: more often; fair within noise: otherwise. A variant that moves the starter's "
-    "loss rate toward its fair share makes the game fairer",
+    "disfavoured: more often; fair within noise: otherwise; no games with a loser / too few "
+    "games with a loser: fewer than 5 x N (not tested). A variant that moves "
+    "starter_loss_share toward 1/N makes the game fairer",
     "loss_rate[S]": "share of strategy S's seat-games finished in last place (a strategy seated "
     "twice at a table "
     "plays two seat-games); ratio estimator linearised per deal, stratified t interval",
@@ -123,17 +133,21 @@ DEFINITIONS: dict[str, str] = {
     "significant_median: Holm-corrected in the same family as p_holm",
     "lo, hi": "95% interval; for effects: t interval of the mean per-deal difference (paired), "
     "Welch interval "
-    "(unpaired), normal interval (skill edges); all with within-table standard errors",
-    "p_holm": "Holm-corrected p-value of the effect's test; the family is every test of the run: "
-    "each variant x "
-    "metric comparison's test of the effect and its rank test (lengths and counts)",
-    "significant": "p_holm < 0.05 (the effect's test); a finding is significant by any of its "
-    "tests "
-    "(significant, significant_rank or significant_median)",
+    "(unpaired), normal interval (skill edges); all with within-table standard errors; a rate "
+    "effect's interval is clipped to [-1, 1] and a skill edge's to [-2, 2], the ranges of a "
+    "difference of shares (only impossible values are cut off)",
+    "p_holm": "Holm-corrected p-value of the effect's test; the family is every test of "
+    "effects.csv: each variant x metric comparison's test of the effect, its rank test "
+    "(lengths and counts) and the median test (game length); tests not made (NaN) are left "
+    "out. The starter's fairness tests of variants.csv are a separate family",
+    "significant": "p_holm < 0.05 (the effect's test)",
+    "significant_any": "significant by any of its tests: significant, significant_rank or "
+    "significant_median. This is what the console, the headline, run.json's "
+    "significant_effects, the report and forest.png's colour count as significant",
     "headline": "the findings in words, one sentence per variant: every effect significant by "
-    "either test, as "
+    "any of its tests, as "
     "longer or shorter typical game (median, rank test) and mean, more skill or more luck (skill "
-    "edges), fairer or less fair (starter's loss rate toward or away from its fair share), more or "
+    "edges), fairer or less fair (starter_loss_share toward or away from 1/N), more or "
     "fewer unfinished games, pick-ups and burns",
     "games, share (lengths.csv)": (
         "games of the variant in the length bin, and their share of all its games"

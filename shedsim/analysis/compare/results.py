@@ -29,8 +29,12 @@ from shedsim.analysis.compare.statistics import (
     METRICS,
     deal_values,
     edge_effect,
+    LOSER_METRICS,
+    MIN_LOSER_GAMES_PER_SEAT,
     effect_test,
+    has_losers,
     median_test,
+    not_tested,
     starter_verdict,
     table_strata,
     variant_stats,
@@ -243,10 +247,15 @@ def analyse(
     base_vals = deal_values(tallies[0])
     d, n = tallies[0].lengths.shape
     strata = table_strata(d, n, len(labels))
+    few = f"fewer than {MIN_LOSER_GAMES_PER_SEAT} x {n} games with a loser"
     for i in range(1, len(plan.variants)):
         vals = deal_values(tallies[i])
+        losers = has_losers(tallies[0]) and has_losers(tallies[i])
         for name, kind, unit in METRICS:
-            r = effect_test(base_vals[name], vals[name], kind, paired[i], strata)
+            if name in LOSER_METRICS and not losers:
+                r = not_tested(few)
+            else:
+                r = effect_test(base_vals[name], vals[name], kind, paired[i], strata)
             if name == "mean_moves":
                 r.update(median_test(tallies[0].lengths, tallies[i].lengths, paired[i], strata))
             rows.append(
@@ -268,7 +277,11 @@ def analyse(
             if e == ref:
                 continue
             key = f"skill_edge[{lab}]"
-            r = edge_effect(vs[0].edge_values[key], vs[i].edge_values[key], paired[i], strata)
+            r = (
+                edge_effect(vs[0].edge_values[key], vs[i].edge_values[key], paired[i], strata)
+                if losers
+                else not_tested(few)
+            )
             rows.append(
                 _effect_row(
                     plan.variants[i].label,
@@ -297,7 +310,8 @@ def analyse(
     ):
         if c not in edf:
             edf[c] = default
-    # one Holm family: every effect's test, every rank test and every median test of the run
+    # the effects' Holm family: every effect's test, rank test and median test of the run
+    # (the starter-vs-fair-share tests of variants.csv are a family of their own)
     k = len(edf)
     family = stats.holm(
         np.concatenate([edf[c].to_numpy(float) for c in ("p_value", "p_rank", "p_median")])
@@ -308,6 +322,9 @@ def analyse(
     edf["significant_rank"] = edf["p_rank_holm"] < ALPHA
     edf["p_median_holm"] = family[2 * k :]
     edf["significant_median"] = edf["p_median_holm"] < ALPHA
+    edf["significant_any"] = (
+        edf["significant"] | edf["significant_rank"] | edf["significant_median"]
+    )
     cols = [
         "variant",
         "baseline",
@@ -338,6 +355,7 @@ def analyse(
         "p_median",
         "p_median_holm",
         "significant_median",
+        "significant_any",
     ]
     for c, default in (("rank_test", ""), ("rank_statistic", math.nan), ("p_rank", math.nan)):
         if c not in edf:
@@ -364,7 +382,7 @@ def analyse(
         "skipped": [dict(s) for s in plan.skipped],
         "house": list(plan.house),
         "deals": d,
-        "significant_effects": int(edf["significant"].sum()),
+        "significant_effects": int(edf["significant_any"].sum()),  # by any of their tests
         "comparisons": int(len(edf)),
         "unfinished_games": {
             v.label: int(t.unfinished.sum()) for v, t in zip(plan.variants, tallies)

@@ -54,21 +54,52 @@ METRICS: tuple[tuple[str, str, str], ...] = (
     ("pickups_per_game", "count", "per game"),
     ("burns_per_game", "count", "per game"),
     ("starter_loss_rate", "rate", "share"),
+    ("starter_loss_share", "rate", "share"),
 )
 """Per-deal metrics compared between variants: (name, kind, unit). Rounds are moves / N,
 so their comparison would repeat the moves'; skill edges are added per strategy."""
 
+MIN_LOSER_GAMES_PER_SEAT = 5
+"""The starter's loss rate and share, and the skill edges, are measured over the games with
+a loser; a variant with fewer than ``MIN_LOSER_GAMES_PER_SEAT x N`` such games (N = players,
+so fewer than 5 expected losses per seat, the usual floor for a normal approximation of a
+count) has none of them: NaN in variants.csv, verdict ``no games with a loser`` or ``too few
+games with a loser``, its effects not tested and left out of the Holm families."""
+
+LOSER_METRICS = ("starter_loss_rate", "starter_loss_share")
+"""The compared metrics (besides the skill edges) that need games with a loser."""
+
+
+def loser_games(t: Tally) -> int:
+    """Games of the tally with a loser (each has exactly one last place)."""
+    return int(t.losses.sum(dtype=np.int64))
+
+
+def has_losers(t: Tally) -> bool:
+    """Whether the tally has enough games with a loser for the starter's loss rate and the
+    skill edges (:data:`MIN_LOSER_GAMES_PER_SEAT`)."""
+    return loser_games(t) >= MIN_LOSER_GAMES_PER_SEAT * t.lengths.shape[1]
+
 
 def deal_values(t: Tally) -> dict[str, np.ndarray]:
-    """Per-deal means (float64[D]) of the compared metrics, keyed as in :data:`METRICS`."""
+    """Per-deal values (float64[D]) of the compared metrics, keyed as in :data:`METRICS`:
+    means, and for ``starter_loss_share`` (the starter's losses / the games with a loser)
+    the ratio estimator's linearised values (:func:`ratio_values`), whose mean is the share;
+    the :data:`LOSER_METRICS` are NaN without enough games with a loser (:func:`has_losers`)."""
     n = t.lengths.shape[1]
-    return {
+    lost = t.starter_lost.astype(np.float64)
+    out = {
         "mean_moves": t.lengths.sum(axis=1, dtype=np.int64) / n,
         "unfinished_rate": t.unfinished.sum(axis=1) / n,
         "pickups_per_game": t.pickups / n,
         "burns_per_game": t.burns / n,
-        "starter_loss_rate": t.starter_lost.astype(np.float64) / n,
+        "starter_loss_rate": lost / n,
+        "starter_loss_share": ratio_values(lost, t.losses.sum(axis=1).astype(np.float64)),
     }
+    if not has_losers(t):
+        for k in LOSER_METRICS:
+            out[k] = np.full(len(lost), np.nan)
+    return out
 
 
 @dataclass
@@ -86,6 +117,8 @@ def variant_stats(
     v: Variant, t: Tally, labels: Sequence[str], ref: int, paired: bool
 ) -> VariantStats:
     """The variants.csv row of one variant (see :data:`DEFINITIONS`)."""
+    from shedsim import stats
+
     d, n = t.lengths.shape
     strata = table_strata(d, n, len(labels))
     row: dict[str, Any] = {
@@ -123,19 +156,33 @@ def variant_stats(
     for key in ("pickups_per_game", "burns_per_game"):
         m = est[key] = stratified_mean(vals[key], strata)
         row.update({key: m.value, f"{key}_lo": m.lo, f"{key}_hi": m.hi})
-    s, lo, hi = _rate(vals["starter_loss_rate"], n, strata)
-    est["starter_loss_rate"] = s
+    decided = loser_games(t)
     fair = t.losses.sum(axis=1, dtype=np.int64) / (
         n * n
     )  # per deal: games with a loser / N, per game
-    gap = stratified_mean(vals["starter_loss_rate"] - fair, strata)
-    p_fair = gap.test(0.0)[1] if gap.se > 0 else (1.0 if gap.value == 0 else 0.0)
+    if has_losers(t):
+        s, lo, hi = _rate(vals["starter_loss_rate"], n, strata)
+        gap = stratified_mean(vals["starter_loss_rate"] - fair, strata)
+        p_fair = gap.test(0.0)[1] if gap.se > 0 else (1.0 if gap.value == 0 else 0.0)
+        sh = stratified_mean(vals["starter_loss_share"], strata)
+        wlo, whi = stats.wilson(int(t.starter_lost.sum()), decided)
+        sh_lo = float(np.clip(np.fmin(sh.lo, wlo), 0, 1))
+        sh_hi = float(np.clip(np.fmax(sh.hi, whi), 0, 1))
+    else:
+        nan = math.nan
+        s = sh = Estimate(nan, nan, nan, nan, nan)
+        lo = hi = p_fair = sh_lo = sh_hi = nan
+    est["starter_loss_rate"], est["starter_loss_share"] = s, sh
     row.update(
         starter_loss_rate=s.value,
         starter_loss_lo=lo,
         starter_loss_hi=hi,
+        starter_loss_share=sh.value,
+        starter_loss_share_lo=sh_lo,
+        starter_loss_share_hi=sh_hi,
         starter_loss_p_value=p_fair,
         starter_fair_rate=float(fair.mean()),
+        loser_games=decided,
     )
     seats = seat_games(n, len(labels), d).astype(np.float64)
     losses = t.losses.astype(np.float64)
@@ -155,8 +202,16 @@ def variant_stats(
             continue
         key = f"skill_edge[{lab}]"
         edge_z[key] = z[ref] - z[e]  # the reference's loss rate minus S's: positive = S does better
+        if not has_losers(t):
+            edge_z[key] = np.full(d, np.nan)
         g = est[key] = stratified_mean(edge_z[key], strata)
-        row.update({key: g.value, f"skill_edge_lo[{lab}]": g.lo, f"skill_edge_hi[{lab}]": g.hi})
+        row.update(
+            {
+                key: g.value,  # a difference of two shares: within [-1, 1]
+                f"skill_edge_lo[{lab}]": float(np.clip(g.lo, -1, 1)),
+                f"skill_edge_hi[{lab}]": float(np.clip(g.hi, -1, 1)),
+            }
+        )
     return VariantStats(row, est, edge_z)
 
 
@@ -174,6 +229,9 @@ def effect_test(
     * unpaired: interval and Welch t test from the two :func:`stratified_mean` standard
       errors (Welch-Satterthwaite df); rank test :func:`stratified_mannwhitney` (Mann-
       Whitney U within each table, combined: van Elteren).
+
+    For rates (differences of two shares) the interval is clipped to [-1, 1]: the clipped
+    part holds only impossible values, so coverage is unchanged.
 
     The t test decides ``p_value`` (so a significant effect's interval excludes 0 before
     the Holm correction); the rank test's ``p_rank`` says whether the typical deal shifts,
@@ -227,6 +285,8 @@ def effect_test(
                 rtest = "stratified Mann-Whitney U (per-deal means, within tables; z)"
                 rstat, rp = stratified_mannwhitney(x1, x0, strata)
                 rdir = float(np.sign(rstat)) if rstat == rstat else math.nan
+    if kind == "rate":  # a difference of two shares: the interval's impossible part is cut off
+        lo, hi = float(np.clip(lo, -1, 1)), float(np.clip(hi, -1, 1))
     return {
         "effect": effect,
         "lo": float(lo),
@@ -274,7 +334,8 @@ def edge_effect(
     (float64[D], :func:`ratio_values` differences): normal (z) interval and test
     (``scipy.stats.norm``). Unpaired: ``se = sqrt(se0^2 + se1^2)`` from the two edges'
     :func:`stratified_mean` standard errors; paired: the :func:`stratified_mean` standard
-    error of ``z1 - z0`` (keeps the covariance of the shared deals)."""
+    error of ``z1 - z0`` (keeps the covariance of the shared deals). A skill edge is a
+    difference of two shares, so the interval is clipped to [-2, 2]."""
     from scipy.stats import norm
 
     from shedsim.stats import Z95
@@ -300,18 +361,37 @@ def edge_effect(
     )
     return {
         "effect": effect,
-        "lo": effect - Z95 * se,
-        "hi": effect + Z95 * se,
+        "lo": float(np.clip(effect - Z95 * se, -2, 2)),
+        "hi": float(np.clip(effect + Z95 * se, -2, 2)),
         "test": test,
         "statistic": z,
         "p_value": float(2 * norm.sf(abs(z))),
     }
 
 
+def not_tested(reason: str) -> dict[str, Any]:
+    """An effect that is not tested (``reason``): every number NaN."""
+    nan = math.nan
+    return {
+        "effect": nan,
+        "lo": nan,
+        "hi": nan,
+        "test": f"not tested: {reason}",
+        "statistic": nan,
+        "p_value": nan,
+    }
+
+
 def starter_verdict(row: dict[str, Any]) -> str:
     """The starting player's position in one variants.csv row: ``favoured`` (loses less
     often than its fair share, ``starter_fair_rate``, Holm p < 0.05 over the variants),
-    ``disfavoured`` (more often) or ``fair within noise``."""
+    ``disfavoured`` (more often), ``fair within noise``, or without enough games with a
+    loser (:data:`MIN_LOSER_GAMES_PER_SEAT`; ``starter_loss_rate`` NaN) ``no games with a
+    loser`` or ``too few games with a loser``."""
+    if row.get("starter_loss_rate", math.nan) != row.get("starter_loss_rate", math.nan):
+        return (
+            "no games with a loser" if not row.get("loser_games") else "too few games with a loser"
+        )
     p = row.get("starter_loss_p_holm", math.nan)
     if not p < ALPHA:
         return "fair within noise"

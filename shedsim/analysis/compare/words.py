@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from shedsim.analysis.compare.statistics import starter_verdict
+from shedsim.analysis.compare.statistics import MIN_LOSER_GAMES_PER_SEAT, starter_verdict
 
 
 def format_effect(metric: str, effect: float, lo: float, hi: float) -> str:
@@ -24,10 +24,12 @@ def format_effect(metric: str, effect: float, lo: float, hi: float) -> str:
 
 
 def format_p(p: float) -> str:
-    """A p-value in 2 significant digits; ``< 1e-300`` for one that underflowed to 0."""
-    if p != p:
-        return "-"
-    return "< 1e-300" if p == 0 else f"{p:.2g}"
+    """A p-value as :func:`shedsim.output.kinds.format_p` writes it: 2 significant digits,
+    more where fewer would put it on the other side of 0.05 (``0.0496``, never ``0.05``
+    for a significant one)."""
+    from shedsim.output.kinds import format_p as fp
+
+    return fp(p)
 
 
 def _pc(x: float, digits: int = 1) -> str:
@@ -40,6 +42,12 @@ def starter_sentence(row: dict[str, Any], players: int) -> str:
     (p ...)``."""
     v, fair = row["starter_loss_rate"], row["starter_fair_rate"]
     verdict = starter_verdict(row)
+    if v != v:
+        return (
+            f"under {row['variant']} the start's fairness is not measured: {verdict} "
+            f"({row.get('loser_games', 0):,} of {row['games']:,} games; at least "
+            f"{MIN_LOSER_GAMES_PER_SEAT * players:,} are needed)"
+        )
     what = {
         "favoured": "the starting player is favoured",
         "disfavoured": "the starting player is at a disadvantage",
@@ -50,7 +58,8 @@ def starter_sentence(row: dict[str, Any], players: int) -> str:
         f"[{_pc(row['starter_loss_lo'])}, "
         f"{_pc(row['starter_loss_hi'])}] of games, its fair share being {_pc(fair)} "
         f"(1/{players} of the games "
-        f"with a loser; Holm p {format_p(row.get('starter_loss_p_holm', math.nan))})"
+        f"with a loser; Holm p over the variants "
+        f"{format_p(row.get('starter_loss_p_holm', math.nan))})"
     )
 
 
@@ -166,12 +175,13 @@ def _edge_sentences(rows: list[dict[str, Any]], reference: str) -> list[str]:
     return out
 
 
-def _fair_sentence(r: dict[str, Any], vrow: dict[str, Any], brow: dict[str, Any]) -> str:
-    """A starter's-loss finding: fairer or less fair (toward or away from the fair share),
-    with the variant's own verdict (:func:`starter_verdict`)."""
-    b, v = r["baseline_value"], r["variant_value"]
-    fb, fv = brow["starter_fair_rate"], vrow["starter_fair_rate"]
-    db, dv = b - fb, v - fv
+def _fair_sentence(r: dict[str, Any], vrow: dict[str, Any], brow: dict[str, Any], n: int) -> str:
+    """A starter's-loss finding from the ``starter_loss_share`` effect (the starter's share
+    of the games with a loser, whose fair value is 1/N in every variant, however many games
+    end unfinished): fairer or less fair (that share nearer to or farther from 1/N), with the
+    variant's own verdict (:func:`starter_verdict`)."""
+    b, v, fair = r["baseline_value"], r["variant_value"], 1 / n
+    db, dv = b - fair, v - fair
     was, now = starter_verdict(brow), starter_verdict(vrow)
     verdict = "fairer" if abs(dv) < abs(db) else "less fair"
     if now == "fair within noise":
@@ -188,8 +198,8 @@ def _fair_sentence(r: dict[str, Any], vrow: dict[str, Any], brow: dict[str, Any]
         what = "advantage" if db < 0 else "disadvantage"
         how = f"the starter's {what} {'shrinks' if abs(dv) < abs(db) else 'grows'}"
     return (
-        f"{verdict}: {how}, its loss rate {_pc(b, 2)} -> {_pc(v, 2)} against a fair share of "
-        f"{_pc(fv, 2)} "
+        f"{verdict}: {how}, the starter losing {_pc(b, 2)} -> {_pc(v, 2)} of the games with a "
+        f"loser against a fair share of {_pc(fair, 2)} "
         f"({format_effect(r['metric'], r['effect'], r['lo'], r['hi'])}; Holm p "
         f"{format_p(r['p_holm'])})"
     )
@@ -208,12 +218,14 @@ def _unfinished_sentence(r: dict[str, Any]) -> str:
 def findings(res) -> dict[str, list[str]]:
     """Every finding of every variant of ``res`` (a
     :class:`~shedsim.analysis.compare.results.ComparisonResult`) in words, keyed by variant label
-    (variants with none
-    are left out): each Holm-significant effect of either test (the effect's test or the
-    rank test), as what it means for a player: longer or shorter typical game (median and
-    rank test) and mean, more or fewer pick-ups and burns, more skill or more luck (skill
-    edges), fairer or less fair (the starter's loss rate toward or away from its fair
-    share), more or fewer unfinished games. Each part quotes the values, the effect's 95%
+    (variants with none are left out): each Holm-significant effect of any of its tests
+    (the effect's test, the rank test or the median test), as what it means for a player:
+    longer or shorter typical game (median and rank test) and mean, more or fewer pick-ups
+    and burns, more skill or more luck (skill edges), fairer or less fair (the starter's
+    share of the games with a loser toward or away from 1/N; its loss rate over all games is
+    not read as fairness, since unfinished games move its fair share), more or fewer
+    unfinished games. Measures that need games with a loser make no finding where they are
+    not tested (too few such games). Each part quotes the values, the effect's 95%
     interval and the Holm p-value it rests on."""
     e = res.effects
     v = res.variants.set_index("variant", drop=False)
@@ -231,8 +243,10 @@ def findings(res) -> dict[str, list[str]]:
         parts += _edge_sentences(
             [r for m, r in rows.items() if m.startswith("skill_edge[") and r["significant"]], ref
         )
-        if "starter_loss_rate" in rows and rows["starter_loss_rate"]["significant"]:
-            parts.append(_fair_sentence(rows["starter_loss_rate"], vrow, brow))
+        if "starter_loss_share" in rows and rows["starter_loss_share"]["significant"]:
+            parts.append(
+                _fair_sentence(rows["starter_loss_share"], vrow, brow, res.info["players"])
+            )
         if "unfinished_rate" in rows and rows["unfinished_rate"]["significant"]:
             parts.append(_unfinished_sentence(rows["unfinished_rate"]))
         for metric in ("pickups_per_game", "burns_per_game"):
@@ -264,10 +278,10 @@ def headline(res, limit: int | None = None) -> list[str]:
         return out
     for lab, parts in list(found.items())[:limit]:
         out.append(f"{lab} against {base}: " + "; ".join(parts) + ".")
-    sig = int((e["significant"] | e["significant_rank"] | e["significant_median"]).sum())
+    sig = int(e["significant_any"].sum())
     out.append(
-        f"{sig} of {len(e)} comparisons significant by the effect's test, the rank test or the "
-        "median test "
+        f"{sig} of {len(e)} comparisons significant by any of their tests (the effect's test, "
+        "the rank test or the median test) "
         f"({n_tests} tests, Holm-corrected 5%) across {n_var} variant(s) vs {base}; each "
         "interval quoted is a 95% interval of its comparison alone, not corrected, so it can "
         "exclude zero where the corrected test is not significant"

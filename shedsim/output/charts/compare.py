@@ -59,7 +59,8 @@ def rate_like(metric: str) -> bool:
 def plot_forest(res, path: Path) -> Path:
     """Forest plot: one panel per metric, one row per variant, the effect against the
     baseline with its 95% interval (rates and skill edges in percentage points). Colour says
-    significance (red: significant after Holm's correction, grey: not), the marker says the
+    significance as the console and the headline count it (red: significant by any of its
+    tests after Holm's correction, ``significant_any``, grey: not), the marker says the
     design (filled circle: paired deals, open square: unpaired); the legend keeps the two
     apart (colour swatches, black markers)."""
     from matplotlib.lines import Line2D
@@ -90,7 +91,7 @@ def plot_forest(res, path: Path) -> Path:
         for yi, (_lab, r) in zip(y, d.iterrows()):
             if np.isnan(r["effect"]):
                 continue
-            col = "tab:red" if bool(r["significant"]) else "0.45"
+            col = "tab:red" if bool(r.get("significant_any", r["significant"])) else "0.45"
             eff, lo, hi = scale * r["effect"], scale * r["lo"], scale * r["hi"]
             ax.errorbar(
                 [eff],
@@ -121,11 +122,15 @@ def plot_forest(res, path: Path) -> Path:
     from matplotlib.patches import Patch
 
     drawn = e[e["effect"].notna() & e["variant"].isin(variants)]
-    sig, paired = drawn["significant"].astype(bool), drawn["paired"].astype(bool)
+    any_col = "significant_any" if "significant_any" in drawn else "significant"
+    sig, paired = drawn[any_col].astype(bool), drawn["paired"].astype(bool)
     handles = [
         h
         for h, shown in (  # legend entries only for what the chart holds
-            (Patch(color="tab:red", label="colour: significant (Holm 5%)"), sig.any()),
+            (
+                Patch(color="tab:red", label="colour: significant by any of its tests (Holm 5%)"),
+                sig.any(),
+            ),
             (Patch(color="0.45", label="colour: not significant"), (~sig).any()),
             (
                 Line2D(
