@@ -147,3 +147,14 @@ def test_printed_p_values_agree_with_their_verdict():
     assert format_p(0.067) == "0.067" and format_p(2.94e-20) == "2.9e-20"
     assert format_p(0.0) == "< 1e-300" and format_p(float("nan")) == "-"
     assert C.format_p(0.0496) == "0.0496"
+
+
+def test_a_share_s_effect_reads_in_percentage_points_like_a_rate_s():
+    from shedsim.analysis.compare.words import format_effect
+    from shedsim.output.kinds import rate_like
+
+    assert format_effect("starter_loss_share", -0.0128, -0.017, -0.009) == (
+        "-1.28 pp [-1.70, -0.90]"
+    )
+    assert rate_like("unfinished_rate") and rate_like("skill_edge[greedy]")
+    assert not rate_like("pickups_per_game") and not rate_like("mean_moves")

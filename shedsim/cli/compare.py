@@ -294,7 +294,9 @@ def _edge_cell(r, g) -> str:
 def _value(metric, x) -> str:
     if metric == "mean_moves":
         return f"{x:.1f}"
-    if metric.endswith("_rate") or metric.startswith("skill_edge["):
+    from shedsim.output.kinds import rate_like
+
+    if rate_like(metric):
         return f"{100 * x:.2f}%"
     return f"{x:.3f}"
 

@@ -55,6 +55,13 @@ __all__ = [
 ]
 
 
+def rate_like(metric: str) -> bool:
+    """Whether a compared metric (compare-rules' ``effects.csv``) is a rate, a share or a
+    skill edge, shown in percent and its effects in percentage points (``unfinished_rate``,
+    ``starter_loss_share``, ``skill_edge[greedy]``); the others are moves or counts."""
+    return metric.endswith(("_rate", "_share")) or metric.startswith("skill_edge[")
+
+
 def format_p(p: float, alpha: float = 0.05) -> str:
     """A p-value in two significant digits (``0.067``, ``2.9e-20``), ``< 1e-300`` for one
     that underflowed to 0, ``-`` for none (NaN). Where two digits would put the printed

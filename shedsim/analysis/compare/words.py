@@ -12,13 +12,14 @@ from typing import Any
 import numpy as np
 
 from shedsim.analysis.compare.statistics import MIN_LOSER_GAMES_PER_SEAT, starter_verdict
+from shedsim.output.kinds import rate_like
 
 
 def format_effect(metric: str, effect: float, lo: float, hi: float) -> str:
     """``+12.3 moves [+10.1, +14.5]``; rates and skill edges in percentage points."""
     if metric == "mean_moves":
         return f"{effect:+.1f} moves [{lo:+.1f}, {hi:+.1f}]"
-    if metric.endswith("_rate") or metric.startswith("skill_edge["):
+    if rate_like(metric):
         return f"{100 * effect:+.2f} pp [{100 * lo:+.2f}, {100 * hi:+.2f}]"
     return f"{effect:+.3f} per game [{lo:+.3f}, {hi:+.3f}]"
 

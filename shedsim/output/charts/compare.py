@@ -15,6 +15,7 @@ import numpy as np
 from shedsim.layout import END_CAP, END_FINISHED, END_LOOP, END_STALLED
 from shedsim.output.charts.figure import Chart
 import shedsim.output.charts.figure as F
+from shedsim.output.kinds import rate_like
 
 METRIC_NAMES = {
     "mean_moves": "mean game length",
@@ -49,11 +50,6 @@ def subtitle(res) -> str:
 OVERLAY_MAX = 8
 """Most variants drawn overlaid in one lengths chart (distinct tab10 colours); more get small
 multiples."""
-
-
-def rate_like(metric: str) -> bool:
-    """Whether a metric is a rate or a skill edge (drawn in percentage points)."""
-    return metric.endswith("_rate") or metric.startswith("skill_edge[")
 
 
 def plot_forest(res, path: Path) -> Path:
