@@ -279,3 +279,22 @@ def test_a_reader_that_closes_the_output_early_stops_the_command_quietly_with_14
     os.close(write)
     assert p.returncode == EXIT_PIPE, p.stderr
     assert p.stderr == b""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+def test_output_to_a_full_device_stops_with_3_and_a_sentence():
+    """``shedsim rules list > /dev/full``: exit 3 (a file could not be written) with one
+    line, not a traceback."""
+    import subprocess
+    import sys
+
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run(
+            [sys.executable, "-m", "shedsim", "rules", "list"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    assert p.returncode == 3, p.stderr
+    assert p.stderr.decode().startswith("error: cannot write the output: ")
+    assert b"Traceback" not in p.stderr

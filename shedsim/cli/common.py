@@ -206,6 +206,15 @@ class CommandGroup(TyperGroup):
 
             output_gone()
             raise typer.Exit(EXIT_PIPE) from None
+        except OSError as e:  # a write no command catches: its output (> /dev/full, a full disk)
+            import errno
+
+            if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # only a write fails so
+                raise
+            from shedsim.output.console import output_gone
+
+            output_gone()
+            fail(f"cannot write the output: {e.strerror or e} (standard output or a file)", 3)
 
 
 def unwrapped(text: str | None) -> str | None:
