@@ -138,6 +138,8 @@ def bench(
     alone; the load (or first compile) time is printed separately. With --backend dask
     or ray the cluster is started (or connected to) before timing; "workers" reports its
     worker slots.
+
+    Examples: shedsim bench;  shedsim bench --strategy heuristic --players 4 --games 5000;  shedsim bench --table (make bench: 2 and 4 players, 1 and 2 workers);  shedsim bench --bot mine='node mybot.js'
     """  # noqa: E501 (a text kept as written)
     import json
 

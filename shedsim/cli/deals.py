@@ -67,6 +67,8 @@ def deals_export(
     plays), or the deals of a tournament run (--from-run DIR, optionally --lost-by LABEL).
 
     Exit codes: 0 written; 2 bad options or input (nothing is written).
+
+    Examples: shedsim deals export --count 1000 --seed 7 --out deals.txt;  shedsim deals export --from-run reports/saved --lost-by heuristic --out lost.txt (a run made with --save-games), to play them again with shedsim tournament --deals lost.txt and the run's --players
     """  # noqa: E501 (a text kept as written)
     from shedsim.rules.deals import DealsError, MAGIC, seeded_deals, write
     from shedsim.rules.ruleset import RulesError, build

@@ -46,6 +46,8 @@ def add(
     """Add finished tournaments to the list; a run already in it (the same spec key) changes nothing.
 
     Every directory is checked before any is added. Exit codes: 0 done; 2 a directory that holds no finished tournament, or a bad --db (one that exists, is not empty and is not a shedsim ratings file is left as it is).
+
+    Examples: shedsim ratings add reports/latest reports/three;  shedsim ratings show --players 4;  shedsim ratings page --out ratings.html
     """  # noqa: E501
     from shedsim.analysis import ratings as RT
     from shedsim.cli.common import fail

@@ -94,7 +94,10 @@ def rules_show(
     house: HouseOpt = None,
     rules_file: ShowRulesFileOpt = None,
 ) -> None:
-    """Show a rule set's settings and its can-play table (rows: effective top; columns: rank)."""
+    """Show a rule set's settings and its can-play table (rows: effective top; columns: rank).
+
+    Examples: shedsim rules show shithead;  shedsim rules show duel --house low7;  shedsim rules show --rules-file myrules.toml
+    """  # noqa: E501 (typer shows each paragraph as one line)
     from rich.table import Table
 
     from shedsim.output.console import out_console

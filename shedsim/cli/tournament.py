@@ -146,6 +146,8 @@ def tournament(
     Exit codes: 0 done; 1 a strategy or worker failed; 2 bad options or input, or a directory in use or holding other files (nothing is written); 3 a file could not be written (disk full: finished chunks are kept, --resume DIR continues); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 
     With no options: shithead, 4 players, 200,000 games, into reports/latest/, with the default field: <<default>>.
+
+    Examples: shedsim tournament;  shedsim tournament --strategies greedy,heuristic,random --players 3 --games 30000 --out reports/three;  shedsim tournament --rules nines --house low7 --rounds 2;  shedsim tournament --resume reports/latest
     """  # noqa: E501 (typer shows each paragraph as one line)
     from shedsim import api
 
